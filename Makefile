@@ -1,0 +1,129 @@
+# upskill — plain GNU make + pkg-config.
+#
+#   make                 build build/upskill
+#   make check           unit + end-to-end tests
+#   make sanitize        the whole suite under ASan+UBSan (in build-san/)
+#   make lint            clang-format check and banned functions
+#   make fuzz            libFuzzer targets (clang; not part of check)
+#   make bench           benchmarks in bench/
+#   make install         PREFIX=/usr/local DESTDIR=
+#   DEVELOPER=1          warnings become errors (CI sets it)
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+BUILD    ?= build
+PKGS      = libcurl jansson yaml-0.1 sqlite3 libpcre2-8 libutf8proc
+TEST_PKGS = criterion
+FAKE_PKGS = libmicrohttpd jansson
+
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -qi clang && echo 1)
+
+WARN = -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion \
+       -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
+       -Wwrite-strings -Wimplicit-fallthrough -Wnull-dereference
+ifneq ($(CC_IS_CLANG),1)
+WARN += -Wjump-misses-init -Wlogical-op
+endif
+ifeq ($(DEVELOPER),1)
+WARN += -Werror
+endif
+
+OPT      ?= -O2 -g
+SANFLAGS  =
+ifeq ($(SAN),1)
+SANFLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
+OPT       = -O1 -g
+endif
+
+CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CFLAGS   += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
+            $(shell pkg-config --cflags $(PKGS))
+LDFLAGS  += $(SANFLAGS)
+LIBS      = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+
+LIB_SRC  = $(wildcard src/util/*.c src/lib/*.c src/providers/*.c)
+CLI_SRC  = $(wildcard src/cli/*.c)
+UNIT_SRC = $(wildcard tests/unit/*.c)
+FAKE_SRC = $(wildcard tests/fake/*.c)
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
+FAKE_OBJ = $(FAKE_SRC:%.c=$(BUILD)/%.o)
+
+BIN      = $(BUILD)/upskill
+LIBA     = $(BUILD)/libupskill.a
+UNIT_BIN = $(BUILD)/test-unit
+FAKE_BIN = $(BUILD)/fake-llm
+
+.PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
+        clean demo
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/tests/unit/%.o: CFLAGS += $(shell pkg-config --cflags $(TEST_PKGS))
+$(UNIT_BIN): $(UNIT_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(LIBA) $(LIBS) \
+	    $(shell pkg-config --libs $(TEST_PKGS))
+
+$(BUILD)/tests/fake/%.o: CFLAGS += $(shell pkg-config --cflags $(FAKE_PKGS))
+$(FAKE_BIN): $(FAKE_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(FAKE_OBJ) $(LIBA) $(LIBS) \
+	    $(shell pkg-config --libs $(FAKE_PKGS))
+
+check: check-unit check-e2e
+
+check-unit: $(UNIT_BIN)
+	$(UNIT_BIN) --jobs 2
+
+E2E_ENV = UPSKILL=$(abspath $(BIN)) FAKE_LLM=$(abspath $(FAKE_BIN)) \
+          TOP=$(abspath .) NO_COLOR=
+
+check-e2e: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
+	$(E2E_ENV) prove -j2 tests/e2e/t*.sh
+
+sanitize:
+	$(MAKE) BUILD=build-san SAN=1 check
+
+lint:
+	sh scripts/lint.sh
+
+FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+              $(CPPFLAGS) $(shell pkg-config --cflags $(PKGS))
+fuzz:
+	@mkdir -p build-fuzz
+	$(MAKE) BUILD=build-fuzz CC=clang \
+	    SANFLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
+	    LDFLAGS="-fsanitize=address,undefined" build-fuzz/libupskill.a
+	for f in $(FUZZ_SRC); do \
+	    n=$$(basename $$f .c); \
+	    clang $(FUZZ_CFLAGS) $$f build-fuzz/libupskill.a $(LIBS) \
+	        -o build-fuzz/$$n || exit 1; \
+	done
+
+bench: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
+	sh bench/run.sh
+
+demo: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
+	sh scripts/demo.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/upskill
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FAKE_OBJ:.o=.d)

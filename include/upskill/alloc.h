@@ -1,0 +1,22 @@
+/*
+ * Allocation wrappers: they abort with a message on out-of-memory, so no
+ * call site carries allocation-failure branches.
+ */
+#ifndef UPSKILL_ALLOC_H
+#define UPSKILL_ALLOC_H
+
+#include <stddef.h>
+
+void *up_xmalloc(size_t n);
+void *up_xcalloc(size_t count, size_t size);
+void *up_xrealloc(void *p, size_t n);
+char *up_xstrdup(const char *s);
+char *up_xstrndup(const char *s, size_t n);
+
+/* Grow *array (of *cap elements of size elem) to hold at least need. */
+void up_grow(void **array, size_t *cap, size_t need, size_t elem);
+
+#define UP_GROW(arr, cap, need)                                                \
+    up_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+#endif

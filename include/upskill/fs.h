@@ -1,0 +1,60 @@
+/*
+ * File-system helpers: bounded reads, atomic writes, safe relative paths.
+ */
+#ifndef UPSKILL_FS_H
+#define UPSKILL_FS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
+/* Default cap for files we read whole (SKILL.md, tests, config). */
+#define UP_FS_MAX_READ (16u * 1024u * 1024u)
+
+/*
+ * Append the whole regular file at path to out.  Fails with UP_ENOTFOUND
+ * when missing, UP_EPARSE when it is a directory or not a regular file,
+ * UP_ETOOBIG over max bytes, UP_EIO otherwise.  Messages name the path.
+ */
+int up_fs_read(up_buf *out, const char *path, size_t max, up_error *err);
+
+/*
+ * Replace path with len bytes of data atomically: write a temporary file
+ * in the same folder, fsync, chmod mode, rename over path, fsync the
+ * folder.  On failure path is untouched and the temporary file removed.
+ */
+int up_fs_write_atomic(const char *path, const void *data, size_t len,
+                       mode_t mode, up_error *err);
+
+/* mkdir -p; existing folders are fine. */
+int up_fs_mkdir_p(const char *path, mode_t mode, up_error *err);
+
+/* 1 when path is a directory (following symlinks), else 0. */
+int up_fs_is_dir(const char *path);
+/* 1 when path is a regular file (following symlinks), else 0. */
+int up_fs_is_file(const char *path);
+
+/* Append "a/b" to out, with exactly one slash between. */
+void up_fs_join(up_buf *out, const char *a, const char *b);
+
+/*
+ * Sorted names in folder dir (without "." and ".."), as a NULL-terminated
+ * heap array of heap strings; free with up_fs_list_free.
+ */
+int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err);
+void up_fs_list_free(char **names);
+
+/*
+ * Check that rel is a safe path inside a folder: not empty, relative, no
+ * "..", "." or empty component, no control characters or backslashes.
+ */
+int up_fs_check_relative(const char *rel, up_error *err);
+
+/* Last component of path, without trailing slashes, into out. */
+void up_fs_basename(up_buf *out, const char *path);
+/* Everything before the last component ("." when none), into out. */
+void up_fs_dirname(up_buf *out, const char *path);
+
+#endif

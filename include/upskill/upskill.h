@@ -1,0 +1,14 @@
+/*
+ * upskill's public API: the only header the command-line layer includes.
+ */
+#ifndef UPSKILL_UPSKILL_H
+#define UPSKILL_UPSKILL_H
+
+#define UPSKILL_VERSION "0.1.0"
+
+#include "upskill/alloc.h"
+#include "upskill/buf.h"
+#include "upskill/error.h"
+#include "upskill/fs.h"
+
+#endif

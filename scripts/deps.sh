@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs the Debian packages that building and testing upskill need.
+# Idempotent: packages already present are left alone. Uses sudo only when
+# not running as root.
+set -eu
+
+PKGS="build-essential pkg-config perl clang clang-format \
+libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
+libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "deps: all packages present"
+    exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+echo "deps: installing$missing"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,102 @@
+/*
+ * Internal interface of the command-line layer: the option tables that
+ * parse argv and print --help, terminal output helpers, and the commands.
+ * Only files in src/cli include this.
+ */
+#ifndef UPSKILL_CLI_H
+#define UPSKILL_CLI_H
+
+#include <stdio.h>
+
+#include "upskill/upskill.h"
+
+/* Exit codes (architecture §7). */
+enum {
+    EXIT_OK = 0,
+    EXIT_GATE = 1,
+    EXIT_USAGE = 2,
+    EXIT_INPUT = 3,
+    EXIT_PROVIDER = 4,
+    EXIT_INTR = 130
+};
+
+/* ---- options ---------------------------------------------------------- */
+
+enum opt_kind {
+    OPT_FLAG,   /* int *: set to 1 */
+    OPT_STRING, /* const char **: last one wins */
+    OPT_LIST,   /* struct strlist *: repeatable */
+    OPT_INT,    /* long *: strtol, fully checked */
+    OPT_DOUBLE  /* double *: strtod, fully checked */
+};
+
+struct strlist {
+    const char **v; /* borrowed from argv */
+    size_t n, cap;
+};
+
+struct opt {
+    char shortname;       /* 0 when none */
+    const char *longname; /* without "--" */
+    enum opt_kind kind;
+    void *value;
+    const char *argname; /* shown in help, e.g. "DIR" */
+    const char *help;
+};
+
+struct cmd_spec {
+    const char *name;       /* e.g. "validate" */
+    const char *args;       /* positional synopsis, e.g. "PATH..." */
+    const char *summary;    /* one line */
+    const char *details;    /* paragraph printed after options, or NULL */
+    const struct opt *opts; /* terminated by an entry with longname NULL */
+    int min_args, max_args; /* max_args < 0: unlimited */
+};
+
+/*
+ * Parse argv[1..] by spec.  Positional arguments are left in *args (argv
+ * pointers, NULL-terminated, *nargs of them).  --help/-h prints help and
+ * returns 1; --no-color is always accepted.  A usage error prints a
+ * message and returns -1.  Returns 0 otherwise.
+ */
+int opt_parse(const struct cmd_spec *spec, int argc, char **argv, char ***args,
+              int *nargs);
+void opt_help(const struct cmd_spec *spec, FILE *fp);
+void strlist_release(struct strlist *l);
+
+/* ---- output ----------------------------------------------------------- */
+
+enum color {
+    C_RESET,
+    C_BOLD,
+    C_DIM,
+    C_RED,
+    C_GREEN,
+    C_YELLOW,
+    C_BLUE,
+    C_CYAN,
+    C_MAGENTA
+};
+
+/* Decide colour from the TTY, NO_COLOR and --no-color (call once). */
+void out_init(int no_color);
+void out_disable_color(void);
+/* The escape sequence for c, or "" when colour is off. */
+const char *out_c(enum color c);
+int out_is_tty(void);
+/* "upskill: error: ..." on stderr. */
+void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report err and return the exit code for its code. */
+int out_fail(const up_error *err);
+/* Flush stdout; on a write error say so and return 1.  Call before exit. */
+int out_finish(void);
+/* Print a JSON value to stdout, pretty, with a final newline. */
+void out_json(void *json);
+
+/* ---- commands --------------------------------------------------------- */
+
+int cmd_validate(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * upskill's entry point: global options, then one command from the table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"validate", cmd_validate, "check skills against the Agent Skills spec"},
+    {"list", cmd_list, "list skills in a folder"},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: upskill [--version] [--help] [--no-color] <command> "
+                "[options]\n\n"
+                "Turn a strong model's know-how into Agent Skills and measure "
+                "whether they help\nother models.\n\ncommands:\n");
+    for (const struct command *c = commands; c->name; c++)
+        fprintf(fp, "  %-12s %s\n", c->name, c->summary);
+    fprintf(fp, "\nRun 'upskill <command> --help' for a command's options.\n"
+                "Exit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, "
+                "4 provider error, 130 interrupted.\n");
+}
+
+static int run(int argc, char **argv)
+{
+    int i = 1, no_color = 0;
+
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--version")) {
+            printf("upskill %s\n", UPSKILL_VERSION);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--no-color")) {
+            no_color = 1;
+            continue;
+        }
+        out_error("unknown option '%s'", argv[i]);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    out_init(no_color);
+    if (i >= argc) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    for (const struct command *c = commands; c->name; c++)
+        if (!strcmp(c->name, argv[i]))
+            return c->run(argc - i, argv + i);
+    out_error("unknown command '%s'", argv[i]);
+    usage(stderr);
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+
+    if (out_finish() && rc == 0)
+        rc = EXIT_INPUT;
+    return rc;
+}

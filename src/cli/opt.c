@@ -1,0 +1,213 @@
+/*
+ * Table-driven option parsing.  Each command declares a static table of
+ * struct opt; the same table parses argv and prints --help, so the two
+ * cannot drift apart.  GNU-style: options and positionals may mix, "--"
+ * ends options, "--name=value" and "-xVALUE" are accepted.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct opt common[] = {
+    {'h', "help", OPT_FLAG, NULL, NULL, "show this help and exit"},
+    {0, "no-color", OPT_FLAG, NULL, NULL, "never use colour"},
+    {0, NULL, OPT_FLAG, NULL, NULL, NULL},
+};
+
+void strlist_release(struct strlist *l)
+{
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+static const struct opt *find_long(const struct opt *t, const char *name,
+                                   size_t len)
+{
+    for (; t->longname; t++)
+        if (strlen(t->longname) == len && !strncmp(t->longname, name, len))
+            return t;
+    return NULL;
+}
+
+static const struct opt *find_short(const struct opt *t, char c)
+{
+    for (; t->longname; t++)
+        if (t->shortname && t->shortname == c)
+            return t;
+    return NULL;
+}
+
+static int usage_err(const struct cmd_spec *spec, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int usage_err(const struct cmd_spec *spec, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "upskill %s: error: ", spec->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\ntry 'upskill %s --help'\n", spec->name);
+    return -1;
+}
+
+static int set_number(const struct cmd_spec *spec, const struct opt *o,
+                      const char *val)
+{
+    char *end = NULL;
+
+    errno = 0;
+    if (o->kind == OPT_INT) {
+        long v = strtol(val, &end, 10);
+
+        if (errno || end == val || *end)
+            return usage_err(spec, "--%s expects a whole number", o->longname);
+        *(long *)o->value = v;
+    } else {
+        double v = strtod(val, &end);
+
+        if (errno || end == val || *end || !isfinite(v))
+            return usage_err(spec, "--%s expects a number", o->longname);
+        *(double *)o->value = v;
+    }
+    return 0;
+}
+
+static int set_value(const struct cmd_spec *spec, const struct opt *o,
+                     const char *val)
+{
+    struct strlist *l;
+
+    switch (o->kind) {
+    case OPT_FLAG:
+        if (o->value)
+            *(int *)o->value = 1;
+        return 0;
+    case OPT_STRING:
+        *(const char **)o->value = val;
+        return 0;
+    case OPT_LIST:
+        l = o->value;
+        UP_GROW(l->v, l->cap, l->n + 1);
+        l->v[l->n++] = val;
+        return 0;
+    case OPT_INT:
+    case OPT_DOUBLE:
+        return set_number(spec, o, val);
+    }
+    return 0;
+}
+
+/* Handle one option word at argv[*i]; returns 1 for help, -1 on error. */
+static int parse_one(const struct cmd_spec *spec, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *val = NULL;
+    const struct opt *o;
+
+    if (a[1] == '-') {
+        const char *eq = strchr(a + 2, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+        o = find_long(spec->opts, a + 2, len);
+        if (!o)
+            o = find_long(common, a + 2, len);
+        if (!o)
+            return usage_err(spec, "unknown option '%s'", a);
+        if (eq && o->kind == OPT_FLAG)
+            return usage_err(spec, "option '%s' takes no value", a);
+        val = eq ? eq + 1 : NULL;
+    } else {
+        o = find_short(spec->opts, a[1]);
+        if (!o)
+            o = find_short(common, a[1]);
+        if (!o)
+            return usage_err(spec, "unknown option '%s'", a);
+        if (o->kind == OPT_FLAG && a[2])
+            return usage_err(spec, "unknown option '%s'", a);
+        val = a[2] ? a + 2 : NULL;
+    }
+    if (o->kind != OPT_FLAG && !val) {
+        if (*i + 1 >= argc)
+            return usage_err(spec, "option '--%s' needs a value", o->longname);
+        val = argv[++*i];
+    }
+    if (!strcmp(o->longname, "help"))
+        return 1;
+    if (!strcmp(o->longname, "no-color"))
+        out_disable_color();
+    return set_value(spec, o, val);
+}
+
+int opt_parse(const struct cmd_spec *spec, int argc, char **argv, char ***args,
+              int *nargs)
+{
+    char **pos = calloc((size_t)argc + 1, sizeof(*pos));
+    int n = 0, only_pos = 0;
+
+    if (!pos)
+        abort();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int rc;
+
+        if (only_pos || a[0] != '-' || !a[1]) {
+            pos[n++] = argv[i];
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_pos = 1;
+            continue;
+        }
+        rc = parse_one(spec, argc, argv, &i);
+        if (rc == 1)
+            opt_help(spec, stdout);
+        if (rc) {
+            free(pos);
+            return rc;
+        }
+    }
+    if (n < spec->min_args || (spec->max_args >= 0 && n > spec->max_args)) {
+        free(pos);
+        return usage_err(spec, "%s",
+                         n < spec->min_args ? "missing argument"
+                                            : "too many arguments");
+    }
+    *args = pos;
+    *nargs = n;
+    return 0;
+}
+
+static void help_line(const struct opt *o, FILE *fp)
+{
+    char left[64];
+    int n;
+
+    if (o->shortname)
+        n = snprintf(left, sizeof(left), "-%c, --%s", o->shortname,
+                     o->longname);
+    else
+        n = snprintf(left, sizeof(left), "    --%s", o->longname);
+    if (o->argname && n > 0 && (size_t)n < sizeof(left))
+        snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->argname);
+    fprintf(fp, "  %-28s %s%s\n", left, o->help,
+            o->kind == OPT_LIST ? " (repeatable)" : "");
+}
+
+void opt_help(const struct cmd_spec *spec, FILE *fp)
+{
+    fprintf(fp, "usage: upskill %s [options]%s%s\n\n%s\n\noptions:\n",
+            spec->name, spec->args ? " " : "", spec->args ? spec->args : "",
+            spec->summary);
+    for (const struct opt *o = spec->opts; o->longname; o++)
+        help_line(o, fp);
+    for (const struct opt *o = common; o->longname; o++)
+        help_line(o, fp);
+    if (spec->details)
+        fprintf(fp, "\n%s\n", spec->details);
+}

@@ -1,0 +1,286 @@
+/*
+ * File-system helpers.  Reads are bounded; writes are atomic (temporary
+ * file in the same folder, fsync, rename, fsync of the folder), so a crash
+ * never leaves a half-written file behind.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+
+static int read_fd(up_buf *out, int fd, const char *path, size_t max,
+                   up_error *err)
+{
+    size_t start = out->len;
+
+    for (;;) {
+        ssize_t n;
+
+        up_buf_grow(out, 65536);
+        n = read(fd, out->data + out->len, 65536);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return up_error_set(err, UP_EIO, "'%s': cannot read: %s", path,
+                                strerror(errno));
+        if (n == 0)
+            break;
+        out->len += (size_t)n;
+        out->data[out->len] = '\0';
+        if (out->len - start > max)
+            return up_error_set(err, UP_ETOOBIG,
+                                "'%s': file is larger than %zu bytes", path,
+                                max);
+    }
+    return 0;
+}
+
+int up_fs_read(up_buf *out, const char *path, size_t max, up_error *err)
+{
+    struct stat st;
+    int fd, rc;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return up_error_set(err, UP_ENOTFOUND, "'%s': no such file", path);
+        return up_error_set(err, UP_EIO, "'%s': cannot open: %s", path,
+                            strerror(errno));
+    }
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return up_error_set(err, UP_EPARSE, "'%s': %s, expected a file", path,
+                            S_ISDIR(st.st_mode) ? "is a directory"
+                                                : "not a regular file");
+    }
+    if ((size_t)st.st_size > max) {
+        close(fd);
+        return up_error_set(err, UP_ETOOBIG,
+                            "'%s': file is larger than %zu bytes", path, max);
+    }
+    rc = read_fd(out, fd, path, max, err);
+    close(fd);
+    return rc;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, data, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static void sync_dir(const char *path)
+{
+    up_buf dir = UP_BUF_INIT;
+    int fd;
+
+    up_fs_dirname(&dir, path);
+    fd = open(dir.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    up_buf_release(&dir);
+}
+
+int up_fs_write_atomic(const char *path, const void *data, size_t len,
+                       mode_t mode, up_error *err)
+{
+    up_buf tmp = UP_BUF_INIT;
+    int fd, rc = 0;
+
+    up_buf_addf(&tmp, "%s.tmp.XXXXXX", path);
+    fd = mkstemp(tmp.data);
+    if (fd < 0) {
+        rc = up_error_set(err, UP_EIO, "'%s': cannot create: %s", path,
+                          strerror(errno));
+        goto out;
+    }
+    if (write_all(fd, data, len) || fchmod(fd, mode) || fsync(fd)) {
+        rc = up_error_set(err, UP_EIO, "'%s': cannot write: %s", path,
+                          strerror(errno));
+        close(fd);
+        unlink(tmp.data);
+        goto out;
+    }
+    if (close(fd) || rename(tmp.data, path)) {
+        rc = up_error_set(err, UP_EIO, "'%s': cannot write: %s", path,
+                          strerror(errno));
+        unlink(tmp.data);
+        goto out;
+    }
+    sync_dir(path);
+out:
+    up_buf_release(&tmp);
+    return rc;
+}
+
+int up_fs_mkdir_p(const char *path, mode_t mode, up_error *err)
+{
+    up_buf p = UP_BUF_INIT;
+    int rc = 0;
+
+    up_buf_adds(&p, path);
+    for (size_t i = 1; i <= p.len; i++) {
+        if (p.data[i] != '/' && p.data[i] != '\0')
+            continue;
+        p.data[i] = '\0';
+        if (mkdir(p.data, mode) && errno != EEXIST) {
+            rc = up_error_set(err, UP_EIO, "'%s': cannot create folder: %s",
+                              p.data, strerror(errno));
+            break;
+        }
+        if (!up_fs_is_dir(p.data)) {
+            rc = up_error_set(err, UP_EIO, "'%s': exists and is not a folder",
+                              p.data);
+            break;
+        }
+        if (i < p.len)
+            p.data[i] = '/';
+    }
+    up_buf_release(&p);
+    return rc;
+}
+
+int up_fs_is_dir(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int up_fs_is_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void up_fs_join(up_buf *out, const char *a, const char *b)
+{
+    size_t n = strlen(a);
+
+    up_buf_add(out, a, n);
+    if (n && a[n - 1] != '/')
+        up_buf_addc(out, '/');
+    while (*b == '/')
+        b++;
+    up_buf_adds(out, b);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+
+    if (!d)
+        return up_error_set(err, errno == ENOENT ? UP_ENOTFOUND : UP_EIO,
+                            "'%s': cannot open folder: %s", dir,
+                            strerror(errno));
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        UP_GROW(v, cap, n + 2);
+        v[n++] = up_xstrdup(e->d_name);
+    }
+    closedir(d);
+    UP_GROW(v, cap, n + 1);
+    v[n] = NULL;
+    qsort(v, n, sizeof(*v), cmp_str);
+    *names = v;
+    if (count)
+        *count = n;
+    return 0;
+}
+
+void up_fs_list_free(char **names)
+{
+    if (!names)
+        return;
+    for (char **p = names; *p; p++)
+        free(*p);
+    free(names);
+}
+
+int up_fs_check_relative(const char *rel, up_error *err)
+{
+    const char *p = rel, *seg = rel;
+
+    if (!*rel)
+        return up_error_set(err, UP_EUNSAFE, "empty file name");
+    if (*rel == '/')
+        return up_error_set(err, UP_EUNSAFE, "'%s': absolute path not allowed",
+                            rel);
+    for (;; p++) {
+        if (*p == '/' || !*p) {
+            size_t n = (size_t)(p - seg);
+
+            if (!n || (n == 1 && seg[0] == '.') ||
+                (n == 2 && seg[0] == '.' && seg[1] == '.'))
+                return up_error_set(err, UP_EUNSAFE,
+                                    "'%s': path must stay inside the folder "
+                                    "(no '..', '.' or empty parts)",
+                                    rel);
+            if (!*p)
+                break;
+            seg = p + 1;
+        } else if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\\') {
+            return up_error_set(err, UP_EUNSAFE,
+                                "'%s': control character or backslash in "
+                                "file name",
+                                rel);
+        }
+    }
+    return 0;
+}
+
+void up_fs_basename(up_buf *out, const char *path)
+{
+    size_t n = strlen(path), start;
+
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    start = n;
+    while (start && path[start - 1] != '/')
+        start--;
+    up_buf_add(out, path + start, n - start);
+}
+
+void up_fs_dirname(up_buf *out, const char *path)
+{
+    size_t n = strlen(path);
+
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    while (n && path[n - 1] != '/')
+        n--;
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    if (!n)
+        up_buf_addc(out, '.');
+    else
+        up_buf_add(out, path, n);
+}

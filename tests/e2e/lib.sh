@@ -1,0 +1,56 @@
+# TAP helpers for the end-to-end scripts.  Source it, call plan N (or
+# done_testing at the end), then ok/is/like/exit_is.  Each script gets a
+# private scratch folder in $T, removed on exit.
+#
+# Environment set by `make check-e2e`: UPSKILL (the binary), FAKE_LLM (the
+# fake server binary), TOP (the source tree).
+
+: "${UPSKILL:?run through make check-e2e}"
+: "${TOP:?run through make check-e2e}"
+FIX="$TOP/tests/fixtures"
+T=$(mktemp -d "${TMPDIR:-/tmp}/upskill-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+_n=0
+_failed=0
+
+plan() { echo "1..$1"; }
+done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
+
+ok() { # ok COND-STATUS NAME
+    _n=$((_n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $_n - $2"
+    else
+        echo "not ok $_n - $2"
+        _failed=$((_failed + 1))
+    fi
+}
+
+is() { # is GOT WANT NAME
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else
+        ok 1 "$3"
+        printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+    fi
+}
+
+like() { # like TEXT FIXED-STRING NAME
+    case "$1" in
+    *"$2"*) ok 0 "$3" ;;
+    *) ok 1 "$3"; printf '#   text: %s\n#   lacks: %s\n' "$1" "$2" | head -20 ;;
+    esac
+}
+
+unlike() { # unlike TEXT FIXED-STRING NAME
+    case "$1" in
+    *"$2"*) ok 1 "$3"; printf '#   unexpected: %s\n' "$2" ;;
+    *) ok 0 "$3" ;;
+    esac
+}
+
+# run CMD...: sets $out (stdout), $err (stderr) and $rc.
+run() {
+    "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    out=$(cat "$T/.out")
+    err=$(cat "$T/.err")
+}
