@@ -10,5 +10,7 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/fs.h"
+#include "upskill/skill.h"
+#include "upskill/suite.h"
 
 #endif

@@ -1,0 +1,104 @@
+/*
+ * The skill model: a folder with SKILL.md (YAML frontmatter + Markdown),
+ * skill_meta.json (upstream upskill's metadata and tests), and resource
+ * files under references/, scripts/ and assets/.
+ *
+ * Ownership: an up_skill owns every string and array it points to;
+ * up_skill_release frees them all.  NULL string fields mean "absent".
+ */
+#ifndef UPSKILL_SKILL_H
+#define UPSKILL_SKILL_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
+typedef struct up_kv {
+    char *key;
+    char *value;
+} up_kv;
+
+typedef struct up_skill_file {
+    char *path;     /* relative to the skill folder: "references/api.md" */
+    char *data;     /* contents, NUL-terminated, may hold other NULs */
+    size_t len;     /* bytes in data */
+    int executable; /* the owner's run bit; kept on save */
+} up_skill_file;
+
+/* skill_meta.json "metadata" (upstream's SkillMetadata). */
+typedef struct up_skill_meta {
+    char *version;      /* "1.0" by default */
+    char *generated_by; /* model string */
+    char *generated_at; /* ISO 8601 UTC, "...Z" */
+    char *source_task;
+    char *license;
+    char *compatibility;
+    double test_pass_rate;
+    int has_test_pass_rate; /* 0: null in JSON */
+} up_skill_meta;
+
+typedef struct up_skill {
+    /* frontmatter */
+    char *name;
+    char *description;
+    char *license;
+    char *compatibility;
+    char *allowed_tools; /* space-separated, as the spec says */
+    up_kv *metadata;     /* the metadata mapping, in file order */
+    size_t nmetadata;
+    up_kv *extra; /* other scalar keys (e.g. Claude Code's), in order */
+    size_t nextra;
+    /* body */
+    char *body;    /* Markdown after the frontmatter, trimmed */
+    int body_line; /* line of SKILL.md where the body text starts */
+    /* resources */
+    up_skill_file *files; /* sorted by path */
+    size_t nfiles;
+    /* skill_meta.json */
+    up_skill_meta meta;
+    int has_meta;     /* skill_meta.json existed */
+    char *tests_json; /* its "tests" value as compact JSON, or NULL */
+} up_skill;
+
+void up_skill_init(up_skill *s);
+void up_skill_release(up_skill *s);
+
+/*
+ * Parse SKILL.md text into s's frontmatter and body fields.  file names
+ * the source in messages ("'x/SKILL.md':3: ...").  Accepts a BOM-less
+ * UTF-8 text with LF or CRLF endings, delimiters "---" as whole lines,
+ * upstream's folded "description: >-" form.  Errors: UP_EPARSE.
+ */
+int up_skill_parse(up_skill *s, const char *text, size_t len, const char *file,
+                   up_error *err);
+
+/*
+ * Render s's frontmatter and body as SKILL.md text into out: name,
+ * description, then license, compatibility, allowed-tools, metadata and
+ * extra keys, each value quoted only when YAML needs it so that parsing
+ * the output gives back the same values; LF endings, final newline.
+ */
+void up_skill_render(const up_skill *s, up_buf *out);
+
+/*
+ * Load the skill folder dir: SKILL.md (required), skill_meta.json (if
+ * present) and every regular file under references/, scripts/, assets/.
+ * Errors name the file: UP_ENOTFOUND, UP_EPARSE, UP_ETOOBIG, UP_EUNSAFE
+ * (a symlink leading outside the folder).
+ */
+int up_skill_load(up_skill *s, const char *dir, up_error *err);
+
+/*
+ * Save s into folder dir (created if needed): SKILL.md, skill_meta.json,
+ * and each resource file.  Every file is written atomically.  Refuses
+ * (UP_EUNSAFE, before writing anything) any file path that would escape
+ * dir: "..", absolute paths, control characters, or a symlink in dir
+ * that leads outside.
+ */
+int up_skill_save(const up_skill *s, const char *dir, up_error *err);
+
+/* Rough token estimate of text (upstream: words x 1.3). */
+size_t up_tokens_estimate(const char *text, size_t len);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * Test suites in upstream upskill's JSON format: a list of cases or
+ * {"cases": [...]}, each with input, context.files, expected.contains (a
+ * string or a list), output_file, validator, validator_config.  Our own
+ * extension, "assert" (a list of assertion objects, docs/assertions.md),
+ * is kept as raw JSON for the assertion module.  Unknown fields are
+ * errors, as upstream.
+ */
+#ifndef UPSKILL_SUITE_H
+#define UPSKILL_SUITE_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
+typedef struct up_ctx_file {
+    char *name;
+    char *content;
+} up_ctx_file;
+
+typedef struct up_case {
+    char *input;
+    up_ctx_file *files; /* context.files in file order */
+    size_t nfiles;
+    char **contains; /* expected.contains, a string becomes one entry */
+    size_t ncontains;
+    char *output_file;           /* NULL when absent or null */
+    char *validator;             /* NULL when absent or null */
+    char *validator_config_json; /* compact JSON object, or NULL */
+    char *assert_json;           /* compact JSON array, or NULL */
+} up_case;
+
+typedef struct up_suite {
+    up_case *cases;
+    size_t ncases;
+} up_suite;
+
+void up_suite_init(up_suite *s);
+void up_suite_release(up_suite *s);
+
+/*
+ * Parse len bytes of JSON text into s (appending cases).  file names the
+ * source in messages; root is the JSON path of text's value inside that
+ * file ("" for a tests file, "tests" for skill_meta.json's tests), so an
+ * error reads: 'tests.json': cases[3].expected.contains: expected a
+ * string or a list of strings.  Errors: UP_EPARSE.
+ */
+int up_suite_parse(up_suite *s, const char *text, size_t len, const char *file,
+                   const char *root, up_error *err);
+
+/* Read and parse the tests file at path (a list or {"cases": [...]}). */
+int up_suite_load(up_suite *s, const char *path, up_error *err);
+
+/* The suite as a compact JSON array of upstream-shaped cases. */
+void up_suite_to_json(const up_suite *s, up_buf *out);
+
+#endif
