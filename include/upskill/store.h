@@ -1,0 +1,124 @@
+/*
+ * The run store: upstream upskill's runs folder, made safe.
+ *
+ *   <runs_dir>/<batch_id>/batch_summary.json
+ *   <runs_dir>/<batch_id>/run_N/run_metadata.json, run_result.json
+ *   <runs_dir>/<batch_id>/run_N/cases/case_NNNN_rR.json   (ours: artifacts)
+ *
+ * Batch ids are local time to the second and never collide (a suffix is
+ * added when the folder exists; creation is an exclusive mkdir).  Every
+ * file is written atomically.  The JSON keeps upstream's fields with their
+ * meaning; our additions are new keys (see docs/runs-format.md).
+ */
+#ifndef UPSKILL_STORE_H
+#define UPSKILL_STORE_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
+typedef struct up_run_record {
+    char *batch_id;
+    int run_number; /* the run_N folder number (upstream: per model) */
+    char *model;    /* resolved model id */
+    char *task;
+    char *timestamp; /* ISO 8601 */
+    char *run_type;  /* "baseline" or "with_skill" */
+    char *skill_name;
+    int passed;
+    long assertions_passed;
+    long assertions_total;
+    char *error_message; /* NULL: null */
+    /* upstream's ConversationStats subset */
+    double span_ms;
+    double llm_time_ms;
+    long turns;
+    long input_tokens;
+    long output_tokens;
+    long total_tokens;
+    /* ours */
+    long cached_tokens;
+    long reasoning_tokens;
+    long cases_passed;
+    long cases_total;
+    long cases_errored;
+    int repeat;      /* 1-based repeat index within the model */
+    double cost_usd; /* < 0: unknown (no price configured) */
+} up_run_record;
+
+void up_run_record_init(up_run_record *r);
+void up_run_record_release(up_run_record *r);
+
+/*
+ * Create a new batch folder under runs_dir (created if needed); its path
+ * goes to dir and its id to id.  Never reuses an existing folder.
+ */
+int up_store_batch_new(up_buf *dir, up_buf *id, const char *runs_dir,
+                       up_error *err);
+
+/* Write run_N/run_metadata.json and run_N/run_result.json for r. */
+int up_store_run_write(const char *batch_dir, const up_run_record *r,
+                       up_error *err);
+
+/* Path of a case artifact: run_N/cases/case_NNNN_rR.json. */
+void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
+                        size_t case_index, int repeat);
+
+/* Write one case artifact (JSON text) atomically, creating folders. */
+int up_store_case_write(const char *batch_dir, int run_number,
+                        size_t case_index, int repeat, const char *json,
+                        up_error *err);
+
+/*
+ * Write batch_summary.json: {batch_id, model, task, total_runs,
+ * passed_runs, results: [run_result...]} plus our "stats" object given as
+ * JSON text (may be NULL).
+ */
+int up_store_summary_write(const char *batch_dir, const char *batch_id,
+                           const char *model, const char *task,
+                           const up_run_record *runs, size_t n,
+                           const char *stats_json, up_error *err);
+
+/*
+ * Load every run result under runs_dir: per batch (sorted by name), from
+ * batch_summary.json when it parses, else from run_N/run_result.json in
+ * numeric order.  Unreadable files are skipped; *nwarn counts them.
+ */
+int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
+                  const char *runs_dir, up_error *err);
+void up_store_free(up_run_record *runs, size_t n);
+
+/* One (model, skill) comparison picked from loaded runs. */
+typedef struct up_compare {
+    const char *model;
+    const char *skill;
+    const up_run_record *with_skill;
+    const up_run_record *baseline; /* NULL: none */
+} up_compare;
+
+/*
+ * Pair runs into comparisons, one per (model, skill), after filtering by
+ * the given skills and models (NULL/0: all).  best = 0 keeps the latest
+ * with-skill result; best = 1 the highest with-skill rate (upstream).
+ * The baseline is the one from the same batch (and repeat when possible),
+ * else the latest earlier one.  Sorted by skill, then model.
+ */
+void up_store_compare(up_compare **out, size_t *nout,
+                      const up_run_record *runs, size_t n,
+                      const char *const *skills, size_t nskills,
+                      const char *const *models, size_t nmodels, int best);
+
+/* assertions_passed / assertions_total, 0 when the total is 0. */
+double up_run_rate(const up_run_record *r);
+
+/*
+ * Write results.csv at path: upstream's columns, then run_type,
+ * skill_name, cached_tokens, reasoning_tokens, cost_usd.  Filters apply
+ * (unlike upstream).
+ */
+int up_store_csv(const char *path, const up_run_record *runs, size_t n,
+                 const char *const *skills, size_t nskills,
+                 const char *const *models, size_t nmodels, up_error *err);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * jansson helpers shared by the run store, the skill model and others.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/buf.h"
+#include "upskill/fs.h"
+#include "util/json.h"
+
+int up_json_load_file(json_t **out, const char *path, up_error *err)
+{
+    up_buf text = UP_BUF_INIT;
+    json_error_t je;
+    int rc;
+
+    *out = NULL;
+    rc = up_fs_read(&text, path, UP_FS_MAX_READ, err);
+    if (rc)
+        goto out;
+    *out = json_loadb(text.data, text.len, JSON_REJECT_DUPLICATES, &je);
+    if (!*out)
+        rc = up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", path, je.line,
+                          je.column, je.text);
+out:
+    up_buf_release(&text);
+    return rc;
+}
+
+int up_json_write_file(const char *path, const json_t *v, up_error *err)
+{
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    up_buf b = UP_BUF_INIT;
+    int rc;
+
+    if (!s)
+        return up_error_set(err, UP_EIO, "'%s': cannot encode JSON", path);
+    up_buf_adds(&b, s);
+    up_buf_addc(&b, '\n');
+    free(s);
+    rc = up_fs_write_atomic(path, b.data, b.len, 0644, err);
+    up_buf_release(&b);
+    return rc;
+}
+
+const char *up_json_str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+long up_json_long(const json_t *obj, const char *key, long dflt)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    if (json_is_integer(v))
+        return (long)json_integer_value(v);
+    if (json_is_real(v))
+        return (long)json_real_value(v);
+    return dflt;
+}
+
+double up_json_num(const json_t *obj, const char *key, double dflt)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+json_t *up_json_str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}

@@ -1,0 +1,29 @@
+/*
+ * jansson helpers: bounded file loads with file:line:column messages, and
+ * atomic pretty writes.
+ */
+#ifndef UPSKILL_UTIL_JSON_H
+#define UPSKILL_UTIL_JSON_H
+
+#include <jansson.h>
+
+#include "upskill/error.h"
+
+/* Parse the JSON file at path into *out (new reference). UP_EPARSE with
+ * "'path':LINE:COL: message" on bad JSON; read errors as up_fs_read. */
+int up_json_load_file(json_t **out, const char *path, up_error *err);
+
+/* Write v to path atomically, indented by 2, with a final newline. */
+int up_json_write_file(const char *path, const json_t *v, up_error *err);
+
+/* The string at key in obj, or NULL when absent or not a string. */
+const char *up_json_str(const json_t *obj, const char *key);
+/* The integer at key (a JSON integer or a whole real), or dflt. */
+long up_json_long(const json_t *obj, const char *key, long dflt);
+/* The number at key (integer or real), or dflt. */
+double up_json_num(const json_t *obj, const char *key, double dflt);
+
+/* A JSON string, or null when s is NULL. */
+json_t *up_json_str_or_null(const char *s);
+
+#endif
