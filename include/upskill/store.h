@@ -89,24 +89,32 @@ int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
                   const char *runs_dir, up_error *err);
 void up_store_free(up_run_record *runs, size_t n);
 
-/* One (model, skill) comparison picked from loaded runs. */
+/*
+ * One (model, skill) comparison: the with-skill and baseline runs of one
+ * batch, their repeats pooled.  Strings point into the loaded runs.
+ */
 typedef struct up_compare {
     const char *model;
     const char *skill;
-    const up_run_record *with_skill;
-    const up_run_record *baseline; /* NULL: none */
+    const char *batch_id;
+    double with_rate;   /* pooled assertions_passed / assertions_total */
+    double base_rate;   /* same for the baseline runs */
+    double with_tokens; /* mean total_tokens per run */
+    double base_tokens;
+    int has_baseline;
+    size_t nruns; /* with-skill runs pooled */
 } up_compare;
 
 /*
  * Pair runs into comparisons, one per (model, skill), after filtering by
  * the given skills and models (NULL/0: all).  best = 0 keeps the latest
- * with-skill result; best = 1 the highest with-skill rate (upstream).
- * The baseline is the one from the same batch (and repeat when possible),
- * else the latest earlier one.  Sorted by skill, then model.
+ * batch; best = 1 the batch with the highest with-skill rate (upstream's
+ * behaviour; ties keep the earliest).  When the chosen batch has no
+ * baseline run, the latest earlier baseline is used.  The result is a
+ * heap array sorted by skill, then model; free it with free().
  */
-void up_store_compare(up_compare **out, size_t *nout,
-                      const up_run_record *runs, size_t n,
-                      const char *const *skills, size_t nskills,
+void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
+                      size_t n, const char *const *skills, size_t nskills,
                       const char *const *models, size_t nmodels, int best);
 
 /* assertions_passed / assertions_total, 0 when the total is 0. */

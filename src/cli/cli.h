@@ -94,9 +94,23 @@ int out_finish(void);
 /* Print a JSON value to stdout, pretty, with a final newline. */
 void out_json(void *json);
 
+/* ---- rendering (render.c) -------------------------------------------- */
+
+/* A 20-cell bar for v in [0,1], banker's rounding as upstream. */
+void render_bar(FILE *fp, double v);
+/* "60%" */
+void render_pct(char *out, size_t n, double v);
+/* "+40%", "-5%", "+0%" */
+void render_lift(char *out, size_t n, double lift);
+/* 12345 -> "12,345" */
+void render_thousands(char *out, size_t n, long v);
+/* "  baseline   <bar>    60%<tail>" */
+void render_arm(FILE *fp, const char *label, double rate, const char *tail);
+
 /* ---- commands --------------------------------------------------------- */
 
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@ static const struct command {
 } commands[] = {
     {"validate", cmd_validate, "check skills against the Agent Skills spec"},
     {"list", cmd_list, "list skills in a folder"},
+    {"runs", cmd_runs, "show results from the runs folder"},
     {NULL, NULL, NULL},
 };
 

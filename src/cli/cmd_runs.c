@@ -1,0 +1,184 @@
+/*
+ * upskill runs: the latest (or --best) result per model and skill from the
+ * runs folder, as bars, a skills x models matrix, JSON or CSV.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char *dir = "runs", *metric = "success", *csv;
+static struct strlist skills, models;
+static int best, json;
+
+static const struct opt opts[] = {
+    {'d', "dir", OPT_STRING, &dir, "DIR", "runs folder (default: runs)"},
+    {'s', "skill", OPT_LIST, &skills, "NAME", "only this skill"},
+    {'m', "model", OPT_LIST, &models, "MODEL", "only this resolved model"},
+    {0, "metric", OPT_STRING, &metric, "M", "success (default) or tokens"},
+    {0, "csv", OPT_STRING, &csv, "PATH", "write every run as CSV instead"},
+    {0, "best", OPT_FLAG, &best, NULL, "best-ever result, not the latest"},
+    {0, "json", OPT_FLAG, &json, NULL, "print JSON"},
+    {0, NULL, OPT_FLAG, NULL, NULL, NULL},
+};
+
+static const struct cmd_spec spec = {
+    "runs",
+    NULL,
+    "show evaluation results from the runs folder",
+    "Shows the latest batch per (model, skill); --best shows upstream's\n"
+    "best-ever pick instead.",
+    opts,
+    0,
+    0};
+
+static void block(const up_compare *c, const char *label, int tokens)
+{
+    char tail[64], lift[16];
+    double m =
+        c->with_tokens > c->base_tokens ? c->with_tokens : c->base_tokens;
+
+    printf("%s%s%s\n", out_c(C_BOLD), label, out_c(C_RESET));
+    if (!tokens) {
+        if (c->has_baseline)
+            render_arm(stdout, "baseline", c->base_rate, NULL);
+        render_lift(lift, sizeof(lift), c->with_rate - c->base_rate);
+        snprintf(tail, sizeof(tail), "  %s(%s)%s",
+                 out_c(c->with_rate >= c->base_rate ? C_GREEN : C_RED),
+                 c->has_baseline ? lift : "no baseline", out_c(C_RESET));
+        render_arm(stdout, "with skill", c->with_rate, tail);
+        return;
+    }
+    m = m < 1 ? 1 : m;
+    if (c->has_baseline) {
+        printf("  %-10s ", "baseline");
+        render_bar(stdout, c->base_tokens / m);
+        printf("  %6.0f\n", c->base_tokens);
+    }
+    printf("  %-10s ", "with skill");
+    render_bar(stdout, c->with_tokens / m);
+    if (c->has_baseline && c->base_tokens > 0)
+        printf("  %6.0f  (%+.0f%%)\n", c->with_tokens,
+               (c->with_tokens - c->base_tokens) / c->base_tokens * 100);
+    else
+        printf("  %6.0f  (no baseline)\n", c->with_tokens);
+}
+
+static int distinct(const up_compare *v, size_t n, int by_model)
+{
+    int k = n ? 1 : 0;
+
+    for (size_t i = 1; i < n; i++)
+        k += by_model ? strcmp(v[i].model, v[0].model) != 0
+                      : strcmp(v[i].skill, v[0].skill) != 0;
+    return k > 1 ? 2 : k;
+}
+
+static void matrix(const up_compare *v, size_t n, int tokens)
+{
+    printf("%sSkill Performance Matrix%s\n", out_c(C_BOLD), out_c(C_RESET));
+    for (size_t i = 0; i < n; i++) {
+        char a[16], b[16];
+
+        if (tokens) {
+            snprintf(a, sizeof(a), "%.0f", v[i].base_tokens);
+            snprintf(b, sizeof(b), "%.0f", v[i].with_tokens);
+        } else {
+            render_pct(a, sizeof(a), v[i].base_rate);
+            render_pct(b, sizeof(b), v[i].with_rate);
+        }
+        printf("  %-28s %-32s %s\u2192%s\n", v[i].skill, v[i].model,
+               v[i].has_baseline ? a : "-", b);
+    }
+}
+
+static void print_json(const up_compare *v, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            a,
+            json_pack(
+                "{s:s, s:s, s:s?, s:f, s:o, s:f, s:o, s:I}", "skill",
+                v[i].skill, "model", v[i].model, "batch_id", v[i].batch_id,
+                "with_skill_rate", v[i].with_rate, "baseline_rate",
+                v[i].has_baseline ? json_real(v[i].base_rate) : json_null(),
+                "with_skill_tokens", v[i].with_tokens, "baseline_tokens",
+                v[i].has_baseline ? json_real(v[i].base_tokens) : json_null(),
+                "runs", (json_int_t)v[i].nruns));
+    out_json(a);
+    json_decref(a);
+}
+
+static int show(const up_run_record *runs, size_t n)
+{
+    up_compare *v = NULL;
+    size_t nv = 0;
+    int tokens = !strcmp(metric, "tokens");
+
+    up_store_compare(&v, &nv, runs, n, skills.v, skills.n, models.v, models.n,
+                     best);
+    if (json)
+        print_json(v, nv);
+    else if (!nv)
+        printf("%s\n", n ? "No results match the specified filters."
+                         : "No eval results found. Run 'upskill eval "
+                           "<skill>' first.");
+    else if (distinct(v, nv, 0) == 1 || distinct(v, nv, 1) == 1) {
+        int one_skill = distinct(v, nv, 0) == 1;
+
+        printf("%sEvaluation History: %s%s\n", out_c(C_BLUE),
+               one_skill ? v[0].skill : v[0].model, out_c(C_RESET));
+        for (size_t i = 0; i < nv; i++)
+            block(&v[i], one_skill ? v[i].model : v[i].skill, tokens);
+    } else {
+        matrix(v, nv, tokens);
+    }
+    if (!json)
+        printf("\n%s--csv results.csv to export%s\n", out_c(C_DIM),
+               out_c(C_RESET));
+    free(v);
+    return 0;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+    char **args = NULL;
+    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    up_run_record *runs = NULL;
+    size_t n = 0;
+    up_error err;
+
+    if (rc)
+        goto out;
+    if (strcmp(metric, "success") && strcmp(metric, "tokens")) {
+        out_error("--metric must be 'success' or 'tokens', not '%s'", metric);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (!up_fs_is_dir(dir)) {
+        out_error("no runs folder found at '%s'", dir);
+        rc = EXIT_INPUT;
+        goto out;
+    }
+    rc = up_store_load(&runs, &n, NULL, dir, &err);
+    if (!rc && csv) {
+        rc = up_store_csv(csv, runs, n, skills.v, skills.n, models.v, models.n,
+                          &err);
+        if (!rc)
+            printf("Summary written to %s\n", csv);
+    } else if (!rc) {
+        rc = show(runs, n);
+    }
+    if (rc < 0)
+        rc = out_fail(&err);
+out:
+    up_store_free(runs, n);
+    strlist_release(&skills);
+    strlist_release(&models);
+    free(args);
+    return rc < 0 ? EXIT_USAGE : rc;
+}

@@ -1,0 +1,203 @@
+/*
+ * The run store (see include/upskill/store.h for the layout).
+ *
+ * Writing: one batch folder per command, created with an exclusive mkdir
+ * so two commands never share one; every file goes through an atomic
+ * write.  Reading: tolerant, since the folder may hold upstream's files
+ * or a run cut short; a file that does not parse is skipped and counted.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/store.h"
+#include "util/json.h"
+
+void up_run_record_init(up_run_record *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->cost_usd = -1;
+}
+
+void up_run_record_release(up_run_record *r)
+{
+    free(r->batch_id);
+    free(r->model);
+    free(r->task);
+    free(r->timestamp);
+    free(r->run_type);
+    free(r->skill_name);
+    free(r->error_message);
+    up_run_record_init(r);
+}
+
+int up_store_batch_new(up_buf *dir, up_buf *id, const char *runs_dir,
+                       up_error *err)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc = up_fs_mkdir_p(runs_dir, 0755, err);
+
+    if (rc)
+        return rc;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y_%m_%d_%H_%M_%S", &tm);
+    for (int n = 1; n < 10000; n++) {
+        up_buf_reset(id);
+        up_buf_adds(id, stamp);
+        if (n > 1)
+            up_buf_addf(id, "_%d", n);
+        up_buf_reset(dir);
+        up_fs_join(dir, runs_dir, id->data);
+        if (mkdir(dir->data, 0755) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return up_error_set(err, UP_EIO, "'%s': cannot create: %s",
+                                dir->data, strerror(errno));
+    }
+    return up_error_set(err, UP_EIO, "'%s': too many batches this second",
+                        runs_dir);
+}
+
+static json_t *metadata_json(const up_run_record *r)
+{
+    return json_pack(
+        "{s:o, s:o, s:o, s:i, s:o}", "model", up_json_str_or_null(r->model),
+        "task", up_json_str_or_null(r->task), "batch_id",
+        up_json_str_or_null(r->batch_id), "run_number", r->run_number,
+        "timestamp", up_json_str_or_null(r->timestamp));
+}
+
+static json_t *stats_json(const up_run_record *r)
+{
+    double tool = 0;
+
+    return json_pack(
+        "{s:f, s:f, s:f, s:I, s:i, s:i, s:i, s:i, s:{}, s:{}, s:I, s:I, "
+        "s:I, s:[], s:[], s:I, s:I}",
+        "conversation_span_ms", r->span_ms, "llm_time_ms", r->llm_time_ms,
+        "tool_time_ms", tool, "turns", (json_int_t)r->turns, "tool_calls", 0,
+        "tool_errors", 0, "mcp_calls", 0, "execute_calls", 0, "tool_call_map",
+        "tool_error_map", "input_tokens", (json_int_t)r->input_tokens,
+        "output_tokens", (json_int_t)r->output_tokens, "total_tokens",
+        (json_int_t)r->total_tokens, "usage_summaries", "timing_summaries",
+        "cached_tokens", (json_int_t)r->cached_tokens, "reasoning_tokens",
+        (json_int_t)r->reasoning_tokens);
+}
+
+static json_t *result_json(const up_run_record *r)
+{
+    json_t *o = json_pack(
+        "{s:o, s:o, s:b, s:I, s:I, s:o, s:n, s:n, s:o, s:o}", "metadata",
+        metadata_json(r), "stats", stats_json(r), "passed", r->passed,
+        "assertions_passed", (json_int_t)r->assertions_passed,
+        "assertions_total", (json_int_t)r->assertions_total, "error_message",
+        up_json_str_or_null(r->error_message), "session_id",
+        "session_history_file", "run_type", up_json_str_or_null(r->run_type),
+        "skill_name", up_json_str_or_null(r->skill_name));
+
+    json_object_set_new(o, "cases_passed", json_integer(r->cases_passed));
+    json_object_set_new(o, "cases_total", json_integer(r->cases_total));
+    json_object_set_new(o, "cases_errored", json_integer(r->cases_errored));
+    json_object_set_new(o, "repeat", json_integer(r->repeat));
+    json_object_set_new(
+        o, "cost_usd", r->cost_usd >= 0 ? json_real(r->cost_usd) : json_null());
+    return o;
+}
+
+static void run_dir(up_buf *out, const char *batch_dir, int run_number)
+{
+    char name[32];
+
+    snprintf(name, sizeof(name), "run_%d", run_number);
+    up_fs_join(out, batch_dir, name);
+}
+
+static int write_json_in(const char *dir, const char *name, json_t *v,
+                         up_error *err)
+{
+    up_buf path = UP_BUF_INIT;
+    int rc = up_fs_mkdir_p(dir, 0755, err);
+
+    if (!rc) {
+        up_fs_join(&path, dir, name);
+        rc = up_json_write_file(path.data, v, err);
+    }
+    json_decref(v);
+    up_buf_release(&path);
+    return rc;
+}
+
+int up_store_run_write(const char *batch_dir, const up_run_record *r,
+                       up_error *err)
+{
+    up_buf dir = UP_BUF_INIT;
+    int rc;
+
+    run_dir(&dir, batch_dir, r->run_number);
+    rc = write_json_in(dir.data, "run_metadata.json", metadata_json(r), err);
+    if (!rc)
+        rc = write_json_in(dir.data, "run_result.json", result_json(r), err);
+    up_buf_release(&dir);
+    return rc;
+}
+
+void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
+                        size_t case_index, int repeat)
+{
+    char name[64];
+
+    run_dir(out, batch_dir, run_number);
+    snprintf(name, sizeof(name), "cases/case_%04zu_r%d.json", case_index + 1,
+             repeat);
+    up_fs_join(out, out->data, name);
+}
+
+int up_store_case_write(const char *batch_dir, int run_number,
+                        size_t case_index, int repeat, const char *json,
+                        up_error *err)
+{
+    up_buf path = UP_BUF_INIT, dir = UP_BUF_INIT;
+    int rc;
+
+    up_store_case_path(&path, batch_dir, run_number, case_index, repeat);
+    up_fs_dirname(&dir, path.data);
+    rc = up_fs_mkdir_p(dir.data, 0755, err);
+    if (!rc)
+        rc = up_fs_write_atomic(path.data, json, strlen(json), 0644, err);
+    up_buf_release(&path);
+    up_buf_release(&dir);
+    return rc;
+}
+
+int up_store_summary_write(const char *batch_dir, const char *batch_id,
+                           const char *model, const char *task,
+                           const up_run_record *runs, size_t n,
+                           const char *stats_json_text, up_error *err)
+{
+    json_t *results = json_array(), *o;
+    long passed = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(results, result_json(&runs[i]));
+        passed += runs[i].passed != 0;
+    }
+    o = json_pack("{s:s, s:o, s:o, s:I, s:I, s:o}", "batch_id", batch_id,
+                  "model", up_json_str_or_null(model), "task",
+                  up_json_str_or_null(task), "total_runs", (json_int_t)n,
+                  "passed_runs", (json_int_t)passed, "results", results);
+    if (stats_json_text) {
+        json_t *s = json_loads(stats_json_text, 0, NULL);
+
+        if (s)
+            json_object_set_new(o, "stats", s);
+    }
+    return write_json_in(batch_dir, "batch_summary.json", o, err);
+}

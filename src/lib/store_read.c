@@ -1,0 +1,370 @@
+/*
+ * Reading the run store back: loading run results (ours or upstream's),
+ * pairing with-skill runs with their baselines, and the CSV export.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/store.h"
+#include "util/json.h"
+
+static char *dup_or_null(const char *s)
+{
+    return s ? up_xstrdup(s) : NULL;
+}
+
+static void record_from_json(up_run_record *r, const json_t *o)
+{
+    const json_t *md = json_object_get(o, "metadata");
+    const json_t *st = json_object_get(o, "stats");
+
+    up_run_record_init(r);
+    r->model = dup_or_null(up_json_str(md, "model"));
+    r->task = dup_or_null(up_json_str(md, "task"));
+    r->batch_id = dup_or_null(up_json_str(md, "batch_id"));
+    r->run_number = (int)up_json_long(md, "run_number", 0);
+    r->timestamp = dup_or_null(up_json_str(md, "timestamp"));
+    r->run_type = dup_or_null(up_json_str(o, "run_type"));
+    r->skill_name = dup_or_null(up_json_str(o, "skill_name"));
+    r->error_message = dup_or_null(up_json_str(o, "error_message"));
+    r->passed = json_is_true(json_object_get(o, "passed"));
+    r->assertions_passed = up_json_long(o, "assertions_passed", 0);
+    r->assertions_total = up_json_long(o, "assertions_total", 0);
+    r->span_ms = up_json_num(st, "conversation_span_ms", 0);
+    r->llm_time_ms = up_json_num(st, "llm_time_ms", 0);
+    r->turns = up_json_long(st, "turns", 0);
+    r->input_tokens = up_json_long(st, "input_tokens", 0);
+    r->output_tokens = up_json_long(st, "output_tokens", 0);
+    r->total_tokens = up_json_long(st, "total_tokens", 0);
+    r->cached_tokens = up_json_long(st, "cached_tokens", 0);
+    r->reasoning_tokens = up_json_long(st, "reasoning_tokens", 0);
+    r->cases_passed = up_json_long(o, "cases_passed", 0);
+    r->cases_total = up_json_long(o, "cases_total", 0);
+    r->cases_errored = up_json_long(o, "cases_errored", 0);
+    r->repeat = (int)up_json_long(o, "repeat", 1);
+    r->cost_usd = up_json_num(o, "cost_usd", -1);
+}
+
+struct loader {
+    up_run_record *v;
+    size_t n, cap, nwarn;
+};
+
+static void add_record(struct loader *l, const json_t *o, const char *batch)
+{
+    up_run_record *r;
+
+    if (!json_is_object(o)) {
+        l->nwarn++;
+        return;
+    }
+    UP_GROW(l->v, l->cap, l->n + 1);
+    r = &l->v[l->n++];
+    record_from_json(r, o);
+    if (!r->batch_id)
+        r->batch_id = up_xstrdup(batch);
+}
+
+static int load_summary(struct loader *l, const char *dir, const char *batch)
+{
+    up_buf path = UP_BUF_INIT;
+    json_t *o = NULL, *results, *item;
+    size_t i;
+
+    up_fs_join(&path, dir, "batch_summary.json");
+    up_json_load_file(&o, path.data, NULL);
+    up_buf_release(&path);
+    results = json_object_get(o, "results");
+    if (!json_is_array(results)) {
+        json_decref(o);
+        return -1;
+    }
+    json_array_foreach(results, i, item) add_record(l, item, batch);
+    json_decref(o);
+    return 0;
+}
+
+static int run_num(const char *name)
+{
+    char *end;
+    long v;
+
+    if (strncmp(name, "run_", 4))
+        return -1;
+    v = strtol(name + 4, &end, 10);
+    return (*end || v < 0 || v > 1000000) ? -1 : (int)v;
+}
+
+static int cmp_run_names(const void *a, const void *b)
+{
+    return run_num(*(char *const *)a) - run_num(*(char *const *)b);
+}
+
+static void load_runs(struct loader *l, const char *dir, const char *batch)
+{
+    char **names = NULL;
+    size_t n = 0;
+
+    if (up_fs_list(&names, &n, dir, NULL))
+        return;
+    qsort(names, n, sizeof(*names), cmp_run_names);
+    for (size_t i = 0; i < n; i++) {
+        up_buf path = UP_BUF_INIT;
+        json_t *o = NULL;
+
+        if (run_num(names[i]) < 0)
+            continue;
+        up_buf_addf(&path, "%s/%s/run_result.json", dir, names[i]);
+        if (up_json_load_file(&o, path.data, NULL) == 0)
+            add_record(l, o, batch);
+        else
+            l->nwarn++;
+        json_decref(o);
+        up_buf_release(&path);
+    }
+    up_fs_list_free(names);
+}
+
+int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
+                  const char *runs_dir, up_error *err)
+{
+    struct loader l = {NULL, 0, 0, 0};
+    char **names = NULL;
+    int rc = up_fs_list(&names, NULL, runs_dir, err);
+
+    if (rc)
+        return rc;
+    for (char **p = names; *p; p++) {
+        up_buf dir = UP_BUF_INIT;
+
+        up_fs_join(&dir, runs_dir, *p);
+        if (up_fs_is_dir(dir.data) && load_summary(&l, dir.data, *p))
+            load_runs(&l, dir.data, *p);
+        up_buf_release(&dir);
+    }
+    up_fs_list_free(names);
+    *runs = l.v;
+    *n = l.n;
+    if (nwarn)
+        *nwarn = l.nwarn;
+    return 0;
+}
+
+void up_store_free(up_run_record *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        up_run_record_release(&runs[i]);
+    free(runs);
+}
+
+double up_run_rate(const up_run_record *r)
+{
+    return r->assertions_total
+               ? (double)r->assertions_passed / (double)r->assertions_total
+               : 0.0;
+}
+
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+    if (!n)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (s && !strcmp(s, list[i]))
+            return 1;
+    return 0;
+}
+
+static int same(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+static const char *skill_of(const up_run_record *r)
+{
+    return r->skill_name ? r->skill_name : "unknown";
+}
+
+struct pool {
+    long passed, total, runs;
+    double tokens;
+};
+
+/* Pool the runs of one arm in one batch for (model, skill). */
+static struct pool pool_arm(const up_run_record *runs, size_t n,
+                            const up_run_record *key, const char *batch,
+                            const char *type)
+{
+    struct pool p = {0, 0, 0, 0};
+
+    for (size_t i = 0; i < n; i++) {
+        const up_run_record *r = &runs[i];
+
+        if (!same(r->batch_id, batch) || !same(r->run_type, type) ||
+            !same(r->model, key->model) || strcmp(skill_of(r), skill_of(key)))
+            continue;
+        p.passed += r->assertions_passed;
+        p.total += r->assertions_total;
+        p.tokens += (double)r->total_tokens;
+        p.runs++;
+    }
+    return p;
+}
+
+static double pool_rate(struct pool p)
+{
+    return p.total ? (double)p.passed / (double)p.total : 0.0;
+}
+
+/* Latest baseline batch for key's (model, skill) at or before index i. */
+static const char *earlier_baseline(const up_run_record *runs, size_t i,
+                                    const up_run_record *key)
+{
+    while (i-- > 0)
+        if (same(runs[i].run_type, "baseline") &&
+            same(runs[i].model, key->model) &&
+            !strcmp(skill_of(&runs[i]), skill_of(key)))
+            return runs[i].batch_id;
+    return NULL;
+}
+
+static void fill_compare(up_compare *c, const up_run_record *runs, size_t n,
+                         size_t at)
+{
+    const up_run_record *key = &runs[at];
+    struct pool w = pool_arm(runs, n, key, key->batch_id, "with_skill");
+    struct pool b = pool_arm(runs, n, key, key->batch_id, "baseline");
+
+    if (!b.runs) {
+        const char *bb = earlier_baseline(runs, at, key);
+
+        if (bb)
+            b = pool_arm(runs, n, key, bb, "baseline");
+    }
+    c->model = key->model ? key->model : "unknown";
+    c->skill = skill_of(key);
+    c->batch_id = key->batch_id;
+    c->with_rate = pool_rate(w);
+    c->with_tokens = w.runs ? w.tokens / (double)w.runs : 0;
+    c->has_baseline = b.runs > 0;
+    c->base_rate = pool_rate(b);
+    c->base_tokens = b.runs ? b.tokens / (double)b.runs : 0;
+    c->nruns = (size_t)w.runs;
+}
+
+static int cmp_compare(const void *a, const void *b)
+{
+    const up_compare *x = a, *y = b;
+    int c = strcmp(x->skill, y->skill);
+
+    return c ? c : strcmp(x->model, y->model);
+}
+
+static up_compare *find_pair(up_compare *v, size_t n, const char *model,
+                             const char *skill)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].model, model) && !strcmp(v[i].skill, skill))
+            return &v[i];
+    return NULL;
+}
+
+void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
+                      size_t n, const char *const *skills, size_t nskills,
+                      const char *const *models, size_t nmodels, int best)
+{
+    up_compare *v = NULL, c;
+    size_t nv = 0, cap = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const up_run_record *r = &runs[i];
+        up_compare *old;
+
+        if (!same(r->run_type, "with_skill") ||
+            !in_list(skill_of(r), skills, nskills) ||
+            !in_list(r->model, models, nmodels))
+            continue;
+        fill_compare(&c, runs, n, i);
+        old = find_pair(v, nv, c.model, c.skill);
+        if (!old) {
+            UP_GROW(v, cap, nv + 1);
+            v[nv++] = c;
+        } else if (!best || c.with_rate > old->with_rate) {
+            *old = c;
+        }
+    }
+    if (nv)
+        qsort(v, nv, sizeof(*v), cmp_compare);
+    *out = v;
+    *nout = nv;
+}
+
+static void csv_field(up_buf *b, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        up_buf_adds(b, s);
+        return;
+    }
+    up_buf_addc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            up_buf_addc(b, '"');
+        up_buf_addc(b, *s);
+    }
+    up_buf_addc(b, '"');
+}
+
+static void csv_row(up_buf *b, const up_run_record *r)
+{
+    csv_field(b, r->batch_id);
+    up_buf_addf(b, ",%d,", r->run_number);
+    csv_field(b, r->model);
+    up_buf_addc(b, ',');
+    csv_field(b, r->task);
+    up_buf_addc(b, ',');
+    csv_field(b, r->timestamp);
+    up_buf_addf(b, ",%s,%ld,%ld,%ld,%ld,%ld,%.17g,%.17g,0.0,%ld,0,0,0,0,",
+                r->passed ? "True" : "False", r->assertions_passed,
+                r->assertions_total, r->input_tokens, r->output_tokens,
+                r->total_tokens, r->span_ms, r->llm_time_ms, r->turns);
+    csv_field(b, r->error_message);
+    up_buf_adds(b, ",,,");
+    csv_field(b, r->run_type);
+    up_buf_addc(b, ',');
+    csv_field(b, r->skill_name);
+    up_buf_addf(b, ",%ld,%ld,", r->cached_tokens, r->reasoning_tokens);
+    if (r->cost_usd >= 0)
+        up_buf_addf(b, "%.6f", r->cost_usd);
+    up_buf_addc(b, '\n');
+}
+
+int up_store_csv(const char *path, const up_run_record *runs, size_t n,
+                 const char *const *skills, size_t nskills,
+                 const char *const *models, size_t nmodels, up_error *err)
+{
+    up_buf b = UP_BUF_INIT, dir = UP_BUF_INIT;
+    int rc;
+
+    up_buf_adds(&b, "batch_id,run_number,model,task,timestamp,passed,"
+                    "assertions_passed,assertions_total,input_tokens,"
+                    "output_tokens,total_tokens,conversation_span_ms,"
+                    "llm_time_ms,tool_time_ms,turns,tool_calls,tool_errors,"
+                    "mcp_calls,execute_calls,error_message,session_id,"
+                    "session_history_file,run_type,skill_name,cached_tokens,"
+                    "reasoning_tokens,cost_usd\n");
+    for (size_t i = 0; i < n; i++)
+        if (in_list(skill_of(&runs[i]), skills, nskills) &&
+            in_list(runs[i].model, models, nmodels))
+            csv_row(&b, &runs[i]);
+    up_fs_dirname(&dir, path);
+    rc = up_fs_mkdir_p(dir.data, 0755, err);
+    if (!rc)
+        rc = up_fs_write_atomic(path, b.data, b.len, 0644, err);
+    up_buf_release(&b);
+    up_buf_release(&dir);
+    return rc;
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# upskill runs on upstream's run folder format: bars, tokens, JSON, CSV.
+. "$TOP/tests/e2e/lib.sh"
+R="$FIX/runs/upstream"
+
+run "$UPSKILL" runs -d "$R"
+is "$rc" 0 "runs exits 0"
+like "$out" "Evaluation History: write-good-pr" "one skill gives a history panel"
+like "$out" "baseline" "baseline line shown"
+like "$out" "60%" "baseline rate from upstream's batch summary"
+like "$out" "100%  (+40%)" "with-skill rate and lift"
+
+run "$UPSKILL" runs -d "$R" --metric tokens
+like "$out" "2800  (-10%)" "token metric shows the change"
+
+run "$UPSKILL" runs -d "$R" --json
+like "$out" '"with_skill_rate": 1.0' "json has the with-skill rate"
+
+run "$UPSKILL" runs -d "$R" -m nope
+like "$out" "No results match the specified filters." "filters that match nothing"
+
+run "$UPSKILL" runs -d "$R" --csv "$T/out/results.csv"
+is "$rc" 0 "csv export exits 0"
+head=$(head -n 1 "$T/out/results.csv")
+like "$head" "batch_id,run_number,model,task,timestamp,passed" "csv has upstream's columns first"
+like "$head" "run_type,skill_name" "csv adds run_type and skill_name"
+is "$(wc -l < "$T/out/results.csv" | tr -d ' ')" 3 "one csv row per run"
+
+run "$UPSKILL" runs -d "$T/missing"
+is "$rc" 3 "missing runs folder exits 3"
+like "$err" "no runs folder found at" "missing folder is named"
+
+run "$UPSKILL" runs -d "$R" --metric speed
+is "$rc" 2 "bad metric is a usage error"
+
+done_testing
