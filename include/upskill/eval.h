@@ -1,0 +1,98 @@
+/*
+ * The eval engine: does this skill help this model, by how much, at what
+ * token cost?
+ *
+ * A plan is the job matrix model x arm x case x repeat.  Both arms get the
+ * same neutral system prompt; the skill arm adds the skill (upstream's
+ * "## Skill: NAME" + body, or the Agent Skills available-skills block with
+ * the skill's content).  Context files go into the user message as
+ * upstream does.  Nothing else differs between the arms.
+ *
+ * Phases: up_eval_plan builds the jobs and their prompts; a runner fills
+ * each job's answer, usage and error (the scheduler, the cache, or a
+ * resumed run folder); up_eval_grade grades answers; up_eval_summarize
+ * pools results per model and arm and computes the statistics.
+ */
+#ifndef UPSKILL_EVAL_H
+#define UPSKILL_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+#include "upskill/skill.h"
+#include "upskill/suite.h"
+
+enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
+enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
+
+typedef struct up_usage {
+    long input;     /* prompt tokens, cached included */
+    long output;    /* completion tokens, reasoning included */
+    long cached;    /* prompt tokens served from the provider's cache */
+    long reasoning; /* hidden reasoning tokens */
+    int estimated;  /* the provider gave no usage; counted from text */
+} up_usage;
+
+typedef struct up_job {
+    size_t model; /* index into the plan's models */
+    enum up_arm arm;
+    size_t kase; /* index into the suite */
+    int repeat;  /* 1-based */
+    /* filled by the runner */
+    int done;     /* 1 once answer or error is set */
+    char *answer; /* graded text (reasoning kept out), or NULL */
+    up_usage usage;
+    double latency_ms;
+    int attempts;
+    int from_cache;
+    int error; /* 0, or an UP_E* code */
+    char *error_msg;
+    /* filled by up_eval_grade */
+    int asserts_passed;
+    int asserts_total;
+    int passed;    /* every assertion passed and no error */
+    char *grading; /* one line per failed assertion, or NULL */
+} up_job;
+
+typedef struct up_eval_plan {
+    const up_skill *skill; /* borrowed */
+    const up_suite *suite; /* borrowed */
+    char **models;         /* resolved model ids, owned */
+    size_t nmodels;
+    int runs;     /* repeats per case and arm */
+    int baseline; /* run the baseline arm */
+    enum up_inject inject;
+    char *system_base;  /* the neutral system prompt, owned */
+    char *system_skill; /* the same plus the skill, owned */
+    char **user;        /* user message per case, owned */
+    up_job *jobs;
+    size_t njobs;
+} up_eval_plan;
+
+/*
+ * Build the job matrix for models (copied) over suite's cases, runs
+ * repeats each, with or without the baseline arm.  The skill and suite
+ * are borrowed and must outlive the plan.
+ */
+void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
+                       const up_suite *suite, const char *const *models,
+                       size_t nmodels, int runs, int baseline,
+                       enum up_inject inject);
+void up_eval_plan_release(up_eval_plan *p);
+
+/* The system prompt of a job's arm. */
+const char *up_eval_system(const up_eval_plan *p, const up_job *j);
+
+/* The neutral system prompt both arms share. */
+extern const char up_eval_neutral_prompt[];
+
+/*
+ * Grade every done job with the case's expected.contains and assert list
+ * (UP_EPARSE when an assert list does not parse: the message names the
+ * case).  Jobs with an error fail all their assertions.
+ */
+int up_eval_grade(up_eval_plan *p, const char *tests_file, up_error *err);
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * The eval engine's plan: the job matrix and the prompts of both arms.
+ *
+ * Fairness invariant: system_skill == system_base + skill block, and the
+ * user message of a case is the same in both arms, so the skill is the
+ * only difference a model sees.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/eval.h"
+
+const char up_eval_neutral_prompt[] =
+    "You are a capable assistant. Answer the user's request directly and "
+    "completely.";
+
+static void add_escaped(up_buf *b, const char *s)
+{
+    static const struct {
+        char c;
+        const char *esc;
+    } tab[] = {{'&', "&amp;"},
+               {'<', "&lt;"},
+               {'>', "&gt;"},
+               {'"', "&quot;"},
+               {'\'', "&#x27;"}};
+
+    for (; *s; s++) {
+        size_t i = 0;
+
+        while (i < sizeof(tab) / sizeof(tab[0]) && tab[i].c != *s)
+            i++;
+        if (i < sizeof(tab) / sizeof(tab[0]))
+            up_buf_adds(b, tab[i].esc);
+        else
+            up_buf_addc(b, *s);
+    }
+}
+
+/* The Agent Skills catalogue entry, then the activated skill's content. */
+static void add_agentskills(up_buf *b, const up_skill *s)
+{
+    up_buf_adds(b, "\n\n<available_skills>\n<skill>\n<name>\n");
+    add_escaped(b, s->name ? s->name : "");
+    up_buf_adds(b, "\n</name>\n<description>\n");
+    add_escaped(b, s->description ? s->description : "");
+    up_buf_adds(b, "\n</description>\n</skill>\n</available_skills>\n\n");
+    up_buf_addf(b, "<skill_content name=\"%s\">\n", s->name ? s->name : "");
+    up_buf_adds(b, s->body ? s->body : "");
+    up_buf_adds(b, "\n</skill_content>");
+}
+
+static char *system_with_skill(const up_skill *s, enum up_inject inject)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_buf_adds(&b, up_eval_neutral_prompt);
+    if (inject == UP_INJECT_AGENTSKILLS)
+        add_agentskills(&b, s);
+    else
+        up_buf_addf(&b, "\n\n## Skill: %s\n\n%s", s->name ? s->name : "",
+                    s->body ? s->body : "");
+    return up_buf_detach(&b);
+}
+
+/* Upstream: input, then each context file as a fenced block. */
+static char *user_message(const up_case *c)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_buf_adds(&b, c->input ? c->input : "");
+    for (size_t i = 0; i < c->nfiles; i++)
+        up_buf_addf(&b, "\n\n```%s\n%s\n```", c->files[i].name,
+                    c->files[i].content);
+    return up_buf_detach(&b);
+}
+
+static void add_jobs(up_eval_plan *p, size_t cap)
+{
+    for (size_t m = 0; m < p->nmodels; m++)
+        for (int r = 1; r <= p->runs; r++)
+            for (int arm = p->baseline ? 0 : 1; arm <= 1; arm++)
+                for (size_t k = 0; k < p->suite->ncases; k++) {
+                    up_job *j = &p->jobs[p->njobs++];
+
+                    if (p->njobs > cap)
+                        abort();
+                    memset(j, 0, sizeof(*j));
+                    j->model = m;
+                    j->arm = (enum up_arm)arm;
+                    j->kase = k;
+                    j->repeat = r;
+                }
+}
+
+void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
+                       const up_suite *suite, const char *const *models,
+                       size_t nmodels, int runs, int baseline,
+                       enum up_inject inject)
+{
+    size_t cap;
+
+    memset(p, 0, sizeof(*p));
+    p->skill = skill;
+    p->suite = suite;
+    p->runs = runs < 1 ? 1 : runs;
+    p->baseline = baseline;
+    p->inject = inject;
+    p->nmodels = nmodels;
+    p->models = up_xcalloc(nmodels, sizeof(*p->models));
+    for (size_t i = 0; i < nmodels; i++)
+        p->models[i] = up_xstrdup(models[i]);
+    p->system_base = up_xstrdup(up_eval_neutral_prompt);
+    p->system_skill = system_with_skill(skill, inject);
+    p->user = up_xcalloc(suite->ncases, sizeof(*p->user));
+    for (size_t k = 0; k < suite->ncases; k++)
+        p->user[k] = user_message(&suite->cases[k]);
+    cap = nmodels * (size_t)p->runs * 2 * suite->ncases;
+    p->jobs = up_xcalloc(cap, sizeof(*p->jobs));
+    add_jobs(p, cap);
+}
+
+static void job_release(up_job *j)
+{
+    free(j->answer);
+    free(j->error_msg);
+    free(j->grading);
+}
+
+void up_eval_plan_release(up_eval_plan *p)
+{
+    for (size_t i = 0; i < p->njobs; i++)
+        job_release(&p->jobs[i]);
+    for (size_t i = 0; i < p->nmodels; i++)
+        free(p->models[i]);
+    for (size_t k = 0; p->user && k < p->suite->ncases; k++)
+        free(p->user[k]);
+    free(p->models);
+    free(p->user);
+    free(p->jobs);
+    free(p->system_base);
+    free(p->system_skill);
+    memset(p, 0, sizeof(*p));
+}
+
+const char *up_eval_system(const up_eval_plan *p, const up_job *j)
+{
+    return j->arm == UP_ARM_SKILL ? p->system_skill : p->system_base;
+}
