@@ -115,7 +115,8 @@ double up_stats_signflip(const double *d, size_t n, uint64_t seed,
  * lift, a bootstrap 95% percentile interval (resampling cases,
  * iterations draws, 0 means UP_STATS_ITER, from seed) and the sign-flip
  * p-value.  n may be 0 (then base/skill may be NULL).  Fails with
- * UP_EINVALID when a value is not finite; out is then zeroed.
+ * UP_EINVALID when a value is not finite; out then holds the empty
+ * result (n = 0, p = 1).  iterations above 1000000 are capped.
  */
 int up_stats_paired(up_paired *out, const double *base, const double *skill,
                     size_t n, uint64_t seed, unsigned iterations,
