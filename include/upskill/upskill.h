@@ -11,6 +11,7 @@
 #include "upskill/error.h"
 #include "upskill/fs.h"
 #include "upskill/skill.h"
+#include "upskill/stats.h"
 #include "upskill/store.h"
 #include "upskill/suite.h"
 
