@@ -22,6 +22,7 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/skill.h"
+#include "upskill/stats.h"
 #include "upskill/suite.h"
 
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
@@ -94,5 +95,46 @@ extern const char up_eval_neutral_prompt[];
  * case).  Jobs with an error fail all their assertions.
  */
 int up_eval_grade(up_eval_plan *p, const char *tests_file, up_error *err);
+
+/* USD per million tokens; set = 0 when no price is configured. */
+typedef struct up_price {
+    double input;
+    double output;
+    double cached;
+    int set;
+} up_price;
+
+/* One arm of one model, pooled over cases and repeats. */
+typedef struct up_arm_totals {
+    size_t jobs;   /* conversations run */
+    size_t passed; /* conversations whose assertions all passed */
+    size_t errors; /* conversations that ended in an error */
+    size_t cached; /* answers served from the response cache */
+    long asserts_passed;
+    long asserts_total;
+    up_usage usage;    /* summed */
+    double latency_ms; /* summed */
+    double cost_usd;   /* summed; < 0 when no price is configured */
+    up_rate rate;      /* pass rate with its Wilson interval */
+} up_arm_totals;
+
+typedef struct up_eval_summary {
+    const char *model;    /* borrowed from the plan */
+    up_arm_totals arm[2]; /* [UP_ARM_BASELINE], [UP_ARM_SKILL] */
+    int has_baseline;
+    up_comparison cmp;    /* filled when has_baseline */
+    double cost_per_pass; /* skill arm: cost / passed, < 0 unknown */
+    size_t skill_tokens;  /* the skill's own size (system prompt delta) */
+} up_eval_summary;
+
+/*
+ * Pool the graded jobs of model index m into out; prices may be NULL.
+ * The lift statistics use seed for the bootstrap.
+ */
+int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
+                      uint64_t seed, up_eval_summary *out, up_error *err);
+
+/* Token count of an answer when the provider gives none (chars / 4). */
+long up_eval_estimate_tokens(const char *text);
 
 #endif

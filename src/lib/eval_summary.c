@@ -1,0 +1,100 @@
+/*
+ * Pooling graded jobs into per-model, per-arm totals and the paired
+ * statistics of the lift (see docs/statistics.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/eval.h"
+
+long up_eval_estimate_tokens(const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+
+    return (long)((n + 3) / 4);
+}
+
+static double job_cost(const up_job *j, const up_price *price)
+{
+    double fresh = (double)(j->usage.input - j->usage.cached);
+
+    if (!price || !price->set)
+        return -1;
+    return (fresh * price->input + (double)j->usage.cached * price->cached +
+            (double)j->usage.output * price->output) /
+           1e6;
+}
+
+static void add_job(up_arm_totals *t, const up_job *j, const up_price *price)
+{
+    double c = job_cost(j, price);
+
+    t->jobs++;
+    t->passed += j->passed != 0;
+    t->errors += j->error != 0;
+    t->cached += j->from_cache != 0;
+    t->asserts_passed += j->asserts_passed;
+    t->asserts_total += j->asserts_total;
+    t->usage.input += j->usage.input;
+    t->usage.output += j->usage.output;
+    t->usage.cached += j->usage.cached;
+    t->usage.reasoning += j->usage.reasoning;
+    t->usage.estimated |= j->usage.estimated;
+    t->latency_ms += j->latency_ms;
+    t->cost_usd = c < 0 ? -1 : t->cost_usd + c;
+}
+
+static up_stats_case *per_case(const up_eval_plan *p, size_t m)
+{
+    up_stats_case *cs = up_xcalloc(p->suite->ncases, sizeof(*cs));
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_job *j = &p->jobs[i];
+        up_stats_case *c = &cs[j->kase];
+        double tokens = (double)(j->usage.input + j->usage.output);
+
+        if (j->model != m)
+            continue;
+        if (j->arm == UP_ARM_SKILL) {
+            c->skill_runs++;
+            c->skill_pass += j->passed != 0;
+            c->skill_tokens += tokens;
+        } else {
+            c->base_runs++;
+            c->base_pass += j->passed != 0;
+            c->base_tokens += tokens;
+        }
+    }
+    return cs;
+}
+
+int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
+                      uint64_t seed, up_eval_summary *out, up_error *err)
+{
+    up_stats_case *cs;
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->model = p->models[m];
+    out->has_baseline = p->baseline;
+    out->skill_tokens =
+        up_tokens_estimate(p->system_skill + strlen(p->system_base),
+                           strlen(p->system_skill) - strlen(p->system_base));
+    for (size_t i = 0; i < p->njobs; i++)
+        if (p->jobs[i].model == m)
+            add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
+    for (int a = 0; a < 2; a++)
+        up_stats_rate(&out->arm[a].rate, out->arm[a].passed, out->arm[a].jobs);
+    out->cost_per_pass =
+        out->arm[UP_ARM_SKILL].cost_usd >= 0 && out->arm[UP_ARM_SKILL].passed
+            ? out->arm[UP_ARM_SKILL].cost_usd /
+                  (double)out->arm[UP_ARM_SKILL].passed
+            : -1;
+    if (!p->baseline || !p->suite->ncases)
+        return 0;
+    cs = per_case(p, m);
+    rc = up_stats_compare(&out->cmp, cs, p->suite->ncases, seed, err);
+    free(cs);
+    return rc;
+}
