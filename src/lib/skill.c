@@ -14,7 +14,8 @@
  * skipped: up_skill has no place for them, so a load/save round trip
  * drops them.  An empty frontmatter counts as an empty mapping.
  *
- * The body has CRLF turned into LF and is trimmed like upstream's strip().
+ * The body has the CRs before each LF dropped (so CRLF files give LF
+ * bodies) and is trimmed like upstream's strip().
  * Rendering quotes a value only when a YAML reader would not give back
  * the same string (indicators, ": ", " #", typed-looking words, controls,
  * edge spaces), as a one-line double-quoted scalar.  Folders are read and
@@ -335,7 +336,7 @@ static int is_space(char c)
            c == '\f';
 }
 
-/* Body: CRLF -> LF, trimmed; body_line is its first non-blank line. */
+/* Body: CRs before an LF dropped, trimmed; body_line: its first line. */
 static void set_body(up_skill *s, const char *p, size_t n, int line)
 {
     up_buf b = UP_BUF_INIT;
@@ -347,9 +348,12 @@ static void set_body(up_skill *s, const char *p, size_t n, int line)
     }
     while (n && is_space(p[n - 1]))
         n--;
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != '\r' || i + 1 == n || p[i + 1] != '\n')
-            up_buf_addc(&b, p[i]);
+    for (size_t i = 0; i < n; i++) {
+        /* "\r\r\n" too, so that the result holds no CRLF at all */
+        while (p[i] == '\n' && b.len && b.data[b.len - 1] == '\r')
+            up_buf_truncate(&b, b.len - 1);
+        up_buf_addc(&b, p[i]);
+    }
     s->body = up_buf_detach(&b);
     s->body_line = line;
 }

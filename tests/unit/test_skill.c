@@ -133,6 +133,30 @@ Test(skill, render_quotes_only_when_needed)
     up_buf_release(&out);
 }
 
+Test(skill, render_long_key)
+{
+    up_skill s, t;
+    up_buf out = UP_BUF_INIT;
+    char key[1100];
+
+    memset(key, 'k', sizeof(key) - 1);
+    key[sizeof(key) - 1] = '\0';
+    up_skill_init(&s);
+    up_skill_init(&t);
+    s.extra = up_xcalloc(1, sizeof(up_kv));
+    s.extra[0].key = up_xstrdup(key);
+    s.extra[0].value = up_xstrdup("v");
+    s.nextra = 1;
+    up_skill_render(&s, &out);
+    cr_assert_eq(up_skill_parse(&t, out.data, out.len, "f", NULL), 0);
+    cr_assert_eq(t.nextra, 1);
+    cr_assert_str_eq(t.extra[0].key, key);
+    cr_assert_str_eq(t.name, "");
+    up_skill_release(&s);
+    up_skill_release(&t);
+    up_buf_release(&out);
+}
+
 Test(skill, parse_fields_and_body)
 {
     up_skill s;
@@ -170,12 +194,12 @@ Test(skill, parse_crlf)
     up_skill_init(&s);
     cr_assert_eq(parse_str(&s,
                            "---  \r\nname: a\r\ndescription: b c\r\n---\r\n"
-                           "\r\nline 1\r\nline 2\r\n",
+                           "\r\nline 1\r\r\nline\r2\r\n",
                            &err),
                  0, "%s", err.msg);
     cr_assert_str_eq(s.name, "a");
     cr_assert_str_eq(s.description, "b c");
-    cr_assert_str_eq(s.body, "line 1\nline 2");
+    cr_assert_str_eq(s.body, "line 1\nline\r2");
     cr_assert_eq(s.body_line, 6);
     up_skill_release(&s);
 }
