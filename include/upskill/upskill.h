@@ -12,5 +12,6 @@
 #include "upskill/fs.h"
 #include "upskill/skill.h"
 #include "upskill/suite.h"
+#include "upskill/validate.h"
 
 #endif
