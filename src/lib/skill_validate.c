@@ -250,19 +250,23 @@ static int has_dashes(const char *p, const char *end)
     return 0;
 }
 
-/* skills-ref splits on every "---" substring: say where it would go wrong. */
+/* skills-ref splits on every "---" substring: say where it would go wrong
+ * (the first such line, and how many there are). */
 static void check_dashes(struct vctx *c, const char *fm, const char *end)
 {
-    int line = 2;
+    int line = 2, first = 0, n = 0;
 
     for (const char *p = fm; p < end; p = next_line(p), line++) {
-        const char *nl = next_line(p);
-
-        if (has_dashes(p, nl))
-            vfind(c, NULL, line, UP_V_WARNING, "dashes-in-frontmatter",
-                  "'---' inside the frontmatter: skills-ref splits the file "
-                  "there and would misread this value");
+        if (!has_dashes(p, next_line(p)))
+            continue;
+        first = first ? first : line;
+        n++;
     }
+    if (n)
+        vfind(c, NULL, first, UP_V_WARNING, "dashes-in-frontmatter",
+              "'---' inside the frontmatter (%d line%s): skills-ref splits "
+              "the file there and would misread this value",
+              n, n == 1 ? "" : "s");
 }
 
 /* Turn the YAML parser's "line N: what" into a finding. */

@@ -28,6 +28,7 @@
 #define BODY_MAX_TOKENS  5000
 #define WALK_MAX_DEPTH   4
 #define WALK_MAX_ENTRIES 2000
+#define REFS_MAX 256 /* distinct references kept per file */
 
 struct ref {
     char *path; /* as written, cleaned: no "./", "#frag", "?query", %XX */
@@ -80,6 +81,8 @@ static void add_ref(struct refs *r, const char *t, size_t len, int line)
 {
     up_buf p = UP_BUF_INIT;
 
+    if (r->n >= REFS_MAX)
+        return;
     while (len >= 2 && t[0] == '.' && t[1] == '/') {
         t += 2;
         len -= 2;

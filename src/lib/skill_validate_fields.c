@@ -53,7 +53,8 @@ static const struct field {
     {"when_to_use", 1, F_STR, "when-to-use-type"},
 };
 
-#define NFIELDS (sizeof(fields) / sizeof(*fields))
+#define NFIELDS        (sizeof(fields) / sizeof(*fields))
+#define UNEXPECTED_MAX 50 /* names listed before " and N more" */
 
 static int allowed(const struct vctx *c, const struct field *f)
 {
@@ -91,14 +92,21 @@ static void unexpected_msg(const struct vctx *c, up_buf *msg, const char **bad,
                            size_t n)
 {
     const char *sep = "";
+    size_t shown = 0, more = 0;
 
     qsort(bad, n, sizeof(*bad), cmp_str);
     up_buf_adds(msg, "Unexpected fields in frontmatter: ");
     for (size_t i = 0; i < n; i++) {
         if (i && !strcmp(bad[i], bad[i - 1]))
             continue;
-        up_buf_addf(msg, "%s%s", i ? ", " : "", bad[i]);
+        if (shown == UNEXPECTED_MAX) {
+            more++;
+            continue;
+        }
+        up_buf_addf(msg, "%s%s", shown++ ? ", " : "", bad[i]);
     }
+    if (more)
+        up_buf_addf(msg, " and %zu more", more);
     up_buf_adds(msg, ". Only [");
     for (size_t i = 0; i < NFIELDS; i++) {
         if (!allowed(c, &fields[i]))
