@@ -28,7 +28,7 @@
 #define BODY_MAX_TOKENS  5000
 #define WALK_MAX_DEPTH   4
 #define WALK_MAX_ENTRIES 2000
-#define REFS_MAX 256 /* distinct references kept per file */
+#define REFS_MAX         256 /* distinct references kept per file */
 
 struct ref {
     char *path; /* as written, cleaned: no "./", "#frag", "?query", %XX */
@@ -253,7 +253,7 @@ static void check_depth(struct vctx *c, const char *path, const char *rel)
         resolve(&target, c, path, r.v[i].path);
         up_fs_basename(&base, r.v[i].path);
         if (!exists(target.data) || !strcasecmp(base.data, "skill.md") ||
-            !strcmp(r.v[i].path, rel))
+            !strcmp(r.v[i].path, rel) || !strcmp(target.data, path))
             continue;
         vfind(c, path, r.v[i].line, UP_V_WARNING, "reference-depth",
               "'%s' links to '%s': keep references one level deep from "
