@@ -14,5 +14,6 @@
 #include "upskill/stats.h"
 #include "upskill/store.h"
 #include "upskill/suite.h"
+#include "upskill/validate.h"
 
 #endif
