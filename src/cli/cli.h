@@ -98,5 +98,6 @@ void out_json(void *json);
 
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@ static const struct command {
 } commands[] = {
     {"validate", cmd_validate, "check skills against the Agent Skills spec"},
     {"list", cmd_list, "list skills in a folder"},
+    {"config", cmd_config, "show the resolved configuration"},
     {NULL, NULL, NULL},
 };
 
