@@ -70,11 +70,11 @@ typedef struct up_header {
 /* providers.<name> */
 typedef struct up_provider_cfg {
     up_cfg_str base_url;
-    up_cfg_str api_key_env;  /* the NAME of the variable, never its value */
-    up_header *headers;      /* extra request headers, in file order */
+    up_cfg_str api_key_env; /* the NAME of the variable, never its value */
+    up_header *headers;     /* extra request headers, in file order */
     size_t nheaders;
-    size_t headers_cap;      /* private: allocated entries */
-    up_source headers_src;   /* where the headers mapping came from */
+    size_t headers_cap;         /* private: allocated entries */
+    up_source headers_src;      /* where the headers mapping came from */
     up_cfg_num connect_timeout; /* seconds */
     up_cfg_num timeout;         /* seconds, whole request */
     up_cfg_num idle_timeout;    /* seconds without a byte */
@@ -100,10 +100,10 @@ typedef struct up_price {
 typedef const char *(*up_getenv_fn)(const char *name, void *ctx);
 
 typedef struct up_config {
-    char *path;        /* the config file in use, or NULL for none */
-    const char *why;   /* "UPSKILL_CONFIG env var", "project-local config",
-                          "legacy user config", or NULL */
-    int path_exists;   /* 0 when UPSKILL_CONFIG names a missing file */
+    char *path;      /* the config file in use, or NULL for none */
+    const char *why; /* "UPSKILL_CONFIG env var", "project-local config",
+                        "legacy user config", or NULL */
+    int path_exists; /* 0 when UPSKILL_CONFIG names a missing file */
     up_cfg_str skill_generation_model; /* legacy key: model */
     up_cfg_str eval_model;
     up_cfg_str test_gen_model;

@@ -32,8 +32,8 @@ enum up_effort {
 };
 
 typedef struct up_model {
-    char *spec;     /* the string as the user gave it: "sonnet.high" */
-    char *alias;    /* the alias that was expanded ("sonnet"), or NULL */
+    char *spec;  /* the string as the user gave it: "sonnet.high" */
+    char *alias; /* the alias that was expanded ("sonnet"), or NULL */
     enum up_provider_kind provider;
     char *model_id; /* sent as "model": "claude-sonnet-4-5",
                        "moonshotai/Kimi-K2-Instruct-0905:groq" */
@@ -48,9 +48,9 @@ typedef struct up_model {
                                  thinking: budget_tokens; 0 when unset */
     char *base_url;           /* no trailing slash */
     up_source base_url_src;
-    char *api_key_env;        /* NAME of the key's variable, or NULL: send
-                                 no key */
-    up_header *headers;       /* extra headers (copies), in order */
+    char *api_key_env;  /* NAME of the key's variable, or NULL: send
+                           no key */
+    up_header *headers; /* extra headers (copies), in order */
     size_t nheaders;
     long connect_timeout_ms;
     long timeout_ms;

@@ -90,12 +90,12 @@ static void put_provider(json_t *st, const up_config *cfg,
         &pc->base_url.src);
     e = put(st, PNAME("api_key_env"), str_or_null(pc->api_key_env.value),
             &pc->api_key_env.src);
-    json_object_set_new(e, "key",
-                        json_string(pc->api_key_env.value &&
-                                            up_config_getenv(
-                                                cfg, pc->api_key_env.value)
-                                        ? "set"
-                                        : "unset"));
+    json_object_set_new(
+        e, "key",
+        json_string(pc->api_key_env.value &&
+                            up_config_getenv(cfg, pc->api_key_env.value)
+                        ? "set"
+                        : "unset"));
     for (size_t i = 0; i < pc->nheaders; i++)
         json_array_append_new(names, json_string(pc->headers[i].name));
     put(st, PNAME("headers"), names, &pc->headers_src);
@@ -111,8 +111,7 @@ static json_t *build(const up_config *cfg)
 {
     json_t *st = json_object(), *al = json_object(), *pr = json_object();
 
-    put_model(st, "skill_generation_model", &cfg->skill_generation_model,
-              cfg);
+    put_model(st, "skill_generation_model", &cfg->skill_generation_model, cfg);
     put_model(st, "eval_model", &cfg->eval_model, cfg);
     put_model(st, "test_gen_model", &cfg->test_gen_model, cfg);
     put(st, "skills_dir", str_or_null(cfg->skills_dir.value),
@@ -120,8 +119,7 @@ static json_t *build(const up_config *cfg)
     put(st, "runs_dir", str_or_null(cfg->runs_dir.value), &cfg->runs_dir.src);
     put(st, "prompts_dir", str_or_null(cfg->prompts_dir.value),
         &cfg->prompts_dir.src);
-    put(st, "max_refine_attempts",
-        json_integer(cfg->max_refine_attempts.value),
+    put(st, "max_refine_attempts", json_integer(cfg->max_refine_attempts.value),
         &cfg->max_refine_attempts.src);
     put(st, "concurrency", json_integer(cfg->concurrency.value),
         &cfg->concurrency.src);
@@ -140,8 +138,8 @@ static json_t *build(const up_config *cfg)
         const up_price *p = &cfg->prices[i];
 
         put(pr, p->model,
-            json_pack("{s:f,s:f,s:f}", "input", p->input, "output",
-                      p->output, "cached", p->cached),
+            json_pack("{s:f,s:f,s:f}", "input", p->input, "output", p->output,
+                      "cached", p->cached),
             &p->src);
     }
     return json_pack("{s:o,s:o,s:b,s:o,s:o,s:o}", "config_file",
@@ -173,6 +171,20 @@ static void print_names(const json_t *a)
     }
 }
 
+/* A price: "input 3, output 15, cached 0.3". */
+static void print_fields(const json_t *o)
+{
+    const char *k;
+    json_t *x;
+    int first = 1;
+
+    json_object_foreach((json_t *)o, k, x)
+    {
+        printf("%s%s %g", first ? "" : ", ", k, json_number_value(x));
+        first = 0;
+    }
+}
+
 static void print_value(const json_t *e)
 {
     const json_t *v = json_object_get(e, "value"), *x;
@@ -186,6 +198,8 @@ static void print_value(const json_t *e)
         printf("%g", json_real_value(v));
     } else if (json_is_array(v)) {
         print_names(v);
+    } else if (json_is_object(v)) {
+        print_fields(v);
     } else {
         s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
         printf("%s", s);
@@ -212,8 +226,7 @@ static void print_section(const json_t *obj, const char *title)
         printf("%s%-36s ", title ? "  " : "", name);
         print_value(e);
         printf("  %s[%s]%s\n", out_c(C_DIM),
-               json_string_value(json_object_get(e, "source")),
-               out_c(C_RESET));
+               json_string_value(json_object_get(e, "source")), out_c(C_RESET));
     }
 }
 

@@ -378,8 +378,9 @@ static int apply_one(struct loader *ld, void *base, const struct key *k,
     case V_MAP:
         return k->map(ld, base, v, name);
     case V_UNUSED:
-        warn(ld->cfg, "'%s':%d: %s is not used by this upskill (see "
-                      "docs/config.md)",
+        warn(ld->cfg,
+             "'%s':%d: %s is not used by this upskill (see "
+             "docs/config.md)",
              ld->src.what, v->line, name);
         return 0;
     case V_IGNORE:
@@ -488,8 +489,9 @@ static int load_headers(struct loader *ld, void *base, const up_ynode *node,
     up_provider_cfg *pc = base;
 
     if (!is_null(node) && node->kind != UP_Y_MAP)
-        return bad(ld, node, name, "expected a mapping of header names to "
-                                   "values");
+        return bad(ld, node, name,
+                   "expected a mapping of header names to "
+                   "values");
     for (size_t i = 0; !is_null(node) && i < node->n; i++) {
         const up_ynode *v = node->items[i];
 
@@ -532,8 +534,9 @@ static int load_aliases(struct loader *ld, void *base, const up_ynode *node,
     if (is_null(node))
         return 0;
     if (node->kind != UP_Y_MAP)
-        return bad(ld, node, name, "expected a mapping of alias names to "
-                                   "model strings");
+        return bad(ld, node, name,
+                   "expected a mapping of alias names to "
+                   "model strings");
     for (size_t i = 0; i < node->n; i++) {
         const up_ynode *v = node->items[i];
 
@@ -576,8 +579,9 @@ static int load_price(struct loader *ld, const char *model,
     double v[3] = {-1, -1, -1};
 
     if (node->kind != UP_Y_MAP)
-        return bad(ld, node, name, "expected a mapping with input, output "
-                                   "and cached");
+        return bad(ld, node, name,
+                   "expected a mapping with input, output "
+                   "and cached");
     for (size_t i = 0; i < node->n; i++) {
         const up_ynode *x = node->items[i];
         size_t j = 0;
@@ -589,10 +593,11 @@ static int load_price(struct loader *ld, const char *model,
                  node->keys[i]->line, name, key_text(node, i));
             continue;
         }
-        if (x->kind != UP_Y_SCALAR || parse_double(x->value, &v[j]) ||
-            v[j] < 0)
-            return bad(ld, x, name, "%s: expected a number of USD per "
-                       "million tokens", fields[j]);
+        if (x->kind != UP_Y_SCALAR || parse_double(x->value, &v[j]) || v[j] < 0)
+            return bad(ld, x, name,
+                       "%s: expected a number of USD per "
+                       "million tokens",
+                       fields[j]);
     }
     if (v[0] < 0 || v[1] < 0)
         return bad(ld, node, name, "expected both input and output prices");
@@ -610,8 +615,9 @@ static int load_prices(struct loader *ld, void *base, const up_ynode *node,
     if (is_null(node))
         return 0;
     if (node->kind != UP_Y_MAP)
-        return bad(ld, node, name, "expected a mapping of model ids to "
-                                   "prices");
+        return bad(ld, node, name,
+                   "expected a mapping of model ids to "
+                   "prices");
     for (size_t i = 0; i < node->n && !rc; i++) {
         join_name(&section, name, key_text(node, i));
         rc = load_price(ld, key_text(node, i), node->items[i], section.data);
@@ -734,8 +740,9 @@ int up_config_parse(up_config *cfg, const char *text, size_t len,
             warn(cfg, "'%s':%d: %s", cfg->path, doc.issues[i].line,
                  doc.issues[i].msg);
     if (doc.root && doc.root->kind != UP_Y_MAP && !is_null(doc.root))
-        rc = bad(&ld, doc.root, "top level", "expected a mapping of "
-                                             "settings, not %s",
+        rc = bad(&ld, doc.root, "top level",
+                 "expected a mapping of "
+                 "settings, not %s",
                  up_yaml_kind_name(doc.root));
     else if (doc.root)
         rc = walk(&ld, cfg, top_keys, doc.root, "");
@@ -822,8 +829,7 @@ int up_config_load(up_config *cfg, up_error *err)
 /* ---- flags and lookups ------------------------------------------------ */
 
 /* The table row for a dotted key, and in *base the struct it lives in. */
-static const struct key *flag_key(up_config *cfg, const char *key,
-                                  void **base)
+static const struct key *flag_key(up_config *cfg, const char *key, void **base)
 {
     const char *dot;
     enum up_provider_kind kind;

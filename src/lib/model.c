@@ -89,7 +89,9 @@ static const struct effort_row {
     {UP_EFFORT_NONE, "none", {NULL, "none", "none", "none"}, 0},
     {UP_EFFORT_MINIMAL, "minimal", {NULL, "minimal", NULL, NULL}, 0},
     {UP_EFFORT_LOW, "low", {"low", "low", "low", "low"}, 1024},
-    {UP_EFFORT_MEDIUM, "medium", {"medium", "medium", "medium", "medium"},
+    {UP_EFFORT_MEDIUM,
+     "medium",
+     {"medium", "medium", "medium", "medium"},
      4096},
     {UP_EFFORT_HIGH, "high", {"high", "high", "high", "high"}, 16384},
     {UP_EFFORT_XHIGH, "xhigh", {"xhigh", "xhigh", NULL, NULL}, 32768},
@@ -128,8 +130,8 @@ static const struct bare_row {
     const char *prefix;
     const char *provider;
 } bares[] = {
-    {"claude-", "anthropic"}, {"gpt-", "openai"},     {"chatgpt-", "openai"},
-    {"o1", "openai"},         {"o3", "openai"},       {"o4", "openai"},
+    {"claude-", "anthropic"}, {"gpt-", "openai"},        {"chatgpt-", "openai"},
+    {"o1", "openai"},         {"o3", "openai"},          {"o4", "openai"},
     {"gemini-", "google"},    {"deepseek-", "deepseek"}, {"grok-", "xai"},
     {"qwen-", "aliyun"},
 };
@@ -340,8 +342,7 @@ static int pick_provider(up_model *out, const struct parts *p, up_error *err)
     return 0;
 }
 
-static int set_effort(up_model *out, const struct effort_row *e,
-                      up_error *err)
+static int set_effort(up_model *out, const struct effort_row *e, up_error *err)
 {
     up_buf ok = UP_BUF_INIT;
 
@@ -359,8 +360,7 @@ static int set_effort(up_model *out, const struct effort_row *e,
             up_buf_addf(&ok, "%s%s", ok.len ? ", " : "", efforts[i].name);
     up_error_set(err, UP_EPARSE,
                  "'%s': effort '%s' is not supported by %s (supported: %s)",
-                 out->spec, e->name, up_provider_name(out->provider),
-                 ok.data);
+                 out->spec, e->name, up_provider_name(out->provider), ok.data);
     up_buf_release(&ok);
     return UP_EPARSE;
 }
@@ -462,13 +462,13 @@ int up_model_resolve(up_model *out, const char *spec,
     out->spec = up_xstrdup(spec ? spec : "");
     split(&p, out->spec);
     if (!p.base.len) {
-        rc = up_error_set(err, UP_EPARSE, "'%s': empty model string",
-                          out->spec);
+        rc =
+            up_error_set(err, UP_EPARSE, "'%s': empty model string", out->spec);
         goto out;
     }
     if (base_url_override && *base_url_override) {
-        rc = resolve_override(out, &p, base_url_override,
-                              api_key_env_override, cfg, err);
+        rc = resolve_override(out, &p, base_url_override, api_key_env_override,
+                              cfg, err);
     } else {
         rc = expand(out, &p, cfg, err);
         if (!rc)
