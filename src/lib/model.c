@@ -461,6 +461,13 @@ int up_model_resolve(up_model *out, const char *spec,
         cfg = &defaults;
     out->spec = up_xstrdup(spec ? spec : "");
     split(&p, out->spec);
+    if (strchr(out->spec, '?')) {
+        rc = up_error_set(err, UP_EPARSE,
+                          "'%s': query options (?reasoning=...) are not "
+                          "supported; use an effort suffix such as .high",
+                          out->spec);
+        goto out;
+    }
     if (!p.base.len) {
         rc =
             up_error_set(err, UP_EPARSE, "'%s': empty model string", out->spec);

@@ -199,6 +199,9 @@ static const struct {
     const char *msg; /* the whole message */
 } bad_cases[] = {
     {"", "'': empty model string"},
+    {"opus?reasoning=1024", "'opus?reasoning=1024': query options "
+                            "(?reasoning=...) are not supported; use an "
+                            "effort suffix such as .high"},
     {"anthropic.", "'anthropic.': empty model name"},
     {"llama3", "'llama3': unknown model or provider (write provider.model, "
                "e.g. generic.llama3, or give a base URL)"},
