@@ -8,8 +8,10 @@
 
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
+#include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/fs.h"
+#include "upskill/model.h"
 #include "upskill/skill.h"
 #include "upskill/stats.h"
 #include "upskill/store.h"

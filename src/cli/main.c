@@ -14,6 +14,7 @@ static const struct command {
     {"validate", cmd_validate, "check skills against the Agent Skills spec"},
     {"list", cmd_list, "list skills in a folder"},
     {"runs", cmd_runs, "show results from the runs folder"},
+    {"config", cmd_config, "show the resolved configuration"},
     {NULL, NULL, NULL},
 };
 

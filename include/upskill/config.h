@@ -1,0 +1,187 @@
+/*
+ * upskill.config.yaml and the settings it resolves.
+ *
+ * Layers, lowest first: built-in defaults, the config file, the
+ * environment, command-line flags.  Each setting records where its value
+ * came from (up_source) so `upskill config` can say so.  The config never
+ * holds a secret: providers name the environment variable that holds the
+ * key (api_key_env), and only the HTTP layer reads its value.
+ *
+ * Ownership: an up_config owns every string it points to, except the
+ * `what` of a flag source (borrowed, normally a string literal) and the
+ * environment hook's context; up_config_release frees the rest.
+ */
+#ifndef UPSKILL_CONFIG_H
+#define UPSKILL_CONFIG_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
+/* The providers we speak to; the order is the index in up_config. */
+enum up_provider_kind {
+    UP_PROV_ANTHROPIC,
+    UP_PROV_OPENAI,
+    UP_PROV_GENERIC,
+    UP_PROV_HF,
+    UP_PROV_COUNT
+};
+
+/* "anthropic", "openai", "generic", "hf"; "?" out of range. */
+const char *up_provider_name(enum up_provider_kind kind);
+/* Set *kind from a provider name; UP_ENOTFOUND when it is none of ours. */
+int up_provider_parse(enum up_provider_kind *kind, const char *name);
+
+enum up_src_kind { UP_SRC_DEFAULT, UP_SRC_ENV, UP_SRC_FILE, UP_SRC_FLAG };
+
+/* Where a setting's value came from. */
+typedef struct up_source {
+    enum up_src_kind kind;
+    const char *what; /* ENV: variable name (static); FILE: the config
+                         path (owned by the up_config); FLAG: the flag as
+                         given to up_config_set (borrowed); DEFAULT: NULL */
+    int line;         /* FILE only: 1-based line of the value */
+} up_source;
+
+/* "default", "env GENERIC_BASE_URL", "upskill.config.yaml:4", "flag --x". */
+void up_source_format(const up_source *src, up_buf *out);
+
+typedef struct up_cfg_str {
+    char *value; /* NULL: unset (YAML null) */
+    up_source src;
+} up_cfg_str;
+
+typedef struct up_cfg_int {
+    long value; /* booleans are 0 or 1 */
+    up_source src;
+} up_cfg_int;
+
+typedef struct up_cfg_num {
+    double value;
+    up_source src;
+} up_cfg_num;
+
+typedef struct up_header {
+    char *name;
+    char *value;
+} up_header;
+
+/* providers.<name> */
+typedef struct up_provider_cfg {
+    up_cfg_str base_url;
+    up_cfg_str api_key_env; /* the NAME of the variable, never its value */
+    up_header *headers;     /* extra request headers, in file order */
+    size_t nheaders;
+    size_t headers_cap;         /* private: allocated entries */
+    up_source headers_src;      /* where the headers mapping came from */
+    up_cfg_num connect_timeout; /* seconds */
+    up_cfg_num timeout;         /* seconds, whole request */
+    up_cfg_num idle_timeout;    /* seconds without a byte */
+} up_provider_cfg;
+
+/* aliases.<name>: a model string, which may name another alias. */
+typedef struct up_alias {
+    char *name;
+    char *target;
+    up_source src;
+} up_alias;
+
+/* prices.<model id>: USD per million tokens. */
+typedef struct up_price {
+    char *model; /* a resolved model id, with or without "provider." */
+    double input;
+    double output;
+    double cached; /* cached input tokens; equals input when not given */
+    up_source src;
+} up_price;
+
+/* Reads one environment variable: NULL when unset. */
+typedef const char *(*up_getenv_fn)(const char *name, void *ctx);
+
+typedef struct up_config {
+    char *path;      /* the config file in use, or NULL for none */
+    const char *why; /* "UPSKILL_CONFIG env var", "project-local config",
+                        "legacy user config", or NULL */
+    int path_exists; /* 0 when UPSKILL_CONFIG names a missing file */
+    up_cfg_str skill_generation_model; /* legacy key: model */
+    up_cfg_str eval_model;
+    up_cfg_str test_gen_model;
+    up_cfg_str skills_dir;
+    up_cfg_str runs_dir;
+    up_cfg_str prompts_dir; /* NULL: the built-in prompts */
+    up_cfg_int max_refine_attempts;
+    up_cfg_int concurrency;
+    up_cfg_int cache_enabled;
+    up_cfg_str cache_path;
+    up_cfg_int cache_ttl_days;
+    up_provider_cfg providers[UP_PROV_COUNT];
+    up_alias *aliases; /* from the file, in file order */
+    size_t naliases;
+    up_price *prices;
+    size_t nprices;
+    char **warnings; /* "'file':3: unknown key 'x'", for the CLI to print */
+    size_t nwarnings;
+    size_t aliases_cap, prices_cap, warnings_cap; /* private: allocated */
+    up_getenv_fn getenv_fn; /* how the environment is read */
+    void *getenv_ctx;
+} up_config;
+
+/*
+ * Fill cfg with the built-in defaults; the environment hook is the
+ * process environment.  Never fails.
+ */
+void up_config_init(up_config *cfg);
+void up_config_release(up_config *cfg);
+
+/* Read the environment through fn(name, ctx) instead (tests). */
+void up_config_set_env(up_config *cfg, up_getenv_fn fn, void *ctx);
+
+/* Look up one environment variable through cfg's hook; "" counts as unset. */
+const char *up_config_getenv(const up_config *cfg, const char *name);
+
+/*
+ * Find the config file in upstream's order (UPSKILL_CONFIG, used even
+ * when missing; ./upskill.config.yaml; ~/.config/upskill/config.yaml),
+ * parse it into cfg when it exists, then apply the environment.  cfg must
+ * have been initialised.  Errors: UP_EPARSE (syntax or a wrong type,
+ * naming file and line), UP_EIO, UP_ETOOBIG.  Unknown keys only add
+ * warnings.
+ */
+int up_config_load(up_config *cfg, up_error *err);
+
+/*
+ * Apply len bytes of YAML text as the file layer; path names it in
+ * messages and becomes cfg->path.  Errors as up_config_load.
+ */
+int up_config_parse(up_config *cfg, const char *text, size_t len,
+                    const char *path, up_error *err);
+
+/*
+ * Apply the environment layer: ANTHROPIC_BASE_URL, OPENAI_BASE_URL (or
+ * else OPENAI_API_BASE), GENERIC_BASE_URL.
+ */
+void up_config_apply_env(up_config *cfg);
+
+/*
+ * Apply one flag: key is a config key ("eval_model", "concurrency",
+ * "providers.generic.base_url", "cache.enabled"), value its text, flag
+ * the flag's name for the source (borrowed: it must outlive cfg).
+ * Errors: UP_EUSAGE for an unknown key or a value of the wrong type,
+ * "--flag: expected a whole number".
+ */
+int up_config_set(up_config *cfg, const char *key, const char *value,
+                  const char *flag, up_error *err);
+
+/* The target of a config-file alias, or NULL. */
+const up_alias *up_config_alias(const up_config *cfg, const char *name);
+
+/*
+ * The price for a model: the entry whose key equals resolved
+ * ("anthropic.claude-sonnet-4-5") or else model_id ("claude-sonnet-4-5");
+ * NULL when none.  Either argument may be NULL.
+ */
+const up_price *up_config_price(const up_config *cfg, const char *resolved,
+                                const char *model_id);
+
+#endif

@@ -1,0 +1,501 @@
+/*
+ * Model strings -> endpoints.
+ *
+ * A spec is taken apart in a fixed order, the one fast-agent uses, so
+ * upstream's strings mean the same here: a trailing ".effort" (also
+ * accepted after the ":suffix", where the canonical form puts it), then
+ * the ":suffix" (text after the last colon), then aliases are expanded on
+ * what remains (config aliases first, then the built-in table), then the
+ * "provider." prefix is matched or the provider inferred from a bare name.
+ * A user's suffix replaces an alias's; a user's effort beats an alias's.
+ *
+ * Every table here is data: the alias table is upstream's verbatim, the
+ * effort table says what each provider accepts, the provider table lists
+ * upstream's provider names, with the ones we do not speak marked so
+ * their use gets a clear error instead of a silent fallback.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/model.h"
+
+#define MAX_ALIAS_DEPTH 8
+
+/* fast-agent 0.4.53's aliases (reference/upskill.md §2.10), verbatim. */
+static const up_builtin_alias builtin[] = {
+    {"sonnet", "claude-sonnet-4-5"},
+    {"sonnet45", "claude-sonnet-4-5"},
+    {"claude", "claude-sonnet-4-5"},
+    {"sonnet4", "claude-sonnet-4-0"},
+    {"sonnet35", "claude-3-5-sonnet-latest"},
+    {"sonnet37", "claude-3-7-sonnet-latest"},
+    {"haiku", "claude-haiku-4-5"},
+    {"haiku45", "claude-haiku-4-5"},
+    {"haiku3", "claude-3-haiku-20240307"},
+    {"haiku35", "claude-3-5-haiku-latest"},
+    {"opus", "claude-opus-4-6"},
+    {"opus46", "claude-opus-4-6"},
+    {"opus4", "claude-opus-4-1"},
+    {"opus45", "claude-opus-4-5"},
+    {"opus3", "claude-3-opus-latest"},
+    {"gpt51", "responses.gpt-5.1"},
+    {"gpt52", "responses.gpt-5.2"},
+    {"codex", "responses.gpt-5.2-codex"},
+    {"codexplan", "codexresponses.gpt-5.3-codex"},
+    {"codexplan52", "codexresponses.gpt-5.2-codex"},
+    {"codexspark", "codexresponses.gpt-5.3-codex-spark"},
+    {"deepseek", "deepseek-chat"},
+    {"deepseek3", "deepseek-chat"},
+    {"deepseekv3", "deepseek-chat"},
+    {"gemini2", "gemini-2.0-flash"},
+    {"gemini25", "gemini-2.5-flash-preview-09-2025"},
+    {"gemini25pro", "gemini-2.5-pro"},
+    {"gemini3", "gemini-3-pro-preview"},
+    {"gemini3flash", "gemini-3-flash-preview"},
+    {"kimi", "hf.moonshotai/Kimi-K2-Instruct-0905:groq"},
+    {"kimigroq", "groq.moonshotai/kimi-k2-instruct-0905"},
+    {"kimithink", "hf.moonshotai/Kimi-K2-Thinking:together"},
+    {"kimi25", "hf.moonshotai/Kimi-K2.5:fireworks-ai"},
+    {"gpt-oss", "hf.openai/gpt-oss-120b:cerebras"},
+    {"gpt-oss-20b", "hf.openai/gpt-oss-20b"},
+    {"glm", "hf.zai-org/GLM-5:novita"},
+    {"glm5", "hf.zai-org/GLM-5:novita"},
+    {"glm47", "hf.zai-org/GLM-4.7:cerebras"},
+    {"qwen3", "hf.Qwen/Qwen3-Next-80B-A3B-Instruct:together"},
+    {"minimax", "hf.MiniMaxAI/MiniMax-M2.1:novita"},
+    {"deepseek31", "hf.deepseek-ai/DeepSeek-V3.1"},
+    {"deepseek32", "hf.deepseek-ai/DeepSeek-V3.2:fireworks-ai"},
+    {"grok-4-fast", "xai.grok-4-fast-non-reasoning"},
+    {"grok-4-fast-reasoning", "xai.grok-4-fast-reasoning"},
+};
+
+#define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
+
+/*
+ * Effort levels and what each provider is sent, indexed by provider
+ * kind; NULL means the provider cannot take that level.  OpenAI takes
+ * every reasoning_effort level it documents; OpenAI-compatible servers
+ * (generic, the HF router's backends) the common subset that llama.cpp,
+ * Ollama and vLLM accept; Anthropic takes output_config.effort levels and,
+ * for models with budget-style thinking, the budget_tokens in `budget`.
+ */
+static const struct effort_row {
+    enum up_effort level;
+    const char *name;
+    const char *value[UP_PROV_COUNT];
+    long budget;
+} efforts[] = {
+    {UP_EFFORT_NONE, "none", {NULL, "none", "none", "none"}, 0},
+    {UP_EFFORT_MINIMAL, "minimal", {NULL, "minimal", NULL, NULL}, 0},
+    {UP_EFFORT_LOW, "low", {"low", "low", "low", "low"}, 1024},
+    {UP_EFFORT_MEDIUM,
+     "medium",
+     {"medium", "medium", "medium", "medium"},
+     4096},
+    {UP_EFFORT_HIGH, "high", {"high", "high", "high", "high"}, 16384},
+    {UP_EFFORT_XHIGH, "xhigh", {"xhigh", "xhigh", NULL, NULL}, 32768},
+    {UP_EFFORT_MAX, "max", {"max", "max", NULL, NULL}, 65536},
+};
+
+#define NEFFORTS (sizeof(efforts) / sizeof(efforts[0]))
+
+/* upstream's provider names; kind -1: known upstream, not spoken here. */
+static const struct prov_row {
+    const char *name;
+    int kind;
+} provs[] = {
+    {"anthropic", UP_PROV_ANTHROPIC},
+    {"openai", UP_PROV_OPENAI},
+    {"responses", UP_PROV_OPENAI},
+    {"generic", UP_PROV_GENERIC},
+    {"hf", UP_PROV_HF},
+    {"codexresponses", -1},
+    {"openresponses", -1},
+    {"google", -1},
+    {"googleoai", -1},
+    {"deepseek", -1},
+    {"openrouter", -1},
+    {"tensorzero", -1},
+    {"azure", -1},
+    {"aliyun", -1},
+    {"xai", -1},
+    {"bedrock", -1},
+    {"groq", -1},
+    {"fast-agent", -1},
+};
+
+/* Bare model names: the provider by prefix (upstream's defaults). */
+static const struct bare_row {
+    const char *prefix;
+    const char *provider;
+} bares[] = {
+    {"claude-", "anthropic"}, {"gpt-", "openai"},        {"chatgpt-", "openai"},
+    {"o1", "openai"},         {"o3", "openai"},          {"o4", "openai"},
+    {"gemini-", "google"},    {"deepseek-", "deepseek"}, {"grok-", "xai"},
+    {"qwen-", "aliyun"},
+};
+
+/* A spec taken apart. */
+struct parts {
+    up_buf base;   /* [provider.]model, no suffix, no effort */
+    up_buf suffix; /* after the last ':', without it; may be empty */
+    const struct effort_row *effort;
+};
+
+const char *up_effort_name(enum up_effort effort)
+{
+    for (size_t i = 0; i < NEFFORTS; i++)
+        if (efforts[i].level == effort)
+            return efforts[i].name;
+    return NULL;
+}
+
+const up_builtin_alias *up_model_builtin_aliases(size_t *n)
+{
+    *n = NBUILTIN;
+    return builtin;
+}
+
+void up_model_init(up_model *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+
+void up_model_release(up_model *m)
+{
+    free(m->spec);
+    free(m->alias);
+    free(m->model_id);
+    free(m->resolved);
+    free(m->base_url);
+    free(m->api_key_env);
+    for (size_t i = 0; i < m->nheaders; i++) {
+        free(m->headers[i].name);
+        free(m->headers[i].value);
+    }
+    free(m->headers);
+    up_model_init(m);
+}
+
+/* If b ends in ".level" with something before it, strip it and say which. */
+static const struct effort_row *strip_effort(up_buf *b)
+{
+    const char *dot = strrchr(b->data, '.');
+
+    if (!dot || dot == b->data)
+        return NULL;
+    for (size_t i = 0; i < NEFFORTS; i++) {
+        if (!strcmp(dot + 1, efforts[i].name)) {
+            up_buf_truncate(b, (size_t)(dot - b->data));
+            return &efforts[i];
+        }
+    }
+    return NULL;
+}
+
+static void parts_init(struct parts *p)
+{
+    up_buf_init(&p->base);
+    up_buf_init(&p->suffix);
+    p->effort = NULL;
+}
+
+static void parts_release(struct parts *p)
+{
+    up_buf_release(&p->base);
+    up_buf_release(&p->suffix);
+}
+
+/* Split text into p (which is reset first). */
+static void split(struct parts *p, const char *text)
+{
+    const char *colon;
+
+    up_buf_reset(&p->base);
+    up_buf_reset(&p->suffix);
+    up_buf_adds(&p->base, text);
+    p->effort = strip_effort(&p->base);
+    colon = strrchr(p->base.data, ':');
+    if (colon && colon != p->base.data) {
+        up_buf_adds(&p->suffix, colon + 1);
+        up_buf_truncate(&p->base, (size_t)(colon - p->base.data));
+    }
+    if (!p->effort)
+        p->effort = strip_effort(&p->base);
+}
+
+static const char *find_alias(const up_config *cfg, const char *name)
+{
+    const up_alias *a = up_config_alias(cfg, name);
+
+    if (a)
+        return a->target;
+    for (size_t i = 0; i < NBUILTIN; i++)
+        if (!strcmp(builtin[i].name, name))
+            return builtin[i].target;
+    return NULL;
+}
+
+/* Expand aliases on p->base; the first alias name goes to out->alias. */
+static int expand(up_model *out, struct parts *p, const up_config *cfg,
+                  up_error *err)
+{
+    struct parts t;
+    const char *target;
+    int depth = 0, rc = 0;
+
+    parts_init(&t);
+    while ((target = find_alias(cfg, p->base.data))) {
+        if (++depth > MAX_ALIAS_DEPTH) {
+            rc = up_error_set(err, UP_EPARSE,
+                              "'%s': alias loop (more than %d aliases deep)",
+                              out->spec, MAX_ALIAS_DEPTH);
+            goto out;
+        }
+        if (!out->alias)
+            out->alias = up_xstrdup(p->base.data);
+        split(&t, target);
+        up_buf_reset(&p->base);
+        up_buf_adds(&p->base, t.base.data);
+        if (!p->suffix.len)
+            up_buf_adds(&p->suffix, t.suffix.data);
+        if (!p->effort)
+            p->effort = t.effort;
+    }
+out:
+    parts_release(&t);
+    return rc;
+}
+
+/* "'kimi' resolves to 'x'" or "'x'", for messages. */
+static void subject(up_buf *b, const up_model *m, const struct parts *p)
+{
+    up_buf_addf(b, "'%s'", m->spec);
+    if (m->alias)
+        up_buf_addf(b, " resolves to '%s'", p->base.data);
+}
+
+static int unsupported(const up_model *m, const struct parts *p,
+                       const char *prov, up_error *err)
+{
+    up_buf s = UP_BUF_INIT;
+    int rc;
+
+    subject(&s, m, p);
+    rc = up_error_set(err, UP_EPARSE,
+                      "%s: provider '%s' is not supported (supported: "
+                      "anthropic, openai, generic, hf; or give a base URL "
+                      "for an OpenAI-compatible endpoint)",
+                      s.data, prov);
+    up_buf_release(&s);
+    return rc;
+}
+
+static const struct prov_row *find_prov(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof(provs) / sizeof(provs[0]); i++)
+        if (strlen(provs[i].name) == len && !strncmp(provs[i].name, name, len))
+            return &provs[i];
+    return NULL;
+}
+
+static const struct prov_row *infer_prov(const char *model)
+{
+    for (size_t i = 0; i < sizeof(bares) / sizeof(bares[0]); i++)
+        if (!strncmp(model, bares[i].prefix, strlen(bares[i].prefix)))
+            return find_prov(bares[i].provider, strlen(bares[i].provider));
+    return NULL;
+}
+
+/* Set out->provider and the model id from p. */
+static int pick_provider(up_model *out, const struct parts *p, up_error *err)
+{
+    const char *base = p->base.data, *dot = strchr(base, '.');
+    const struct prov_row *row = NULL;
+    const char *model = base;
+    up_buf s = UP_BUF_INIT;
+
+    if (dot && (row = find_prov(base, (size_t)(dot - base))))
+        model = dot + 1;
+    else
+        row = infer_prov(base);
+    if (!row) {
+        subject(&s, out, p);
+        up_error_set(err, UP_EPARSE,
+                     "%s: unknown model or provider (write provider.model, "
+                     "e.g. generic.%s, or give a base URL)",
+                     s.data, base);
+        up_buf_release(&s);
+        return UP_EPARSE;
+    }
+    if (row->kind < 0)
+        return unsupported(out, p, row->name, err);
+    if (!*model)
+        return up_error_set(err, UP_EPARSE, "'%s': empty model name",
+                            out->spec);
+    out->provider = (enum up_provider_kind)row->kind;
+    up_buf_adds(&s, model);
+    if (p->suffix.len)
+        up_buf_addf(&s, ":%s", p->suffix.data);
+    out->model_id = up_buf_detach(&s);
+    return 0;
+}
+
+static int set_effort(up_model *out, const struct effort_row *e, up_error *err)
+{
+    up_buf ok = UP_BUF_INIT;
+
+    if (!e)
+        return 0;
+    if (e->value[out->provider]) {
+        out->effort = e->level;
+        out->effort_value = e->value[out->provider];
+        if (out->provider == UP_PROV_ANTHROPIC)
+            out->thinking_budget = e->budget;
+        return 0;
+    }
+    for (size_t i = 0; i < NEFFORTS; i++)
+        if (efforts[i].value[out->provider])
+            up_buf_addf(&ok, "%s%s", ok.len ? ", " : "", efforts[i].name);
+    up_error_set(err, UP_EPARSE,
+                 "'%s': effort '%s' is not supported by %s (supported: %s)",
+                 out->spec, e->name, up_provider_name(out->provider), ok.data);
+    up_buf_release(&ok);
+    return UP_EPARSE;
+}
+
+static char *trim_url(const char *url)
+{
+    size_t n = strlen(url);
+
+    while (n && url[n - 1] == '/')
+        n--;
+    return up_xstrndup(url, n);
+}
+
+static long to_ms(double secs)
+{
+    return (long)(secs * 1000.0 + 0.5);
+}
+
+/* Fill the endpoint from cfg's settings for out->provider. */
+static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
+{
+    const up_provider_cfg *pc = &cfg->providers[out->provider];
+
+    out->base_url = trim_url(pc->base_url.value ? pc->base_url.value : "");
+    out->base_url_src = pc->base_url.src;
+    if (pc->api_key_env.value)
+        out->api_key_env = up_xstrdup(pc->api_key_env.value);
+    out->connect_timeout_ms = to_ms(pc->connect_timeout.value);
+    out->timeout_ms = to_ms(pc->timeout.value);
+    out->idle_timeout_ms = to_ms(pc->idle_timeout.value);
+    if (!headers || !pc->nheaders)
+        return;
+    out->headers = up_xcalloc(pc->nheaders, sizeof(*out->headers));
+    for (size_t i = 0; i < pc->nheaders; i++) {
+        out->headers[i].name = up_xstrdup(pc->headers[i].name);
+        out->headers[i].value = up_xstrdup(pc->headers[i].value);
+    }
+    out->nheaders = pc->nheaders;
+}
+
+static void set_resolved(up_model *out)
+{
+    up_buf b = UP_BUF_INIT;
+    const char *e = up_effort_name(out->effort);
+
+    up_buf_addf(&b, "%s.%s", up_provider_name(out->provider), out->model_id);
+    if (e)
+        up_buf_addf(&b, ".%s", e);
+    out->resolved = up_buf_detach(&b);
+}
+
+/* A model sent as given to an OpenAI-compatible URL from a flag. */
+static int resolve_override(up_model *out, struct parts *p, const char *url,
+                            const char *key_env, const up_config *cfg,
+                            up_error *err)
+{
+    const char *base = p->base.data, *dot = strchr(base, '.');
+    enum up_provider_kind k;
+    up_buf id = UP_BUF_INIT;
+
+    if (dot) {
+        char *name = up_xstrndup(base, (size_t)(dot - base));
+
+        if (up_provider_parse(&k, name) == 0)
+            base = dot + 1;
+        free(name);
+    }
+    if (!*base)
+        return up_error_set(err, UP_EPARSE, "'%s': empty model name",
+                            out->spec);
+    up_buf_adds(&id, base);
+    if (p->suffix.len)
+        up_buf_addf(&id, ":%s", p->suffix.data);
+    out->model_id = up_buf_detach(&id);
+    out->provider = UP_PROV_GENERIC;
+    fill_endpoint(out, cfg, 0);
+    free(out->base_url);
+    free(out->api_key_env);
+    out->base_url = trim_url(url);
+    out->base_url_src = (up_source){UP_SRC_FLAG, NULL, 0};
+    out->api_key_env = key_env ? up_xstrdup(key_env) : NULL;
+    return set_effort(out, p->effort, err);
+}
+
+int up_model_resolve(up_model *out, const char *spec,
+                     const char *base_url_override,
+                     const char *api_key_env_override, const up_config *cfg,
+                     up_error *err)
+{
+    up_config defaults;
+    struct parts p;
+    int rc;
+
+    up_model_release(out);
+    up_config_init(&defaults);
+    parts_init(&p);
+    if (!cfg)
+        cfg = &defaults;
+    out->spec = up_xstrdup(spec ? spec : "");
+    split(&p, out->spec);
+    if (strchr(out->spec, '?')) {
+        rc = up_error_set(err, UP_EPARSE,
+                          "'%s': query options (?reasoning=...) are not "
+                          "supported; use an effort suffix such as .high",
+                          out->spec);
+        goto out;
+    }
+    if (!p.base.len) {
+        rc =
+            up_error_set(err, UP_EPARSE, "'%s': empty model string", out->spec);
+        goto out;
+    }
+    if (base_url_override && *base_url_override) {
+        rc = resolve_override(out, &p, base_url_override, api_key_env_override,
+                              cfg, err);
+    } else {
+        rc = expand(out, &p, cfg, err);
+        if (!rc)
+            rc = pick_provider(out, &p, err);
+        if (!rc)
+            rc = set_effort(out, p.effort, err);
+        if (!rc)
+            fill_endpoint(out, cfg, 1);
+    }
+    if (!rc)
+        set_resolved(out);
+out:
+    parts_release(&p);
+    up_config_release(&defaults);
+    if (rc) {
+        char *keep = out->spec;
+
+        out->spec = NULL;
+        up_model_release(out);
+        out->spec = keep;
+    }
+    return rc;
+}

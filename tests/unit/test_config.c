@@ -1,0 +1,424 @@
+/* Unit tests for upskill.config.yaml: lookup, layers, sources, messages. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "upskill/upskill.h"
+
+/* A fake environment: NULL-terminated name/value pairs. */
+struct fake_env {
+    const char *vars[16][2];
+};
+
+static const char *fake_getenv(const char *name, void *ctx)
+{
+    struct fake_env *e = ctx;
+
+    for (size_t i = 0; i < 16 && e->vars[i][0]; i++)
+        if (!strcmp(e->vars[i][0], name))
+            return e->vars[i][1];
+    return NULL;
+}
+
+static int parse(up_config *cfg, const char *yaml, up_error *err)
+{
+    return up_config_parse(cfg, yaml, strlen(yaml), "upskill.config.yaml", err);
+}
+
+static char *source_text(const up_source *src)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_source_format(src, &b);
+    return up_buf_detach(&b);
+}
+
+static void assert_source(const up_source *src, const char *want)
+{
+    char *got = source_text(src);
+
+    cr_assert_str_eq(got, want);
+    free(got);
+}
+
+Test(config, defaults)
+{
+    up_config cfg;
+
+    up_config_init(&cfg);
+    cr_assert_str_eq(cfg.skill_generation_model.value, "sonnet");
+    cr_assert_null(cfg.eval_model.value);
+    cr_assert_null(cfg.test_gen_model.value);
+    cr_assert_str_eq(cfg.skills_dir.value, "skills");
+    cr_assert_str_eq(cfg.runs_dir.value, "runs");
+    cr_assert_eq(cfg.max_refine_attempts.value, 2);
+    cr_assert_eq(cfg.cache_enabled.value, 0);
+    cr_assert_str_eq(cfg.providers[UP_PROV_HF].api_key_env.value, "HF_TOKEN");
+    assert_source(&cfg.max_refine_attempts.src, "default");
+    assert_source(&cfg.providers[UP_PROV_OPENAI].base_url.src, "default");
+    cr_assert_null(cfg.path);
+    up_config_release(&cfg);
+}
+
+static const char full_yaml[] = "# every key\n"
+                                "skill_generation_model: opus\n"
+                                "eval_model: haiku\n"
+                                "test_gen_model: null\n"
+                                "skills_dir: ~/skills\n"
+                                "runs_dir: ./out/runs\n"
+                                "prompts_dir: prompts\n"
+                                "max_refine_attempts: 3\n"
+                                "concurrency: 8\n"
+                                "auto_eval: true\n"
+                                "cache:\n"
+                                "  enabled: yes\n"
+                                "  path: /tmp/c.sqlite\n"
+                                "  ttl_days: 7\n"
+                                "providers:\n"
+                                "  openai:\n"
+                                "    base_url: http://127.0.0.1:1/v1\n"
+                                "    connect_timeout: 2\n"
+                                "aliases: {fast: haiku}\n"
+                                "prices:\n"
+                                "  claude-haiku-4-5: {input: 1, output: 5}\n"
+                                "  anthropic.claude-opus-4-6:\n"
+                                "    input: 5\n"
+                                "    output: 25\n"
+                                "    cached: 0.5\n";
+
+Test(config, every_key_with_lines)
+{
+    up_config cfg;
+    up_error err = {0};
+    struct fake_env env = {{{"HOME", "/home/u"}}};
+    const up_price *p;
+
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    cr_assert_eq(parse(&cfg, full_yaml, &err), 0, "%s", err.msg);
+    cr_assert_eq(cfg.nwarnings, 0, "%s", cfg.nwarnings ? cfg.warnings[0] : "");
+    cr_assert_str_eq(cfg.skill_generation_model.value, "opus");
+    assert_source(&cfg.skill_generation_model.src, "upskill.config.yaml:2");
+    cr_assert_str_eq(cfg.eval_model.value, "haiku");
+    cr_assert_null(cfg.test_gen_model.value);
+    assert_source(&cfg.test_gen_model.src, "upskill.config.yaml:4");
+    cr_assert_str_eq(cfg.skills_dir.value, "/home/u/skills");
+    cr_assert_str_eq(cfg.runs_dir.value, "./out/runs");
+    cr_assert_str_eq(cfg.prompts_dir.value, "prompts");
+    cr_assert_eq(cfg.max_refine_attempts.value, 3);
+    assert_source(&cfg.max_refine_attempts.src, "upskill.config.yaml:8");
+    cr_assert_eq(cfg.concurrency.value, 8);
+    cr_assert_eq(cfg.cache_enabled.value, 1);
+    cr_assert_str_eq(cfg.cache_path.value, "/tmp/c.sqlite");
+    cr_assert_eq(cfg.cache_ttl_days.value, 7);
+    assert_source(&cfg.cache_ttl_days.src, "upskill.config.yaml:14");
+    cr_assert_str_eq(cfg.providers[UP_PROV_OPENAI].base_url.value,
+                     "http://127.0.0.1:1/v1");
+    assert_source(&cfg.providers[UP_PROV_OPENAI].base_url.src,
+                  "upskill.config.yaml:17");
+    cr_assert_eq(cfg.providers[UP_PROV_OPENAI].connect_timeout.value, 2.0);
+    cr_assert_str_eq(up_config_alias(&cfg, "fast")->target, "haiku");
+    p = up_config_price(&cfg, "anthropic.claude-haiku-4-5", "claude-haiku-4-5");
+    cr_assert_not_null(p);
+    cr_assert_eq(p->output, 5.0);
+    cr_assert_eq(p->cached, 1.0, "cached defaults to the input price");
+    p = up_config_price(&cfg, "anthropic.claude-opus-4-6", "claude-opus-4-6");
+    cr_assert_not_null(p);
+    cr_assert_eq(p->cached, 0.5);
+    cr_assert_null(up_config_price(&cfg, "openai.gpt-4o", "gpt-4o"));
+    up_config_release(&cfg);
+}
+
+Test(config, legacy_model_key)
+{
+    static const char *const yamls[] = {
+        "model: haiku\n",
+        "model: haiku\nskill_generation_model: opus\n",
+        "skill_generation_model: opus\nmodel: haiku\n",
+    };
+    static const char *const want[] = {"haiku", "opus", "opus"};
+
+    for (size_t i = 0; i < 3; i++) {
+        up_config cfg;
+
+        up_config_init(&cfg);
+        cr_assert_eq(parse(&cfg, yamls[i], NULL), 0);
+        cr_assert_str_eq(cfg.skill_generation_model.value, want[i]);
+        cr_assert_eq(cfg.nwarnings, 0);
+        up_config_release(&cfg);
+    }
+}
+
+Test(config, unknown_keys_warn_with_line)
+{
+    up_config cfg;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    cr_assert_eq(parse(&cfg,
+                       "model: haiku\n"
+                       "modle: opus\n"
+                       "providers:\n"
+                       "  openai:\n"
+                       "    base_ulr: x\n"
+                       "  mistral: {}\n"
+                       "cache: {size: 3}\n"
+                       "prices:\n"
+                       "  x: {input: 1, output: 2, extra: 3}\n"
+                       "fastagent_config: f.yaml\n",
+                       &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(cfg.nwarnings, 6);
+    cr_assert_str_eq(cfg.warnings[0],
+                     "'upskill.config.yaml':2: unknown key 'modle'");
+    cr_assert_str_eq(cfg.warnings[1], "'upskill.config.yaml':5: unknown key "
+                                      "'providers.openai.base_ulr'");
+    cr_assert_str_eq(cfg.warnings[2],
+                     "'upskill.config.yaml':6: unknown provider 'mistral' "
+                     "(known: anthropic, openai, generic, hf)");
+    cr_assert_str_eq(cfg.warnings[3],
+                     "'upskill.config.yaml':7: unknown key 'cache.size'");
+    cr_assert_str_eq(cfg.warnings[4],
+                     "'upskill.config.yaml':9: unknown key 'prices.x.extra'");
+    cr_assert(strstr(cfg.warnings[5], "'upskill.config.yaml':10: "
+                                      "fastagent_config is not used"));
+    cr_assert_str_eq(cfg.skill_generation_model.value, "haiku");
+    up_config_release(&cfg);
+}
+
+static const struct {
+    const char *yaml;
+    const char *msg;
+} type_errors[] = {
+    {"model: haiku\nskills_dir: skills\n\nmax_refine_attempts: many\n",
+     "'upskill.config.yaml':4: max_refine_attempts: expected a whole number"},
+    {"max_refine_attempts: 2.5\n",
+     "'upskill.config.yaml':1: max_refine_attempts: expected a whole number"},
+    {"concurrency: 0\n", "'upskill.config.yaml':1: concurrency: expected a "
+                         "whole number of at least 1"},
+    {"eval_model: [a, b]\n",
+     "'upskill.config.yaml':1: eval_model: expected a string, not a list"},
+    {"cache:\n  enabled: maybe\n",
+     "'upskill.config.yaml':2: cache.enabled: expected true or false"},
+    {"providers:\n  hf:\n    timeout: -1\n",
+     "'upskill.config.yaml':3: providers.hf.timeout: expected a number of "
+     "seconds above 0"},
+    {"providers: [anthropic]\n",
+     "'upskill.config.yaml':1: providers: expected a mapping of providers"},
+    {"providers:\n  openai: fast\n",
+     "'upskill.config.yaml':2: providers.openai: expected a mapping, not a "
+     "string"},
+    {"providers:\n  openai:\n    headers:\n      X-A: \"a\\r\\nX-B: b\"\n",
+     "'upskill.config.yaml':4: providers.openai.headers: header 'X-A': "
+     "expected a name without ':' or spaces and a one-line string value"},
+    {"aliases:\n  fast: [haiku]\n", "'upskill.config.yaml':2: aliases: alias "
+                                    "'fast': expected a model string"},
+    {"prices:\n  m: {input: 1}\n", "'upskill.config.yaml':2: prices.m: "
+                                   "expected both input and output prices"},
+    {"prices:\n  m: {input: 1, output: -2}\n",
+     "'upskill.config.yaml':2: prices.m: output: expected a number of USD "
+     "per million tokens"},
+    {"- a\n- b\n", "'upskill.config.yaml':1: top level: expected a mapping "
+                   "of settings, not a list"},
+};
+
+Test(config, wrong_types_fail_with_line)
+{
+    for (size_t i = 0; i < sizeof(type_errors) / sizeof(type_errors[0]); i++) {
+        up_config cfg;
+        up_error err = {0};
+
+        up_config_init(&cfg);
+        cr_assert_eq(parse(&cfg, type_errors[i].yaml, &err), UP_EPARSE, "%s",
+                     type_errors[i].yaml);
+        cr_assert_str_eq(err.msg, type_errors[i].msg);
+        up_config_release(&cfg);
+    }
+}
+
+Test(config, syntax_error_names_file_and_line)
+{
+    up_config cfg;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    cr_assert_eq(parse(&cfg, "model: haiku\nx: [unclosed\n", &err), UP_EPARSE);
+    cr_assert(!strncmp(err.msg, "'upskill.config.yaml':", 22), "%s", err.msg);
+    up_config_release(&cfg);
+}
+
+Test(config, yaml_strictness_is_fine_duplicates_warn)
+{
+    up_config cfg;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    cr_assert_eq(parse(&cfg,
+                       "aliases: {a: haiku, b: opus}\n"
+                       "prices: {m: {input: 1, output: 2}}\n"
+                       "runs_dir: a\n"
+                       "runs_dir: b\n",
+                       &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(cfg.nwarnings, 1);
+    cr_assert(strstr(cfg.warnings[0], "'upskill.config.yaml':4: duplicate"),
+              "%s", cfg.warnings[0]);
+    cr_assert_eq(cfg.naliases, 2);
+    up_config_release(&cfg);
+}
+
+Test(config, env_beats_file_flags_beat_env)
+{
+    up_config cfg;
+    up_error err = {0};
+    struct fake_env env = {{{"GENERIC_BASE_URL", "http://127.0.0.1:2/v1"},
+                            {"OPENAI_API_BASE", "http://old/v1"},
+                            {"OPENAI_BASE_URL", "http://new/v1"},
+                            {"ANTHROPIC_BASE_URL", ""}}};
+
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    cr_assert_eq(parse(&cfg,
+                       "providers:\n"
+                       "  generic: {base_url: 'http://127.0.0.1:1/v1'}\n"
+                       "  anthropic: {base_url: 'http://127.0.0.1:3'}\n",
+                       &err),
+                 0, "%s", err.msg);
+    up_config_apply_env(&cfg);
+    cr_assert_str_eq(cfg.providers[UP_PROV_GENERIC].base_url.value,
+                     "http://127.0.0.1:2/v1");
+    assert_source(&cfg.providers[UP_PROV_GENERIC].base_url.src,
+                  "env GENERIC_BASE_URL");
+    cr_assert_str_eq(cfg.providers[UP_PROV_OPENAI].base_url.value,
+                     "http://new/v1");
+    /* An empty variable counts as unset: the file's value stays. */
+    assert_source(&cfg.providers[UP_PROV_ANTHROPIC].base_url.src,
+                  "upskill.config.yaml:3");
+    cr_assert_eq(up_config_set(&cfg, "providers.generic.base_url",
+                               "http://127.0.0.1:4/v1", "--base-url", &err),
+                 0);
+    assert_source(&cfg.providers[UP_PROV_GENERIC].base_url.src,
+                  "flag --base-url");
+    cr_assert_eq(up_config_set(&cfg, "concurrency", "16", "-j", &err), 0);
+    cr_assert_eq(cfg.concurrency.value, 16);
+    assert_source(&cfg.concurrency.src, "flag -j");
+    cr_assert_eq(
+        up_config_set(&cfg, "cache.enabled", "false", "--no-cache", &err), 0);
+    cr_assert_eq(up_config_set(&cfg, "concurrency", "lots", "-j", &err),
+                 UP_EUSAGE);
+    cr_assert_str_eq(err.msg, "-j: expected a whole number");
+    cr_assert_eq(up_config_set(&cfg, "providers.x.base_url", "u", "--u", &err),
+                 UP_EUSAGE);
+    cr_assert_str_eq(err.msg, "unknown setting 'providers.x.base_url'");
+    cr_assert_eq(up_config_set(&cfg, "aliases", "x", "--a", &err), UP_EUSAGE);
+    up_config_release(&cfg);
+}
+
+/* ---- lookup order, in a scratch folder ---------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+    up_buf dir = UP_BUF_INIT;
+
+    up_fs_dirname(&dir, path);
+    cr_assert_eq(up_fs_mkdir_p(dir.data, 0755, NULL), 0);
+    cr_assert_eq(up_fs_write_atomic(path, text, strlen(text), 0644, NULL), 0);
+    up_buf_release(&dir);
+}
+
+static void load_with(struct fake_env *env, up_config *cfg)
+{
+    up_error err = {0};
+
+    up_config_init(cfg);
+    up_config_set_env(cfg, fake_getenv, env);
+    cr_assert_eq(up_config_load(cfg, &err), 0, "%s", err.msg);
+}
+
+Test(config, lookup_order)
+{
+    char top[] = "/tmp/upskill-config.XXXXXX";
+    char home[64], proj[64], legacy[160], explicit[160], local[160];
+    struct fake_env env = {{{"HOME", home}, {"UPSKILL_CONFIG", explicit}}};
+    up_config cfg;
+
+    cr_assert_not_null(mkdtemp(top));
+    snprintf(home, sizeof(home), "%s/home", top);
+    snprintf(proj, sizeof(proj), "%s/proj", top);
+    snprintf(legacy, sizeof(legacy), "%s/.config/upskill/config.yaml", home);
+    snprintf(explicit, sizeof(explicit), "%s/explicit.yaml", top);
+    snprintf(local, sizeof(local), "%s/upskill.config.yaml", proj);
+    write_file(legacy, "eval_model: legacy\n");
+    write_file(local, "eval_model: local\n");
+    write_file(explicit, "eval_model: explicit\n");
+    cr_assert_eq(chdir(proj), 0);
+
+    load_with(&env, &cfg);
+    cr_assert_str_eq(cfg.eval_model.value, "explicit");
+    cr_assert_str_eq(cfg.why, "UPSKILL_CONFIG env var");
+    up_config_release(&cfg);
+
+    env.vars[1][0] = "UNUSED";
+    load_with(&env, &cfg);
+    cr_assert_str_eq(cfg.eval_model.value, "local");
+    cr_assert_str_eq(cfg.path, "upskill.config.yaml");
+    cr_assert_str_eq(cfg.why, "project-local config");
+    assert_source(&cfg.eval_model.src, "upskill.config.yaml:1");
+    up_config_release(&cfg);
+
+    cr_assert_eq(unlink(local), 0);
+    load_with(&env, &cfg);
+    cr_assert_str_eq(cfg.eval_model.value, "legacy");
+    cr_assert_str_eq(cfg.path, legacy);
+    cr_assert_str_eq(cfg.why, "legacy user config");
+    up_config_release(&cfg);
+
+    cr_assert_eq(unlink(legacy), 0);
+    load_with(&env, &cfg);
+    cr_assert_null(cfg.eval_model.value);
+    cr_assert_null(cfg.path);
+    up_config_release(&cfg);
+
+    /* UPSKILL_CONFIG naming a missing file: used, defaults apply. */
+    env.vars[1][0] = "UPSKILL_CONFIG";
+    env.vars[1][1] = "~/missing.yaml";
+    load_with(&env, &cfg);
+    cr_assert(strstr(cfg.path, "/home/missing.yaml"), "%s", cfg.path);
+    cr_assert_eq(cfg.path_exists, 0);
+    cr_assert_str_eq(cfg.skill_generation_model.value, "sonnet");
+    cr_assert(strstr(cfg.cache_path.value, "/home/.cache/upskill/"));
+    up_config_release(&cfg);
+    cr_assert_eq(chdir("/"), 0);
+    unlink(explicit);
+    snprintf(legacy, sizeof(legacy), "%s/.config/upskill", home);
+    rmdir(legacy);
+    snprintf(legacy, sizeof(legacy), "%s/.config", home);
+    rmdir(legacy);
+    rmdir(home);
+    rmdir(proj);
+    rmdir(top);
+}
+
+Test(config, load_reports_bad_file)
+{
+    char dir[] = "/tmp/upskill-config.XXXXXX";
+    char path[256];
+    struct fake_env env = {{{"UPSKILL_CONFIG", path}}};
+    up_config cfg;
+    up_error err = {0};
+
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/c.yaml", dir);
+    write_file(path, "# c\nconcurrency: x\n");
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    cr_assert_eq(up_config_load(&cfg, &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, ":2: concurrency: expected a whole number"), "%s",
+              err.msg);
+    cr_assert(strstr(err.msg, path));
+    up_config_release(&cfg);
+    unlink(path);
+    rmdir(dir);
+}

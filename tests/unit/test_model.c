@@ -1,0 +1,391 @@
+/* Unit tests for model strings: aliases, providers, efforts, overrides. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "upskill/upskill.h"
+
+/* Every built-in alias: what it resolves to, or the error it must give. */
+static const struct {
+    const char *alias;
+    int provider;     /* -1: must fail */
+    const char *want; /* model id, or a substring of the error */
+} alias_cases[] = {
+    {"sonnet", UP_PROV_ANTHROPIC, "claude-sonnet-4-5"},
+    {"sonnet45", UP_PROV_ANTHROPIC, "claude-sonnet-4-5"},
+    {"claude", UP_PROV_ANTHROPIC, "claude-sonnet-4-5"},
+    {"sonnet4", UP_PROV_ANTHROPIC, "claude-sonnet-4-0"},
+    {"sonnet35", UP_PROV_ANTHROPIC, "claude-3-5-sonnet-latest"},
+    {"sonnet37", UP_PROV_ANTHROPIC, "claude-3-7-sonnet-latest"},
+    {"haiku", UP_PROV_ANTHROPIC, "claude-haiku-4-5"},
+    {"haiku45", UP_PROV_ANTHROPIC, "claude-haiku-4-5"},
+    {"haiku3", UP_PROV_ANTHROPIC, "claude-3-haiku-20240307"},
+    {"haiku35", UP_PROV_ANTHROPIC, "claude-3-5-haiku-latest"},
+    {"opus", UP_PROV_ANTHROPIC, "claude-opus-4-6"},
+    {"opus46", UP_PROV_ANTHROPIC, "claude-opus-4-6"},
+    {"opus4", UP_PROV_ANTHROPIC, "claude-opus-4-1"},
+    {"opus45", UP_PROV_ANTHROPIC, "claude-opus-4-5"},
+    {"opus3", UP_PROV_ANTHROPIC, "claude-3-opus-latest"},
+    {"gpt51", UP_PROV_OPENAI, "gpt-5.1"},
+    {"gpt52", UP_PROV_OPENAI, "gpt-5.2"},
+    {"codex", UP_PROV_OPENAI, "gpt-5.2-codex"},
+    {"codexplan", -1, "provider 'codexresponses' is not supported"},
+    {"codexplan52", -1, "provider 'codexresponses' is not supported"},
+    {"codexspark", -1, "provider 'codexresponses' is not supported"},
+    {"deepseek", -1, "provider 'deepseek' is not supported"},
+    {"deepseek3", -1, "provider 'deepseek' is not supported"},
+    {"deepseekv3", -1, "provider 'deepseek' is not supported"},
+    {"gemini2", -1,
+     "'gemini2' resolves to 'gemini-2.0-flash': provider "
+     "'google' is not supported"},
+    {"gemini25", -1, "provider 'google'"},
+    {"gemini25pro", -1, "provider 'google'"},
+    {"gemini3", -1, "provider 'google'"},
+    {"gemini3flash", -1, "provider 'google'"},
+    {"kimi", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:groq"},
+    {"kimigroq", -1, "provider 'groq' is not supported"},
+    {"kimithink", UP_PROV_HF, "moonshotai/Kimi-K2-Thinking:together"},
+    {"kimi25", UP_PROV_HF, "moonshotai/Kimi-K2.5:fireworks-ai"},
+    {"gpt-oss", UP_PROV_HF, "openai/gpt-oss-120b:cerebras"},
+    {"gpt-oss-20b", UP_PROV_HF, "openai/gpt-oss-20b"},
+    {"glm", UP_PROV_HF, "zai-org/GLM-5:novita"},
+    {"glm5", UP_PROV_HF, "zai-org/GLM-5:novita"},
+    {"glm47", UP_PROV_HF, "zai-org/GLM-4.7:cerebras"},
+    {"qwen3", UP_PROV_HF, "Qwen/Qwen3-Next-80B-A3B-Instruct:together"},
+    {"minimax", UP_PROV_HF, "MiniMaxAI/MiniMax-M2.1:novita"},
+    {"deepseek31", UP_PROV_HF, "deepseek-ai/DeepSeek-V3.1"},
+    {"deepseek32", UP_PROV_HF, "deepseek-ai/DeepSeek-V3.2:fireworks-ai"},
+    {"grok-4-fast", -1, "provider 'xai' is not supported"},
+    {"grok-4-fast-reasoning", -1, "provider 'xai' is not supported"},
+};
+
+#define NALIAS_CASES (sizeof(alias_cases) / sizeof(alias_cases[0]))
+
+Test(model, every_builtin_alias)
+{
+    for (size_t i = 0; i < NALIAS_CASES; i++) {
+        up_model m;
+        up_error err = {0};
+        int rc;
+
+        up_model_init(&m);
+        rc = up_model_resolve(&m, alias_cases[i].alias, NULL, NULL, NULL, &err);
+        if (alias_cases[i].provider < 0) {
+            cr_assert_eq(rc, UP_EPARSE, "%s", alias_cases[i].alias);
+            cr_assert(strstr(err.msg, alias_cases[i].want), "%s: %s",
+                      alias_cases[i].alias, err.msg);
+            cr_assert_null(m.model_id);
+        } else {
+            cr_assert_eq(rc, 0, "%s: %s", alias_cases[i].alias, err.msg);
+            cr_assert_eq((int)m.provider, alias_cases[i].provider, "%s",
+                         alias_cases[i].alias);
+            cr_assert_str_eq(m.model_id, alias_cases[i].want);
+            cr_assert_str_eq(m.alias, alias_cases[i].alias);
+        }
+        up_model_release(&m);
+    }
+}
+
+/* The test table and the built-in table list the same aliases. */
+Test(model, alias_table_is_covered)
+{
+    size_t n;
+    const up_builtin_alias *t = up_model_builtin_aliases(&n);
+
+    cr_assert_eq(n, NALIAS_CASES);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+
+        while (j < NALIAS_CASES && strcmp(alias_cases[j].alias, t[i].name))
+            j++;
+        cr_assert(j < NALIAS_CASES, "alias %s has no test", t[i].name);
+    }
+}
+
+static const struct {
+    const char *spec;
+    int provider;
+    const char *model_id;
+    const char *resolved;
+    const char *effort; /* effort_value, or NULL */
+    long budget;
+} ok_cases[] = {
+    {"anthropic.claude-opus-4-6", UP_PROV_ANTHROPIC, "claude-opus-4-6",
+     "anthropic.claude-opus-4-6", NULL, 0},
+    {"sonnet.high", UP_PROV_ANTHROPIC, "claude-sonnet-4-5",
+     "anthropic.claude-sonnet-4-5.high", "high", 16384},
+    {"haiku.low", UP_PROV_ANTHROPIC, "claude-haiku-4-5",
+     "anthropic.claude-haiku-4-5.low", "low", 1024},
+    {"opus.max", UP_PROV_ANTHROPIC, "claude-opus-4-6",
+     "anthropic.claude-opus-4-6.max", "max", 65536},
+    {"claude-3-7-sonnet-latest", UP_PROV_ANTHROPIC, "claude-3-7-sonnet-latest",
+     "anthropic.claude-3-7-sonnet-latest", NULL, 0},
+    {"openai.gpt-4o", UP_PROV_OPENAI, "gpt-4o", "openai.gpt-4o", NULL, 0},
+    {"gpt-4.1", UP_PROV_OPENAI, "gpt-4.1", "openai.gpt-4.1", NULL, 0},
+    {"o3-mini.medium", UP_PROV_OPENAI, "o3-mini", "openai.o3-mini.medium",
+     "medium", 0},
+    {"openai.gpt-5.minimal", UP_PROV_OPENAI, "gpt-5", "openai.gpt-5.minimal",
+     "minimal", 0},
+    {"responses.gpt-5.1.xhigh", UP_PROV_OPENAI, "gpt-5.1",
+     "openai.gpt-5.1.xhigh", "xhigh", 0},
+    {"generic.llama3.2", UP_PROV_GENERIC, "llama3.2", "generic.llama3.2", NULL,
+     0},
+    {"generic.llama3.2:latest", UP_PROV_GENERIC, "llama3.2:latest",
+     "generic.llama3.2:latest", NULL, 0},
+    {"generic.qwen3.none", UP_PROV_GENERIC, "qwen3", "generic.qwen3.none",
+     "none", 0},
+    {"hf.openai/gpt-oss-120b:cerebras", UP_PROV_HF,
+     "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras", NULL,
+     0},
+    {"hf.openai/gpt-oss-120b.high:cerebras", UP_PROV_HF,
+     "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras.high",
+     "high", 0},
+    {"hf.openai/gpt-oss-120b:cerebras.high", UP_PROV_HF,
+     "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras.high",
+     "high", 0},
+    {"kimi:together", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:together",
+     "hf.moonshotai/Kimi-K2-Instruct-0905:together", NULL, 0},
+    {"kimi.low", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:groq",
+     "hf.moonshotai/Kimi-K2-Instruct-0905:groq.low", "low", 0},
+    {"gpt-oss-20b:fastest", UP_PROV_HF, "openai/gpt-oss-20b:fastest",
+     "hf.openai/gpt-oss-20b:fastest", NULL, 0},
+    {"hf.meta-llama/Llama-3.1-8B-Instruct", UP_PROV_HF,
+     "meta-llama/Llama-3.1-8B-Instruct", "hf.meta-llama/Llama-3.1-8B-Instruct",
+     NULL, 0},
+};
+
+Test(model, provider_prefixes_and_efforts)
+{
+    for (size_t i = 0; i < sizeof(ok_cases) / sizeof(ok_cases[0]); i++) {
+        up_model m;
+        up_error err = {0};
+
+        up_model_init(&m);
+        cr_assert_eq(
+            up_model_resolve(&m, ok_cases[i].spec, NULL, NULL, NULL, &err), 0,
+            "%s: %s", ok_cases[i].spec, err.msg);
+        cr_assert_eq((int)m.provider, ok_cases[i].provider, "%s",
+                     ok_cases[i].spec);
+        cr_assert_str_eq(m.model_id, ok_cases[i].model_id);
+        cr_assert_str_eq(m.resolved, ok_cases[i].resolved);
+        if (ok_cases[i].effort)
+            cr_assert_str_eq(m.effort_value, ok_cases[i].effort);
+        else
+            cr_assert_null(m.effort_value, "%s", ok_cases[i].spec);
+        cr_assert_eq(m.thinking_budget, ok_cases[i].budget, "%s",
+                     ok_cases[i].spec);
+        cr_assert_str_eq(m.spec, ok_cases[i].spec);
+        up_model_release(&m);
+    }
+}
+
+/* The resolved string resolves to itself. */
+Test(model, resolved_round_trips)
+{
+    for (size_t i = 0; i < sizeof(ok_cases) / sizeof(ok_cases[0]); i++) {
+        up_model m;
+
+        up_model_init(&m);
+        cr_assert_eq(
+            up_model_resolve(&m, ok_cases[i].resolved, NULL, NULL, NULL, NULL),
+            0, "%s", ok_cases[i].resolved);
+        cr_assert_str_eq(m.resolved, ok_cases[i].resolved);
+        cr_assert_null(m.alias);
+        up_model_release(&m);
+    }
+}
+
+static const struct {
+    const char *spec;
+    const char *msg; /* the whole message */
+} bad_cases[] = {
+    {"", "'': empty model string"},
+    {"opus?reasoning=1024", "'opus?reasoning=1024': query options "
+                            "(?reasoning=...) are not supported; use an "
+                            "effort suffix such as .high"},
+    {"anthropic.", "'anthropic.': empty model name"},
+    {"llama3", "'llama3': unknown model or provider (write provider.model, "
+               "e.g. generic.llama3, or give a base URL)"},
+    {"mistral.large", "'mistral.large': unknown model or provider (write "
+                      "provider.model, e.g. generic.mistral.large, or give a "
+                      "base URL)"},
+    {"google.gemini-2.5-pro",
+     "'google.gemini-2.5-pro': provider 'google' is not supported (supported: "
+     "anthropic, openai, generic, hf; or give a base URL for an "
+     "OpenAI-compatible endpoint)"},
+    {"anthropic.claude-opus-4-6.minimal",
+     "'anthropic.claude-opus-4-6.minimal': effort 'minimal' is not supported "
+     "by anthropic (supported: low, medium, high, xhigh, max)"},
+    {"sonnet.none", "'sonnet.none': effort 'none' is not supported by "
+                    "anthropic (supported: low, medium, high, xhigh, max)"},
+    {"generic.qwen3.xhigh", "'generic.qwen3.xhigh': effort 'xhigh' is not "
+                            "supported by generic (supported: none, low, "
+                            "medium, high)"},
+    {"kimi.max", "'kimi.max': effort 'max' is not supported by hf "
+                 "(supported: none, low, medium, high)"},
+    {"generic.qwen3.minimal", "'generic.qwen3.minimal': effort 'minimal' is "
+                              "not supported by generic (supported: none, "
+                              "low, medium, high)"},
+};
+
+Test(model, errors_are_clear)
+{
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+        up_model m;
+        up_error err = {0};
+
+        up_model_init(&m);
+        cr_assert_eq(
+            up_model_resolve(&m, bad_cases[i].spec, NULL, NULL, NULL, &err),
+            UP_EPARSE, "%s", bad_cases[i].spec);
+        cr_assert_str_eq(err.msg, bad_cases[i].msg);
+        cr_assert_null(m.resolved);
+        up_model_release(&m);
+    }
+}
+
+Test(model, default_endpoints)
+{
+    static const struct {
+        const char *spec, *url, *key;
+    } cases[] = {
+        {"sonnet", "https://api.anthropic.com", "ANTHROPIC_API_KEY"},
+        {"openai.gpt-4o", "https://api.openai.com/v1", "OPENAI_API_KEY"},
+        {"generic.x", "http://localhost:11434/v1", "GENERIC_API_KEY"},
+        {"kimi", "https://router.huggingface.co/v1", "HF_TOKEN"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        up_model m;
+
+        up_model_init(&m);
+        cr_assert_eq(
+            up_model_resolve(&m, cases[i].spec, NULL, NULL, NULL, NULL), 0);
+        cr_assert_str_eq(m.base_url, cases[i].url);
+        cr_assert_str_eq(m.api_key_env, cases[i].key);
+        cr_assert_eq(m.base_url_src.kind, UP_SRC_DEFAULT);
+        cr_assert_eq(m.connect_timeout_ms, 10000);
+        cr_assert_eq(m.timeout_ms, 600000);
+        cr_assert_eq(m.idle_timeout_ms, 300000);
+        up_model_release(&m);
+    }
+}
+
+Test(model, base_url_override)
+{
+    up_model m;
+    up_error err = {0};
+
+    up_model_init(&m);
+    /* qwen3 is an alias, but with a base URL it is the server's name. */
+    cr_assert_eq(up_model_resolve(&m, "qwen3:4b", "http://127.0.0.1:8080/v1/",
+                                  "LOCAL_KEY", NULL, &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(m.provider, UP_PROV_GENERIC);
+    cr_assert_str_eq(m.model_id, "qwen3:4b");
+    cr_assert_str_eq(m.base_url, "http://127.0.0.1:8080/v1");
+    cr_assert_str_eq(m.api_key_env, "LOCAL_KEY");
+    cr_assert_eq(m.base_url_src.kind, UP_SRC_FLAG);
+    cr_assert_null(m.alias);
+    cr_assert_str_eq(m.resolved, "generic.qwen3:4b");
+
+    cr_assert_eq(up_model_resolve(&m, "generic.llama3.2.high",
+                                  "http://127.0.0.1:1", NULL, NULL, &err),
+                 0);
+    cr_assert_str_eq(m.model_id, "llama3.2");
+    cr_assert_str_eq(m.effort_value, "high");
+    cr_assert_null(m.api_key_env);
+
+    cr_assert_eq(up_model_resolve(&m, "openai.gpt-4o", "http://127.0.0.1:1",
+                                  NULL, NULL, &err),
+                 0);
+    cr_assert_str_eq(m.model_id, "gpt-4o");
+    cr_assert_eq(m.provider, UP_PROV_GENERIC);
+
+    cr_assert_eq(up_model_resolve(&m, "local.xhigh", "http://127.0.0.1:1", NULL,
+                                  NULL, &err),
+                 UP_EPARSE);
+    cr_assert(strstr(err.msg, "effort 'xhigh' is not supported by generic"));
+    up_model_release(&m);
+}
+
+static void cfg_alias(up_config *cfg, const char *yaml)
+{
+    up_error err = {0};
+
+    cr_assert_eq(up_config_parse(cfg, yaml, strlen(yaml), "c.yaml", &err), 0,
+                 "%s", err.msg);
+}
+
+Test(model, config_aliases_extend_and_override)
+{
+    up_config cfg;
+    up_model m;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    up_model_init(&m);
+    cfg_alias(&cfg, "aliases:\n"
+                    "  sonnet: anthropic.claude-sonnet-4-6\n"
+                    "  fast: haiku\n"
+                    "  think: anthropic.claude-opus-4-6.high\n"
+                    "  loop1: loop2\n"
+                    "  loop2: loop1\n");
+    cr_assert_eq(up_model_resolve(&m, "sonnet", NULL, NULL, &cfg, &err), 0);
+    cr_assert_str_eq(m.model_id, "claude-sonnet-4-6");
+    cr_assert_eq(up_model_resolve(&m, "fast", NULL, NULL, &cfg, &err), 0);
+    cr_assert_str_eq(m.resolved, "anthropic.claude-haiku-4-5");
+    cr_assert_str_eq(m.alias, "fast");
+    cr_assert_eq(up_model_resolve(&m, "think", NULL, NULL, &cfg, &err), 0);
+    cr_assert_str_eq(m.effort_value, "high");
+    cr_assert_eq(up_model_resolve(&m, "think.low", NULL, NULL, &cfg, &err), 0);
+    cr_assert_str_eq(m.effort_value, "low");
+    cr_assert_eq(up_model_resolve(&m, "loop1", NULL, NULL, &cfg, &err),
+                 UP_EPARSE);
+    cr_assert(strstr(err.msg, "'loop1': alias loop"), "%s", err.msg);
+    up_model_release(&m);
+    up_config_release(&cfg);
+}
+
+Test(model, endpoint_from_config)
+{
+    up_config cfg;
+    up_model m;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    up_model_init(&m);
+    cfg_alias(&cfg, "providers:\n"
+                    "  generic:\n"
+                    "    base_url: http://127.0.0.1:9999/v1\n"
+                    "    api_key_env: LOCAL_KEY\n"
+                    "    headers:\n"
+                    "      X-Team: evals\n"
+                    "    timeout: 30\n"
+                    "    idle_timeout: 1.5\n");
+    cr_assert_eq(up_model_resolve(&m, "generic.qwen3", NULL, NULL, &cfg, &err),
+                 0);
+    cr_assert_str_eq(m.base_url, "http://127.0.0.1:9999/v1");
+    cr_assert_eq(m.base_url_src.kind, UP_SRC_FILE);
+    cr_assert_eq(m.base_url_src.line, 3);
+    cr_assert_str_eq(m.api_key_env, "LOCAL_KEY");
+    cr_assert_eq(m.nheaders, 1);
+    cr_assert_str_eq(m.headers[0].name, "X-Team");
+    cr_assert_str_eq(m.headers[0].value, "evals");
+    cr_assert_eq(m.timeout_ms, 30000);
+    cr_assert_eq(m.idle_timeout_ms, 1500);
+    up_model_release(&m);
+    up_config_release(&cfg);
+}
+
+Test(model, provider_names)
+{
+    enum up_provider_kind k;
+
+    for (int i = 0; i < UP_PROV_COUNT; i++) {
+        cr_assert_eq(up_provider_parse(&k, up_provider_name(i)), 0);
+        cr_assert_eq((int)k, i);
+    }
+    cr_assert_eq(up_provider_parse(&k, "google"), UP_ENOTFOUND);
+    cr_assert_str_eq(up_effort_name(UP_EFFORT_XHIGH), "xhigh");
+    cr_assert_null(up_effort_name(UP_EFFORT_UNSET));
+}
