@@ -36,7 +36,7 @@ typedef struct up_usage {
     int estimated;  /* the provider gave no usage; counted from text */
 } up_usage;
 
-typedef struct up_job {
+typedef struct up_eval_job {
     size_t model; /* index into the plan's models */
     enum up_arm arm;
     size_t kase; /* index into the suite */
@@ -55,7 +55,7 @@ typedef struct up_job {
     int asserts_total;
     int passed;    /* every assertion passed and no error */
     char *grading; /* one line per failed assertion, or NULL */
-} up_job;
+} up_eval_job;
 
 typedef struct up_eval_plan {
     const up_skill *skill; /* borrowed */
@@ -68,7 +68,7 @@ typedef struct up_eval_plan {
     char *system_base;  /* the neutral system prompt, owned */
     char *system_skill; /* the same plus the skill, owned */
     char **user;        /* user message per case, owned */
-    up_job *jobs;
+    up_eval_job *jobs;
     size_t njobs;
 } up_eval_plan;
 
@@ -84,7 +84,7 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
 void up_eval_plan_release(up_eval_plan *p);
 
 /* The system prompt of a job's arm. */
-const char *up_eval_system(const up_eval_plan *p, const up_job *j);
+const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j);
 
 /* The neutral system prompt both arms share. */
 extern const char up_eval_neutral_prompt[];

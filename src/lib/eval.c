@@ -82,7 +82,7 @@ static void add_jobs(up_eval_plan *p, size_t cap)
         for (int r = 1; r <= p->runs; r++)
             for (int arm = p->baseline ? 0 : 1; arm <= 1; arm++)
                 for (size_t k = 0; k < p->suite->ncases; k++) {
-                    up_job *j = &p->jobs[p->njobs++];
+                    up_eval_job *j = &p->jobs[p->njobs++];
 
                     if (p->njobs > cap)
                         abort();
@@ -121,7 +121,7 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     add_jobs(p, cap);
 }
 
-static void job_release(up_job *j)
+static void job_release(up_eval_job *j)
 {
     free(j->answer);
     free(j->error_msg);
@@ -144,7 +144,7 @@ void up_eval_plan_release(up_eval_plan *p)
     memset(p, 0, sizeof(*p));
 }
 
-const char *up_eval_system(const up_eval_plan *p, const up_job *j)
+const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j)
 {
     return j->arm == UP_ARM_SKILL ? p->system_skill : p->system_base;
 }

@@ -15,7 +15,7 @@ long up_eval_estimate_tokens(const char *text)
     return (long)((n + 3) / 4);
 }
 
-static double job_cost(const up_job *j, const up_price *price)
+static double job_cost(const up_eval_job *j, const up_price *price)
 {
     double fresh = (double)(j->usage.input - j->usage.cached);
 
@@ -26,7 +26,8 @@ static double job_cost(const up_job *j, const up_price *price)
            1e6;
 }
 
-static void add_job(up_arm_totals *t, const up_job *j, const up_price *price)
+static void add_job(up_arm_totals *t, const up_eval_job *j,
+                    const up_price *price)
 {
     double c = job_cost(j, price);
 
@@ -50,7 +51,7 @@ static up_stats_case *per_case(const up_eval_plan *p, size_t m)
     up_stats_case *cs = up_xcalloc(p->suite->ncases, sizeof(*cs));
 
     for (size_t i = 0; i < p->njobs; i++) {
-        const up_job *j = &p->jobs[i];
+        const up_eval_job *j = &p->jobs[i];
         up_stats_case *c = &cs[j->kase];
         double tokens = (double)(j->usage.input + j->usage.output);
 
