@@ -96,6 +96,32 @@ extern const char up_eval_neutral_prompt[];
  */
 int up_eval_grade(up_eval_plan *p, const char *tests_file, up_error *err);
 
+/*
+ * The journal: batch_dir/journal.jsonl gets one line per finished job,
+ * appended as it finishes (no fsync per line; synced on close), so an
+ * interrupted run loses nothing that finished and --resume re-runs only
+ * the rest.  A torn last line is ignored on replay.
+ */
+typedef struct up_journal {
+    int fd;
+    char *path;
+} up_journal;
+
+int up_journal_open(up_journal *j, const char *batch_dir, up_error *err);
+/* Append job's outcome; the prompt is identified by model, arm, case and
+ * repeat, plus a hash of the case's user message. */
+int up_journal_append(up_journal *j, const up_eval_plan *p,
+                      const up_eval_job *job, up_error *err);
+int up_journal_close(up_journal *j, up_error *err);
+
+/*
+ * Mark the jobs of p found in batch_dir's journal as done, with their
+ * answers and usage; *restored counts them.  Lines for other models,
+ * cases or prompts are ignored, so a changed suite re-runs what changed.
+ */
+int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
+                      up_error *err);
+
 /* USD per million tokens; set = 0 when no price is configured. */
 typedef struct up_price {
     double input;
