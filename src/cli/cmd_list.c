@@ -48,9 +48,9 @@ static int count_tests(struct entry *e, const char *path)
         return 0;
     up_suite_init(&suite);
     up_fs_join(&file, path, "skill_meta.json");
-    rc = up_suite_parse(&suite, e->skill.tests_json,
-                        strlen(e->skill.tests_json), file.data, "tests",
-                        &e->err);
+    rc =
+        up_suite_parse(&suite, e->skill.tests_json, strlen(e->skill.tests_json),
+                       file.data, "tests", &e->err);
     e->ncases = (long)suite.ncases;
     up_suite_release(&suite);
     up_buf_release(&file);
@@ -225,8 +225,7 @@ static void add_skill(struct tree *t, const struct entry *e, int verbose)
         node(t, 2, C_RED, "error: %s", e->err.msg);
         return;
     }
-    desc = one_line(e->skill.description ? e->skill.description : "",
-                    DESC_MAX);
+    desc = one_line(e->skill.description ? e->skill.description : "", DESC_MAX);
     node(t, 2, C_DIM, "%s", desc);
     free(desc);
     if (!verbose)
