@@ -101,11 +101,12 @@ lint:
 	sh scripts/lint.sh
 
 FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=all \
               $(CPPFLAGS) $(shell pkg-config --cflags $(PKGS))
 fuzz:
 	@mkdir -p build-fuzz
 	$(MAKE) BUILD=build-fuzz CC=clang \
-	    SANFLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
+	    SANFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" build-fuzz/libupskill.a
 	for f in $(FUZZ_SRC); do \
 	    n=$$(basename $$f .c); \

@@ -1,0 +1,528 @@
+/*
+ * Skill folders on disk: up_skill_load and up_skill_save.
+ *
+ * Load reads SKILL.md (required), skill_meta.json (optional) and every
+ * regular file under references/, scripts/ and assets/, walking
+ * subfolders.  Symlinks are allowed only when their target resolves inside
+ * the skill folder (UP_EUNSAFE otherwise); symlinked folders are not
+ * walked, so a link loop cannot make the walk endless.  Each file is capped
+ * at UP_FS_MAX_READ and all resources together at UP_SKILL_MAX_TOTAL.
+ *
+ * Save checks everything before it writes anything: each resource path
+ * must pass up_fs_check_relative, start with references/, scripts/ or
+ * assets/ (so it can never replace SKILL.md or skill_meta.json), not be
+ * both a file and a folder, and no existing component of any path we
+ * will write may be a symlink leading outside the folder.  Files are
+ * written with up_fs_write_atomic (0755 when executable, else 0644).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/skill.h"
+
+#define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ)
+#define UP_SKILL_MAX_DEPTH 16
+
+static const char *const resource_dirs[] = {"references", "scripts", "assets"};
+
+/* The folder's real path and a running total for the resource walk. */
+struct walk {
+    const char *dir;
+    char *real;
+    size_t total, cap;
+};
+
+/* 1 when real (a resolved path) is root or inside it. */
+static int inside(const char *root, const char *real)
+{
+    size_t n = strlen(root);
+
+    if (strncmp(root, real, n))
+        return 0;
+    return real[n] == '\0' || real[n] == '/' || (n == 1 && root[0] == '/');
+}
+
+/* UP_EUNSAFE when path is a symlink that does not resolve inside root. */
+static int check_link(const char *root, const char *path, up_error *err)
+{
+    struct stat st;
+    char *real;
+    int ok;
+
+    if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+        return 0;
+    real = realpath(path, NULL);
+    ok = real && inside(root, real);
+    free(real);
+    if (!ok)
+        return up_error_set(err, UP_EUNSAFE,
+                            "'%s': symlink leads outside the skill folder",
+                            path);
+    return 0;
+}
+
+/* ---- load ---- */
+
+static int read_skill_md(up_skill *s, const struct walk *w, up_error *err)
+{
+    up_buf path = UP_BUF_INIT, text = UP_BUF_INIT;
+    int rc;
+
+    up_fs_join(&path, w->dir, "SKILL.md");
+    rc = check_link(w->real, path.data, err);
+    if (!rc)
+        rc = up_fs_read(&text, path.data, UP_FS_MAX_READ, err);
+    if (!rc)
+        rc = up_skill_parse(s, text.data, text.len, path.data, err);
+    up_buf_release(&text);
+    up_buf_release(&path);
+    return rc;
+}
+
+static const struct {
+    const char *key;
+    size_t off;
+} meta_strings[] = {
+    {"version", offsetof(up_skill_meta, version)},
+    {"generated_by", offsetof(up_skill_meta, generated_by)},
+    {"generated_at", offsetof(up_skill_meta, generated_at)},
+    {"source_task", offsetof(up_skill_meta, source_task)},
+    {"license", offsetof(up_skill_meta, license)},
+    {"compatibility", offsetof(up_skill_meta, compatibility)},
+};
+
+static int meta_error(up_error *err, const char *path, const char *key,
+                      const char *want)
+{
+    return up_error_set(err, UP_EPARSE, "'%s': metadata.%s must be %s", path,
+                        key, want);
+}
+
+static int fill_meta(up_skill_meta *m, json_t *obj, const char *path,
+                     up_error *err)
+{
+    json_t *rate = json_object_get(obj, "test_pass_rate");
+
+    for (size_t i = 0; i < sizeof(meta_strings) / sizeof(meta_strings[0]);
+         i++) {
+        json_t *v = json_object_get(obj, meta_strings[i].key);
+        char **slot = (char **)(void *)((char *)m + meta_strings[i].off);
+
+        if (v && !json_is_string(v) && !json_is_null(v))
+            return meta_error(err, path, meta_strings[i].key,
+                              "a string or null");
+        free(*slot);
+        *slot = json_is_string(v) ? up_xstrdup(json_string_value(v)) : NULL;
+    }
+    if (rate && !json_is_number(rate) && !json_is_null(rate))
+        return meta_error(err, path, "test_pass_rate", "a number or null");
+    m->has_test_pass_rate = json_is_number(rate);
+    m->test_pass_rate = json_is_number(rate) ? json_number_value(rate) : 0;
+    return 0;
+}
+
+static int parse_meta(up_skill *s, const up_buf *text, const char *path,
+                      up_error *err)
+{
+    json_error_t je;
+    json_t *root =
+        json_loadb(text->data, text->len, JSON_REJECT_DUPLICATES, &je);
+    json_t *meta, *tests;
+    int rc = 0;
+
+    if (!root)
+        return up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", path, je.line,
+                            je.column, je.text);
+    meta = json_object_get(root, "metadata");
+    tests = json_object_get(root, "tests");
+    if (!json_is_object(root))
+        rc = up_error_set(err, UP_EPARSE, "'%s': expected a json object", path);
+    else if (meta && !json_is_object(meta))
+        rc = up_error_set(err, UP_EPARSE, "'%s': metadata must be an object",
+                          path);
+    else if (meta)
+        rc = fill_meta(&s->meta, meta, path, err);
+    if (!rc && tests)
+        s->tests_json = json_dumps(tests, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                              JSON_ENCODE_ANY);
+    s->has_meta = !rc;
+    json_decref(root);
+    return rc;
+}
+
+static int read_meta(up_skill *s, const struct walk *w, up_error *err)
+{
+    up_buf path = UP_BUF_INIT, text = UP_BUF_INIT;
+    struct stat st;
+    int rc = 0;
+
+    up_fs_join(&path, w->dir, "skill_meta.json");
+    if (lstat(path.data, &st) && errno == ENOENT)
+        goto out;
+    rc = check_link(w->real, path.data, err);
+    if (!rc)
+        rc = up_fs_read(&text, path.data, UP_FS_MAX_READ, err);
+    if (!rc)
+        rc = parse_meta(s, &text, path.data, err);
+out:
+    up_buf_release(&text);
+    up_buf_release(&path);
+    return rc;
+}
+
+static int add_file(up_skill *s, struct walk *w, const char *rel,
+                    const char *path, up_error *err)
+{
+    up_buf data = UP_BUF_INIT;
+    up_skill_file *f;
+    struct stat st;
+    int rc = up_fs_read(&data, path, UP_FS_MAX_READ, err);
+
+    if (!rc && w->total + data.len > UP_SKILL_MAX_TOTAL)
+        rc = up_error_set(err, UP_ETOOBIG,
+                          "'%s': resource files are larger than %u bytes "
+                          "together",
+                          w->dir, UP_SKILL_MAX_TOTAL);
+    if (!rc && stat(path, &st))
+        rc = up_error_set(err, UP_EIO, "'%s': %s", path, strerror(errno));
+    if (rc) {
+        up_buf_release(&data);
+        return rc;
+    }
+    w->total += data.len;
+    UP_GROW(s->files, w->cap, s->nfiles + 1);
+    f = &s->files[s->nfiles++];
+    f->path = up_xstrdup(rel);
+    f->len = data.len;
+    f->data = data.cap ? up_buf_detach(&data) : up_xstrdup("");
+    f->executable = (st.st_mode & S_IXUSR) != 0;
+    return 0;
+}
+
+static int walk_dir(up_skill *s, struct walk *w, const char *rel, int depth,
+                    up_error *err);
+
+/* One entry of a resource folder: a file, a folder or a symlink. */
+static int walk_entry(up_skill *s, struct walk *w, const char *rel, int depth,
+                      up_error *err)
+{
+    up_buf path = UP_BUF_INIT;
+    struct stat st;
+    int rc;
+
+    up_fs_join(&path, w->dir, rel);
+    rc = check_link(w->real, path.data, err);
+    if (rc || lstat(path.data, &st))
+        goto out;
+    if (S_ISDIR(st.st_mode))
+        rc = walk_dir(s, w, rel, depth + 1, err);
+    else if (S_ISREG(st.st_mode) ||
+             (S_ISLNK(st.st_mode) && up_fs_is_file(path.data)))
+        rc = add_file(s, w, rel, path.data, err);
+out:
+    up_buf_release(&path);
+    return rc;
+}
+
+static int walk_dir(up_skill *s, struct walk *w, const char *rel, int depth,
+                    up_error *err)
+{
+    up_buf path = UP_BUF_INIT, child = UP_BUF_INIT;
+    char **names = NULL;
+    int rc;
+
+    if (depth > UP_SKILL_MAX_DEPTH)
+        return up_error_set(err, UP_EPARSE,
+                            "'%s/%s': folders nested deeper than %d levels",
+                            w->dir, rel, UP_SKILL_MAX_DEPTH);
+    up_fs_join(&path, w->dir, rel);
+    rc = up_fs_list(&names, NULL, path.data, err);
+    for (char **p = names; !rc && p && *p; p++) {
+        up_buf_reset(&child);
+        up_fs_join(&child, rel, *p);
+        rc = walk_entry(s, w, child.data, depth, err);
+    }
+    up_fs_list_free(names);
+    up_buf_release(&child);
+    up_buf_release(&path);
+    return rc;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+    return strcmp(((const up_skill_file *)a)->path,
+                  ((const up_skill_file *)b)->path);
+}
+
+static int read_resources(up_skill *s, struct walk *w, up_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; !rc && i < 3; i++) {
+        up_buf path = UP_BUF_INIT;
+
+        up_fs_join(&path, w->dir, resource_dirs[i]);
+        rc = check_link(w->real, path.data, err);
+        if (!rc && up_fs_is_dir(path.data))
+            rc = walk_dir(s, w, resource_dirs[i], 1, err);
+        up_buf_release(&path);
+    }
+    if (s->nfiles)
+        qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
+    return rc;
+}
+
+int up_skill_load(up_skill *s, const char *dir, up_error *err)
+{
+    struct walk w = {dir, NULL, 0, 0};
+    int rc;
+
+    w.real = realpath(dir, NULL);
+    if (!w.real) {
+        up_buf path = UP_BUF_INIT;
+
+        up_fs_join(&path, dir, "SKILL.md");
+        rc = up_error_set(err, UP_ENOTFOUND, "'%s': no such file", path.data);
+        up_buf_release(&path);
+        goto out;
+    }
+    rc = read_skill_md(s, &w, err);
+    if (!rc)
+        rc = read_meta(s, &w, err);
+    if (!rc)
+        rc = read_resources(s, &w, err);
+out:
+    free(w.real);
+    if (rc)
+        up_skill_release(s);
+    return rc;
+}
+
+/* ---- save ---- */
+
+/* Sort key of a path byte: end of string, then '/', then the rest. */
+static int tree_key(unsigned char c)
+{
+    return c == '/' ? 1 : c ? c + 1 : 0;
+}
+
+/* Path order where a folder's files directly follow the folder's name. */
+static int cmp_tree(const void *a, const void *b)
+{
+    const unsigned char *x = *(const unsigned char *const *)a;
+    const unsigned char *y = *(const unsigned char *const *)b;
+
+    for (; *x && *x == *y; x++, y++)
+        ;
+    return tree_key(*x) - tree_key(*y);
+}
+
+static int check_root(const char *rel, up_error *err)
+{
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen(resource_dirs[i]);
+
+        if (!strncmp(rel, resource_dirs[i], n) && rel[n] == '/')
+            return 0;
+    }
+    return up_error_set(err, UP_EUNSAFE,
+                        "'%s': resource files must be under references/, "
+                        "scripts/ or assets/",
+                        rel);
+}
+
+/* Names, roots, and no path that is also another path's folder. */
+static int check_names(const up_skill *s, up_error *err)
+{
+    const char **v = up_xmalloc(s->nfiles * sizeof(*v) + 1);
+    int rc = 0;
+
+    for (size_t i = 0; !rc && i < s->nfiles; i++) {
+        v[i] = s->files[i].path;
+        rc = up_fs_check_relative(v[i], err);
+        if (!rc)
+            rc = check_root(v[i], err);
+    }
+    if (!rc)
+        qsort(v, s->nfiles, sizeof(*v), cmp_tree);
+    for (size_t i = 1; !rc && i < s->nfiles; i++) {
+        size_t n = strlen(v[i - 1]);
+
+        if (!strncmp(v[i - 1], v[i], n) && (v[i][n] == '/' || !v[i][n]))
+            rc = up_error_set(err, UP_EUNSAFE, "'%s': %s", v[i - 1],
+                              v[i][n] ? "is both a file and a folder"
+                                      : "listed twice");
+    }
+    free(v);
+    return rc;
+}
+
+/* Every existing component of dir/rel must not lead outside dir. */
+static int check_components(const char *dir, const char *real, const char *rel,
+                            up_error *err)
+{
+    up_buf path = UP_BUF_INIT;
+    int rc = 0;
+
+    up_fs_join(&path, dir, rel);
+    for (size_t i = path.len - strlen(rel); !rc && i <= path.len; i++) {
+        if (path.data[i] != '/' && path.data[i] != '\0')
+            continue;
+        path.data[i] = '\0';
+        rc = check_link(real, path.data, err);
+        if (i < path.len)
+            path.data[i] = '/';
+    }
+    up_buf_release(&path);
+    return rc;
+}
+
+static int check_save(const up_skill *s, const char *dir, up_error *err)
+{
+    char *real;
+    int rc = check_names(s, err);
+
+    if (rc)
+        return rc;
+    real = realpath(dir, NULL);
+    if (!real)
+        return 0; /* nothing exists inside it yet */
+    rc = check_components(dir, real, "SKILL.md", err);
+    if (!rc)
+        rc = check_components(dir, real, "skill_meta.json", err);
+    for (size_t i = 0; !rc && i < s->nfiles; i++)
+        rc = check_components(dir, real, s->files[i].path, err);
+    free(real);
+    return rc;
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *meta_json(const up_skill_meta *m)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "version",
+                        json_string(m->version ? m->version : "1.0"));
+    json_object_set_new(o, "generated_by", str_or_null(m->generated_by));
+    json_object_set_new(o, "generated_at", str_or_null(m->generated_at));
+    json_object_set_new(o, "source_task", str_or_null(m->source_task));
+    json_object_set_new(o, "test_pass_rate",
+                        m->has_test_pass_rate ? json_real(m->test_pass_rate)
+                                              : json_null());
+    json_object_set_new(o, "license", str_or_null(m->license));
+    json_object_set_new(o, "compatibility", str_or_null(m->compatibility));
+    return o;
+}
+
+/* Digits (at most 17) that print every real in j so it reads back equal. */
+static int real_precision(const json_t *j)
+{
+    int p = 1;
+
+    if (json_is_real(j)) {
+        double v = json_real_value(j);
+        char tmp[40];
+
+        for (; p < 17; p++) {
+            snprintf(tmp, sizeof(tmp), "%.*g", p, v);
+            if (strtod(tmp, NULL) == v)
+                break;
+        }
+        return p;
+    }
+    if (json_is_array(j))
+        for (size_t i = 0; i < json_array_size(j); i++) {
+            int q = real_precision(json_array_get(j, i));
+            p = q > p ? q : p;
+        }
+    if (json_is_object(j)) {
+        const char *k;
+        json_t *v;
+
+        json_object_foreach((json_t *)j, k, v)
+        {
+            int q = real_precision(v);
+            p = q > p ? q : p;
+        }
+    }
+    return p;
+}
+
+static int meta_text(const up_skill *s, up_buf *out, up_error *err)
+{
+    json_t *root = json_object(), *tests = NULL;
+    json_error_t je;
+    char *text;
+
+    if (s->tests_json) {
+        tests = json_loads(s->tests_json, JSON_DECODE_ANY, &je);
+        if (!tests) {
+            json_decref(root);
+            return up_error_set(err, UP_EPARSE, "tests are not valid json: %s",
+                                je.text);
+        }
+    }
+    json_object_set_new(root, "metadata", meta_json(&s->meta));
+    json_object_set_new(root, "tests", tests ? tests : json_array());
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                JSON_REAL_PRECISION(real_precision(root)));
+    up_buf_adds(out, text);
+    up_buf_addc(out, '\n');
+    free(text);
+    json_decref(root);
+    return 0;
+}
+
+static int write_file(const char *dir, const char *rel, const void *data,
+                      size_t len, mode_t mode, up_error *err)
+{
+    up_buf path = UP_BUF_INIT, parent = UP_BUF_INIT;
+    int rc;
+
+    up_fs_join(&path, dir, rel);
+    up_fs_dirname(&parent, path.data);
+    rc = up_fs_mkdir_p(parent.data, 0755, err);
+    if (!rc)
+        rc = up_fs_write_atomic(path.data, data, len, mode, err);
+    up_buf_release(&parent);
+    up_buf_release(&path);
+    return rc;
+}
+
+int up_skill_save(const up_skill *s, const char *dir, up_error *err)
+{
+    up_buf md = UP_BUF_INIT, meta = UP_BUF_INIT;
+    int rc = check_save(s, dir, err);
+
+    if (!rc)
+        rc = meta_text(s, &meta, err);
+    if (rc)
+        goto out;
+    up_skill_render(s, &md);
+    rc = up_fs_mkdir_p(dir, 0755, err);
+    if (!rc)
+        rc = write_file(dir, "SKILL.md", md.data, md.len, 0644, err);
+    if (!rc)
+        rc = write_file(dir, "skill_meta.json", meta.data, meta.len, 0644, err);
+    for (size_t i = 0; !rc && i < s->nfiles; i++) {
+        const up_skill_file *f = &s->files[i];
+
+        rc = write_file(dir, f->path, f->data, f->len,
+                        f->executable ? 0755 : 0644, err);
+    }
+out:
+    up_buf_release(&md);
+    up_buf_release(&meta);
+    return rc;
+}
