@@ -1,0 +1,560 @@
+/*
+ * Test suites in upstream upskill's JSON format.
+ *
+ * Parsing is a strict walk over a jansson tree: every object has a table of
+ * known fields, an unknown field is an error (upstream's models all forbid
+ * extras), and every error names the file and the JSON path of the value
+ * at fault ("cases[3].expected.contains").  The path lives in one up_buf
+ * that grows as the walk descends and is truncated on the way back up.
+ *
+ * Cases are parsed into a scratch suite and moved into the caller's suite
+ * only when the whole text is good, so a failed parse leaves it unchanged.
+ * Values we do not interpret (validator_config, our "assert" extension)
+ * are kept as compact JSON text for the modules that do.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/suite.h"
+
+/* State of one parse: where we are and where errors go. */
+struct walk {
+    const char *file; /* names the source in messages */
+    up_buf path;      /* JSON path of the value being parsed */
+    up_error *err;
+};
+
+static int fail(struct walk *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Set err to "'file': path: message" (no path part at the root). */
+static int fail(struct walk *w, const char *fmt, ...)
+{
+    char msg[UP_ERROR_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (!w->path.len)
+        return up_error_set(w->err, UP_EPARSE, "'%s': %s", w->file, msg);
+    return up_error_set(w->err, UP_EPARSE, "'%s': %s: %s", w->file,
+                        w->path.data, msg);
+}
+
+static int is_ident(const char *k)
+{
+    if (!isalpha((unsigned char)*k) && *k != '_')
+        return 0;
+    for (; *k; k++)
+        if (!isalnum((unsigned char)*k) && *k != '_' && *k != '-')
+            return 0;
+    return 1;
+}
+
+/* Append ".key", or ["key"] when key is not a plain name, to the path;
+ * return the old length for path_pop. */
+static size_t path_key(struct walk *w, const char *key)
+{
+    size_t old = w->path.len;
+
+    if (is_ident(key)) {
+        up_buf_addf(&w->path, "%s%s", old ? "." : "", key);
+        return old;
+    }
+    up_buf_adds(&w->path, "[\"");
+    for (const char *p = key; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+
+        if (c < 0x20 || c == 0x7f)
+            up_buf_addf(&w->path, "\\x%02x", c);
+        else
+            up_buf_addf(&w->path, "%s%c", c == '"' || c == '\\' ? "\\" : "", c);
+    }
+    up_buf_adds(&w->path, "\"]");
+    return old;
+}
+
+static size_t path_index(struct walk *w, size_t i)
+{
+    size_t old = w->path.len;
+
+    up_buf_addf(&w->path, "[%zu]", i);
+    return old;
+}
+
+static void path_pop(struct walk *w, size_t old)
+{
+    up_buf_truncate(&w->path, old);
+}
+
+/* ---- leaves ------------------------------------------------------------ */
+
+static int get_string(struct walk *w, json_t *v, char **out)
+{
+    if (!json_is_string(v))
+        return fail(w, "expected a string");
+    free(*out);
+    *out = up_xstrndup(json_string_value(v), json_string_length(v));
+    return 0;
+}
+
+/* A string or null; null leaves *out NULL. */
+static int get_opt_string(struct walk *w, json_t *v, char **out)
+{
+    if (json_is_null(v)) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    if (!json_is_string(v))
+        return fail(w, "expected a string or null");
+    return get_string(w, v, out);
+}
+
+static char *compact(json_t *v)
+{
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+    if (!s)
+        abort(); /* only on out-of-memory: the value came from the parser */
+    return s;
+}
+
+/* ---- case fields ------------------------------------------------------- */
+
+static int f_input(struct walk *w, json_t *v, up_case *c)
+{
+    return get_string(w, v, &c->input);
+}
+
+static int context_files(struct walk *w, json_t *v, up_case *c)
+{
+    size_t cap = 0, old;
+    const char *name;
+    json_t *content;
+
+    if (json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return fail(w, "expected an object of file name to content, or null");
+    json_object_foreach(v, name, content)
+    {
+        old = path_key(w, name);
+        if (!json_is_string(content))
+            return fail(w, "expected a string (the file's content)");
+        path_pop(w, old);
+        UP_GROW(c->files, cap, c->nfiles + 1);
+        c->files[c->nfiles].name = up_xstrdup(name);
+        c->files[c->nfiles].content = up_xstrndup(json_string_value(content),
+                                                  json_string_length(content));
+        c->nfiles++;
+    }
+    return 0;
+}
+
+static int f_context(struct walk *w, json_t *v, up_case *c)
+{
+    const char *key;
+    json_t *val;
+    size_t old;
+    int rc;
+
+    if (json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return fail(w, "expected an object with \"files\", or null");
+    json_object_foreach(v, key, val)
+    {
+        old = path_key(w, key);
+        if (strcmp(key, "files"))
+            return fail(w, "unknown field (context has only \"files\")");
+        rc = context_files(w, val, c);
+        if (rc)
+            return rc;
+        path_pop(w, old);
+    }
+    return 0;
+}
+
+static void add_contains(up_case *c, size_t *cap, json_t *s)
+{
+    UP_GROW(c->contains, *cap, c->ncontains + 1);
+    c->contains[c->ncontains++] =
+        up_xstrndup(json_string_value(s), json_string_length(s));
+}
+
+static int expected_contains(struct walk *w, json_t *v, up_case *c)
+{
+    size_t cap = 0, i, old;
+    json_t *item;
+
+    if (json_is_string(v)) {
+        add_contains(c, &cap, v);
+        return 0;
+    }
+    if (!json_is_array(v))
+        return fail(w, "expected a string or a list of strings");
+    json_array_foreach(v, i, item)
+    {
+        old = path_index(w, i);
+        if (!json_is_string(item))
+            return fail(w, "expected a string");
+        path_pop(w, old);
+        add_contains(c, &cap, item);
+    }
+    return 0;
+}
+
+static int f_expected(struct walk *w, json_t *v, up_case *c)
+{
+    const char *key;
+    json_t *val;
+    size_t old;
+    int rc;
+
+    if (!json_is_object(v))
+        return fail(w, "expected an object with \"contains\"");
+    json_object_foreach(v, key, val)
+    {
+        old = path_key(w, key);
+        if (strcmp(key, "contains"))
+            return fail(w, "unknown field (expected has only \"contains\")");
+        rc = expected_contains(w, val, c);
+        if (rc)
+            return rc;
+        path_pop(w, old);
+    }
+    if (!json_object_get(v, "contains"))
+        return fail(w, "missing required field \"contains\"");
+    return 0;
+}
+
+static int f_output_file(struct walk *w, json_t *v, up_case *c)
+{
+    return get_opt_string(w, v, &c->output_file);
+}
+
+static int f_validator(struct walk *w, json_t *v, up_case *c)
+{
+    return get_opt_string(w, v, &c->validator);
+}
+
+static int f_validator_config(struct walk *w, json_t *v, up_case *c)
+{
+    const char *key;
+    json_t *val;
+    size_t old;
+
+    if (json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return fail(w, "expected an object of settings, or null");
+    json_object_foreach(v, key, val)
+    {
+        old = path_key(w, key);
+        if (!json_is_string(val) && !json_is_number(val) &&
+            !json_is_boolean(val))
+            return fail(w, "expected a string, number or boolean");
+        path_pop(w, old);
+    }
+    free(c->validator_config_json);
+    c->validator_config_json = compact(v);
+    return 0;
+}
+
+static int f_assert(struct walk *w, json_t *v, up_case *c)
+{
+    size_t i, old;
+    json_t *item;
+
+    if (!json_is_array(v))
+        return fail(w, "expected a list of assertion objects");
+    json_array_foreach(v, i, item)
+    {
+        old = path_index(w, i);
+        if (!json_is_object(item))
+            return fail(w, "expected an assertion object");
+        path_pop(w, old);
+    }
+    free(c->assert_json);
+    c->assert_json = compact(v);
+    return 0;
+}
+
+static const struct field {
+    const char *name;
+    int (*parse)(struct walk *w, json_t *v, up_case *c);
+    int required;
+} case_fields[] = {
+    {"input", f_input, 1},         {"context", f_context, 0},
+    {"expected", f_expected, 1},   {"output_file", f_output_file, 0},
+    {"validator", f_validator, 0}, {"validator_config", f_validator_config, 0},
+    {"assert", f_assert, 0},
+};
+
+#define NFIELDS (sizeof(case_fields) / sizeof(case_fields[0]))
+
+static const struct field *find_field(const char *name)
+{
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (!strcmp(case_fields[i].name, name))
+            return &case_fields[i];
+    return NULL;
+}
+
+static int check_required(struct walk *w, json_t *v)
+{
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (case_fields[i].required && !json_object_get(v, case_fields[i].name))
+            return fail(w, "missing required field \"%s\"",
+                        case_fields[i].name);
+    return 0;
+}
+
+static int parse_case(struct walk *w, json_t *v, up_case *c)
+{
+    const struct field *f;
+    const char *key;
+    json_t *val;
+    size_t old;
+    int rc;
+
+    if (!json_is_object(v))
+        return fail(w, "expected a test case object");
+    json_object_foreach(v, key, val)
+    {
+        old = path_key(w, key);
+        f = find_field(key);
+        if (!f)
+            return fail(w, "unknown field (a case has input, context, "
+                           "expected, output_file, validator, "
+                           "validator_config, assert)");
+        rc = f->parse(w, val, c);
+        if (rc)
+            return rc;
+        path_pop(w, old);
+    }
+    return check_required(w, v);
+}
+
+/* ---- suite ------------------------------------------------------------- */
+
+void up_suite_init(up_suite *s)
+{
+    s->cases = NULL;
+    s->ncases = 0;
+}
+
+static void case_release(up_case *c)
+{
+    for (size_t i = 0; i < c->nfiles; i++) {
+        free(c->files[i].name);
+        free(c->files[i].content);
+    }
+    for (size_t i = 0; i < c->ncontains; i++)
+        free(c->contains[i]);
+    free(c->input);
+    free(c->files);
+    free(c->contains);
+    free(c->output_file);
+    free(c->validator);
+    free(c->validator_config_json);
+    free(c->assert_json);
+}
+
+void up_suite_release(up_suite *s)
+{
+    for (size_t i = 0; i < s->ncases; i++)
+        case_release(&s->cases[i]);
+    free(s->cases);
+    up_suite_init(s);
+}
+
+static int parse_cases(struct walk *w, json_t *arr, up_suite *s)
+{
+    size_t cap = 0, i, old;
+    json_t *item;
+    int rc;
+
+    if (!json_is_array(arr))
+        return fail(w, "expected a list of test cases");
+    json_array_foreach(arr, i, item)
+    {
+        old = path_index(w, i);
+        UP_GROW(s->cases, cap, s->ncases + 1);
+        memset(&s->cases[s->ncases], 0, sizeof(s->cases[0]));
+        s->ncases++;
+        rc = parse_case(w, item, &s->cases[s->ncases - 1]);
+        if (rc)
+            return rc;
+        path_pop(w, old);
+    }
+    return 0;
+}
+
+/* The top level: a list of cases, or an object whose only field is
+ * "cases" (an empty object is an empty suite, as upstream's default). */
+static int parse_top(struct walk *w, json_t *root, up_suite *s)
+{
+    const char *key;
+    json_t *val;
+    size_t old;
+    int rc;
+
+    if (json_is_array(root))
+        return parse_cases(w, root, s);
+    if (!json_is_object(root))
+        return fail(w, "expected a list of test cases or an object with "
+                       "\"cases\"");
+    json_object_foreach(root, key, val)
+    {
+        old = path_key(w, key);
+        if (strcmp(key, "cases"))
+            return fail(w, "unknown field (expected only \"cases\")");
+        rc = parse_cases(w, val, s);
+        if (rc)
+            return rc;
+        path_pop(w, old);
+    }
+    return 0;
+}
+
+/* Move src's cases to the end of dst; src is left empty. */
+static void suite_append(up_suite *dst, up_suite *src)
+{
+    size_t cap = dst->ncases;
+
+    UP_GROW(dst->cases, cap, dst->ncases + src->ncases);
+    if (src->ncases)
+        memcpy(dst->cases + dst->ncases, src->cases,
+               src->ncases * sizeof(*src->cases));
+    dst->ncases += src->ncases;
+    free(src->cases);
+    up_suite_init(src);
+}
+
+int up_suite_parse(up_suite *s, const char *text, size_t len, const char *file,
+                   const char *root, up_error *err)
+{
+    struct walk w = {file, UP_BUF_INIT, err};
+    up_suite tmp;
+    json_error_t jerr;
+    json_t *doc;
+    int rc;
+
+    up_suite_init(&tmp);
+    doc =
+        json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc) {
+        rc = up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", file, jerr.line,
+                          jerr.column, jerr.text);
+        goto out;
+    }
+    up_buf_adds(&w.path, root ? root : "");
+    rc = parse_top(&w, doc, &tmp);
+    if (!rc)
+        suite_append(s, &tmp);
+out:
+    json_decref(doc);
+    up_suite_release(&tmp);
+    up_buf_release(&w.path);
+    return rc;
+}
+
+int up_suite_load(up_suite *s, const char *path, up_error *err)
+{
+    up_buf text = UP_BUF_INIT;
+    int rc;
+
+    rc = up_fs_read(&text, path, UP_FS_MAX_READ, err);
+    if (!rc)
+        rc = up_suite_parse(s, text.data, text.len, path, "", err);
+    up_buf_release(&text);
+    return rc;
+}
+
+/* ---- rendering --------------------------------------------------------- */
+
+/* A JSON string for s; bytes that are not valid UTF-8 (only possible in
+ * cases built by hand, not parsed) become '?' rather than dropping s. */
+static json_t *str_json(const char *s)
+{
+    json_t *v = json_string(s);
+    char *copy;
+
+    if (v)
+        return v;
+    copy = up_xstrdup(s);
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    v = json_string(copy);
+    free(copy);
+    return v;
+}
+
+static json_t *opt_string(const char *s)
+{
+    return s ? str_json(s) : json_null();
+}
+
+/* Stored JSON text back to a value (it was produced by compact()). */
+static json_t *opt_raw(const char *s)
+{
+    json_t *v;
+
+    if (!s)
+        return json_null();
+    v = json_loads(s, JSON_DECODE_ANY, NULL);
+    return v ? v : json_null();
+}
+
+static json_t *context_json(const up_case *c)
+{
+    json_t *files;
+
+    if (!c->nfiles)
+        return json_null();
+    files = json_object();
+    for (size_t i = 0; i < c->nfiles; i++)
+        json_object_set_new(files, c->files[i].name,
+                            str_json(c->files[i].content));
+    return json_pack("{s:o}", "files", files);
+}
+
+static json_t *case_json(const up_case *c)
+{
+    json_t *contains = json_array(), *o;
+
+    for (size_t i = 0; i < c->ncontains; i++)
+        json_array_append_new(contains, str_json(c->contains[i]));
+    o = json_pack("{s:o,s:o,s:{s:o},s:o,s:o,s:o}", "input",
+                  opt_string(c->input), "context", context_json(c), "expected",
+                  "contains", contains, "output_file",
+                  opt_string(c->output_file), "validator",
+                  opt_string(c->validator), "validator_config",
+                  opt_raw(c->validator_config_json));
+    if (o && c->assert_json)
+        json_object_set_new(o, "assert", opt_raw(c->assert_json));
+    return o;
+}
+
+void up_suite_to_json(const up_suite *s, up_buf *out)
+{
+    json_t *arr = json_array();
+    char *text;
+
+    for (size_t i = 0; i < s->ncases; i++)
+        json_array_append_new(arr, case_json(&s->cases[i]));
+    text = compact(arr);
+    up_buf_adds(out, text);
+    free(text);
+    json_decref(arr);
+}

@@ -1,0 +1,342 @@
+/* Unit tests for test-suite parsing (up_suite_*): one row per error. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "upskill/upskill.h"
+
+static const struct {
+    const char *root;
+    const char *json;
+    const char *msg; /* the whole expected message */
+} bad[] = {
+    /* malformed JSON: file, line, column, jansson's text */
+    {"", "[\n  {\"input\": }\n]",
+     "'tests.json':2:13: unexpected token near '}'"},
+    {"", "", "'tests.json':1:0: unexpected token near end of file"},
+    {"",
+     "[{\"input\":\"a\",\"input\":\"b\",\"expected\":{\"contains\":\"x\"}}]",
+     "'tests.json':1:21: duplicate object key near '\"input\"'"},
+    {"", "[{\"input\":\"a\\u0000b\",\"expected\":{\"contains\":\"x\"}}]",
+     "'tests.json':1:20: \\u0000 is not allowed without JSON_ALLOW_NUL "
+     "near '\"a\\u0000b\"'"},
+    /* top level */
+    {"", "42",
+     "'tests.json': expected a list of test cases or an object with "
+     "\"cases\""},
+    {"", "{\"cases\": [], \"tests\": []}",
+     "'tests.json': tests: unknown field (expected only \"cases\")"},
+    {"", "{\"cases\": {}}",
+     "'tests.json': cases: expected a list of test "
+     "cases"},
+    {"tests", "true",
+     "'tests.json': tests: expected a list of test cases or an object with "
+     "\"cases\""},
+    {"tests", "{\"x\": 1}",
+     "'tests.json': tests.x: unknown field (expected only \"cases\")"},
+    /* a case */
+    {"", "[\"hello\"]", "'tests.json': [0]: expected a test case object"},
+    {"", "[{\"expected\": {\"contains\": \"x\"}}]",
+     "'tests.json': [0]: missing required field \"input\""},
+    {"", "[{\"input\": \"x\"}]",
+     "'tests.json': [0]: missing required field \"expected\""},
+    {"", "[{\"input\": 3, \"expected\": {\"contains\": \"x\"}}]",
+     "'tests.json': [0].input: expected a string"},
+    {"", "[{\"input\": null, \"expected\": {\"contains\": \"x\"}}]",
+     "'tests.json': [0].input: expected a string"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"x\"}, \"inputs\": 1}]",
+     "'tests.json': [0].inputs: unknown field (a case has input, context, "
+     "expected, output_file, validator, validator_config, assert)"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"x\"}, \"a b\": 1}]",
+     "'tests.json': [0][\"a b\"]: unknown field"},
+    /* expected */
+    {"",
+     "{\"cases\": [{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}}, "
+     "{\"input\": \"x\", \"expected\": {\"contains\": 7}}]}",
+     "'tests.json': cases[1].expected.contains: expected a string or a list "
+     "of strings"},
+    {"tests", "[{\"input\": \"x\", \"expected\": {\"contains\": [\"a\", 2]}}]",
+     "'tests.json': tests[0].expected.contains[1]: expected a string"},
+    {"", "[{\"input\": \"x\", \"expected\": \"a\"}]",
+     "'tests.json': [0].expected: expected an object with \"contains\""},
+    {"", "[{\"input\": \"x\", \"expected\": {}}]",
+     "'tests.json': [0].expected: missing required field \"contains\""},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\", \"not\": 1}}]",
+     "'tests.json': [0].expected.not: unknown field (expected has only "
+     "\"contains\")"},
+    {"", "[{\"input\": \"x\", \"expected\": {\"contains\": null}}]",
+     "'tests.json': [0].expected.contains: expected a string or a list of "
+     "strings"},
+    /* context */
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"context\": []}]",
+     "'tests.json': [0].context: expected an object with \"files\", or null"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"context\": {\"file\": {}}}]",
+     "'tests.json': [0].context.file: unknown field (context has only "
+     "\"files\")"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"context\": {\"files\": [\"a.py\"]}}]",
+     "'tests.json': [0].context.files: expected an object of file name to "
+     "content, or null"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"context\": {\"files\": {\"app.py\": 1}}}]",
+     "'tests.json': [0].context.files[\"app.py\"]: expected a string (the "
+     "file's content)"},
+    /* optional strings */
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"output_file\": 1}]",
+     "'tests.json': [0].output_file: expected a string or null"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"validator\": false}]",
+     "'tests.json': [0].validator: expected a string or null"},
+    /* validator_config */
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"validator_config\": [1]}]",
+     "'tests.json': [0].validator_config: expected an object of settings, "
+     "or null"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"validator_config\": {\"n\": 1, \"deep\": {\"a\": 1}}}]",
+     "'tests.json': [0].validator_config.deep: expected a string, number or "
+     "boolean"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"validator_config\": {\"n\": null}}]",
+     "'tests.json': [0].validator_config.n: expected a string, number or "
+     "boolean"},
+    /* assert */
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"assert\": {\"type\": \"regex\"}}]",
+     "'tests.json': [0].assert: expected a list of assertion objects"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"assert\": [{\"type\": \"regex\"}, \"regex\"]}]",
+     "'tests.json': [0].assert[1]: expected an assertion object"},
+    {"",
+     "[{\"input\": \"x\", \"expected\": {\"contains\": \"a\"}, "
+     "\"assert\": null}]",
+     "'tests.json': [0].assert: expected a list of assertion objects"},
+};
+
+Test(suite, errors_name_file_and_path)
+{
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        up_suite s;
+        up_error err = {0, ""};
+        int rc;
+
+        up_suite_init(&s);
+        rc = up_suite_parse(&s, bad[i].json, strlen(bad[i].json), "tests.json",
+                            bad[i].root, &err);
+        cr_expect_eq(rc, UP_EPARSE, "row %zu: rc %d", i, rc);
+        cr_expect_eq(err.code, UP_EPARSE, "row %zu", i);
+        cr_expect(strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)) == 0,
+                  "row %zu:\n got: %s\nwant: %s", i, err.msg, bad[i].msg);
+        cr_expect_eq(s.ncases, 0, "row %zu: a failed parse adds nothing", i);
+        up_suite_release(&s);
+    }
+}
+
+static up_suite parse_ok(const char *json, const char *root)
+{
+    up_suite s;
+    up_error err = {0, ""};
+    int rc;
+
+    up_suite_init(&s);
+    rc = up_suite_parse(&s, json, strlen(json), "t.json", root, &err);
+    cr_assert_eq(rc, 0, "unexpected error: %s", err.msg);
+    return s;
+}
+
+Test(suite, list_form_and_string_contains)
+{
+    up_suite s = parse_ok("[{\"input\": \"Write a commit\", "
+                          "\"expected\": {\"contains\": \"feat\"}},"
+                          "{\"input\": \"\", \"expected\": {\"contains\": []},"
+                          "\"context\": null, \"output_file\": null,"
+                          "\"validator\": null, \"validator_config\": null}]",
+                          "");
+
+    cr_assert_eq(s.ncases, 2);
+    cr_assert_str_eq(s.cases[0].input, "Write a commit");
+    cr_assert_eq(s.cases[0].ncontains, 1);
+    cr_assert_str_eq(s.cases[0].contains[0], "feat");
+    cr_assert_null(s.cases[0].output_file);
+    cr_assert_null(s.cases[0].validator_config_json);
+    cr_assert_null(s.cases[0].assert_json);
+    cr_assert_str_eq(s.cases[1].input, "");
+    cr_assert_eq(s.cases[1].ncontains, 0);
+    cr_assert_eq(s.cases[1].nfiles, 0);
+    up_suite_release(&s);
+    cr_assert_eq(s.ncases, 0);
+}
+
+Test(suite, cases_form_files_in_order)
+{
+    up_suite s = parse_ok(
+        "{\"cases\": [{\"input\": \"Refactor\", \"context\": {\"files\": "
+        "{\"z.py\": \"def f(): pass\", \"a.py\": \"x = 1\", \"m\": \"\"}}, "
+        "\"expected\": {\"contains\": [\"refactor\", \"def\"]}, "
+        "\"output_file\": \"out.py\", \"validator\": \"python\", "
+        "\"validator_config\": {\"strict\": true, \"n\": 3, \"r\": 0.5, "
+        "\"s\": \"x\"}, \"assert\": [{\"type\": \"regex\", \"value\": "
+        "\"^def\"}]}]}",
+        "");
+    up_case *c = &s.cases[0];
+
+    cr_assert_eq(s.ncases, 1);
+    cr_assert_eq(c->nfiles, 3);
+    cr_assert_str_eq(c->files[0].name, "z.py");
+    cr_assert_str_eq(c->files[0].content, "def f(): pass");
+    cr_assert_str_eq(c->files[1].name, "a.py");
+    cr_assert_str_eq(c->files[2].name, "m");
+    cr_assert_str_eq(c->files[2].content, "");
+    cr_assert_eq(c->ncontains, 2);
+    cr_assert_str_eq(c->contains[1], "def");
+    cr_assert_str_eq(c->output_file, "out.py");
+    cr_assert_str_eq(c->validator, "python");
+    cr_assert_str_eq(c->validator_config_json,
+                     "{\"strict\":true,\"n\":3,\"r\":0.5,\"s\":\"x\"}");
+    cr_assert_str_eq(c->assert_json,
+                     "[{\"type\":\"regex\",\"value\":\"^def\"}]");
+    up_suite_release(&s);
+}
+
+Test(suite, parse_appends)
+{
+    up_suite s = parse_ok("[{\"input\": \"a\", \"expected\": "
+                          "{\"contains\": \"x\"}}]",
+                          "");
+    up_error err;
+    const char *more = "{\"cases\": [{\"input\": \"b\", \"expected\": "
+                       "{\"contains\": \"y\"}}]}";
+    const char *broken = "[{\"input\": \"c\"}]";
+
+    cr_assert_eq(up_suite_parse(&s, more, strlen(more), "m", "", &err), 0);
+    cr_assert_eq(s.ncases, 2);
+    cr_assert_str_eq(s.cases[1].input, "b");
+    cr_assert_eq(up_suite_parse(&s, broken, strlen(broken), "m", "", &err),
+                 UP_EPARSE);
+    cr_assert_eq(s.ncases, 2, "a failed parse keeps the earlier cases");
+    up_suite_release(&s);
+}
+
+Test(suite, empty_object_and_list)
+{
+    up_suite s = parse_ok("{}", "");
+
+    cr_assert_eq(s.ncases, 0);
+    up_suite_release(&s);
+    s = parse_ok(" [ ] ", "tests");
+    cr_assert_eq(s.ncases, 0);
+    up_suite_release(&s);
+}
+
+Test(suite, null_err_is_fine)
+{
+    up_suite s;
+
+    up_suite_init(&s);
+    cr_assert_eq(up_suite_parse(&s, "[1]", 3, "t", "", NULL), UP_EPARSE);
+    cr_assert_eq(up_suite_parse(&s, "[", 1, "t", NULL, NULL), UP_EPARSE);
+    up_suite_release(&s);
+}
+
+Test(suite, to_json_shape_and_round_trip)
+{
+    const char *in =
+        "[{\"input\":\"hi\",\"expected\":{\"contains\":\"a\"}},"
+        "{\"input\":\"x\",\"context\":{\"files\":{\"b\":\"1\",\"a\":\"2\"}},"
+        "\"expected\":{\"contains\":[\"p\",\"q\"]},\"output_file\":\"o\","
+        "\"validator\":\"v\",\"validator_config\":{\"k\":false},"
+        "\"assert\":[{\"type\":\"contains\",\"value\":\"p\"}]}]";
+    const char *want =
+        "[{\"input\":\"hi\",\"context\":null,\"expected\":{\"contains\":"
+        "[\"a\"]},\"output_file\":null,\"validator\":null,"
+        "\"validator_config\":null},"
+        "{\"input\":\"x\",\"context\":{\"files\":{\"b\":\"1\",\"a\":\"2\"}},"
+        "\"expected\":{\"contains\":[\"p\",\"q\"]},\"output_file\":\"o\","
+        "\"validator\":\"v\",\"validator_config\":{\"k\":false},"
+        "\"assert\":[{\"type\":\"contains\",\"value\":\"p\"}]}]";
+    up_suite s = parse_ok(in, ""), again;
+    up_buf out = UP_BUF_INIT, out2 = UP_BUF_INIT;
+
+    up_suite_to_json(&s, &out);
+    cr_assert_str_eq(out.data, want);
+    again = parse_ok(out.data, "");
+    up_suite_to_json(&again, &out2);
+    cr_assert_str_eq(out2.data, out.data, "to_json is a fixed point");
+    up_suite_release(&s);
+    up_suite_release(&again);
+    up_buf_release(&out);
+    up_buf_release(&out2);
+}
+
+Test(suite, to_json_empty_and_bad_utf8)
+{
+    up_suite s;
+    up_buf out = UP_BUF_INIT;
+    up_case c = {0};
+    char bad_input[] = "\xff", bad_word[] = "caf\xe9";
+    char *contains[] = {bad_word};
+
+    up_suite_init(&s);
+    up_suite_to_json(&s, &out);
+    cr_assert_str_eq(out.data, "[]");
+    up_buf_reset(&out);
+    c.input = bad_input;
+    c.contains = contains;
+    c.ncontains = 1;
+    s.cases = &c;
+    s.ncases = 1;
+    up_suite_to_json(&s, &out);
+    cr_assert(strstr(out.data, "\"input\":\"?\""), "%s", out.data);
+    cr_assert(strstr(out.data, "[\"caf?\"]"), "%s", out.data);
+    up_buf_release(&out);
+}
+
+Test(suite, load_reads_file_and_names_it)
+{
+    char dir[] = "/tmp/upskill-suite.XXXXXX";
+    up_buf path = UP_BUF_INIT;
+    up_suite s;
+    up_error err;
+    const char *good = "{\"cases\": [{\"input\": \"a\", \"expected\": "
+                       "{\"contains\": [\"x\", \"y\"]}}]}\n";
+    const char *bad_case = "[{\"input\": \"a\", \"expected\": {}}]";
+
+    up_suite_init(&s);
+    cr_assert_not_null(mkdtemp(dir));
+    up_fs_join(&path, dir, "tests.json");
+    cr_assert_eq(up_suite_load(&s, path.data, &err), UP_ENOTFOUND);
+    cr_assert_eq(up_fs_write_atomic(path.data, good, strlen(good), 0644, &err),
+                 0);
+    cr_assert_eq(up_suite_load(&s, path.data, &err), 0, "%s", err.msg);
+    cr_assert_eq(s.ncases, 1);
+    cr_assert_eq(s.cases[0].ncontains, 2);
+    cr_assert_eq(
+        up_fs_write_atomic(path.data, bad_case, strlen(bad_case), 0644, &err),
+        0);
+    cr_assert_eq(up_suite_load(&s, path.data, &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, path.data), "%s", err.msg);
+    cr_assert(strstr(err.msg, ": [0].expected: missing"), "%s", err.msg);
+    remove(path.data);
+    rmdir(dir);
+    up_suite_release(&s);
+    up_buf_release(&path);
+}
