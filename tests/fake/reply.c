@@ -186,8 +186,8 @@ static void build_normal(struct fake_out *o, const struct fake_request *rq,
     } else if (r->status >= 400) {
         error_body(o, rq, r->status, r->error_type, r->error_msg);
     } else {
-        success_body(o, rq, r, models);
         o->status = r->status;
+        success_body(o, rq, r, models);
     }
 }
 
