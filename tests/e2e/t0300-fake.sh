@@ -78,6 +78,8 @@ cat >"$T/main.json" <<'EOF'
  {"match": {"user": "no usage"}, "reply": {"fault": "no_usage", "text": "x"}},
  {"match": {"user": "please fail"}, "reply": {"fault": "error_500"}},
  {"match": {"user": "overload"}, "reply": {"fault": "overloaded"}},
+ {"match": {"user": "mid-stream"},
+  "reply": {"fault": "stream_error", "text": "abcdefghijklmnopqrstuvwxyz"}},
  {"match": {"user": "raw body"}, "reply": {"status": 418,
   "headers": {"X-Teapot": "yes"}, "body": "I am a teapot"}},
  {"match": {"user": "auth"}, "reply": {"status": 401}},
@@ -251,6 +253,21 @@ is "$code" 529 "overloaded: 529 from Anthropic"
 like "$body" '"error":{"type":"overloaded_error"' "overloaded_error"
 oai "$(umsg overload)"
 is "$code" 503 "overloaded: 503 from OpenAI"
+
+oai "$(umsg mid-stream ',"stream":true')"
+is "$code" 200 "stream_error: the stream starts with 200"
+is "$(printf '%s\n' "$body" | grep '^data: ' | tail -1)" \
+    'data: {"error":{"message":"the server had an error while processing your request","type":"server_error","param":null,"code":null}}' \
+    "stream_error: OpenAI ends with an error data line"
+unlike "$body" '[DONE]' "stream_error: no [DONE]"
+ant "$(amsg mid-stream ',"stream":true')"
+like "$body" 'event: content_block_delta' "stream_error: some deltas first"
+is "$(printf '%s\n' "$body" | tail -2 | tr '\n' ' ')" \
+    'event: error data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}} ' \
+    "stream_error: Anthropic ends with an error event"
+unlike "$body" 'message_stop' "stream_error: no message_stop"
+ant "$(amsg mid-stream)"
+is "$code" 529 "stream_error without streaming: overloaded"
 
 oai "$(umsg 'raw body')"
 is "$code" 418 "body: the rule's status"

@@ -42,6 +42,7 @@ enum fake_fault {
     FAKE_FAULT_NO_USAGE,     /* a normal reply without usage */
     FAKE_FAULT_ERROR_500,    /* 500 in the provider's error shape */
     FAKE_FAULT_OVERLOADED,   /* 529 (Anthropic) or 503 (OpenAI) */
+    FAKE_FAULT_STREAM_ERROR, /* an error event in the middle of a stream */
     FAKE_FAULT_COUNT
 };
 

@@ -264,6 +264,38 @@ static void build_overloaded(struct fake_out *o, const struct fake_request *rq,
                r->error_msg);
 }
 
+/*
+ * Half the events of the stream, then the provider's in-stream error
+ * (Anthropic `event: error`, OpenAI a data line with an "error" key) and
+ * the end of the stream, without message_stop or [DONE].  Not streaming:
+ * the same as "overloaded".
+ */
+static void build_stream_error(struct fake_out *o,
+                               const struct fake_request *rq,
+                               const struct fake_reply *r, const json_t *models)
+{
+    if (!rq->stream || rq->api == FAKE_API_MODELS || rq->api == FAKE_API_NONE) {
+        build_overloaded(o, rq, r, models);
+        return;
+    }
+    build_normal(o, rq, r, models);
+    if (o->nmarks < 2)
+        return; /* a verbatim body or an error: nothing to cut */
+    o->nmarks /= 2;
+    up_buf_truncate(&o->body, o->marks[o->nmarks]);
+    if (rq->api == FAKE_API_ANTHROPIC)
+        fake_out_event(o, "error",
+                       json_pack("{ss s{ss ss}}", "type", "error", "error",
+                                 "type", "overloaded_error", "message",
+                                 "Overloaded"));
+    else
+        fake_out_event(o, NULL,
+                       json_pack("{s{ss ss sn sn}}", "error", "message",
+                                 "the server had an error while processing "
+                                 "your request",
+                                 "type", "server_error", "param", "code"));
+}
+
 typedef void (*build_fn)(struct fake_out *, const struct fake_request *,
                          const struct fake_reply *, const json_t *);
 
@@ -277,6 +309,7 @@ static const build_fn builders[FAKE_FAULT_COUNT] = {
     [FAKE_FAULT_NO_USAGE] = build_normal,
     [FAKE_FAULT_ERROR_500] = build_500,
     [FAKE_FAULT_OVERLOADED] = build_overloaded,
+    [FAKE_FAULT_STREAM_ERROR] = build_stream_error,
 };
 
 void fake_reply_build(struct fake_out *o, const struct fake_request *rq,

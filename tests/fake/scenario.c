@@ -30,10 +30,13 @@ struct field {
     size_t off; /* where the value goes, from the struct's start */
 };
 
-static const char *const fault_names[FAKE_FAULT_COUNT] = {
+/* Indexed by enum fake_fault; the static assert keeps them in step. */
+static const char *const fault_names[] = {
     "none",        "early_close", "invalid_json", "oversized",  "reset",
-    "retry_after", "no_usage",    "error_500",    "overloaded",
+    "retry_after", "no_usage",    "error_500",    "overloaded", "stream_error",
 };
+_Static_assert(sizeof(fault_names) / sizeof(fault_names[0]) == FAKE_FAULT_COUNT,
+               "one name per fault");
 
 enum fake_fault fake_fault_parse(const char *name)
 {
@@ -149,8 +152,8 @@ static int p_fault(void *dst, json_t *v, struct ctx *cx)
         f = fake_fault_parse(json_string_value(v));
     if (f == FAKE_FAULT_COUNT)
         return bad(cx, "expected a fault: early_close, invalid_json, "
-                       "oversized, reset, retry_after, no_usage, error_500 "
-                       "or overloaded");
+                       "oversized, reset, retry_after, no_usage, error_500, "
+                       "overloaded or stream_error");
     *(enum fake_fault *)dst = f;
     return 0;
 }
