@@ -636,7 +636,8 @@ up_http_xfer *up_http_submit(up_http_client *c, const up_http_request *rq,
     c->head = x;
     c->n++;
     x->t0 = up_http_now_ms();
-    start_attempt(x);
+    x->waiting = 1; /* the next up_http_run starts it: no callback here */
+    x->due_ms = x->t0;
     return x;
 }
 
