@@ -1,0 +1,176 @@
+/*
+ * fake-llm requests: the facts rules match on, taken from one request.
+ *
+ * Both protocols are reduced to the same three texts: the system text
+ * (OpenAI system/developer messages, Anthropic top-level "system"), the
+ * last user message, and everything the model would read.  Message
+ * content may be a string or a list of blocks; text is taken from
+ * "text" fields and, for tool results, from nested "content".
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "fake.h"
+
+static const struct {
+    const char *method;
+    const char *path;
+    enum fake_api api;
+} endpoints[] = {
+    {"POST", "/v1/chat/completions", FAKE_API_OPENAI},
+    {"POST", "/v1/messages", FAKE_API_ANTHROPIC},
+    {"GET", "/v1/models", FAKE_API_MODELS},
+};
+
+static enum fake_api api_of(const char *method, const char *path)
+{
+    for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++)
+        if (!strcmp(method, endpoints[i].method) &&
+            !strcmp(path, endpoints[i].path))
+            return endpoints[i].api;
+    return FAKE_API_NONE;
+}
+
+void fake_request_init(struct fake_request *rq, const char *method,
+                       const char *path)
+{
+    memset(rq, 0, sizeof(*rq));
+    rq->method = method;
+    rq->path = path;
+    rq->api = api_of(method, path);
+    rq->headers = json_object();
+    up_buf_init(&rq->raw);
+    up_buf_init(&rq->system);
+    up_buf_init(&rq->user);
+    up_buf_init(&rq->all);
+}
+
+void fake_request_release(struct fake_request *rq)
+{
+    json_decref(rq->headers);
+    json_decref(rq->json);
+    up_buf_release(&rq->raw);
+    up_buf_release(&rq->system);
+    up_buf_release(&rq->user);
+    up_buf_release(&rq->all);
+}
+
+void fake_request_add_body(struct fake_request *rq, const char *data,
+                           size_t len)
+{
+    if (rq->too_big || rq->raw.len + len > FAKE_MAX_BODY) {
+        rq->too_big = 1;
+        up_buf_release(&rq->raw);
+        return;
+    }
+    up_buf_add(&rq->raw, data, len);
+}
+
+void fake_request_add_header(struct fake_request *rq, const char *name,
+                             const char *value)
+{
+    up_buf key = UP_BUF_INIT, joined = UP_BUF_INIT;
+    const char *old;
+
+    for (const char *p = name; *p; p++)
+        up_buf_addc(&key, (char)tolower((unsigned char)*p));
+    old = json_string_value(json_object_get(rq->headers, key.data));
+    if (old)
+        up_buf_addf(&joined, "%s, ", old);
+    up_buf_adds(&joined, value ? value : "");
+    json_object_set_new(rq->headers, key.data,
+                        json_stringn(joined.data, joined.len));
+    up_buf_release(&key);
+    up_buf_release(&joined);
+}
+
+/* Append the text of a message content (string or blocks) to out. */
+static void content_text(up_buf *out, const json_t *content)
+{
+    size_t i;
+    const json_t *block;
+
+    if (json_is_string(content)) {
+        if (out->len)
+            up_buf_addc(out, '\n');
+        up_buf_add(out, json_string_value(content),
+                   json_string_length(content));
+        return;
+    }
+    json_array_foreach(content, i, block)
+    {
+        if (json_is_string(block))
+            content_text(out, block);
+        content_text(out, json_object_get(block, "text"));
+        content_text(out, json_object_get(block, "content"));
+    }
+}
+
+static int is_system_role(const char *role)
+{
+    return role && (!strcmp(role, "system") || !strcmp(role, "developer"));
+}
+
+/* Walk "messages": system roles, last user text, all text. */
+static void scan_messages(struct fake_request *rq, const json_t *messages)
+{
+    size_t i;
+    const json_t *m;
+
+    json_array_foreach(messages, i, m)
+    {
+        const char *role = json_string_value(json_object_get(m, "role"));
+        const json_t *content = json_object_get(m, "content");
+
+        if (is_system_role(role))
+            content_text(&rq->system, content);
+        if (role && !strcmp(role, "user")) {
+            up_buf_reset(&rq->user);
+            content_text(&rq->user, content);
+        }
+        content_text(&rq->all, content);
+    }
+}
+
+/* FNV-1a over a string and its terminating NUL. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    do {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211u;
+    } while (*s++);
+    return h;
+}
+
+static void scan_body(struct fake_request *rq)
+{
+    const json_t *j = rq->json;
+    const json_t *opts = json_object_get(j, "stream_options");
+
+    rq->model = json_string_value(json_object_get(j, "model"));
+    rq->stream = json_is_true(json_object_get(j, "stream"));
+    rq->include_usage = json_is_true(json_object_get(opts, "include_usage"));
+    content_text(&rq->system, json_object_get(j, "system"));
+    up_buf_add(&rq->all, rq->system.data, rq->system.len);
+    scan_messages(rq, json_object_get(j, "messages"));
+}
+
+int fake_request_parse(struct fake_request *rq, up_error *err)
+{
+    json_error_t je;
+
+    if (rq->raw.len || strcmp(rq->method, "GET")) {
+        rq->json = json_loadb(rq->raw.data, rq->raw.len, 0, &je);
+        if (!rq->json)
+            return up_error_set(err, UP_EPARSE, "request body is not JSON: %s",
+                                je.text);
+        if (!json_is_object(rq->json))
+            return up_error_set(err, UP_EPARSE,
+                                "request body is not a JSON object");
+        scan_body(rq);
+    }
+    rq->hash = fnv(14695981039346656037u, rq->path);
+    rq->hash = fnv(rq->hash, rq->model ? rq->model : "");
+    rq->hash = fnv(rq->hash, rq->all.data);
+    return 0;
+}

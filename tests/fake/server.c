@@ -1,0 +1,328 @@
+/*
+ * fake-llm server: the libmicrohttpd glue.
+ *
+ * Thread per connection (MHD_USE_THREAD_PER_CONNECTION with an internal
+ * poll() thread): a reply's delay_ms, chunk_delay_ms and barriers simply
+ * sleep in that connection's thread, so they never hold up other
+ * connections.  Each request is collected (headers, body up to
+ * FAKE_MAX_BODY), numbered, recorded, matched against the scenario and
+ * answered with a content-reader callback that hands out the body one
+ * SSE event at a time and can stop early ("early_close": the callback
+ * returns MHD_CONTENT_READER_END_WITH_ERROR, so MHD closes the socket
+ * mid-body).
+ *
+ * "reset": MHD has no call to abort a connection, so the handler takes
+ * the connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), sets
+ * SO_LINGER {on, 0 s} and connect()s it to AF_UNSPEC, which on Linux
+ * drops the association and sends RST at once; then it returns MHD_NO,
+ * so MHD closes the (now dead) socket without writing a response.  The
+ * client sees "connection reset by peer" (curl exit 56).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "upskill/alloc.h"
+
+#include "fake.h"
+
+/* One request in flight; owned by MHD's con_cls slot. */
+struct conn {
+    char *method, *path; /* copies; the request borrows them */
+    struct fake_request rq;
+};
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
+/* ---- response body ---- */
+
+/* End of the event containing pos (or the body's end). */
+static size_t event_end(const struct fake_out *o, size_t pos, size_t limit)
+{
+    for (size_t i = 0; i < o->nmarks; i++)
+        if (o->marks[i] > pos)
+            return o->marks[i] < limit ? o->marks[i] : limit;
+    return limit;
+}
+
+static int at_mark(const struct fake_out *o, size_t pos)
+{
+    for (size_t i = 0; i < o->nmarks; i++)
+        if (o->marks[i] == pos)
+            return 1;
+    return 0;
+}
+
+static ssize_t read_body(void *cls, uint64_t pos64, char *buf, size_t max)
+{
+    struct fake_out *o = cls;
+    size_t pos = (size_t)pos64, size = fake_out_size(o);
+    size_t limit = o->cut < size ? o->cut : size, end;
+
+    if (pos >= limit)
+        return o->cut < size ? MHD_CONTENT_READER_END_WITH_ERROR
+                             : MHD_CONTENT_READER_END_OF_STREAM;
+    if (pos && o->chunk_delay_ms && at_mark(o, pos))
+        sleep_ms(o->chunk_delay_ms);
+    end = event_end(o, pos, limit);
+    if (end - pos < max)
+        max = end - pos;
+    return (ssize_t)fake_out_copy(o, pos, buf, max);
+}
+
+static void free_body(void *cls)
+{
+    fake_out_release(cls);
+    free(cls);
+}
+
+static void reset_socket(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct linger lg = {1, 0};
+    struct sockaddr unspec;
+
+    if (!ci)
+        return;
+    memset(&unspec, 0, sizeof(unspec));
+    unspec.sa_family = AF_UNSPEC;
+    setsockopt(ci->connect_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    /* Linux: dissolving the association sends RST at once. */
+    connect(ci->connect_fd, &unspec, sizeof(unspec));
+}
+
+/* Queue o (moved into the response) on c. */
+static enum MHD_Result respond(struct MHD_Connection *c, struct fake_out *o)
+{
+    struct fake_out *heap;
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    const char *key;
+    json_t *v;
+
+    if (o->reset) {
+        reset_socket(c);
+        fake_out_release(o);
+        return MHD_NO;
+    }
+    heap = up_xmalloc(sizeof(*heap));
+    *heap = *o;
+    resp = MHD_create_response_from_callback(
+        heap->chunked ? MHD_SIZE_UNKNOWN : fake_out_size(heap), 64 * 1024,
+        read_body, heap, free_body);
+    json_object_foreach(heap->headers, key, v)
+    {
+        MHD_add_response_header(resp, key, json_string_value(v));
+    }
+    ret = MHD_queue_response(c, (unsigned)heap->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* ---- recording ---- */
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static json_t *body_value(const struct fake_request *rq)
+{
+    if (rq->json)
+        return json_incref(rq->json);
+    if (!rq->raw.len)
+        return json_null();
+    /* NULL (not UTF-8) packs as null thanks to "o?". */
+    return json_stringn(rq->raw.data, rq->raw.len);
+}
+
+/* Append one JSON line describing rq (and its rule, if any). */
+static void record(struct fake_server *s, const struct fake_request *rq,
+                   const struct fake_reply *r)
+{
+    json_t *j;
+    char *line;
+
+    if (!s->record)
+        return;
+    j = json_pack("{sI ss ss sO so? sf}", "n", (json_int_t)rq->n, "method",
+                  rq->method, "path", rq->path, "headers", rq->headers, "body",
+                  body_value(rq), "ts", now_seconds());
+    if (r && r->rule)
+        json_object_set_new(j, "rule", json_string(r->rule));
+    else if (r)
+        json_object_set_new(j, "rule", json_integer((json_int_t)r->rule_index));
+    if (r && r->fault)
+        json_object_set_new(j, "fault", json_string(fake_fault_name(r->fault)));
+    if (r && r->student)
+        json_object_set_new(j, "student", json_string(r->student));
+    line = json_dumps(j, JSON_COMPACT);
+    pthread_mutex_lock(&s->lock);
+    fprintf(s->record, "%s\n", line);
+    fflush(s->record);
+    pthread_mutex_unlock(&s->lock);
+    free(line);
+    json_decref(j);
+}
+
+/* ---- requests ---- */
+
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
+                                  const char *key, const char *value)
+{
+    (void)kind;
+    fake_request_add_header(cls, key, value);
+    return MHD_YES;
+}
+
+static long next_number(struct fake_server *s)
+{
+    long n;
+
+    pthread_mutex_lock(&s->lock);
+    n = ++s->requests;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+/*
+ * Decide how to answer rq: 1 when a rule picked reply r (built later,
+ * after its delay), 0 when o already holds the server's own answer.
+ */
+static int decide(struct fake_server *s, struct fake_request *rq,
+                  struct fake_reply *r, struct fake_out *o)
+{
+    up_error err = {0, ""};
+
+    memset(r, 0, sizeof(*r));
+    if (rq->too_big) {
+        fake_reply_error(o, rq, 413, NULL);
+    } else if (fake_request_parse(rq, &err)) {
+        fake_reply_error(o, rq, 400, err.msg);
+    } else if (!fake_scenario_pick(&s->sc, rq, r)) {
+        return 1;
+    } else if (rq->api == FAKE_API_MODELS) {
+        fake_reply_build(o, rq, r, s->sc.models);
+    } else {
+        fprintf(stderr, "fake-llm: no rule matched request %ld (%s %s)\n",
+                rq->n, rq->method, rq->path);
+        fake_reply_error(o, rq, rq->api == FAKE_API_NONE ? 404 : 400,
+                         "fake-llm: no scenario rule matched");
+    }
+    return 0;
+}
+
+static enum MHD_Result answer(struct fake_server *s, struct MHD_Connection *c,
+                              struct fake_request *rq)
+{
+    struct fake_reply r;
+    struct fake_out o;
+    int picked;
+
+    MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, rq);
+    rq->n = next_number(s);
+    fake_out_init(&o);
+    picked = decide(s, rq, &r, &o);
+    record(s, rq, picked ? &r : NULL);
+    if (picked && r.barrier && fake_scenario_barrier(&s->sc, &r)) {
+        fake_reply_error(&o, rq, 504, "fake-llm: barrier timed out");
+    } else if (picked) {
+        sleep_ms(r.delay_ms);
+        fake_reply_build(&o, rq, &r, s->sc.models);
+    }
+    return respond(c, &o);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+                                  const char *url, const char *method,
+                                  const char *version, const char *data,
+                                  size_t *size, void **con_cls)
+{
+    struct conn *cn = *con_cls;
+
+    (void)version;
+    if (!cn) {
+        cn = up_xcalloc(1, sizeof(*cn));
+        cn->method = up_xstrdup(method);
+        cn->path = up_xstrdup(url);
+        fake_request_init(&cn->rq, cn->method, cn->path);
+        *con_cls = cn;
+        return MHD_YES;
+    }
+    if (*size) {
+        fake_request_add_body(&cn->rq, data, *size);
+        *size = 0;
+        return MHD_YES;
+    }
+    return answer(cls, c, &cn->rq);
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
+                    enum MHD_RequestTerminationCode toe)
+{
+    struct fake_server *s = cls;
+    struct conn *cn = *con_cls;
+    int last;
+
+    (void)c;
+    (void)toe;
+    if (!cn)
+        return;
+    fake_request_release(&cn->rq);
+    free(cn->method);
+    free(cn->path);
+    free(cn);
+    *con_cls = NULL;
+    pthread_mutex_lock(&s->lock);
+    last = ++s->done == s->max_requests;
+    pthread_mutex_unlock(&s->lock);
+    if (last && write(s->wake_fd, "m", 1) < 0)
+        perror("fake-llm: wake");
+}
+
+int fake_server_start(struct fake_server *s, long port, up_error *err)
+{
+    struct sockaddr_in sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    s->daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+            MHD_USE_POLL,
+        (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
+        MHD_OPTION_NOTIFY_COMPLETED, on_done, s, MHD_OPTION_CONNECTION_LIMIT,
+        1024u, MHD_OPTION_LISTEN_BACKLOG_SIZE, 512u,
+        MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
+    if (!s->daemon)
+        return up_error_set(err, UP_ENETWORK,
+                            "cannot listen on 127.0.0.1:%ld: %s", port,
+                            strerror(errno));
+    s->port = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT)->port;
+    return 0;
+}
+
+void fake_server_stop(struct fake_server *s)
+{
+    if (s->daemon)
+        MHD_stop_daemon(s->daemon);
+    s->daemon = NULL;
+}

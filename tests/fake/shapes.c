@@ -1,0 +1,343 @@
+/*
+ * fake-llm shapes: the bodies a real provider sends for a successful
+ * reply, byte for byte in field order and framing (compact JSON, as the
+ * providers send it).  See the provider protocol reference:
+ *   OpenAI chat completions: one JSON object, or `data: {chunk}\n\n`
+ *   lines (role chunk, reasoning_content deltas, content deltas, a
+ *   finish chunk, the usage chunk with empty choices when
+ *   stream_options.include_usage, then `data: [DONE]`);
+ *   Anthropic messages: one Message, or message_start,
+ *   content_block_start, ping, content_block_delta..., content_block_stop,
+ *   message_delta, message_stop, each as `event: X\ndata: {...}\n\n`.
+ * Texts are cut into deltas of chunk_size characters, never inside a
+ * UTF-8 sequence.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "upskill/alloc.h"
+
+#include "fake.h"
+
+void fake_out_json(struct fake_out *o, json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+
+    up_buf_adds(&o->body, s ? s : "null");
+    free(s);
+    json_decref(j);
+}
+
+void fake_out_event(struct fake_out *o, const char *name, json_t *j)
+{
+    UP_GROW(o->marks, o->mcap, o->nmarks + 1);
+    o->marks[o->nmarks++] = o->body.len;
+    if (name)
+        up_buf_addf(&o->body, "event: %s\n", name);
+    up_buf_adds(&o->body, "data: ");
+    fake_out_json(o, j);
+    up_buf_adds(&o->body, "\n\n");
+}
+
+void fake_out_header(struct fake_out *o, const char *name, const char *value)
+{
+    up_buf low = UP_BUF_INIT;
+
+    /* Lowercase, as HTTP/2 providers send them, so overrides replace. */
+    for (const char *p = name; *p; p++)
+        up_buf_addc(&low, (char)tolower((unsigned char)*p));
+    json_object_set_new(o->headers, low.data, json_string(value));
+    up_buf_release(&low);
+}
+
+/* Bytes in the first n characters of s (a UTF-8 string). */
+static size_t piece_len(const char *s, long n)
+{
+    size_t i = 0;
+
+    while (s[i] && n > 0) {
+        i++;
+        while (((unsigned char)s[i] & 0xC0) == 0x80)
+            i++;
+        n--;
+    }
+    return i;
+}
+
+static long estimate(const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+
+    return n > 4 ? (long)((n + 3) / 4) : 1;
+}
+
+/* The reply's token counts, derived from the texts where not given. */
+static struct fake_usage usage_of(const struct fake_request *rq,
+                                  const struct fake_reply *r)
+{
+    struct fake_usage u = r->usage;
+
+    if (u.input < 0)
+        u.input = estimate(rq->all.data);
+    if (u.reasoning < 0)
+        u.reasoning = r->reasoning ? estimate(r->reasoning) : 0;
+    if (u.output < 0)
+        u.output = estimate(r->text) + u.reasoning;
+    if (u.cached < 0)
+        u.cached = 0;
+    if (u.cache_creation < 0)
+        u.cache_creation = 0;
+    return u;
+}
+
+static const char *model_of(const struct fake_request *rq,
+                            const struct fake_reply *r)
+{
+    if (r->model)
+        return r->model;
+    return rq->model ? rq->model : "fake-model";
+}
+
+static const char *text_of(const struct fake_reply *r)
+{
+    return r->text ? r->text : "";
+}
+
+static int with_usage(const struct fake_reply *r)
+{
+    return r->fault != FAKE_FAULT_NO_USAGE;
+}
+
+/* ---- OpenAI ---- */
+
+static json_t *openai_usage(const struct fake_usage *u)
+{
+    return json_pack(
+        "{sI sI sI s{sI sI} s{sI sI sI sI}}", "prompt_tokens",
+        (json_int_t)u->input, "completion_tokens", (json_int_t)u->output,
+        "total_tokens", (json_int_t)(u->input + u->output),
+        "prompt_tokens_details", "cached_tokens", (json_int_t)u->cached,
+        "audio_tokens", (json_int_t)0, "completion_tokens_details",
+        "reasoning_tokens", (json_int_t)u->reasoning, "audio_tokens",
+        (json_int_t)0, "accepted_prediction_tokens", (json_int_t)0,
+        "rejected_prediction_tokens", (json_int_t)0);
+}
+
+/* The fields every OpenAI object starts with. */
+static json_t *openai_head(const struct fake_request *rq,
+                           const struct fake_reply *r, const char *object)
+{
+    char id[64];
+
+    snprintf(id, sizeof(id), "chatcmpl-fake%06ld", rq->n);
+    return json_pack("{ss ss sI ss}", "id", id, "object", object, "created",
+                     (json_int_t)time(NULL), "model", model_of(rq, r));
+}
+
+static void openai_json(struct fake_out *o, const struct fake_request *rq,
+                        const struct fake_reply *r)
+{
+    json_t *j = openai_head(rq, r, "chat.completion");
+    json_t *msg = json_pack("{ss ss sn}", "role", "assistant", "content",
+                            text_of(r), "refusal");
+    struct fake_usage u = usage_of(rq, r);
+
+    if (r->reasoning)
+        json_object_set_new(msg, "reasoning_content",
+                            json_string(r->reasoning));
+    json_object_set_new(j, "choices",
+                        json_pack("[{sI so sn ss}]", "index", (json_int_t)0,
+                                  "message", msg, "logprobs", "finish_reason",
+                                  r->finish ? r->finish : "stop"));
+    if (with_usage(r))
+        json_object_set_new(j, "usage", openai_usage(&u));
+    json_object_set_new(j, "system_fingerprint", json_string("fp_fake"));
+    fake_out_json(o, j);
+}
+
+/* One chunk with delta (stolen) and finish (NULL: null). */
+static void openai_chunk(struct fake_out *o, const struct fake_request *rq,
+                         const struct fake_reply *r, json_t *delta,
+                         const char *finish)
+{
+    json_t *j = openai_head(rq, r, "chat.completion.chunk");
+
+    json_object_set_new(j, "system_fingerprint", json_string("fp_fake"));
+    json_object_set_new(j, "choices",
+                        json_pack("[{sI so sn so}]", "index", (json_int_t)0,
+                                  "delta", delta, "logprobs", "finish_reason",
+                                  finish ? json_string(finish) : json_null()));
+    if (rq->include_usage && with_usage(r))
+        json_object_set_new(j, "usage", json_null());
+    fake_out_event(o, NULL, j);
+}
+
+/* Chunks of text as deltas {field: piece}. */
+static void openai_pieces(struct fake_out *o, const struct fake_request *rq,
+                          const struct fake_reply *r, const char *field,
+                          const char *text)
+{
+    while (text && *text) {
+        size_t n = piece_len(text, r->chunk_size);
+
+        openai_chunk(o, rq, r, json_pack("{ss%}", field, text, n), NULL);
+        text += n;
+    }
+}
+
+static void openai_sse(struct fake_out *o, const struct fake_request *rq,
+                       const struct fake_reply *r)
+{
+    struct fake_usage u = usage_of(rq, r);
+
+    openai_chunk(
+        o, rq, r,
+        json_pack("{ss ss sn}", "role", "assistant", "content", "", "refusal"),
+        NULL);
+    openai_pieces(o, rq, r, "reasoning_content", r->reasoning);
+    openai_pieces(o, rq, r, "content", text_of(r));
+    openai_chunk(o, rq, r, json_object(), r->finish ? r->finish : "stop");
+    if (rq->include_usage && with_usage(r)) {
+        json_t *j = openai_head(rq, r, "chat.completion.chunk");
+
+        json_object_set_new(j, "system_fingerprint", json_string("fp_fake"));
+        json_object_set_new(j, "choices", json_array());
+        json_object_set_new(j, "usage", openai_usage(&u));
+        fake_out_event(o, NULL, j);
+    }
+    UP_GROW(o->marks, o->mcap, o->nmarks + 1);
+    o->marks[o->nmarks++] = o->body.len;
+    up_buf_adds(&o->body, "data: [DONE]\n\n");
+}
+
+void fake_shape_openai(struct fake_out *o, const struct fake_request *rq,
+                       const struct fake_reply *r)
+{
+    if (rq->stream)
+        openai_sse(o, rq, r);
+    else
+        openai_json(o, rq, r);
+}
+
+/* ---- Anthropic ---- */
+
+static json_t *anthropic_usage(const struct fake_usage *u, long output)
+{
+    return json_pack("{sI sI sI sI}", "input_tokens", (json_int_t)u->input,
+                     "cache_creation_input_tokens",
+                     (json_int_t)u->cache_creation, "cache_read_input_tokens",
+                     (json_int_t)u->cached, "output_tokens",
+                     (json_int_t)output);
+}
+
+/* The Message object; content (stolen) and stop_reason (NULL: null). */
+static json_t *anthropic_message(const struct fake_request *rq,
+                                 const struct fake_reply *r, json_t *content,
+                                 const char *stop, long output)
+{
+    struct fake_usage u = usage_of(rq, r);
+    char id[64];
+    json_t *j;
+
+    snprintf(id, sizeof(id), "msg_fake%06ld", rq->n);
+    j = json_pack("{ss ss ss ss so so sn}", "id", id, "type", "message", "role",
+                  "assistant", "model", model_of(rq, r), "content", content,
+                  "stop_reason", stop ? json_string(stop) : json_null(),
+                  "stop_sequence");
+    if (with_usage(r))
+        json_object_set_new(j, "usage", anthropic_usage(&u, output));
+    return j;
+}
+
+static const char *stop_of(const struct fake_reply *r)
+{
+    return r->finish ? r->finish : "end_turn";
+}
+
+static void anthropic_json(struct fake_out *o, const struct fake_request *rq,
+                           const struct fake_reply *r)
+{
+    json_t *content = json_array();
+
+    if (r->reasoning)
+        json_array_append_new(
+            content, json_pack("{ss ss ss}", "type", "thinking", "thinking",
+                               r->reasoning, "signature", "fake-signature"));
+    json_array_append_new(
+        content, json_pack("{ss ss}", "type", "text", "text", text_of(r)));
+    fake_out_json(o, anthropic_message(rq, r, content, stop_of(r),
+                                       usage_of(rq, r).output));
+}
+
+/* Kinds of content block: type, delta type, text field. */
+static const struct block_kind {
+    const char *type, *delta, *field;
+} thinking_block = {"thinking", "thinking_delta", "thinking"},
+  text_block = {"text", "text_delta", "text"};
+
+static void anthropic_block(struct fake_out *o, const struct fake_reply *r,
+                            size_t index, const struct block_kind *k,
+                            const char *text)
+{
+    json_t *start = json_pack("{ss ss}", "type", k->type, k->field, "");
+
+    if (k == &thinking_block)
+        json_object_set_new(start, "signature", json_string(""));
+    fake_out_event(o, "content_block_start",
+                   json_pack("{ss sI so}", "type", "content_block_start",
+                             "index", (json_int_t)index, "content_block",
+                             start));
+    if (!index)
+        fake_out_event(o, "ping", json_pack("{ss}", "type", "ping"));
+    for (size_t n; *text; text += n) {
+        n = piece_len(text, r->chunk_size);
+        fake_out_event(o, "content_block_delta",
+                       json_pack("{ss sI s{ss ss%}}", "type",
+                                 "content_block_delta", "index",
+                                 (json_int_t)index, "delta", "type", k->delta,
+                                 k->field, text, n));
+    }
+    if (k == &thinking_block)
+        fake_out_event(
+            o, "content_block_delta",
+            json_pack("{ss sI s{ss ss}}", "type", "content_block_delta",
+                      "index", (json_int_t)index, "delta", "type",
+                      "signature_delta", "signature", "fake-signature"));
+    fake_out_event(o, "content_block_stop",
+                   json_pack("{ss sI}", "type", "content_block_stop", "index",
+                             (json_int_t)index));
+}
+
+static void anthropic_sse(struct fake_out *o, const struct fake_request *rq,
+                          const struct fake_reply *r)
+{
+    json_t *delta;
+    size_t index = 0;
+
+    fake_out_event(o, "message_start",
+                   json_pack("{ss so}", "type", "message_start", "message",
+                             anthropic_message(rq, r, json_array(), NULL, 1)));
+    if (r->reasoning)
+        anthropic_block(o, r, index++, &thinking_block, r->reasoning);
+    anthropic_block(o, r, index, &text_block, text_of(r));
+    delta = json_pack("{ss s{ss sn}}", "type", "message_delta", "delta",
+                      "stop_reason", stop_of(r), "stop_sequence");
+    if (with_usage(r))
+        json_object_set_new(delta, "usage",
+                            json_pack("{sI}", "output_tokens",
+                                      (json_int_t)usage_of(rq, r).output));
+    fake_out_event(o, "message_delta", delta);
+    fake_out_event(o, "message_stop",
+                   json_pack("{ss}", "type", "message_stop"));
+}
+
+void fake_shape_anthropic(struct fake_out *o, const struct fake_request *rq,
+                          const struct fake_reply *r)
+{
+    if (rq->stream)
+        anthropic_sse(o, rq, r);
+    else
+        anthropic_json(o, rq, r);
+}
