@@ -1,0 +1,185 @@
+/*
+ * HTTP transport for provider calls: libcurl behind a small async client.
+ *
+ * One up_http_client owns one curl multi handle, so every transfer it runs
+ * shares one connection cache and one DNS cache; it is driven by ONE
+ * thread calling up_http_run.  Each submitted transfer retries on its own
+ * like the official Anthropic and OpenAI SDKs (connection errors, 408, 409,
+ * 429 and >= 500; exponential backoff with jitter; Retry-After honoured up
+ * to a cap; x-should-retry overrides), waiting on timers inside the client,
+ * never by sleeping.  Each attempt is reported to an optional log callback
+ * that never sees a header: secrets travel only in the header list handed
+ * to curl.  The retry policy is a set of pure functions, declared first.
+ */
+#ifndef UPSKILL_HTTP_H
+#define UPSKILL_HTTP_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
+/* ---- retry policy (pure) ---------------------------------------------- */
+
+typedef struct up_http_policy {
+    int max_retries;         /* retries after the first attempt (SDKs: 2) */
+    long base_delay_ms;      /* first backoff before jitter (500) */
+    long max_delay_ms;       /* backoff cap (8000) */
+    long max_retry_after_ms; /* a longer server hint fails fast (60000) */
+} up_http_policy;
+
+/* Fill p with the SDK defaults: 2 retries, 0.5 s doubling to 8 s, 60 s. */
+void up_http_policy_default(up_http_policy *p);
+
+/*
+ * Should an attempt be retried?  status is the HTTP status, or 0 for a
+ * transport failure (then transport_retryable says whether that kind of
+ * failure is worth another try).  x_should_retry is that header's value or
+ * NULL; "true"/"false" decide before anything else.  Otherwise 408, 409,
+ * 429 and every status >= 500 retry.  Returns 1 or 0.
+ */
+int up_http_retryable(long status, int transport_retryable,
+                      const char *x_should_retry);
+
+/*
+ * The server's wait hint in milliseconds: retry-after-ms first, then
+ * retry-after as (decimal) seconds, then retry-after as an HTTP date
+ * relative to now.  Either header may be NULL.  Returns -1 when there is
+ * no usable hint (absent, malformed, zero, negative, in the past).
+ */
+long up_http_retry_hint_ms(const char *retry_after_ms, const char *retry_after,
+                           time_t now);
+
+/*
+ * Milliseconds to wait before retry number n (n = retries already made,
+ * from 0).  A hint in (0, cap] is used as is; a hint over the cap returns
+ * -1 (give up: the caller reports the wait); otherwise
+ * min(base * 2^n, max) * (1 - 0.25 * rand01), rand01 in [0, 1).
+ */
+long up_http_retry_delay_ms(const up_http_policy *p, int n, long hint_ms,
+                            double rand01);
+
+/*
+ * The UP_E* code for a final HTTP status: 401/403 -> UP_EAUTH, 408 ->
+ * UP_ETIMEOUT, 429 -> UP_ERATELIMIT, 400/404/413/422 -> UP_EBADREQ, >= 500
+ * -> UP_ESERVER, other non-2xx -> UP_EHTTP, 2xx -> 0.
+ */
+int up_http_status_code(long status);
+
+/*
+ * Append to out the provider's own message from an error body: error.message
+ * (OpenAI, Anthropic, llama.cpp, vLLM), error as a string (Ollama),
+ * message (old vLLM), else the first 200 bytes of the raw body with
+ * control characters blanked.  Anything that looks like a key (sk-...,
+ * hf_...) is replaced by "[redacted]".
+ */
+void up_http_error_message(const char *body, size_t len, up_buf *out);
+
+/*
+ * True when an error body says a quota or spend limit is exhausted
+ * (insufficient_quota, enforced_spend_limit_reached, ...): such a 429 will
+ * not clear by waiting and is never retried.
+ */
+int up_http_quota_exhausted(const char *body, size_t len);
+
+/* Remove userinfo, query and fragment from url (for logs and errors). */
+void up_http_redact_url(const char *url, up_buf *out);
+
+/* ---- transfers -------------------------------------------------------- */
+
+/* One attempt, as reported to the log callback.  No header, no body. */
+typedef struct up_http_attempt {
+    const char *target;     /* scheme://host/path, no query or userinfo */
+    int attempt;            /* 1-based */
+    int max_attempts;       /* 1 + max_retries */
+    long status;            /* HTTP status, 0 when none arrived */
+    int code;               /* 0 or the UP_E* this attempt ended with */
+    const char *error;      /* short reason (curl or provider), or NULL */
+    const char *request_id; /* request-id / x-request-id, or "" */
+    long elapsed_ms;        /* duration of this attempt */
+    long delay_ms;          /* wait before the next attempt, -1 for none */
+    const char *why;        /* "retry-after", "backoff" or NULL */
+} up_http_attempt;
+
+typedef void (*up_http_log_fn)(void *ud, const up_http_attempt *a);
+
+typedef struct up_http_request {
+    const char *url;
+    const char *const *headers; /* "Name: value" lines, NULL-terminated */
+    const char *body;           /* POST body, or NULL for GET */
+    size_t body_len;
+    long connect_timeout_ms; /* 0: 10 s */
+    long total_timeout_ms;   /* per attempt; 0: 600 s */
+    long idle_timeout_ms;    /* abort when no byte for this long; 0: 300 s */
+    long deadline_ms;        /* up_http_now_ms() limit for all attempts, 0 */
+    up_http_policy policy;   /* zeroed: use up_http_policy_default */
+    size_t max_response;     /* body cap in bytes; 0: 32 MB */
+    /*
+     * Optional streaming sink for the body of a 2xx response.  Return 0 to
+     * go on, or an HTTP-like status (e.g. 529 for an in-band overload
+     * event) after filling msg: the attempt then ends as if the server had
+     * answered with that status.
+     */
+    int (*on_data)(void *ud, const char *p, size_t n, up_buf *msg);
+    void (*on_reset)(void *ud);  /* before every attempt after the first */
+    int (*committed)(void *ud); /* nonzero: output seen, do not retry */
+    void *ud;
+} up_http_request;
+
+typedef struct up_http_result {
+    int code;          /* 0 or UP_E* */
+    up_error err;      /* filled when code != 0 */
+    long status;       /* last HTTP status, 0 if none */
+    up_buf body;       /* body when no sink took it, and error bodies */
+    char ctype[64];    /* content-type of the last response */
+    char request_id[96];
+    int attempts;    /* attempts made */
+    long latency_ms; /* first attempt start to the end */
+} up_http_result;
+
+/* res is owned by the client; take what you need (e.g. detach body). */
+typedef void (*up_http_done_fn)(void *ud, up_http_result *res);
+
+typedef struct up_http_client up_http_client;
+typedef struct up_http_xfer up_http_xfer;
+
+/* Milliseconds on a monotonic clock. */
+long up_http_now_ms(void);
+
+/* A client for up to max_conns parallel connections (0: 64). */
+up_http_client *up_http_client_new(int max_conns);
+
+/* Cancel what is pending (no callbacks) and free the client. */
+void up_http_client_free(up_http_client *c);
+
+/* Report every attempt to fn(ud, ...); fn may be NULL. */
+void up_http_client_set_log(up_http_client *c, up_http_log_fn fn, void *ud);
+
+/*
+ * Start rq (strings are copied; rq may go away).  done(ud, res) is called
+ * once from up_http_run when the last attempt ends.  Never fails.
+ */
+up_http_xfer *up_http_submit(up_http_client *c, const up_http_request *rq,
+                             up_http_done_fn done, void *ud);
+
+/*
+ * Drive transfers: wait at most max_wait_ms for activity or a retry timer,
+ * move data, run completion callbacks.  Returns the number of transfers
+ * still pending.
+ */
+size_t up_http_run(up_http_client *c, long max_wait_ms);
+
+/* Transfers submitted and not yet completed. */
+size_t up_http_pending(const up_http_client *c);
+
+/* End x now; its done callback runs at once with code UP_EINTR. */
+void up_http_cancel(up_http_client *c, up_http_xfer *x);
+
+/* Run rq to the end on a private client.  Returns res->code. */
+int up_http_perform(const up_http_request *rq, up_http_result *res);
+
+void up_http_result_init(up_http_result *res);
+void up_http_result_release(up_http_result *res);
+
+#endif

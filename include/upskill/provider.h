@@ -1,0 +1,111 @@
+/*
+ * Model providers: one request/response shape over every backend.
+ *
+ * The caller hands over an already-resolved endpoint (which API, where,
+ * which key, which model; configuration parsing lives elsewhere) and a
+ * conversation; the provider builds the wire request, the transport runs
+ * it with retries, the provider reads the reply back into up_response:
+ * the graded text, the reasoning kept apart from it, token usage
+ * (estimated and marked so when the server gave none), latency, attempts.
+ *
+ * Backends sit behind one ops table (src/providers/): Anthropic Messages,
+ * and OpenAI Chat Completions, which also serves OpenAI-compatible
+ * servers (llama.cpp, Ollama, vLLM, LM Studio, the HF router).
+ */
+#ifndef UPSKILL_PROVIDER_H
+#define UPSKILL_PROVIDER_H
+
+#include <stddef.h>
+
+#include "upskill/error.h"
+#include "upskill/http.h"
+
+enum up_provider_kind {
+    UP_PROVIDER_ANTHROPIC, /* POST {base}/v1/messages */
+    UP_PROVIDER_OPENAI     /* POST {base}/chat/completions (+ compatibles) */
+};
+
+/* Where and how to call a model.  Strings are borrowed. */
+typedef struct up_endpoint {
+    int kind;             /* enum up_provider_kind */
+    const char *base_url; /* "https://api.anthropic.com", ".../v1"; NULL:
+                             the provider's official URL */
+    const char *api_key;  /* the key's value, or NULL (local servers); it
+                             goes into a request header and nowhere else */
+    const char *const *headers; /* extra "Name: value" lines, NULL-ended */
+    const char *model;          /* the resolved model id */
+    const char *effort;    /* NULL, or "minimal".."max": reasoning effort */
+    int compat;            /* OpenAI kind: 1 = a compatible server (system
+                              role, max_tokens), 0 = decide from the host,
+                              -1 = official OpenAI rules */
+    int stream;            /* 1: SSE streaming, 0: one JSON body */
+    int max_tokens;        /* output cap; 0: 4096 */
+    long connect_timeout_ms; /* 0: 10 s */
+    long total_timeout_ms;   /* per attempt; 0: 600 s */
+    long idle_timeout_ms;    /* no byte for this long aborts; 0: 300 s */
+    int max_retries;         /* -1: the SDK default (2) */
+} up_endpoint;
+
+/* Fill ep with defaults for kind (everything else NULL/0). */
+void up_endpoint_init(up_endpoint *ep, int kind);
+
+typedef struct up_message {
+    const char *role;    /* "user" or "assistant" */
+    const char *content; /* the text */
+} up_message;
+
+/* One conversation to complete.  Strings and arrays are borrowed. */
+typedef struct up_request {
+    const char *system;        /* system prompt, or NULL */
+    const up_message *messages;
+    size_t n_messages;
+    const char *schema;        /* JSON Schema text: reply must be JSON */
+    const char *schema_name;   /* its name; NULL: "result" */
+    int json_repairs;          /* follow-up turns when the JSON is bad;
+                                  -1: 2, 0: none */
+    double temperature;        /* < 0: leave to the server */
+} up_request;
+
+/* Fill rq with an empty conversation and defaults. */
+void up_request_init(up_request *rq);
+
+typedef struct up_usage {
+    long input;       /* all input tokens, cached ones included */
+    long output;      /* output tokens, reasoning included */
+    long cached;      /* input tokens read from the cache */
+    long cache_write; /* input tokens written to the cache (Anthropic) */
+    long reasoning;   /* reasoning/thinking tokens (part of output) */
+    int estimated;    /* 1 when some count is a chars/4 estimate */
+} up_usage;
+
+typedef struct up_response {
+    int code;          /* 0 or UP_E* */
+    up_error err;      /* when code != 0 */
+    char *text;        /* the answer (JSON text for schema requests) */
+    char *reasoning;   /* reasoning kept out of text ("" if none) */
+    char *stop_reason; /* end_turn / stop / length / max_tokens ... */
+    up_usage usage;    /* summed over all turns (JSON repairs too) */
+    long latency_ms;   /* from the first request to the last byte */
+    int attempts;      /* HTTP attempts, over all turns */
+    int turns;         /* requests made (1 + JSON repairs) */
+    long http_status;  /* status of the last response */
+    char request_id[96];
+} up_response;
+
+void up_response_init(up_response *r);
+void up_response_release(up_response *r);
+
+/* The provider kind for a name ("anthropic", "openai"), or -1. */
+int up_provider_kind(const char *name);
+
+/*
+ * Complete rq on ep and wait for the answer: one request, retried as the
+ * SDKs do, plus up to rq->json_repairs follow-up turns when a schema was
+ * asked for and the reply is not JSON.  log (may be NULL) sees every HTTP
+ * attempt.  Returns out->code (0 or UP_E*), with out->err filled; out is
+ * always initialised and must be released.
+ */
+int up_provider_complete(const up_endpoint *ep, const up_request *rq,
+                         up_http_log_fn log, void *log_ud, up_response *out);
+
+#endif

@@ -1,0 +1,378 @@
+/*
+ * The job scheduler: many conversations over one HTTP client.
+ *
+ * One thread, one curl multi handle.  The loop tops up the in-flight set
+ * to the current limit, then lets up_http_run move bytes and fire
+ * completions.  A job is a small state machine: build a request for its
+ * conversation, submit, read the reply; for schema requests whose reply is
+ * not JSON it appends the bad reply and a repair prompt and submits again
+ * (at most rq->json_repairs times).  429s seen by the attempt log halve the
+ * limit, but only for attempts that started after the previous cut, so a
+ * burst of 429s from one round counts once (like TCP's one cut per
+ * window).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "providers/providers.h"
+#include "upskill/alloc.h"
+#include "upskill/sched.h"
+
+#define REPAIR_PROMPT                                                          \
+    "Your reply was not valid JSON (%s). Reply again with only the JSON "     \
+    "value that matches the schema, and no other text."
+
+typedef struct sched sched;
+
+typedef struct job {
+    sched *s;
+    size_t index;      /* in the caller's array */
+    size_t slot;       /* in s->active */
+    const up_job *spec;
+    up_request rq;     /* spec->rq with the grown conversation */
+    up_message *msgs;  /* original turns + repair turns */
+    size_t nmsgs, cap;
+    char **owned;      /* strings of the repair turns */
+    size_t nowned;
+    int repairs_left;
+    up_reply reply;
+    up_response res;
+    up_http_xfer *xfer; /* the request in flight */
+    long t0, deadline;
+} job;
+
+struct sched {
+    const up_sched_opts *o;
+    up_http_client *client;
+    job **active; /* jobs in flight, o->jobs slots */
+    size_t nactive;
+    int limit, max;
+    int successes;  /* since the last change of limit */
+    long last_cut;  /* when the limit was last halved */
+    up_sched_stats st;
+};
+
+void up_sched_opts_init(up_sched_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->jobs = 4;
+    o->grow_after = 8;
+}
+
+static void on_attempt(void *ud, const up_http_attempt *a)
+{
+    sched *s = ud;
+    long now = up_http_now_ms();
+
+    if (a->status == 429 && now - a->elapsed_ms >= s->last_cut &&
+        s->limit > 1) {
+        s->limit /= 2;
+        s->last_cut = now;
+        s->successes = 0;
+        if (s->limit < s->st.min_limit)
+            s->st.min_limit = s->limit;
+    }
+    if (s->o->log)
+        s->o->log(s->o->log_ud, a);
+}
+
+static void count_success(sched *s)
+{
+    if (++s->successes < s->o->grow_after)
+        return;
+    s->successes = 0;
+    if (s->limit < s->max)
+        s->limit++;
+}
+
+/* The job is over: hand the response over, free the job. */
+static void complete(job *j)
+{
+    sched *s = j->s;
+
+    j->res.latency_ms = up_http_now_ms() - j->t0;
+    if (j->res.code == 0) {
+        s->st.ok++;
+        count_success(s);
+    } else if (j->res.code == UP_EINTR) {
+        s->st.stopped++;
+    } else {
+        s->st.failed++;
+    }
+    s->active[j->slot] = s->active[--s->nactive];
+    s->active[j->slot]->slot = j->slot;
+    j->spec->done(j->spec->ud, j->index, &j->res);
+    up_response_release(&j->res);
+    up_reply_release(&j->reply);
+    for (size_t i = 0; i < j->nowned; i++)
+        free(j->owned[i]);
+    free(j->owned);
+    free(j->msgs);
+    free(j);
+}
+
+static void fail(job *j, int code, const up_error *err)
+{
+    j->res.code = code;
+    if (err)
+        j->res.err = *err;
+    complete(j);
+}
+
+static int on_data(void *ud, const char *p, size_t n, up_buf *msg)
+{
+    job *j = ud;
+
+    return up_reply_feed(&j->reply, p, n, msg);
+}
+
+static void on_reset(void *ud)
+{
+    up_reply_reset(&((job *)ud)->reply);
+}
+
+static int committed(void *ud)
+{
+    return ((job *)ud)->reply.committed;
+}
+
+static void http_done(void *ud, up_http_result *res);
+
+static void fill_request(job *j, up_http_request *hr)
+{
+    const up_endpoint *ep = j->spec->ep;
+
+    memset(hr, 0, sizeof(*hr));
+    hr->connect_timeout_ms = ep->connect_timeout_ms;
+    hr->total_timeout_ms = ep->total_timeout_ms;
+    hr->idle_timeout_ms = ep->idle_timeout_ms;
+    hr->deadline_ms = j->deadline;
+    up_http_policy_default(&hr->policy);
+    if (ep->max_retries >= 0)
+        hr->policy.max_retries = ep->max_retries;
+    if (ep->stream)
+        hr->on_data = on_data;
+    hr->on_reset = on_reset;
+    hr->committed = committed;
+    hr->ud = j;
+}
+
+/* Build and submit the next turn; on failure the job completes. */
+static void submit(job *j)
+{
+    up_buf url = UP_BUF_INIT, body = UP_BUF_INIT;
+    up_hdrs h = {0};
+    up_http_request hr;
+    up_error err;
+
+    up_reply_reset(&j->reply);
+    if (up_provider_build(j->spec->ep, &j->rq, &url, &h, &body, &err)) {
+        fail(j, err.code, &err);
+        goto out;
+    }
+    fill_request(j, &hr);
+    hr.url = url.data;
+    hr.headers = (const char *const *)h.v;
+    hr.body = body.data;
+    hr.body_len = body.len;
+    j->res.turns++;
+    j->xfer = up_http_submit(j->s->client, &hr, http_done, j);
+out:
+    up_hdrs_release(&h);
+    up_buf_release(&url);
+    up_buf_release(&body);
+}
+
+static void add_turn(job *j, const char *role, char *content)
+{
+    UP_GROW(j->msgs, j->cap, j->nmsgs + 1);
+    j->msgs[j->nmsgs].role = role;
+    j->msgs[j->nmsgs++].content = content;
+    j->owned = up_xrealloc(j->owned, (j->nowned + 1) * sizeof(char *));
+    j->owned[j->nowned++] = content;
+    j->rq.messages = j->msgs;
+    j->rq.n_messages = j->nmsgs;
+}
+
+/* A schema reply that is not JSON: ask again, or give up. */
+static void repair_or_fail(job *j, const char *why)
+{
+    up_buf prompt = UP_BUF_INIT;
+    up_error err;
+
+    if (j->repairs_left-- <= 0) {
+        up_error_set(&err, UP_EPARSE,
+                     "'%s': reply is not JSON after %d turns: %s",
+                     j->spec->ep->model ? j->spec->ep->model : "model",
+                     j->res.turns, why);
+        fail(j, UP_EPARSE, &err);
+        return;
+    }
+    up_buf_addf(&prompt, REPAIR_PROMPT, why);
+    add_turn(j, "assistant", up_xstrdup(j->res.text));
+    add_turn(j, "user", up_buf_detach(&prompt));
+    submit(j);
+}
+
+/* A 2xx arrived: read it into the response, check JSON if asked. */
+static void take_reply(job *j, up_http_result *res)
+{
+    up_error err;
+    up_buf why = UP_BUF_INIT;
+
+    if (!j->spec->ep->stream &&
+        up_reply_parse(&j->reply, res->body.data, res->body.len, &err)) {
+        up_error_prefix(&err, "'%s': ", j->spec->ep->model);
+        fail(j, UP_EHTTP, &err);
+    } else if (!j->reply.ended && !j->reply.stop.len) {
+        up_reply_finish(&j->reply, &j->rq, &j->res);
+        up_error_set(&err, UP_ENETWORK, "'%s': stream ended early",
+                     j->spec->ep->model);
+        fail(j, UP_ENETWORK, &err);
+    } else {
+        up_reply_finish(&j->reply, &j->rq, &j->res);
+        if (j->rq.schema && up_provider_check_json(&j->res.text, &why))
+            repair_or_fail(j, why.data);
+        else
+            complete(j);
+    }
+    up_buf_release(&why);
+}
+
+static void http_done(void *ud, up_http_result *res)
+{
+    job *j = ud;
+
+    j->xfer = NULL;
+    j->res.attempts += res->attempts;
+    j->res.http_status = res->status;
+    memcpy(j->res.request_id, res->request_id, sizeof(j->res.request_id));
+    if (res->code == 0) {
+        take_reply(j, res);
+        return;
+    }
+    up_reply_finish(&j->reply, &j->rq, &j->res); /* keep partial output */
+    fail(j, res->code, &res->err);
+}
+
+static void start(sched *s, const up_job *spec, size_t index)
+{
+    job *j = up_xcalloc(1, sizeof(*j));
+
+    j->s = s;
+    j->index = index;
+    j->spec = spec;
+    j->rq = *spec->rq;
+    j->repairs_left = spec->rq->json_repairs < 0 ? 2 : spec->rq->json_repairs;
+    UP_GROW(j->msgs, j->cap, spec->rq->n_messages + 4);
+    memcpy(j->msgs, spec->rq->messages,
+           spec->rq->n_messages * sizeof(up_message));
+    j->nmsgs = spec->rq->n_messages;
+    j->rq.messages = j->msgs;
+    up_reply_init(&j->reply, spec->ep);
+    up_response_init(&j->res);
+    j->t0 = up_http_now_ms();
+    if (s->o->job_timeout_ms > 0)
+        j->deadline = j->t0 + s->o->job_timeout_ms;
+    j->slot = s->nactive;
+    s->active[s->nactive++] = j;
+    submit(j);
+}
+
+/* A job that never ran because of the stop flag. */
+static void never_ran(sched *s, const up_job *spec, size_t index)
+{
+    up_response res;
+
+    up_response_init(&res);
+    res.code = up_error_set(&res.err, UP_EINTR, "interrupted before start");
+    s->st.stopped++;
+    spec->done(spec->ud, index, &res);
+    up_response_release(&res);
+}
+
+static void cancel_all(sched *s)
+{
+    while (s->nactive) {
+        job *j = s->active[s->nactive - 1];
+
+        if (j->xfer)
+            up_http_cancel(s->client, j->xfer);
+        else
+            fail(j, UP_EINTR, NULL);
+    }
+}
+
+static void loop(sched *s, const up_job *jobs, size_t n)
+{
+    volatile sig_atomic_t *stop = s->o->stop;
+    size_t next = 0;
+
+    while (next < n || s->nactive) {
+        if (stop && *stop >= 2)
+            cancel_all(s);
+        if (stop && *stop)
+            for (; next < n; next++)
+                never_ran(s, &jobs[next], next);
+        while (next < n && s->nactive < (size_t)s->limit) {
+            start(s, &jobs[next], next);
+            next++;
+        }
+        if (s->nactive)
+            up_http_run(s->client, 100);
+    }
+}
+
+int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
+                 up_sched_stats *stats, up_error *err)
+{
+    sched s;
+    long t0 = up_http_now_ms();
+
+    memset(&s, 0, sizeof(s));
+    s.o = o;
+    s.max = s.limit = o->jobs > 0 ? o->jobs : 4;
+    s.st.min_limit = s.limit;
+    s.client = up_http_client_new(s.max);
+    if (!s.client)
+        return up_error_set(err, UP_ENETWORK, "cannot set up libcurl");
+    up_http_client_set_log(s.client, on_attempt, &s);
+    s.active = up_xcalloc((size_t)s.max, sizeof(job *));
+    loop(&s, jobs, n);
+    up_http_client_free(s.client);
+    free(s.active);
+    s.st.elapsed_ms = up_http_now_ms() - t0;
+    if (stats)
+        *stats = s.st;
+    if (o->stop && *o->stop)
+        return up_error_set(err, UP_EINTR, "interrupted");
+    return 0;
+}
+
+static void take_one(void *ud, size_t index, up_response *res)
+{
+    (void)index;
+    *(up_response *)ud = *res;
+    up_response_init(res);
+}
+
+int up_provider_complete(const up_endpoint *ep, const up_request *rq,
+                         up_http_log_fn log, void *log_ud, up_response *out)
+{
+    up_job one = {ep, rq, take_one, out};
+    up_sched_opts o;
+    up_error err;
+    int rc;
+
+    up_response_init(out);
+    up_sched_opts_init(&o);
+    o.jobs = 1;
+    o.log = log;
+    o.log_ud = log_ud;
+    rc = up_sched_run(&one, 1, &o, NULL, &err);
+    if (rc && !out->code) {
+        out->code = rc;
+        out->err = err;
+    }
+    return out->code;
+}

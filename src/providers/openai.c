@@ -1,0 +1,208 @@
+/*
+ * OpenAI Chat Completions (POST {base}/chat/completions), which also
+ * serves the OpenAI-compatible servers: llama.cpp, Ollama, vLLM, LM
+ * Studio and the Hugging Face router.
+ *
+ * api.openai.com gets the official rules (developer role for the system
+ * prompt, max_completion_tokens); any other host gets the compatible ones
+ * (system role, max_tokens: Ollama ignores max_completion_tokens and many
+ * chat templates reject "developer").  Reasoning may come back in
+ * reasoning_content (llama.cpp, old vLLM), reasoning (Ollama, vLLM) or
+ * inline <think> tags (split later, in provider.c); every usage field is
+ * optional.  Streams ask for the final usage chunk with include_usage.
+ */
+#include <string.h>
+
+#include "providers/providers.h"
+
+#define DEFAULT_BASE "https://api.openai.com/v1"
+
+static void url(const up_endpoint *ep, up_buf *out)
+{
+    up_provider_base(ep, DEFAULT_BASE, out);
+    up_buf_adds(out, "/chat/completions");
+}
+
+/* 1 when ep is a compatible server rather than OpenAI itself. */
+static int is_compat(const up_endpoint *ep)
+{
+    const char *b = ep->base_url;
+    const char *host;
+
+    if (ep->compat)
+        return ep->compat > 0;
+    if (!b || !*b)
+        return 0;
+    host = strstr(b, "://");
+    host = host ? host + 3 : b;
+    return strncmp(host, "api.openai.com", 14) != 0 ||
+           (host[14] != '/' && host[14] != '\0' && host[14] != ':');
+}
+
+static void headers(const up_endpoint *ep, up_hdrs *h)
+{
+    up_buf v = UP_BUF_INIT;
+
+    if (ep->api_key && *ep->api_key) {
+        up_buf_addf(&v, "Bearer %s", ep->api_key);
+        up_hdrs_add(h, "Authorization", v.data);
+        memset(v.data, 0, v.len);
+    }
+    up_buf_release(&v);
+}
+
+static json_t *messages(const up_endpoint *ep, const up_request *rq)
+{
+    json_t *a = json_array();
+
+    if (rq->system)
+        json_array_append_new(
+            a, json_pack("{s:s, s:s}", "role",
+                         is_compat(ep) ? "system" : "developer", "content",
+                         rq->system));
+    for (size_t i = 0; i < rq->n_messages; i++)
+        json_array_append_new(
+            a, json_pack("{s:s, s:s}", "role", rq->messages[i].role,
+                         "content", rq->messages[i].content));
+    return a;
+}
+
+static void add_schema(json_t *b, const up_request *rq)
+{
+    json_t *schema = json_loads(rq->schema, 0, NULL);
+
+    json_object_set_new(
+        b, "response_format",
+        json_pack("{s:s, s:{s:s, s:o, s:b}}", "type", "json_schema",
+                  "json_schema", "name",
+                  rq->schema_name ? rq->schema_name : "result", "schema",
+                  schema, "strict", 1));
+}
+
+static json_t *body(const up_endpoint *ep, const up_request *rq)
+{
+    int compat = is_compat(ep);
+    const char *effort = up_provider_effort(ep);
+    json_t *b = json_pack("{s:s, s:o}", "model", ep->model ? ep->model : "",
+                          "messages", messages(ep, rq));
+
+    json_object_set_new(b, compat ? "max_tokens" : "max_completion_tokens",
+                        json_integer(up_provider_max_tokens(ep)));
+    if (effort)
+        json_object_set_new(b, "reasoning_effort", json_string(effort));
+    /* OpenAI's reasoning models refuse a non-default temperature */
+    if (rq->temperature >= 0 && (compat || !effort))
+        json_object_set_new(b, "temperature", json_real(rq->temperature));
+    if (rq->schema)
+        add_schema(b, rq);
+    if (ep->stream) {
+        json_object_set_new(b, "stream", json_true());
+        json_object_set_new(b, "stream_options",
+                            json_pack("{s:b}", "include_usage", 1));
+    }
+    return b;
+}
+
+static void read_usage(up_reply *r, json_t *u)
+{
+    int seen = 0, rseen = 0;
+
+    if (!json_is_object(u))
+        return;
+    r->usage.input = up_json_long(u, "prompt_tokens", &seen);
+    r->usage.output = up_json_long(u, "completion_tokens", &seen);
+    r->usage.cached = up_json_long(json_object_get(u, "prompt_tokens_details"),
+                                   "cached_tokens", NULL);
+    r->usage.reasoning =
+        up_json_long(json_object_get(u, "completion_tokens_details"),
+                     "reasoning_tokens", &rseen);
+    r->has_usage |= seen;
+    r->has_rtokens |= rseen;
+}
+
+/* Text fields of a message or a delta; returns 1 if any had content. */
+static int read_fields(up_reply *r, json_t *m)
+{
+    static const char *const rkeys[] = {"reasoning_content", "reasoning",
+                                        "thinking"};
+    const char *s;
+    int any = 0;
+
+    if ((s = up_json_str(m, "content")) && *s) {
+        up_buf_adds(&r->text, s);
+        any = 1;
+    }
+    for (size_t i = 0; i < sizeof(rkeys) / sizeof(*rkeys); i++)
+        if ((s = up_json_str(m, rkeys[i])) && *s) {
+            up_buf_adds(&r->reasoning, s);
+            any = 1;
+            break;
+        }
+    if (!r->text.len && (s = up_json_str(m, "refusal")) && *s)
+        up_buf_adds(&r->text, s);
+    return any;
+}
+
+static void read_finish(up_reply *r, json_t *choice)
+{
+    const char *f = up_json_str(choice, "finish_reason");
+
+    if (!f)
+        return;
+    up_buf_reset(&r->stop);
+    up_buf_adds(&r->stop, f);
+}
+
+static int parse(up_reply *r, json_t *root)
+{
+    json_t *choice = json_array_get(json_object_get(root, "choices"), 0);
+    json_t *m = json_object_get(choice, "message");
+
+    if (!json_is_object(m))
+        return UP_EPARSE;
+    read_fields(r, m);
+    read_finish(r, choice);
+    read_usage(r, json_object_get(root, "usage"));
+    r->ended = 1;
+    return 0;
+}
+
+/* {"error": ...} inside a 200 stream: its code if it is a status. */
+static int stream_error(up_reply *r, json_t *e)
+{
+    json_t *code = json_object_get(e, "code");
+    const char *msg = json_is_string(e) ? json_string_value(e)
+                                        : up_json_str(e, "message");
+    long st = json_is_integer(code) ? (long)json_integer_value(code) : 0;
+
+    if (r->msg)
+        up_buf_addf(r->msg, "stream error: %s", msg ? msg : "unknown");
+    return st >= 400 && st < 600 ? (int)st : 500;
+}
+
+static int event(up_reply *r, const char *name, json_t *data)
+{
+    json_t *choice = json_array_get(json_object_get(data, "choices"), 0);
+
+    (void)name;
+    if (json_object_get(data, "error"))
+        return stream_error(r, json_object_get(data, "error"));
+    if (choice) {
+        if (read_fields(r, json_object_get(choice, "delta")))
+            r->committed = 1;
+        read_finish(r, choice);
+    }
+    read_usage(r, json_object_get(data, "usage"));
+    return 0;
+}
+
+const struct up_provider_ops up_openai_ops = {
+    .name = "openai",
+    .kind = UP_PROVIDER_OPENAI,
+    .default_base = DEFAULT_BASE,
+    .url = url,
+    .headers = headers,
+    .body = body,
+    .parse = parse,
+    .event = event,
+};

@@ -1,0 +1,374 @@
+/*
+ * What every backend shares: the ops table, request assembly, the reply
+ * accumulator (streaming and whole-body), think-tag splitting, usage
+ * estimation and the JSON check behind structured output.
+ *
+ * A backend only knows its wire format: how to address, authenticate and
+ * shape a request, and how to read one body or one stream event into an
+ * up_reply.  Everything that is the same across servers stays here.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "providers/providers.h"
+#include "upskill/alloc.h"
+
+static const struct up_provider_ops *const ops_table[] = {
+    &up_anthropic_ops,
+    &up_openai_ops,
+};
+
+const struct up_provider_ops *up_provider_ops_for(int kind)
+{
+    for (size_t i = 0; i < sizeof(ops_table) / sizeof(*ops_table); i++)
+        if (ops_table[i]->kind == kind)
+            return ops_table[i];
+    return NULL;
+}
+
+int up_provider_kind(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof(ops_table) / sizeof(*ops_table);
+         i++)
+        if (strcmp(ops_table[i]->name, name) == 0)
+            return ops_table[i]->kind;
+    return -1;
+}
+
+void up_endpoint_init(up_endpoint *ep, int kind)
+{
+    memset(ep, 0, sizeof(*ep));
+    ep->kind = kind;
+    ep->max_retries = -1;
+}
+
+void up_request_init(up_request *rq)
+{
+    memset(rq, 0, sizeof(*rq));
+    rq->json_repairs = -1;
+    rq->temperature = -1;
+}
+
+void up_response_init(up_response *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+void up_response_release(up_response *r)
+{
+    free(r->text);
+    free(r->reasoning);
+    free(r->stop_reason);
+    up_response_init(r);
+}
+
+void up_hdrs_add(up_hdrs *h, const char *name, const char *value)
+{
+    up_buf line = UP_BUF_INIT;
+
+    up_buf_addf(&line, "%s: %s", name, value);
+    UP_GROW(h->v, h->cap, h->n + 2);
+    h->v[h->n++] = up_buf_detach(&line);
+    h->v[h->n] = NULL;
+}
+
+void up_hdrs_release(up_hdrs *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        memset(h->v[i], 0, strlen(h->v[i]));
+        free(h->v[i]);
+    }
+    free(h->v);
+    memset(h, 0, sizeof(*h));
+}
+
+int up_provider_max_tokens(const up_endpoint *ep)
+{
+    return ep->max_tokens > 0 ? ep->max_tokens : 4096;
+}
+
+const char *up_provider_effort(const up_endpoint *ep)
+{
+    if (!ep->effort || !*ep->effort || strcmp(ep->effort, "none") == 0)
+        return NULL;
+    return ep->effort;
+}
+
+void up_provider_base(const up_endpoint *ep, const char *def, up_buf *out)
+{
+    size_t start = out->len;
+
+    up_buf_adds(out, ep->base_url && *ep->base_url ? ep->base_url : def);
+    while (out->len > start && out->data[out->len - 1] == '/')
+        up_buf_truncate(out, out->len - 1);
+}
+
+long up_json_long(json_t *obj, const char *key, int *seen)
+{
+    json_t *v = json_object_get(obj, key);
+
+    if (!json_is_number(v))
+        return 0;
+    if (seen)
+        *seen = 1;
+    return (long)json_number_value(v);
+}
+
+const char *up_json_str(json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+static void dump_json(json_t *j, up_buf *out)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+
+    up_buf_adds(out, s);
+    free(s);
+}
+
+int up_provider_build(const up_endpoint *ep, const up_request *rq,
+                      up_buf *url, up_hdrs *h, up_buf *body, up_error *err)
+{
+    const struct up_provider_ops *ops = up_provider_ops_for(ep->kind);
+    json_t *j = NULL;
+    json_error_t je;
+    json_t *schema = NULL;
+
+    if (!ops)
+        return up_error_set(err, UP_EUSAGE, "unknown provider kind %d",
+                            ep->kind);
+    if (rq->schema && !(schema = json_loads(rq->schema, 0, &je)))
+        return up_error_set(err, UP_EUSAGE, "schema:%d: %s", je.line,
+                            je.text);
+    json_decref(schema);
+    ops->url(ep, url);
+    ops->headers(ep, h);
+    up_hdrs_add(h, "Content-Type", "application/json");
+    for (size_t i = 0; ep->headers && ep->headers[i]; i++) {
+        UP_GROW(h->v, h->cap, h->n + 2);
+        h->v[h->n++] = up_xstrdup(ep->headers[i]);
+        h->v[h->n] = NULL;
+    }
+    j = ops->body(ep, rq);
+    dump_json(j, body);
+    json_decref(j);
+    return 0;
+}
+
+/* ---- the reply -------------------------------------------------------- */
+
+static int on_event(void *ud, const char *event, const char *data, size_t len)
+{
+    up_reply *r = ud;
+    json_t *j;
+    int rc;
+
+    if (len >= 6 && strncmp(data, "[DONE]", 6) == 0) {
+        r->ended = 1;
+        return 0;
+    }
+    j = json_loadb(data, len, 0, NULL);
+    if (!j)
+        return 0; /* not ours to judge: unknown events may be anything */
+    rc = r->ops->event(r, event, j);
+    json_decref(j);
+    return rc;
+}
+
+void up_reply_init(up_reply *r, const up_endpoint *ep)
+{
+    memset(r, 0, sizeof(*r));
+    r->ep = ep;
+    r->ops = up_provider_ops_for(ep->kind);
+    up_buf_init(&r->text);
+    up_buf_init(&r->reasoning);
+    up_buf_init(&r->tool);
+    up_buf_init(&r->stop);
+    up_sse_init(&r->sse, on_event, r);
+}
+
+void up_reply_release(up_reply *r)
+{
+    up_buf_release(&r->text);
+    up_buf_release(&r->reasoning);
+    up_buf_release(&r->tool);
+    up_buf_release(&r->stop);
+    up_sse_release(&r->sse);
+}
+
+void up_reply_reset(up_reply *r)
+{
+    up_buf_reset(&r->text);
+    up_buf_reset(&r->reasoning);
+    up_buf_reset(&r->tool);
+    up_buf_reset(&r->stop);
+    up_sse_reset(&r->sse);
+    memset(&r->usage, 0, sizeof(r->usage));
+    r->has_usage = r->has_rtokens = r->committed = r->ended = 0;
+    r->inband = 0;
+}
+
+int up_reply_feed(up_reply *r, const char *p, size_t n, up_buf *msg)
+{
+    r->msg = msg;
+    r->inband = up_sse_feed(&r->sse, p, n);
+    r->msg = NULL;
+    return r->inband;
+}
+
+int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err)
+{
+    json_error_t je;
+    json_t *j = json_loadb(body, len, 0, &je);
+    int rc;
+
+    if (!j)
+        return up_error_set(err, UP_EPARSE,
+                            "%s reply is not JSON: %s (line %d)",
+                            r->ops->name, je.text, je.line);
+    rc = r->ops->parse(r, j);
+    json_decref(j);
+    if (rc)
+        up_error_set(err, rc, "%s reply has no message content",
+                     r->ops->name);
+    return rc;
+}
+
+/* ---- finishing -------------------------------------------------------- */
+
+static const char *const think_tags[] = {"think", "thinking", "reasoning",
+                                         "thought"};
+
+/* Length of "<tag>" at s for a known tag, and its name in *tag. */
+static size_t open_tag(const char *s, const char **tag)
+{
+    for (size_t i = 0; i < sizeof(think_tags) / sizeof(*think_tags); i++) {
+        size_t n = strlen(think_tags[i]);
+
+        if (s[0] == '<' && strncmp(s + 1, think_tags[i], n) == 0 &&
+            s[n + 1] == '>') {
+            *tag = think_tags[i];
+            return n + 2;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Move <think>...</think> (and kin) at the start of text into reasoning.
+ * A reply that starts inside the block (the template opened it) has only
+ * "</think>"; an unclosed block is all reasoning.
+ */
+static void split_think(up_buf *text, up_buf *reasoning)
+{
+    const char *s = text->data + strspn(text->data, " \t\r\n");
+    const char *tag = "think";
+    size_t on = open_tag(s, &tag);
+    char close[16];
+    const char *end;
+    up_buf rest = UP_BUF_INIT;
+
+    snprintf(close, sizeof(close), "</%s>", tag);
+    end = strstr(s + on, close);
+    if (!on && !end)
+        return;
+    if (reasoning->len)
+        up_buf_addc(reasoning, '\n');
+    up_buf_add(reasoning, s + on,
+               end ? (size_t)(end - s) - on : strlen(s + on));
+    if (end)
+        up_buf_adds(&rest, end + strlen(close) +
+                               strspn(end + strlen(close), " \t\r\n"));
+    up_buf_release(text);
+    *text = rest;
+}
+
+static long est_tokens(size_t chars)
+{
+    return (long)((chars + 3) / 4);
+}
+
+static size_t request_chars(const up_request *rq)
+{
+    size_t n = rq->system ? strlen(rq->system) : 0;
+
+    for (size_t i = 0; i < rq->n_messages; i++)
+        n += strlen(rq->messages[i].content);
+    return n;
+}
+
+static void fill_usage(up_reply *r, const up_request *rq)
+{
+    if (!r->has_usage) {
+        r->usage.input = est_tokens(request_chars(rq));
+        r->usage.output = est_tokens(r->text.len + r->tool.len +
+                                     r->reasoning.len);
+        r->usage.estimated = 1;
+    }
+    if (!r->has_rtokens && r->reasoning.len) {
+        r->usage.reasoning = est_tokens(r->reasoning.len);
+        r->usage.estimated = 1;
+    }
+}
+
+static void add_usage(up_usage *to, const up_usage *u)
+{
+    to->input += u->input;
+    to->output += u->output;
+    to->cached += u->cached;
+    to->cache_write += u->cache_write;
+    to->reasoning += u->reasoning;
+    to->estimated |= u->estimated;
+}
+
+void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
+{
+    split_think(&r->text, &r->reasoning);
+    fill_usage(r, rq);
+    add_usage(&out->usage, &r->usage);
+    free(out->text);
+    free(out->reasoning);
+    free(out->stop_reason);
+    out->text = up_buf_detach(r->tool.len ? &r->tool : &r->text);
+    out->reasoning = up_buf_detach(&r->reasoning);
+    out->stop_reason = up_buf_detach(&r->stop);
+}
+
+/* Cut [from, to] out of s as a new string if it parses as JSON. */
+static char *try_slice(const char *from, const char *to)
+{
+    json_t *j;
+
+    if (!from || !to || to < from)
+        return NULL;
+    j = json_loadb(from, (size_t)(to - from) + 1, 0, NULL);
+    if (!j)
+        return NULL;
+    json_decref(j);
+    return up_xstrndup(from, (size_t)(to - from) + 1);
+}
+
+int up_provider_check_json(char **text, up_buf *why)
+{
+    json_error_t je;
+    json_t *j = json_loads(*text, JSON_DECODE_ANY, &je);
+    char *cut;
+
+    if (j) {
+        json_decref(j);
+        return 0;
+    }
+    cut = try_slice(strchr(*text, '{'), strrchr(*text, '}'));
+    if (!cut)
+        cut = try_slice(strchr(*text, '['), strrchr(*text, ']'));
+    if (cut) {
+        free(*text);
+        *text = cut;
+        return 0;
+    }
+    up_buf_addf(why, "line %d column %d: %s", je.line, je.column, je.text);
+    return UP_EPARSE;
+}

@@ -1,0 +1,115 @@
+/*
+ * Inside the providers: the ops table each backend fills, the reply
+ * accumulator shared by streaming and non-streaming reads, and the
+ * request builder.  Used by src/lib/sched.c and by the unit tests.
+ */
+#ifndef UPSKILL_PROVIDERS_H
+#define UPSKILL_PROVIDERS_H
+
+#include <jansson.h>
+
+#include "upskill/buf.h"
+#include "upskill/provider.h"
+#include "util/sse.h"
+
+/* A NULL-terminated list of "Name: value" header lines, owned. */
+typedef struct up_hdrs {
+    char **v; /* always NULL-terminated once anything was added */
+    size_t n, cap;
+} up_hdrs;
+
+void up_hdrs_add(up_hdrs *h, const char *name, const char *value);
+/* Free the lines, wiping them first (they may hold a key). */
+void up_hdrs_release(up_hdrs *h);
+
+/* What a reply has delivered so far. */
+typedef struct up_reply {
+    const up_endpoint *ep;
+    const struct up_provider_ops *ops;
+    up_buf text;      /* answer text as received (think tags not split) */
+    up_buf reasoning; /* reasoning_content / reasoning / thinking */
+    up_buf tool;      /* JSON input of the forced tool call (Anthropic) */
+    up_buf stop;      /* stop / finish reason */
+    up_usage usage;   /* as reported */
+    int has_usage;    /* the server reported input/output counts */
+    int has_rtokens;  /* ... and a reasoning token count */
+    int committed;    /* content arrived: a retry would bill twice */
+    int ended;        /* the stream's end marker arrived */
+    up_sse sse;       /* streaming parser */
+    int inband;       /* in-band error status from the stream, 0 */
+    up_buf *msg;      /* where the in-band message goes (during feed) */
+} up_reply;
+
+struct up_provider_ops {
+    const char *name;
+    int kind;
+    const char *default_base;
+    /* Append the request URL for ep. */
+    void (*url)(const up_endpoint *ep, up_buf *out);
+    /* Add the provider's headers (auth, version). */
+    void (*headers)(const up_endpoint *ep, up_hdrs *h);
+    /* The request body as a new JSON object. */
+    json_t *(*body)(const up_endpoint *ep, const up_request *rq);
+    /* Read a whole response body; 0 or UP_EPARSE. */
+    int (*parse)(up_reply *r, json_t *root);
+    /* One SSE event; 0, or an HTTP-like status for an in-band error
+       (message appended to r->msg). */
+    int (*event)(up_reply *r, const char *name, json_t *data);
+};
+
+extern const struct up_provider_ops up_anthropic_ops;
+extern const struct up_provider_ops up_openai_ops;
+
+/* The ops for an enum up_provider_kind, or NULL. */
+const struct up_provider_ops *up_provider_ops_for(int kind);
+
+/* ep->max_tokens or the default. */
+int up_provider_max_tokens(const up_endpoint *ep);
+
+/* The effort for the request, or NULL for none ("none", "" count). */
+const char *up_provider_effort(const up_endpoint *ep);
+
+/* Append ep->base_url (or def) without trailing slashes. */
+void up_provider_base(const up_endpoint *ep, const char *def, up_buf *out);
+
+/* The long integer at obj.key (0 when missing); *seen set if present. */
+long up_json_long(json_t *obj, const char *key, int *seen);
+
+/* The string at obj.key or NULL. */
+const char *up_json_str(json_t *obj, const char *key);
+
+/*
+ * Build the URL, headers (provider's, ep's extra, content-type) and body
+ * for rq on ep.  Returns 0, or UP_EUSAGE for an unknown kind or a schema
+ * that is not JSON.
+ */
+int up_provider_build(const up_endpoint *ep, const up_request *rq,
+                      up_buf *url, up_hdrs *h, up_buf *body, up_error *err);
+
+void up_reply_init(up_reply *r, const up_endpoint *ep);
+void up_reply_release(up_reply *r);
+/* Forget everything received (a new attempt starts). */
+void up_reply_reset(up_reply *r);
+
+/* Feed SSE bytes (the up_http_request on_data contract). */
+int up_reply_feed(up_reply *r, const char *p, size_t n, up_buf *msg);
+
+/* Read a whole JSON body; 0 or UP_EPARSE with err naming what is wrong. */
+int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err);
+
+/*
+ * Move the reply into out (text, reasoning, stop reason) and add its usage
+ * to out->usage: think tags are split out of the text, a forced tool's
+ * JSON becomes the text, missing counts are estimated from rq and the
+ * reply as chars/4 and flagged.
+ */
+void up_reply_finish(up_reply *r, const up_request *rq, up_response *out);
+
+/*
+ * Check that *text is JSON; a JSON value wrapped in a ```json fence or in
+ * prose is cut out and *text replaced by it.  Returns 0, or UP_EPARSE
+ * with the parser's complaint appended to why.
+ */
+int up_provider_check_json(char **text, up_buf *why);
+
+#endif

@@ -1,0 +1,860 @@
+/*
+ * HTTP transport: the retry policy (pure functions), error-body reading,
+ * and an async client on one curl multi handle.
+ *
+ * Design: a transfer (up_http_xfer) owns one easy handle for its whole
+ * life and is re-added to the multi handle for each attempt, so all
+ * attempts of all transfers share the multi handle's connection cache.
+ * Between attempts a transfer sits "waiting" with a due time; up_http_run
+ * wakes for the nearest due time or curl's own timer, whichever is first,
+ * so backoff never blocks other transfers.  All callbacks run on the
+ * thread that calls up_http_run.
+ *
+ * Secrets: request headers go into the curl_slist and nowhere else.
+ * Values of authorization-like headers are remembered only to scrub them
+ * out of error messages built from response bodies, and are wiped when
+ * the transfer ends.  CURLOPT_VERBOSE is never set.
+ */
+#include <ctype.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "upskill/alloc.h"
+#include "upskill/http.h"
+
+#define DEF_CONNECT_MS 10000L
+#define DEF_TOTAL_MS 600000L
+#define DEF_IDLE_MS 300000L
+#define DEF_MAX_RESPONSE (32u * 1024u * 1024u)
+#define RAW_MSG_MAX 200
+
+/* ---- retry policy ----------------------------------------------------- */
+
+void up_http_policy_default(up_http_policy *p)
+{
+    p->max_retries = 2;
+    p->base_delay_ms = 500;
+    p->max_delay_ms = 8000;
+    p->max_retry_after_ms = 60000;
+}
+
+int up_http_retryable(long status, int transport_retryable,
+                      const char *x_should_retry)
+{
+    if (x_should_retry && strcasecmp(x_should_retry, "true") == 0)
+        return 1;
+    if (x_should_retry && strcasecmp(x_should_retry, "false") == 0)
+        return 0;
+    if (status == 0)
+        return transport_retryable != 0;
+    return status == 408 || status == 409 || status == 429 || status >= 500;
+}
+
+/* A whole-string non-negative decimal number, or -1. */
+static double parse_number(const char *s)
+{
+    char *end;
+    double v;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!*s)
+        return -1;
+    v = strtod(s, &end);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end || !isfinite(v) || v <= 0)
+        return -1;
+    return v;
+}
+
+static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+/*
+ * Seconds from now to an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"),
+ * or -1.  Parsed by hand: strptime's %a and %b follow the locale.
+ */
+static double parse_http_date(const char *s, time_t now)
+{
+    char wd[4], mon[4], tz[4];
+    struct tm tm;
+    const char *m;
+    int n = 0;
+
+    memset(&tm, 0, sizeof(tm));
+    if (sscanf(s, "%3[A-Za-z], %d %3s %d %d:%d:%d %3s%n", wd, &tm.tm_mday, mon,
+               &tm.tm_year, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, tz,
+               &n) != 8 ||
+        s[n] || strcmp(tz, "GMT") != 0 || strlen(mon) != 3)
+        return -1;
+    m = strstr(months, mon);
+    if (!m || (m - months) % 3)
+        return -1;
+    tm.tm_mon = (int)(m - months) / 3;
+    tm.tm_year -= 1900;
+    return difftime(timegm(&tm), now);
+}
+
+long up_http_retry_hint_ms(const char *retry_after_ms, const char *retry_after,
+                           time_t now)
+{
+    double v;
+
+    if (retry_after_ms && (v = parse_number(retry_after_ms)) > 0)
+        return v > 1e9 ? 1000000000L : (long)v;
+    if (!retry_after)
+        return -1;
+    if ((v = parse_number(retry_after)) > 0)
+        return v > 1e6 ? 1000000000L : (long)(v * 1000);
+    v = parse_http_date(retry_after, now);
+    if (v <= 0)
+        return -1;
+    return v > 1e6 ? 1000000000L : (long)(v * 1000);
+}
+
+long up_http_retry_delay_ms(const up_http_policy *p, int n, long hint_ms,
+                            double rand01)
+{
+    double d = (double)p->base_delay_ms;
+
+    if (hint_ms > p->max_retry_after_ms)
+        return -1;
+    if (hint_ms > 0)
+        return hint_ms;
+    for (int i = 0; i < n && d < (double)p->max_delay_ms; i++)
+        d *= 2;
+    if (d > (double)p->max_delay_ms)
+        d = (double)p->max_delay_ms;
+    return (long)(d * (1.0 - 0.25 * rand01));
+}
+
+static const struct {
+    long status;
+    int code;
+} status_codes[] = {
+    {400, UP_EBADREQ},     {401, UP_EAUTH},    {403, UP_EAUTH},
+    {404, UP_EBADREQ},     {408, UP_ETIMEOUT}, {413, UP_EBADREQ},
+    {422, UP_EBADREQ},     {429, UP_ERATELIMIT},
+};
+
+int up_http_status_code(long status)
+{
+    if (status >= 200 && status < 300)
+        return 0;
+    for (size_t i = 0; i < sizeof(status_codes) / sizeof(*status_codes); i++)
+        if (status_codes[i].status == status)
+            return status_codes[i].code;
+    return status >= 500 ? UP_ESERVER : UP_EHTTP;
+}
+
+/* ---- error bodies ----------------------------------------------------- */
+
+static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_"};
+
+/* Length of a key-looking token at s (a known prefix and 8+ more), or 0. */
+static size_t key_at(const char *s)
+{
+    for (size_t i = 0; i < sizeof(key_prefixes) / sizeof(*key_prefixes);
+         i++) {
+        size_t pn = strlen(key_prefixes[i]);
+        size_t n = pn;
+
+        if (strncmp(s, key_prefixes[i], pn) != 0)
+            continue;
+        while (isalnum((unsigned char)s[n]) || s[n] == '-' || s[n] == '_')
+            n++;
+        if (n >= pn + 8)
+            return n;
+    }
+    return 0;
+}
+
+/* Append s[0..n) to out, blanking control bytes and redacting keys. */
+static void add_scrubbed(up_buf *out, const char *s, size_t n)
+{
+    up_buf tmp = UP_BUF_INIT;
+
+    up_buf_add(&tmp, s, n);
+    for (size_t i = 0; i < tmp.len;) {
+        size_t k = (i == 0 || !isalnum((unsigned char)tmp.data[i - 1]))
+                       ? key_at(tmp.data + i)
+                       : 0;
+        if (k) {
+            up_buf_adds(out, "[redacted]");
+            i += k;
+            continue;
+        }
+        up_buf_addc(out, iscntrl((unsigned char)tmp.data[i]) ? ' '
+                                                             : tmp.data[i]);
+        i++;
+    }
+    up_buf_release(&tmp);
+}
+
+/* The message string inside a parsed error body, or NULL (§3.7). */
+static const char *json_message(json_t *root)
+{
+    json_t *e = json_object_get(root, "error");
+    json_t *m;
+
+    if (json_is_object(e) && json_is_string(m = json_object_get(e, "message")))
+        return json_string_value(m);
+    if (json_is_string(e))
+        return json_string_value(e);
+    if (json_is_string(m = json_object_get(root, "message")))
+        return json_string_value(m);
+    if (json_is_string(m = json_object_get(root, "detail")))
+        return json_string_value(m);
+    return NULL;
+}
+
+void up_http_error_message(const char *body, size_t len, up_buf *out)
+{
+    json_t *root = len ? json_loadb(body, len, 0, NULL) : NULL;
+    const char *m = root ? json_message(root) : NULL;
+
+    if (m && *m)
+        add_scrubbed(out, m, strlen(m));
+    else if (len)
+        add_scrubbed(out, body, len < RAW_MSG_MAX ? len : RAW_MSG_MAX);
+    else
+        up_buf_adds(out, "empty response body");
+    json_decref(root);
+}
+
+static const char *const quota_words[] = {
+    "insufficient_quota", "enforced_spend_limit_reached",
+    "credit_balance_exhausted", "billing_hard_limit_reached"};
+
+int up_http_quota_exhausted(const char *body, size_t len)
+{
+    up_buf tmp = UP_BUF_INIT;
+    int hit = 0;
+
+    up_buf_add(&tmp, body, len);
+    for (size_t i = 0; i < sizeof(quota_words) / sizeof(*quota_words); i++)
+        if (strstr(tmp.data, quota_words[i]))
+            hit = 1;
+    up_buf_release(&tmp);
+    return hit;
+}
+
+void up_http_redact_url(const char *url, up_buf *out)
+{
+    const char *p = strstr(url, "://");
+    const char *host = p ? p + 3 : url;
+    size_t hn = strcspn(host, "/?#");
+    const char *at = memchr(host, '@', hn);
+    const char *path = host + hn;
+
+    up_buf_add(out, url, (size_t)(host - url));
+    if (at) {
+        hn -= (size_t)(at + 1 - host);
+        host = at + 1;
+    }
+    up_buf_add(out, host, hn);
+    up_buf_add(out, path, strcspn(path, "?#"));
+}
+
+/* ---- the client ------------------------------------------------------- */
+
+struct up_http_xfer {
+    up_http_client *c;
+    up_http_xfer *prev, *next; /* all pending transfers of c */
+    up_http_request rq;        /* copy; url and body point below */
+    char *url, *body;
+    struct curl_slist *hdrs;
+    char **secrets; /* values to scrub from messages; wiped at the end */
+    size_t nsecrets;
+    up_buf target; /* redacted url */
+    CURL *easy;
+    int waiting; /* between attempts, until due_ms */
+    long due_ms, t0, t_att;
+    up_http_done_fn done;
+    void *ud;
+    up_http_result res;
+    long inband;  /* status the sink reported, 0 if none */
+    up_buf msg;   /* the sink's message */
+    int too_big;  /* the body went over max_response */
+    size_t got;   /* body bytes of this attempt */
+    char ra_ms[32], ra[64], should[16];
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+struct up_http_client {
+    CURLM *multi;
+    up_http_xfer *head;
+    size_t n;
+    up_http_log_fn log;
+    void *log_ud;
+    unsigned long long rng;
+};
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+
+static void global_init(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+long up_http_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static double next_rand(up_http_client *c)
+{
+    c->rng ^= c->rng << 13;
+    c->rng ^= c->rng >> 7;
+    c->rng ^= c->rng << 17;
+    return (double)(c->rng >> 11) / 9007199254740992.0;
+}
+
+up_http_client *up_http_client_new(int max_conns)
+{
+    up_http_client *c = up_xcalloc(1, sizeof(*c));
+
+    pthread_once(&global_once, global_init);
+    c->multi = curl_multi_init();
+    if (!c->multi) {
+        free(c);
+        return NULL;
+    }
+    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
+                      (long)(max_conns > 0 ? max_conns : 64));
+    c->rng = (unsigned long long)time(NULL) * 2654435761ULL ^
+             (unsigned long long)(size_t)c;
+    if (!c->rng)
+        c->rng = 88172645463325252ULL;
+    return c;
+}
+
+void up_http_client_set_log(up_http_client *c, up_http_log_fn fn, void *ud)
+{
+    c->log = fn;
+    c->log_ud = ud;
+}
+
+size_t up_http_pending(const up_http_client *c)
+{
+    return c->n;
+}
+
+void up_http_result_init(up_http_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    up_buf_init(&res->body);
+}
+
+void up_http_result_release(up_http_result *res)
+{
+    up_buf_release(&res->body);
+}
+
+static const char *const secret_headers[] = {
+    "authorization", "x-api-key", "api-key", "proxy-authorization"};
+
+/* Remember the value of an authorization-like header line. */
+static void note_secret(up_http_xfer *x, const char *line)
+{
+    size_t nn = strcspn(line, ":");
+    const char *v = line + nn;
+    int hit = 0;
+
+    for (size_t i = 0; i < sizeof(secret_headers) / sizeof(*secret_headers);
+         i++)
+        if (nn == strlen(secret_headers[i]) &&
+            strncasecmp(line, secret_headers[i], nn) == 0)
+            hit = 1;
+    if (!hit || !*v)
+        return;
+    v += strspn(v, ": ");
+    if (strncasecmp(v, "bearer ", 7) == 0)
+        v += 7;
+    if (strlen(v) < 4)
+        return;
+    x->secrets = up_xrealloc(x->secrets, (x->nsecrets + 1) * sizeof(char *));
+    x->secrets[x->nsecrets++] = up_xstrdup(v);
+}
+
+/* Replace every remembered secret in b by "[redacted]". */
+static void scrub_secrets(const up_http_xfer *x, up_buf *b)
+{
+    for (size_t i = 0; i < x->nsecrets; i++) {
+        const char *s = x->secrets[i];
+        char *hit;
+
+        while ((hit = strstr(b->data, s)) != NULL) {
+            up_buf tmp = UP_BUF_INIT;
+
+            up_buf_add(&tmp, b->data, (size_t)(hit - b->data));
+            up_buf_adds(&tmp, "[redacted]");
+            up_buf_adds(&tmp, hit + strlen(s));
+            up_buf_release(b);
+            *b = tmp;
+        }
+    }
+}
+
+static size_t on_write(char *p, size_t sz, size_t nm, void *u)
+{
+    up_http_xfer *x = u;
+    size_t n = sz * nm;
+    long st = 0;
+
+    if (x->got + n > x->rq.max_response) {
+        x->too_big = 1;
+        return 0;
+    }
+    x->got += n;
+    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &st);
+    if (x->rq.on_data && st >= 200 && st < 300) {
+        int r = x->rq.on_data(x->rq.ud, p, n, &x->msg);
+
+        if (r) {
+            x->inband = r;
+            return 0;
+        }
+        return n;
+    }
+    up_buf_add(&x->res.body, p, n);
+    return n;
+}
+
+/* Copy a header value into dst (size cap), trimming blanks and CRLF. */
+static void keep_value(char *dst, size_t cap, const char *v, size_t n)
+{
+    while (n && isspace((unsigned char)*v)) {
+        v++;
+        n--;
+    }
+    while (n && isspace((unsigned char)v[n - 1]))
+        n--;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, v, n);
+    dst[n] = '\0';
+}
+
+static size_t on_header(char *p, size_t sz, size_t nm, void *u)
+{
+    up_http_xfer *x = u;
+    size_t n = sz * nm;
+    const char *colon = memchr(p, ':', n);
+    size_t nn = colon ? (size_t)(colon - p) : 0;
+    struct {
+        const char *name;
+        char *dst;
+        size_t cap;
+    } keep[] = {
+        {"retry-after-ms", x->ra_ms, sizeof(x->ra_ms)},
+        {"retry-after", x->ra, sizeof(x->ra)},
+        {"x-should-retry", x->should, sizeof(x->should)},
+        {"request-id", x->res.request_id, sizeof(x->res.request_id)},
+        {"x-request-id", x->res.request_id, sizeof(x->res.request_id)},
+        {"content-type", x->res.ctype, sizeof(x->res.ctype)},
+    };
+
+    if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
+        x->ra_ms[0] = x->ra[0] = x->should[0] = '\0';
+        x->res.ctype[0] = '\0';
+        return n;
+    }
+    for (size_t i = 0; colon && i < sizeof(keep) / sizeof(*keep); i++)
+        if (nn == strlen(keep[i].name) &&
+            strncasecmp(p, keep[i].name, nn) == 0)
+            keep_value(keep[i].dst, keep[i].cap, colon + 1,
+                       n - nn - 1);
+    return n;
+}
+
+static void set_easy_options(up_http_xfer *x)
+{
+    CURL *e = x->easy;
+    long idle_s = (x->rq.idle_timeout_ms + 999) / 1000;
+
+    curl_easy_setopt(e, CURLOPT_URL, x->url);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+    if (x->body) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                         (curl_off_t)x->rq.body_len);
+    }
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, x->rq.connect_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, idle_s > 0 ? idle_s : 1L);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+}
+
+/* Copy rq into x, filling defaults. */
+static void copy_request(up_http_xfer *x, const up_http_request *rq)
+{
+    x->rq = *rq;
+    x->url = up_xstrdup(rq->url);
+    x->rq.url = x->url;
+    if (rq->body) {
+        x->body = up_xstrndup(rq->body, rq->body_len);
+        x->rq.body = x->body;
+    }
+    for (size_t i = 0; rq->headers && rq->headers[i]; i++) {
+        x->hdrs = curl_slist_append(x->hdrs, rq->headers[i]);
+        note_secret(x, rq->headers[i]);
+    }
+    x->hdrs = curl_slist_append(x->hdrs, "Expect:");
+    if (!x->rq.connect_timeout_ms)
+        x->rq.connect_timeout_ms = DEF_CONNECT_MS;
+    if (!x->rq.total_timeout_ms)
+        x->rq.total_timeout_ms = DEF_TOTAL_MS;
+    if (!x->rq.idle_timeout_ms)
+        x->rq.idle_timeout_ms = DEF_IDLE_MS;
+    if (!x->rq.max_response)
+        x->rq.max_response = DEF_MAX_RESPONSE;
+    if (!x->rq.policy.base_delay_ms)
+        up_http_policy_default(&x->rq.policy);
+    up_http_redact_url(x->url, &x->target);
+}
+
+static void unlink_xfer(up_http_xfer *x)
+{
+    up_http_client *c = x->c;
+
+    if (x->prev)
+        x->prev->next = x->next;
+    else
+        c->head = x->next;
+    if (x->next)
+        x->next->prev = x->prev;
+    c->n--;
+}
+
+static void free_xfer(up_http_xfer *x)
+{
+    if (x->easy) {
+        curl_multi_remove_handle(x->c->multi, x->easy);
+        curl_easy_cleanup(x->easy);
+    }
+    curl_slist_free_all(x->hdrs);
+    for (size_t i = 0; i < x->nsecrets; i++) {
+        memset(x->secrets[i], 0, strlen(x->secrets[i]));
+        free(x->secrets[i]);
+    }
+    free(x->secrets);
+    if (x->body) {
+        memset(x->body, 0, x->rq.body_len);
+        free(x->body);
+    }
+    free(x->url);
+    up_buf_release(&x->target);
+    up_buf_release(&x->msg);
+    up_http_result_release(&x->res);
+    free(x);
+}
+
+/* The last attempt is over: report, then free. */
+static void finish(up_http_xfer *x)
+{
+    unlink_xfer(x);
+    x->res.latency_ms = up_http_now_ms() - x->t0;
+    if (x->done)
+        x->done(x->ud, &x->res);
+    free_xfer(x);
+}
+
+/* Fail x before or between attempts (deadline, curl refused it). */
+static void fail_now(up_http_xfer *x, int code, const char *why)
+{
+    up_error_set(&x->res.err, code, "'%s': %s", x->target.data, why);
+    x->res.code = code;
+    finish(x);
+}
+
+static void start_attempt(up_http_xfer *x)
+{
+    long now = up_http_now_ms();
+    long total = x->rq.total_timeout_ms;
+
+    if (x->rq.deadline_ms && now >= x->rq.deadline_ms) {
+        fail_now(x, UP_ETIMEOUT, "job timed out");
+        return;
+    }
+    if (x->rq.deadline_ms && x->rq.deadline_ms - now < total)
+        total = x->rq.deadline_ms - now;
+    if (x->res.attempts > 0 && x->rq.on_reset)
+        x->rq.on_reset(x->rq.ud);
+    x->waiting = 0;
+    x->t_att = now;
+    x->inband = 0;
+    x->too_big = 0;
+    x->got = 0;
+    x->errbuf[0] = '\0';
+    up_buf_reset(&x->msg);
+    up_buf_reset(&x->res.body);
+    curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, total);
+    if (curl_multi_add_handle(x->c->multi, x->easy) != CURLM_OK)
+        fail_now(x, UP_ENETWORK, "cannot start the transfer");
+}
+
+up_http_xfer *up_http_submit(up_http_client *c, const up_http_request *rq,
+                             up_http_done_fn done, void *ud)
+{
+    up_http_xfer *x = up_xcalloc(1, sizeof(*x));
+
+    x->c = c;
+    x->done = done;
+    x->ud = ud;
+    up_buf_init(&x->target);
+    up_buf_init(&x->msg);
+    up_http_result_init(&x->res);
+    copy_request(x, rq);
+    x->easy = curl_easy_init();
+    if (!x->easy)
+        abort(); /* only fails on out-of-memory */
+    set_easy_options(x);
+    x->next = c->head;
+    if (c->head)
+        c->head->prev = x;
+    c->head = x;
+    c->n++;
+    x->t0 = up_http_now_ms();
+    x->waiting = 1; /* the next up_http_run starts it: no callback here */
+    x->due_ms = x->t0;
+    return x;
+}
+
+static const CURLcode transient[] = {
+    CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST,
+    CURLE_OPERATION_TIMEDOUT, CURLE_SEND_ERROR,
+    CURLE_RECV_ERROR, CURLE_GOT_NOTHING,
+    CURLE_SSL_CONNECT_ERROR, CURLE_PARTIAL_FILE,
+    CURLE_HTTP2, CURLE_HTTP2_STREAM,
+};
+
+static int transport_retryable(CURLcode rc)
+{
+    for (size_t i = 0; i < sizeof(transient) / sizeof(*transient); i++)
+        if (transient[i] == rc)
+            return 1;
+    return 0;
+}
+
+/* What one attempt came to. */
+typedef struct outcome {
+    long status;   /* HTTP or in-band status, 0 for transport */
+    int code;      /* 0 or UP_E* */
+    int retryable; /* by the SDK rules, before counting attempts */
+    up_buf why;    /* short reason for the log and the error */
+} outcome;
+
+static void classify_transport(up_http_xfer *x, CURLcode rc, outcome *o)
+{
+    o->code = rc == CURLE_OPERATION_TIMEDOUT ? UP_ETIMEOUT : UP_ENETWORK;
+    o->retryable = up_http_retryable(0, transport_retryable(rc),
+                                     x->should[0] ? x->should : NULL);
+    up_buf_adds(&o->why, x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+}
+
+static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
+{
+    const char *xs = x->should[0] ? x->should : NULL;
+
+    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &o->status);
+    if (x->too_big) {
+        o->code = UP_ETOOBIG;
+        up_buf_addf(&o->why, "response over %zu bytes", x->rq.max_response);
+    } else if (x->inband) {
+        o->status = x->inband;
+        o->code = up_http_status_code(o->status);
+        o->retryable = up_http_retryable(o->status, 0, NULL);
+        up_buf_add(&o->why, x->msg.data, x->msg.len);
+    } else if (rc != CURLE_OK) {
+        o->status = 0;
+        classify_transport(x, rc, o);
+    } else if ((o->code = up_http_status_code(o->status)) != 0) {
+        o->retryable = up_http_retryable(o->status, 0, xs) &&
+                       !up_http_quota_exhausted(x->res.body.data,
+                                                x->res.body.len);
+        up_buf_addf(&o->why, "http %ld: ", o->status);
+        up_http_error_message(x->res.body.data, x->res.body.len, &o->why);
+    }
+    if (o->code && x->rq.committed && x->rq.committed(x->rq.ud))
+        o->retryable = 0;
+    scrub_secrets(x, &o->why);
+}
+
+/* The wait before the next attempt, or -1 (then why may grow). */
+static long plan_retry(up_http_xfer *x, outcome *o, const char **how)
+{
+    up_http_policy *p = &x->rq.policy;
+    long hint, delay, now = up_http_now_ms();
+
+    if (!o->retryable || x->res.attempts > p->max_retries)
+        return -1;
+    hint = up_http_retry_hint_ms(x->ra_ms[0] ? x->ra_ms : NULL,
+                                 x->ra[0] ? x->ra : NULL, time(NULL));
+    delay = up_http_retry_delay_ms(p, x->res.attempts - 1, hint,
+                                   next_rand(x->c));
+    if (delay < 0) {
+        up_buf_addf(&o->why, " (server asked to wait %ld s)", hint / 1000);
+        return -1;
+    }
+    if (x->rq.deadline_ms && now + delay >= x->rq.deadline_ms)
+        return -1;
+    *how = hint > 0 ? "retry-after" : "backoff";
+    return delay;
+}
+
+static void log_attempt(up_http_xfer *x, const outcome *o, long delay,
+                        const char *how)
+{
+    up_http_attempt a = {
+        .target = x->target.data,
+        .attempt = x->res.attempts,
+        .max_attempts = x->rq.policy.max_retries + 1,
+        .status = o->status,
+        .code = o->code,
+        .error = o->code ? o->why.data : NULL,
+        .request_id = x->res.request_id,
+        .elapsed_ms = up_http_now_ms() - x->t_att,
+        .delay_ms = delay,
+        .why = how,
+    };
+
+    if (x->c->log)
+        x->c->log(x->c->log_ud, &a);
+}
+
+static void attempt_done(up_http_xfer *x, CURLcode rc)
+{
+    outcome o = {0, 0, 0, UP_BUF_INIT};
+    const char *how = NULL;
+    long delay;
+
+    curl_multi_remove_handle(x->c->multi, x->easy);
+    x->res.attempts++;
+    classify(x, rc, &o);
+    delay = o.code ? plan_retry(x, &o, &how) : -1;
+    log_attempt(x, &o, delay, how);
+    x->res.status = o.status;
+    if (delay >= 0) {
+        x->waiting = 1;
+        x->due_ms = up_http_now_ms() + delay;
+    } else {
+        x->res.code = o.code;
+        if (o.code)
+            up_error_set(&x->res.err, o.code, "'%s': %s%s", x->target.data,
+                         o.why.data,
+                         x->res.attempts > 1 ? " (after retries)" : "");
+        finish(x);
+    }
+    up_buf_release(&o.why);
+}
+
+/* Start the retries that are due; return ms until the next one (or max). */
+static long start_due(up_http_client *c, long max_wait)
+{
+    long now = up_http_now_ms();
+    up_http_xfer *x = c->head;
+
+    while (x) {
+        up_http_xfer *next = x->next;
+
+        if (x->waiting && x->due_ms <= now)
+            start_attempt(x);
+        else if (x->waiting && x->due_ms - now < max_wait)
+            max_wait = x->due_ms - now;
+        x = next;
+    }
+    return max_wait;
+}
+
+size_t up_http_run(up_http_client *c, long max_wait_ms)
+{
+    long wait, ct = -1;
+    int running = 0;
+    CURLMsg *m;
+    int left;
+
+    if (!c->n)
+        return 0;
+    wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
+    curl_multi_perform(c->multi, &running);
+    curl_multi_timeout(c->multi, &ct);
+    if (ct >= 0 && ct < wait)
+        wait = ct;
+    if (wait > 0)
+        curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+    curl_multi_perform(c->multi, &running);
+    while ((m = curl_multi_info_read(c->multi, &left)) != NULL) {
+        up_http_xfer *x = NULL;
+
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        attempt_done(x, m->data.result);
+    }
+    return c->n;
+}
+
+void up_http_cancel(up_http_client *c, up_http_xfer *x)
+{
+    (void)c;
+    curl_multi_remove_handle(x->c->multi, x->easy);
+    fail_now(x, UP_EINTR, "cancelled");
+}
+
+void up_http_client_free(up_http_client *c)
+{
+    if (!c)
+        return;
+    while (c->head) {
+        up_http_xfer *x = c->head;
+
+        unlink_xfer(x);
+        free_xfer(x);
+    }
+    curl_multi_cleanup(c->multi);
+    free(c);
+}
+
+static void take_result(void *ud, up_http_result *res)
+{
+    up_http_result *out = ud;
+
+    *out = *res;
+    up_buf_init(&res->body);
+}
+
+int up_http_perform(const up_http_request *rq, up_http_result *res)
+{
+    up_http_client *c = up_http_client_new(1);
+
+    up_http_result_init(res);
+    if (!c)
+        return up_error_set(&res->err, res->code = UP_ENETWORK,
+                            "cannot start curl");
+    up_http_submit(c, rq, take_result, res);
+    while (up_http_run(c, 1000) > 0)
+        ;
+    up_http_client_free(c);
+    return res->code;
+}

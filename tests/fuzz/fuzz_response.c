@@ -1,0 +1,54 @@
+/*
+ * libFuzzer target: everything that reads a provider's reply.  The first
+ * byte picks the provider; the rest is read as a whole body, as an SSE
+ * stream, and as an error body, then finished into a response and checked
+ * as JSON.  Nothing may crash or leak, whatever the server sends.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "providers/providers.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void finish(up_reply *r, const up_request *rq)
+{
+    up_response res;
+    up_buf why = UP_BUF_INIT;
+
+    up_response_init(&res);
+    up_reply_finish(r, rq, &res);
+    if (res.text)
+        up_provider_check_json(&res.text, &why);
+    up_response_release(&res);
+    up_buf_release(&why);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const up_message m = {"user", "hi"};
+    up_endpoint ep;
+    up_request rq;
+    up_reply r;
+    up_error err;
+    up_buf msg = UP_BUF_INIT;
+    const char *body = (const char *)data + (size ? 1 : 0);
+    size_t len = size ? size - 1 : 0;
+
+    up_endpoint_init(&ep, size && (data[0] & 1) ? UP_PROVIDER_OPENAI
+                                                : UP_PROVIDER_ANTHROPIC);
+    up_request_init(&rq);
+    rq.messages = &m;
+    rq.n_messages = 1;
+    up_reply_init(&r, &ep);
+    up_reply_parse(&r, body, len, &err);
+    finish(&r, &rq);
+    up_reply_reset(&r);
+    up_reply_feed(&r, body, len, &msg);
+    finish(&r, &rq);
+    up_reply_release(&r);
+    up_http_error_message(body, len, &msg);
+    up_buf_release(&msg);
+    return 0;
+}

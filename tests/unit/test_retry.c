@@ -1,0 +1,195 @@
+/* Unit tests for the retry policy and error-body reading (pure parts). */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <time.h>
+
+#include "upskill/http.h"
+
+static up_http_policy policy(void)
+{
+    up_http_policy p;
+
+    up_http_policy_default(&p);
+    return p;
+}
+
+Test(retry, defaults_match_sdks)
+{
+    up_http_policy p = policy();
+
+    cr_assert_eq(p.max_retries, 2);
+    cr_assert_eq(p.base_delay_ms, 500);
+    cr_assert_eq(p.max_delay_ms, 8000);
+    cr_assert_eq(p.max_retry_after_ms, 60000);
+}
+
+Test(retry, backoff_doubles_and_caps)
+{
+    up_http_policy p = policy();
+    long want[] = {500, 1000, 2000, 4000, 8000, 8000, 8000};
+
+    for (int n = 0; n < 7; n++)
+        cr_assert_eq(up_http_retry_delay_ms(&p, n, -1, 0.0), want[n], "n=%d",
+                     n);
+}
+
+Test(retry, jitter_takes_off_at_most_a_quarter)
+{
+    up_http_policy p = policy();
+
+    cr_assert_eq(up_http_retry_delay_ms(&p, 0, -1, 0.5), 437);
+    cr_assert_eq(up_http_retry_delay_ms(&p, 4, -1, 0.999999), 6000);
+    cr_assert_eq(up_http_retry_delay_ms(&p, 1, -1, 1.0 / 4), 937);
+}
+
+Test(retry, hint_used_up_to_cap_then_fail_fast)
+{
+    up_http_policy p = policy();
+
+    cr_assert_eq(up_http_retry_delay_ms(&p, 0, 3000, 0.9), 3000);
+    cr_assert_eq(up_http_retry_delay_ms(&p, 5, 60000, 0.9), 60000);
+    cr_assert_eq(up_http_retry_delay_ms(&p, 0, 60001, 0.0), -1);
+    cr_assert_eq(up_http_retry_delay_ms(&p, 0, 0, 0.0), 500);
+}
+
+Test(retry, statuses)
+{
+    long yes[] = {408, 409, 429, 500, 502, 503, 504, 529, 599};
+    long no[] = {200, 301, 400, 401, 402, 403, 404, 413, 422};
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++)
+        cr_assert(up_http_retryable(yes[i], 0, NULL), "%ld", yes[i]);
+    for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++)
+        cr_assert_not(up_http_retryable(no[i], 0, NULL), "%ld", no[i]);
+}
+
+Test(retry, transport_errors)
+{
+    cr_assert(up_http_retryable(0, 1, NULL));
+    cr_assert_not(up_http_retryable(0, 0, NULL));
+}
+
+Test(retry, x_should_retry_overrides)
+{
+    cr_assert(up_http_retryable(400, 0, "true"));
+    cr_assert(up_http_retryable(400, 0, "TRUE"));
+    cr_assert_not(up_http_retryable(503, 0, "false"));
+    cr_assert_not(up_http_retryable(0, 1, "false"));
+    cr_assert(up_http_retryable(503, 0, "maybe"));
+}
+
+Test(retry, hint_ms_header_first)
+{
+    cr_assert_eq(up_http_retry_hint_ms("1500", "9", 0), 1500);
+    cr_assert_eq(up_http_retry_hint_ms("250.5", NULL, 0), 250);
+    cr_assert_eq(up_http_retry_hint_ms("junk", "2", 0), 2000);
+}
+
+Test(retry, hint_seconds)
+{
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "7", 0), 7000);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, " 1.5 ", 0), 1500);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "0", 0), -1);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "-3", 0), -1);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "3x", 0), -1);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "", 0), -1);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "inf", 0), -1);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, NULL, 0), -1);
+}
+
+Test(retry, hint_http_date)
+{
+    /* Sun, 06 Nov 1994 08:49:37 GMT = 784111777 */
+    time_t now = 784111777 - 30;
+
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 GMT",
+                                       now),
+                 30000);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 GMT",
+                                       now + 60),
+                 -1); /* in the past */
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Foo 1994 08:49:37 GMT",
+                                       now),
+                 -1);
+    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 PST",
+                                       now),
+                 -1);
+}
+
+Test(retry, status_codes)
+{
+    cr_assert_eq(up_http_status_code(200), 0);
+    cr_assert_eq(up_http_status_code(401), UP_EAUTH);
+    cr_assert_eq(up_http_status_code(403), UP_EAUTH);
+    cr_assert_eq(up_http_status_code(400), UP_EBADREQ);
+    cr_assert_eq(up_http_status_code(404), UP_EBADREQ);
+    cr_assert_eq(up_http_status_code(408), UP_ETIMEOUT);
+    cr_assert_eq(up_http_status_code(429), UP_ERATELIMIT);
+    cr_assert_eq(up_http_status_code(529), UP_ESERVER);
+    cr_assert_eq(up_http_status_code(418), UP_EHTTP);
+}
+
+static void expect_message(const char *body, const char *want)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_http_error_message(body, strlen(body), &b);
+    cr_assert_str_eq(b.data, want);
+    up_buf_release(&b);
+}
+
+Test(retry, error_message_shapes)
+{
+    expect_message("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                   "\"message\":\"Overloaded\"}}",
+                   "Overloaded");
+    expect_message("{\"error\":{\"message\":\"bad\",\"code\":400}}", "bad");
+    expect_message("{\"error\":\"model not found\"}", "model not found");
+    expect_message("{\"object\":\"error\",\"message\":\"old vllm\"}",
+                   "old vllm");
+    expect_message("<html>\n<body>413 Too Large</body></html>",
+                   "<html> <body>413 Too Large</body></html>");
+    expect_message("", "empty response body");
+}
+
+Test(retry, error_message_redacts_keys)
+{
+    expect_message("{\"error\":{\"message\":\"Incorrect API key provided: "
+                   "sk-proj-abcdef123456. Check it\"}}",
+                   "Incorrect API key provided: [redacted]. Check it");
+    expect_message("bad token hf_AbCdEfGhIjKl", "bad token [redacted]");
+}
+
+Test(retry, error_message_raw_capped)
+{
+    char body[1000];
+    up_buf b = UP_BUF_INIT;
+
+    memset(body, 'a', sizeof(body));
+    up_http_error_message(body, sizeof(body), &b);
+    cr_assert_eq(b.len, 200);
+    up_buf_release(&b);
+}
+
+Test(retry, quota_not_retried)
+{
+    const char *q = "{\"error\":{\"code\":\"insufficient_quota\"}}";
+    const char *a = "{\"error\":{\"details\":{\"error_code\":"
+                    "\"enforced_spend_limit_reached\"}}}";
+
+    cr_assert(up_http_quota_exhausted(q, strlen(q)));
+    cr_assert(up_http_quota_exhausted(a, strlen(a)));
+    cr_assert_not(up_http_quota_exhausted("{}", 2));
+}
+
+Test(retry, redact_url)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_http_redact_url("https://user:pw@host:8080/v1/x?key=s#f", &b);
+    cr_assert_str_eq(b.data, "https://host:8080/v1/x");
+    up_buf_reset(&b);
+    up_http_redact_url("http://127.0.0.1/v1", &b);
+    cr_assert_str_eq(b.data, "http://127.0.0.1/v1");
+    up_buf_release(&b);
+}
