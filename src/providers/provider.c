@@ -105,7 +105,7 @@ void up_provider_base(const up_endpoint *ep, const char *def, up_buf *out)
         up_buf_truncate(out, out->len - 1);
 }
 
-long up_json_long(json_t *obj, const char *key, int *seen)
+long up_pjson_long(json_t *obj, const char *key, int *seen)
 {
     json_t *v = json_object_get(obj, key);
 
@@ -116,7 +116,7 @@ long up_json_long(json_t *obj, const char *key, int *seen)
     return (long)json_number_value(v);
 }
 
-const char *up_json_str(json_t *obj, const char *key)
+const char *up_pjson_str(json_t *obj, const char *key)
 {
     return json_string_value(json_object_get(obj, key));
 }

@@ -73,10 +73,10 @@ const char *up_provider_effort(const up_endpoint *ep);
 void up_provider_base(const up_endpoint *ep, const char *def, up_buf *out);
 
 /* The long integer at obj.key (0 when missing); *seen set if present. */
-long up_json_long(json_t *obj, const char *key, int *seen);
+long up_pjson_long(json_t *obj, const char *key, int *seen);
 
 /* The string at obj.key or NULL. */
-const char *up_json_str(json_t *obj, const char *key);
+const char *up_pjson_str(json_t *obj, const char *key);
 
 /*
  * Build the URL, headers (provider's, ep's extra, content-type) and body
