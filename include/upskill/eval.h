@@ -20,7 +20,9 @@
 #include <stdint.h>
 
 #include "upskill/buf.h"
+#include "upskill/config.h"
 #include "upskill/error.h"
+#include "upskill/provider.h"
 #include "upskill/skill.h"
 #include "upskill/stats.h"
 #include "upskill/suite.h"
@@ -28,13 +30,6 @@
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
 enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
 
-typedef struct up_usage {
-    long input;     /* prompt tokens, cached included */
-    long output;    /* completion tokens, reasoning included */
-    long cached;    /* prompt tokens served from the provider's cache */
-    long reasoning; /* hidden reasoning tokens */
-    int estimated;  /* the provider gave no usage; counted from text */
-} up_usage;
 
 typedef struct up_eval_job {
     size_t model; /* index into the plan's models */
@@ -122,13 +117,6 @@ int up_journal_close(up_journal *j, up_error *err);
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
                       up_error *err);
 
-/* USD per million tokens; set = 0 when no price is configured. */
-typedef struct up_price {
-    double input;
-    double output;
-    double cached;
-    int set;
-} up_price;
 
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
@@ -154,7 +142,8 @@ typedef struct up_eval_summary {
 } up_eval_summary;
 
 /*
- * Pool the graded jobs of model index m into out; prices may be NULL.
+ * Pool the graded jobs of model index m into out; price may be NULL (no
+ * price configured).
  * The lift statistics use seed for the bootstrap.
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,

@@ -20,14 +20,14 @@
 #include "upskill/error.h"
 #include "upskill/http.h"
 
-enum up_provider_kind {
+enum up_wire_kind {
     UP_PROVIDER_ANTHROPIC, /* POST {base}/v1/messages */
     UP_PROVIDER_OPENAI     /* POST {base}/chat/completions (+ compatibles) */
 };
 
 /* Where and how to call a model.  Strings are borrowed. */
 typedef struct up_endpoint {
-    int kind;             /* enum up_provider_kind */
+    int kind;             /* enum up_wire_kind */
     const char *base_url; /* "https://api.anthropic.com", ".../v1"; NULL:
                              the provider's official URL */
     const char *api_key;  /* the key's value, or NULL (local servers); it

@@ -19,7 +19,7 @@ static double job_cost(const up_eval_job *j, const up_price *price)
 {
     double fresh = (double)(j->usage.input - j->usage.cached);
 
-    if (!price || !price->set)
+    if (!price)
         return -1;
     return (fresh * price->input + (double)j->usage.cached * price->cached +
             (double)j->usage.output * price->output) /

@@ -60,7 +60,7 @@ struct up_provider_ops {
 extern const struct up_provider_ops up_anthropic_ops;
 extern const struct up_provider_ops up_openai_ops;
 
-/* The ops for an enum up_provider_kind, or NULL. */
+/* The ops for an enum up_wire_kind, or NULL. */
 const struct up_provider_ops *up_provider_ops_for(int kind);
 
 /* ep->max_tokens or the default. */
