@@ -22,14 +22,15 @@
 #include "upskill/buf.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
+#include "upskill/model.h"
 #include "upskill/provider.h"
+#include "upskill/sched.h"
 #include "upskill/skill.h"
 #include "upskill/stats.h"
 #include "upskill/suite.h"
 
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
 enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
-
 
 typedef struct up_eval_job {
     size_t model; /* index into the plan's models */
@@ -117,7 +118,6 @@ int up_journal_close(up_journal *j, up_error *err);
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
                       up_error *err);
 
-
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
     size_t jobs;   /* conversations run */
@@ -148,6 +148,33 @@ typedef struct up_eval_summary {
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
+
+/*
+ * An endpoint for model m: the wire kind, URL, key (read from the
+ * variable m names, through cfg's environment), headers and timeouts.
+ * *headers receives the header lines, owned by the caller (free each
+ * string, then the array); the endpoint points into m and them.
+ */
+void up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
+                      const up_config *cfg);
+
+/* Options of up_eval_execute. */
+typedef struct up_eval_run_opts {
+    const up_endpoint *endpoints; /* one per plan model */
+    up_sched_opts sched;          /* -j, stop flag, log */
+    up_journal *journal;          /* finished jobs go here; may be NULL */
+    void (*progress)(void *ud, const up_eval_plan *p, size_t done);
+    void *progress_ud;
+} up_eval_run_opts;
+
+/*
+ * Run every job of p that is not done yet, at most o->sched.jobs at once,
+ * filling answers, usage and errors.  Failed jobs are recorded, not
+ * fatal; UP_EINTR when the stop flag ended the run early; a journal
+ * write failure is returned.
+ */
+int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
+                    up_sched_stats *stats, up_error *err);
 
 /* Token count of an answer when the provider gives none (chars / 4). */
 long up_eval_estimate_tokens(const char *text);

@@ -12,6 +12,8 @@ static const struct command {
     const char *summary;
 } commands[] = {
     {"validate", cmd_validate, "check skills against the Agent Skills spec"},
+    {"eval", cmd_eval, "measure a skill's lift on one or more models"},
+    {"benchmark", cmd_benchmark, "evaluate a skill across models and runs"},
     {"list", cmd_list, "list skills in a folder"},
     {"runs", cmd_runs, "show results from the runs folder"},
     {"config", cmd_config, "show the resolved configuration"},

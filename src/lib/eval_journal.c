@@ -81,10 +81,12 @@ int up_journal_append(up_journal *j, const up_eval_plan *p,
     up_buf_addc(&b, '\n');
     free(line);
     n = write(j->fd, b.data, b.len);
-    up_buf_release(&b);
-    if (n < 0 || (size_t)n != b.len)
+    if (n < 0 || (size_t)n != b.len) {
+        up_buf_release(&b);
         return up_error_set(err, UP_EIO, "'%s': cannot append: %s", j->path,
                             n < 0 ? strerror(errno) : "short write");
+    }
+    up_buf_release(&b);
     return 0;
 }
 

@@ -1,0 +1,65 @@
+/*
+ * upskill eval: does this skill help these models?  Flags as upstream's,
+ * plus ours (endpoints, -j, gates, statistics seed, injection, resume).
+ */
+#include <stdlib.h>
+
+#include "eval_cli.h"
+
+static struct eval_args a;
+
+static const struct opt opts[] = {
+    {'t', "tests", OPT_STRING, &a.tests, "FILE", "test cases (JSON)"},
+    {'m', "model", OPT_LIST, &a.models, "MODEL", "model to evaluate"},
+    {0, "runs", OPT_INT, &a.runs, "N", "repeats per case and arm (1)"},
+    {0, "no-baseline", OPT_FLAG, &a.no_baseline, NULL,
+     "skip the run without the skill"},
+    {'v', "verbose", OPT_FLAG, &a.verbose, NULL, "one line per case"},
+    {0, "runs-dir", OPT_STRING, &a.runs_dir, "DIR", "where runs are logged"},
+    {0, "no-log-runs", OPT_FLAG, &a.no_log, NULL, "write no run log"},
+    {0, "base-url", OPT_STRING, &a.base_url, "URL",
+     "OpenAI-compatible endpoint for the -m models"},
+    {0, "api-key-env", OPT_STRING, &a.api_key_env, "NAME",
+     "variable holding that endpoint's key"},
+    {'j', "jobs", OPT_INT, &a.jobs, "N", "conversations at once"},
+    {0, "json", OPT_FLAG, &a.json, NULL, "print one JSON document"},
+    {0, "fail-under", OPT_DOUBLE, &a.fail_under, "RATE",
+     "exit 1 when a with-skill pass rate is below RATE (0-1)"},
+    {0, "require-lift", OPT_FLAG, &a.require_lift, NULL,
+     "exit 1 unless the skill is beneficial for every model"},
+    {0, "seed", OPT_INT, &a.seed, "N", "seed of the statistics (1)"},
+    {0, "inject", OPT_STRING, &a.inject, "HOW",
+     "upskill (default) or agentskills"},
+    {0, "resume", OPT_STRING, &a.resume, "BATCH",
+     "finish an interrupted batch"},
+    {0, NULL, OPT_FLAG, NULL, NULL, NULL},
+};
+
+static const struct cmd_spec spec = {
+    "eval",
+    "SKILL_PATH",
+    "measure a skill's lift: with it and without it",
+    "Tests come from -t or the skill's skill_meta.json.  See docs/eval.md.",
+    opts,
+    1,
+    1};
+
+int cmd_eval(int argc, char **argv)
+{
+    char **args = NULL;
+    int nargs, rc;
+
+    a.runs = 1;
+    a.fail_under = -1;
+    a.seed = 1;
+    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    if (rc == 0) {
+        a.skill_path = args[0];
+        rc = eval_cli_run(&a);
+    } else {
+        rc = rc > 0 ? 0 : EXIT_USAGE;
+    }
+    strlist_release(&a.models);
+    free(args);
+    return rc;
+}

@@ -1,0 +1,356 @@
+/*
+ * The eval pipeline for `eval` and `benchmark`: load, resolve, plan, run,
+ * grade, summarize, log, render, gate.  Every step is a library call.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eval_cli.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop++;
+}
+
+struct ctx {
+    up_config cfg;
+    up_skill skill;
+    up_suite suite;
+    up_model *models;
+    up_endpoint *eps;
+    char ***headers;
+    size_t nmodels;
+    up_eval_plan plan;
+    up_buf batch_dir, batch_id;
+    up_journal journal;
+    up_error err;
+    time_t start;
+};
+
+static int load_tests(struct ctx *c, const struct eval_args *a)
+{
+    up_buf file = UP_BUF_INIT;
+    int rc = 0;
+
+    if (a->tests)
+        rc = up_suite_load(&c->suite, a->tests, &c->err);
+    else if (c->skill.tests_json) {
+        up_fs_join(&file, a->skill_path, "skill_meta.json");
+        rc = up_suite_parse(&c->suite, c->skill.tests_json,
+                            strlen(c->skill.tests_json), file.data, "tests",
+                            &c->err);
+    }
+    if (!rc && !c->suite.ncases)
+        rc = up_error_set(&c->err, UP_EPARSE,
+                          "'%s': no test cases: give -t FILE or add tests to "
+                          "skill_meta.json",
+                          a->tests ? a->tests : a->skill_path);
+    up_buf_release(&file);
+    return rc;
+}
+
+static int resolve_models(struct ctx *c, const struct eval_args *a)
+{
+    const char *dflt = c->cfg.eval_model.value
+                           ? c->cfg.eval_model.value
+                           : c->cfg.skill_generation_model.value;
+    size_t n = a->models.n ? a->models.n : 1;
+
+    c->models = up_xcalloc(n, sizeof(*c->models));
+    c->eps = up_xcalloc(n, sizeof(*c->eps));
+    c->headers = up_xcalloc(n, sizeof(*c->headers));
+    for (size_t i = 0; i < n; i++) {
+        const char *spec = a->models.n ? a->models.v[i] : dflt;
+        int rc;
+
+        up_model_init(&c->models[i]);
+        c->nmodels = i + 1;
+        rc = up_model_resolve(&c->models[i], spec ? spec : "sonnet",
+                              a->base_url, a->api_key_env, &c->cfg, &c->err);
+        if (rc)
+            return rc;
+        up_eval_endpoint(&c->eps[i], &c->headers[i], &c->models[i], &c->cfg);
+    }
+    return 0;
+}
+
+static int open_batch(struct ctx *c, const struct eval_args *a)
+{
+    const char *runs_dir = a->runs_dir             ? a->runs_dir
+                           : c->cfg.runs_dir.value ? c->cfg.runs_dir.value
+                                                   : "runs";
+    size_t restored = 0;
+    int rc;
+
+    if (a->resume) {
+        up_buf_adds(&c->batch_id, a->resume);
+        up_fs_join(&c->batch_dir, runs_dir, a->resume);
+        if (!up_fs_is_dir(c->batch_dir.data))
+            return up_error_set(&c->err, UP_ENOTFOUND,
+                                "'%s': no such batch to resume",
+                                c->batch_dir.data);
+        rc = up_journal_replay(&c->plan, c->batch_dir.data, &restored, &c->err);
+        if (!rc && !a->json)
+            fprintf(stderr, "resuming %s: %zu of %zu jobs already done\n",
+                    c->batch_id.data, restored, c->plan.njobs);
+    } else if (a->no_log) {
+        return 0;
+    } else {
+        rc = up_store_batch_new(&c->batch_dir, &c->batch_id, runs_dir, &c->err);
+    }
+    if (!rc && !a->json)
+        fprintf(stderr, "%sLogging to: %s%s\n", out_c(C_DIM), c->batch_dir.data,
+                out_c(C_RESET));
+    return rc ? rc : up_journal_open(&c->journal, c->batch_dir.data, &c->err);
+}
+
+static void progress(void *ud, const up_eval_plan *p, size_t done)
+{
+    struct ctx *c = ud;
+    double el = difftime(time(NULL), c->start);
+    double eta = done ? el * (double)(p->njobs - done) / (double)done : 0;
+
+    fprintf(stderr, "\r  %zu/%zu done  %.0fs elapsed  ETA %.0fs   ", done,
+            p->njobs, el, eta);
+    if (done == p->njobs)
+        fputc('\n', stderr);
+}
+
+static int execute(struct ctx *c, const struct eval_args *a)
+{
+    up_eval_run_opts o;
+    up_sched_stats st;
+    struct sigaction sa;
+
+    memset(&o, 0, sizeof(o));
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    o.endpoints = c->eps;
+    up_sched_opts_init(&o.sched);
+    o.sched.jobs =
+        (int)(a->jobs > 0                    ? a->jobs
+              : c->cfg.concurrency.value > 0 ? c->cfg.concurrency.value
+                                             : 4);
+    o.sched.stop = &stop;
+    o.journal = c->journal.path ? &c->journal : NULL;
+    if (out_is_tty() && !a->json) {
+        o.progress = progress;
+        o.progress_ud = c;
+    }
+    c->start = time(NULL);
+    return up_eval_execute(&c->plan, &o, &st, &c->err);
+}
+
+static void fill_run(up_run_record *r, struct ctx *c, size_t m, int repeat,
+                     enum up_arm arm)
+{
+    up_run_record_init(r);
+    r->batch_id = up_xstrdup(c->batch_id.data);
+    r->model = up_xstrdup(c->plan.models[m]);
+    r->task = up_xstrdup(c->skill.description ? c->skill.description : "");
+    r->run_type = up_xstrdup(arm == UP_ARM_SKILL ? "with_skill" : "baseline");
+    r->skill_name = up_xstrdup(c->skill.name ? c->skill.name : "");
+    r->repeat = repeat;
+    for (size_t i = 0; i < c->plan.njobs; i++) {
+        const up_eval_job *j = &c->plan.jobs[i];
+
+        if (j->model != m || j->repeat != repeat || j->arm != arm)
+            continue;
+        r->cases_total++;
+        r->cases_passed += j->passed != 0;
+        r->cases_errored += j->error != 0;
+        r->input_tokens += j->usage.input;
+        r->output_tokens += j->usage.output;
+        r->cached_tokens += j->usage.cached;
+        r->reasoning_tokens += j->usage.reasoning;
+        r->llm_time_ms += j->latency_ms;
+        r->turns++;
+    }
+    r->total_tokens = r->input_tokens + r->output_tokens;
+    r->assertions_passed = r->cases_passed;
+    r->assertions_total = r->cases_total;
+    r->passed = r->cases_total && r->cases_passed == r->cases_total;
+}
+
+static int write_runs(struct ctx *c)
+{
+    size_t n = 0, cap = c->nmodels * (size_t)c->plan.runs * 2;
+    up_run_record *runs = up_xcalloc(cap, sizeof(*runs));
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc = 0;
+
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (size_t m = 0; m < c->nmodels; m++)
+        for (int r = 1; r <= c->plan.runs; r++)
+            for (int arm = c->plan.baseline ? 0 : 1; arm <= 1; arm++) {
+                fill_run(&runs[n], c, m, r, (enum up_arm)arm);
+                runs[n].timestamp = up_xstrdup(stamp);
+                runs[n].run_number = (int)n + 1;
+                if (!rc)
+                    rc = up_store_run_write(c->batch_dir.data, &runs[n],
+                                            &c->err);
+                n++;
+            }
+    if (!rc)
+        rc = up_store_summary_write(c->batch_dir.data, c->batch_id.data,
+                                    c->plan.models[0], runs[0].task, runs, n,
+                                    NULL, &c->err);
+    up_store_free(runs, n);
+    return rc;
+}
+
+static int gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
+{
+    int rc = EXIT_OK;
+
+    for (size_t m = 0; m < n; m++) {
+        if (a->fail_under >= 0 &&
+            s[m].arm[UP_ARM_SKILL].rate.rate < a->fail_under) {
+            out_error("'%s': with-skill pass rate %.2f is under %.2f",
+                      s[m].model, s[m].arm[UP_ARM_SKILL].rate.rate,
+                      a->fail_under);
+            rc = EXIT_GATE;
+        }
+        if (a->require_lift &&
+            (!s[m].has_baseline || s[m].cmp.verdict != UP_VERDICT_BENEFICIAL)) {
+            out_error("'%s': the skill is not shown to be beneficial",
+                      s[m].model);
+            rc = EXIT_GATE;
+        }
+    }
+    return rc;
+}
+
+static int report(struct ctx *c, const struct eval_args *a)
+{
+    up_eval_summary *s = up_xcalloc(c->nmodels, sizeof(*s));
+    int rc = 0;
+
+    for (size_t m = 0; m < c->nmodels && !rc; m++)
+        rc = up_eval_summarize(&c->plan, m,
+                               up_config_price(&c->cfg, c->models[m].resolved,
+                                               c->models[m].model_id),
+                               (uint64_t)a->seed, &s[m], &c->err);
+    if (!rc && a->json)
+        eval_report_json(&c->plan, s, c->batch_id.data);
+    else if (!rc)
+        for (size_t m = 0; m < c->nmodels; m++)
+            eval_report_text(&c->plan, &s[m], a->verbose);
+    if (!rc)
+        rc = gates(a, s, c->nmodels);
+    free(s);
+    return rc;
+}
+
+static int check_args(const struct eval_args *a, struct ctx *c)
+{
+    if (a->runs < 1 || a->runs > 1000)
+        return up_error_set(&c->err, UP_EUSAGE, "--runs must be 1 to 1000");
+    if (a->inject && strcmp(a->inject, "upskill") &&
+        strcmp(a->inject, "agentskills"))
+        return up_error_set(&c->err, UP_EUSAGE,
+                            "--inject must be 'upskill' or 'agentskills'");
+    if (a->fail_under > 1)
+        return up_error_set(&c->err, UP_EUSAGE,
+                            "--fail-under is a rate between 0 and 1");
+    if (a->resume && a->no_log)
+        return up_error_set(&c->err, UP_EUSAGE,
+                            "--resume needs the run log (drop --no-log-runs)");
+    return 0;
+}
+
+static int pipeline(struct ctx *c, struct eval_args *a)
+{
+    const char **ids;
+    int rc = check_args(a, c);
+
+    if (!rc)
+        rc = up_config_load(&c->cfg, &c->err);
+    for (size_t i = 0; !rc && i < c->cfg.nwarnings; i++)
+        out_warn("%s", c->cfg.warnings[i]);
+    if (!rc)
+        rc = up_skill_load(&c->skill, a->skill_path, &c->err);
+    if (!rc)
+        rc = load_tests(c, a);
+    if (!rc)
+        rc = resolve_models(c, a);
+    if (rc)
+        return rc;
+    ids = up_xcalloc(c->nmodels, sizeof(*ids));
+    for (size_t i = 0; i < c->nmodels; i++)
+        ids[i] = c->models[i].resolved;
+    up_eval_plan_init(&c->plan, &c->skill, &c->suite, ids, c->nmodels,
+                      (int)a->runs, !a->no_baseline,
+                      a->inject && !strcmp(a->inject, "agentskills")
+                          ? UP_INJECT_AGENTSKILLS
+                          : UP_INJECT_UPSKILL);
+    free(ids);
+    if (!a->json)
+        fprintf(stderr,
+                "Evaluating %s on %zu model(s): %zu case(s) x %d "
+                "run(s), baseline %s\n",
+                c->skill.name, c->nmodels, c->suite.ncases, c->plan.runs,
+                c->plan.baseline ? "on" : "off");
+    rc = open_batch(c, a);
+    if (!rc)
+        rc = execute(c, a);
+    if (c->journal.path) {
+        up_error jerr;
+
+        if (up_journal_close(&c->journal, &jerr) && !rc)
+            rc = up_error_set(&c->err, jerr.code, "%s", jerr.msg);
+    }
+    if (rc == UP_EINTR && c->batch_id.len)
+        up_error_set(&c->err, UP_EINTR,
+                     "interrupted; finished work is saved: resume with "
+                     "--resume %s",
+                     c->batch_id.data);
+    if (!rc)
+        rc = up_eval_grade(&c->plan, a->tests, &c->err);
+    if (!rc && c->batch_dir.len)
+        rc = write_runs(c);
+    return rc ? rc : report(c, a);
+}
+
+int eval_cli_run(struct eval_args *a)
+{
+    struct ctx c;
+    int rc;
+
+    memset(&c, 0, sizeof(c));
+    up_config_init(&c.cfg);
+    up_skill_init(&c.skill);
+    up_suite_init(&c.suite);
+    up_buf_init(&c.batch_dir);
+    up_buf_init(&c.batch_id);
+    c.journal.fd = -1;
+    rc = pipeline(&c, a);
+    if (rc < 0)
+        rc = out_fail(&c.err);
+    if (c.plan.jobs)
+        up_eval_plan_release(&c.plan);
+    for (size_t i = 0; i < c.nmodels; i++) {
+        for (char **h = c.headers[i]; h && *h; h++)
+            free(*h);
+        free(c.headers[i]);
+        up_model_release(&c.models[i]);
+    }
+    free(c.models);
+    free(c.eps);
+    free(c.headers);
+    up_buf_release(&c.batch_dir);
+    up_buf_release(&c.batch_id);
+    up_suite_release(&c.suite);
+    up_skill_release(&c.skill);
+    up_config_release(&c.cfg);
+    return rc;
+}

@@ -1,0 +1,138 @@
+/*
+ * Rendering eval results: upstream's bars with our intervals, lift
+ * statistics, tokens and cost; or one JSON document.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "eval_cli.h"
+
+static void arm_line(const char *label, const up_rate *r, const char *tail)
+{
+    char buf[128];
+
+    snprintf(buf, sizeof(buf), "  [%.0f-%.0f%%]%s", r->lo * 100, r->hi * 100,
+             tail ? tail : "");
+    render_arm(stdout, label, r->rate, buf);
+}
+
+static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
+{
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+        const char *in = p->suite->cases[j->kase].input;
+
+        if (strcmp(p->models[j->model], s->model))
+            continue;
+        printf("  %zu.%d %-8s %-40.40s %s%s%s\n", j->kase + 1, j->repeat,
+               j->arm == UP_ARM_SKILL ? "skill" : "base", in ? in : "",
+               out_c(j->passed ? C_GREEN : C_RED), j->passed ? "OK" : "FAIL",
+               out_c(C_RESET));
+    }
+}
+
+static void lift_lines(const up_eval_summary *s)
+{
+    const up_comparison *c = &s->cmp;
+    up_buf sentence = UP_BUF_INIT;
+    enum color col = c->verdict == UP_VERDICT_BENEFICIAL ? C_GREEN
+                     : c->verdict == UP_VERDICT_HARMFUL  ? C_RED
+                                                         : C_YELLOW;
+
+    printf("  lift %+.0f points, 95%% CI [%+.0f, %+.0f], p = %.3g: %s%s%s\n",
+           c->lift.diff * 100, c->lift.ci_lo * 100, c->lift.ci_hi * 100,
+           c->lift.p, out_c(col), up_stats_verdict_label(c->verdict),
+           out_c(C_RESET));
+    printf("  tokens per case: %.0f -> %.0f (%+.0f%%)\n", c->tokens.base_mean,
+           c->tokens.skill_mean, c->token_change * 100);
+    if (up_stats_power_sentence(&sentence, &c->lift))
+        printf("  %s%s%s\n", out_c(C_DIM), sentence.data, out_c(C_RESET));
+    up_buf_release(&sentence);
+}
+
+void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
+                      int verbose)
+{
+    const up_arm_totals *w = &s->arm[UP_ARM_SKILL];
+    char tail[64] = "";
+
+    printf("\n%s%s%s  (skill ~%zu tokens)\n", out_c(C_BOLD), s->model,
+           out_c(C_RESET), s->skill_tokens);
+    if (verbose)
+        verbose_cases(p, s);
+    if (s->has_baseline) {
+        char lift[16];
+
+        arm_line("baseline", &s->arm[UP_ARM_BASELINE].rate, NULL);
+        render_lift(lift, sizeof(lift), s->cmp.lift.diff);
+        snprintf(tail, sizeof(tail), "  (%s)", lift);
+    }
+    arm_line("with skill", &w->rate, tail);
+    if (s->has_baseline)
+        lift_lines(s);
+    if (w->errors)
+        printf("  %s%zu conversation(s) ended in an error%s\n", out_c(C_YELLOW),
+               w->errors + s->arm[0].errors, out_c(C_RESET));
+    if (w->cost_usd >= 0)
+        printf("  cost: $%.4f with skill, $%.4f per passed case\n", w->cost_usd,
+               s->cost_per_pass);
+}
+
+static json_t *arm_json(const up_arm_totals *t)
+{
+    return json_pack(
+        "{s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:b, s:f, "
+        "s:o}",
+        "cases", (json_int_t)t->jobs, "passed", (json_int_t)t->passed, "errors",
+        (json_int_t)t->errors, "pass_rate", t->rate.rate, "ci_low", t->rate.lo,
+        "ci_high", t->rate.hi, "input_tokens", (json_int_t)t->usage.input,
+        "output_tokens", (json_int_t)t->usage.output, "cached_tokens",
+        (json_int_t)t->usage.cached, "reasoning_tokens",
+        (json_int_t)t->usage.reasoning, "assertions_passed",
+        (json_int_t)t->asserts_passed, "tokens_estimated", t->usage.estimated,
+        "latency_ms", t->latency_ms, "cost_usd",
+        t->cost_usd >= 0 ? json_real(t->cost_usd) : json_null());
+}
+
+static json_t *model_json(const up_eval_summary *s)
+{
+    json_t *o = json_pack("{s:s, s:I, s:o}", "model", s->model, "skill_tokens",
+                          (json_int_t)s->skill_tokens, "with_skill",
+                          arm_json(&s->arm[UP_ARM_SKILL]));
+    const up_comparison *c = &s->cmp;
+
+    if (!s->has_baseline)
+        return o;
+    json_object_set_new(o, "baseline", arm_json(&s->arm[UP_ARM_BASELINE]));
+    json_object_set_new(
+        o, "lift",
+        json_pack("{s:f, s:f, s:f, s:f, s:I, s:I}", "diff", c->lift.diff,
+                  "ci_low", c->lift.ci_lo, "ci_high", c->lift.ci_hi, "p_value",
+                  c->lift.p, "better", (json_int_t)c->lift.better, "worse",
+                  (json_int_t)c->lift.worse));
+    json_object_set_new(o, "token_change", json_real(c->token_change));
+    json_object_set_new(o, "token_savings", json_real(c->token_savings));
+    json_object_set_new(o, "is_beneficial", json_boolean(c->is_beneficial));
+    json_object_set_new(o, "verdict",
+                        json_string(up_stats_verdict_id(c->verdict)));
+    return o;
+}
+
+void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
+                      const char *batch_id)
+{
+    json_t *models = json_array();
+    json_t *doc;
+
+    for (size_t m = 0; m < p->nmodels; m++)
+        json_array_append_new(models, model_json(&s[m]));
+    doc = json_pack("{s:s, s:s?, s:I, s:i, s:b, s:o}", "skill",
+                    p->skill->name ? p->skill->name : "", "batch_id",
+                    batch_id && *batch_id ? batch_id : NULL, "cases",
+                    (json_int_t)p->suite->ncases, "runs", p->runs, "baseline",
+                    p->baseline, "models", models);
+    out_json(doc);
+    json_decref(doc);
+}

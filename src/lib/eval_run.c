@@ -1,0 +1,110 @@
+/*
+ * Running an eval plan through the scheduler: one conversation per job
+ * that is not done yet, each finished job journalled as it lands.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/eval.h"
+
+void up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
+                      const up_config *cfg)
+{
+    const char *key =
+        m->api_key_env && cfg ? up_config_getenv(cfg, m->api_key_env) : NULL;
+    char **h = up_xcalloc(m->nheaders + 1, sizeof(*h));
+
+    up_endpoint_init(ep, m->provider == UP_PROV_ANTHROPIC
+                             ? UP_PROVIDER_ANTHROPIC
+                             : UP_PROVIDER_OPENAI);
+    for (size_t i = 0; i < m->nheaders; i++) {
+        up_buf b = UP_BUF_INIT;
+
+        up_buf_addf(&b, "%s: %s", m->headers[i].name, m->headers[i].value);
+        h[i] = up_buf_detach(&b);
+    }
+    ep->base_url = m->base_url;
+    ep->api_key = key && *key ? key : NULL;
+    ep->headers = (const char *const *)h;
+    ep->model = m->model_id;
+    ep->effort = m->effort_value;
+    ep->compat = m->provider == UP_PROV_OPENAI ? 0 : 1;
+    ep->connect_timeout_ms = m->connect_timeout_ms;
+    ep->total_timeout_ms = m->timeout_ms;
+    ep->idle_timeout_ms = m->idle_timeout_ms;
+    *headers = h;
+}
+
+struct run {
+    up_eval_plan *plan;
+    const up_eval_run_opts *o;
+    size_t *index; /* sched job i -> plan job index[i] */
+    size_t done;
+    int journal_rc;
+    up_error journal_err;
+};
+
+static void on_done(void *ud, size_t i, up_response *res)
+{
+    struct run *r = ud;
+    up_eval_job *j = &r->plan->jobs[r->index[i]];
+
+    j->done = 1;
+    j->usage = res->usage;
+    j->latency_ms = (double)res->latency_ms;
+    j->attempts = res->attempts;
+    j->error = res->code;
+    if (res->code)
+        j->error_msg = up_xstrdup(res->err.msg);
+    else
+        j->answer = up_xstrdup(res->text ? res->text : "");
+    if (j->usage.estimated && !j->usage.output)
+        j->usage.output = up_eval_estimate_tokens(j->answer);
+    r->done++;
+    if (r->o->journal && !r->journal_rc)
+        r->journal_rc =
+            up_journal_append(r->o->journal, r->plan, j, &r->journal_err);
+    if (r->o->progress)
+        r->o->progress(r->o->progress_ud, r->plan, r->done);
+}
+
+int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
+                    up_sched_stats *stats, up_error *err)
+{
+    struct run r = {p, o, up_xcalloc(p->njobs, sizeof(size_t)), 0, 0, {0}};
+    up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
+    up_request *rq = up_xcalloc(p->njobs, sizeof(*rq));
+    up_message *msg = up_xcalloc(p->njobs, sizeof(*msg));
+    size_t n = 0;
+    int rc;
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (j->done) {
+            r.done++;
+            continue;
+        }
+        msg[n].role = "user";
+        msg[n].content = p->user[j->kase];
+        up_request_init(&rq[n]);
+        rq[n].system = up_eval_system(p, j);
+        rq[n].messages = &msg[n];
+        rq[n].n_messages = 1;
+        jobs[n] = (up_job){&o->endpoints[j->model], &rq[n], on_done, &r};
+        r.index[n++] = i;
+    }
+    rc = n ? up_sched_run(jobs, n, &o->sched, stats, err) : 0;
+    if (!rc && r.journal_rc) {
+        *err = r.journal_err;
+        rc = r.journal_rc;
+    }
+    if (!rc && o->sched.stop && *o->sched.stop)
+        rc = up_error_set(err, UP_EINTR, "interrupted");
+    free(r.index);
+    free(jobs);
+    free(rq);
+    free(msg);
+    return rc;
+}
