@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every `upskill ...` line in the README's sh blocks runs and exits 0.
+# Every `upskill ...` line in the README's ```sh blocks runs and exits 0
+# (```bash blocks show real providers and are not run).
 . "$TOP/tests/e2e/lib.sh"
 cd "$TOP" || exit 1
 
