@@ -122,17 +122,17 @@ typedef struct up_http_request {
      * answered with that status.
      */
     int (*on_data)(void *ud, const char *p, size_t n, up_buf *msg);
-    void (*on_reset)(void *ud);  /* before every attempt after the first */
+    void (*on_reset)(void *ud); /* before every attempt after the first */
     int (*committed)(void *ud); /* nonzero: output seen, do not retry */
     void *ud;
 } up_http_request;
 
 typedef struct up_http_result {
-    int code;          /* 0 or UP_E* */
-    up_error err;      /* filled when code != 0 */
-    long status;       /* last HTTP status, 0 if none */
-    up_buf body;       /* body when no sink took it, and error bodies */
-    char ctype[64];    /* content-type of the last response */
+    int code;       /* 0 or UP_E* */
+    up_error err;   /* filled when code != 0 */
+    long status;    /* last HTTP status, 0 if none */
+    up_buf body;    /* body when no sink took it, and error bodies */
+    char ctype[64]; /* content-type of the last response */
     char request_id[96];
     int attempts;    /* attempts made */
     long latency_ms; /* first attempt start to the end */

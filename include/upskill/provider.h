@@ -27,19 +27,19 @@ enum up_provider_kind {
 
 /* Where and how to call a model.  Strings are borrowed. */
 typedef struct up_endpoint {
-    int kind;             /* enum up_provider_kind */
-    const char *base_url; /* "https://api.anthropic.com", ".../v1"; NULL:
-                             the provider's official URL */
-    const char *api_key;  /* the key's value, or NULL (local servers); it
-                             goes into a request header and nowhere else */
+    int kind;                   /* enum up_provider_kind */
+    const char *base_url;       /* "https://api.anthropic.com", ".../v1"; NULL:
+                                   the provider's official URL */
+    const char *api_key;        /* the key's value, or NULL (local servers); it
+                                   goes into a request header and nowhere else */
     const char *const *headers; /* extra "Name: value" lines, NULL-ended */
     const char *model;          /* the resolved model id */
-    const char *effort;    /* NULL, or "minimal".."max": reasoning effort */
-    int compat;            /* OpenAI kind: 1 = a compatible server (system
-                              role, max_tokens), 0 = decide from the host,
-                              -1 = official OpenAI rules */
-    int stream;            /* 1: SSE streaming, 0: one JSON body */
-    int max_tokens;        /* output cap; 0: 4096 */
+    const char *effort;      /* NULL, or "minimal".."max": reasoning effort */
+    int compat;              /* OpenAI kind: 1 = a compatible server (system
+                                role, max_tokens), 0 = decide from the host,
+                                -1 = official OpenAI rules */
+    int stream;              /* 1: SSE streaming, 0: one JSON body */
+    int max_tokens;          /* output cap; 0: 4096 */
     long connect_timeout_ms; /* 0: 10 s */
     long total_timeout_ms;   /* per attempt; 0: 600 s */
     long idle_timeout_ms;    /* no byte for this long aborts; 0: 300 s */
@@ -56,14 +56,14 @@ typedef struct up_message {
 
 /* One conversation to complete.  Strings and arrays are borrowed. */
 typedef struct up_request {
-    const char *system;        /* system prompt, or NULL */
+    const char *system; /* system prompt, or NULL */
     const up_message *messages;
     size_t n_messages;
-    const char *schema;        /* JSON Schema text: reply must be JSON */
-    const char *schema_name;   /* its name; NULL: "result" */
-    int json_repairs;          /* follow-up turns when the JSON is bad;
-                                  -1: 2, 0: none */
-    double temperature;        /* < 0: leave to the server */
+    const char *schema;      /* JSON Schema text: reply must be JSON */
+    const char *schema_name; /* its name; NULL: "result" */
+    int json_repairs;        /* follow-up turns when the JSON is bad;
+                                -1: 2, 0: none */
+    double temperature;      /* < 0: leave to the server */
 } up_request;
 
 /* Fill rq with an empty conversation and defaults. */

@@ -46,11 +46,11 @@ typedef struct up_sched_opts {
 } up_sched_opts;
 
 typedef struct up_sched_stats {
-    size_t ok;        /* jobs that ended with code 0 */
-    size_t failed;    /* jobs that ended with another code */
-    size_t stopped;   /* jobs that ended with UP_EINTR */
-    int min_limit;    /* lowest concurrency the 429s pushed it to */
-    long elapsed_ms;  /* wall time of the run */
+    size_t ok;       /* jobs that ended with code 0 */
+    size_t failed;   /* jobs that ended with another code */
+    size_t stopped;  /* jobs that ended with UP_EINTR */
+    int min_limit;   /* lowest concurrency the 429s pushed it to */
+    long elapsed_ms; /* wall time of the run */
 } up_sched_stats;
 
 /* Fill o with defaults. */

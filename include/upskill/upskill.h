@@ -10,6 +10,9 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/fs.h"
+#include "upskill/http.h"
+#include "upskill/provider.h"
+#include "upskill/sched.h"
 #include "upskill/skill.h"
 #include "upskill/suite.h"
 

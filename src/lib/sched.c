@@ -19,20 +19,20 @@
 #include "upskill/sched.h"
 
 #define REPAIR_PROMPT                                                          \
-    "Your reply was not valid JSON (%s). Reply again with only the JSON "     \
+    "Your reply was not valid JSON (%s). Reply again with only the JSON "      \
     "value that matches the schema, and no other text."
 
 typedef struct sched sched;
 
 typedef struct job {
     sched *s;
-    size_t index;      /* in the caller's array */
-    size_t slot;       /* in s->active */
+    size_t index; /* in the caller's array */
+    size_t slot;  /* in s->active */
     const up_job *spec;
-    up_request rq;     /* spec->rq with the grown conversation */
-    up_message *msgs;  /* original turns + repair turns */
+    up_request rq;    /* spec->rq with the grown conversation */
+    up_message *msgs; /* original turns + repair turns */
     size_t nmsgs, cap;
-    char **owned;      /* strings of the repair turns */
+    char **owned; /* strings of the repair turns */
     size_t nowned;
     int repairs_left;
     up_reply reply;
@@ -47,8 +47,8 @@ struct sched {
     job **active; /* jobs in flight, o->jobs slots */
     size_t nactive;
     int limit, max;
-    int successes;  /* since the last change of limit */
-    long last_cut;  /* when the limit was last halved */
+    int successes; /* since the last change of limit */
+    long last_cut; /* when the limit was last halved */
     up_sched_stats st;
 };
 

@@ -16,11 +16,11 @@
 #include "providers/providers.h"
 
 #define DEFAULT_BASE "https://api.anthropic.com"
-#define VERSION "2023-06-01"
+#define VERSION      "2023-06-01"
 
 enum {
-    F_ADAPTIVE = 1,    /* thinking {type: adaptive} + output_config.effort */
-    F_NO_SAMPLING = 2, /* temperature/top_p/top_k give a 400 */
+    F_ADAPTIVE = 1,     /* thinking {type: adaptive} + output_config.effort */
+    F_NO_SAMPLING = 2,  /* temperature/top_p/top_k give a 400 */
     F_OUTPUT_FORMAT = 4 /* structured output via output_config.format */
 };
 
@@ -42,10 +42,8 @@ static const struct {
 
 static int family_flags(const char *model)
 {
-    for (size_t i = 0; model && i < sizeof(families) / sizeof(*families);
-         i++)
-        if (strncmp(model, families[i].prefix, strlen(families[i].prefix)) ==
-            0)
+    for (size_t i = 0; model && i < sizeof(families) / sizeof(*families); i++)
+        if (strncmp(model, families[i].prefix, strlen(families[i].prefix)) == 0)
             return families[i].flags;
     return 0;
 }
@@ -56,9 +54,9 @@ static const struct {
     int budget;
     const char *adaptive; /* the output_config.effort value */
 } efforts[] = {
-    {"minimal", 1024, "low"},  {"low", 2048, "low"},
+    {"minimal", 1024, "low"},   {"low", 2048, "low"},
     {"medium", 8192, "medium"}, {"high", 16384, "high"},
-    {"xhigh", 24576, "xhigh"}, {"max", 32000, "max"},
+    {"xhigh", 24576, "xhigh"},  {"max", 32000, "max"},
 };
 
 static int effort_index(const char *effort)
@@ -89,23 +87,23 @@ static json_t *messages(const up_request *rq)
     json_t *a = json_array();
 
     for (size_t i = 0; i < rq->n_messages; i++)
-        json_array_append_new(
-            a, json_pack("{s:s, s:s}", "role", rq->messages[i].role,
-                         "content", rq->messages[i].content));
+        json_array_append_new(a, json_pack("{s:s, s:s}", "role",
+                                           rq->messages[i].role, "content",
+                                           rq->messages[i].content));
     return a;
 }
 
 /* thinking / output_config.effort; returns whether thinking is on. */
-static int add_thinking(json_t *b, json_t *oc, const up_endpoint *ep,
-                        int flags, int *max_tokens)
+static int add_thinking(json_t *b, json_t *oc, const up_endpoint *ep, int flags,
+                        int *max_tokens)
 {
     int e = effort_index(up_provider_effort(ep));
 
     if (e < 0)
         return 0;
     if (flags & F_ADAPTIVE) {
-        json_object_set_new(b, "thinking", json_pack("{s:s}", "type",
-                                                     "adaptive"));
+        json_object_set_new(b, "thinking",
+                            json_pack("{s:s}", "type", "adaptive"));
         json_object_set_new(oc, "effort", json_string(efforts[e].adaptive));
         return 1;
     }
@@ -121,27 +119,27 @@ static int add_thinking(json_t *b, json_t *oc, const up_endpoint *ep,
  * refused, else a tool whose input is the schema, forced unless thinking
  * is on (the API refuses forced tools with thinking).
  */
-static void add_schema(json_t *b, json_t *oc, const up_request *rq,
-                       int flags, int thinking)
+static void add_schema(json_t *b, json_t *oc, const up_request *rq, int flags,
+                       int thinking)
 {
     const char *name = rq->schema_name ? rq->schema_name : "result";
     json_t *schema = json_loads(rq->schema, 0, NULL);
 
     if (flags & F_OUTPUT_FORMAT) {
-        json_object_set_new(oc, "format",
-                            json_pack("{s:s, s:o}", "type", "json_schema",
-                                      "schema", schema));
+        json_object_set_new(
+            oc, "format",
+            json_pack("{s:s, s:o}", "type", "json_schema", "schema", schema));
         return;
     }
+    json_object_set_new(b, "tools",
+                        json_pack("[{s:s, s:s, s:o}]", "name", name,
+                                  "description",
+                                  "Give the answer as this tool's input.",
+                                  "input_schema", schema));
     json_object_set_new(
-        b, "tools",
-        json_pack("[{s:s, s:s, s:o}]", "name", name, "description",
-                  "Give the answer as this tool's input.", "input_schema",
-                  schema));
-    json_object_set_new(b, "tool_choice",
-                        thinking ? json_pack("{s:s}", "type", "auto")
-                                 : json_pack("{s:s, s:s}", "type", "tool",
-                                             "name", name));
+        b, "tool_choice",
+        thinking ? json_pack("{s:s}", "type", "auto")
+                 : json_pack("{s:s, s:s}", "type", "tool", "name", name));
 }
 
 static json_t *body(const up_endpoint *ep, const up_request *rq)
@@ -288,8 +286,8 @@ static int event(up_reply *r, const char *name, json_t *data)
     if (strcmp(name, "error") == 0)
         return stream_error(r, data);
     if (strcmp(name, "message_start") == 0)
-        read_usage(r, json_object_get(json_object_get(data, "message"),
-                                      "usage"));
+        read_usage(r,
+                   json_object_get(json_object_get(data, "message"), "usage"));
     else if (strcmp(name, "content_block_delta") == 0)
         delta(r, d);
     else if (strcmp(name, "message_delta") == 0) {

@@ -56,14 +56,14 @@ static json_t *messages(const up_endpoint *ep, const up_request *rq)
     json_t *a = json_array();
 
     if (rq->system)
-        json_array_append_new(
-            a, json_pack("{s:s, s:s}", "role",
-                         is_compat(ep) ? "system" : "developer", "content",
-                         rq->system));
+        json_array_append_new(a,
+                              json_pack("{s:s, s:s}", "role",
+                                        is_compat(ep) ? "system" : "developer",
+                                        "content", rq->system));
     for (size_t i = 0; i < rq->n_messages; i++)
-        json_array_append_new(
-            a, json_pack("{s:s, s:s}", "role", rq->messages[i].role,
-                         "content", rq->messages[i].content));
+        json_array_append_new(a, json_pack("{s:s, s:s}", "role",
+                                           rq->messages[i].role, "content",
+                                           rq->messages[i].content));
     return a;
 }
 
@@ -71,12 +71,11 @@ static void add_schema(json_t *b, const up_request *rq)
 {
     json_t *schema = json_loads(rq->schema, 0, NULL);
 
-    json_object_set_new(
-        b, "response_format",
-        json_pack("{s:s, s:{s:s, s:o, s:b}}", "type", "json_schema",
-                  "json_schema", "name",
-                  rq->schema_name ? rq->schema_name : "result", "schema",
-                  schema, "strict", 1));
+    json_object_set_new(b, "response_format",
+                        json_pack("{s:s, s:{s:s, s:o, s:b}}", "type",
+                                  "json_schema", "json_schema", "name",
+                                  rq->schema_name ? rq->schema_name : "result",
+                                  "schema", schema, "strict", 1));
 }
 
 static json_t *body(const up_endpoint *ep, const up_request *rq)
@@ -171,8 +170,8 @@ static int parse(up_reply *r, json_t *root)
 static int stream_error(up_reply *r, json_t *e)
 {
     json_t *code = json_object_get(e, "code");
-    const char *msg = json_is_string(e) ? json_string_value(e)
-                                        : up_json_str(e, "message");
+    const char *msg =
+        json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
     long st = json_is_integer(code) ? (long)json_integer_value(code) : 0;
 
     if (r->msg)

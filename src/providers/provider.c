@@ -30,8 +30,7 @@ const struct up_provider_ops *up_provider_ops_for(int kind)
 
 int up_provider_kind(const char *name)
 {
-    for (size_t i = 0; name && i < sizeof(ops_table) / sizeof(*ops_table);
-         i++)
+    for (size_t i = 0; name && i < sizeof(ops_table) / sizeof(*ops_table); i++)
         if (strcmp(ops_table[i]->name, name) == 0)
             return ops_table[i]->kind;
     return -1;
@@ -129,8 +128,8 @@ static void dump_json(json_t *j, up_buf *out)
     free(s);
 }
 
-int up_provider_build(const up_endpoint *ep, const up_request *rq,
-                      up_buf *url, up_hdrs *h, up_buf *body, up_error *err)
+int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
+                      up_hdrs *h, up_buf *body, up_error *err)
 {
     const struct up_provider_ops *ops = up_provider_ops_for(ep->kind);
     json_t *j = NULL;
@@ -141,8 +140,7 @@ int up_provider_build(const up_endpoint *ep, const up_request *rq,
         return up_error_set(err, UP_EUSAGE, "unknown provider kind %d",
                             ep->kind);
     if (rq->schema && !(schema = json_loads(rq->schema, 0, &je)))
-        return up_error_set(err, UP_EUSAGE, "schema:%d: %s", je.line,
-                            je.text);
+        return up_error_set(err, UP_EUSAGE, "schema:%d: %s", je.line, je.text);
     json_decref(schema);
     ops->url(ep, url);
     ops->headers(ep, h);
@@ -227,13 +225,12 @@ int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err)
 
     if (!j)
         return up_error_set(err, UP_EPARSE,
-                            "%s reply is not JSON: %s (line %d)",
-                            r->ops->name, je.text, je.line);
+                            "%s reply is not JSON: %s (line %d)", r->ops->name,
+                            je.text, je.line);
     rc = r->ops->parse(r, j);
     json_decref(j);
     if (rc)
-        up_error_set(err, rc, "%s reply has no message content",
-                     r->ops->name);
+        up_error_set(err, rc, "%s reply has no message content", r->ops->name);
     return rc;
 }
 
@@ -304,8 +301,8 @@ static void fill_usage(up_reply *r, const up_request *rq)
 {
     if (!r->has_usage) {
         r->usage.input = est_tokens(request_chars(rq));
-        r->usage.output = est_tokens(r->text.len + r->tool.len +
-                                     r->reasoning.len);
+        r->usage.output =
+            est_tokens(r->text.len + r->tool.len + r->reasoning.len);
         r->usage.estimated = 1;
     }
     if (!r->has_rtokens && r->reasoning.len) {

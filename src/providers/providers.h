@@ -83,8 +83,8 @@ const char *up_json_str(json_t *obj, const char *key);
  * for rq on ep.  Returns 0, or UP_EUSAGE for an unknown kind or a schema
  * that is not JSON.
  */
-int up_provider_build(const up_endpoint *ep, const up_request *rq,
-                      up_buf *url, up_hdrs *h, up_buf *body, up_error *err);
+int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
+                      up_hdrs *h, up_buf *body, up_error *err);
 
 void up_reply_init(up_reply *r, const up_endpoint *ep);
 void up_reply_release(up_reply *r);

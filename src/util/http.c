@@ -28,11 +28,11 @@
 #include "upskill/alloc.h"
 #include "upskill/http.h"
 
-#define DEF_CONNECT_MS 10000L
-#define DEF_TOTAL_MS 600000L
-#define DEF_IDLE_MS 300000L
+#define DEF_CONNECT_MS   10000L
+#define DEF_TOTAL_MS     600000L
+#define DEF_IDLE_MS      300000L
 #define DEF_MAX_RESPONSE (32u * 1024u * 1024u)
-#define RAW_MSG_MAX 200
+#define RAW_MSG_MAX      200
 
 /* ---- retry policy ----------------------------------------------------- */
 
@@ -89,8 +89,7 @@ static double parse_http_date(const char *s, time_t now)
 
     memset(&tm, 0, sizeof(tm));
     if (sscanf(s, "%3[A-Za-z], %d %3s %d %d:%d:%d %3s%n", wd, &tm.tm_mday, mon,
-               &tm.tm_year, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, tz,
-               &n) != 8 ||
+               &tm.tm_year, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, tz, &n) != 8 ||
         s[n] || strcmp(tz, "GMT") != 0 || strlen(mon) != 3)
         return -1;
     m = strstr(months, mon);
@@ -138,9 +137,9 @@ static const struct {
     long status;
     int code;
 } status_codes[] = {
-    {400, UP_EBADREQ},     {401, UP_EAUTH},    {403, UP_EAUTH},
-    {404, UP_EBADREQ},     {408, UP_ETIMEOUT}, {413, UP_EBADREQ},
-    {422, UP_EBADREQ},     {429, UP_ERATELIMIT},
+    {400, UP_EBADREQ}, {401, UP_EAUTH},      {403, UP_EAUTH},
+    {404, UP_EBADREQ}, {408, UP_ETIMEOUT},   {413, UP_EBADREQ},
+    {422, UP_EBADREQ}, {429, UP_ERATELIMIT},
 };
 
 int up_http_status_code(long status)
@@ -160,8 +159,7 @@ static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_"};
 /* Length of a key-looking token at s (a known prefix and 8+ more), or 0. */
 static size_t key_at(const char *s)
 {
-    for (size_t i = 0; i < sizeof(key_prefixes) / sizeof(*key_prefixes);
-         i++) {
+    for (size_t i = 0; i < sizeof(key_prefixes) / sizeof(*key_prefixes); i++) {
         size_t pn = strlen(key_prefixes[i]);
         size_t n = pn;
 
@@ -190,8 +188,8 @@ static void add_scrubbed(up_buf *out, const char *s, size_t n)
             i += k;
             continue;
         }
-        up_buf_addc(out, iscntrl((unsigned char)tmp.data[i]) ? ' '
-                                                             : tmp.data[i]);
+        up_buf_addc(out,
+                    iscntrl((unsigned char)tmp.data[i]) ? ' ' : tmp.data[i]);
         i++;
     }
     up_buf_release(&tmp);
@@ -279,10 +277,10 @@ struct up_http_xfer {
     up_http_done_fn done;
     void *ud;
     up_http_result res;
-    long inband;  /* status the sink reported, 0 if none */
-    up_buf msg;   /* the sink's message */
-    int too_big;  /* the body went over max_response */
-    size_t got;   /* body bytes of this attempt */
+    long inband; /* status the sink reported, 0 if none */
+    up_buf msg;  /* the sink's message */
+    int too_big; /* the body went over max_response */
+    size_t got;  /* body bytes of this attempt */
     char ra_ms[32], ra[64], should[16];
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -360,8 +358,8 @@ void up_http_result_release(up_http_result *res)
     up_buf_release(&res->body);
 }
 
-static const char *const secret_headers[] = {
-    "authorization", "x-api-key", "api-key", "proxy-authorization"};
+static const char *const secret_headers[] = {"authorization", "x-api-key",
+                                             "api-key", "proxy-authorization"};
 
 /* Remember the value of an authorization-like header line. */
 static void note_secret(up_http_xfer *x, const char *line)
@@ -470,10 +468,8 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
         return n;
     }
     for (size_t i = 0; colon && i < sizeof(keep) / sizeof(*keep); i++)
-        if (nn == strlen(keep[i].name) &&
-            strncasecmp(p, keep[i].name, nn) == 0)
-            keep_value(keep[i].dst, keep[i].cap, colon + 1,
-                       n - nn - 1);
+        if (nn == strlen(keep[i].name) && strncasecmp(p, keep[i].name, nn) == 0)
+            keep_value(keep[i].dst, keep[i].cap, colon + 1, n - nn - 1);
     return n;
 }
 
@@ -553,6 +549,8 @@ static void free_xfer(up_http_xfer *x)
         curl_multi_remove_handle(x->c->multi, x->easy);
         curl_easy_cleanup(x->easy);
     }
+    for (struct curl_slist *l = x->hdrs; l; l = l->next)
+        memset(l->data, 0, strlen(l->data)); /* auth headers */
     curl_slist_free_all(x->hdrs);
     for (size_t i = 0; i < x->nsecrets; i++) {
         memset(x->secrets[i], 0, strlen(x->secrets[i]));
@@ -642,11 +640,16 @@ up_http_xfer *up_http_submit(up_http_client *c, const up_http_request *rq,
 }
 
 static const CURLcode transient[] = {
-    CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST,
-    CURLE_OPERATION_TIMEDOUT, CURLE_SEND_ERROR,
-    CURLE_RECV_ERROR, CURLE_GOT_NOTHING,
-    CURLE_SSL_CONNECT_ERROR, CURLE_PARTIAL_FILE,
-    CURLE_HTTP2, CURLE_HTTP2_STREAM,
+    CURLE_COULDNT_CONNECT,
+    CURLE_COULDNT_RESOLVE_HOST,
+    CURLE_OPERATION_TIMEDOUT,
+    CURLE_SEND_ERROR,
+    CURLE_RECV_ERROR,
+    CURLE_GOT_NOTHING,
+    CURLE_SSL_CONNECT_ERROR,
+    CURLE_PARTIAL_FILE,
+    CURLE_HTTP2,
+    CURLE_HTTP2_STREAM,
 };
 
 static int transport_retryable(CURLcode rc)
@@ -690,9 +693,9 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
         o->status = 0;
         classify_transport(x, rc, o);
     } else if ((o->code = up_http_status_code(o->status)) != 0) {
-        o->retryable = up_http_retryable(o->status, 0, xs) &&
-                       !up_http_quota_exhausted(x->res.body.data,
-                                                x->res.body.len);
+        o->retryable =
+            up_http_retryable(o->status, 0, xs) &&
+            !up_http_quota_exhausted(x->res.body.data, x->res.body.len);
         up_buf_addf(&o->why, "http %ld: ", o->status);
         up_http_error_message(x->res.body.data, x->res.body.len, &o->why);
     }
@@ -711,8 +714,8 @@ static long plan_retry(up_http_xfer *x, outcome *o, const char **how)
         return -1;
     hint = up_http_retry_hint_ms(x->ra_ms[0] ? x->ra_ms : NULL,
                                  x->ra[0] ? x->ra : NULL, time(NULL));
-    delay = up_http_retry_delay_ms(p, x->res.attempts - 1, hint,
-                                   next_rand(x->c));
+    delay =
+        up_http_retry_delay_ms(p, x->res.attempts - 1, hint, next_rand(x->c));
     if (delay < 0) {
         up_buf_addf(&o->why, " (server asked to wait %ld s)", hint / 1000);
         return -1;

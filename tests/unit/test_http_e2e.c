@@ -64,8 +64,8 @@ static void fake_start(fake *f, const char *scenario)
         dup2(fds[1], 1);
         dup2(open("/dev/null", O_WRONLY), 2);
         close(fds[0]);
-        execl(bin, bin, "--scenario", path, "--record", f->rec, "--seed",
-              "7", "--max-seconds", "120", (char *)NULL);
+        execl(bin, bin, "--scenario", path, "--record", f->rec, "--seed", "7",
+              "--max-seconds", "120", (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -221,8 +221,8 @@ static void retried_then_ok(int kind, int stream, const char *fault)
     fake_start(&f, scen);
     setup(&ep, &rq, kind, &f);
     ep.stream = stream;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0,
-                 "%s: %s", fault, res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s: %s",
+                 fault, res.err.msg);
     cr_assert_str_eq(res.text, "ok");
     cr_assert_eq(res.attempts, 2, "%s", fault);
     up_response_release(&res);
@@ -315,8 +315,7 @@ Test(http_e2e, non_json_error_body_and_should_retry_false)
                    "gateway</html>\",\"headers\":{\"x-should-retry\":"
                    "\"false\"}}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res),
-                 UP_ESERVER);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_ESERVER);
     cr_assert_eq(res.attempts, 1);
     cr_assert(strstr(res.err.msg, "bad gateway") != NULL, "%s", res.err.msg);
     up_response_release(&res);
@@ -343,9 +342,9 @@ Test(http_e2e, json_repair_turn)
     msgs = json_object_get(json_object_get(json_array_get(rec, 1), "body"),
                            "messages");
     cr_assert_eq(json_array_size(msgs), 4);
-    cr_assert_str_eq(json_string_value(json_object_get(
-                         json_array_get(msgs, 2), "content")),
-                     "sorry, no");
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(msgs, 2), "content")),
+        "sorry, no");
     json_decref(rec);
     up_response_release(&res);
     fake_stop(&f);
@@ -395,7 +394,8 @@ static void batch_init(batch *b, size_t n, const up_endpoint *ep)
 {
     memset(b, 0, sizeof(*b));
     for (size_t i = 0; i < n; i++) {
-        snprintf(b->prompts[i], sizeof(b->prompts[i]), "q%zu", i);
+        snprintf(b->prompts[i], sizeof(b->prompts[i]), "q%u",
+                 (unsigned)(i % 1000));
         b->msgs[i] = (up_message){"user", b->prompts[i]};
         up_request_init(&b->rqs[i]);
         b->rqs[i].messages = &b->msgs[i];

@@ -19,8 +19,8 @@ static built build(const up_endpoint *ep, const up_request *rq)
     up_buf body = UP_BUF_INIT;
     up_error err;
 
-    cr_assert_eq(up_provider_build(ep, rq, &b.url, &b.h, &body, &err), 0,
-                 "%s", err.msg);
+    cr_assert_eq(up_provider_build(ep, rq, &b.url, &b.h, &body, &err), 0, "%s",
+                 err.msg);
     b.body = json_loads(body.data, 0, NULL);
     cr_assert_not_null(b.body);
     up_buf_release(&body);
@@ -215,8 +215,7 @@ Test(providers, bad_schema_refused)
 
     up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
     rq.schema = "{not json";
-    cr_assert_eq(up_provider_build(&ep, &rq, &url, &h, &body, &err),
-                 UP_EUSAGE);
+    cr_assert_eq(up_provider_build(&ep, &rq, &url, &h, &body, &err), UP_EUSAGE);
     cr_assert(strstr(err.msg, "schema") != NULL);
     up_hdrs_release(&h);
     up_buf_release(&url);
@@ -239,8 +238,7 @@ Test(providers, openai_official_request)
     cr_assert(has_header(&b, "Authorization: Bearer sk-test-abcdefgh"));
     cr_assert_str_eq(str_at(b.body, "messages.0.role"), "developer");
     cr_assert_str_eq(str_at(b.body, "messages.1.content"), "Hello there");
-    cr_assert_eq(json_integer_value(at(b.body, "max_completion_tokens")),
-                 4096);
+    cr_assert_eq(json_integer_value(at(b.body, "max_completion_tokens")), 4096);
     cr_assert_null(at(b.body, "max_tokens"));
     cr_assert_str_eq(str_at(b.body, "reasoning_effort"), "low");
     cr_assert_null(at(b.body, "temperature"));
@@ -289,8 +287,8 @@ Test(providers, openai_schema_and_extra_headers)
     cr_assert_str_eq(str_at(b.body, "response_format.json_schema.name"),
                      "person");
     cr_assert(json_is_true(at(b.body, "response_format.json_schema.strict")));
-    cr_assert_str_eq(
-        str_at(b.body, "response_format.json_schema.schema.type"), "object");
+    cr_assert_str_eq(str_at(b.body, "response_format.json_schema.schema.type"),
+                     "object");
     cr_assert(has_header(&b, "X-Trace: 1"));
     cr_assert_str_eq(str_at(b.body, "messages.0.role"), "system");
     built_release(&b);
@@ -326,8 +324,7 @@ static void parse_stream(got *g, int kind, const char *sse)
     up_reply_init(&g->r, &g->ep);
     up_response_init(&g->res);
     for (size_t i = 0; sse[i]; i++) /* byte by byte */
-        cr_assert_eq(up_reply_feed(&g->r, sse + i, 1, &msg), 0, "%s",
-                     msg.data);
+        cr_assert_eq(up_reply_feed(&g->r, sse + i, 1, &msg), 0, "%s", msg.data);
     cr_assert(g->r.ended);
     up_reply_finish(&g->r, &rq, &g->res);
     up_buf_release(&msg);
@@ -413,8 +410,9 @@ Test(providers, anthropic_stream_error_event)
     up_endpoint ep;
     up_reply r;
     up_buf msg = UP_BUF_INIT;
-    const char *s = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\""
-                    ":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
+    const char *s =
+        "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\""
+        ":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
 
     up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
     up_reply_init(&r, &ep);

@@ -102,18 +102,16 @@ Test(retry, hint_http_date)
     /* Sun, 06 Nov 1994 08:49:37 GMT = 784111777 */
     time_t now = 784111777 - 30;
 
-    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 GMT",
-                                       now),
-                 30000);
-    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 GMT",
-                                       now + 60),
-                 -1); /* in the past */
-    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Foo 1994 08:49:37 GMT",
-                                       now),
-                 -1);
-    cr_assert_eq(up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 PST",
-                                       now),
-                 -1);
+    cr_assert_eq(
+        up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 GMT", now),
+        30000);
+    cr_assert_eq(
+        up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 GMT", now + 60),
+        -1); /* in the past */
+    cr_assert_eq(
+        up_http_retry_hint_ms(NULL, "Sun, 06 Foo 1994 08:49:37 GMT", now), -1);
+    cr_assert_eq(
+        up_http_retry_hint_ms(NULL, "Sun, 06 Nov 1994 08:49:37 PST", now), -1);
 }
 
 Test(retry, status_codes)
@@ -140,9 +138,10 @@ static void expect_message(const char *body, const char *want)
 
 Test(retry, error_message_shapes)
 {
-    expect_message("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
-                   "\"message\":\"Overloaded\"}}",
-                   "Overloaded");
+    expect_message(
+        "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+        "\"message\":\"Overloaded\"}}",
+        "Overloaded");
     expect_message("{\"error\":{\"message\":\"bad\",\"code\":400}}", "bad");
     expect_message("{\"error\":\"model not found\"}", "model not found");
     expect_message("{\"object\":\"error\",\"message\":\"old vllm\"}",
