@@ -111,7 +111,8 @@ typedef struct up_http_request {
     size_t body_len;
     long connect_timeout_ms; /* 0: 10 s */
     long total_timeout_ms;   /* per attempt; 0: 600 s */
-    long idle_timeout_ms;    /* abort when no byte for this long; 0: 300 s */
+    long idle_timeout_ms;    /* streams (on_data set) only: abort when no
+                                byte came for this long; 0: 300 s */
     long deadline_ms;        /* up_http_now_ms() limit for all attempts, 0 */
     up_http_policy policy;   /* zeroed: use up_http_policy_default */
     size_t max_response;     /* body cap in bytes; 0: 32 MB */

@@ -42,7 +42,7 @@ typedef struct up_endpoint {
     int max_tokens;          /* output cap; 0: 4096 */
     long connect_timeout_ms; /* 0: 10 s */
     long total_timeout_ms;   /* per attempt; 0: 600 s */
-    long idle_timeout_ms;    /* no byte for this long aborts; 0: 300 s */
+    long idle_timeout_ms;    /* streams: no byte this long aborts; 0: 300 s */
     int max_retries;         /* -1: the SDK default (2) */
 } up_endpoint;
 

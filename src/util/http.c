@@ -492,8 +492,10 @@ static void set_easy_options(up_http_xfer *x)
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, x->rq.connect_timeout_ms);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, idle_s > 0 ? idle_s : 1L);
+    if (x->rq.on_data) { /* a plain reply is silent until it is whole */
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, idle_s > 0 ? idle_s : 1L);
+    }
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -549,6 +551,8 @@ static void free_xfer(up_http_xfer *x)
         curl_multi_remove_handle(x->c->multi, x->easy);
         curl_easy_cleanup(x->easy);
     }
+    for (struct curl_slist *l = x->hdrs; l; l = l->next)
+        memset(l->data, 0, strlen(l->data)); /* auth headers */
     curl_slist_free_all(x->hdrs);
     for (size_t i = 0; i < x->nsecrets; i++) {
         memset(x->secrets[i], 0, strlen(x->secrets[i]));
@@ -603,6 +607,8 @@ static void start_attempt(up_http_xfer *x)
     x->too_big = 0;
     x->got = 0;
     x->errbuf[0] = '\0';
+    x->ra_ms[0] = x->ra[0] = x->should[0] = '\0'; /* no stale hints */
+    x->res.request_id[0] = '\0';
     up_buf_reset(&x->msg);
     up_buf_reset(&x->res.body);
     curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, total);

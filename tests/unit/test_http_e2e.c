@@ -1,0 +1,548 @@
+/*
+ * End-to-end checks of transport, providers and scheduler against the
+ * fake LLM server (build/fake-llm, path in $FAKE_LLM; skipped when unset).
+ * Each test writes a scenario to a temp folder, starts the server (which
+ * prints its port once listening: we block on that line, no sleeps), runs
+ * requests, then checks outcomes and the recorded requests.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <unistd.h>
+
+#include "upskill/fs.h"
+#include "upskill/sched.h"
+
+#define KEY "sk-fake-e2e-key-0123456789"
+
+typedef struct fake {
+    pid_t pid;
+    char dir[64];
+    char rec[128];
+    char url[64];    /* http://127.0.0.1:PORT */
+    char url_v1[80]; /* the same + /v1: OpenAI base URLs include it */
+} fake;
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void fake_start(fake *f, const char *scenario)
+{
+    const char *bin = getenv("FAKE_LLM");
+    char path[128], line[64] = "";
+    int fds[2];
+    FILE *out;
+
+    if (!bin || !*bin || access(bin, X_OK) != 0)
+        cr_skip_test("FAKE_LLM not set");
+    snprintf(f->dir, sizeof(f->dir), "/tmp/up-http-e2e-XXXXXX");
+    cr_assert_not_null(mkdtemp(f->dir));
+    snprintf(path, sizeof(path), "%s/scenario.json", f->dir);
+    snprintf(f->rec, sizeof(f->rec), "%s/rec.jsonl", f->dir);
+    write_file(path, scenario);
+    cr_assert_eq(pipe(fds), 0);
+    f->pid = fork();
+    cr_assert_neq(f->pid, -1);
+    if (f->pid == 0) {
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGTERM); /* a failed test must not leak it */
+#endif
+        dup2(fds[1], 1);
+        dup2(open("/dev/null", O_WRONLY), 2);
+        close(fds[0]);
+        execl(bin, bin, "--scenario", path, "--record", f->rec, "--seed", "7",
+              "--max-seconds", "120", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    out = fdopen(fds[0], "r");
+    cr_assert_not_null(fgets(line, sizeof(line), out), "fake-llm gave no port");
+    fclose(out);
+    cr_assert_eq(strncmp(line, "port=", 5), 0);
+    snprintf(f->url, sizeof(f->url), "http://127.0.0.1:%ld",
+             strtol(line + 5, NULL, 10));
+    snprintf(f->url_v1, sizeof(f->url_v1), "%s/v1", f->url);
+}
+
+static void fake_stop(fake *f)
+{
+    char cmd[160];
+
+    kill(f->pid, SIGTERM);
+    waitpid(f->pid, NULL, 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* The recorded requests, as a JSON array. */
+static json_t *records(const fake *f)
+{
+    up_buf b = UP_BUF_INIT;
+    json_t *a = json_array();
+    char *line;
+
+    cr_assert_eq(up_fs_read(&b, f->rec, 64u << 20, NULL), 0);
+    for (line = b.data; *line;) {
+        size_t n = strcspn(line, "\n");
+        json_t *j = json_loadb(line, n, 0, NULL);
+
+        cr_assert_not_null(j, "bad record line");
+        json_array_append_new(a, j);
+        line += n + (line[n] == '\n');
+    }
+    cr_assert_null(strstr(b.data, "\"body\":{" KEY));
+    up_buf_release(&b);
+    return a;
+}
+
+static const up_message hello[] = {{"user", "Hello there"}};
+
+static void setup(up_endpoint *ep, up_request *rq, int kind, const fake *f)
+{
+    up_endpoint_init(ep, kind);
+    ep->base_url = kind == UP_PROVIDER_OPENAI ? f->url_v1 : f->url;
+    ep->api_key = KEY;
+    ep->model = kind == UP_PROVIDER_ANTHROPIC ? "claude-haiku-4-5" : "gpt-x";
+    up_request_init(rq);
+    rq->system = "Be terse.";
+    rq->messages = hello;
+    rq->n_messages = 1;
+}
+
+static void assert_no_key_in_body(json_t *rec)
+{
+    char *s = json_dumps(json_object_get(rec, "body"), 0);
+
+    cr_assert_null(strstr(s, KEY));
+    free(s);
+}
+
+Test(http_e2e, anthropic_request_shape_and_reply)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+    json_t *rec, *r0;
+
+    fake_start(&f, "[{\"reply\":{\"text\":\"Hi!\",\"reasoning\":\"hmm\","
+                   "\"usage\":{\"input_tokens\":12,\"output_tokens\":5,"
+                   "\"cached_tokens\":4}}}]");
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+                 res.err.msg);
+    cr_assert_str_eq(res.text, "Hi!");
+    cr_assert_str_eq(res.reasoning, "hmm");
+    cr_assert_eq(res.usage.output, 5);
+    cr_assert_eq(res.usage.cached, 4);
+    cr_assert_eq(res.attempts, 1);
+    cr_assert_str_neq(res.request_id, "");
+    rec = records(&f);
+    r0 = json_array_get(rec, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(r0, "path")),
+                     "/v1/messages");
+    cr_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(r0, "headers"), "anthropic-version")),
+                     "2023-06-01");
+    cr_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(r0, "headers"), "x-api-key")),
+                     KEY);
+    cr_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(r0, "body"), "system")),
+                     "Be terse.");
+    cr_assert(json_is_integer(
+        json_object_get(json_object_get(r0, "body"), "max_tokens")));
+    assert_no_key_in_body(r0);
+    json_decref(rec);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, openai_stream_with_usage)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+    json_t *rec, *body;
+
+    fake_start(&f, "[{\"reply\":{\"text\":\"streamed answer\",\"reasoning\":"
+                   "\"why\",\"chunk_size\":3,\"usage\":{\"input_tokens\":9,"
+                   "\"output_tokens\":4,\"reasoning_tokens\":1}}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    ep.stream = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+                 res.err.msg);
+    cr_assert_str_eq(res.text, "streamed answer");
+    cr_assert_str_eq(res.reasoning, "why");
+    cr_assert_eq(res.usage.input, 9);
+    cr_assert_eq(res.usage.reasoning, 1);
+    cr_assert_eq(res.usage.estimated, 0);
+    rec = records(&f);
+    body = json_object_get(json_array_get(rec, 0), "body");
+    cr_assert(json_is_true(json_object_get(
+        json_object_get(body, "stream_options"), "include_usage")));
+    cr_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(json_array_get(rec, 0), "headers"),
+                         "authorization")),
+                     "Bearer " KEY);
+    json_decref(rec);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+/* One transient fault, then success: the retry must hide it. */
+static void retried_then_ok(int kind, int stream, const char *fault)
+{
+    char scen[512];
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    snprintf(scen, sizeof(scen),
+             "[{\"times\":1,\"reply\":{\"fault\":\"%s\",\"retry_after\":"
+             "\"0.05\"}},{\"reply\":{\"text\":\"ok\"}}]",
+             fault);
+    fake_start(&f, scen);
+    setup(&ep, &rq, kind, &f);
+    ep.stream = stream;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s: %s",
+                 fault, res.err.msg);
+    cr_assert_str_eq(res.text, "ok");
+    cr_assert_eq(res.attempts, 2, "%s", fault);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, retried_after_429)
+{
+    retried_then_ok(UP_PROVIDER_ANTHROPIC, 0, "retry_after");
+}
+
+Test(http_e2e, retried_after_500)
+{
+    retried_then_ok(UP_PROVIDER_OPENAI, 0, "error_500");
+}
+
+Test(http_e2e, retried_after_529)
+{
+    retried_then_ok(UP_PROVIDER_ANTHROPIC, 1, "overloaded");
+}
+
+Test(http_e2e, retried_after_reset)
+{
+    retried_then_ok(UP_PROVIDER_OPENAI, 1, "reset");
+}
+
+Test(http_e2e, retried_after_early_close)
+{
+    retried_then_ok(UP_PROVIDER_ANTHROPIC, 0, "early_close");
+}
+
+static int logged;
+
+static void count_log(void *ud, const up_http_attempt *a)
+{
+    (void)ud;
+    cr_assert_null(a->error ? strstr(a->error, KEY) : NULL);
+    logged++;
+}
+
+Test(http_e2e, clear_error_after_retries_spent)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"status\":503,\"error_message\":"
+                   "\"try later\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    ep.max_retries = 1;
+    logged = 0;
+    cr_assert_eq(up_provider_complete(&ep, &rq, count_log, NULL, &res),
+                 UP_ESERVER);
+    cr_assert_eq(res.attempts, 2);
+    cr_assert_eq(logged, 2);
+    cr_assert(strstr(res.err.msg, "http 503: try later") != NULL, "%s",
+              res.err.msg);
+    cr_assert(strstr(res.err.msg, "/v1/chat/completions") != NULL);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, auth_error_not_retried_and_key_redacted)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"status\":401,\"error_message\":"
+                   "\"Incorrect API key provided: " KEY "\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EAUTH);
+    cr_assert_eq(res.attempts, 1);
+    cr_assert_null(strstr(res.err.msg, KEY), "%s", res.err.msg);
+    cr_assert(strstr(res.err.msg, "[redacted]") != NULL, "%s", res.err.msg);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, non_json_error_body_and_should_retry_false)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"status\":502,\"body\":\"<html>bad "
+                   "gateway</html>\",\"headers\":{\"x-should-retry\":"
+                   "\"false\"}}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_ESERVER);
+    cr_assert_eq(res.attempts, 1);
+    cr_assert(strstr(res.err.msg, "bad gateway") != NULL, "%s", res.err.msg);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, json_repair_turn)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+    json_t *rec, *msgs;
+
+    fake_start(&f, "[{\"times\":1,\"reply\":{\"text\":\"sorry, no\"}},"
+                   "{\"reply\":{\"text\":\"{\\\"a\\\": 1}\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    rq.schema = "{\"type\":\"object\"}";
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+                 res.err.msg);
+    cr_assert_str_eq(res.text, "{\"a\": 1}");
+    cr_assert_eq(res.turns, 2);
+    rec = records(&f);
+    msgs = json_object_get(json_object_get(json_array_get(rec, 1), "body"),
+                           "messages");
+    cr_assert_eq(json_array_size(msgs), 4);
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(msgs, 2), "content")),
+        "sorry, no");
+    json_decref(rec);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, json_gives_up_after_repairs)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"text\":\"never json\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    rq.schema = "{\"type\":\"object\"}";
+    rq.json_repairs = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EPARSE);
+    cr_assert_eq(res.turns, 2);
+    cr_assert_str_eq(res.text, "never json");
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+typedef struct batch {
+    size_t ok, bad;
+    volatile sig_atomic_t *stop;
+    char prompts[200][16];
+    up_message msgs[200];
+    up_request rqs[200];
+    up_job jobs[200];
+} batch;
+
+static void batch_done(void *ud, size_t i, up_response *res)
+{
+    batch *b = ud;
+
+    (void)i;
+    if (res->code == 0 && strcmp(res->text, "ok") == 0)
+        b->ok++;
+    else
+        b->bad++;
+    if (b->stop)
+        *b->stop = 1;
+}
+
+static void batch_init(batch *b, size_t n, const up_endpoint *ep)
+{
+    memset(b, 0, sizeof(*b));
+    for (size_t i = 0; i < n; i++) {
+        snprintf(b->prompts[i], sizeof(b->prompts[i]), "q%u",
+                 (unsigned)(i % 1000));
+        b->msgs[i] = (up_message){"user", b->prompts[i]};
+        up_request_init(&b->rqs[i]);
+        b->rqs[i].messages = &b->msgs[i];
+        b->rqs[i].n_messages = 1;
+        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b};
+    }
+}
+
+Test(http_e2e, flaky_batch_all_complete)
+{
+    static batch b;
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    fake_start(&f, "[{\"fail_rate\":0.3,\"fail_with\":[\"reset\","
+                   "\"error_500\",\"overloaded\",\"early_close\"],"
+                   "\"reply\":{\"text\":\"ok\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    ep.max_retries = 6;
+    batch_init(&b, 200, &ep);
+    up_sched_opts_init(&o);
+    o.jobs = 16;
+    cr_assert_eq(up_sched_run(b.jobs, 200, &o, &st, &err), 0);
+    cr_assert_eq(b.ok, 200, "ok %zu bad %zu", b.ok, b.bad);
+    cr_assert_eq(st.ok, 200);
+    fake_stop(&f);
+}
+
+Test(http_e2e, concurrency_reaches_the_limit)
+{
+    static batch b;
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_sched_opts o;
+    up_error err;
+
+    /* each request is held until 8 wait together: needs 8 in flight */
+    fake_start(&f, "[{\"barrier\":8,\"barrier_timeout_ms\":20000,"
+                   "\"reply\":{\"text\":\"ok\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    batch_init(&b, 16, &ep);
+    up_sched_opts_init(&o);
+    o.jobs = 8;
+    cr_assert_eq(up_sched_run(b.jobs, 16, &o, NULL, &err), 0);
+    cr_assert_eq(b.ok, 16, "ok %zu bad %zu", b.ok, b.bad);
+    fake_stop(&f);
+}
+
+Test(http_e2e, rate_limit_lowers_concurrency)
+{
+    static batch b;
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    fake_start(&f, "[{\"match\":{\"nth\":1},\"reply\":{\"fault\":"
+                   "\"retry_after\",\"retry_after\":\"0.01\"}},"
+                   "{\"reply\":{\"text\":\"ok\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    batch_init(&b, 20, &ep);
+    up_sched_opts_init(&o);
+    o.jobs = 8;
+    cr_assert_eq(up_sched_run(b.jobs, 20, &o, &st, &err), 0);
+    cr_assert_eq(b.ok, 20);
+    cr_assert_eq(st.min_limit, 4);
+    fake_stop(&f);
+}
+
+Test(http_e2e, stop_flag_drains)
+{
+    static batch b;
+    static volatile sig_atomic_t stop;
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    fake_start(&f, "[{\"reply\":{\"text\":\"ok\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    batch_init(&b, 10, &ep);
+    stop = 0;
+    b.stop = &stop;
+    up_sched_opts_init(&o);
+    o.jobs = 2;
+    o.stop = &stop;
+    cr_assert_eq(up_sched_run(b.jobs, 10, &o, &st, &err), UP_EINTR);
+    cr_assert_eq(st.ok, 2);
+    cr_assert_eq(st.stopped, 8);
+    cr_assert_eq(b.ok + b.bad, 10);
+    fake_stop(&f);
+}
+
+Test(http_e2e, oversized_body_capped)
+{
+    fake f;
+    up_http_request rq;
+    up_http_result res;
+    char url[128];
+
+    fake_start(&f, "[{\"reply\":{\"fault\":\"oversized\",\"bytes\":100000}}]");
+    snprintf(url, sizeof(url), "%s/v1/chat/completions", f.url);
+    memset(&rq, 0, sizeof(rq));
+    rq.url = url;
+    rq.body = "{}";
+    rq.body_len = 2;
+    rq.max_response = 1000;
+    cr_assert_eq(up_http_perform(&rq, &res), UP_ETOOBIG);
+    cr_assert_eq(res.attempts, 1);
+    up_http_result_release(&res);
+    fake_stop(&f);
+}
+
+static int last_code;
+
+static void keep_code(void *ud, size_t i, up_response *res)
+{
+    (void)ud;
+    (void)i;
+    last_code = res->code;
+}
+
+Test(http_e2e, job_timeout)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_sched_opts o;
+    up_job job;
+    up_error err;
+
+    fake_start(&f, "[{\"reply\":{\"text\":\"late\",\"delay_ms\":5000}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    job = (up_job){&ep, &rq, keep_code, NULL};
+    up_sched_opts_init(&o);
+    o.job_timeout_ms = 300;
+    last_code = 0;
+    cr_assert_eq(up_sched_run(&job, 1, &o, NULL, &err), 0);
+    cr_assert_eq(last_code, UP_ETIMEOUT);
+    fake_stop(&f);
+}
