@@ -88,7 +88,7 @@ struct kind {
 
 static int kind_icase(int kind);
 
-/* ---- messages ---------------------------------------------------- */
+/* ---- messages ---- */
 
 static int perr(const struct pctx *c, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -147,7 +147,7 @@ static void add_json(up_buf *b, const json_t *v)
     free(s);
 }
 
-/* ---- case folding and the answer's views ----------------------- */
+/* ---- case folding and the answer's views ---- */
 
 /* s folded for caseless comparison; the caller frees it with free(). */
 static char *fold(const char *s)
@@ -240,7 +240,7 @@ static json_t *answer_json(struct answer *ans)
     return ans->json;
 }
 
-/* ---- JSON values and paths --------------------------------------- */
+/* ---- JSON values and paths ---- */
 
 /* JSON equality: numbers by value (1 == 1.0), containers deeply. */
 static int json_same(json_t *a, json_t *b)
@@ -363,7 +363,7 @@ static void jpath_free(struct jpath *jp)
     free(jp);
 }
 
-/* ---- reading keys --------------------------------------------------- */
+/* ---- reading keys ---- */
 
 /* Copy the string at key into *out; absent is fine unless required. */
 static int get_string(const struct pctx *c, json_t *obj, const char *key,
@@ -513,7 +513,7 @@ static void release_json_path(up_assert *a)
     jpath_free(a->compiled);
 }
 
-/* ---- checks ----------------------------------------------------------- */
+/* ---- checks ---- */
 
 static int check_contains(const up_assert *a, struct answer *ans,
                           up_assert_result *r)
@@ -687,7 +687,7 @@ static int check_rubric(const up_assert *a, struct answer *ans,
     return JUDGE;
 }
 
-/* ---- the kinds table -------------------------------------------------- */
+/* ---- the kinds table ---- */
 
 static const struct kind kinds[] = {
     {"contains", 1, 0, "value", parse_text, check_contains, NULL},
@@ -725,7 +725,7 @@ const char *up_assert_kind_name(size_t i)
     return i < nkinds ? kinds[i].name : NULL;
 }
 
-/* ---- parsing the list --------------------------------------------- */
+/* ---- parsing the list ---- */
 
 /* 1 when key is one of the space-separated words of keys. */
 static int key_allowed(const char *keys, const char *key)
@@ -874,7 +874,7 @@ void up_assert_list_add_contains(up_assert_list *l, char *const *contains,
     }
 }
 
-/* ---- grading ----------------------------------------------------------- */
+/* ---- grading ---- */
 
 up_assert_result *up_assert_results_new(size_t n)
 {
@@ -942,8 +942,7 @@ const char *up_assert_label(const up_assert *a)
     return a->name ? a->name : a->type;
 }
 
-/* ---- the judge ------------------------------------------------------------
- */
+/* ---- the judge ---- */
 
 int up_assert_rubric_prompt(const up_assert *a, const char *answer, up_buf *out)
 {
@@ -1024,7 +1023,7 @@ int up_assert_result_judge(up_assert_result *r, const char *judge_reply,
     return 0;
 }
 
-/* ---- summary ---------------------------------------------------------- */
+/* ---- summary ---- */
 
 void up_assert_summarize(up_assert_summary *out, const up_assert_result *r,
                          size_t n)
