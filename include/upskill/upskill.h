@@ -7,6 +7,7 @@
 #define UPSKILL_VERSION "0.1.0"
 
 #include "upskill/alloc.h"
+#include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
