@@ -85,8 +85,8 @@ $(FAKE_BIN): $(FAKE_OBJ) $(LIBA)
 
 check: check-unit check-e2e
 
-check-unit: $(UNIT_BIN)
-	$(UNIT_BIN) --jobs 2
+check-unit: $(UNIT_BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
+	FAKE_LLM=$(abspath $(FAKE_BIN)) $(UNIT_BIN) --jobs 2
 
 E2E_ENV = UPSKILL=$(abspath $(BIN)) FAKE_LLM=$(abspath $(FAKE_BIN)) \
           TOP=$(abspath .) NO_COLOR=

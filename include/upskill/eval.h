@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
@@ -49,8 +50,9 @@ typedef struct up_eval_job {
     /* filled by up_eval_grade */
     int asserts_passed;
     int asserts_total;
-    int passed;    /* every assertion passed and no error */
-    char *grading; /* one line per failed assertion, or NULL */
+    int passed;                /* every assertion passed and no error */
+    char *grading;             /* one line per failed assertion, or NULL */
+    up_assert_result *results; /* one per assertion of the case */
 } up_eval_job;
 
 typedef struct up_eval_plan {
@@ -66,7 +68,28 @@ typedef struct up_eval_plan {
     char **user;        /* user message per case, owned */
     up_eval_job *jobs;
     size_t njobs;
+    up_assert_list *asserts; /* per case, after up_eval_prepare */
+    up_usage judge_usage;    /* llm-rubric judge tokens, kept apart */
+    size_t judge_calls;
 } up_eval_plan;
+
+/*
+ * Parse every case's assertions (expected.contains plus the "assert"
+ * list) before anything runs, so a typo in the tests costs no request.
+ * tests_file names the suite in messages.  Errors: UP_EPARSE.
+ */
+int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err);
+
+/* Number of llm-rubric verdicts still waiting for a judge after grading. */
+size_t up_eval_pending_judgements(const up_eval_plan *p);
+
+/*
+ * Send every pending llm-rubric assertion to the judge endpoint (through
+ * the scheduler with o's -j and stop flag) and settle it; the judge's
+ * tokens go to p->judge_usage.  A judge error fails that assertion.
+ */
+int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
+                  const up_sched_opts *o, up_error *err);
 
 /*
  * Build the job matrix for models (copied) over suite's cases, runs
@@ -86,11 +109,12 @@ const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j);
 extern const char up_eval_neutral_prompt[];
 
 /*
- * Grade every done job with the case's expected.contains and assert list
- * (UP_EPARSE when an assert list does not parse: the message names the
- * case).  Jobs with an error fail all their assertions.
+ * Grade every done job against its case's assertions (after
+ * up_eval_prepare).  Jobs with an error fail all their assertions;
+ * llm-rubric assertions stay pending until up_eval_judge.  Call again
+ * after judging to settle the counts.
  */
-int up_eval_grade(up_eval_plan *p, const char *tests_file, up_error *err);
+void up_eval_grade(up_eval_plan *p);
 
 /*
  * The journal: batch_dir/journal.jsonl gets one line per finished job,

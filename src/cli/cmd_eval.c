@@ -30,6 +30,8 @@ static const struct opt opts[] = {
     {0, "seed", OPT_INT, &a.seed, "N", "seed of the statistics (1)"},
     {0, "inject", OPT_STRING, &a.inject, "HOW",
      "upskill (default) or agentskills"},
+    {0, "judge-model", OPT_STRING, &a.judge_model, "MODEL",
+     "judge for llm-rubric assertions"},
     {0, "resume", OPT_STRING, &a.resume, "BATCH",
      "finish an interrupted batch"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},

@@ -147,6 +147,44 @@ static int execute(struct ctx *c, const struct eval_args *a)
     return up_eval_execute(&c->plan, &o, &st, &c->err);
 }
 
+/*
+ * Settle llm-rubric assertions: the judge is --judge-model, else the
+ * config's test_gen_model or skill_generation_model; with --base-url and
+ * no --judge-model, the first model under test judges.
+ */
+static int judge(struct ctx *c, const struct eval_args *a)
+{
+    const char *spec = a->judge_model ? a->judge_model
+                       : c->cfg.test_gen_model.value
+                           ? c->cfg.test_gen_model.value
+                           : c->cfg.skill_generation_model.value;
+    up_model m;
+    up_endpoint ep;
+    up_sched_opts o;
+    char **headers = NULL;
+    int rc;
+
+    if (!up_eval_pending_judgements(&c->plan))
+        return 0;
+    up_model_init(&m);
+    rc = up_model_resolve(
+        &m, spec && (a->judge_model || !a->base_url) ? spec : c->models[0].spec,
+        a->judge_model ? NULL : a->base_url,
+        a->judge_model ? NULL : a->api_key_env, &c->cfg, &c->err);
+    if (!rc) {
+        up_eval_endpoint(&ep, &headers, &m, &c->cfg);
+        up_sched_opts_init(&o);
+        o.jobs = a->jobs > 0 ? (int)a->jobs : 4;
+        o.stop = &stop;
+        rc = up_eval_judge(&c->plan, &ep, &o, &c->err);
+    }
+    for (char **h = headers; h && *h; h++)
+        free(*h);
+    free(headers);
+    up_model_release(&m);
+    return rc;
+}
+
 static void fill_run(up_run_record *r, struct ctx *c, size_t m, int repeat,
                      enum up_arm arm)
 {
@@ -294,6 +332,9 @@ static int pipeline(struct ctx *c, struct eval_args *a)
                           ? UP_INJECT_AGENTSKILLS
                           : UP_INJECT_UPSKILL);
     free(ids);
+    rc = up_eval_prepare(&c->plan, a->tests, &c->err);
+    if (rc)
+        return rc;
     if (!a->json)
         fprintf(stderr,
                 "Evaluating %s on %zu model(s): %zu case(s) x %d "
@@ -314,8 +355,10 @@ static int pipeline(struct ctx *c, struct eval_args *a)
                      "interrupted; finished work is saved: resume with "
                      "--resume %s",
                      c->batch_id.data);
-    if (!rc)
-        rc = up_eval_grade(&c->plan, a->tests, &c->err);
+    if (!rc) {
+        up_eval_grade(&c->plan);
+        rc = judge(c, a);
+    }
     if (!rc && c->batch_dir.len)
         rc = write_runs(c);
     return rc ? rc : report(c, a);

@@ -15,6 +15,7 @@ struct eval_args {
     const char *api_key_env;
     const char *inject;
     const char *resume;
+    const char *judge_model;
     struct strlist models;
     long runs;
     long jobs;

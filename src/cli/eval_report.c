@@ -75,6 +75,10 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
     if (w->errors)
         printf("  %s%zu conversation(s) ended in an error%s\n", out_c(C_YELLOW),
                w->errors + s->arm[0].errors, out_c(C_RESET));
+    if (p->judge_calls)
+        printf("  %sjudge: %zu call(s), %ld tokens, not counted above%s\n",
+               out_c(C_DIM), p->judge_calls,
+               p->judge_usage.input + p->judge_usage.output, out_c(C_RESET));
     if (w->cost_usd >= 0)
         printf("  cost: $%.4f with skill, $%.4f per passed case\n", w->cost_usd,
                s->cost_per_pass);
@@ -133,6 +137,11 @@ void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                     batch_id && *batch_id ? batch_id : NULL, "cases",
                     (json_int_t)p->suite->ncases, "runs", p->runs, "baseline",
                     p->baseline, "models", models);
+    json_object_set_new(
+        doc, "judge",
+        json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)p->judge_calls,
+                  "input_tokens", (json_int_t)p->judge_usage.input,
+                  "output_tokens", (json_int_t)p->judge_usage.output));
     out_json(doc);
     json_decref(doc);
 }

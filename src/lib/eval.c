@@ -130,8 +130,15 @@ static void job_release(up_eval_job *j)
 
 void up_eval_plan_release(up_eval_plan *p)
 {
-    for (size_t i = 0; i < p->njobs; i++)
+    for (size_t i = 0; i < p->njobs; i++) {
+        if (p->jobs[i].results)
+            up_assert_results_free(p->jobs[i].results,
+                                   p->asserts[p->jobs[i].kase].n);
         job_release(&p->jobs[i]);
+    }
+    for (size_t k = 0; p->asserts && k < p->suite->ncases; k++)
+        up_assert_list_release(&p->asserts[k]);
+    free(p->asserts);
     for (size_t i = 0; i < p->nmodels; i++)
         free(p->models[i]);
     for (size_t k = 0; p->user && k < p->suite->ncases; k++)

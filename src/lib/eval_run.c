@@ -108,3 +108,64 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
     free(msg);
     return rc;
 }
+
+struct judging {
+    up_eval_plan *plan;
+    up_assert_result **slot; /* sched job i -> the result it settles */
+};
+
+static void on_judged(void *ud, size_t i, up_response *res)
+{
+    struct judging *jg = ud;
+    up_assert_result *r = jg->slot[i];
+    up_usage *u = &jg->plan->judge_usage;
+
+    jg->plan->judge_calls++;
+    u->input += res->usage.input;
+    u->output += res->usage.output;
+    u->cached += res->usage.cached;
+    u->reasoning += res->usage.reasoning;
+    if (res->code) {
+        r->status = UP_ASSERT_FAIL;
+        up_buf_reset(&r->message);
+        up_buf_addf(&r->message, "judge error: %s", res->err.msg);
+        return;
+    }
+    up_assert_result_judge(r, res->text ? res->text : "", NULL);
+}
+
+int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
+                  const up_sched_opts *o, up_error *err)
+{
+    size_t n = up_eval_pending_judgements(p), k = 0;
+    struct judging jg = {p, up_xcalloc(n + 1, sizeof(*jg.slot))};
+    up_job *jobs = up_xcalloc(n + 1, sizeof(*jobs));
+    up_request *rq = up_xcalloc(n + 1, sizeof(*rq));
+    up_message *msg = up_xcalloc(n + 1, sizeof(*msg));
+    up_sched_stats st;
+    int rc = 0;
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        up_eval_job *j = &p->jobs[i];
+
+        for (size_t a = 0; j->results && !j->error && a < p->asserts[j->kase].n;
+             a++) {
+            if (j->results[a].status != UP_ASSERT_PENDING)
+                continue;
+            msg[k] = (up_message){"user", j->results[a].judge_prompt.data};
+            up_request_init(&rq[k]);
+            rq[k].messages = &msg[k];
+            rq[k].n_messages = 1;
+            jobs[k] = (up_job){judge, &rq[k], on_judged, &jg};
+            jg.slot[k++] = &j->results[a];
+        }
+    }
+    if (k)
+        rc = up_sched_run(jobs, k, o, &st, err);
+    up_eval_grade(p);
+    free(jg.slot);
+    free(jobs);
+    free(rq);
+    free(msg);
+    return rc;
+}
