@@ -108,4 +108,12 @@ int up_provider_kind(const char *name);
 int up_provider_complete(const up_endpoint *ep, const up_request *rq,
                          up_http_log_fn log, void *log_ud, up_response *out);
 
+/*
+ * The model ids the endpoint's server lists (GET .../models), as a
+ * NULL-terminated heap array of heap strings (free with up_fs_list_free)
+ * and their count.  Errors as up_provider_complete.
+ */
+int up_provider_models(const up_endpoint *ep, char ***ids, size_t *n,
+                       up_error *err);
+
 #endif

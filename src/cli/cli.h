@@ -112,6 +112,7 @@ void render_arm(FILE *fp, const char *label, double rate, const char *tail);
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
+int cmd_models(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_benchmark(int argc, char **argv);
 int cmd_config(int argc, char **argv);

@@ -14,6 +14,7 @@ static const struct command {
     {"validate", cmd_validate, "check skills against the Agent Skills spec"},
     {"eval", cmd_eval, "measure a skill's lift on one or more models"},
     {"benchmark", cmd_benchmark, "evaluate a skill across models and runs"},
+    {"models", cmd_models, "list an endpoint's models, or ping models"},
     {"list", cmd_list, "list skills in a folder"},
     {"runs", cmd_runs, "show results from the runs folder"},
     {"config", cmd_config, "show the resolved configuration"},

@@ -1,0 +1,182 @@
+/*
+ * upskill models: the first thing to run when setting up.  Lists the
+ * models an endpoint serves, or pings each -m model with a one-line
+ * prompt and prints the resolved id, latency and tokens.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char *provider = "generic", *base_url, *api_key_env;
+static struct strlist models;
+static int json;
+
+static const struct opt opts[] = {
+    {'m', "model", OPT_LIST, &models, "MODEL", "ping this model"},
+    {0, "provider", OPT_STRING, &provider, "NAME",
+     "list anthropic, openai, generic (default) or hf models"},
+    {0, "base-url", OPT_STRING, &base_url, "URL",
+     "OpenAI-compatible endpoint (e.g. http://localhost:8080/v1)"},
+    {0, "api-key-env", OPT_STRING, &api_key_env, "NAME",
+     "variable holding that endpoint's key"},
+    {0, "json", OPT_FLAG, &json, NULL, "print JSON"},
+    {0, NULL, OPT_FLAG, NULL, NULL, NULL},
+};
+
+static const struct cmd_spec spec = {
+    "models",
+    NULL,
+    "list an endpoint's models, or ping models",
+    "Without -m, lists the models of --base-url or --provider.  With -m,\n"
+    "sends each model one short prompt and shows what answered.",
+    opts,
+    0,
+    0};
+
+/* Resolve spec to an endpoint; the caller releases m and headers. */
+static int endpoint(up_endpoint *ep, char ***headers, up_model *m,
+                    const char *model_spec, const up_config *cfg, up_error *err)
+{
+    int rc = up_model_resolve(m, model_spec, base_url, api_key_env, cfg, err);
+
+    if (!rc)
+        up_eval_endpoint(ep, headers, m, cfg);
+    return rc;
+}
+
+static void free_headers(char **h)
+{
+    for (char **p = h; p && *p; p++)
+        free(*p);
+    free(h);
+}
+
+static int ping(const char *model_spec, const up_config *cfg, json_t *out)
+{
+    up_model m;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+    up_message msg = {"user", "Reply with the single word: ok"};
+    char **headers = NULL;
+    int rc;
+
+    up_model_init(&m);
+    up_response_init(&res);
+    rc = endpoint(&ep, &headers, &m, model_spec, cfg, &res.err);
+    if (!rc) {
+        ep.max_tokens = 64;
+        up_request_init(&rq);
+        rq.messages = &msg;
+        rq.n_messages = 1;
+        rc = up_provider_complete(&ep, &rq, NULL, NULL, &res);
+    }
+    json_array_append_new(
+        out, json_pack("{s:s, s:s?, s:b, s:I, s:I, s:I, s:s?, s:s?}", "model",
+                       model_spec, "resolved", m.resolved, "ok", rc == 0,
+                       "latency_ms", (json_int_t)res.latency_ms, "input_tokens",
+                       (json_int_t)res.usage.input, "output_tokens",
+                       (json_int_t)res.usage.output, "reply",
+                       rc ? NULL : res.text, "error", rc ? res.err.msg : NULL));
+    up_response_release(&res);
+    free_headers(headers);
+    up_model_release(&m);
+    return rc;
+}
+
+static void print_pings(const json_t *a)
+{
+    size_t i;
+    json_t *p;
+
+    json_array_foreach(a, i, p)
+    {
+        const char *err = json_string_value(json_object_get(p, "error"));
+        const char *res = json_string_value(json_object_get(p, "resolved"));
+
+        printf("%s%s%s -> %s\n", out_c(C_BOLD),
+               json_string_value(json_object_get(p, "model")), out_c(C_RESET),
+               res ? res : "?");
+        if (err)
+            printf("  %sfailed:%s %s\n", out_c(C_RED), out_c(C_RESET), err);
+        else
+            printf("  %sok%s  %lld ms  %lld in / %lld out tokens  \"%.60s\"\n",
+                   out_c(C_GREEN), out_c(C_RESET),
+                   json_integer_value(json_object_get(p, "latency_ms")),
+                   json_integer_value(json_object_get(p, "input_tokens")),
+                   json_integer_value(json_object_get(p, "output_tokens")),
+                   json_string_value(json_object_get(p, "reply")));
+    }
+}
+
+static int list(const up_config *cfg)
+{
+    up_model m;
+    up_endpoint ep;
+    char **headers = NULL, **ids = NULL, spec_buf[64];
+    size_t n = 0;
+    up_error err;
+    int rc;
+
+    snprintf(spec_buf, sizeof(spec_buf), "%s.list", provider);
+    up_model_init(&m);
+    rc = endpoint(&ep, &headers, &m, base_url ? "list" : spec_buf, cfg, &err);
+    if (!rc)
+        rc = up_provider_models(&ep, &ids, &n, &err);
+    if (rc)
+        rc = out_fail(&err);
+    if (!rc && json) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(a, json_string(ids[i]));
+        out_json(a);
+        json_decref(a);
+    }
+    for (size_t i = 0; !rc && !json && i < n; i++)
+        printf("%s\n", ids[i]);
+    up_fs_list_free(ids);
+    free_headers(headers);
+    up_model_release(&m);
+    return rc;
+}
+
+int cmd_models(int argc, char **argv)
+{
+    char **args = NULL;
+    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    up_config cfg;
+    up_error err;
+    json_t *pings = json_array();
+
+    up_config_init(&cfg);
+    if (rc) {
+        rc = rc > 0 ? 0 : EXIT_USAGE;
+        goto out;
+    }
+    rc = up_config_load(&cfg, &err);
+    if (rc) {
+        rc = out_fail(&err);
+        goto out;
+    }
+    if (!models.n) {
+        rc = list(&cfg);
+        goto out;
+    }
+    for (size_t i = 0; i < models.n; i++)
+        if (ping(models.v[i], &cfg, pings))
+            rc = EXIT_PROVIDER;
+    if (json)
+        out_json(pings);
+    else
+        print_pings(pings);
+out:
+    json_decref(pings);
+    up_config_release(&cfg);
+    strlist_release(&models);
+    free(args);
+    return rc;
+}
