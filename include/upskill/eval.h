@@ -191,11 +191,16 @@ typedef struct up_eval_run_opts {
     void *progress_ud;
 } up_eval_run_opts;
 
+/* Extra passes for conversations that failed transiently. */
+#define UP_EVAL_REQUEUE_ROUNDS 3
+
 /*
  * Run every job of p that is not done yet, at most o->sched.jobs at once,
- * filling answers, usage and errors.  Failed jobs are recorded, not
- * fatal; UP_EINTR when the stop flag ended the run early; a journal
- * write failure is returned.
+ * filling answers, usage and errors.  A job that still fails
+ * transiently (rate limit, server, network, timeout) after the provider's
+ * retries is run again after the rest, up to UP_EVAL_REQUEUE_ROUNDS more
+ * times.  Failed jobs are recorded, not fatal; UP_EINTR when the stop flag
+ * ended the run early; a journal write failure is returned.
  */
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err);

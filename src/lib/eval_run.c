@@ -69,7 +69,23 @@ static void on_done(void *ud, size_t i, up_response *res)
         r->o->progress(r->o->progress_ud, r->plan, r->done);
 }
 
-int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
+static int transient(int code)
+{
+    return code == UP_ERATELIMIT || code == UP_ESERVER || code == UP_ENETWORK ||
+           code == UP_ETIMEOUT;
+}
+
+/* Forget a transient failure so the job runs again. */
+static void requeue(up_eval_job *j)
+{
+    free(j->error_msg);
+    j->error_msg = NULL;
+    j->error = 0;
+    j->done = 0;
+}
+
+/* One pass over the jobs that are not done. */
+static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
     struct run r = {p, o, up_xcalloc(p->njobs, sizeof(size_t)), 0, 0, {0}};
@@ -100,12 +116,36 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
         *err = r.journal_err;
         rc = r.journal_rc;
     }
-    if (!rc && o->sched.stop && *o->sched.stop)
-        rc = up_error_set(err, UP_EINTR, "interrupted");
     free(r.index);
     free(jobs);
     free(rq);
     free(msg);
+    return rc;
+}
+
+int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
+                    up_sched_stats *stats, up_error *err)
+{
+    int rc = run_pass(p, o, stats, err);
+
+    /* A conversation that still failed transiently after the provider's
+     * own retries goes round again, after the rest of the batch. */
+    for (int round = 0; !rc && round < UP_EVAL_REQUEUE_ROUNDS; round++) {
+        size_t again = 0;
+
+        if (o->sched.stop && *o->sched.stop)
+            break;
+        for (size_t i = 0; i < p->njobs; i++)
+            if (p->jobs[i].done && transient(p->jobs[i].error)) {
+                requeue(&p->jobs[i]);
+                again++;
+            }
+        if (!again)
+            break;
+        rc = run_pass(p, o, stats, err);
+    }
+    if (!rc && o->sched.stop && *o->sched.stop)
+        rc = up_error_set(err, UP_EINTR, "interrupted");
     return rc;
 }
 
