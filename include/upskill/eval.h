@@ -21,6 +21,7 @@
 
 #include "upskill/assert.h"
 #include "upskill/buf.h"
+#include "upskill/cache.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/model.h"
@@ -187,6 +188,8 @@ typedef struct up_eval_run_opts {
     const up_endpoint *endpoints; /* one per plan model */
     up_sched_opts sched;          /* -j, stop flag, log */
     up_journal *journal;          /* finished jobs go here; may be NULL */
+    up_cache *cache;              /* answers come from and go to it; NULL:
+                                     no cache */
     void (*progress)(void *ud, const up_eval_plan *p, size_t done);
     void *progress_ud;
 } up_eval_run_opts;
@@ -196,11 +199,14 @@ typedef struct up_eval_run_opts {
 
 /*
  * Run every job of p that is not done yet, at most o->sched.jobs at once,
- * filling answers, usage and errors.  A job that still fails
- * transiently (rate limit, server, network, timeout) after the provider's
- * retries is run again after the rest, up to UP_EVAL_REQUEUE_ROUNDS more
- * times.  Failed jobs are recorded, not fatal; UP_EINTR when the stop flag
- * ended the run early; a journal write failure is returned.
+ * filling answers, usage and errors.  With o->cache, jobs whose request
+ * (repeat index included) is cached are filled from it first (from_cache
+ * 1, latency 0, journalled, not sent), and successful answers are stored.
+ * A job that still fails transiently (rate limit, server, network,
+ * timeout) after the provider's retries is run again after the rest, up to
+ * UP_EVAL_REQUEUE_ROUNDS more times.  Failed jobs are recorded, not fatal;
+ * UP_EINTR when the stop flag ended the run early; a journal write failure
+ * is returned.
  */
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err);

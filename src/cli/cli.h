@@ -116,5 +116,6 @@ int cmd_models(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_benchmark(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 #endif

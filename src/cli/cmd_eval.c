@@ -17,6 +17,8 @@ static const struct opt opts[] = {
     {'v', "verbose", OPT_FLAG, &a.verbose, NULL, "one line per case"},
     {0, "runs-dir", OPT_STRING, &a.runs_dir, "DIR", "where runs are logged"},
     {0, "no-log-runs", OPT_FLAG, &a.no_log, NULL, "write no run log"},
+    {0, "no-cache", OPT_FLAG, &a.no_cache, NULL,
+     "send every request; neither read nor fill the response cache"},
     {0, "base-url", OPT_STRING, &a.base_url, "URL",
      "OpenAI-compatible endpoint for the -m models"},
     {0, "api-key-env", OPT_STRING, &a.api_key_env, "NAME",

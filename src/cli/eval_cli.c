@@ -28,6 +28,7 @@ struct ctx {
     up_eval_plan plan;
     up_buf batch_dir, batch_id;
     up_journal journal;
+    up_cache *cache; /* NULL: no cache this run */
     up_error err;
     time_t start;
 };
@@ -109,6 +110,22 @@ static int open_batch(struct ctx *c, const struct eval_args *a)
     return rc ? rc : up_journal_open(&c->journal, c->batch_dir.data, &c->err);
 }
 
+/*
+ * The response cache, unless --no-cache or the config turns it off.  A
+ * cache that will not open costs only time and money, not results, so it
+ * is a warning.
+ */
+static void open_cache(struct ctx *c, const struct eval_args *a)
+{
+    up_error err;
+
+    if (a->no_cache || !c->cfg.cache_enabled.value || !c->cfg.cache_path.value)
+        return;
+    if (up_cache_open(&c->cache, c->cfg.cache_path.value,
+                      c->cfg.cache_ttl_days.value, &err))
+        out_warn("%s; running without the response cache", err.msg);
+}
+
 static void progress(void *ud, const up_eval_plan *p, size_t done)
 {
     struct ctx *c = ud;
@@ -139,6 +156,7 @@ static int execute(struct ctx *c, const struct eval_args *a)
                                              : 4);
     o.sched.stop = &stop;
     o.journal = c->journal.path ? &c->journal : NULL;
+    o.cache = c->cache;
     if (out_is_tty() && !a->json) {
         o.progress = progress;
         o.progress_ud = c;
@@ -342,8 +360,10 @@ static int pipeline(struct ctx *c, struct eval_args *a)
                 c->skill.name, c->nmodels, c->suite.ncases, c->plan.runs,
                 c->plan.baseline ? "on" : "off");
     rc = open_batch(c, a);
-    if (!rc)
+    if (!rc) {
+        open_cache(c, a);
         rc = execute(c, a);
+    }
     if (c->journal.path) {
         up_error jerr;
 
@@ -390,6 +410,7 @@ int eval_cli_run(struct eval_args *a)
     free(c.models);
     free(c.eps);
     free(c.headers);
+    up_cache_close(c.cache);
     up_buf_release(&c.batch_dir);
     up_buf_release(&c.batch_id);
     up_suite_release(&c.suite);

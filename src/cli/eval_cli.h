@@ -24,6 +24,7 @@ struct eval_args {
     int no_baseline;
     int verbose;
     int no_log;
+    int no_cache; /* --no-cache: neither read nor write the cache */
     int json;
     int require_lift;
     int benchmark; /* 1 for `upskill benchmark` */

@@ -26,9 +26,10 @@ static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
 
         if (strcmp(p->models[j->model], s->model))
             continue;
-        printf("  %zu.%d %-8s %-40.40s %s%s%s\n", j->kase + 1, j->repeat,
+        printf("  %zu.%d %-8s %-40.40s %s%s%s%s%s%s\n", j->kase + 1, j->repeat,
                j->arm == UP_ARM_SKILL ? "skill" : "base", in ? in : "",
                out_c(j->passed ? C_GREEN : C_RED), j->passed ? "OK" : "FAIL",
+               out_c(C_RESET), out_c(C_DIM), j->from_cache ? " (cached)" : "",
                out_c(C_RESET));
     }
 }
@@ -50,6 +51,18 @@ static void lift_lines(const up_eval_summary *s)
     if (up_stats_power_sentence(&sentence, &c->lift))
         printf("  %s%s%s\n", out_c(C_DIM), sentence.data, out_c(C_RESET));
     up_buf_release(&sentence);
+}
+
+/* How much of the answer came from the response cache, when any did. */
+static void cache_line(const up_eval_summary *s)
+{
+    size_t cached = s->arm[0].cached + s->arm[1].cached;
+    size_t jobs = s->arm[0].jobs + s->arm[1].jobs;
+
+    if (cached)
+        printf("  %s%zu of %zu answers from the cache (--no-cache to "
+               "bypass)%s\n",
+               out_c(C_DIM), cached, jobs, out_c(C_RESET));
 }
 
 void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
@@ -82,17 +95,19 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
     if (w->cost_usd >= 0)
         printf("  cost: $%.4f with skill, $%.4f per passed case\n", w->cost_usd,
                s->cost_per_pass);
+    cache_line(s);
 }
 
 static json_t *arm_json(const up_arm_totals *t)
 {
     return json_pack(
-        "{s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:b, s:f, "
-        "s:o}",
+        "{s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:b, "
+        "s:f, s:o}",
         "cases", (json_int_t)t->jobs, "passed", (json_int_t)t->passed, "errors",
-        (json_int_t)t->errors, "pass_rate", t->rate.rate, "ci_low", t->rate.lo,
-        "ci_high", t->rate.hi, "input_tokens", (json_int_t)t->usage.input,
-        "output_tokens", (json_int_t)t->usage.output, "cached_tokens",
+        (json_int_t)t->errors, "cached", (json_int_t)t->cached, "pass_rate",
+        t->rate.rate, "ci_low", t->rate.lo, "ci_high", t->rate.hi,
+        "input_tokens", (json_int_t)t->usage.input, "output_tokens",
+        (json_int_t)t->usage.output, "cached_tokens",
         (json_int_t)t->usage.cached, "reasoning_tokens",
         (json_int_t)t->usage.reasoning, "assertions_passed",
         (json_int_t)t->asserts_passed, "tokens_estimated", t->usage.estimated,

@@ -18,6 +18,7 @@ static const struct command {
     {"list", cmd_list, "list skills in a folder"},
     {"runs", cmd_runs, "show results from the runs folder"},
     {"config", cmd_config, "show the resolved configuration"},
+    {"cache", cmd_cache, "show or empty the response cache"},
     {NULL, NULL, NULL},
 };
 

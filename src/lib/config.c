@@ -639,6 +639,7 @@ void up_config_init(up_config *cfg)
     set_str(&cfg->runs_dir, "runs", def);
     cfg->max_refine_attempts.value = 2;
     cfg->concurrency.value = 4;
+    cfg->cache_enabled.value = 1;
     cfg->cache_ttl_days.value = 30;
     for (int i = 0; i < UP_PROV_COUNT; i++) {
         up_provider_cfg *pc = &cfg->providers[i];

@@ -39,18 +39,21 @@ void up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
 struct run {
     up_eval_plan *plan;
     const up_eval_run_opts *o;
-    size_t *index; /* sched job i -> plan job index[i] */
+    size_t *index;    /* sched job i -> plan job index[i] */
+    char (*keys)[65]; /* sched job i's cache key (with a cache) */
+    up_request *rq;   /* one request per job not done */
+    up_message *msg;  /* its one user message */
     size_t done;
     int journal_rc;
     up_error journal_err;
 };
 
-static void on_done(void *ud, size_t i, up_response *res)
+/* Record res (the provider's answer or the cache's) as plan job j. */
+static void finish(struct run *r, up_eval_job *j, const up_response *res,
+                   int cached)
 {
-    struct run *r = ud;
-    up_eval_job *j = &r->plan->jobs[r->index[i]];
-
     j->done = 1;
+    j->from_cache = cached;
     j->usage = res->usage;
     j->latency_ms = (double)res->latency_ms;
     j->attempts = res->attempts;
@@ -65,8 +68,42 @@ static void on_done(void *ud, size_t i, up_response *res)
     if (r->o->journal && !r->journal_rc)
         r->journal_rc =
             up_journal_append(r->o->journal, r->plan, j, &r->journal_err);
+}
+
+static void on_done(void *ud, size_t i, up_response *res)
+{
+    struct run *r = ud;
+
+    /* A failed put costs a later re-run, never this one's result. */
+    if (r->o->cache && !res->code)
+        up_cache_put(r->o->cache, r->keys[i], res);
+    finish(r, &r->plan->jobs[r->index[i]], res, 0);
     if (r->o->progress)
         r->o->progress(r->o->progress_ud, r->plan, r->done);
+}
+
+/* Build plan job i's request in slot n; 1 when the cache answered it. */
+static int prepare(struct run *r, size_t i, size_t n)
+{
+    up_eval_plan *p = r->plan;
+    up_eval_job *j = &p->jobs[i];
+    up_response res;
+    int hit;
+
+    r->msg[n].role = "user";
+    r->msg[n].content = p->user[j->kase];
+    up_request_init(&r->rq[n]);
+    r->rq[n].system = up_eval_system(p, j);
+    r->rq[n].messages = &r->msg[n];
+    r->rq[n].n_messages = 1;
+    if (!r->o->cache)
+        return 0;
+    up_cache_key(r->keys[n], &r->o->endpoints[j->model], &r->rq[n], j->repeat);
+    hit = up_cache_get(r->o->cache, r->keys[n], &res);
+    if (hit)
+        finish(r, j, &res, 1);
+    up_response_release(&res);
+    return hit;
 }
 
 static int transient(int code)
@@ -88,38 +125,41 @@ static void requeue(up_eval_job *j)
 static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
-    struct run r = {p, o, up_xcalloc(p->njobs, sizeof(size_t)), 0, 0, {0}};
+    struct run r = {p,
+                    o,
+                    up_xcalloc(p->njobs, sizeof(size_t)),
+                    up_xcalloc(p->njobs, sizeof(*r.keys)),
+                    up_xcalloc(p->njobs, sizeof(up_request)),
+                    up_xcalloc(p->njobs, sizeof(up_message)),
+                    0,
+                    0,
+                    {0}};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
-    up_request *rq = up_xcalloc(p->njobs, sizeof(*rq));
-    up_message *msg = up_xcalloc(p->njobs, sizeof(*msg));
-    size_t n = 0;
+    size_t n = 0, before = 0;
     int rc;
 
     for (size_t i = 0; i < p->njobs; i++) {
-        const up_eval_job *j = &p->jobs[i];
-
-        if (j->done) {
+        if (p->jobs[i].done) {
             r.done++;
-            continue;
+            before++;
+        } else if (!prepare(&r, i, n)) {
+            jobs[n] = (up_job){&o->endpoints[p->jobs[i].model], &r.rq[n],
+                               on_done, &r};
+            r.index[n++] = i;
         }
-        msg[n].role = "user";
-        msg[n].content = p->user[j->kase];
-        up_request_init(&rq[n]);
-        rq[n].system = up_eval_system(p, j);
-        rq[n].messages = &msg[n];
-        rq[n].n_messages = 1;
-        jobs[n] = (up_job){&o->endpoints[j->model], &rq[n], on_done, &r};
-        r.index[n++] = i;
     }
+    if (r.done > before && o->progress)
+        o->progress(o->progress_ud, p, r.done);
     rc = n ? up_sched_run(jobs, n, &o->sched, stats, err) : 0;
     if (!rc && r.journal_rc) {
         *err = r.journal_err;
         rc = r.journal_rc;
     }
     free(r.index);
+    free(r.keys);
+    free(r.rq);
+    free(r.msg);
     free(jobs);
-    free(rq);
-    free(msg);
     return rc;
 }
 

@@ -10,6 +10,9 @@
 FIX="$TOP/tests/fixtures"
 T=$(mktemp -d "${TMPDIR:-/tmp}/upskill-e2e.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# The response cache is on by default: keep each script's in its own
+# scratch folder, never the user's, never shared between scripts.
+export XDG_CACHE_HOME="$T/cache"
 _n=0
 _failed=0
 

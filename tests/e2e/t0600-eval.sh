@@ -31,7 +31,7 @@ within() { # within LO X HI
 # --- OpenAI-compatible endpoint (--base-url), 30 cases x 3 runs ----------
 student 0.9 0.2 11
 fake_start "$T/s.json" --record "$T/rec.jsonl"
-run "$UPSKILL" eval "$SKILL" -m local --base-url "$FAKE_URL/v1" --runs 3 \
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" --runs 3 \
     -j 8 --json --runs-dir "$T/runs"
 is "$rc" 0 "eval against a compatible endpoint exits 0"
 lo=$(json_num ci_low "$out" 1); hi=$(json_num ci_high "$out" 1)
@@ -53,7 +53,7 @@ like "$out" "generic.local" "upskill runs reads what eval wrote"
 # --- Anthropic, same statistics -------------------------------------------
 student 0.8 0.3 12
 fake_start "$T/s.json" --record "$T/rec-a.jsonl"
-ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval "$SKILL" \
+ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval --no-cache "$SKILL" \
     -m anthropic.claude-haiku-4-5 --runs 3 -j 8 --json --runs-dir "$T/runs"
 is "$rc" 0 "eval against the Anthropic API exits 0"
 lo=$(json_num ci_low "$out" 1); hi=$(json_num ci_high "$out" 1)
@@ -76,7 +76,7 @@ fp=0
 for seed in 21 22 23 24 25 26 27 28; do
     student 0.5 0.5 $seed
     fake_start "$T/s.json"
-    run "$UPSKILL" eval "$SKILL" -m local --base-url "$FAKE_URL/v1" --json \
+    run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" --json \
         --no-log-runs -j 8 --seed $seed
     case "$out" in *'"verdict": "beneficial"'*) fp=$((fp + 1)) ;; esac
 done
@@ -85,7 +85,7 @@ ok $([ "$fp" -le 1 ] && echo 0 || echo 1) "noise skill called beneficial in $fp 
 # --- 30% transient faults: every result present ---------------------------
 student 1 1 31 ', "fail_rate": 0.3, "fail_with": ["error_500", "overloaded", "reset"]'
 fake_start "$T/s.json"
-run "$UPSKILL" benchmark "$SKILL" -m local --base-url "$FAKE_URL/v1" --runs 2 \
+run "$UPSKILL" benchmark --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" --runs 2 \
     -j 8 --json -o "$T/runs-f"
 is "$rc" 0 "benchmark under 30% transient faults exits 0"
 is "$(json_num errors "$out" 1)" 0 "no with-skill conversation lost to faults"
@@ -95,7 +95,7 @@ is "$(json_num passed "$out" 1)" 60 "every with-skill result present and passing
 student 1 0 41 ', "reply": {"delay_ms": 150, "usage": {"input_tokens": 40, "output_tokens": 10}}'
 sed -i 's/"reply": {"usage": {"input_tokens": 40, "output_tokens": 10}},//' "$T/s.json"
 fake_start "$T/s.json" --record "$T/rec-r.jsonl"
-"$UPSKILL" eval "$SKILL" -m local --base-url "$FAKE_URL/v1" -j 2 \
+"$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" -j 2 \
     --runs-dir "$T/runs-r" > "$T/r.out" 2> "$T/r.err" &
 pid=$!
 i=0
@@ -109,7 +109,7 @@ is "$rc" 130 "Ctrl-C exits 130"
 like "$(cat "$T/r.err")" "--resume" "the message says how to resume"
 batch=$(ls "$T/runs-r")
 first=$(wc -l < "$T/rec-r.jsonl" | tr -d ' ')
-run "$UPSKILL" eval "$SKILL" -m local --base-url "$FAKE_URL/v1" -j 8 --json \
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" -j 8 --json \
     --runs-dir "$T/runs-r" --resume "$batch"
 is "$rc" 0 "--resume finishes the batch"
 total=$(wc -l < "$T/rec-r.jsonl" | tr -d ' ')
@@ -121,10 +121,10 @@ is "$(json_num passed "$out" 1)" 30 "every with-skill case present after resume"
 # --- gates and errors -----------------------------------------------------
 student 0.5 0.5 51
 fake_start "$T/s.json"
-run "$UPSKILL" eval "$SKILL" -m local --base-url "$FAKE_URL/v1" --no-log-runs \
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" --no-log-runs \
     --fail-under 0.99
 is "$rc" 1 "--fail-under fails the run with exit 1"
-run "$UPSKILL" eval "$SKILL" -m local --base-url "$FAKE_URL/v1" --no-log-runs \
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" --no-log-runs \
     --require-lift
 is "$rc" 1 "--require-lift fails when the skill is not beneficial"
 mkdir -p "$T/bare/bare"
@@ -132,9 +132,9 @@ printf -- '---\nname: bare\ndescription: no tests here\n---\nbody\n' > "$T/bare/
 run "$UPSKILL" eval "$T/bare/bare" -m local --base-url "$FAKE_URL/v1"
 is "$rc" 3 "a skill without tests exits 3"
 like "$err" "no test cases" "and says why"
-run "$UPSKILL" benchmark "$SKILL"
+run "$UPSKILL" benchmark --no-cache "$SKILL"
 is "$rc" 2 "benchmark without -m is a usage error"
-run "$UPSKILL" eval "$SKILL" -m nosuchprovider.x
+run "$UPSKILL" eval --no-cache "$SKILL" -m nosuchprovider.x
 is "$rc" 3 "an unknown provider is bad input"
 
 done_testing

@@ -21,7 +21,7 @@ cat > "$T/s.json" <<'JSON'
 JSON
 fake_start "$T/s.json" --record "$T/rec.jsonl"
 
-run "$UPSKILL" eval "$SKILL" -t "$A/tests.json" -m local \
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$A/tests.json" -m local \
     --base-url "$FAKE_URL/v1" --no-log-runs --json
 is "$rc" 0 "eval with assertion lists exits 0"
 like "$out" '"passed": 3,' "every with-skill case passes its assertions"
@@ -30,12 +30,12 @@ like "$out" '"input_tokens": 200' "judge tokens are counted apart"
 judged=$(grep -c '<rubric>' "$T/rec.jsonl")
 is "$judged" 2 "two judge requests reached the server"
 
-run "$UPSKILL" eval "$SKILL" -t "$A/tests.json" -m local \
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$A/tests.json" -m local \
     --base-url "$FAKE_URL/v1" --no-log-runs -v
 like "$out" "FAIL" "verbose output shows failing baseline cases"
 
 before=$(wc -l < "$T/rec.jsonl")
-run "$UPSKILL" eval "$SKILL" -t "$A/bad.json" -m local \
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$A/bad.json" -m local \
     --base-url "$FAKE_URL/v1" --no-log-runs
 is "$rc" 3 "a bad regex is bad input"
 like "$err" "cases[0].assert[0]" "the message names the assertion's place"

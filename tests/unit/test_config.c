@@ -54,7 +54,8 @@ Test(config, defaults)
     cr_assert_str_eq(cfg.skills_dir.value, "skills");
     cr_assert_str_eq(cfg.runs_dir.value, "runs");
     cr_assert_eq(cfg.max_refine_attempts.value, 2);
-    cr_assert_eq(cfg.cache_enabled.value, 0);
+    cr_assert_eq(cfg.cache_enabled.value, 1, "the cache is on by default");
+    cr_assert_eq(cfg.cache_ttl_days.value, 30);
     cr_assert_str_eq(cfg.providers[UP_PROV_HF].api_key_env.value, "HF_TOKEN");
     assert_source(&cfg.max_refine_attempts.src, "default");
     assert_source(&cfg.providers[UP_PROV_OPENAI].base_url.src, "default");
@@ -128,6 +129,22 @@ Test(config, every_key_with_lines)
     cr_assert_not_null(p);
     cr_assert_eq(p->cached, 0.5);
     cr_assert_null(up_config_price(&cfg, "openai.gpt-4o", "gpt-4o"));
+    up_config_release(&cfg);
+}
+
+Test(config, cache_can_be_turned_off)
+{
+    up_config cfg;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    cr_assert_eq(parse(&cfg, "cache:\n  enabled: false\n", &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(cfg.cache_enabled.value, 0);
+    assert_source(&cfg.cache_enabled.src, "upskill.config.yaml:2");
+    cr_assert_eq(up_config_set(&cfg, "cache.enabled", "true", "--x", &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(cfg.cache_enabled.value, 1);
     up_config_release(&cfg);
 }
 

@@ -1,0 +1,473 @@
+/*
+ * The response cache (see include/upskill/cache.h): one SQLite table of
+ * successful answers keyed by the SHA-256 of the canonical request.
+ *
+ * Invariants: only answers with code 0 are stored; a row's `created` is
+ * the second it was stored, and a row is valid while
+ * now - created < ttl_days days; nothing secret reaches the key or the
+ * file (the canonical form leaves out the API key and every header).
+ * WAL journalling lets readers and one writer work at once across
+ * processes; the busy timeout makes the rest wait instead of failing.
+ * Database errors after open never fail an eval: a get that fails is a
+ * miss, a put that fails is counted, and both show in the stats.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "upskill/alloc.h"
+#include "upskill/cache.h"
+#include "upskill/fs.h"
+#include "util/sha256.h"
+
+#define SCHEMA_VERSION  1
+#define KEY_FORMAT      1
+#define BUSY_TIMEOUT_MS 30000
+#define BUSY_RETRIES    500 /* about 9 s of backing off */
+#define DAY             86400LL
+#define MAX_DAYS        1000000L /* beyond this, "never" */
+
+struct up_cache {
+    sqlite3 *db;
+    char *path;
+    long ttl_days;           /* <= 0: entries never expire */
+    time_t (*now)(void *ud); /* the clock (time() unless a test set it) */
+    void *now_ud;
+    size_t hits, misses, puts, errors;
+};
+
+static const char schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS responses("
+    " key TEXT PRIMARY KEY,"
+    " created INTEGER NOT NULL,"
+    " text TEXT NOT NULL,"
+    " reasoning TEXT NOT NULL,"
+    " stop_reason TEXT,"
+    " input_tokens INTEGER NOT NULL,"
+    " output_tokens INTEGER NOT NULL,"
+    " cached_tokens INTEGER NOT NULL,"
+    " cache_write_tokens INTEGER NOT NULL,"
+    " reasoning_tokens INTEGER NOT NULL,"
+    " estimated INTEGER NOT NULL,"
+    " turns INTEGER NOT NULL,"
+    " http_status INTEGER NOT NULL,"
+    " request_id TEXT NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS responses_created ON responses(created);";
+
+/* ---- the key ----------------------------------------------------------- */
+
+/* Strings go in unchecked: a prompt with bad UTF-8 still gets a key. */
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string_nocheck(s) : json_null();
+}
+
+static json_t *base_url_json(const char *url)
+{
+    size_t n = url ? strlen(url) : 0;
+
+    while (n > 0 && url[n - 1] == '/')
+        n--;
+    return url ? json_stringn_nocheck(url, n) : json_null();
+}
+
+static json_t *messages_json(const up_request *rq)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < rq->n_messages; i++) {
+        json_t *m = json_object();
+
+        json_object_set_new(m, "role", str_or_null(rq->messages[i].role));
+        json_object_set_new(m, "content", str_or_null(rq->messages[i].content));
+        json_array_append_new(a, m);
+    }
+    return a;
+}
+
+static json_t *canonical_json(const up_endpoint *ep, const up_request *rq,
+                              int repeat)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "v", json_integer(KEY_FORMAT));
+    json_object_set_new(o, "kind",
+                        json_string(ep->kind == UP_PROVIDER_ANTHROPIC
+                                        ? "anthropic"
+                                        : "openai"));
+    json_object_set_new(o, "base_url", base_url_json(ep->base_url));
+    json_object_set_new(o, "model", str_or_null(ep->model));
+    json_object_set_new(o, "effort", str_or_null(ep->effort));
+    json_object_set_new(o, "compat", json_integer(ep->compat));
+    json_object_set_new(o, "max_tokens",
+                        json_integer(ep->max_tokens ? ep->max_tokens : 4096));
+    json_object_set_new(o, "temperature",
+                        rq->temperature < 0 ? json_null()
+                                            : json_real(rq->temperature));
+    json_object_set_new(o, "system", str_or_null(rq->system));
+    json_object_set_new(o, "messages", messages_json(rq));
+    json_object_set_new(o, "schema", str_or_null(rq->schema));
+    json_object_set_new(
+        o, "schema_name",
+        rq->schema ? str_or_null(rq->schema_name ? rq->schema_name : "result")
+                   : json_null());
+    json_object_set_new(
+        o, "json_repairs",
+        json_integer(rq->json_repairs < 0 ? 2 : rq->json_repairs));
+    json_object_set_new(o, "repeat", json_integer(repeat));
+    return o;
+}
+
+void up_cache_canonical(up_buf *out, const up_endpoint *ep,
+                        const up_request *rq, int repeat)
+{
+    json_t *o = canonical_json(ep, rq, repeat);
+    char *s =
+        json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+
+    up_buf_adds(out, s ? s : "");
+    free(s);
+    json_decref(o);
+}
+
+void up_cache_key(char hex[65], const up_endpoint *ep, const up_request *rq,
+                  int repeat)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_cache_canonical(&b, ep, rq, repeat);
+    up_sha256_hex(hex, b.data, b.len);
+    up_buf_release(&b);
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+static time_t real_now(void *ud)
+{
+    (void)ud;
+    return time(NULL);
+}
+
+/* The `created` value at or before which an entry is days old. */
+static long long cutoff(const up_cache *c, long days)
+{
+    return (long long)c->now(c->now_ud) -
+           (days > MAX_DAYS ? MAX_DAYS : days) * DAY;
+}
+
+static int db_fail(const up_cache *c, up_error *err, const char *what)
+{
+    return up_error_set(err, UP_EIO, "'%s': %s: %s", c->path, what,
+                        sqlite3_errmsg(c->db));
+}
+
+/* Run sql that returns no rows (pragmas included). */
+static int exec(up_cache *c, const char *sql)
+{
+    return sqlite3_exec(c->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : UP_EIO;
+}
+
+/*
+ * exec, for statements SQLite may refuse without waiting: when two
+ * connections both hold a read lock and want to write (several processes
+ * opening a new cache at once, all switching it to WAL), one is told
+ * "busy" at once to avoid a deadlock.  Its locks are gone by then, so
+ * backing off and trying again succeeds.
+ */
+static int exec_retry(up_cache *c, const char *sql)
+{
+    for (int i = 1; i <= BUSY_RETRIES; i++) {
+        int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+
+        if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+            return rc == SQLITE_OK ? 0 : UP_EIO;
+        sqlite3_sleep(i < 20 ? i : 20);
+    }
+    return UP_EIO;
+}
+
+/* The one integer sql returns, or -1. */
+static long long query_ll(up_cache *c, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+
+    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Create the tables in one write transaction, so that two first opens do
+ * not race; refuse a schema newer than ours. */
+static int init_schema(up_cache *c, up_error *err)
+{
+    long long version;
+    int rc;
+
+    if (exec_retry(c, "BEGIN IMMEDIATE"))
+        return db_fail(c, err, "cannot lock the cache");
+    rc = exec(c, schema_sql) ? db_fail(c, err, "cannot create the schema") : 0;
+    version = rc ? 0 : query_ll(c, "SELECT max(version) FROM schema_version");
+    if (!rc && version > SCHEMA_VERSION)
+        rc = up_error_set(err, UP_EPARSE,
+                          "'%s': cache schema version %lld is newer than "
+                          "this upskill's (%d): use another cache.path",
+                          c->path, version, SCHEMA_VERSION);
+    if (!rc && version <= 0 && exec(c, "INSERT INTO schema_version VALUES (1)"))
+        rc = db_fail(c, err, "cannot write the schema version");
+    if (!rc && exec(c, "COMMIT"))
+        rc = db_fail(c, err, "cannot commit the schema");
+    if (rc)
+        exec(c, "ROLLBACK");
+    return rc;
+}
+
+/* Drop the expired rows; a failure here only leaves them for later. */
+static void prune(up_cache *c)
+{
+    sqlite3_stmt *st = NULL;
+
+    if (c->ttl_days <= 0)
+        return;
+    if (sqlite3_prepare_v2(c->db, "DELETE FROM responses WHERE created <= ?1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, cutoff(c, c->ttl_days));
+        if (sqlite3_step(st) != SQLITE_DONE)
+            c->errors++;
+    }
+    sqlite3_finalize(st);
+}
+
+static int setup(up_cache *c, int created, up_error *err)
+{
+    int rc;
+
+    sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+    /* Where WAL is not possible SQLite keeps the old mode and says so
+     * without failing: the cache still works, only with less overlap. */
+    if (exec_retry(c, "PRAGMA journal_mode=WAL") ||
+        exec(c, "PRAGMA synchronous=NORMAL"))
+        return db_fail(c, err, "cannot open the cache");
+    rc = init_schema(c, err);
+    if (!rc && created)
+        chmod(c->path, 0600);
+    if (!rc)
+        prune(c);
+    return rc;
+}
+
+int up_cache_open(up_cache **out, const char *path, long ttl_days,
+                  up_error *err)
+{
+    up_cache *c = up_xcalloc(1, sizeof(*c));
+    up_buf dir = UP_BUF_INIT;
+    int created = !up_fs_is_file(path), rc;
+
+    c->path = up_xstrdup(path);
+    c->ttl_days = ttl_days;
+    c->now = real_now;
+    up_fs_dirname(&dir, path);
+    rc = up_fs_mkdir_p(dir.data, 0700, err);
+    if (rc)
+        goto out;
+    if (sqlite3_open_v2(path, &c->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        NULL) != SQLITE_OK) {
+        rc = db_fail(c, err, "cannot open the cache");
+        goto out;
+    }
+    rc = setup(c, created, err);
+out:
+    up_buf_release(&dir);
+    if (rc) {
+        up_cache_close(c);
+        c = NULL;
+    }
+    *out = c;
+    return rc;
+}
+
+void up_cache_close(up_cache *c)
+{
+    if (!c)
+        return;
+    sqlite3_close(c->db);
+    free(c->path);
+    free(c);
+}
+
+void up_cache_set_clock(up_cache *c, time_t (*now)(void *ud), void *ud)
+{
+    c->now = now ? now : real_now;
+    c->now_ud = ud;
+}
+
+/* ---- get and put ----------------------------------------------------------
+ */
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+
+    return t ? up_xstrdup((const char *)t) : NULL;
+}
+
+/* Columns as selected by up_cache_get, in the table's order. */
+static void fill(up_response *out, sqlite3_stmt *st)
+{
+    const unsigned char *rid = sqlite3_column_text(st, 11);
+
+    out->text = col_dup(st, 0);
+    out->reasoning = col_dup(st, 1);
+    out->stop_reason = col_dup(st, 2);
+    out->usage.input = (long)sqlite3_column_int64(st, 3);
+    out->usage.output = (long)sqlite3_column_int64(st, 4);
+    out->usage.cached = (long)sqlite3_column_int64(st, 5);
+    out->usage.cache_write = (long)sqlite3_column_int64(st, 6);
+    out->usage.reasoning = (long)sqlite3_column_int64(st, 7);
+    out->usage.estimated = sqlite3_column_int(st, 8);
+    out->turns = sqlite3_column_int(st, 9);
+    out->http_status = (long)sqlite3_column_int64(st, 10);
+    snprintf(out->request_id, sizeof(out->request_id), "%s",
+             rid ? (const char *)rid : "");
+}
+
+int up_cache_get(up_cache *c, const char *key, up_response *out)
+{
+    sqlite3_stmt *st = NULL;
+    int hit = 0, rc;
+
+    up_response_init(out);
+    if (sqlite3_prepare_v2(
+            c->db,
+            "SELECT text, reasoning, stop_reason, input_tokens, "
+            "output_tokens, cached_tokens, cache_write_tokens, "
+            "reasoning_tokens, estimated, turns, http_status, request_id "
+            "FROM responses WHERE key = ?1 AND created > ?2",
+            -1, &st, NULL) != SQLITE_OK) {
+        c->errors++;
+        goto out;
+    }
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2,
+                       c->ttl_days > 0 ? cutoff(c, c->ttl_days) : LLONG_MIN);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        fill(out, st);
+        hit = 1;
+    } else if (rc != SQLITE_DONE) {
+        c->errors++;
+    }
+out:
+    sqlite3_finalize(st);
+    *(hit ? &c->hits : &c->misses) += 1;
+    return hit;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_STATIC);
+}
+
+int up_cache_put(up_cache *c, const char *key, const up_response *res)
+{
+    sqlite3_stmt *st = NULL;
+    const long long v[] = {res->usage.input,     res->usage.output,
+                           res->usage.cached,    res->usage.cache_write,
+                           res->usage.reasoning, res->usage.estimated,
+                           res->turns,           res->http_status};
+    int rc = 0;
+
+    if (res->code || !res->text)
+        return 0;
+    if (sqlite3_prepare_v2(c->db,
+                           "INSERT OR REPLACE INTO responses VALUES (?1, ?2, "
+                           "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                           "?14)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        rc = UP_EIO;
+        goto out;
+    }
+    bind_text(st, 1, key);
+    sqlite3_bind_int64(st, 2, (long long)c->now(c->now_ud));
+    bind_text(st, 3, res->text);
+    bind_text(st, 4, res->reasoning);
+    bind_text(st, 5, res->stop_reason);
+    for (int i = 0; i < 8; i++)
+        sqlite3_bind_int64(st, 6 + i, v[i]);
+    bind_text(st, 14, res->request_id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : UP_EIO;
+out:
+    sqlite3_finalize(st);
+    *(rc ? &c->errors : &c->puts) += 1;
+    return rc;
+}
+
+/* ---- stats and clear ------------------------------------------------------
+ */
+
+int up_cache_stats(up_cache *c, up_cache_info *st, up_error *err)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = 0;
+
+    memset(st, 0, sizeof(*st));
+    if (sqlite3_prepare_v2(
+            c->db,
+            "SELECT count(*), coalesce(sum(length(CAST(text AS BLOB)) + "
+            "length(CAST(reasoning AS BLOB))), 0), coalesce(min(created), 0), "
+            "coalesce(max(created), 0) FROM responses",
+            -1, &q, NULL) != SQLITE_OK ||
+        sqlite3_step(q) != SQLITE_ROW) {
+        rc = db_fail(c, err, "cannot read the cache");
+        goto out;
+    }
+    st->entries = (size_t)sqlite3_column_int64(q, 0);
+    st->bytes = sqlite3_column_int64(q, 1);
+    st->oldest = (time_t)sqlite3_column_int64(q, 2);
+    st->newest = (time_t)sqlite3_column_int64(q, 3);
+    st->file_bytes =
+        query_ll(c, "PRAGMA page_count") * query_ll(c, "PRAGMA page_size");
+    st->hits = c->hits;
+    st->misses = c->misses;
+    st->puts = c->puts;
+    st->errors = c->errors;
+    st->ttl_days = c->ttl_days;
+out:
+    sqlite3_finalize(q);
+    return rc;
+}
+
+int up_cache_clear(up_cache *c, long older_than_days, size_t *removed,
+                   up_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+
+    if (sqlite3_prepare_v2(c->db, "DELETE FROM responses WHERE created <= ?1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(c, err, "cannot clear the cache");
+        goto out;
+    }
+    sqlite3_bind_int64(
+        st, 1, older_than_days < 0 ? LLONG_MAX : cutoff(c, older_than_days));
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        rc = db_fail(c, err, "cannot clear the cache");
+        goto out;
+    }
+    if (removed)
+        *removed = (size_t)sqlite3_changes(c->db);
+    /* Emptied: give the pages back; a busy reader only delays that. */
+    if (older_than_days < 0)
+        exec(c, "VACUUM");
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
