@@ -30,6 +30,44 @@ struct eval_args {
     int benchmark; /* 1 for `upskill benchmark` */
 };
 
+/* The options eval and benchmark share, for a struct eval_args a. */
+#define EVAL_SHARED_OPTS(a)                                                     \
+    {'t', "tests", OPT_STRING, &(a).tests, "FILE", "test cases (JSON)"},        \
+        {0,        "no-baseline",                                               \
+         OPT_FLAG, &(a).no_baseline,                                            \
+         NULL,     "skip the run without the skill"},                           \
+        {'v', "verbose", OPT_FLAG, &(a).verbose, NULL, "one line per case"},    \
+        {0,                                                                     \
+         "no-cache",                                                            \
+         OPT_FLAG,                                                              \
+         &(a).no_cache,                                                         \
+         NULL,                                                                  \
+         "send every request; neither read nor fill the response cache"},       \
+        {0,          "base-url",                                                \
+         OPT_STRING, &(a).base_url,                                             \
+         "URL",      "OpenAI-compatible endpoint for the -m models"},           \
+        {0,          "api-key-env",                                             \
+         OPT_STRING, &(a).api_key_env,                                          \
+         "NAME",     "variable holding that endpoint's key"},                   \
+        {'j', "jobs", OPT_INT, &(a).jobs, "N", "conversations at once"},        \
+        {0, "json", OPT_FLAG, &(a).json, NULL, "print one JSON document"},      \
+        {0,          "fail-under",                                              \
+         OPT_DOUBLE, &(a).fail_under,                                           \
+         "RATE",     "exit 1 when a with-skill pass rate is below RATE (0-1)"}, \
+        {0,        "require-lift",                                              \
+         OPT_FLAG, &(a).require_lift,                                           \
+         NULL,     "exit 1 unless the skill is beneficial for every model"},    \
+        {0, "seed", OPT_INT, &(a).seed, "N", "seed of the statistics (1)"},     \
+        {0,           "inject", OPT_STRING,                                     \
+         &(a).inject, "HOW",    "upskill (default) or agentskills"},            \
+        {0,          "judge-model",                                             \
+         OPT_STRING, &(a).judge_model,                                          \
+         "MODEL",    "judge for llm-rubric assertions"},                        \
+    {                                                                           \
+        0, "resume", OPT_STRING, &(a).resume, "BATCH",                          \
+            "finish an interrupted batch"                                       \
+    }
+
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
 
