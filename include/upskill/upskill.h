@@ -9,6 +9,7 @@
 #include "upskill/alloc.h"
 #include "upskill/assert.h"
 #include "upskill/buf.h"
+#include "upskill/catalog.h"
 #include "upskill/cache.h"
 #include "upskill/config.h"
 #include "upskill/error.h"

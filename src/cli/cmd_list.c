@@ -18,116 +18,6 @@
 
 #define DESC_MAX 60 /* characters of the description shown in the tree */
 
-/* One sub-folder of DIR holding a SKILL.md. */
-struct entry {
-    char *folder; /* the label: the folder name */
-    up_skill skill;
-    int ok;           /* loaded without error */
-    up_error err;     /* when !ok */
-    size_t md_tokens; /* estimate for the whole SKILL.md */
-    size_t ref_tokens;
-    long ncases; /* tests in skill_meta.json; -1 without the file */
-};
-
-struct listing {
-    struct entry *v;
-    size_t n, cap;
-    size_t tokens, failed;
-};
-
-/* ---- loading ----------------------------------------------------------- */
-
-static int count_tests(struct entry *e, const char *path)
-{
-    up_buf file = UP_BUF_INIT;
-    up_suite suite;
-    int rc;
-
-    e->ncases = e->skill.has_meta ? 0 : -1;
-    if (!e->skill.tests_json)
-        return 0;
-    up_suite_init(&suite);
-    up_fs_join(&file, path, "skill_meta.json");
-    rc =
-        up_suite_parse(&suite, e->skill.tests_json, strlen(e->skill.tests_json),
-                       file.data, "tests", &e->err);
-    e->ncases = (long)suite.ncases;
-    up_suite_release(&suite);
-    up_buf_release(&file);
-    return rc;
-}
-
-static int load_entry(struct entry *e, const char *path)
-{
-    up_buf md = UP_BUF_INIT, file = UP_BUF_INIT;
-    int rc;
-
-    rc = up_skill_load(&e->skill, path, &e->err);
-    if (rc)
-        goto out;
-    up_fs_join(&file, path, "SKILL.md");
-    rc = up_fs_read(&md, file.data, UP_FS_MAX_READ, &e->err);
-    if (rc)
-        goto out;
-    e->md_tokens = up_tokens_estimate(md.data, md.len);
-    for (size_t i = 0; i < e->skill.nfiles; i++)
-        if (!strncmp(e->skill.files[i].path, "references/", 11))
-            e->ref_tokens += up_tokens_estimate(e->skill.files[i].data,
-                                                e->skill.files[i].len);
-    rc = count_tests(e, path);
-out:
-    up_buf_release(&md);
-    up_buf_release(&file);
-    return rc;
-}
-
-static void add_entry(struct listing *l, const char *dir, const char *name)
-{
-    up_buf path = UP_BUF_INIT;
-    struct entry *e;
-
-    UP_GROW(l->v, l->cap, l->n + 1);
-    e = &l->v[l->n++];
-    memset(e, 0, sizeof(*e));
-    e->folder = up_xstrdup(name);
-    up_skill_init(&e->skill);
-    up_fs_join(&path, dir, name);
-    e->ok = load_entry(e, path.data) == 0;
-    if (e->ok)
-        l->tokens += e->md_tokens + e->ref_tokens;
-    else
-        l->failed++;
-    up_buf_release(&path);
-}
-
-/* Sub-folders holding SKILL.md, one level deep, sorted; hidden ones skipped. */
-static int scan(struct listing *l, const char *dir, up_error *err)
-{
-    up_buf md = UP_BUF_INIT;
-    char **names = NULL;
-    int rc = up_fs_list(&names, NULL, dir, err);
-
-    for (char **p = names; !rc && *p; p++) {
-        up_buf_reset(&md);
-        up_fs_join(&md, dir, *p);
-        up_buf_adds(&md, "/SKILL.md");
-        if ((*p)[0] != '.' && up_fs_is_file(md.data))
-            add_entry(l, dir, *p);
-    }
-    up_fs_list_free(names);
-    up_buf_release(&md);
-    return rc;
-}
-
-static void listing_release(struct listing *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].folder);
-        up_skill_release(&l->v[i].skill);
-    }
-    free(l->v);
-}
-
 /* ---- the tree ---------------------------------------------------------- */
 
 struct tnode {
@@ -158,22 +48,6 @@ static void node(struct tree *t, int depth, enum color color, const char *fmt,
             b.data[i] = '?';
     UP_GROW(t->v, t->cap, t->n + 1);
     t->v[t->n++] = (struct tnode){depth, color, up_buf_detach(&b)};
-}
-
-/* "1,234,567" */
-static const char *thousands(char *out, size_t size, size_t n)
-{
-    char digits[32];
-    int len = snprintf(digits, sizeof(digits), "%zu", n);
-    size_t o = 0;
-
-    for (int i = 0; i < len && o + 2 < size; i++) {
-        if (i && (len - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = digits[i];
-    }
-    out[o] = '\0';
-    return out;
 }
 
 /* text on one line, cut after max characters (not bytes) with "...". */
@@ -216,7 +90,7 @@ static void add_folder(struct tree *t, const up_skill *s, const char *dir,
     }
 }
 
-static void add_skill(struct tree *t, const struct entry *e, int verbose)
+static void add_skill(struct tree *t, const up_catalog_entry *e, int verbose)
 {
     char *desc;
 
@@ -262,7 +136,7 @@ static void tree_print(const struct tree *t)
     }
 }
 
-static void print_tree(const struct listing *l, const char *dir, int verbose)
+static void print_tree(const up_catalog *l, const char *dir, int verbose)
 {
     struct tree t = {NULL, 0, 0};
     char num[32];
@@ -274,8 +148,8 @@ static void print_tree(const struct listing *l, const char *dir, int verbose)
     printf("\n%s%zu skill%s", out_c(C_DIM), l->n, l->n == 1 ? "" : "s");
     if (l->failed)
         printf(" (%zu failed to load)", l->failed);
-    printf(", ~%s total tokens%s\n", thousands(num, sizeof(num), l->tokens),
-           out_c(C_RESET));
+    render_thousands(num, sizeof(num), (long)l->tokens);
+    printf(", ~%s total tokens%s\n", num, out_c(C_RESET));
     for (size_t i = 0; i < t.n; i++)
         free(t.v[i].text);
     free(t.v);
@@ -301,7 +175,7 @@ static json_t *files_json(const up_skill *s)
     return a;
 }
 
-static json_t *entry_json(const struct entry *e, const char *dir)
+static json_t *entry_json(const up_catalog_entry *e, const char *dir)
 {
     up_buf path = UP_BUF_INIT;
     json_t *o;
@@ -325,7 +199,7 @@ static json_t *entry_json(const struct entry *e, const char *dir)
     return o;
 }
 
-static void print_json(const struct listing *l, const char *dir)
+static void print_json(const up_catalog *l, const char *dir)
 {
     json_t *skills = json_array(), *doc;
 
@@ -364,7 +238,7 @@ static const struct cmd_spec spec = {
 
 int cmd_list(int argc, char **argv)
 {
-    struct listing l = {NULL, 0, 0, 0, 0};
+    up_catalog l = {NULL, 0, 0, 0, 0};
     char **args = NULL;
     up_error err;
     int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
@@ -376,7 +250,7 @@ int cmd_list(int argc, char **argv)
         out_error("no skills directory found at '%s'", dir);
         return EXIT_INPUT;
     }
-    if (scan(&l, dir, &err)) {
+    if (up_catalog_scan(&l, dir, &err)) {
         rc = out_fail(&err);
         goto out;
     }
@@ -391,6 +265,6 @@ int cmd_list(int argc, char **argv)
                   l.failed == 1 ? "" : "s");
     rc = l.failed ? EXIT_INPUT : EXIT_OK;
 out:
-    listing_release(&l);
+    up_catalog_release(&l);
     return rc;
 }
