@@ -138,6 +138,26 @@ static void progress(void *ud, const up_eval_plan *p, size_t done)
         fputc('\n', stderr);
 }
 
+/* -v: one line per HTTP attempt that did not simply succeed (no secrets:
+ * the attempt carries no headers). */
+static void log_attempt(void *ud, const up_http_attempt *at)
+{
+    (void)ud;
+    if (at->code == 0 && at->attempt == 1)
+        return;
+    fprintf(stderr, "  attempt %d/%d %s: %s%s", at->attempt, at->max_attempts,
+            at->target, at->code ? up_strerror(at->code) : "ok",
+            at->error ? " (" : "");
+    if (at->error)
+        fprintf(stderr, "%s)", at->error);
+    if (at->status)
+        fprintf(stderr, " HTTP %ld", at->status);
+    if (at->delay_ms >= 0)
+        fprintf(stderr, ", retry in %ld ms%s%s", at->delay_ms,
+                at->why ? " by " : "", at->why ? at->why : "");
+    fputc('\n', stderr);
+}
+
 static int execute(struct ctx *c, const struct eval_args *a)
 {
     up_eval_run_opts o;
@@ -155,6 +175,8 @@ static int execute(struct ctx *c, const struct eval_args *a)
               : c->cfg.concurrency.value > 0 ? c->cfg.concurrency.value
                                              : 4);
     o.sched.stop = &stop;
+    if (a->verbose)
+        o.sched.log = log_attempt;
     o.journal = c->journal.path ? &c->journal : NULL;
     o.cache = c->cache;
     if (out_is_tty() && !a->json) {

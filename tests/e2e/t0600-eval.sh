@@ -137,4 +137,15 @@ is "$rc" 2 "benchmark without -m is a usage error"
 run "$UPSKILL" eval --no-cache "$SKILL" -m nosuchprovider.x
 is "$rc" 3 "an unknown provider is bad input"
 
+# --- -v shows each retried attempt, without secrets ------------------------
+printf '%s\n' '[{"match": {"nth": 1}, "reply": {"fault": "retry_after", "retry_after": 1}},
+ {"student": {"p_with": 1, "p_without": 0, "default": {"good": "GOOD ANSWER", "bad": "x"}}}]' > "$T/v.json"
+fake_start "$T/v.json"
+MY_KEY=$KEY run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    --api-key-env MY_KEY --no-log-runs -v -j 1
+is "$rc" 0 "eval with a retried attempt exits 0"
+like "$err" "attempt 1/3" "-v shows the retried attempt"
+like "$err" "retry in 1000 ms by retry-after" "-v shows the wait and why"
+unlike "$out$err" "$KEY" "-v output carries no key"
+
 done_testing
