@@ -273,6 +273,7 @@ struct text_state {
     enum up_trace_kind kind;
     char *name;  /* owned */
     int in_role; /* a marker was seen: sections are not chunked */
+    int marked;  /* start is the marker line: keep it */
     up_buf cur;  /* the event being collected */
     long start;  /* its first line */
 };
@@ -358,6 +359,8 @@ static void text_line(struct text_state *st, const char *s, size_t n, long line)
         while (rest < n && s[rest] == ' ')
             rest++;
         text_section(st, m, s + rest, heading || m->named ? n - rest : 0);
+        st->start = line;
+        st->marked = 1;
         if (heading || rest >= n)
             return;
         s += rest;
@@ -366,15 +369,16 @@ static void text_line(struct text_state *st, const char *s, size_t n, long line)
                (heading || (blank && st->cur.len >= TEXT_CHUNK))) {
         text_flush(st);
     }
-    if (!st->cur.len)
+    if (!st->cur.len && !st->marked)
         st->start = line;
+    st->marked = 0;
     up_buf_add(&st->cur, s, n);
     up_buf_addc(&st->cur, '\n');
 }
 
 static void trace_text(up_trace *t, const char *text, size_t len)
 {
-    struct text_state st = {t, UP_TEV_TEXT, NULL, 0, UP_BUF_INIT, 1};
+    struct text_state st = {t, UP_TEV_TEXT, NULL, 0, 0, UP_BUF_INIT, 1};
     size_t pos = 0;
     long line = 1;
 

@@ -12,9 +12,9 @@
  *   KEEP_ALWAYS  the first user request and the end of the trace (the
  *                last pieces up to a third of the limit, and the last
  *                assistant message): never dropped;
- *   KEEP_ERROR   tool errors and the assistant message and tool call that
- *                follow each (the correction): dropped only when shrinking
- *                everything was not enough;
+ *   KEEP_ERROR   tool errors, the call that failed, and the assistant
+ *                message and tool call that follow each (the correction):
+ *                dropped only when shrinking everything was not enough;
  *   KEEP_NONE    the rest.
  * To fit, (1) unprotected pieces are dropped, least useful kind first and,
  * within a kind, nearest the middle of the trace first; (2) every kept
@@ -162,7 +162,24 @@ static void protect(struct fit *f, size_t i, enum keep k)
         f->p[i].keep = k;
 }
 
-/* Each error and the first assistant message and tool call after it. */
+/* The call that failed with error i: the one with its id, else the
+ * nearest call before it. */
+static void protect_failed_call(struct fit *f, size_t i)
+{
+    const up_trace_event *ev = f->t->events;
+
+    for (size_t j = i; j-- > 0 && j + CORRECTION_SPAN >= i;) {
+        if (ev[j].kind != UP_TEV_TOOL_CALL)
+            continue;
+        if (!ev[i].id || !ev[j].id || !strcmp(ev[i].id, ev[j].id)) {
+            protect(f, j, KEEP_ERROR);
+            return;
+        }
+    }
+}
+
+/* Each error, the call that failed, and the first assistant message and
+ * tool call after it. */
 static void protect_errors(struct fit *f)
 {
     const up_trace_event *ev = f->t->events;
@@ -173,6 +190,7 @@ static void protect_errors(struct fit *f)
         if (ev[i].kind != UP_TEV_TOOL_ERROR)
             continue;
         protect(f, i, KEEP_ERROR);
+        protect_failed_call(f, i);
         for (size_t j = i + 1; j < f->n && j <= i + CORRECTION_SPAN; j++) {
             if (ev[j].kind == UP_TEV_USER)
                 break;
