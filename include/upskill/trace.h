@@ -60,8 +60,8 @@ enum up_trace_kind {
 
 typedef struct up_trace_event {
     enum up_trace_kind kind;
-    char *name; /* tool name (calls, results when known); for TEXT a label
-                   such as "System"; else NULL.  Owned. */
+    char *name; /* tool name (calls, results when known), valid UTF-8;
+                   for TEXT a label such as "System"; else NULL.  Owned */
     char *id;   /* tool call id linking calls and results, or NULL.  Owned */
     char *text; /* the content, valid UTF-8, never NULL.  Owned */
     long line;  /* 1-based line in the file where it starts; 0 unknown

@@ -131,6 +131,15 @@ static void add_utf8(up_buf *b, const char *s, size_t n)
     up_buf_add(b, s + i, run);
 }
 
+/* A heap copy of s in valid UTF-8. */
+static char *clean_copy(const char *s)
+{
+    up_buf b = UP_BUF_INIT;
+
+    add_utf8(&b, s, strlen(s));
+    return up_buf_detach(&b);
+}
+
 void trace_add(up_trace *t, enum up_trace_kind kind, const char *name,
                const char *id, const char *text, size_t len, long line)
 {
@@ -153,7 +162,7 @@ void trace_add(up_trace *t, enum up_trace_kind kind, const char *name,
     UP_GROW(t->events, t->events_cap, t->nevents + 1);
     e = &t->events[t->nevents++];
     e->kind = kind;
-    e->name = name && *name ? up_xstrdup(name) : NULL;
+    e->name = name && *name ? clean_copy(name) : NULL;
     e->id = id && *id ? up_xstrdup(id) : NULL;
     e->text = up_buf_detach(&b);
     e->line = line;

@@ -117,22 +117,32 @@ static int cut_bytes(up_buf *out, const char *s, size_t len, size_t max)
     return 1;
 }
 
-/* "### Tool call NAME\n\n"; control characters in names become spaces. */
+/* Append at most 80 bytes of a name, on a UTF-8 boundary; control
+ * characters become spaces. */
+static void add_name(up_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n > 80)
+        for (n = 80; n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80;)
+            n--;
+    for (size_t i = 0; i < n; i++)
+        up_buf_addc(b, (unsigned char)s[i] < 0x20 ? ' ' : s[i]);
+}
+
+/* "### Tool call NAME\n\n", "## User\n\n", "## System\n\n" or nothing. */
 static void add_header(up_buf *b, const up_trace_event *e)
 {
     const struct kind_rule *r = &rules[e->kind];
     const char *label = r->header ? r->header : e->name;
-    const char *name = r->header ? e->name : NULL;
 
     if (!label)
         return;
     up_buf_addf(b, "%s ", r->hashes);
-    for (size_t i = 0; label[i] && i < 80; i++)
-        up_buf_addc(b, (unsigned char)label[i] < 0x20 ? ' ' : label[i]);
-    if (name) {
+    add_name(b, label);
+    if (r->header && e->name) {
         up_buf_addc(b, ' ');
-        for (size_t i = 0; name[i] && i < 80; i++)
-            up_buf_addc(b, (unsigned char)name[i] < 0x20 ? ' ' : name[i]);
+        add_name(b, e->name);
     }
     up_buf_adds(b, "\n\n");
 }
