@@ -28,7 +28,7 @@
 #include "upskill/fs.h"
 
 #define TEXT_CHUNK    2000 /* bytes after which a blank line ends a chunk */
-#define CALL_LOOKBACK 4096 /* events searched for a tool call's name */
+#define CALL_LOOKBACK 512 /* events searched for a tool call's name */
 
 static const char *const format_names[UP_TRACE_FORMAT_COUNT] = {
     [UP_TRACE_TEXT] = "text",
@@ -145,14 +145,14 @@ void trace_add(up_trace *t, enum up_trace_kind kind, const char *name,
 {
     up_buf b = UP_BUF_INIT;
     up_trace_event *e;
+    size_t skip = 0;
 
+    /* drop leading blank lines, keep the first line's indent */
     for (size_t i = 0; i < len && isspace((unsigned char)text[i]); i++)
-        if (text[i] == '\n') {
-            /* drop leading blank lines, keep the first line's indent */
-            text += i + 1;
-            len -= i + 1;
-            i = (size_t)-1;
-        }
+        if (text[i] == '\n')
+            skip = i + 1;
+    text += skip;
+    len -= skip;
     add_utf8(&b, text, len);
     up_buf_rtrim(&b);
     if (!b.len && kind != UP_TEV_TOOL_CALL) {
