@@ -9,8 +9,8 @@
 #include "upskill/alloc.h"
 #include "upskill/assert.h"
 #include "upskill/buf.h"
-#include "upskill/catalog.h"
 #include "upskill/cache.h"
+#include "upskill/catalog.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/eval.h"
@@ -23,6 +23,7 @@
 #include "upskill/stats.h"
 #include "upskill/store.h"
 #include "upskill/suite.h"
+#include "upskill/trace.h"
 #include "upskill/validate.h"
 
 #endif

@@ -152,8 +152,10 @@ int cmd_runs(int argc, char **argv)
     size_t n = 0;
     up_error err;
 
-    if (rc)
+    if (rc) {
+        rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;
+    }
     if (strcmp(metric, "success") && strcmp(metric, "tokens")) {
         out_error("--metric must be 'success' or 'tokens', not '%s'", metric);
         rc = EXIT_USAGE;

@@ -19,6 +19,7 @@ static const struct command {
     {"runs", cmd_runs, "show results from the runs folder"},
     {"config", cmd_config, "show the resolved configuration"},
     {"cache", cmd_cache, "show or empty the response cache"},
+    {"trace", cmd_trace, "show what a trace would send to the teacher"},
     {NULL, NULL, NULL},
 };
 

@@ -25,6 +25,12 @@ run "$UPSKILL" validate --help
 is "$rc" 0 "command --help exits 0"
 like "$out" "usage: upskill validate" "command help has a usage line"
 
+for cmd in $("$UPSKILL" --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 } !NF { on = 0 }'); do
+    run "$UPSKILL" $cmd --help
+    is "$rc" 0 "upskill $cmd --help exits 0"
+    like "$out" "usage: upskill $cmd" "upskill $cmd --help prints its usage"
+done
+
 if [ -w /dev/full ]; then
     run sh -c "'$UPSKILL' --help > /dev/full"
     ok $([ "$rc" -ne 0 ] && echo 0 || echo 1) "write error on stdout fails"
