@@ -117,6 +117,10 @@ extern const char up_eval_neutral_prompt[];
  */
 void up_eval_grade(up_eval_plan *p);
 
+/* Grade one done job (the runner does this as each job lands, so the
+ * progress line can show what passes). */
+void up_eval_grade_job(up_eval_plan *p, up_eval_job *j);
+
 /*
  * The journal: batch_dir/journal.jsonl gets one line per finished job,
  * appended as it finishes (no fsync per line; synced on close), so an

@@ -131,9 +131,18 @@ static void progress(void *ud, const up_eval_plan *p, size_t done)
     struct ctx *c = ud;
     double el = difftime(time(NULL), c->start);
     double eta = done ? el * (double)(p->njobs - done) / (double)done : 0;
+    size_t passed = 0, finished = 0;
+    long tokens = 0;
 
-    fprintf(stderr, "\r  %zu/%zu done  %.0fs elapsed  ETA %.0fs   ", done,
-            p->njobs, el, eta);
+    for (size_t i = 0; i < p->njobs; i++) {
+        finished += p->jobs[i].done != 0;
+        passed += p->jobs[i].passed != 0;
+        tokens += p->jobs[i].usage.input + p->jobs[i].usage.output;
+    }
+    fprintf(stderr,
+            "\r  %zu/%zu done, %zu passing, %ld tokens, %.0fs elapsed, "
+            "ETA %.0fs   ",
+            finished, p->njobs, passed, tokens, el, eta);
     if (done == p->njobs)
         fputc('\n', stderr);
 }

@@ -55,21 +55,24 @@ static void settle(up_eval_job *j, const up_assert_list *l)
     up_buf_release(&why);
 }
 
+void up_eval_grade_job(up_eval_plan *p, up_eval_job *j)
+{
+    const up_assert_list *l = &p->asserts[j->kase];
+    up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output};
+
+    if (!j->done)
+        return;
+    if (!j->results) {
+        j->results = up_assert_results_new(l->n);
+        up_assert_check(l, j->error ? "" : j->answer, &u, j->results);
+    }
+    settle(j, l);
+}
+
 void up_eval_grade(up_eval_plan *p)
 {
-    for (size_t i = 0; i < p->njobs; i++) {
-        up_eval_job *j = &p->jobs[i];
-        const up_assert_list *l = &p->asserts[j->kase];
-        up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output};
-
-        if (!j->done)
-            continue;
-        if (!j->results) {
-            j->results = up_assert_results_new(l->n);
-            up_assert_check(l, j->error ? "" : j->answer, &u, j->results);
-        }
-        settle(j, l);
-    }
+    for (size_t i = 0; i < p->njobs; i++)
+        up_eval_grade_job(p, &p->jobs[i]);
 }
 
 size_t up_eval_pending_judgements(const up_eval_plan *p)

@@ -64,6 +64,8 @@ static void finish(struct run *r, up_eval_job *j, const up_response *res,
         j->answer = up_xstrdup(res->text ? res->text : "");
     if (j->usage.estimated && !j->usage.output)
         j->usage.output = up_eval_estimate_tokens(j->answer);
+    if (r->plan->asserts)
+        up_eval_grade_job(r->plan, j);
     r->done++;
     if (r->o->journal && !r->journal_rc)
         r->journal_rc =
@@ -113,8 +115,11 @@ static int transient(int code)
 }
 
 /* Forget a transient failure so the job runs again. */
-static void requeue(up_eval_job *j)
+static void requeue(up_eval_plan *p, up_eval_job *j)
 {
+    if (j->results)
+        up_assert_results_free(j->results, p->asserts[j->kase].n);
+    j->results = NULL;
     free(j->error_msg);
     j->error_msg = NULL;
     j->error = 0;
@@ -177,7 +182,7 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
             break;
         for (size_t i = 0; i < p->njobs; i++)
             if (p->jobs[i].done && transient(p->jobs[i].error)) {
-                requeue(&p->jobs[i]);
+                requeue(p, &p->jobs[i]);
                 again++;
             }
         if (!again)
