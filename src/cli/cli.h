@@ -107,6 +107,13 @@ void render_thousands(char *out, size_t n, long v);
 /* "  baseline   <bar>    60%<tail>" */
 void render_arm(FILE *fp, const char *label, double rate, const char *tail);
 
+/*
+ * A box-drawn table: head has ncols cells, cells nrows x ncols (row by
+ * row).  Widths count code points; colour escapes in cells are allowed.
+ */
+void render_table(FILE *fp, const char *const *head, const char *const *cells,
+                  size_t ncols, size_t nrows);
+
 /* ---- commands --------------------------------------------------------- */
 
 int cmd_validate(int argc, char **argv);

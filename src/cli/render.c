@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -67,4 +68,72 @@ void render_arm(FILE *fp, const char *label, double rate, const char *tail)
     fprintf(fp, "  %-10s ", label);
     render_bar(fp, rate);
     fprintf(fp, "  %5s%s\n", pct, tail ? tail : "");
+}
+
+/* Columns a string takes: UTF-8 code points, escape sequences skipped. */
+static size_t visible_width(const char *s)
+{
+    size_t w = 0;
+
+    while (*s) {
+        if (*s == '\033') {
+            while (*s && *s != 'm')
+                s++;
+            if (*s)
+                s++;
+            continue;
+        }
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+        s++;
+    }
+    return w;
+}
+
+static void rule(FILE *fp, const size_t *w, size_t ncols, const char *l,
+                 const char *m, const char *r)
+{
+    fputs(l, fp);
+    for (size_t c = 0; c < ncols; c++) {
+        for (size_t i = 0; i < w[c] + 2; i++)
+            fputs("\u2500", fp);
+        fputs(c + 1 < ncols ? m : r, fp);
+    }
+    fputc('\n', fp);
+}
+
+static void row(FILE *fp, const char *const *cells, const size_t *w,
+                size_t ncols)
+{
+    fputs("\u2502", fp);
+    for (size_t c = 0; c < ncols; c++) {
+        size_t pad = w[c] - visible_width(cells[c]);
+
+        fprintf(fp, " %s%*s \u2502", cells[c], (int)pad, "");
+    }
+    fputc('\n', fp);
+}
+
+void render_table(FILE *fp, const char *const *head, const char *const *cells,
+                  size_t ncols, size_t nrows)
+{
+    size_t *w = calloc(ncols, sizeof(*w));
+
+    if (!w)
+        abort();
+    for (size_t c = 0; c < ncols; c++) {
+        w[c] = visible_width(head[c]);
+        for (size_t r = 0; r < nrows; r++) {
+            size_t v = visible_width(cells[r * ncols + c]);
+
+            w[c] = v > w[c] ? v : w[c];
+        }
+    }
+    rule(fp, w, ncols, "\u250c", "\u252c", "\u2510");
+    row(fp, head, w, ncols);
+    rule(fp, w, ncols, "\u251c", "\u253c", "\u2524");
+    for (size_t r = 0; r < nrows; r++)
+        row(fp, cells + r * ncols, w, ncols);
+    rule(fp, w, ncols, "\u2514", "\u2534", "\u2518");
+    free(w);
 }
