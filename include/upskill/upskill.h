@@ -11,6 +11,7 @@
 #include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/eval.h"
+#include "upskill/gen.h"
 #include "upskill/fs.h"
 #include "upskill/http.h"
 #include "upskill/model.h"

@@ -115,5 +115,6 @@ int cmd_runs(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_benchmark(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
 
 #endif
