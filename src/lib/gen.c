@@ -235,6 +235,43 @@ static void inherit_files(up_gen_draft *d, const up_skill *prev)
     }
 }
 
+static char *dup_or_null(const char *s)
+{
+    return s ? up_xstrdup(s) : NULL;
+}
+
+static up_kv *copy_kvs(const up_kv *v, size_t n)
+{
+    up_kv *out = up_xcalloc(n ? n : 1, sizeof(*out));
+
+    for (size_t i = 0; i < n; i++) {
+        out[i].key = up_xstrdup(v[i].key);
+        out[i].value = up_xstrdup(v[i].value);
+    }
+    return out;
+}
+
+/* Frontmatter fields of prev the new version leaves out are kept. */
+static void inherit_front(up_skill *s, const up_skill *prev)
+{
+    if (!s->license)
+        s->license = dup_or_null(prev->license);
+    if (!s->compatibility)
+        s->compatibility = dup_or_null(prev->compatibility);
+    if (!s->allowed_tools)
+        s->allowed_tools = dup_or_null(prev->allowed_tools);
+    if (!s->nmetadata && prev->nmetadata) {
+        free(s->metadata);
+        s->metadata = copy_kvs(prev->metadata, prev->nmetadata);
+        s->nmetadata = prev->nmetadata;
+    }
+    if (!s->nextra && prev->nextra) {
+        free(s->extra);
+        s->extra = copy_kvs(prev->extra, prev->nextra);
+        s->nextra = prev->nextra;
+    }
+}
+
 /* Read and check one reply; 0 with *s filled, 1 to repair (errors set). */
 static int take_reply(const char *text, const up_skill *prev, up_skill *s,
                       up_buf *errors, up_buf *warnings, up_error *err)
@@ -316,6 +353,8 @@ int gen_ask_skill(up_gen *g, const char *user, const up_skill *prev,
         if (!rc && !(rc = take_reply(reply, prev, s, &errors, &warn, err))) {
             if (warn.len)
                 gen_emit(g, UP_GEN_EV_WARNINGS, attempt, NULL, warn.data, NULL);
+            if (prev)
+                inherit_front(s, prev);
             break;
         }
         if (rc == 1 && turn >= max)

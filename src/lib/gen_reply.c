@@ -197,7 +197,7 @@ static int path_ok(const char *path, up_buf *errors)
     up_error e;
 
     if (up_fs_check_relative(path, &e)) {
-        up_buf_addf(errors, "- '%s': %s\n", path, e.msg);
+        up_buf_addf(errors, "- %s\n", e.msg);
         return 0;
     }
     for (size_t i = 0; i < sizeof(resource_dirs) / sizeof(*resource_dirs); i++)
