@@ -122,14 +122,21 @@ static void add_entry(up_buf *out, const up_eval_plan *p, const struct fail *f,
 void up_gen_failures(up_buf *out, const up_eval_plan *p, const size_t *models,
                      size_t n, size_t budget, size_t *shown, size_t *total)
 {
-    size_t count, i, start = out->len;
+    size_t count, i, used = 0;
     struct fail *fs = collect(p, models, n, &count);
     size_t share = count ? budget / count : budget;
+    up_buf e = UP_BUF_INIT;
 
     if (share < MIN_SHARE)
         share = MIN_SHARE;
-    for (i = 0; i < count && out->len - start + share / 2 <= budget; i++)
-        add_entry(out, p, &fs[i], share);
+    for (i = 0; i < count; i++) {
+        up_buf_reset(&e);
+        add_entry(&e, p, &fs[i], share);
+        if (i && used + e.len > budget)
+            break;
+        up_buf_add(out, e.data, e.len);
+        used += e.len;
+    }
     if (i < count)
         up_buf_addf(out, "(%zu more failed case(s) not shown)\n", count - i);
     if (!count)
@@ -138,6 +145,7 @@ void up_gen_failures(up_buf *out, const up_eval_plan *p, const size_t *models,
         *shown = i;
     if (total)
         *total = count;
+    up_buf_release(&e);
     free(fs);
 }
 
