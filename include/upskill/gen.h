@@ -163,7 +163,7 @@ enum up_gen_stage {
 /* Why the refinement loop stopped. */
 enum up_gen_stop {
     UP_GEN_STOP_NONE,     /* did not run (--no-eval) */
-    UP_GEN_STOP_GOOD,     /* beneficial for every driving model */
+    UP_GEN_STOP_GOOD,     /* significant lift for every driving model */
     UP_GEN_STOP_CEILING,  /* the skill arm passes every case already */
     UP_GEN_STOP_PLATEAU,  /* with-skill rate moved less than 5 points */
     UP_GEN_STOP_LIMIT,    /* max_refine_attempts evaluations done */
@@ -187,7 +187,7 @@ typedef struct up_gen_attempt {
     int evaluated;         /* plan ran and was graded */
     double score;          /* mean lift over the driving models */
     double skill_rate;     /* mean with-skill rate over driving models */
-    int good;              /* upstream's is_beneficial for every driver */
+    int good;              /* significant lift for every driving model */
     enum up_gen_teacher teacher;
 } up_gen_attempt;
 

@@ -13,6 +13,9 @@
  * - the kept version is the one with the best mean lift over the driving
  *   models among those that do not mis-capture the task for the teacher;
  *   ties keep the earlier version; refinement starts from the best;
+ * - the loop stops early when the lift is significant for every driving
+ *   model (the eval engine's verdict, not upstream's 5-point rule, which
+ *   one lucky case satisfies), or when the skill arm passes every case;
  * - plateau: the with-skill rate moved less than 5 points since the
  *   previous attempt (never on the first attempt, unlike upstream).
  */
@@ -158,7 +161,7 @@ static void judge(const up_gen *g, up_gen_attempt *a)
     for (size_t m = first; m < g->nmodels; m++) {
         a->score += a->sums[m].cmp.lift.diff / (double)n;
         a->skill_rate += a->sums[m].arm[UP_ARM_SKILL].rate.rate / (double)n;
-        a->good &= a->sums[m].cmp.is_beneficial != 0;
+        a->good &= a->sums[m].cmp.verdict == UP_VERDICT_BENEFICIAL;
     }
     if (t->verdict == UP_VERDICT_HARMFUL)
         a->teacher = UP_GEN_TEACHER_MISCAPTURE;
@@ -425,13 +428,24 @@ static int save(up_gen *g, up_error *err)
     return rc;
 }
 
+/* batch_summary.json, with which attempt was kept under "stats". */
 static int summary(up_gen *g, up_error *err)
 {
+    up_buf stats = UP_BUF_INIT;
+    int rc;
+
     if (!g->batch_dir.len || !g->nruns)
         return 0;
-    return up_store_summary_write(g->batch_dir.data, g->batch_id.data,
-                                  g->models[0].resolved, g->o->task, g->runs,
-                                  g->nruns, NULL, err);
+    up_buf_addf(&stats,
+                "{\"generate\": {\"attempts\": %zu, \"kept_attempt\": %d, "
+                "\"stop\": \"%s\"}}",
+                g->nattempts, g->attempts[g->best].number,
+                up_gen_stop_label(g->stop));
+    rc = up_store_summary_write(g->batch_dir.data, g->batch_id.data,
+                                g->models[0].resolved, g->o->task, g->runs,
+                                g->nruns, stats.data, err);
+    up_buf_release(&stats);
+    return rc;
 }
 
 int up_gen_run(up_gen *g, up_error *err)
