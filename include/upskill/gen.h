@@ -94,8 +94,8 @@ int up_gen_reply_parse(up_gen_draft *d, const char *reply, up_error *err);
  * and per warning to warnings; returns the number of errors (>= 0), or
  * UP_EIO when the temporary copy cannot be written.
  */
-int up_gen_draft_check(const up_gen_draft *d, up_buf *errors,
-                       up_buf *warnings, up_error *err);
+int up_gen_draft_check(const up_gen_draft *d, up_buf *errors, up_buf *warnings,
+                       up_error *err);
 
 /*
  * Turn a checked draft into s (initialised by the caller): SKILL.md

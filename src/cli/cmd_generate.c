@@ -93,9 +93,7 @@ static void fill_opts(void)
     o.runs = (int)runs;
     o.jobs = (int)jobs;
     o.min_tests = (int)min_tests;
-    o.max_tests = (int)(max_tests ? max_tests
-                        : min_tests > 8 ? min_tests
-                                        : 0);
+    o.max_tests = (int)(max_tests ? max_tests : min_tests > 8 ? min_tests : 0);
     o.max_repairs = -1;
     o.seed = (uint64_t)seed;
     o.stop = &stop;

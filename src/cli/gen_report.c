@@ -32,8 +32,7 @@ static void ev_skill(const up_gen_event *ev)
     const up_gen *g = ev->gen;
 
     if (!strcmp(ev->detail, "improve"))
-        fprintf(stderr, "Improving %s with %s...\n", g->source.name,
-                ev->model);
+        fprintf(stderr, "Improving %s with %s...\n", g->source.name, ev->model);
     else if (!strcmp(ev->detail, "trace"))
         fprintf(stderr, "Generating skill from trace: %s with %s...\n",
                 g->o->from, ev->model);
@@ -112,8 +111,7 @@ void gen_report_event(void *ud, const up_gen_event *ev)
 
 void gen_report_plan(const up_gen *g)
 {
-    fprintf(stderr, "%sResolved model plan:%s\n", out_c(C_DIM),
-            out_c(C_RESET));
+    fprintf(stderr, "%sResolved model plan:%s\n", out_c(C_DIM), out_c(C_RESET));
     fprintf(stderr, "  Skill Generation Model: %s\n", g->models[0].resolved);
     if (!g->o->no_eval) {
         fprintf(stderr, "  Test Generation Model: %s\n",

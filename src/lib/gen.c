@@ -35,14 +35,14 @@ static int resolve(up_gen *g, up_model *m, const char *spec, const char *url,
 static int resolve_all(up_gen *g, up_error *err)
 {
     const up_gen_opts *o = g->o;
-    const char *teacher = o->model                               ? o->model
-                          : g->cfg->skill_generation_model.value ? g->cfg
-                                ->skill_generation_model.value
-                                                                 : "sonnet";
-    const char *tests = o->test_gen_model            ? o->test_gen_model
-                        : g->cfg->test_gen_model.value ? g->cfg->test_gen_model
-                                                             .value
-                                                       : teacher;
+    const char *teacher = o->model ? o->model
+                          : g->cfg->skill_generation_model.value
+                              ? g->cfg->skill_generation_model.value
+                              : "sonnet";
+    const char *tests = o->test_gen_model ? o->test_gen_model
+                        : g->cfg->test_gen_model.value
+                            ? g->cfg->test_gen_model.value
+                            : teacher;
     int rc;
 
     g->models = up_xcalloc(o->neval_models + 1, sizeof(*g->models));
@@ -178,10 +178,10 @@ static void add_usage(up_gen *g, const up_model *m, const up_usage *u)
     if (!pr || g->teacher_cost < 0)
         g->teacher_cost = -1;
     else
-        g->teacher_cost += ((double)(u->input - u->cached) * pr->input +
-                            (double)u->cached * pr->cached +
-                            (double)u->output * pr->output) /
-                           1e6;
+        g->teacher_cost +=
+            ((double)(u->input - u->cached) * pr->input +
+             (double)u->cached * pr->cached + (double)u->output * pr->output) /
+            1e6;
 }
 
 /*
@@ -412,8 +412,7 @@ static void set_meta(up_gen *g, up_skill *s)
     if (g->has_source && g->source.meta.source_task)
         up_buf_adds(&task, g->source.meta.source_task);
     else if (g->has_source)
-        up_buf_addf(&task, "Improved from %s: %s", g->source.name,
-                    g->o->task);
+        up_buf_addf(&task, "Improved from %s: %s", g->source.name, g->o->task);
     else
         up_buf_adds(&task, g->o->task);
     s->meta.source_task = up_buf_detach(&task);
@@ -448,7 +447,9 @@ int gen_first(up_gen *g, up_skill *s, up_error *err)
 
         up_gen_expand(&user, tmpl.data, v, 4);
         gen_emit(g, UP_GEN_EV_SKILL, 0, g->models[0].resolved,
-                 g->has_source ? "improve" : g->trace.len ? "trace" : "task",
+                 g->has_source  ? "improve"
+                 : g->trace.len ? "trace"
+                                : "task",
                  NULL);
         rc = gen_ask_skill(g, user.data, g->has_source ? &g->source : NULL, s,
                            0, err);
@@ -474,8 +475,8 @@ static void tests_task(up_buf *out, const up_gen *g)
         up_buf_adds(out, g->o->task);
 }
 
-static int ask_tests(up_gen *g, struct convo *c, const char *sys,
-                     up_buf *notes, up_error *err)
+static int ask_tests(up_gen *g, struct convo *c, const char *sys, up_buf *notes,
+                     up_error *err)
 {
     int min = g->o->min_tests > 0 ? g->o->min_tests : 3;
     int max = g->o->max_tests > 0 ? g->o->max_tests : 8;
@@ -498,7 +499,8 @@ int gen_tests(up_gen *g, up_error *err)
            task = UP_BUF_INIT, ex = UP_BUF_INIT, notes = UP_BUF_INIT;
     char min[16], max[16];
     struct convo c = {NULL, NULL, 0};
-    int rc = up_gen_prompt(&sys, "tests-system", g->cfg->prompts_dir.value, err);
+    int rc =
+        up_gen_prompt(&sys, "tests-system", g->cfg->prompts_dir.value, err);
 
     if (!rc)
         rc = up_gen_prompt(&tmpl, "tests", g->cfg->prompts_dir.value, err);
@@ -518,8 +520,9 @@ int gen_tests(up_gen *g, up_error *err)
         rc = ask_tests(g, &c, sys.data, &notes, err);
     }
     if (rc && c.n == 2) {
-        up_buf_addf(&user, "Your reply could not be used: %s.\nReply again "
-                           "with only the JSON, following every rule above.",
+        up_buf_addf(&user,
+                    "Your reply could not be used: %s.\nReply again "
+                    "with only the JSON, following every rule above.",
                     err->msg);
         convo_add(&c, "user", up_buf_detach(&user));
         up_suite_release(&g->suite);

@@ -1,6 +1,7 @@
 /*
  * Private to the generate module: the prompts embedded at build time
- * (build/gen/prompts.c, made by scripts/embed.sh from the files prompts/NAME.md).
+ * (build/gen/prompts.c, made by scripts/embed.sh from the files
+ * prompts/NAME.md).
  */
 #ifndef UPSKILL_LIB_GEN_INT_H
 #define UPSKILL_LIB_GEN_INT_H

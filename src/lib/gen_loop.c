@@ -137,10 +137,10 @@ static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
     memset(&o, 0, sizeof(o));
     o.endpoints = g->eps;
     up_sched_opts_init(&o.sched);
-    o.sched.jobs = g->o->jobs > 0                   ? g->o->jobs
-                   : g->cfg->concurrency.value > 0 ? (int)g->cfg->concurrency
-                                                         .value
-                                                   : 4;
+    o.sched.jobs = g->o->jobs > 0 ? g->o->jobs
+                   : g->cfg->concurrency.value > 0
+                       ? (int)g->cfg->concurrency.value
+                       : 4;
     o.sched.stop = g->o->stop;
     rc = up_eval_execute(&a->plan, &o, NULL, err);
     if (!rc)
@@ -261,7 +261,7 @@ static int log_attempt(up_gen *g, const up_gen_attempt *a, up_error *err)
 
 static int open_batch(up_gen *g, up_error *err)
 {
-    const char *dir = g->o->runs_dir         ? g->o->runs_dir
+    const char *dir = g->o->runs_dir           ? g->o->runs_dir
                       : g->cfg->runs_dir.value ? g->cfg->runs_dir.value
                                                : "runs";
 
@@ -288,9 +288,9 @@ static void copy_meta(up_skill_meta *to, const up_skill_meta *from)
 {
     char **dst[] = {&to->version,     &to->generated_by, &to->generated_at,
                     &to->source_task, &to->license,      &to->compatibility};
-    char *const src[] = {from->version,     from->generated_by,
+    char *const src[] = {from->version,      from->generated_by,
                          from->generated_at, from->source_task,
-                         from->license,     from->compatibility};
+                         from->license,      from->compatibility};
 
     for (size_t i = 0; i < sizeof(src) / sizeof(*src); i++)
         *dst[i] = src[i] ? up_xstrdup(src[i]) : NULL;
@@ -340,8 +340,8 @@ static int refine(up_gen *g, up_error *err)
     up_skill_init(&a->skill);
     a->number = (int)g->nattempts + 1;
     if (!rc) {
-        gen_emit(g, UP_GEN_EV_REFINE, a->number, g->models[0].resolved,
-                 NULL, base);
+        gen_emit(g, UP_GEN_EV_REFINE, a->number, g->models[0].resolved, NULL,
+                 base);
         rc = gen_ask_skill(g, user.data, &base->skill, &a->skill, a->number,
                            err);
     }
@@ -404,8 +404,8 @@ static int save(up_gen *g, up_error *err)
     up_gen_attempt *a = &g->attempts[g->best];
     up_skill *s = &a->skill;
     up_buf tests = UP_BUF_INIT;
-    const char *dir = g->cfg->skills_dir.value ? g->cfg->skills_dir.value
-                                                : "skills";
+    const char *dir =
+        g->cfg->skills_dir.value ? g->cfg->skills_dir.value : "skills";
     int rc;
 
     if (g->suite.ncases) {
@@ -472,8 +472,9 @@ int up_gen_run(up_gen *g, up_error *err)
         char msg[UP_ERROR_MAX];
 
         memcpy(msg, err->msg, sizeof(msg));
-        up_error_set(err, rc, "%.900s; the best version so far is saved to "
-                              "'%s'",
+        up_error_set(err, rc,
+                     "%.900s; the best version so far is saved to "
+                     "'%s'",
                      msg, g->output.data);
     }
     return rc;

@@ -1,6 +1,6 @@
 /*
- * Prompt templates: the built-in ones are the files prompts/NAME.md embedded in the
- * binary; config prompts_dir overrides them file by file.  Templates use
+ * Prompt templates: the built-in ones are the files prompts/NAME.md embedded in
+ * the binary; config prompts_dir overrides them file by file.  Templates use
  * {{key}} placeholders, expanded in one pass over the template only, so a
  * value (a task, a trace, a skill) is never read as a template: braces
  * and percent signs in user text are safe.
@@ -11,8 +11,8 @@
 #include "upskill/fs.h"
 #include "upskill/gen.h"
 
-static const char *const names[] = {"system", "generate",     "improve",
-                                    "refine", "repair",       "tests",
+static const char *const names[] = {"system",       "generate", "improve",
+                                    "refine",       "repair",   "tests",
                                     "tests-system", NULL};
 
 const char *const *up_gen_prompt_names(void)

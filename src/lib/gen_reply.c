@@ -295,8 +295,8 @@ static void add_findings(const up_vreport *r, const char *dir, up_buf *errors,
         }
 }
 
-int up_gen_draft_check(const up_gen_draft *d, up_buf *errors,
-                       up_buf *warnings, up_error *err)
+int up_gen_draft_check(const up_gen_draft *d, up_buf *errors, up_buf *warnings,
+                       up_error *err)
 {
     const char *tmp = getenv("TMPDIR");
     up_buf root = UP_BUF_INIT, dir = UP_BUF_INIT, name = UP_BUF_INIT;
@@ -338,8 +338,8 @@ static int cmp_path(const void *a, const void *b)
 
 int up_gen_draft_skill(up_skill *s, const up_gen_draft *d, up_error *err)
 {
-    int rc = up_skill_parse(s, d->skill_md, strlen(d->skill_md), "SKILL.md",
-                            err);
+    int rc =
+        up_skill_parse(s, d->skill_md, strlen(d->skill_md), "SKILL.md", err);
 
     if (rc)
         return rc;

@@ -69,6 +69,8 @@ like "$refine" "generic.student" "driven by the student's failures"
 batch=$(ls "$T/runs-b")
 is "$(cat "$T"/runs-b/$batch/run_*/run_result.json | grep -c '"attempt": 2')" 4 \
     "the run log records attempt 2 too"
+like "$(cat "$T/runs-b/$batch/batch_summary.json")" '"kept_attempt": 1' \
+    "batch_summary.json says which attempt was kept"
 
 # --- invalid teacher output: repaired ---------------------------------------
 gen repair -o "$T/r/commit-helper" --no-log-runs

@@ -157,9 +157,8 @@ Test(gen_check, spec_errors_and_unsafe_paths)
     up_buf e = UP_BUF_INIT;
 
     cr_assert_eq(check(good_md, "references/a.md", &e), 0, "%s", e.data);
-    cr_assert_gt(check("---\nname: Bad_Name\ndescription: d\n---\nb\n", NULL,
-                       &e),
-                 0);
+    cr_assert_gt(
+        check("---\nname: Bad_Name\ndescription: d\n---\nb\n", NULL, &e), 0);
     cr_assert(strstr(e.data, "SKILL.md:2:"), "%s", e.data);
     cr_assert(strstr(e.data, "(name-not-lowercase)"), "%s", e.data);
     up_buf_reset(&e);
