@@ -21,6 +21,7 @@
 #include "upskill/stats.h"
 #include "upskill/store.h"
 #include "upskill/suite.h"
+#include "upskill/trace.h"
 #include "upskill/validate.h"
 
 #endif

@@ -18,6 +18,7 @@ static const struct command {
     {"list", cmd_list, "list skills in a folder"},
     {"runs", cmd_runs, "show results from the runs folder"},
     {"config", cmd_config, "show the resolved configuration"},
+    {"trace", cmd_trace, "show what a trace would send to the teacher"},
     {NULL, NULL, NULL},
 };
 
