@@ -138,18 +138,10 @@ int up_gen_tests_read(up_suite *s, const char *json, int min, int max,
 void up_gen_failures(up_buf *out, const up_eval_plan *p, const size_t *models,
                      size_t n, size_t budget, size_t *shown, size_t *total);
 
-/*
- * The trace's text for the teacher's prompt within budget tokens
- * (~4 bytes each): all of it when it fits, else its start and its end
- * (where corrections and the final solution sit) around an elision
- * mark.  Errors as up_fs_read.
- */
-int up_gen_trace_text(up_buf *out, const char *path, size_t budget,
-                      up_error *err);
-
 /* ---- the run ---------------------------------------------------------- */
 
 enum up_gen_stage {
+    UP_GEN_EV_TRACE,    /* the trace was read (detail: format, warnings) */
     UP_GEN_EV_SKILL,    /* asking the teacher for the skill (detail: how) */
     UP_GEN_EV_REPAIR,   /* a reply was invalid, sent back (detail: errors) */
     UP_GEN_EV_WARNINGS, /* the accepted skill has warnings (detail) */
@@ -220,7 +212,7 @@ typedef struct up_gen_opts {
     int jobs;                     /* conversations at once; 0: config */
     int min_tests, max_tests;     /* 0: 3 and 8 */
     int max_repairs;              /* invalid replies sent back; -1: 2 */
-    size_t trace_budget;          /* tokens of trace; 0: 8000 */
+    size_t trace_budget;          /* tokens of trace; 0: the trace module's */
     size_t refine_budget;         /* tokens of failures; 0: 6000 */
     uint64_t seed;                /* statistics seed */
     volatile sig_atomic_t *stop;  /* Ctrl-C flag, or NULL */

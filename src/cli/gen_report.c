@@ -79,6 +79,10 @@ void gen_report_event(void *ud, const up_gen_event *ev)
 {
     (void)ud;
     switch (ev->stage) {
+    case UP_GEN_EV_TRACE:
+        fprintf(stderr, "Read trace %s:\n", ev->gen->o->from);
+        print_lines(ev->detail, C_DIM);
+        break;
     case UP_GEN_EV_SKILL:
         ev_skill(ev);
         break;

@@ -18,6 +18,7 @@
 #include "upskill/fs.h"
 #include "upskill/gen.h"
 #include "upskill/provider.h"
+#include "upskill/trace.h"
 
 #include "lib/gen_loop.h"
 
@@ -64,10 +65,29 @@ static int resolve_all(up_gen *g, up_error *err)
     return rc;
 }
 
-/* The one place a trace is read (up_trace_render once traces land). */
+/*
+ * The one place a trace is read: parsed by the trace module, rendered
+ * within the budget (start, end and errors kept), reported to the caller.
+ */
 static int load_trace(up_gen *g, up_error *err)
 {
-    return up_gen_trace_text(&g->trace, g->o->from, g->o->trace_budget, err);
+    up_trace t;
+    up_trace_stats st;
+    up_buf note = UP_BUF_INIT;
+    int rc = up_trace_load(&t, g->o->from, err);
+
+    if (!rc) {
+        up_trace_render(&t, g->o->trace_budget, &g->trace, &st);
+        up_buf_addf(&note, "%s, %zu of %zu events, ~%zu tokens\n",
+                    up_trace_format_name(t.format), st.events_kept,
+                    st.events_total, st.tokens_after);
+        for (size_t i = 0; i < t.nwarnings; i++)
+            up_buf_addf(&note, "%s\n", t.warnings[i]);
+        gen_emit(g, UP_GEN_EV_TRACE, 0, NULL, note.data, NULL);
+    }
+    up_trace_release(&t);
+    up_buf_release(&note);
+    return rc;
 }
 
 int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,

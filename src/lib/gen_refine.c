@@ -1,19 +1,16 @@
 /*
  * What the teacher sees when it refines: every failure of the driving
- * models, and traces, within a byte budget.
+ * models, within a byte budget.
  *
  * Upstream shows the first 3 failures with 200 characters of output and
- * 500 characters of the skill, and keeps the first 4,000 characters of a
- * trace.  Here the budget is shared fairly: every failing (model, case)
- * gets an entry, regressions (cases the baseline passed) first, each field
- * cut to its share; a long trace keeps its start and its end, where the
- * corrections and the final solution are.
+ * 500 characters of the skill.  Here the budget is shared fairly: every
+ * failing (model, case) gets an entry, regressions (cases the baseline
+ * passed) first, each field cut to its share.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "upskill/alloc.h"
-#include "upskill/fs.h"
 #include "upskill/gen.h"
 
 #define MIN_SHARE 600 /* bytes an entry gets at least */
@@ -147,46 +144,4 @@ void up_gen_failures(up_buf *out, const up_eval_plan *p, const size_t *models,
         *total = count;
     up_buf_release(&e);
     free(fs);
-}
-
-/* ---- traces ----------------------------------------------------------- */
-
-/* Back from off to just after a newline, if one is within reach. */
-static size_t line_start(const char *s, size_t off, size_t reach)
-{
-    for (size_t i = off; i > 0 && off - i < reach; i--)
-        if (s[i - 1] == '\n')
-            return i;
-    return off;
-}
-
-int up_gen_trace_text(up_buf *out, const char *path, size_t budget,
-                      up_error *err)
-{
-    up_buf raw = UP_BUF_INIT;
-    size_t max = (budget ? budget : 8000) * 4, head, tail;
-    int rc = up_fs_read(&raw, path, UP_FS_MAX_READ, err);
-
-    if (rc)
-        goto out;
-    if (raw.len <= max) {
-        up_buf_add(out, raw.data, raw.len);
-        goto out;
-    }
-    head = line_start(raw.data, cut_len(raw.data, raw.len, max / 4), 200);
-    tail = raw.len - max * 3 / 4;
-    while (tail < raw.len && ((unsigned char)raw.data[tail] & 0xC0) == 0x80)
-        tail++;
-    tail = line_start(raw.data, tail, 200);
-    if (tail < head)
-        tail = head;
-    up_buf_add(out, raw.data, head);
-    up_buf_addf(out,
-                "\n\n[... %zu bytes of the middle of the trace left out "
-                "...]\n\n",
-                tail - head);
-    up_buf_add(out, raw.data + tail, raw.len - tail);
-out:
-    up_buf_release(&raw);
-    return rc;
 }

@@ -130,6 +130,13 @@ like "$(req 1)" "DECISIVE-CORRECTION-42" "the correction reaches the teacher's p
 like "$(cat "$T/t/commit-helper/skill_meta.json")" \
     '"source_task": "write commit messages"' "the trace is not copied into the task"
 
+gen plain -f "$TOP/tests/fixtures/traces/claude-code.jsonl" --no-eval \
+    -o "$T/cc/commit-helper"
+is "$rc" 0 "--from a Claude Code session (JSONL)"
+like "$err" "claude-code" "its format is detected"
+like "$(req 1)" "formatUser fails with a crash" "the user's request reaches the teacher"
+unlike "$(req 1)" "sessionId" "as a rendered trace, not raw JSON"
+
 # --- --no-eval ------------------------------------------------------------------
 gen plain -o "$T/n/commit-helper" --no-eval --runs-dir "$T/runs-n"
 is "$rc" 0 "--no-eval exits 0"

@@ -1,6 +1,5 @@
 /* Unit tests for the generate module's pure parts: prompt templates,
- * teacher replies, draft checks, generated tests, refinement input and
- * trace excerpts. */
+ * teacher replies, draft checks, generated tests and refinement input. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,33 +294,4 @@ Test(gen_failures, all_failures_regressions_first_within_budget)
     up_eval_plan_release(&p);
     up_suite_release(&suite);
     up_skill_release(&skill);
-}
-
-/* ---- traces ----------------------------------------------------------- */
-
-Test(gen_trace, keeps_start_and_end_of_long_traces)
-{
-    char path[] = "/tmp/upskill-trace-unit-XXXXXX";
-    int fd = mkstemp(path);
-    up_buf text = UP_BUF_INIT, out = UP_BUF_INIT;
-    up_error err;
-
-    cr_assert_geq(fd, 0);
-    close(fd);
-    up_buf_adds(&text, "START of the session\n");
-    for (int i = 0; i < 2000; i++)
-        up_buf_addf(&text, "line %d of the middle of the trace\n", i);
-    up_buf_adds(&text, "FINAL correction: use fix\n");
-    cr_assert_eq(up_fs_write_atomic(path, text.data, text.len, 0600, &err), 0);
-    cr_assert_eq(up_gen_trace_text(&out, path, 1000, &err), 0);
-    cr_assert(strstr(out.data, "START of the session"));
-    cr_assert(strstr(out.data, "FINAL correction: use fix"));
-    cr_assert(strstr(out.data, "of the middle of the trace left out"));
-    cr_assert_lt(out.len, 4000 + 100);
-    up_buf_reset(&out);
-    cr_assert_eq(up_gen_trace_text(&out, path, 100000, &err), 0);
-    cr_assert_eq(out.len, text.len, "a trace within budget is kept whole");
-    unlink(path);
-    up_buf_release(&text);
-    up_buf_release(&out);
 }
