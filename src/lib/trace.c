@@ -28,7 +28,7 @@
 #include "upskill/fs.h"
 
 #define TEXT_CHUNK    2000 /* bytes after which a blank line ends a chunk */
-#define CALL_LOOKBACK 512 /* events searched for a tool call's name */
+#define CALL_LOOKBACK 512  /* events searched for a tool call's name */
 
 static const char *const format_names[UP_TRACE_FORMAT_COUNT] = {
     [UP_TRACE_TEXT] = "text",
