@@ -53,6 +53,10 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_OBJ = $(FAKE_SRC:%.c=$(BUILD)/%.o)
 
+# Built-in prompts, embedded in the library (scripts/embed.sh).
+PROMPTS  = $(sort $(wildcard prompts/*.md))
+LIB_OBJ += $(BUILD)/gen/prompts.o
+
 BIN      = $(BUILD)/upskill
 LIBA     = $(BUILD)/libupskill.a
 UNIT_BIN = $(BUILD)/test-unit
@@ -69,6 +73,13 @@ $(BUILD)/%.o: %.c
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(BUILD)/gen/prompts.c: $(PROMPTS) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $(PROMPTS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/prompts.o: $(BUILD)/gen/prompts.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BIN): $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LIBS)

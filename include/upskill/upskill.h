@@ -15,6 +15,7 @@
 #include "upskill/error.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
+#include "upskill/gen.h"
 #include "upskill/http.h"
 #include "upskill/model.h"
 #include "upskill/provider.h"

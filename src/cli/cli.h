@@ -124,6 +124,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_benchmark(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 
 #endif

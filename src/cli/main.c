@@ -11,6 +11,7 @@ static const struct command {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
+    {"generate", cmd_generate, "have a teacher write a skill, measure, refine"},
     {"validate", cmd_validate, "check skills against the Agent Skills spec"},
     {"eval", cmd_eval, "measure a skill's lift on one or more models"},
     {"benchmark", cmd_benchmark, "evaluate a skill across models and runs"},

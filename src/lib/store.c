@@ -107,6 +107,8 @@ static json_t *result_json(const up_run_record *r)
     json_object_set_new(o, "cases_total", json_integer(r->cases_total));
     json_object_set_new(o, "cases_errored", json_integer(r->cases_errored));
     json_object_set_new(o, "repeat", json_integer(r->repeat));
+    if (r->attempt > 0)
+        json_object_set_new(o, "attempt", json_integer(r->attempt));
     json_object_set_new(
         o, "cost_usd", r->cost_usd >= 0 ? json_real(r->cost_usd) : json_null());
     return o;

@@ -1,0 +1,278 @@
+/*
+ * upskill generate: a teacher model writes a skill, a test-gen model
+ * writes its tests, the eval engine measures it on the teacher and the
+ * students, the teacher refines it on the failures, and the version with
+ * the best measured lift is saved with its tests.  docs/generate.md
+ * describes the flow, the prompts and the reply format.
+ *
+ * Phases: up_gen_init resolves the models and reads the source (a skill
+ * folder to improve, or a trace); up_gen_run does the work; the caller
+ * renders the result from the up_gen struct; up_gen_release frees it.
+ *
+ * Ownership: an up_gen owns everything it points to except its options'
+ * strings, which are borrowed and must outlive it.
+ */
+#ifndef UPSKILL_GEN_H
+#define UPSKILL_GEN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upskill/buf.h"
+#include "upskill/config.h"
+#include "upskill/error.h"
+#include "upskill/eval.h"
+#include "upskill/model.h"
+#include "upskill/skill.h"
+#include "upskill/store.h"
+#include "upskill/suite.h"
+#include "upskill/validate.h"
+
+/* ---- prompts (gen_prompts.c) ------------------------------------------ */
+
+/* One {{key}} of a prompt template and its value.  Strings borrowed. */
+typedef struct up_gen_var {
+    const char *key;
+    const char *value;
+} up_gen_var;
+
+/*
+ * Append prompt `name` ("system", "generate", "improve", "refine",
+ * "repair", "tests", "tests-system") to out: the file prompts_dir/NAME.md
+ * when prompts_dir is set and holds it, else the built-in text (embedded
+ * from prompts/ at build time).  Errors: UP_ENOTFOUND for an unknown
+ * name, read errors of the override file.
+ */
+int up_gen_prompt(up_buf *out, const char *name, const char *prompts_dir,
+                  up_error *err);
+
+/* The built-in prompt names, NULL-ended. */
+const char *const *up_gen_prompt_names(void);
+
+/*
+ * Append tmpl to out with every {{key}} of vars replaced by its value.
+ * Values are inserted verbatim and never expanded again, so user text
+ * can hold anything; unknown placeholders are kept as written.
+ */
+void up_gen_expand(up_buf *out, const char *tmpl, const up_gen_var *vars,
+                   size_t nvars);
+
+/* ---- teacher replies (gen_reply.c) ------------------------------------ */
+
+enum up_gen_format {
+    UP_GEN_REPLY_JSON, /* {"files": {"SKILL.md": "...", ...}} */
+    UP_GEN_REPLY_BARE  /* a bare SKILL.md, code fences stripped */
+};
+
+/* A skill as the teacher wrote it, before it becomes an up_skill. */
+typedef struct up_gen_draft {
+    char *skill_md;       /* SKILL.md text as written */
+    up_skill_file *files; /* the other files, in reply order */
+    size_t nfiles;
+    enum up_gen_format format;
+} up_gen_draft;
+
+void up_gen_draft_init(up_gen_draft *d);
+void up_gen_draft_release(up_gen_draft *d);
+
+/*
+ * Read a teacher's reply into d: a JSON object {"files": {path: text}}
+ * (alone, in a ```json fence, or with prose around it), else a bare
+ * SKILL.md (an outer code fence and chatter before the first "---" line
+ * are dropped).  Errors (UP_EPARSE, the message says what to fix): JSON
+ * without a "files" object, a file value that is not a string, no
+ * SKILL.md, text that is neither JSON nor SKILL.md.
+ */
+int up_gen_reply_parse(up_gen_draft *d, const char *reply, up_error *err);
+
+/*
+ * Check d as a skill folder against the Agent Skills spec (the
+ * validator's spec profile, in a temporary copy so links are checked
+ * too) and the save rules (paths under references/, scripts/ or assets/,
+ * nothing escaping the folder).  Appends one line per error to errors
+ * and per warning to warnings; returns the number of errors (>= 0), or
+ * UP_EIO when the temporary copy cannot be written.
+ */
+int up_gen_draft_check(const up_gen_draft *d, up_buf *errors, up_buf *warnings,
+                       up_error *err);
+
+/*
+ * Turn a checked draft into s (initialised by the caller): SKILL.md
+ * parsed, the other files copied (scripts/ executable).  Errors as
+ * up_skill_parse.
+ */
+int up_gen_draft_skill(up_skill *s, const up_gen_draft *d, up_error *err);
+
+/*
+ * Append the skill's files for a prompt: each as "=== PATH ===" and its
+ * text; SKILL.md (rendered) first.
+ */
+void up_gen_skill_text(up_buf *out, const up_skill *s);
+
+/* ---- tests (gen_tests.c) ---------------------------------------------- */
+
+/* The JSON Schema asked of the test-gen model: {"cases": [...]}. */
+extern const char up_gen_tests_schema[];
+
+/*
+ * Parse a test-gen reply into s (initialised, appended to), keeping at
+ * most max cases that have at least two non-blank expected strings or an
+ * assertion list.  Problems (cases dropped, too few) are appended to
+ * notes, one line each.  Errors: UP_EPARSE when the JSON does not parse
+ * as a suite, UP_EINVALID when fewer than min usable cases remain.
+ */
+int up_gen_tests_read(up_suite *s, const char *json, int min, int max,
+                      up_buf *notes, up_error *err);
+
+/* ---- refinement input (gen_refine.c) ---------------------------------- */
+
+/*
+ * Append to out the failed with-skill conversations of plan models
+ * models[0..n), one entry per model and case (repeats pooled: "failed
+ * 2 of 3 runs"), cases the baseline passed first, within budget bytes.
+ * Each entry has the input, the expected strings, the grader's reasons
+ * and the answer, each cut to a fair share of the budget.  *shown and
+ * *total (may be NULL) count entries shown and failing.
+ */
+void up_gen_failures(up_buf *out, const up_eval_plan *p, const size_t *models,
+                     size_t n, size_t budget, size_t *shown, size_t *total);
+
+/* ---- the run ---------------------------------------------------------- */
+
+enum up_gen_stage {
+    UP_GEN_EV_TRACE,    /* the trace was read (detail: format, warnings) */
+    UP_GEN_EV_SKILL,    /* asking the teacher for the skill (detail: how) */
+    UP_GEN_EV_REPAIR,   /* a reply was invalid, sent back (detail: errors) */
+    UP_GEN_EV_WARNINGS, /* the accepted skill has warnings (detail) */
+    UP_GEN_EV_TESTS,    /* asking for tests, or got them (detail: notes) */
+    UP_GEN_EV_EVAL,     /* evaluating an attempt */
+    UP_GEN_EV_ATTEMPT,  /* an attempt's results are in */
+    UP_GEN_EV_REFINE,   /* asking the teacher for a better version */
+    UP_GEN_EV_STOP      /* the loop ended (detail: why) */
+};
+
+/* Why the refinement loop stopped. */
+enum up_gen_stop {
+    UP_GEN_STOP_NONE,     /* did not run (--no-eval) */
+    UP_GEN_STOP_GOOD,     /* significant lift for every driving model */
+    UP_GEN_STOP_CEILING,  /* the skill arm passes every case already */
+    UP_GEN_STOP_PLATEAU,  /* with-skill rate moved less than 5 points */
+    UP_GEN_STOP_LIMIT,    /* max_refine_attempts evaluations done */
+    UP_GEN_STOP_REJECTED, /* a refinement stayed invalid after repairs */
+    UP_GEN_STOP_ERROR     /* a provider error ended it (best kept) */
+};
+
+/* How the skill did on the teacher itself. */
+enum up_gen_teacher {
+    UP_GEN_TEACHER_OK,         /* kept its performance */
+    UP_GEN_TEACHER_MISCAPTURE, /* significant drop: the skill is wrong */
+    UP_GEN_TEACHER_REDUNDANT   /* no gain, only more tokens */
+};
+
+/* One evaluated version of the skill. */
+typedef struct up_gen_attempt {
+    int number;            /* 1-based */
+    up_skill skill;        /* this version, owned */
+    up_eval_plan plan;     /* its evaluation; models[0] is the teacher */
+    up_eval_summary *sums; /* one per plan model */
+    int evaluated;         /* plan ran and was graded */
+    double score;          /* mean lift over the driving models */
+    double skill_rate;     /* mean with-skill rate over driving models */
+    int good;              /* significant lift for every driving model */
+    enum up_gen_teacher teacher;
+} up_gen_attempt;
+
+typedef struct up_gen_event {
+    enum up_gen_stage stage;
+    int attempt;               /* 1-based, 0 before the loop */
+    const char *model;         /* the model concerned, or NULL */
+    const char *detail;        /* text, or NULL */
+    const up_gen_attempt *att; /* ATTEMPT: the evaluated attempt */
+    const struct up_gen *gen;
+} up_gen_event;
+
+typedef struct up_gen_opts {
+    const char *task;            /* the task or improvement request */
+    const char *const *examples; /* -e, nexamples of them */
+    size_t nexamples;
+    const char *from;   /* NULL, a skill folder or a trace file */
+    const char *output; /* NULL: skills_dir/<name>, as upstream */
+    const char *model;  /* -m: NULL: config or "sonnet" */
+    const char *test_gen_model;
+    const char *const *eval_models; /* --eval-model, neval_models */
+    size_t neval_models;
+    const char *eval_base_url;    /* OpenAI-compatible URL for them */
+    const char *eval_api_key_env; /* its key variable, or NULL */
+    const char *runs_dir;         /* NULL: config's, or "runs" */
+    int no_eval;                  /* save the skill without tests */
+    int no_log;                   /* write no run log */
+    int max_attempts;             /* evaluations; 0: config's */
+    int runs;                     /* repeats per case and arm; 0: 1 */
+    int jobs;                     /* conversations at once; 0: config */
+    int min_tests, max_tests;     /* 0: 3 and 8 */
+    int max_repairs;              /* invalid replies sent back; -1: 2 */
+    size_t trace_budget;          /* tokens of trace; 0: the trace module's */
+    size_t refine_budget;         /* tokens of failures; 0: 6000 */
+    uint64_t seed;                /* statistics seed */
+    volatile sig_atomic_t *stop;  /* Ctrl-C flag, or NULL */
+    void (*event)(void *ud, const up_gen_event *ev);
+    void *event_ud;
+} up_gen_opts;
+
+typedef struct up_gen {
+    const up_gen_opts *o;
+    const up_config *cfg; /* borrowed */
+    up_model *models;     /* [0] teacher, then the students */
+    size_t nmodels;
+    up_model test_model;
+    up_endpoint *eps; /* one per model, then the test-gen model's */
+    char ***headers;
+    up_skill source;  /* --from DIR: the skill improved */
+    int has_source;   /* source was loaded */
+    up_buf trace;     /* --from FILE: the trace text for the prompt */
+    up_suite suite;   /* the tests */
+    int tests_reused; /* tests came from the source skill */
+    up_gen_attempt *attempts;
+    size_t nattempts, max_attempts;
+    size_t best; /* index of the kept attempt */
+    enum up_gen_stop stop;
+    up_usage teacher_usage; /* teacher and test-gen calls, summed */
+    int teacher_calls;
+    double teacher_cost; /* < 0: no price configured */
+    up_buf output;       /* the folder the skill was saved to */
+    up_buf batch_dir, batch_id;
+    up_run_record *runs; /* the run log so far, nruns records */
+    size_t nruns;
+    up_vreport saved; /* validation of the saved folder */
+} up_gen;
+
+/*
+ * Resolve the models (teacher: o->model, config skill_generation_model,
+ * "sonnet"; test-gen: o->test_gen_model, config test_gen_model, the
+ * teacher; students: o->eval_models, through o->eval_base_url when set)
+ * and read o->from (a folder: the skill to improve; a file: a trace).
+ * cfg is borrowed.  Errors: UP_EPARSE (model, skill), UP_ENOTFOUND.
+ */
+int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
+                up_error *err);
+void up_gen_release(up_gen *g);
+
+/*
+ * Generate (or improve), test, evaluate and refine, then save the kept
+ * version to g->output with its tests in skill_meta.json, and log every
+ * attempt under the runs folder.  When an error stops the loop after a
+ * valid skill exists, the best version so far is still saved and the
+ * error says where.  Errors: UP_EINVALID (the teacher's skill stayed
+ * invalid), UP_EPARSE, provider errors, UP_EINTR, write errors.
+ */
+int up_gen_run(up_gen *g, up_error *err);
+
+/* The kept version (NULL before one exists). */
+const up_skill *up_gen_skill(const up_gen *g);
+
+/* Short text of a stop reason / teacher check, for reports. */
+const char *up_gen_stop_label(enum up_gen_stop s);
+const char *up_gen_teacher_label(enum up_gen_teacher t);
+
+#endif

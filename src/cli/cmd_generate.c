@@ -1,0 +1,151 @@
+/*
+ * upskill generate TASK: upstream's flags, plus ours (students on a local
+ * endpoint, repeats, test counts, -j).  Parse, load the config, hand over
+ * to the library (up_gen_init, up_gen_run), render (gen_report.c).
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_report.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop++;
+}
+
+static up_gen_opts o;
+static struct strlist examples, eval_models;
+static long max_refine, runs, jobs, min_tests, max_tests, seed = 1;
+
+static const struct opt opts[] = {
+    {'e', "example", OPT_LIST, &examples, "TEXT", "an example for the prompt"},
+    {'f', "from", OPT_STRING, &o.from, "PATH",
+     "a skill folder to improve, or a trace file"},
+    {'m', "model", OPT_STRING, &o.model, "MODEL", "skill generation model"},
+    {0, "test-gen-model", OPT_STRING, &o.test_gen_model, "MODEL",
+     "test generation model"},
+    {0, "eval-model", OPT_LIST, &eval_models, "MODEL",
+     "student model; drives refinement"},
+    {0, "eval-base-url", OPT_STRING, &o.eval_base_url, "URL",
+     "OpenAI-compatible endpoint for the students"},
+    {0, "eval-api-key-env", OPT_STRING, &o.eval_api_key_env, "NAME",
+     "variable holding that endpoint's key"},
+    {'o', "output", OPT_STRING, &o.output, "DIR",
+     "where to save (skills_dir/NAME)"},
+    {0, "no-eval", OPT_FLAG, &o.no_eval, NULL, "save without tests or eval"},
+    {0, "runs-dir", OPT_STRING, &o.runs_dir, "DIR", "where runs are logged"},
+    {0, "no-log-runs", OPT_FLAG, &o.no_log, NULL, "write no run log"},
+    {0, "max-refine", OPT_INT, &max_refine, "N",
+     "evaluations at most (max_refine_attempts)"},
+    {0, "runs", OPT_INT, &runs, "N", "repeats per case and arm (1)"},
+    {0, "min-tests", OPT_INT, &min_tests, "N", "fewest generated cases (3)"},
+    {0, "max-tests", OPT_INT, &max_tests, "N", "most generated cases (8)"},
+    {'j', "jobs", OPT_INT, &jobs, "N", "conversations at once"},
+    {0, "seed", OPT_INT, &seed, "N", "seed of the statistics (1)"},
+    {0, NULL, OPT_FLAG, NULL, NULL, NULL},
+};
+
+static const struct cmd_spec spec = {
+    "generate",
+    "TASK",
+    "have a teacher model write a skill, then measure and refine it",
+    "See docs/generate.md.",
+    opts,
+    1,
+    1};
+
+static int check(up_error *err)
+{
+    if (runs < 0 || runs > 100)
+        return up_error_set(err, UP_EUSAGE, "--runs must be 1 to 100");
+    if (max_refine < 0 || max_refine > 20)
+        return up_error_set(err, UP_EUSAGE, "--max-refine must be 1 to 20");
+    if (min_tests < 0 || max_tests < 0 || min_tests > 100 || max_tests > 100 ||
+        (max_tests && min_tests > max_tests))
+        return up_error_set(err, UP_EUSAGE,
+                            "--min-tests and --max-tests must be 1 to 100, "
+                            "min <= max");
+    if (o.eval_base_url && !eval_models.n)
+        return up_error_set(err, UP_EUSAGE,
+                            "--eval-base-url needs --eval-model");
+    if (o.from && !up_fs_is_dir(o.from) && !up_fs_is_file(o.from))
+        return up_error_set(err, UP_ENOTFOUND, "'%s': no such file or folder",
+                            o.from);
+    return 0;
+}
+
+static void fill_opts(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    o.examples = examples.v;
+    o.nexamples = examples.n;
+    o.eval_models = eval_models.v;
+    o.neval_models = eval_models.n;
+    o.max_attempts = (int)max_refine;
+    o.runs = (int)runs;
+    o.jobs = (int)jobs;
+    o.min_tests = (int)min_tests;
+    o.max_tests = (int)(max_tests ? max_tests : min_tests > 8 ? min_tests : 0);
+    o.max_repairs = -1;
+    o.seed = (uint64_t)seed;
+    o.stop = &stop;
+    o.event = gen_report_event;
+}
+
+static int run(up_config *cfg, up_gen *g, up_error *err)
+{
+    int rc = check(err);
+
+    if (!rc)
+        rc = up_config_load(cfg, err);
+    for (size_t i = 0; !rc && i < cfg->nwarnings; i++)
+        out_warn("%s", cfg->warnings[i]);
+    if (rc)
+        return rc;
+    fill_opts();
+    rc = up_gen_init(g, &o, cfg, err);
+    if (!rc) {
+        gen_report_plan(g);
+        rc = up_gen_run(g, err);
+    }
+    if (up_gen_skill(g) && g->output.len)
+        gen_report_text(g);
+    return rc;
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    char **args = NULL;
+    int nargs, rc;
+    up_config cfg;
+    up_gen g;
+    up_error err = {0, ""};
+
+    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    if (rc) {
+        free(args);
+        strlist_release(&examples);
+        strlist_release(&eval_models);
+        return rc > 0 ? 0 : EXIT_USAGE;
+    }
+    o.task = args[0];
+    up_config_init(&cfg);
+    memset(&g, 0, sizeof(g));
+    rc = run(&cfg, &g, &err);
+    if (rc < 0)
+        rc = out_fail(&err);
+    up_gen_release(&g);
+    up_config_release(&cfg);
+    strlist_release(&examples);
+    strlist_release(&eval_models);
+    free(args);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/*
+ * Rendering `upskill generate`: progress on stderr as the library reports
+ * it, the model plan, and the final report on stdout (gen_report.c).
+ */
+#ifndef UPSKILL_GEN_REPORT_H
+#define UPSKILL_GEN_REPORT_H
+
+#include "cli.h"
+
+/* up_gen_opts.event: one progress line (or a few) per event, on stderr. */
+void gen_report_event(void *ud, const up_gen_event *ev);
+
+/* "Resolved model plan:" and the models, on stderr. */
+void gen_report_plan(const up_gen *g);
+
+/*
+ * The report: the skill's name, description and files with their token
+ * sizes; teacher and students side by side; each model's bars and
+ * statistics (eval_report_text); the attempts; teacher tokens and cost;
+ * where it was saved.
+ */
+void gen_report_text(const up_gen *g);
+
+#endif

@@ -1,0 +1,562 @@
+/*
+ * upskill generate, the teacher's side: models, the source (a skill to
+ * improve or a trace), and every conversation with the teacher and the
+ * test-gen model.  gen_loop.c runs the evaluate-and-refine loop.
+ *
+ * A teacher reply is never trusted: it is parsed, merged with the files
+ * of the version it replaces, checked as a skill folder, and when it has
+ * errors it is sent back with them (max_repairs times) in the same
+ * conversation.  Each call is self-contained otherwise: the refine prompt
+ * carries the whole skill, so nothing depends on a chat history.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/gen.h"
+#include "upskill/provider.h"
+#include "upskill/trace.h"
+
+#include "lib/gen_loop.h"
+
+#define TEACHER_MAX_TOKENS 16000
+
+/* ---- set-up ----------------------------------------------------------- */
+
+static int resolve(up_gen *g, up_model *m, const char *spec, const char *url,
+                   const char *key, up_error *err)
+{
+    up_model_init(m);
+    return up_model_resolve(m, spec, url, key, g->cfg, err);
+}
+
+static int resolve_all(up_gen *g, up_error *err)
+{
+    const up_gen_opts *o = g->o;
+    const char *teacher = o->model ? o->model
+                          : g->cfg->skill_generation_model.value
+                              ? g->cfg->skill_generation_model.value
+                              : "sonnet";
+    const char *tests = o->test_gen_model ? o->test_gen_model
+                        : g->cfg->test_gen_model.value
+                            ? g->cfg->test_gen_model.value
+                            : teacher;
+    int rc;
+
+    g->models = up_xcalloc(o->neval_models + 1, sizeof(*g->models));
+    g->eps = up_xcalloc(o->neval_models + 2, sizeof(*g->eps));
+    g->headers = up_xcalloc(o->neval_models + 2, sizeof(*g->headers));
+    g->nmodels = 1;
+    rc = resolve(g, &g->models[0], teacher, NULL, NULL, err);
+    for (size_t i = 0; !rc && i < o->neval_models; i++) {
+        g->nmodels++;
+        rc = resolve(g, &g->models[i + 1], o->eval_models[i], o->eval_base_url,
+                     o->eval_api_key_env, err);
+    }
+    if (!rc)
+        rc = resolve(g, &g->test_model, tests, NULL, NULL, err);
+    for (size_t i = 0; !rc && i <= g->nmodels; i++)
+        up_eval_endpoint(&g->eps[i], &g->headers[i],
+                         i < g->nmodels ? &g->models[i] : &g->test_model,
+                         g->cfg);
+    return rc;
+}
+
+/*
+ * The one place a trace is read: parsed by the trace module, rendered
+ * within the budget (start, end and errors kept), reported to the caller.
+ */
+static int load_trace(up_gen *g, up_error *err)
+{
+    up_trace t;
+    up_trace_stats st;
+    up_buf note = UP_BUF_INIT;
+    int rc = up_trace_load(&t, g->o->from, err);
+
+    if (!rc) {
+        up_trace_render(&t, g->o->trace_budget, &g->trace, &st);
+        up_buf_addf(&note, "%s, %zu of %zu events, ~%zu tokens\n",
+                    up_trace_format_name(t.format), st.events_kept,
+                    st.events_total, st.tokens_after);
+        for (size_t i = 0; i < t.nwarnings; i++)
+            up_buf_addf(&note, "%s\n", t.warnings[i]);
+        gen_emit(g, UP_GEN_EV_TRACE, 0, NULL, note.data, NULL);
+    }
+    up_trace_release(&t);
+    up_buf_release(&note);
+    return rc;
+}
+
+int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
+                up_error *err)
+{
+    int rc;
+
+    memset(g, 0, sizeof(*g));
+    g->o = o;
+    g->cfg = cfg;
+    up_model_init(&g->test_model);
+    up_skill_init(&g->source);
+    up_suite_init(&g->suite);
+    up_validate_init(&g->saved, UP_VP_SPEC);
+    g->teacher_cost = 0;
+    g->max_attempts = (size_t)(o->max_attempts > 0 ? o->max_attempts
+                               : cfg->max_refine_attempts.value > 0
+                                   ? cfg->max_refine_attempts.value
+                                   : 1);
+    g->attempts = up_xcalloc(g->max_attempts, sizeof(*g->attempts));
+    rc = resolve_all(g, err);
+    if (!rc && o->from && up_fs_is_dir(o->from)) {
+        rc = up_skill_load(&g->source, o->from, err);
+        g->has_source = !rc;
+    } else if (!rc && o->from) {
+        rc = load_trace(g, err);
+    }
+    return rc;
+}
+
+void up_gen_release(up_gen *g)
+{
+    for (size_t i = 0; i < g->nattempts; i++) {
+        up_gen_attempt *a = &g->attempts[i];
+
+        if (a->plan.jobs)
+            up_eval_plan_release(&a->plan);
+        free(a->sums);
+        up_skill_release(&a->skill);
+    }
+    free(g->attempts);
+    for (size_t i = 0; g->headers && i <= g->nmodels; i++) {
+        for (char **h = g->headers[i]; h && *h; h++)
+            free(*h);
+        free(g->headers[i]);
+    }
+    for (size_t i = 0; i < g->nmodels; i++)
+        up_model_release(&g->models[i]);
+    free(g->models);
+    free(g->eps);
+    free(g->headers);
+    up_model_release(&g->test_model);
+    up_skill_release(&g->source);
+    up_suite_release(&g->suite);
+    up_store_free(g->runs, g->nruns);
+    up_buf_release(&g->trace);
+    up_buf_release(&g->output);
+    up_buf_release(&g->batch_dir);
+    up_buf_release(&g->batch_id);
+    up_validate_release(&g->saved);
+    memset(g, 0, sizeof(*g));
+}
+
+void gen_emit(up_gen *g, enum up_gen_stage stage, int attempt,
+              const char *model, const char *detail, const up_gen_attempt *a)
+{
+    up_gen_event ev = {stage, attempt, model, detail, a, g};
+
+    if (g->o->event)
+        g->o->event(g->o->event_ud, &ev);
+}
+
+/* ---- conversations ---------------------------------------------------- */
+
+/* A growing conversation; strings owned. */
+struct convo {
+    up_message *msgs;
+    char **owned;
+    size_t n;
+};
+
+static void convo_add(struct convo *c, const char *role, char *content)
+{
+    c->msgs = up_xrealloc(c->msgs, (c->n + 1) * sizeof(*c->msgs));
+    c->owned = up_xrealloc(c->owned, (c->n + 1) * sizeof(*c->owned));
+    c->msgs[c->n].role = role;
+    c->msgs[c->n].content = content;
+    c->owned[c->n++] = content;
+}
+
+static void convo_release(struct convo *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->owned[i]);
+    free(c->msgs);
+    free(c->owned);
+}
+
+static void add_usage(up_gen *g, const up_model *m, const up_usage *u)
+{
+    const up_price *pr = up_config_price(g->cfg, m->resolved, m->model_id);
+
+    g->teacher_calls++;
+    g->teacher_usage.input += u->input;
+    g->teacher_usage.output += u->output;
+    g->teacher_usage.cached += u->cached;
+    g->teacher_usage.estimated |= u->estimated;
+    if (!pr || g->teacher_cost < 0)
+        g->teacher_cost = -1;
+    else
+        g->teacher_cost +=
+            ((double)(u->input - u->cached) * pr->input +
+             (double)u->cached * pr->cached + (double)u->output * pr->output) /
+            1e6;
+}
+
+/*
+ * One completion on endpoint ep (index i of g->eps); the answer goes to
+ * *text (owned).  schema may be NULL.
+ */
+static int complete(up_gen *g, size_t i, const char *system,
+                    const struct convo *c, const char *schema, char **text,
+                    up_error *err)
+{
+    up_endpoint ep = g->eps[i];
+    up_request rq;
+    up_response res;
+    int rc;
+
+    up_request_init(&rq);
+    rq.system = system;
+    rq.messages = c->msgs;
+    rq.n_messages = c->n;
+    rq.schema = schema;
+    rq.schema_name = schema ? "test_cases" : NULL;
+    ep.max_tokens = TEACHER_MAX_TOKENS;
+    rc = up_provider_complete(&ep, &rq, NULL, NULL, &res);
+    add_usage(g, i < g->nmodels ? &g->models[i] : &g->test_model, &res.usage);
+    if (rc)
+        *err = res.err;
+    else
+        *text = up_xstrdup(res.text ? res.text : "");
+    up_response_release(&res);
+    return rc;
+}
+
+/* ---- skills from the teacher ----------------------------------------- */
+
+/* Files of prev the draft does not replace are kept. */
+static void inherit_files(up_gen_draft *d, const up_skill *prev)
+{
+    for (size_t i = 0; prev && i < prev->nfiles; i++) {
+        size_t j = 0;
+
+        while (j < d->nfiles && strcmp(d->files[j].path, prev->files[i].path))
+            j++;
+        if (j < d->nfiles)
+            continue;
+        d->files = up_xrealloc(d->files, (d->nfiles + 1) * sizeof(*d->files));
+        d->files[d->nfiles] = prev->files[i];
+        d->files[d->nfiles].path = up_xstrdup(prev->files[i].path);
+        d->files[d->nfiles].data =
+            up_xstrndup(prev->files[i].data, prev->files[i].len);
+        d->nfiles++;
+    }
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? up_xstrdup(s) : NULL;
+}
+
+static up_kv *copy_kvs(const up_kv *v, size_t n)
+{
+    up_kv *out = up_xcalloc(n ? n : 1, sizeof(*out));
+
+    for (size_t i = 0; i < n; i++) {
+        out[i].key = up_xstrdup(v[i].key);
+        out[i].value = up_xstrdup(v[i].value);
+    }
+    return out;
+}
+
+/* Frontmatter fields of prev the new version leaves out are kept. */
+static void inherit_front(up_skill *s, const up_skill *prev)
+{
+    if (!s->license)
+        s->license = dup_or_null(prev->license);
+    if (!s->compatibility)
+        s->compatibility = dup_or_null(prev->compatibility);
+    if (!s->allowed_tools)
+        s->allowed_tools = dup_or_null(prev->allowed_tools);
+    if (!s->nmetadata && prev->nmetadata) {
+        free(s->metadata);
+        s->metadata = copy_kvs(prev->metadata, prev->nmetadata);
+        s->nmetadata = prev->nmetadata;
+    }
+    if (!s->nextra && prev->nextra) {
+        free(s->extra);
+        s->extra = copy_kvs(prev->extra, prev->nextra);
+        s->nextra = prev->nextra;
+    }
+}
+
+/* Read and check one reply; 0 with *s filled, 1 to repair (errors set). */
+static int take_reply(const char *text, const up_skill *prev, up_skill *s,
+                      up_buf *errors, up_buf *warnings, up_error *err)
+{
+    up_gen_draft d;
+    up_error e;
+    int rc;
+
+    up_gen_draft_init(&d);
+    if (up_gen_reply_parse(&d, text, &e)) {
+        up_buf_addf(errors, "- %s\n", e.msg);
+        return 1;
+    }
+    inherit_files(&d, prev);
+    rc = up_gen_draft_check(&d, errors, warnings, err);
+    if (rc == 0 && up_gen_draft_skill(s, &d, &e)) {
+        up_buf_addf(errors, "- %s\n", e.msg);
+        rc = 1;
+    }
+    up_gen_draft_release(&d);
+    return rc < 0 ? rc : rc > 0;
+}
+
+/* errors as one line for a message: "a; b; c". */
+static void one_line(up_buf *out, const char *errors)
+{
+    for (const char *p = errors; *p; p++) {
+        if (*p == '\n' && p[1])
+            up_buf_adds(out, "; ");
+        else if (*p != '\n' && !(*p == '-' && (p == errors || p[-1] == '\n')))
+            up_buf_addc(out, *p);
+    }
+}
+
+static int give_up(up_gen *g, const up_buf *errors, int repairs, up_error *err)
+{
+    up_buf line = UP_BUF_INIT;
+    int rc;
+
+    one_line(&line, errors->data);
+    rc = up_error_set(err, UP_EINVALID,
+                      "'%s': the teacher's skill is still invalid after %d "
+                      "repair(s):%s",
+                      g->models[0].resolved, repairs, line.data);
+    up_buf_release(&line);
+    return rc;
+}
+
+static int repair_turn(up_gen *g, struct convo *c, char *reply,
+                       const up_buf *errors, up_error *err)
+{
+    up_buf tmpl = UP_BUF_INIT, msg = UP_BUF_INIT;
+    up_gen_var v = {"errors", errors->data};
+    int rc = up_gen_prompt(&tmpl, "repair", g->cfg->prompts_dir.value, err);
+
+    convo_add(c, "assistant", reply);
+    if (!rc) {
+        up_gen_expand(&msg, tmpl.data, &v, 1);
+        convo_add(c, "user", up_buf_detach(&msg));
+    }
+    up_buf_release(&tmpl);
+    return rc;
+}
+
+int gen_ask_skill(up_gen *g, const char *user, const up_skill *prev,
+                  up_skill *s, int attempt, up_error *err)
+{
+    int max = g->o->max_repairs < 0 ? 2 : g->o->max_repairs, rc = 0;
+    up_buf sys = UP_BUF_INIT, errors = UP_BUF_INIT, warn = UP_BUF_INIT;
+    struct convo c = {NULL, NULL, 0};
+    char *reply = NULL;
+
+    convo_add(&c, "user", up_xstrdup(user));
+    rc = up_gen_prompt(&sys, "system", g->cfg->prompts_dir.value, err);
+    for (int turn = 0; !rc; turn++) {
+        up_buf_reset(&errors);
+        up_buf_reset(&warn);
+        rc = complete(g, 0, sys.data, &c, NULL, &reply, err);
+        if (!rc && !(rc = take_reply(reply, prev, s, &errors, &warn, err))) {
+            if (warn.len)
+                gen_emit(g, UP_GEN_EV_WARNINGS, attempt, NULL, warn.data, NULL);
+            if (prev)
+                inherit_front(s, prev);
+            break;
+        }
+        if (rc == 1 && turn >= max)
+            rc = give_up(g, &errors, turn, err);
+        else if (rc == 1) {
+            gen_emit(g, UP_GEN_EV_REPAIR, attempt, g->models[0].resolved,
+                     errors.data, NULL);
+            up_skill_release(s);
+            rc = repair_turn(g, &c, reply, &errors, err);
+            reply = NULL;
+        }
+    }
+    free(reply);
+    convo_release(&c);
+    up_buf_release(&sys);
+    up_buf_release(&errors);
+    up_buf_release(&warn);
+    return rc;
+}
+
+/* ---- the first version ------------------------------------------------ */
+
+static void examples_text(up_buf *out, const up_gen_opts *o)
+{
+    if (!o->nexamples)
+        return;
+    up_buf_adds(out, "\nExamples of what the agent will be asked, with good "
+                     "answers:\n");
+    for (size_t i = 0; i < o->nexamples; i++)
+        up_buf_addf(out, "- %s\n", o->examples[i]);
+}
+
+static void now_utc(char *out, size_t n)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* generated_by/at are new; the rest is the improved skill's, if any. */
+static void set_meta(up_gen *g, up_skill *s)
+{
+    char stamp[32];
+    up_buf task = UP_BUF_INIT;
+
+    now_utc(stamp, sizeof(stamp));
+    s->has_meta = 1;
+    s->meta.version = up_xstrdup(g->has_source && g->source.meta.version
+                                     ? g->source.meta.version
+                                     : "1.0");
+    s->meta.generated_by = up_xstrdup(g->models[0].resolved);
+    s->meta.generated_at = up_xstrdup(stamp);
+    if (g->has_source && g->source.meta.source_task)
+        up_buf_adds(&task, g->source.meta.source_task);
+    else if (g->has_source)
+        up_buf_addf(&task, "Improved from %s: %s", g->source.name, g->o->task);
+    else
+        up_buf_adds(&task, g->o->task);
+    s->meta.source_task = up_buf_detach(&task);
+    if (g->has_source && g->source.meta.license)
+        s->meta.license = up_xstrdup(g->source.meta.license);
+    if (g->has_source && g->source.meta.compatibility)
+        s->meta.compatibility = up_xstrdup(g->source.meta.compatibility);
+}
+
+int gen_first(up_gen *g, up_skill *s, up_error *err)
+{
+    up_buf tmpl = UP_BUF_INIT, user = UP_BUF_INIT, ex = UP_BUF_INIT,
+           cur = UP_BUF_INIT, trace = UP_BUF_INIT;
+    const char *name = g->has_source ? "improve" : "generate";
+    int rc = up_gen_prompt(&tmpl, name, g->cfg->prompts_dir.value, err);
+
+    examples_text(&ex, g->o);
+    if (g->has_source)
+        up_gen_skill_text(&cur, &g->source);
+    if (g->trace.len)
+        up_buf_addf(&trace,
+                    "\nAn agent's trace of solving this task follows. Learn "
+                    "from what worked and from the corrections it needed; "
+                    "the final solution is usually near the end.\n\n"
+                    "<trace>\n%s\n</trace>\n",
+                    g->trace.data);
+    if (!rc) {
+        up_gen_var v[] = {{"task", g->o->task},
+                          {"examples", ex.data},
+                          {"trace", trace.data},
+                          {"skill", cur.data}};
+
+        up_gen_expand(&user, tmpl.data, v, 4);
+        gen_emit(g, UP_GEN_EV_SKILL, 0, g->models[0].resolved,
+                 g->has_source  ? "improve"
+                 : g->trace.len ? "trace"
+                                : "task",
+                 NULL);
+        rc = gen_ask_skill(g, user.data, g->has_source ? &g->source : NULL, s,
+                           0, err);
+    }
+    if (!rc)
+        set_meta(g, s);
+    up_buf_release(&tmpl);
+    up_buf_release(&user);
+    up_buf_release(&ex);
+    up_buf_release(&cur);
+    up_buf_release(&trace);
+    return rc;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void tests_task(up_buf *out, const up_gen *g)
+{
+    if (g->has_source)
+        up_buf_addf(out, "%s: %s\n(The skill is being improved: %s)",
+                    g->source.name, g->source.description, g->o->task);
+    else
+        up_buf_adds(out, g->o->task);
+}
+
+static int ask_tests(up_gen *g, struct convo *c, const char *sys, up_buf *notes,
+                     up_error *err)
+{
+    int min = g->o->min_tests > 0 ? g->o->min_tests : 3;
+    int max = g->o->max_tests > 0 ? g->o->max_tests : 8;
+    char *reply = NULL;
+    int rc = complete(g, g->nmodels, sys, c, up_gen_tests_schema, &reply, err);
+
+    if (!rc)
+        rc = up_gen_tests_read(&g->suite, reply, min, max, notes, err);
+    if ((rc == UP_EINVALID || rc == UP_EPARSE) && reply) {
+        convo_add(c, "assistant", reply);
+        reply = NULL;
+    }
+    free(reply);
+    return rc;
+}
+
+int gen_tests(up_gen *g, up_error *err)
+{
+    up_buf sys = UP_BUF_INIT, tmpl = UP_BUF_INIT, user = UP_BUF_INIT,
+           task = UP_BUF_INIT, ex = UP_BUF_INIT, notes = UP_BUF_INIT;
+    char min[16], max[16];
+    struct convo c = {NULL, NULL, 0};
+    int rc =
+        up_gen_prompt(&sys, "tests-system", g->cfg->prompts_dir.value, err);
+
+    if (!rc)
+        rc = up_gen_prompt(&tmpl, "tests", g->cfg->prompts_dir.value, err);
+    snprintf(min, sizeof(min), "%d", g->o->min_tests > 0 ? g->o->min_tests : 3);
+    snprintf(max, sizeof(max), "%d", g->o->max_tests > 0 ? g->o->max_tests : 8);
+    tests_task(&task, g);
+    examples_text(&ex, g->o);
+    if (!rc) {
+        up_gen_var v[] = {{"task", task.data},
+                          {"examples", ex.data},
+                          {"min_tests", min},
+                          {"max_tests", max}};
+
+        up_gen_expand(&user, tmpl.data, v, 4);
+        convo_add(&c, "user", up_buf_detach(&user));
+        gen_emit(g, UP_GEN_EV_TESTS, 0, g->test_model.resolved, NULL, NULL);
+        rc = ask_tests(g, &c, sys.data, &notes, err);
+    }
+    if (rc && c.n == 2) {
+        up_buf_addf(&user,
+                    "Your reply could not be used: %s.\nReply again "
+                    "with only the JSON, following every rule above.",
+                    err->msg);
+        convo_add(&c, "user", up_buf_detach(&user));
+        up_suite_release(&g->suite);
+        up_buf_reset(&notes);
+        rc = ask_tests(g, &c, sys.data, &notes, err);
+    }
+    if (!rc)
+        gen_emit(g, UP_GEN_EV_TESTS, 0, g->test_model.resolved,
+                 notes.len ? notes.data : "", NULL);
+    convo_release(&c);
+    up_buf_release(&sys);
+    up_buf_release(&tmpl);
+    up_buf_release(&task);
+    up_buf_release(&ex);
+    up_buf_release(&notes);
+    return rc;
+}

@@ -1,0 +1,484 @@
+/*
+ * upskill generate, the measuring side: evaluate each version of the
+ * skill with the eval engine, decide whether to refine, log every
+ * attempt, keep the best version and save it with its tests.
+ *
+ * Decisions (docs/generate.md):
+ * - every version runs on the teacher (plan model 0) and the students;
+ *   the students' results drive refinement when there are students, the
+ *   teacher's otherwise;
+ * - the baseline does not depend on the skill, so it runs once, with the
+ *   first version, and later plans reuse its answers: every version is
+ *   compared with the same baseline and later attempts cost half;
+ * - the kept version is the one with the best mean lift over the driving
+ *   models among those that do not mis-capture the task for the teacher;
+ *   ties keep the earlier version; refinement starts from the best;
+ * - the loop stops early when the lift is significant for every driving
+ *   model (the eval engine's verdict, not upstream's 5-point rule, which
+ *   one lucky case satisfies), or when the skill arm passes every case;
+ * - plateau: the with-skill rate moved less than 5 points since the
+ *   previous attempt (never on the first attempt, unlike upstream).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/gen.h"
+
+#include "lib/gen_loop.h"
+
+#define PLATEAU 0.05
+
+static const char *const stop_labels[] = {
+    [UP_GEN_STOP_NONE] = "not evaluated",
+    [UP_GEN_STOP_GOOD] = "beneficial",
+    [UP_GEN_STOP_CEILING] = "the skill passes every case",
+    [UP_GEN_STOP_PLATEAU] = "plateaued",
+    [UP_GEN_STOP_LIMIT] = "attempt limit reached",
+    [UP_GEN_STOP_REJECTED] = "refinement rejected as invalid",
+    [UP_GEN_STOP_ERROR] = "stopped by an error",
+};
+
+static const char *const teacher_labels[] = {
+    [UP_GEN_TEACHER_OK] = "keeps its performance",
+    [UP_GEN_TEACHER_MISCAPTURE] = "significant drop: the skill mis-captures "
+                                  "the task",
+    [UP_GEN_TEACHER_REDUNDANT] = "redundant for the teacher: no gain, more "
+                                 "tokens",
+};
+
+const char *up_gen_stop_label(enum up_gen_stop s)
+{
+    return stop_labels[s];
+}
+
+const char *up_gen_teacher_label(enum up_gen_teacher t)
+{
+    return teacher_labels[t];
+}
+
+const up_skill *up_gen_skill(const up_gen *g)
+{
+    return g->nattempts ? &g->attempts[g->best].skill : NULL;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static int load_tests(up_gen *g, up_error *err)
+{
+    up_buf path = UP_BUF_INIT;
+    int rc = 0;
+
+    if (g->has_source && g->source.tests_json) {
+        up_fs_join(&path, g->o->from, "skill_meta.json");
+        rc = up_suite_parse(&g->suite, g->source.tests_json,
+                            strlen(g->source.tests_json), path.data, "tests",
+                            err);
+        g->tests_reused = !rc && g->suite.ncases;
+    }
+    up_buf_release(&path);
+    if (g->tests_reused)
+        gen_emit(g, UP_GEN_EV_TESTS, 0, NULL, "reused", NULL);
+    return rc || g->tests_reused ? rc : gen_tests(g, err);
+}
+
+/* ---- evaluating one version ------------------------------------------ */
+
+static void copy_job(up_eval_job *to, const up_eval_job *from)
+{
+    to->done = 1;
+    to->answer = from->answer ? up_xstrdup(from->answer) : NULL;
+    to->usage = from->usage;
+    to->latency_ms = from->latency_ms;
+    to->attempts = from->attempts;
+    to->from_cache = from->from_cache;
+    to->error = from->error;
+    to->error_msg = from->error_msg ? up_xstrdup(from->error_msg) : NULL;
+}
+
+/* Same models, suite and runs: the job matrices line up index by index. */
+static void reuse_baseline(up_eval_plan *p, const up_eval_plan *first)
+{
+    for (size_t i = 0; i < p->njobs && i < first->njobs; i++)
+        if (p->jobs[i].arm == UP_ARM_BASELINE && first->jobs[i].done)
+            copy_job(&p->jobs[i], &first->jobs[i]);
+}
+
+static int summarize(up_gen *g, up_gen_attempt *a, up_error *err)
+{
+    int rc = 0;
+
+    a->sums = up_xcalloc(g->nmodels, sizeof(*a->sums));
+    for (size_t m = 0; m < g->nmodels && !rc; m++)
+        rc = up_eval_summarize(&a->plan, m,
+                               up_config_price(g->cfg, g->models[m].resolved,
+                                               g->models[m].model_id),
+                               g->o->seed, &a->sums[m], err);
+    return rc;
+}
+
+static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
+{
+    const char **ids = up_xcalloc(g->nmodels, sizeof(*ids));
+    up_eval_run_opts o;
+    int rc;
+
+    for (size_t i = 0; i < g->nmodels; i++)
+        ids[i] = g->models[i].resolved;
+    up_eval_plan_init(&a->plan, &a->skill, &g->suite, ids, g->nmodels,
+                      g->o->runs > 0 ? g->o->runs : 1, 1, UP_INJECT_UPSKILL);
+    free(ids);
+    rc = up_eval_prepare(&a->plan, NULL, err);
+    if (rc)
+        return rc;
+    if (a != g->attempts)
+        reuse_baseline(&a->plan, &g->attempts[0].plan);
+    memset(&o, 0, sizeof(o));
+    o.endpoints = g->eps;
+    up_sched_opts_init(&o.sched);
+    o.sched.jobs = g->o->jobs > 0 ? g->o->jobs
+                   : g->cfg->concurrency.value > 0
+                       ? (int)g->cfg->concurrency.value
+                       : 4;
+    o.sched.stop = g->o->stop;
+    rc = up_eval_execute(&a->plan, &o, NULL, err);
+    if (!rc)
+        up_eval_grade(&a->plan);
+    if (!rc)
+        rc = summarize(g, a, err);
+    a->evaluated = !rc;
+    return rc;
+}
+
+/* Score, rate and verdicts of an evaluated attempt. */
+static void judge(const up_gen *g, up_gen_attempt *a)
+{
+    size_t first = g->nmodels > 1 ? 1 : 0, n = g->nmodels - first;
+    const up_comparison *t = &a->sums[0].cmp;
+
+    a->good = 1;
+    for (size_t m = first; m < g->nmodels; m++) {
+        a->score += a->sums[m].cmp.lift.diff / (double)n;
+        a->skill_rate += a->sums[m].arm[UP_ARM_SKILL].rate.rate / (double)n;
+        a->good &= a->sums[m].cmp.verdict == UP_VERDICT_BENEFICIAL;
+    }
+    if (t->verdict == UP_VERDICT_HARMFUL)
+        a->teacher = UP_GEN_TEACHER_MISCAPTURE;
+    else if (t->lift.diff <= 0 && t->token_change > 0)
+        a->teacher = UP_GEN_TEACHER_REDUNDANT;
+    else
+        a->teacher = UP_GEN_TEACHER_OK;
+}
+
+/* Is a better than b? */
+static int better(const up_gen_attempt *a, const up_gen_attempt *b)
+{
+    int ga = a->teacher != UP_GEN_TEACHER_MISCAPTURE;
+    int gb = b->teacher != UP_GEN_TEACHER_MISCAPTURE;
+
+    if (!b->evaluated || ga != gb)
+        return !b->evaluated || ga > gb;
+    return a->score > b->score + 1e-9;
+}
+
+static enum up_gen_stop decide(const up_gen *g, size_t i)
+{
+    const up_gen_attempt *a = &g->attempts[i];
+    int sound = a->teacher != UP_GEN_TEACHER_MISCAPTURE;
+
+    if (a->good && sound)
+        return UP_GEN_STOP_GOOD;
+    if (a->skill_rate >= 1 && sound)
+        return UP_GEN_STOP_CEILING;
+    if (i > 0 && fabs(a->skill_rate - g->attempts[i - 1].skill_rate) < PLATEAU)
+        return UP_GEN_STOP_PLATEAU;
+    if (i + 1 >= g->max_attempts)
+        return UP_GEN_STOP_LIMIT;
+    return UP_GEN_STOP_NONE;
+}
+
+/* ---- the run log ------------------------------------------------------ */
+
+static void fill_record(up_run_record *r, const up_gen *g,
+                        const up_gen_attempt *a, size_t m, int repeat,
+                        enum up_arm arm)
+{
+    for (size_t i = 0; i < a->plan.njobs; i++) {
+        const up_eval_job *j = &a->plan.jobs[i];
+
+        if (j->model != m || j->repeat != repeat || j->arm != arm)
+            continue;
+        r->cases_total++;
+        r->cases_passed += j->passed != 0;
+        r->cases_errored += j->error != 0;
+        r->input_tokens += j->usage.input;
+        r->output_tokens += j->usage.output;
+        r->cached_tokens += j->usage.cached;
+        r->reasoning_tokens += j->usage.reasoning;
+        r->llm_time_ms += j->latency_ms;
+        r->turns++;
+    }
+    r->batch_id = up_xstrdup(g->batch_id.data);
+    r->model = up_xstrdup(g->models[m].resolved);
+    r->task = up_xstrdup(g->o->task);
+    r->run_type = up_xstrdup(arm == UP_ARM_SKILL ? "with_skill" : "baseline");
+    r->skill_name = up_xstrdup(a->skill.name ? a->skill.name : "");
+    r->total_tokens = r->input_tokens + r->output_tokens;
+    r->assertions_passed = r->cases_passed;
+    r->assertions_total = r->cases_total;
+    r->passed = r->cases_total && r->cases_passed == r->cases_total;
+    r->repeat = repeat;
+    r->attempt = a->number;
+}
+
+static int log_attempt(up_gen *g, const up_gen_attempt *a, up_error *err)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc = 0;
+
+    if (!g->batch_dir.len)
+        return 0;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (size_t m = 0; m < g->nmodels && !rc; m++)
+        for (int r = 1; r <= a->plan.runs && !rc; r++)
+            for (int arm = 0; arm <= 1 && !rc; arm++) {
+                up_run_record *rec;
+
+                g->runs = up_xrealloc(g->runs, (g->nruns + 1) * sizeof(*rec));
+                rec = &g->runs[g->nruns++];
+                up_run_record_init(rec);
+                fill_record(rec, g, a, m, r, (enum up_arm)arm);
+                rec->timestamp = up_xstrdup(stamp);
+                rec->run_number = (int)g->nruns;
+                rc = up_store_run_write(g->batch_dir.data, rec, err);
+            }
+    return rc;
+}
+
+static int open_batch(up_gen *g, up_error *err)
+{
+    const char *dir = g->o->runs_dir           ? g->o->runs_dir
+                      : g->cfg->runs_dir.value ? g->cfg->runs_dir.value
+                                               : "runs";
+
+    if (g->o->no_log)
+        return 0;
+    return up_store_batch_new(&g->batch_dir, &g->batch_id, dir, err);
+}
+
+/* ---- refining --------------------------------------------------------- */
+
+static void results_text(up_buf *out, const up_gen *g, const up_gen_attempt *a)
+{
+    for (size_t m = 0; m < g->nmodels; m++) {
+        const up_eval_summary *s = &a->sums[m];
+
+        up_buf_addf(out, "- %s (%s): %.0f%% -> %.0f%%\n", s->model,
+                    m ? "student" : "teacher",
+                    s->arm[UP_ARM_BASELINE].rate.rate * 100,
+                    s->arm[UP_ARM_SKILL].rate.rate * 100);
+    }
+}
+
+static void copy_meta(up_skill_meta *to, const up_skill_meta *from)
+{
+    char **dst[] = {&to->version,     &to->generated_by, &to->generated_at,
+                    &to->source_task, &to->license,      &to->compatibility};
+    char *const src[] = {from->version,      from->generated_by,
+                         from->generated_at, from->source_task,
+                         from->license,      from->compatibility};
+
+    for (size_t i = 0; i < sizeof(src) / sizeof(*src); i++)
+        *dst[i] = src[i] ? up_xstrdup(src[i]) : NULL;
+}
+
+/* The refine prompt for the best version so far. */
+static int refine_prompt(up_gen *g, const up_gen_attempt *base, up_buf *user,
+                         up_error *err)
+{
+    up_buf tmpl = UP_BUF_INIT, skill = UP_BUF_INIT, res = UP_BUF_INIT,
+           fails = UP_BUF_INIT;
+    size_t drivers[64], n = 0;
+    size_t budget = (g->o->refine_budget ? g->o->refine_budget : 6000) * 4;
+    int rc = up_gen_prompt(&tmpl, "refine", g->cfg->prompts_dir.value, err);
+
+    if (base->teacher == UP_GEN_TEACHER_MISCAPTURE || g->nmodels == 1)
+        drivers[n++] = 0;
+    for (size_t m = 1; m < g->nmodels && n < 64; m++)
+        drivers[n++] = m;
+    up_gen_skill_text(&skill, &base->skill);
+    results_text(&res, g, base);
+    up_gen_failures(&fails, &base->plan, drivers, n, budget, NULL, NULL);
+    if (!rc) {
+        up_gen_var v[] = {{"task", g->o->task},
+                          {"skill", skill.data},
+                          {"results", res.data},
+                          {"failures", fails.data}};
+
+        up_gen_expand(user, tmpl.data, v, 4);
+    }
+    up_buf_release(&tmpl);
+    up_buf_release(&skill);
+    up_buf_release(&res);
+    up_buf_release(&fails);
+    return rc;
+}
+
+/* Ask for the next version; 1 when the teacher's reply stayed invalid. */
+static int refine(up_gen *g, up_error *err)
+{
+    const up_gen_attempt *base = &g->attempts[g->best];
+    up_gen_attempt *a = &g->attempts[g->nattempts];
+    up_buf user = UP_BUF_INIT;
+    int rc = refine_prompt(g, base, &user, err);
+
+    memset(a, 0, sizeof(*a));
+    up_skill_init(&a->skill);
+    a->number = (int)g->nattempts + 1;
+    if (!rc) {
+        gen_emit(g, UP_GEN_EV_REFINE, a->number, g->models[0].resolved, NULL,
+                 base);
+        rc = gen_ask_skill(g, user.data, &base->skill, &a->skill, a->number,
+                           err);
+    }
+    if (!rc) {
+        copy_meta(&a->skill.meta, &base->skill.meta);
+        a->skill.has_meta = 1;
+        g->nattempts++;
+    } else {
+        up_skill_release(&a->skill);
+    }
+    up_buf_release(&user);
+    return rc == UP_EINVALID ? 1 : rc;
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+static int attempt_done(up_gen *g, size_t i, up_error *err)
+{
+    up_gen_attempt *a = &g->attempts[i];
+    int rc = log_attempt(g, a, err);
+
+    judge(g, a);
+    if (i == 0 || better(a, &g->attempts[g->best]))
+        g->best = i;
+    gen_emit(g, UP_GEN_EV_ATTEMPT, a->number, NULL, NULL, a);
+    return rc;
+}
+
+static int loop(up_gen *g, up_error *err)
+{
+    int rc = load_tests(g, err);
+
+    if (!rc)
+        rc = open_batch(g, err);
+    for (size_t i = 0; !rc; i++) {
+        gen_emit(g, UP_GEN_EV_EVAL, (int)i + 1, NULL, NULL, NULL);
+        rc = run_plan(g, &g->attempts[i], err);
+        if (!rc)
+            rc = attempt_done(g, i, err);
+        if (!rc && (g->stop = decide(g, i)) != UP_GEN_STOP_NONE)
+            break;
+        if (!rc && (rc = refine(g, err)) == 1) {
+            g->stop = UP_GEN_STOP_REJECTED;
+            gen_emit(g, UP_GEN_EV_REPAIR, (int)i + 2, NULL, err->msg, NULL);
+            rc = 0;
+            break;
+        }
+    }
+    if (rc)
+        g->stop = UP_GEN_STOP_ERROR;
+    gen_emit(g, UP_GEN_EV_STOP, (int)g->nattempts, NULL,
+             up_gen_stop_label(g->stop), NULL);
+    return rc;
+}
+
+/* ---- saving ----------------------------------------------------------- */
+
+static int save(up_gen *g, up_error *err)
+{
+    up_gen_attempt *a = &g->attempts[g->best];
+    up_skill *s = &a->skill;
+    up_buf tests = UP_BUF_INIT;
+    const char *dir =
+        g->cfg->skills_dir.value ? g->cfg->skills_dir.value : "skills";
+    int rc;
+
+    if (g->suite.ncases) {
+        up_suite_to_json(&g->suite, &tests);
+        free(s->tests_json);
+        s->tests_json = up_buf_detach(&tests);
+    }
+    if (a->evaluated) {
+        s->meta.test_pass_rate = a->sums[0].arm[UP_ARM_SKILL].rate.rate;
+        s->meta.has_test_pass_rate = 1;
+    }
+    up_buf_reset(&g->output);
+    if (g->o->output)
+        up_buf_adds(&g->output, g->o->output);
+    else
+        up_fs_join(&g->output, dir, s->name);
+    rc = up_skill_save(s, g->output.data, err);
+    if (!rc)
+        up_validate_path(&g->saved, g->output.data);
+    return rc;
+}
+
+/* batch_summary.json, with which attempt was kept under "stats". */
+static int summary(up_gen *g, up_error *err)
+{
+    up_buf stats = UP_BUF_INIT;
+    int rc;
+
+    if (!g->batch_dir.len || !g->nruns)
+        return 0;
+    up_buf_addf(&stats,
+                "{\"generate\": {\"attempts\": %zu, \"kept_attempt\": %d, "
+                "\"stop\": \"%s\"}}",
+                g->nattempts, g->attempts[g->best].number,
+                up_gen_stop_label(g->stop));
+    rc = up_store_summary_write(g->batch_dir.data, g->batch_id.data,
+                                g->models[0].resolved, g->o->task, g->runs,
+                                g->nruns, stats.data, err);
+    up_buf_release(&stats);
+    return rc;
+}
+
+int up_gen_run(up_gen *g, up_error *err)
+{
+    up_gen_attempt *a = &g->attempts[0];
+    up_error e2;
+    int rc;
+
+    a->number = 1;
+    up_skill_init(&a->skill);
+    rc = gen_first(g, &a->skill, err);
+    if (rc) {
+        up_skill_release(&a->skill);
+        return rc;
+    }
+    g->nattempts = 1;
+    if (!g->o->no_eval)
+        rc = loop(g, err);
+    if (summary(g, rc ? &e2 : err) && !rc)
+        return err->code;
+    if (!rc)
+        return save(g, err);
+    if (!save(g, &e2)) {
+        char msg[UP_ERROR_MAX];
+
+        memcpy(msg, err->msg, sizeof(msg));
+        up_error_set(err, rc,
+                     "%.900s; the best version so far is saved to "
+                     "'%s'",
+                     msg, g->output.data);
+    }
+    return rc;
+}

@@ -1,0 +1,29 @@
+/*
+ * Private to the generate module: what gen.c (the teacher's side) and
+ * gen_loop.c (evaluate, refine, log, save) share.
+ */
+#ifndef UPSKILL_LIB_GEN_LOOP_H
+#define UPSKILL_LIB_GEN_LOOP_H
+
+#include "upskill/gen.h"
+
+/* Send an event to the caller's hook, if any. */
+void gen_emit(up_gen *g, enum up_gen_stage stage, int attempt,
+              const char *model, const char *detail, const up_gen_attempt *a);
+
+/*
+ * Ask the teacher for a skill with the user prompt `user`; files of prev
+ * (may be NULL) that the reply leaves out are kept.  Invalid replies are
+ * sent back with their errors up to max_repairs times; then UP_EINVALID.
+ * s must be initialised.
+ */
+int gen_ask_skill(up_gen *g, const char *user, const up_skill *prev,
+                  up_skill *s, int attempt, up_error *err);
+
+/* The first version: generated from the task (and trace), or improved. */
+int gen_first(up_gen *g, up_skill *s, up_error *err);
+
+/* Generate g->suite with the test-gen model (one retry when unusable). */
+int gen_tests(up_gen *g, up_error *err);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * Generated tests: the schema asked of the test-gen model and the checks
+ * on what comes back.  A usable case has at least two non-blank expected
+ * strings (upstream asks for this but never enforces it; a case with none
+ * passes every answer) or an assertion list.  Unusable cases are dropped
+ * with a note; too few usable ones is an error the caller can send back.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/gen.h"
+
+/* Strict-mode friendly: every property required, no extra keys. */
+const char up_gen_tests_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"cases\":{\"type\":\"array\","
+    "\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"input\":{\"type\":\"string\"},"
+    "\"expected\":{\"type\":\"object\",\"properties\":{\"contains\":"
+    "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+    "\"required\":[\"contains\"],\"additionalProperties\":false}},"
+    "\"required\":[\"input\",\"expected\"],\"additionalProperties\":false}}},"
+    "\"required\":[\"cases\"],\"additionalProperties\":false}";
+
+static size_t non_blank(const up_case *c)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->ncontains; i++)
+        n += strspn(c->contains[i], " \t\r\n") < strlen(c->contains[i]);
+    return n;
+}
+
+static int usable(const up_case *c)
+{
+    return c->input && *c->input && (non_blank(c) >= 2 || c->assert_json);
+}
+
+/*
+ * Move the usable cases of all, at most max, into s; the others stay in
+ * all (compacted) for the caller to release.
+ */
+static void keep(up_suite *s, up_suite *all, int max, up_buf *notes)
+{
+    size_t left = 0, over = 0;
+
+    for (size_t i = 0; i < all->ncases; i++) {
+        up_case *c = &all->cases[i];
+        int ok = usable(c);
+
+        if (!ok)
+            up_buf_addf(notes,
+                        "case %zu dropped: it needs an input and at least "
+                        "two expected strings\n",
+                        i + 1);
+        if (ok && s->ncases < (size_t)max) {
+            s->cases = up_xrealloc(s->cases, (s->ncases + 1) * sizeof(*c));
+            s->cases[s->ncases++] = *c;
+            continue;
+        }
+        over += ok;
+        all->cases[left++] = *c;
+    }
+    all->ncases = left;
+    if (over)
+        up_buf_addf(notes, "%zu case(s) over the limit of %d dropped\n", over,
+                    max);
+}
+
+int up_gen_tests_read(up_suite *s, const char *json, int min, int max,
+                      up_buf *notes, up_error *err)
+{
+    up_suite all;
+    int rc;
+
+    up_suite_init(&all);
+    rc = up_suite_parse(&all, json ? json : "", json ? strlen(json) : 0,
+                        "generated tests", "", err);
+    if (rc) {
+        up_suite_release(&all);
+        return rc;
+    }
+    keep(s, &all, max, notes);
+    up_suite_release(&all);
+    if (s->ncases < (size_t)min)
+        return up_error_set(err, UP_EINVALID,
+                            "the test-gen model wrote %zu usable case(s), "
+                            "at least %d are needed",
+                            s->ncases, min);
+    return 0;
+}

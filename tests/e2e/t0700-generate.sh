@@ -1,0 +1,169 @@
+#!/bin/sh
+# upskill generate against the fake server as teacher and student: a plain
+# task, refinement that keeps the best version, invalid teacher output
+# repaired or rejected, --from a skill folder and a trace, --no-eval, the
+# teacher check, prompt overrides.  Scenarios: tests/fixtures/gen/.
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/fake/lib.sh"
+fake_need_curl
+G="$TOP/tests/fixtures/gen"
+export UPSKILL_CONFIG="$T/none.yaml"
+cd "$T" || exit 1
+
+# gen SCENARIO [ARGS...]: a fresh server and record, then generate with
+# the teacher and one student on it.
+gen() {
+    sc=$1
+    shift
+    rm -f "$T/rec.jsonl"
+    fake_start "$G/$sc.json" --record "$T/rec.jsonl"
+    GENERIC_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" generate \
+        "write commit messages" -m generic.teacher "$@" \
+        --eval-model student --eval-base-url "$FAKE_URL/v1"
+}
+nreq() { wc -l < "$T/rec.jsonl" | tr -d ' '; }
+req() { sed -n "${1}p" "$T/rec.jsonl"; } # the Nth recorded request
+
+# --- a plain task -----------------------------------------------------------
+gen plain -o "$T/p/commit-helper" --runs-dir "$T/runs-p"
+is "$rc" 0 "generate exits 0"
+is "$(nreq)" 18 "1 skill + 1 tests + 2 models x 2 arms x 4 cases requests"
+like "$(req 2)" '"json_schema"' "tests are asked for as structured output"
+like "$out" "generic.teacher" "the report shows the teacher"
+like "$out" "generic.student" "and the student side by side"
+like "$out" "references/types.md" "the report lists each file"
+like "$out" "~20 tokens" "with its token size"
+like "$out" "lift +50 points" "and the eval engine's statistics"
+run "$UPSKILL" validate "$T/p/commit-helper"
+is "$rc" 0 "the generated skill passes upskill validate"
+is "$(grep -c '"input"' "$T/p/commit-helper/skill_meta.json")" 4 \
+    "its 4 tests are in skill_meta.json"
+like "$(cat "$T/p/commit-helper/skill_meta.json")" '"test_pass_rate": 1.0' \
+    "the teacher's with-skill rate is recorded"
+batch=$(ls "$T/runs-p")
+is "$(ls "$T/runs-p/$batch" | grep -c '^run_')" 4 "a run per model and arm"
+like "$(cat "$T/runs-p/$batch/run_4/run_result.json")" '"attempt": 1' \
+    "runs record their attempt"
+unlike "$(cat "$T/runs-p/$batch/run_1/run_metadata.json")" "Based on" \
+    "the task is logged as given"
+fake_start "$G/plain.json" --record "$T/rec-e.jsonl"
+run "$UPSKILL" eval "$T/p/commit-helper" -m student --base-url "$FAKE_URL/v1" \
+    --no-log-runs
+is "$rc" 0 "upskill eval runs on the generated skill"
+like "$err" "4 case(s)" "with the tests generate saved"
+run "$UPSKILL" runs -d "$T/runs-p"
+like "$out" "commit-helper" "upskill runs reads generate's log"
+
+# --- refinement keeps the best version --------------------------------------
+gen keep-best -o "$T/b/commit-helper" --runs-dir "$T/runs-b" --max-refine 2
+is "$rc" 0 "generate with a worse refinement exits 0"
+like "$(cat "$T/b/commit-helper/SKILL.md")" "SKILL-V1" "attempt 1 is kept"
+unlike "$(cat "$T/b/commit-helper/SKILL.md")" "SKILL-V2" "attempt 2 is not"
+like "$out" "1. mean lift +0%, with skill 50%  (kept)" "the report says so"
+is "$(nreq)" 27 "the baseline runs once: attempt 2 costs 1 refine + 8 requests"
+refine=$(grep 'A skill you wrote was tested' "$T/rec.jsonl")
+like "$refine" "documentation only" "the refine prompt has the whole skill"
+like "$refine" "hard case 3" "and every failure"
+like "$refine" "hard case 4" "(all of them)"
+like "$refine" "generic.student" "driven by the student's failures"
+batch=$(ls "$T/runs-b")
+is "$(cat "$T"/runs-b/$batch/run_*/run_result.json | grep -c '"attempt": 2')" 4 \
+    "the run log records attempt 2 too"
+like "$(cat "$T/runs-b/$batch/batch_summary.json")" '"kept_attempt": 1' \
+    "batch_summary.json says which attempt was kept"
+
+# --- invalid teacher output: repaired ---------------------------------------
+gen repair -o "$T/r/commit-helper" --no-log-runs
+is "$rc" 0 "an invalid reply is repaired"
+like "$err" "name-not-lowercase" "the errors are shown"
+like "$(req 2)" "Missing required field in frontmatter: description" \
+    "and sent back to the teacher"
+like "$(req 2)" "path must stay inside the folder" "unsafe paths too"
+run "$UPSKILL" validate "$T/r/commit-helper"
+is "$rc" 0 "the repaired skill (a fenced bare SKILL.md) is valid"
+unlike "$(cat "$T/r/commit-helper/SKILL.md")" '```markdown' "fences stripped"
+unlike "$(cat "$T/r/commit-helper/SKILL.md")" 'Hope this helps' "prose dropped"
+ok "$(find "$T" -name escape.md | grep -c .)" "no file escaped the folder"
+
+# --- invalid teacher output: rejected ---------------------------------------
+gen reject -o "$T/x/commit-helper" --no-log-runs
+is "$rc" 3 "an output that stays invalid exits 3"
+like "$err" "still invalid after 2 repair(s)" "with a clear message"
+like "$err" "neither the JSON object asked for nor a SKILL.md" "saying why"
+is "$(nreq)" 3 "the reply was sent back twice"
+ok "$([ -e "$T/x" ] && echo 1 || echo 0)" "nothing is saved"
+
+# --- --from a skill folder ---------------------------------------------------
+cp -R "$G/improve/commit-helper" "$T/src"
+SKILLS=$T/skills-i
+printf 'skills_dir: %s\n' "$SKILLS" > "$T/cfg-i.yaml"
+UPSKILL_CONFIG="$T/cfg-i.yaml" gen improve -f "$T/src" --no-log-runs \
+    -e "fix a typo -> docs: fix typo in README"
+is "$rc" 0 "--from DIR improves a skill"
+like "$err" "Improving commit-helper" "auto-detected as a folder"
+like "$(req 1)" "Write a short summary line" "the teacher sees the old skill"
+like "$(req 1)" "docs: fix typo in README" "and the -e examples"
+unlike "$(cat "$T/rec.jsonl")" "You write test cases" "no tests are generated"
+meta=$(cat "$SKILLS/commit-helper/skill_meta.json")
+is "$(printf '%s' "$meta" | grep -c 'kept test')" 3 "its tests are kept"
+like "$meta" '"version": "1.2"' "its metadata is kept"
+like "$meta" '"source_task": "write commit messages"' "its source task too"
+like "$(cat "$SKILLS/commit-helper/SKILL.md")" "license: MIT" \
+    "frontmatter the teacher left out is kept"
+
+# --- --from a trace file -------------------------------------------------------
+{
+    echo "# Session: commit messages"
+    i=0
+    while [ $i -lt 80 ]; do
+        echo "assistant: running git diff --stat and reading hunk $i of the change"
+        i=$((i + 1))
+    done
+    echo "user: no, that is wrong. DECISIVE-CORRECTION-42: use the type fix for bug fixes"
+} > "$T/trace.md"
+ok "$([ "$(grep -b DECISIVE "$T/trace.md" | cut -d: -f1)" -gt 4000 ] && echo 0 || echo 1)" \
+    "the trace's correction sits after its first 4,000 characters"
+gen plain -f "$T/trace.md" -o "$T/t/commit-helper" --no-log-runs
+is "$rc" 0 "--from FILE generates from a trace"
+like "$err" "from trace" "auto-detected as a trace"
+like "$(req 1)" "DECISIVE-CORRECTION-42" "the correction reaches the teacher's prompt"
+like "$(cat "$T/t/commit-helper/skill_meta.json")" \
+    '"source_task": "write commit messages"' "the trace is not copied into the task"
+
+gen plain -f "$TOP/tests/fixtures/traces/claude-code.jsonl" --no-eval \
+    -o "$T/cc/commit-helper"
+is "$rc" 0 "--from a Claude Code session (JSONL)"
+like "$err" "claude-code" "its format is detected"
+like "$(req 1)" "formatUser fails with a crash" "the user's request reaches the teacher"
+unlike "$(req 1)" "sessionId" "as a rendered trace, not raw JSON"
+
+# --- --no-eval ------------------------------------------------------------------
+gen plain -o "$T/n/commit-helper" --no-eval --runs-dir "$T/runs-n"
+is "$rc" 0 "--no-eval exits 0"
+is "$(nreq)" 1 "one request: the skill"
+ok "$([ -e "$T/runs-n" ] && echo 1 || echo 0)" "no empty batch folder"
+run "$UPSKILL" validate "$T/n/commit-helper"
+is "$rc" 0 "the skill is saved and valid"
+
+# --- the teacher check -----------------------------------------------------------
+gen miscapture -o "$T/m/commit-helper" --no-log-runs --max-refine 1
+is "$rc" 0 "a skill that hurts the teacher still finishes"
+like "$out" "mis-captures the task" "and the drop is reported as such"
+
+# --- prompts_dir overrides one prompt ---------------------------------------------
+mkdir -p "$T/prompts"
+printf 'CUSTOM-PROMPT Write a skill for: {{task}}\n' > "$T/prompts/generate.md"
+printf 'prompts_dir: %s\n' "$T/prompts" > "$T/cfg-p.yaml"
+UPSKILL_CONFIG="$T/cfg-p.yaml" gen plain -o "$T/o/commit-helper" --no-eval
+is "$rc" 0 "generate with a prompt override"
+like "$(req 1)" "CUSTOM-PROMPT Write a skill for: write commit messages" \
+    "the override is used"
+like "$(req 1)" "You are a skill author" "the other prompts stay built in"
+
+# --- usage ----------------------------------------------------------------------
+run "$UPSKILL" generate "x" --eval-base-url http://127.0.0.1:1/v1
+is "$rc" 2 "--eval-base-url without --eval-model is a usage error"
+run "$UPSKILL" generate "x" -f "$T/nope"
+is "$rc" 3 "a missing --from path is bad input"
+
+done_testing
