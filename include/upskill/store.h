@@ -45,6 +45,7 @@ typedef struct up_run_record {
     long cases_errored;
     int repeat;      /* 1-based repeat index within the model */
     int attempt;     /* generate: 1-based refinement attempt; 0: none */
+    int superseded;  /* in memory: a generate attempt that was not kept */
     double cost_usd; /* < 0: unknown (no price configured) */
 } up_run_record;
 

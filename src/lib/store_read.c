@@ -45,6 +45,7 @@ static void record_from_json(up_run_record *r, const json_t *o)
     r->cases_total = up_json_long(o, "cases_total", 0);
     r->cases_errored = up_json_long(o, "cases_errored", 0);
     r->repeat = (int)up_json_long(o, "repeat", 1);
+    r->attempt = (int)up_json_long(o, "attempt", 0);
     r->cost_usd = up_json_num(o, "cost_usd", -1);
 }
 
@@ -53,25 +54,27 @@ struct loader {
     size_t n, cap, nwarn;
 };
 
-static void add_record(struct loader *l, const json_t *o, const char *batch)
+static up_run_record *add_record(struct loader *l, const json_t *o,
+                                 const char *batch)
 {
     up_run_record *r;
 
     if (!json_is_object(o)) {
         l->nwarn++;
-        return;
+        return NULL;
     }
     UP_GROW(l->v, l->cap, l->n + 1);
     r = &l->v[l->n++];
     record_from_json(r, o);
     if (!r->batch_id)
         r->batch_id = up_xstrdup(batch);
+    return r;
 }
 
 static int load_summary(struct loader *l, const char *dir, const char *batch)
 {
     up_buf path = UP_BUF_INIT;
-    json_t *o = NULL, *results, *item;
+    json_t *o = NULL, *results, *item, *kept;
     size_t i;
 
     up_fs_join(&path, dir, "batch_summary.json");
@@ -82,7 +85,18 @@ static int load_summary(struct loader *l, const char *dir, const char *batch)
         json_decref(o);
         return -1;
     }
-    json_array_foreach(results, i, item) add_record(l, item, batch);
+    kept = json_object_get(
+        json_object_get(json_object_get(o, "stats"), "generate"),
+        "kept_attempt");
+    json_array_foreach(results, i, item)
+    {
+        up_run_record *r = add_record(l, item, batch);
+
+        /* generate logs every attempt; only the kept one speaks for it */
+        if (r && json_is_integer(kept) && r->attempt > 0 &&
+            r->attempt != json_integer_value(kept))
+            r->superseded = 1;
+    }
     json_decref(o);
     return 0;
 }
@@ -202,8 +216,9 @@ static struct pool pool_arm(const up_run_record *runs, size_t n,
     for (size_t i = 0; i < n; i++) {
         const up_run_record *r = &runs[i];
 
-        if (!same(r->batch_id, batch) || !same(r->run_type, type) ||
-            !same(r->model, key->model) || strcmp(skill_of(r), skill_of(key)))
+        if (r->superseded || !same(r->batch_id, batch) ||
+            !same(r->run_type, type) || !same(r->model, key->model) ||
+            strcmp(skill_of(r), skill_of(key)))
             continue;
         p.passed += r->assertions_passed;
         p.total += r->assertions_total;
@@ -282,7 +297,7 @@ void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
         const up_run_record *r = &runs[i];
         up_compare *old;
 
-        if (!same(r->run_type, "with_skill") ||
+        if (r->superseded || !same(r->run_type, "with_skill") ||
             !in_list(skill_of(r), skills, nskills) ||
             !in_list(r->model, models, nmodels))
             continue;

@@ -122,3 +122,41 @@ Test(store, latest_versus_best)
     for (int i = 0; i < 4; i++)
         up_run_record_release(&r[i]);
 }
+
+Test(store, generate_batches_show_the_kept_attempt)
+{
+    char *root = mkroot();
+    up_buf dir = UP_BUF_INIT, path = UP_BUF_INIT;
+    const char *json =
+        "{\"batch_id\": \"b\", \"results\": ["
+        "{\"metadata\": {\"model\": \"m\"}, \"run_type\": \"with_skill\","
+        " \"skill_name\": \"s\", \"attempt\": 1, \"assertions_passed\": 1,"
+        " \"assertions_total\": 4},"
+        "{\"metadata\": {\"model\": \"m\"}, \"run_type\": \"with_skill\","
+        " \"skill_name\": \"s\", \"attempt\": 2, \"assertions_passed\": 3,"
+        " \"assertions_total\": 4}],"
+        " \"stats\": {\"generate\": {\"kept_attempt\": 2}}}";
+    up_run_record *got = NULL;
+    up_compare *cmp = NULL;
+    size_t n = 0, ncmp = 0;
+    up_error err;
+
+    up_fs_join(&dir, root, "b");
+    cr_assert_eq(up_fs_mkdir_p(dir.data, 0755, &err), 0);
+    up_fs_join(&path, dir.data, "batch_summary.json");
+    cr_assert_eq(up_fs_write_atomic(path.data, json, strlen(json), 0644, &err),
+                 0);
+    cr_assert_eq(up_store_load(&got, &n, NULL, root, &err), 0);
+    cr_assert_eq(n, 2);
+    cr_assert(got[0].superseded);
+    cr_assert_not(got[1].superseded);
+    up_store_compare(&cmp, &ncmp, got, n, NULL, 0, NULL, 0, 0);
+    cr_assert_eq(ncmp, 1);
+    cr_assert_float_eq(cmp[0].with_rate, 0.75, 1e-9,
+                       "only the kept attempt is pooled");
+    free(cmp);
+    up_store_free(got, n);
+    up_buf_release(&dir);
+    up_buf_release(&path);
+    free(root);
+}
