@@ -39,6 +39,8 @@ cd "$T"
 cat > upskill.config.yaml <<YAML
 skills_dir: skills
 runs_dir: runs
+cache:
+  path: cache.sqlite
 prices:
   claude-sonnet-4-5: {input: 3.0, output: 15.0}
   generic.qwen2.5-7b-instruct: {input: 0.1, output: 0.3}
@@ -48,7 +50,11 @@ export ANTHROPIC_BASE_URL="$URL" ANTHROPIC_API_KEY=demo-key-not-a-real-one
 STUDENT=qwen2.5-7b-instruct
 
 step() {
-    printf '\n\033[1m$ %s\033[0m\n' "$*"
+    if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+        printf '\n\033[1m$ %s\033[0m\n' "$*"
+    else
+        printf '\n$ %s\n' "$*"
+    fi
     "$@"
 }
 
