@@ -29,6 +29,7 @@
 #include "upskill/sched.h"
 #include "upskill/skill.h"
 #include "upskill/stats.h"
+#include "upskill/store.h"
 #include "upskill/suite.h"
 
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
@@ -214,6 +215,15 @@ typedef struct up_eval_run_opts {
  */
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err);
+
+/*
+ * Fill r (initialised by the caller, who sets batch, task, timestamp and
+ * run number) with the totals of model m's arm in one repeat: cases
+ * passed (as upstream's assertions_*), tokens, latency, cost when price
+ * is given, model id, run type and skill name.
+ */
+void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
+                        int repeat, enum up_arm arm, const up_price *price);
 
 /* Token count of an answer when the provider gives none (chars / 4). */
 long up_eval_estimate_tokens(const char *text);

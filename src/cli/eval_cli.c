@@ -238,31 +238,11 @@ static void fill_run(up_run_record *r, struct ctx *c, size_t m, int repeat,
                      enum up_arm arm)
 {
     up_run_record_init(r);
+    up_eval_run_totals(
+        r, &c->plan, m, repeat, arm,
+        up_config_price(&c->cfg, c->models[m].resolved, c->models[m].model_id));
     r->batch_id = up_xstrdup(c->batch_id.data);
-    r->model = up_xstrdup(c->plan.models[m]);
     r->task = up_xstrdup(c->skill.description ? c->skill.description : "");
-    r->run_type = up_xstrdup(arm == UP_ARM_SKILL ? "with_skill" : "baseline");
-    r->skill_name = up_xstrdup(c->skill.name ? c->skill.name : "");
-    r->repeat = repeat;
-    for (size_t i = 0; i < c->plan.njobs; i++) {
-        const up_eval_job *j = &c->plan.jobs[i];
-
-        if (j->model != m || j->repeat != repeat || j->arm != arm)
-            continue;
-        r->cases_total++;
-        r->cases_passed += j->passed != 0;
-        r->cases_errored += j->error != 0;
-        r->input_tokens += j->usage.input;
-        r->output_tokens += j->usage.output;
-        r->cached_tokens += j->usage.cached;
-        r->reasoning_tokens += j->usage.reasoning;
-        r->llm_time_ms += j->latency_ms;
-        r->turns++;
-    }
-    r->total_tokens = r->input_tokens + r->output_tokens;
-    r->assertions_passed = r->cases_passed;
-    r->assertions_total = r->cases_total;
-    r->passed = r->cases_total && r->cases_passed == r->cases_total;
 }
 
 static int write_runs(struct ctx *c)

@@ -99,3 +99,34 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     free(cs);
     return rc;
 }
+
+void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
+                        int repeat, enum up_arm arm, const up_price *price)
+{
+    r->cost_usd = price ? 0 : -1;
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (j->model != m || j->repeat != repeat || j->arm != arm)
+            continue;
+        r->cases_total++;
+        r->cases_passed += j->passed != 0;
+        r->cases_errored += j->error != 0;
+        r->input_tokens += j->usage.input;
+        r->output_tokens += j->usage.output;
+        r->cached_tokens += j->usage.cached;
+        r->reasoning_tokens += j->usage.reasoning;
+        r->llm_time_ms += j->latency_ms;
+        r->turns++;
+        if (price)
+            r->cost_usd += job_cost(j, price);
+    }
+    r->model = up_xstrdup(p->models[m]);
+    r->run_type = up_xstrdup(arm == UP_ARM_SKILL ? "with_skill" : "baseline");
+    r->skill_name = up_xstrdup(p->skill->name ? p->skill->name : "");
+    r->total_tokens = r->input_tokens + r->output_tokens;
+    r->assertions_passed = r->cases_passed;
+    r->assertions_total = r->cases_total;
+    r->passed = r->cases_total && r->cases_passed == r->cases_total;
+    r->repeat = repeat;
+}

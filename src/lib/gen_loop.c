@@ -207,31 +207,11 @@ static void fill_record(up_run_record *r, const up_gen *g,
                         const up_gen_attempt *a, size_t m, int repeat,
                         enum up_arm arm)
 {
-    for (size_t i = 0; i < a->plan.njobs; i++) {
-        const up_eval_job *j = &a->plan.jobs[i];
-
-        if (j->model != m || j->repeat != repeat || j->arm != arm)
-            continue;
-        r->cases_total++;
-        r->cases_passed += j->passed != 0;
-        r->cases_errored += j->error != 0;
-        r->input_tokens += j->usage.input;
-        r->output_tokens += j->usage.output;
-        r->cached_tokens += j->usage.cached;
-        r->reasoning_tokens += j->usage.reasoning;
-        r->llm_time_ms += j->latency_ms;
-        r->turns++;
-    }
+    up_eval_run_totals(
+        r, &a->plan, m, repeat, arm,
+        up_config_price(g->cfg, g->models[m].resolved, g->models[m].model_id));
     r->batch_id = up_xstrdup(g->batch_id.data);
-    r->model = up_xstrdup(g->models[m].resolved);
     r->task = up_xstrdup(g->o->task);
-    r->run_type = up_xstrdup(arm == UP_ARM_SKILL ? "with_skill" : "baseline");
-    r->skill_name = up_xstrdup(a->skill.name ? a->skill.name : "");
-    r->total_tokens = r->input_tokens + r->output_tokens;
-    r->assertions_passed = r->cases_passed;
-    r->assertions_total = r->cases_total;
-    r->passed = r->cases_total && r->cases_passed == r->cases_total;
-    r->repeat = repeat;
     r->attempt = a->number;
 }
 
