@@ -76,22 +76,84 @@ static int distinct(const up_compare *v, size_t n, int by_model)
     return k > 1 ? 2 : k;
 }
 
+/* Distinct values of one field of v (models or skills), in order seen. */
+static size_t distinct_list(const char **out, const up_compare *v, size_t n,
+                            int by_model)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *x = by_model ? v[i].model : v[i].skill;
+        size_t j = 0;
+
+        while (j < k && strcmp(out[j], x))
+            j++;
+        if (j == k)
+            out[k++] = x;
+    }
+    return k;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "60%→80%" (green when up, red when down), "-→80%", or "1200→800". */
+static char *cell(const up_compare *c, int tokens)
+{
+    up_buf b = UP_BUF_INIT;
+    char x[16], y[16];
+    double from = tokens ? c->base_tokens : c->base_rate;
+    double to = tokens ? c->with_tokens : c->with_rate;
+    int better = tokens ? to < from : to > from;
+
+    if (tokens) {
+        snprintf(x, sizeof(x), "%.0f", from);
+        snprintf(y, sizeof(y), "%.0f", to);
+    } else {
+        render_pct(x, sizeof(x), from);
+        render_pct(y, sizeof(y), to);
+    }
+    if (!c->has_baseline)
+        up_buf_addf(&b, "%s-%s\u2192%s", out_c(C_DIM), out_c(C_RESET), y);
+    else
+        up_buf_addf(&b, "%s%s\u2192%s%s",
+                    out_c(from == to ? C_RESET
+                          : better   ? C_GREEN
+                                     : C_RED),
+                    x, y, out_c(C_RESET));
+    return up_buf_detach(&b);
+}
+
 static void matrix(const up_compare *v, size_t n, int tokens)
 {
-    printf("%sSkill Performance Matrix%s\n", out_c(C_BOLD), out_c(C_RESET));
-    for (size_t i = 0; i < n; i++) {
-        char a[16], b[16];
+    const char **ms = up_xcalloc(n + 1, sizeof(*ms));
+    const char **ss = up_xcalloc(n, sizeof(*ss));
+    size_t nm = distinct_list(ms + 1, v, n, 1), ns = distinct_list(ss, v, n, 0);
+    char **cells = up_xcalloc(ns * (nm + 1), sizeof(*cells));
 
-        if (tokens) {
-            snprintf(a, sizeof(a), "%.0f", v[i].base_tokens);
-            snprintf(b, sizeof(b), "%.0f", v[i].with_tokens);
-        } else {
-            render_pct(a, sizeof(a), v[i].base_rate);
-            render_pct(b, sizeof(b), v[i].with_rate);
+    qsort(ms + 1, nm, sizeof(*ms), cmp_str);
+    ms[0] = "skill";
+    for (size_t r = 0; r < ns; r++) {
+        cells[r * (nm + 1)] = up_xstrdup(ss[r]);
+        for (size_t c = 0; c < nm; c++) {
+            char *x = NULL;
+
+            for (size_t i = 0; i < n && !x; i++)
+                if (!strcmp(v[i].skill, ss[r]) &&
+                    !strcmp(v[i].model, ms[c + 1]))
+                    x = cell(&v[i], tokens);
+            cells[r * (nm + 1) + c + 1] = x ? x : up_xstrdup("-");
         }
-        printf("  %-28s %-32s %s\u2192%s\n", v[i].skill, v[i].model,
-               v[i].has_baseline ? a : "-", b);
     }
+    printf("%sSkill Performance Matrix%s\n", out_c(C_BOLD), out_c(C_RESET));
+    render_table(stdout, ms, (const char *const *)cells, nm + 1, ns);
+    for (size_t i = 0; i < ns * (nm + 1); i++)
+        free(cells[i]);
+    free(cells);
+    free(ms);
+    free(ss);
 }
 
 static void print_json(const up_compare *v, size_t n)

@@ -33,4 +33,13 @@ like "$err" "no runs folder found at" "missing folder is named"
 run "$UPSKILL" runs -d "$R" --metric speed
 is "$rc" 2 "bad metric is a usage error"
 
+M="$FIX/runs/matrix"
+run "$UPSKILL" runs -d "$M"
+is "$rc" 0 "several skills and models give a matrix"
+like "$out" "Skill Performance Matrix" "matrix title"
+like "$out" "│ sql-query-review    │ 40%→80%" "one row per skill, a cell per model" 
+like "$out" "40%→20%" "a harmful skill shows its drop"
+run "$UPSKILL" runs -d "$M" -m generic.qwen3
+like "$out" "Evaluation History: generic.qwen3" "one model gives its history"
+
 done_testing
