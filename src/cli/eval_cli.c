@@ -312,6 +312,8 @@ static int report(struct ctx *c, const struct eval_args *a)
     else if (!rc)
         for (size_t m = 0; m < c->nmodels; m++)
             eval_report_text(&c->plan, &s[m], a->verbose);
+    if (!rc && !a->json && c->nmodels > 1)
+        eval_report_table(s, c->nmodels);
     if (!rc)
         rc = gates(a, s, c->nmodels);
     free(s);

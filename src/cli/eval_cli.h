@@ -74,6 +74,8 @@ int eval_cli_run(struct eval_args *a);
 /* Report rendering (eval_report.c). */
 void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
                       int verbose);
+/* Several models: one box-drawn row per model. */
+void eval_report_table(const up_eval_summary *s, size_t n);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id);
 

@@ -160,3 +160,51 @@ void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
     out_json(doc);
     json_decref(doc);
 }
+
+/* One row of the summary table, as heap strings in cells[0..8). */
+static void summary_row(char **cells, const up_eval_summary *s)
+{
+    const up_comparison *c = &s->cmp;
+    up_buf b = UP_BUF_INIT;
+    char pct[16];
+
+    cells[0] = up_xstrdup(s->model);
+    render_pct(pct, sizeof(pct), s->arm[UP_ARM_BASELINE].rate.rate);
+    cells[1] = up_xstrdup(s->has_baseline ? pct : "-");
+    render_pct(pct, sizeof(pct), s->arm[UP_ARM_SKILL].rate.rate);
+    cells[2] = up_xstrdup(pct);
+    render_lift(pct, sizeof(pct), c->lift.diff);
+    cells[3] = up_xstrdup(s->has_baseline ? pct : "-");
+    up_buf_addf(&b, "%.3g", c->lift.p);
+    cells[4] = s->has_baseline ? up_buf_detach(&b) : up_xstrdup("-");
+    cells[5] =
+        up_xstrdup(s->has_baseline ? up_stats_verdict_label(c->verdict) : "-");
+    up_buf_reset(&b);
+    up_buf_addf(&b, "%.0f", s->has_baseline ? c->tokens.skill_mean : 0);
+    if (s->has_baseline)
+        up_buf_addf(&b, " (%+.0f%%)", c->token_change * 100);
+    cells[6] = up_buf_detach(&b);
+    up_buf_reset(&b);
+    if (s->cost_per_pass >= 0)
+        up_buf_addf(&b, "$%.4f", s->cost_per_pass);
+    else
+        up_buf_adds(&b, "-");
+    cells[7] = up_buf_detach(&b);
+    up_buf_release(&b);
+}
+
+void eval_report_table(const up_eval_summary *s, size_t n)
+{
+    static const char *const head[] = {"model",       "baseline", "with skill",
+                                       "lift",        "p",        "verdict",
+                                       "tokens/case", "cost/pass"};
+    char **cells = up_xcalloc(n * 8, sizeof(*cells));
+
+    for (size_t m = 0; m < n; m++)
+        summary_row(cells + m * 8, &s[m]);
+    printf("\n");
+    render_table(stdout, head, (const char *const *)cells, 8, n);
+    for (size_t i = 0; i < n * 8; i++)
+        free(cells[i]);
+    free(cells);
+}

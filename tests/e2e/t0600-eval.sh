@@ -137,6 +137,15 @@ is "$rc" 2 "benchmark without -m is a usage error"
 run "$UPSKILL" eval --no-cache "$SKILL" -m nosuchprovider.x
 is "$rc" 3 "an unknown provider is bad input"
 
+# --- several models: a summary table ---------------------------------------
+student 0.9 0.2 61
+fake_start "$T/s.json"
+run "$UPSKILL" benchmark --no-cache "$SKILL" -m local -m other \
+    --base-url "$FAKE_URL/v1" --runs 1 -o "$T/runs-t"
+is "$rc" 0 "benchmark of two models exits 0"
+like "$out" "verdict" "the summary table has a verdict column"
+like "$out" "generic.other" "and a row per model"
+
 # --- -v shows each retried attempt, without secrets ------------------------
 printf '%s\n' '[{"match": {"nth": 1}, "reply": {"fault": "retry_after", "retry_after": 1}},
  {"student": {"p_with": 1, "p_without": 0, "default": {"good": "GOOD ANSWER", "bad": "x"}}}]' > "$T/v.json"
