@@ -6,6 +6,9 @@
 #   upskill    upskill eval: 1,000 cases x 2 arms at -j 64
 #   promptfoo  the same 2,000 conversations through promptfoo 0.121.20
 #              (issue 4), skipped with a message when npm is missing
+#   curl-Z     reference: the same 2,000 bare requests as transport sent by
+#              `curl -Z --parallel-max 64` (libcurl's own multi client), to
+#              show what this server and machine allow any client
 #
 # Every run talks to its own build/fake-llm answering after 50 ms, so the
 # physical limit is ceil(2000 / 64) x 50 ms = 1.60 s.  Each is timed by
@@ -114,6 +117,21 @@ printf '[{"role": "system", "content": "%s"},\n {"role": "user", "content": "{{i
 printf '[{"role": "system", "content": "%s%s"},\n {"role": "user", "content": "{{input}}"}]\n' \
     "$SYS" "$SKILL" >"$B/pf-skill.json"
 
+# The body bench-transport sends, for curl -Z.
+printf '%s' '{"model":"local","messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"question number 1"}],"max_tokens":4096}' \
+    >"$B/body.json"
+curl_config() {
+    awk -v n=$((2 * N)) -v port="$1" -v body="$B/body.json" 'BEGIN {
+    for (i = 1; i <= n; i++) {
+        print "url = \"http://127.0.0.1:" port "/v1/chat/completions\""
+        print "data = \"@" body "\""
+        print "header = \"Content-Type: application/json\""
+        print "output = \"/dev/null\""
+        print "write-out = \"%{http_code}\\n\""
+        if (i < n) print "next"
+    } }' >"$B/curl.cfg"
+}
+
 pf_config() {
     awk -v n=$N -v port="$1" -v j=$JOBS -v dir="$B" 'BEGIN {
     print "description: upskill bench (1,000 cases x 2 arms)"
@@ -207,6 +225,13 @@ while [ $r -le "$RUNS" ]; do
         --base-url "$url" -j $JOBS --no-log-runs --no-cache --json
     check_upskill $r
     fake_down
+    if command -v curl >/dev/null 2>&1; then
+        fake_up
+        curl_config "$port"
+        measure curl-Z $r 0 curl -s -Z --parallel-max $JOBS -K "$B/curl.cfg"
+        echo "          curl-Z $r: $(grep -c '^200$' "$B/curl-Z.$r.out") of $((2 * N)) answered 200"
+        fake_down
+    fi
     if [ "$BENCH_PF" = 1 ]; then
         fake_up
         pf_config "$port"
@@ -247,7 +272,7 @@ median() {
         print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 limit=$(((2 * N + JOBS - 1) / JOBS * DELAY))
-for t in transport upskill promptfoo; do
+for t in transport curl-Z upskill promptfoo; do
     grep -q "^$t " "$B/results.txt" || continue
     w=$(awk -v t=$t '$1 == t { print $3 }' "$B/results.txt" | median)
     c=$(awk -v t=$t '$1 == t { print $4 + $5 }' "$B/results.txt" | median)
