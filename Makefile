@@ -47,11 +47,13 @@ CLI_SRC  = $(wildcard src/cli/*.c)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 FAKE_SRC = $(wildcard tests/fake/*.c)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+BENCH_SRC = $(wildcard bench/*.c)
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_OBJ = $(FAKE_SRC:%.c=$(BUILD)/%.o)
+BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 # Built-in prompts, embedded in the library (scripts/embed.sh).
 PROMPTS  = $(sort $(wildcard prompts/*.md))
@@ -61,6 +63,7 @@ BIN      = $(BUILD)/upskill
 LIBA     = $(BUILD)/libupskill.a
 UNIT_BIN = $(BUILD)/test-unit
 FAKE_BIN = $(BUILD)/fake-llm
+BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
         clean demo
@@ -94,6 +97,9 @@ $(FAKE_BIN): $(FAKE_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(FAKE_OBJ) $(LIBA) $(LIBS) \
 	    $(shell pkg-config --libs $(FAKE_PKGS))
 
+$(BENCH_BIN): $(BENCH_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIBA) $(LIBS)
+
 check: check-unit check-e2e
 
 check-unit: $(UNIT_BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
@@ -125,7 +131,7 @@ fuzz:
 	        -o build-fuzz/$$n || exit 1; \
 	done
 
-bench: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
+bench: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN)) $(if $(BENCH_SRC),$(BENCH_BIN))
 	sh bench/run.sh
 
 demo: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
@@ -138,4 +144,5 @@ install: $(BIN)
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FAKE_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FAKE_OBJ:.o=.d) \
+         $(BENCH_OBJ:.o=.d)
