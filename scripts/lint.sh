@@ -3,7 +3,7 @@
 # appear in the sources.
 set -u
 status=0
-files=$(find src include tests -name '*.[ch]' | sort)
+files=$(find src include tests bench -path bench/node_modules -prune -o -name '*.[ch]' -print | sort)
 
 if command -v clang-format >/dev/null 2>&1; then
     if ! clang-format --dry-run -Werror $files; then
