@@ -40,7 +40,7 @@ CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS   += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
             $(shell pkg-config --cflags $(PKGS))
 LDFLAGS  += $(SANFLAGS)
-LIBS      = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+LIBS      = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS))) -ldl -lpthread -lm
 
 LIB_SRC  = $(wildcard src/util/*.c src/lib/*.c src/providers/*.c)
 CLI_SRC  = $(wildcard src/cli/*.c)

@@ -16,7 +16,6 @@
  * the transfer ends.  CURLOPT_VERBOSE is never set.
  */
 #include <ctype.h>
-#include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
@@ -27,6 +26,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/http.h"
+#include "util/curl_dl.h"
 
 #define DEF_CONNECT_MS   10000L
 #define DEF_TOTAL_MS     600000L
@@ -294,13 +294,6 @@ struct up_http_client {
     unsigned long long rng;
 };
 
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-
-static void global_init(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 long up_http_now_ms(void)
 {
     struct timespec ts;
@@ -319,9 +312,11 @@ static double next_rand(up_http_client *c)
 
 up_http_client *up_http_client_new(int max_conns)
 {
-    up_http_client *c = up_xcalloc(1, sizeof(*c));
+    up_http_client *c;
 
-    pthread_once(&global_once, global_init);
+    if (up_curl_load())
+        return NULL;
+    c = up_xcalloc(1, sizeof(*c));
     c->multi = curl_multi_init();
     if (!c->multi) {
         free(c);
