@@ -20,9 +20,11 @@
 #define UP_STATS_Z95       1.959963984540054  /* two-sided 95% normal */
 #define UP_STATS_Z80       0.8416212335729143 /* one-sided 80% (power) */
 #define UP_STATS_ALPHA     0.05               /* significance level */
-#define UP_STATS_ITER      10000u /* default bootstrap / Monte Carlo draws */
-#define UP_STATS_ENUM_MAX  20     /* enumerate 2^m sign flips up to m = 20 */
-#define UP_STATS_SAVER_MIN 0.05   /* token saver: at least 5% fewer tokens */
+#define UP_STATS_ITER      10000u   /* default bootstrap / Monte Carlo draws */
+#define UP_STATS_BOOT_WORK 4000000u /* default cap: resamples x cases */
+#define UP_STATS_BOOT_MIN  2000u    /* ... but never fewer resamples */
+#define UP_STATS_ENUM_MAX  20       /* enumerate 2^m sign flips up to m = 20 */
+#define UP_STATS_SAVER_MIN 0.05     /* token saver: at least 5% fewer tokens */
 
 /* A pass rate with its 95% Wilson score interval. */
 typedef struct up_rate {
