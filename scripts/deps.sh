@@ -4,7 +4,7 @@
 # not running as root.
 set -eu
 
-PKGS="build-essential pkg-config perl clang clang-format \
+PKGS="build-essential pkg-config perl curl python3 clang clang-format \
 libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
 libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev"
 
