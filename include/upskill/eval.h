@@ -183,10 +183,12 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
  * An endpoint for model m: the wire kind, URL, key (read from the
  * variable m names, through cfg's environment), headers and timeouts.
  * *headers receives the header lines, owned by the caller (free each
- * string, then the array); the endpoint points into m and them.
+ * string, then the array, also on error); the endpoint points into m
+ * and them.  UP_EAUTH when the provider needs a key and its variable is
+ * unset (a local OpenAI-compatible server without one is fine).
  */
-void up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
-                      const up_config *cfg);
+int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
+                     const up_config *cfg, up_error *err);
 
 /* Options of up_eval_execute. */
 typedef struct up_eval_run_opts {

@@ -75,7 +75,10 @@ static int resolve_models(struct ctx *c, const struct eval_args *a)
                               a->base_url, a->api_key_env, &c->cfg, &c->err);
         if (rc)
             return rc;
-        up_eval_endpoint(&c->eps[i], &c->headers[i], &c->models[i], &c->cfg);
+        rc = up_eval_endpoint(&c->eps[i], &c->headers[i], &c->models[i],
+                              &c->cfg, &c->err);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -220,8 +223,9 @@ static int judge(struct ctx *c, const struct eval_args *a)
         &m, spec && (a->judge_model || !a->base_url) ? spec : c->models[0].spec,
         a->judge_model ? NULL : a->base_url,
         a->judge_model ? NULL : a->api_key_env, &c->cfg, &c->err);
+    if (!rc)
+        rc = up_eval_endpoint(&ep, &headers, &m, &c->cfg, &c->err);
     if (!rc) {
-        up_eval_endpoint(&ep, &headers, &m, &c->cfg);
         up_sched_opts_init(&o);
         o.jobs = a->jobs > 0 ? (int)a->jobs : 4;
         o.stop = &stop;
@@ -297,6 +301,29 @@ static int gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
     return rc;
 }
 
+/*
+ * Conversations that failed after every retry make the results
+ * incomplete: say so with the first message, and exit 4 (the results are
+ * still printed and saved).
+ */
+static int failures(const struct ctx *c)
+{
+    const up_eval_job *first = NULL;
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->plan.njobs; i++)
+        if (c->plan.jobs[i].error) {
+            first = first ? first : &c->plan.jobs[i];
+            n++;
+        }
+    if (!n)
+        return EXIT_OK;
+    out_error("%zu of %zu conversation(s) failed after retries; the first: %s",
+              n, c->plan.njobs,
+              first->error_msg ? first->error_msg : up_strerror(first->error));
+    return EXIT_PROVIDER;
+}
+
 static int report(struct ctx *c, const struct eval_args *a)
 {
     up_eval_summary *s = up_xcalloc(c->nmodels, sizeof(*s));
@@ -316,6 +343,8 @@ static int report(struct ctx *c, const struct eval_args *a)
         eval_report_table(s, c->nmodels);
     if (!rc)
         rc = gates(a, s, c->nmodels);
+    if (rc >= 0 && failures(c))
+        rc = EXIT_PROVIDER;
     free(s);
     return rc;
 }

@@ -8,8 +8,8 @@
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 
-void up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
-                      const up_config *cfg)
+int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
+                     const up_config *cfg, up_error *err)
 {
     const char *key =
         m->api_key_env && cfg ? up_config_getenv(cfg, m->api_key_env) : NULL;
@@ -34,6 +34,14 @@ void up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
     ep->total_timeout_ms = m->timeout_ms;
     ep->idle_timeout_ms = m->idle_timeout_ms;
     *headers = h;
+    /* A local server may take no key; the big providers always need one,
+     * and so does an endpoint given a variable to read it from. */
+    if (!ep->api_key && m->api_key_env &&
+        (m->provider != UP_PROV_GENERIC ||
+         strcmp(m->api_key_env, "GENERIC_API_KEY")))
+        return up_error_set(err, UP_EAUTH, "no API key for '%s': set %s",
+                            m->resolved, m->api_key_env);
+    return 0;
 }
 
 struct run {
@@ -58,6 +66,8 @@ static void finish(struct run *r, up_eval_job *j, const up_response *res,
     j->latency_ms = (double)res->latency_ms;
     j->attempts = res->attempts;
     j->error = res->code;
+    if (res->code && res->usage.estimated)
+        memset(&j->usage, 0, sizeof(j->usage)); /* nothing was answered */
     if (res->code)
         j->error_msg = up_xstrdup(res->err.msg);
     else
@@ -177,9 +187,14 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
      * own retries goes round again, after the rest of the batch. */
     for (int round = 0; !rc && round < UP_EVAL_REQUEUE_ROUNDS; round++) {
         size_t again = 0;
+        size_t ok = 0;
 
         if (o->sched.stop && *o->sched.stop)
             break;
+        for (size_t i = 0; i < p->njobs; i++)
+            ok += p->jobs[i].done && !p->jobs[i].error;
+        if (!ok)
+            break; /* nothing got through: the endpoint is down, not flaky */
         for (size_t i = 0; i < p->njobs; i++)
             if (p->jobs[i].done && transient(p->jobs[i].error)) {
                 requeue(p, &p->jobs[i]);

@@ -59,9 +59,9 @@ static int resolve_all(up_gen *g, up_error *err)
     if (!rc)
         rc = resolve(g, &g->test_model, tests, NULL, NULL, err);
     for (size_t i = 0; !rc && i <= g->nmodels; i++)
-        up_eval_endpoint(&g->eps[i], &g->headers[i],
-                         i < g->nmodels ? &g->models[i] : &g->test_model,
-                         g->cfg);
+        rc = up_eval_endpoint(&g->eps[i], &g->headers[i],
+                              i < g->nmodels ? &g->models[i] : &g->test_model,
+                              g->cfg, err);
     return rc;
 }
 

@@ -12,8 +12,8 @@ run "$UPSKILL" models --base-url "$FAKE_URL/v1"
 is "$rc" 0 "listing a compatible endpoint exits 0"
 like "$out" "glm-4.7-flash" "it prints the model ids"
 
-run "$UPSKILL" models -m local-model --base-url "$FAKE_URL/v1" --api-key-env MY_KEY
-is "$rc" 0 "pinging a model exits 0"
+run "$UPSKILL" models -m local-model --base-url "$FAKE_URL/v1"
+is "$rc" 0 "pinging a model exits 0 (a local server needs no key)"
 like "$out" "local-model -> generic.local-model" "the resolved id is shown"
 like "$out" "9 in / 1 out tokens" "tokens are shown"
 
@@ -27,6 +27,10 @@ ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=$KEY run "$UPSKILL" models \
     -m anthropic.claude-haiku-4-5
 is "$rc" 0 "pinging an Anthropic model exits 0"
 like "$(tail -n 1 "$T/rec.jsonl")" '"path":"/v1/messages"' "Anthropic's Messages API was called"
+
+run "$UPSKILL" models -m local-model --base-url "$FAKE_URL/v1" --api-key-env MY_UNSET_KEY
+is "$rc" 4 "a named key variable that is unset is an error"
+like "$out" "set MY_UNSET_KEY" "which names the variable"
 
 run "$UPSKILL" models -m local --base-url "http://127.0.0.1:1/v1"
 is "$rc" 4 "an unreachable endpoint exits 4"

@@ -146,6 +146,18 @@ is "$rc" 0 "benchmark of two models exits 0"
 like "$out" "verdict" "the summary table has a verdict column"
 like "$out" "generic.other" "and a row per model"
 
+# --- a missing key or a dead endpoint: exit 4 with the reason -------------
+env -u ANTHROPIC_API_KEY "$UPSKILL" eval --no-cache "$SKILL" \
+    -m anthropic.claude-haiku-4-5 --no-log-runs > "$T/k.out" 2> "$T/k.err"
+is "$?" 4 "a missing API key exits 4"
+like "$(cat "$T/k.err")" "no API key for 'anthropic.claude-haiku-4-5': set ANTHROPIC_API_KEY" \
+    "and names the variable to set"
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "http://127.0.0.1:1/v1" \
+    --no-log-runs --json
+is "$rc" 4 "an unreachable endpoint exits 4"
+like "$err" "60 of 60 conversation(s) failed after retries" "and says how many failed"
+like "$out" '"errors": 30' "the results still show the errors"
+
 # --- -v shows each retried attempt, without secrets ------------------------
 printf '%s\n' '[{"match": {"nth": 1}, "reply": {"fault": "retry_after", "retry_after": 1}},
  {"student": {"p_with": 1, "p_without": 0, "default": {"good": "GOOD ANSWER", "bad": "x"}}}]' > "$T/v.json"
