@@ -114,6 +114,12 @@ void render_arm(FILE *fp, const char *label, double rate, const char *tail);
 void render_table(FILE *fp, const char *const *head, const char *const *cells,
                   size_t ncols, size_t nrows);
 
+/*
+ * given, else the config's runs_dir (runs = 1) or skills_dir, else dflt.
+ * The string lives until exit.
+ */
+const char *cli_config_dir(const char *given, int runs, const char *dflt);
+
 /* ---- commands --------------------------------------------------------- */
 
 int cmd_validate(int argc, char **argv);

@@ -214,11 +214,12 @@ static void print_json(const up_catalog *l, const char *dir)
 
 /* ---- command ----------------------------------------------------------- */
 
-static const char *dir = "./skills";
+static const char *dir;
 static int verbose, as_json;
 
 static const struct opt opts[] = {
-    {'d', "dir", OPT_STRING, &dir, "DIR", "skills folder (default ./skills)"},
+    {'d', "dir", OPT_STRING, &dir, "DIR",
+     "skills folder (default: config skills_dir, else ./skills)"},
     {'v', "verbose", OPT_FLAG, &verbose, NULL,
      "show files, token estimates and test counts"},
     {0, "json", OPT_FLAG, &as_json, NULL, "print one JSON document"},
@@ -246,6 +247,7 @@ int cmd_list(int argc, char **argv)
     free(args);
     if (rc)
         return rc < 0 ? EXIT_USAGE : EXIT_OK;
+    dir = cli_config_dir(dir, 0, "./skills");
     if (!up_fs_is_dir(dir)) {
         out_error("no skills directory found at '%s'", dir);
         return EXIT_INPUT;

@@ -9,12 +9,13 @@
 
 #include "cli.h"
 
-static const char *dir = "runs", *metric = "success", *csv;
+static const char *dir, *metric = "success", *csv;
 static struct strlist skills, models;
 static int best, json;
 
 static const struct opt opts[] = {
-    {'d', "dir", OPT_STRING, &dir, "DIR", "runs folder (default: runs)"},
+    {'d', "dir", OPT_STRING, &dir, "DIR",
+     "runs folder (default: config runs_dir, else runs)"},
     {'s', "skill", OPT_LIST, &skills, "NAME", "only this skill"},
     {'m', "model", OPT_LIST, &models, "MODEL", "only this resolved model"},
     {0, "metric", OPT_STRING, &metric, "M", "success (default) or tokens"},
@@ -218,6 +219,7 @@ int cmd_runs(int argc, char **argv)
         rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;
     }
+    dir = cli_config_dir(dir, 1, "runs");
     if (strcmp(metric, "success") && strcmp(metric, "tokens")) {
         out_error("--metric must be 'success' or 'tokens', not '%s'", metric);
         rc = EXIT_USAGE;

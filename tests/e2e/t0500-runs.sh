@@ -42,4 +42,10 @@ like "$out" "40%→20%" "a harmful skill shows its drop"
 run "$UPSKILL" runs -d "$M" -m generic.qwen3
 like "$out" "Evaluation History: generic.qwen3" "one model gives its history"
 
+mkdir -p "$T/proj"
+printf 'runs_dir: %s\n' "$R" > "$T/proj/upskill.config.yaml"
+(cd "$T/proj" && UPSKILL_CONFIG= "$UPSKILL" runs > "$T/cfg.out" 2>&1)
+is "$?" 0 "runs without -d uses the config's runs_dir"
+like "$(cat "$T/cfg.out")" "write-good-pr" "and reads that folder"
+
 done_testing
