@@ -73,8 +73,8 @@ mkdir -p "$T/cwd/skills/big"
     echo
 } >"$T/cwd/skills/big/SKILL.md"
 run sh -c "cd '$T/cwd' && '$UPSKILL' list"
-is "$rc" 0 "default folder is ./skills"
-like "$out" "Skills in ./skills" "default folder is named"
+is "$rc" 0 "default folder is the config default, skills"
+like "$out" "Skills in skills" "default folder (config default skills_dir) is named"
 like "$out" "1 skill, ~1,3" "footer uses thousands separators"
 
 run "$UPSKILL" list extra
