@@ -16,6 +16,9 @@ char *up_xstrndup(const char *s, size_t n);
 /* Grow *array (of *cap elements of size elem) to hold at least need. */
 void up_grow(void **array, size_t *cap, size_t need, size_t elem);
 
+/* Free a NULL-terminated heap array of heap strings (NULL is fine). */
+void up_strv_free(char **v);
+
 #define UP_GROW(arr, cap, need)                                                \
     up_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 

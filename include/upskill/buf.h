@@ -41,4 +41,7 @@ void up_buf_rtrim(up_buf *b);
 /* Return data as a heap string the caller frees; b is left empty. */
 char *up_buf_detach(up_buf *b);
 
+/* qsort comparator for an array of C strings (strcmp order). */
+int up_strptr_cmp(const void *a, const void *b);
+
 #endif

@@ -182,8 +182,8 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
 /*
  * An endpoint for model m: the wire kind, URL, key (read from the
  * variable m names, through cfg's environment), headers and timeouts.
- * *headers receives the header lines, owned by the caller (free each
- * string, then the array, also on error); the endpoint points into m
+ * *headers receives the header lines, owned by the caller (free with
+ * up_strv_free, also on error); the endpoint points into m
  * and them.  UP_EAUTH when the provider needs a key and its variable is
  * unset (a local OpenAI-compatible server without one is fine).
  */

@@ -41,10 +41,9 @@ void up_fs_join(up_buf *out, const char *a, const char *b);
 
 /*
  * Sorted names in folder dir (without "." and ".."), as a NULL-terminated
- * heap array of heap strings; free with up_fs_list_free.
+ * heap array of heap strings; free with up_strv_free (alloc.h).
  */
 int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err);
-void up_fs_list_free(char **names);
 
 /*
  * Check that rel is a safe path inside a folder: not empty, relative, no

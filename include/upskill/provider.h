@@ -110,7 +110,7 @@ int up_provider_complete(const up_endpoint *ep, const up_request *rq,
 
 /*
  * The model ids the endpoint's server lists (GET .../models), as a
- * NULL-terminated heap array of heap strings (free with up_fs_list_free)
+ * NULL-terminated heap array of heap strings (free with up_strv_free)
  * and their count.  Errors as up_provider_complete.
  */
 int up_provider_models(const up_endpoint *ep, char ***ids, size_t *n,

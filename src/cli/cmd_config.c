@@ -13,6 +13,12 @@
 
 #include "cli.h"
 
+/* The CLI sees only the public headers, so it keeps its own one-liner. */
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
 static int json_out;
 
 static const struct opt opts[] = {
@@ -52,11 +58,6 @@ static json_t *put(json_t *settings, const char *name, json_t *value,
 
     json_object_set_new(settings, name, e);
     return e;
-}
-
-static json_t *str_or_null(const char *s)
-{
-    return s ? json_string(s) : json_null();
 }
 
 /* A model setting, with what it resolves to (or why it does not). */

@@ -47,13 +47,6 @@ static int endpoint(up_endpoint *ep, char ***headers, up_model *m,
     return rc;
 }
 
-static void free_headers(char **h)
-{
-    for (char **p = h; p && *p; p++)
-        free(*p);
-    free(h);
-}
-
 static int ping(const char *model_spec, const up_config *cfg, json_t *out)
 {
     up_model m;
@@ -82,7 +75,7 @@ static int ping(const char *model_spec, const up_config *cfg, json_t *out)
                        (json_int_t)res.usage.output, "reply",
                        rc ? NULL : res.text, "error", rc ? res.err.msg : NULL));
     up_response_release(&res);
-    free_headers(headers);
+    up_strv_free(headers);
     up_model_release(&m);
     return rc;
 }
@@ -138,8 +131,8 @@ static int list(const up_config *cfg)
     }
     for (size_t i = 0; !rc && !json && i < n; i++)
         printf("%s\n", ids[i]);
-    up_fs_list_free(ids);
-    free_headers(headers);
+    up_strv_free(ids);
+    up_strv_free(headers);
     up_model_release(&m);
     return rc;
 }

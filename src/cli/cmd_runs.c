@@ -95,11 +95,6 @@ static size_t distinct_list(const char **out, const up_compare *v, size_t n,
     return k;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* "60%→80%" (green when up, red when down), "-→80%", or "1200→800". */
 static char *cell(const up_compare *c, int tokens)
 {
@@ -134,7 +129,7 @@ static void matrix(const up_compare *v, size_t n, int tokens)
     size_t nm = distinct_list(ms + 1, v, n, 1), ns = distinct_list(ss, v, n, 0);
     char **cells = up_xcalloc(ns * (nm + 1), sizeof(*cells));
 
-    qsort(ms + 1, nm, sizeof(*ms), cmp_str);
+    qsort(ms + 1, nm, sizeof(*ms), up_strptr_cmp);
     ms[0] = "skill";
     for (size_t r = 0; r < ns; r++) {
         cells[r * (nm + 1)] = up_xstrdup(ss[r]);

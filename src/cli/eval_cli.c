@@ -231,9 +231,7 @@ static int judge(struct ctx *c, const struct eval_args *a)
         o.stop = &stop;
         rc = up_eval_judge(&c->plan, &ep, &o, &c->err);
     }
-    for (char **h = headers; h && *h; h++)
-        free(*h);
-    free(headers);
+    up_strv_free(headers);
     up_model_release(&m);
     return rc;
 }
@@ -444,9 +442,7 @@ int eval_cli_run(struct eval_args *a)
     if (c.plan.jobs)
         up_eval_plan_release(&c.plan);
     for (size_t i = 0; i < c.nmodels; i++) {
-        for (char **h = c.headers[i]; h && *h; h++)
-            free(*h);
-        free(c.headers[i]);
+        up_strv_free(c.headers[i]);
         up_model_release(&c.models[i]);
     }
     free(c.models);

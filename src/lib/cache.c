@@ -23,6 +23,7 @@
 #include "upskill/cache.h"
 #include "upskill/fs.h"
 #include "util/sha256.h"
+#include "util/json.h"
 
 #define SCHEMA_VERSION  1
 #define KEY_FORMAT      1
@@ -62,11 +63,6 @@ static const char schema_sql[] =
 /* ---- the key ----------------------------------------------------------- */
 
 /* Strings go in unchecked: a prompt with bad UTF-8 still gets a key. */
-static json_t *str_or_null(const char *s)
-{
-    return s ? json_string_nocheck(s) : json_null();
-}
-
 static json_t *base_url_json(const char *url)
 {
     size_t n = url ? strlen(url) : 0;
@@ -83,8 +79,10 @@ static json_t *messages_json(const up_request *rq)
     for (size_t i = 0; i < rq->n_messages; i++) {
         json_t *m = json_object();
 
-        json_object_set_new(m, "role", str_or_null(rq->messages[i].role));
-        json_object_set_new(m, "content", str_or_null(rq->messages[i].content));
+        json_object_set_new(m, "role",
+                            up_json_str_or_null(rq->messages[i].role));
+        json_object_set_new(m, "content",
+                            up_json_str_or_null(rq->messages[i].content));
         json_array_append_new(a, m);
     }
     return a;
@@ -101,21 +99,22 @@ static json_t *canonical_json(const up_endpoint *ep, const up_request *rq,
                                         ? "anthropic"
                                         : "openai"));
     json_object_set_new(o, "base_url", base_url_json(ep->base_url));
-    json_object_set_new(o, "model", str_or_null(ep->model));
-    json_object_set_new(o, "effort", str_or_null(ep->effort));
+    json_object_set_new(o, "model", up_json_str_or_null(ep->model));
+    json_object_set_new(o, "effort", up_json_str_or_null(ep->effort));
     json_object_set_new(o, "compat", json_integer(ep->compat));
     json_object_set_new(o, "max_tokens",
                         json_integer(ep->max_tokens ? ep->max_tokens : 4096));
     json_object_set_new(o, "temperature",
                         rq->temperature < 0 ? json_null()
                                             : json_real(rq->temperature));
-    json_object_set_new(o, "system", str_or_null(rq->system));
+    json_object_set_new(o, "system", up_json_str_or_null(rq->system));
     json_object_set_new(o, "messages", messages_json(rq));
-    json_object_set_new(o, "schema", str_or_null(rq->schema));
+    json_object_set_new(o, "schema", up_json_str_or_null(rq->schema));
     json_object_set_new(
         o, "schema_name",
-        rq->schema ? str_or_null(rq->schema_name ? rq->schema_name : "result")
-                   : json_null());
+        rq->schema
+            ? up_json_str_or_null(rq->schema_name ? rq->schema_name : "result")
+            : json_null());
     json_object_set_new(
         o, "json_repairs",
         json_integer(rq->json_repairs < 0 ? 2 : rq->json_repairs));

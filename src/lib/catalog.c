@@ -86,7 +86,7 @@ int up_catalog_scan(up_catalog *l, const char *dir, up_error *err)
         if ((*p)[0] != '.' && up_fs_is_file(md.data))
             add_entry(l, dir, *p);
     }
-    up_fs_list_free(names);
+    up_strv_free(names);
     up_buf_release(&md);
     return rc;
 }

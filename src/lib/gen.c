@@ -129,11 +129,8 @@ void up_gen_release(up_gen *g)
         up_skill_release(&a->skill);
     }
     free(g->attempts);
-    for (size_t i = 0; g->headers && i <= g->nmodels; i++) {
-        for (char **h = g->headers[i]; h && *h; h++)
-            free(*h);
-        free(g->headers[i]);
-    }
+    for (size_t i = 0; g->headers && i <= g->nmodels; i++)
+        up_strv_free(g->headers[i]);
     for (size_t i = 0; i < g->nmodels; i++)
         up_model_release(&g->models[i]);
     free(g->models);

@@ -230,7 +230,7 @@ static void remove_tree(const char *path)
             up_fs_join(&sub, path, *n);
             remove_tree(sub.data);
         }
-    up_fs_list_free(names);
+    up_strv_free(names);
     up_buf_release(&sub);
     rmdir(path);
 }

@@ -26,6 +26,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/skill.h"
+#include "util/json.h"
 
 #define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ)
 #define UP_SKILL_MAX_DEPTH 16
@@ -249,7 +250,7 @@ static int walk_dir(up_skill *s, struct walk *w, const char *rel, int depth,
         up_fs_join(&child, rel, *p);
         rc = walk_entry(s, w, child.data, depth, err);
     }
-    up_fs_list_free(names);
+    up_strv_free(names);
     up_buf_release(&child);
     up_buf_release(&path);
     return rc;
@@ -403,25 +404,23 @@ static int check_save(const up_skill *s, const char *dir, up_error *err)
     return rc;
 }
 
-static json_t *str_or_null(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
-
 static json_t *meta_json(const up_skill_meta *m)
 {
     json_t *o = json_object();
 
     json_object_set_new(o, "version",
                         json_string(m->version ? m->version : "1.0"));
-    json_object_set_new(o, "generated_by", str_or_null(m->generated_by));
-    json_object_set_new(o, "generated_at", str_or_null(m->generated_at));
-    json_object_set_new(o, "source_task", str_or_null(m->source_task));
+    json_object_set_new(o, "generated_by",
+                        up_json_str_or_null(m->generated_by));
+    json_object_set_new(o, "generated_at",
+                        up_json_str_or_null(m->generated_at));
+    json_object_set_new(o, "source_task", up_json_str_or_null(m->source_task));
     json_object_set_new(o, "test_pass_rate",
                         m->has_test_pass_rate ? json_real(m->test_pass_rate)
                                               : json_null());
-    json_object_set_new(o, "license", str_or_null(m->license));
-    json_object_set_new(o, "compatibility", str_or_null(m->compatibility));
+    json_object_set_new(o, "license", up_json_str_or_null(m->license));
+    json_object_set_new(o, "compatibility",
+                        up_json_str_or_null(m->compatibility));
     return o;
 }
 

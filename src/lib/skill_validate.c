@@ -471,7 +471,7 @@ static size_t validate_children(up_vreport *r, const char *dir)
         n++;
     }
 out:
-    up_fs_list_free(names);
+    up_strv_free(names);
     up_buf_release(&sub);
     up_buf_release(&md);
     return n;

@@ -328,7 +328,7 @@ static void walk_scripts(struct vctx *c, const char *dir, int depth,
                   "script is not executable (chmod +x)");
     }
 out:
-    up_fs_list_free(names);
+    up_strv_free(names);
     up_buf_release(&p);
 }
 

@@ -82,11 +82,6 @@ static int key_index(const up_ynode *map, const char *key)
 /* ---- unexpected fields ---------------------------------------------------
  */
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* skills-ref #8: names sorted and unique, then the allowed list. */
 static void unexpected_msg(const struct vctx *c, up_buf *msg, const char **bad,
                            size_t n)
@@ -94,7 +89,7 @@ static void unexpected_msg(const struct vctx *c, up_buf *msg, const char **bad,
     const char *sep = "";
     size_t shown = 0, more = 0;
 
-    qsort(bad, n, sizeof(*bad), cmp_str);
+    qsort(bad, n, sizeof(*bad), up_strptr_cmp);
     up_buf_adds(msg, "Unexpected fields in frontmatter: ");
     for (size_t i = 0; i < n; i++) {
         if (i && !strcmp(bad[i], bad[i - 1]))

@@ -139,7 +139,7 @@ static void load_runs(struct loader *l, const char *dir, const char *batch)
         json_decref(o);
         up_buf_release(&path);
     }
-    up_fs_list_free(names);
+    up_strv_free(names);
 }
 
 int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
@@ -159,7 +159,7 @@ int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
             load_runs(&l, dir.data, *p);
         up_buf_release(&dir);
     }
-    up_fs_list_free(names);
+    up_strv_free(names);
     *runs = l.v;
     *n = l.n;
     if (nwarn)

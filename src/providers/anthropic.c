@@ -195,15 +195,15 @@ static void read_usage(up_reply *r, json_t *u)
 
 static void read_block(up_reply *r, json_t *blk)
 {
-    const char *type = up_pjson_str(blk, "type");
+    const char *type = up_json_str(blk, "type");
     char *s;
 
     if (!type)
         return;
-    if (strcmp(type, "text") == 0 && up_pjson_str(blk, "text"))
-        up_buf_adds(&r->text, up_pjson_str(blk, "text"));
-    else if (strcmp(type, "thinking") == 0 && up_pjson_str(blk, "thinking"))
-        up_buf_adds(&r->reasoning, up_pjson_str(blk, "thinking"));
+    if (strcmp(type, "text") == 0 && up_json_str(blk, "text"))
+        up_buf_adds(&r->text, up_json_str(blk, "text"));
+    else if (strcmp(type, "thinking") == 0 && up_json_str(blk, "thinking"))
+        up_buf_adds(&r->reasoning, up_json_str(blk, "thinking"));
     else if (strcmp(type, "tool_use") == 0 &&
              (s = json_dumps(json_object_get(blk, "input"),
                              JSON_COMPACT | JSON_ENCODE_ANY))) {
@@ -221,8 +221,8 @@ static int parse(up_reply *r, json_t *root)
     if (!json_is_array(content))
         return UP_EPARSE;
     json_array_foreach(content, i, blk) read_block(r, blk);
-    if (up_pjson_str(root, "stop_reason"))
-        up_buf_adds(&r->stop, up_pjson_str(root, "stop_reason"));
+    if (up_json_str(root, "stop_reason"))
+        up_buf_adds(&r->stop, up_json_str(root, "stop_reason"));
     read_usage(r, json_object_get(root, "usage"));
     r->ended = 1;
     return 0;
@@ -243,8 +243,8 @@ static const struct {
 static int stream_error(up_reply *r, json_t *data)
 {
     json_t *e = json_object_get(data, "error");
-    const char *type = up_pjson_str(e, "type");
-    const char *msg = up_pjson_str(e, "message");
+    const char *type = up_json_str(e, "type");
+    const char *msg = up_json_str(e, "message");
 
     if (r->msg)
         up_buf_addf(r->msg, "stream error: %s", msg ? msg : "unknown");
@@ -257,18 +257,18 @@ static int stream_error(up_reply *r, json_t *data)
 
 static void delta(up_reply *r, json_t *d)
 {
-    const char *type = up_pjson_str(d, "type");
+    const char *type = up_json_str(d, "type");
     const char *s;
 
     if (!type)
         return;
-    if (strcmp(type, "text_delta") == 0 && (s = up_pjson_str(d, "text")))
+    if (strcmp(type, "text_delta") == 0 && (s = up_json_str(d, "text")))
         up_buf_adds(&r->text, s);
     else if (strcmp(type, "thinking_delta") == 0 &&
-             (s = up_pjson_str(d, "thinking")))
+             (s = up_json_str(d, "thinking")))
         up_buf_adds(&r->reasoning, s);
     else if (strcmp(type, "input_json_delta") == 0 &&
-             (s = up_pjson_str(d, "partial_json")))
+             (s = up_json_str(d, "partial_json")))
         up_buf_adds(&r->tool, s);
     else
         return;
@@ -280,7 +280,7 @@ static int event(up_reply *r, const char *name, json_t *data)
     json_t *d = json_object_get(data, "delta");
 
     (void)name; /* the JSON type repeats the event name */
-    name = up_pjson_str(data, "type");
+    name = up_json_str(data, "type");
     if (!name)
         return 0;
     if (strcmp(name, "error") == 0)
@@ -291,9 +291,9 @@ static int event(up_reply *r, const char *name, json_t *data)
     else if (strcmp(name, "content_block_delta") == 0)
         delta(r, d);
     else if (strcmp(name, "message_delta") == 0) {
-        if (up_pjson_str(d, "stop_reason")) {
+        if (up_json_str(d, "stop_reason")) {
             up_buf_reset(&r->stop);
-            up_buf_adds(&r->stop, up_pjson_str(d, "stop_reason"));
+            up_buf_adds(&r->stop, up_json_str(d, "stop_reason"));
         }
         read_usage(r, json_object_get(data, "usage"));
     } else if (strcmp(name, "message_stop") == 0)

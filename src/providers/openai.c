@@ -127,24 +127,24 @@ static int read_fields(up_reply *r, json_t *m)
     const char *s;
     int any = 0;
 
-    if ((s = up_pjson_str(m, "content")) && *s) {
+    if ((s = up_json_str(m, "content")) && *s) {
         up_buf_adds(&r->text, s);
         any = 1;
     }
     for (size_t i = 0; i < sizeof(rkeys) / sizeof(*rkeys); i++)
-        if ((s = up_pjson_str(m, rkeys[i])) && *s) {
+        if ((s = up_json_str(m, rkeys[i])) && *s) {
             up_buf_adds(&r->reasoning, s);
             any = 1;
             break;
         }
-    if (!r->text.len && (s = up_pjson_str(m, "refusal")) && *s)
+    if (!r->text.len && (s = up_json_str(m, "refusal")) && *s)
         up_buf_adds(&r->text, s);
     return any;
 }
 
 static void read_finish(up_reply *r, json_t *choice)
 {
-    const char *f = up_pjson_str(choice, "finish_reason");
+    const char *f = up_json_str(choice, "finish_reason");
 
     if (!f)
         return;
@@ -171,7 +171,7 @@ static int stream_error(up_reply *r, json_t *e)
 {
     json_t *code = json_object_get(e, "code");
     const char *msg =
-        json_is_string(e) ? json_string_value(e) : up_pjson_str(e, "message");
+        json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
     long st = json_is_integer(code) ? (long)json_integer_value(code) : 0;
 
     if (r->msg)

@@ -115,11 +115,6 @@ long up_pjson_long(json_t *obj, const char *key, int *seen)
     return (long)json_number_value(v);
 }
 
-const char *up_pjson_str(json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(obj, key));
-}
-
 static void dump_json(json_t *j, up_buf *out)
 {
     char *s = json_dumps(j, JSON_COMPACT);

@@ -10,6 +10,7 @@
 
 #include "upskill/buf.h"
 #include "upskill/provider.h"
+#include "util/json.h"
 #include "util/sse.h"
 
 /* A NULL-terminated list of "Name: value" header lines, owned. */
@@ -74,9 +75,6 @@ void up_provider_base(const up_endpoint *ep, const char *def, up_buf *out);
 
 /* The long integer at obj.key (0 when missing); *seen set if present. */
 long up_pjson_long(json_t *obj, const char *key, int *seen);
-
-/* The string at obj.key or NULL. */
-const char *up_pjson_str(json_t *obj, const char *key);
 
 /*
  * Build the URL, headers (provider's, ep's extra, content-type) and body

@@ -58,3 +58,12 @@ void up_grow(void **array, size_t *cap, size_t need, size_t elem)
     *array = up_xrealloc(*array, n * elem);
     *cap = n;
 }
+
+void up_strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}

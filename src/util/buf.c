@@ -118,3 +118,8 @@ char *up_buf_detach(up_buf *b)
     up_buf_init(b);
     return p;
 }
+
+int up_strptr_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}

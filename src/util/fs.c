@@ -184,11 +184,6 @@ void up_fs_join(up_buf *out, const char *a, const char *b)
     up_buf_adds(out, b);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err)
 {
     DIR *d = opendir(dir);
@@ -209,20 +204,11 @@ int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err)
     closedir(d);
     UP_GROW(v, cap, n + 1);
     v[n] = NULL;
-    qsort(v, n, sizeof(*v), cmp_str);
+    qsort(v, n, sizeof(*v), up_strptr_cmp);
     *names = v;
     if (count)
         *count = n;
     return 0;
-}
-
-void up_fs_list_free(char **names)
-{
-    if (!names)
-        return;
-    for (char **p = names; *p; p++)
-        free(*p);
-    free(names);
 }
 
 int up_fs_check_relative(const char *rel, up_error *err)

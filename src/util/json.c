@@ -69,5 +69,11 @@ double up_json_num(const json_t *obj, const char *key, double dflt)
 
 json_t *up_json_str_or_null(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    json_t *v;
+
+    if (!s)
+        return json_null();
+    v = json_string(s);
+    /* Bytes that are not UTF-8 are kept rather than silently dropped. */
+    return v ? v : json_string_nocheck(s);
 }

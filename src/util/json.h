@@ -23,7 +23,8 @@ long up_json_long(const json_t *obj, const char *key, long dflt);
 /* The number at key (integer or real), or dflt. */
 double up_json_num(const json_t *obj, const char *key, double dflt);
 
-/* A JSON string, or null when s is NULL. */
+/* A JSON string, or null when s is NULL; never NULL itself (text that
+ * is not valid UTF-8 is kept as it is). */
 json_t *up_json_str_or_null(const char *s);
 
 #endif

@@ -194,7 +194,7 @@ static void rm_rf(const char *path)
             up_fs_join(&p, path, *n);
             rm_rf(p.data);
         }
-        up_fs_list_free(names);
+        up_strv_free(names);
         rmdir(path);
     } else {
         unlink(path);
