@@ -197,7 +197,10 @@ typedef struct up_eval_run_opts {
     up_journal *journal;          /* finished jobs go here; may be NULL */
     up_cache *cache;              /* answers come from and go to it; NULL:
                                      no cache */
-    void (*progress)(void *ud, const up_eval_plan *p, size_t done);
+    /* After each finished job (job set), or after several finished at
+     * once, e.g. from the cache (job NULL); done counts finished jobs. */
+    void (*progress)(void *ud, const up_eval_plan *p, size_t done,
+                     const up_eval_job *job);
     void *progress_ud;
 } up_eval_run_opts;
 

@@ -31,6 +31,8 @@ struct ctx {
     up_cache *cache; /* NULL: no cache this run */
     up_error err;
     time_t start;
+    size_t passing; /* progress line: jobs passing so far */
+    long tokens;    /* progress line: tokens so far */
 };
 
 static int load_tests(struct ctx *c, const struct eval_args *a)
@@ -129,23 +131,30 @@ static void open_cache(struct ctx *c, const struct eval_args *a)
         out_warn("%s; running without the response cache", err.msg);
 }
 
-static void progress(void *ud, const up_eval_plan *p, size_t done)
+/* Running totals for the progress line; a full count only when several
+ * jobs finished at once (job NULL), so each update is O(1). */
+static void progress(void *ud, const up_eval_plan *p, size_t done,
+                     const up_eval_job *job)
 {
     struct ctx *c = ud;
     double el = difftime(time(NULL), c->start);
     double eta = done ? el * (double)(p->njobs - done) / (double)done : 0;
-    size_t passed = 0, finished = 0;
-    long tokens = 0;
 
-    for (size_t i = 0; i < p->njobs; i++) {
-        finished += p->jobs[i].done != 0;
-        passed += p->jobs[i].passed != 0;
-        tokens += p->jobs[i].usage.input + p->jobs[i].usage.output;
+    if (!job) {
+        c->passing = 0;
+        c->tokens = 0;
+        for (size_t i = 0; i < p->njobs; i++) {
+            c->passing += p->jobs[i].done && p->jobs[i].passed;
+            c->tokens += p->jobs[i].usage.input + p->jobs[i].usage.output;
+        }
+    } else {
+        c->passing += job->passed != 0;
+        c->tokens += job->usage.input + job->usage.output;
     }
     fprintf(stderr,
             "\r  %zu/%zu done, %zu passing, %ld tokens, %.0fs elapsed, "
             "ETA %.0fs   ",
-            finished, p->njobs, passed, tokens, el, eta);
+            done, p->njobs, c->passing, c->tokens, el, eta);
     if (done == p->njobs)
         fputc('\n', stderr);
 }

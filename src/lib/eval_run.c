@@ -91,7 +91,8 @@ static void on_done(void *ud, size_t i, up_response *res)
         up_cache_put(r->o->cache, r->keys[i], res);
     finish(r, &r->plan->jobs[r->index[i]], res, 0);
     if (r->o->progress)
-        r->o->progress(r->o->progress_ud, r->plan, r->done);
+        r->o->progress(r->o->progress_ud, r->plan, r->done,
+                       &r->plan->jobs[r->index[i]]);
 }
 
 /* Build plan job i's request in slot n; 1 when the cache answered it. */
@@ -164,7 +165,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
         }
     }
     if (r.done > before && o->progress)
-        o->progress(o->progress_ud, p, r.done);
+        o->progress(o->progress_ud, p, r.done, NULL);
     rc = n ? up_sched_run(jobs, n, &o->sched, stats, err) : 0;
     if (!rc && r.journal_rc) {
         *err = r.journal_err;
