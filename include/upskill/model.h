@@ -50,6 +50,9 @@ typedef struct up_model {
     up_source base_url_src;
     char *api_key_env;  /* NAME of the key's variable, or NULL: send
                            no key */
+    int key_required;   /* 1: a missing key is an error before sending
+                           (hosted providers, or a variable the user
+                           named); 0: a local server may take none */
     up_header *headers; /* extra headers (copies), in order */
     size_t nheaders;
     long connect_timeout_ms;

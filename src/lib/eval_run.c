@@ -34,11 +34,7 @@ int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
     ep->total_timeout_ms = m->timeout_ms;
     ep->idle_timeout_ms = m->idle_timeout_ms;
     *headers = h;
-    /* A local server may take no key; the big providers always need one,
-     * and so does an endpoint given a variable to read it from. */
-    if (!ep->api_key && m->api_key_env &&
-        (m->provider != UP_PROV_GENERIC ||
-         strcmp(m->api_key_env, "GENERIC_API_KEY")))
+    if (!ep->api_key && m->key_required)
         return up_error_set(err, UP_EAUTH, "no API key for '%s': set %s",
                             m->resolved, m->api_key_env);
     return 0;

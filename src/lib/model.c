@@ -388,6 +388,9 @@ static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
     out->base_url_src = pc->base_url.src;
     if (pc->api_key_env.value)
         out->api_key_env = up_xstrdup(pc->api_key_env.value);
+    out->key_required =
+        out->api_key_env && (out->provider != UP_PROV_GENERIC ||
+                             pc->api_key_env.src.kind != UP_SRC_DEFAULT);
     out->connect_timeout_ms = to_ms(pc->connect_timeout.value);
     out->timeout_ms = to_ms(pc->timeout.value);
     out->idle_timeout_ms = to_ms(pc->idle_timeout.value);
@@ -442,6 +445,7 @@ static int resolve_override(up_model *out, struct parts *p, const char *url,
     out->base_url = trim_url(url);
     out->base_url_src = (up_source){UP_SRC_FLAG, NULL, 0};
     out->api_key_env = key_env ? up_xstrdup(key_env) : NULL;
+    out->key_required = key_env != NULL;
     return set_effort(out, p->effort, err);
 }
 

@@ -389,3 +389,30 @@ Test(model, provider_names)
     cr_assert_str_eq(up_effort_name(UP_EFFORT_XHIGH), "xhigh");
     cr_assert_null(up_effort_name(UP_EFFORT_UNSET));
 }
+
+Test(model, key_required_for_hosted_providers_not_local_servers)
+{
+    static const struct {
+        const char *spec, *base_url, *key_env;
+        int required;
+    } cases[] = {
+        {"anthropic.claude-haiku-4-5", NULL, NULL, 1},
+        {"openai.gpt-4.1-mini", NULL, NULL, 1},
+        {"hf.moonshotai/Kimi-K2-Instruct", NULL, NULL, 1},
+        {"generic.qwen3", NULL, NULL, 0},
+        {"qwen3", "http://127.0.0.1:8080/v1", NULL, 0},
+        {"qwen3", "http://127.0.0.1:8080/v1", "MY_KEY", 1},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        up_model m;
+        up_error err;
+
+        up_model_init(&m);
+        cr_assert_eq(up_model_resolve(&m, cases[i].spec, cases[i].base_url,
+                                      cases[i].key_env, NULL, &err),
+                     0, "%s: %s", cases[i].spec, err.msg);
+        cr_expect_eq(m.key_required, cases[i].required, "%s", cases[i].spec);
+        up_model_release(&m);
+    }
+}
