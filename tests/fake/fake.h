@@ -5,8 +5,10 @@
  *   request.c   parse one HTTP request into the facts rules match on;
  *   scenario.c  load the scenario file and pick the rule that answers;
  *   reply.c     turn the picked reply into provider-shaped bytes;
- *   fake.c      the libmicrohttpd glue, recording and the command line.
- * Only fake.c knows about libmicrohttpd; the others are plain C + jansson.
+ *   wait.c      holds: delays, barriers and stream pauses on one timer;
+ *   server.c    the libmicrohttpd glue and recording;
+ *   fake.c      the command line and the server's life.
+ * Only server.c knows about libmicrohttpd; the others are plain C.
  */
 #ifndef FAKE_H
 #define FAKE_H
@@ -141,8 +143,6 @@ struct fake_rule {
     double fail_rate;             /* probability of a drawn fault */
     struct fake_faults fail_with; /* faults drawn from, evenly */
     long barrier_timeout_ms;
-    long barrier_waiting; /* arrivals in the current generation */
-    long barrier_gen;     /* bumped each time a barrier opens */
 };
 
 /* A loaded scenario plus the counters shared by all server threads. */
@@ -152,8 +152,7 @@ struct fake_scenario {
     size_t nrules;
     json_t *models; /* model ids for GET /v1/models (array) */
     uint64_t seed;
-    pthread_mutex_t lock;   /* guards hits, counters and barriers */
-    pthread_cond_t barrier; /* signalled when a barrier opens */
+    pthread_mutex_t lock; /* guards hits and counters */
     uint64_t *seen_keys;    /* open-addressing map: prompt hash -> */
     long *seen_counts;      /* ... how often it was seen */
     size_t seen_cap, seen_len;
@@ -191,12 +190,6 @@ void fake_scenario_release(struct fake_scenario *sc);
  */
 int fake_scenario_pick(struct fake_scenario *sc, const struct fake_request *rq,
                        struct fake_reply *out);
-/*
- * Wait until out->barrier requests of the same rule are waiting, or the
- * rule's barrier timeout.  Returns 0 when the barrier opened, -1 on
- * timeout.  Thread-safe.
- */
-int fake_scenario_barrier(struct fake_scenario *sc, const struct fake_reply *r);
 
 /* ---- reply.c ---- */
 
@@ -243,6 +236,51 @@ void fake_shape_openai(struct fake_out *o, const struct fake_request *rq,
 void fake_shape_anthropic(struct fake_out *o, const struct fake_request *rq,
                           const struct fake_reply *r);
 
+/* ---- wait.c: holding requests back without a thread each ---- */
+
+/*
+ * One held request (embedded in the server's connection).  The timer
+ * thread calls resume(ctx, hold) when it is due; "waiting" holds sit in
+ * their rule's barrier list until it fills or their timeout strikes.
+ */
+struct fake_hold {
+    int64_t due;            /* CLOCK_MONOTONIC ns */
+    size_t slot;            /* heap index + 1; 0 when not queued */
+    size_t rule;            /* barrier: the rule's index */
+    long delay_ms;          /* barrier: wait this long after it opens */
+    int waiting;            /* in a barrier list */
+    int timed_out;          /* left the barrier by its timeout */
+    struct fake_hold *next; /* barrier list */
+};
+
+struct fake_wait {
+    pthread_mutex_t lock; /* guards everything below */
+    pthread_cond_t cond;  /* CLOCK_MONOTONIC; the heap changed */
+    pthread_t thread;
+    int running, stop;
+    struct fake_hold **heap; /* min-heap by due */
+    size_t n, cap;
+    struct fake_hold **barriers; /* per rule: who waits */
+    long *waiting;               /* per rule: how many wait */
+    void (*resume)(void *ctx, struct fake_hold *h);
+    void *ctx;
+};
+
+/* Start the timer thread; barriers for nrules rules.  0 or -1. */
+int fake_wait_start(struct fake_wait *w, size_t nrules,
+                    void (*resume)(void *ctx, struct fake_hold *h), void *ctx);
+/* Resume h in ms milliseconds. */
+void fake_wait_after(struct fake_wait *w, struct fake_hold *h, long ms);
+/*
+ * h arrives at rule's barrier of count: it is resumed delay_ms after the
+ * count-th arrival, or with timed_out set after timeout_ms.
+ */
+void fake_wait_barrier(struct fake_wait *w, struct fake_hold *h, size_t rule,
+                       long count, long timeout_ms, long delay_ms);
+/* Stop the thread and resume every hold still queued (barriers time out). */
+void fake_wait_stop(struct fake_wait *w);
+void fake_wait_release(struct fake_wait *w);
+
 /* ---- server.c: the HTTP server ---- */
 
 struct MHD_Daemon;
@@ -255,13 +293,15 @@ struct fake_server {
     long done;                 /* requests finished (answered or not) */
     long max_requests;         /* wake the main thread at this many */
     int wake_fd;               /* written when max_requests are done */
+    struct fake_wait wait;     /* delayed and barrier-held requests */
     struct MHD_Daemon *daemon; /* running server, or NULL */
     unsigned port;             /* the bound port */
 };
 
 /*
  * Listen on 127.0.0.1:port (0: any free port, stored in s->port) and
- * serve s->sc from a thread per connection.  s must be filled first.
+ * serve s->sc from one event thread plus the timer thread.  s must be
+ * filled first.
  */
 int fake_server_start(struct fake_server *s, long port, up_error *err);
 /* Close every connection and stop serving. */

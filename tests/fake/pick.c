@@ -6,15 +6,13 @@
  * counter), where the repeat counter says how many earlier requests had
  * the same prompt hash.  A run with the same requests gives the same
  * multiset of outcomes whatever the arrival order, while repeats of one
- * prompt still vary.  Everything shared (rule hits, repeat counters,
- * barriers) is guarded by the scenario lock; the draws themselves run
+ * prompt still vary.  Everything shared (rule hits, repeat counters)
+ * is guarded by the scenario lock; the draws themselves run
  * outside it.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "upskill/alloc.h"
 
@@ -202,41 +200,4 @@ int fake_scenario_pick(struct fake_scenario *sc, const struct fake_request *rq,
     draw_fault(r, sc->seed, rq->hash, repeat, out);
     draw_student(r, sc->seed, rq, repeat, out);
     return 0;
-}
-
-static struct timespec deadline_in(long ms)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
-int fake_scenario_barrier(struct fake_scenario *sc, const struct fake_reply *r)
-{
-    struct fake_rule *rule = &sc->rules[r->rule_index];
-    struct timespec until = deadline_in(rule->barrier_timeout_ms);
-    long gen;
-    int rc = 0;
-
-    pthread_mutex_lock(&sc->lock);
-    gen = rule->barrier_gen;
-    if (++rule->barrier_waiting >= r->barrier) {
-        rule->barrier_waiting = 0;
-        rule->barrier_gen++;
-        pthread_cond_broadcast(&sc->barrier);
-    }
-    while (gen == rule->barrier_gen && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&sc->barrier, &sc->lock, &until);
-    rc = gen == rule->barrier_gen ? -1 : 0;
-    if (rc)
-        rule->barrier_waiting--;
-    pthread_mutex_unlock(&sc->lock);
-    return rc;
 }

@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
@@ -433,17 +432,6 @@ static const struct field top_fields[] = {
     {NULL, NULL, 0},
 };
 
-static void sync_init(struct fake_scenario *sc)
-{
-    pthread_condattr_t ca;
-
-    pthread_mutex_init(&sc->lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&sc->barrier, &ca);
-    pthread_condattr_destroy(&ca);
-}
-
 int fake_scenario_load(struct fake_scenario *sc, const char *path,
                        up_error *err)
 {
@@ -453,7 +441,7 @@ int fake_scenario_load(struct fake_scenario *sc, const char *path,
     int rc;
 
     memset(sc, 0, sizeof(*sc));
-    sync_init(sc);
+    pthread_mutex_init(&sc->lock, NULL);
     rc = up_fs_read(&text, path, UP_FS_MAX_READ, err);
     if (rc)
         goto out;
@@ -482,6 +470,5 @@ void fake_scenario_release(struct fake_scenario *sc)
     free(sc->seen_counts);
     json_decref(sc->root);
     pthread_mutex_destroy(&sc->lock);
-    pthread_cond_destroy(&sc->barrier);
     memset(sc, 0, sizeof(*sc));
 }

@@ -1,15 +1,17 @@
 /*
  * fake-llm server: the libmicrohttpd glue.
  *
- * Thread per connection (MHD_USE_THREAD_PER_CONNECTION with an internal
- * poll() thread): a reply's delay_ms, chunk_delay_ms and barriers simply
- * sleep in that connection's thread, so they never hold up other
- * connections.  Each request is collected (headers, body up to
- * FAKE_MAX_BODY), numbered, recorded, matched against the scenario and
- * answered with a content-reader callback that hands out the body one
- * SSE event at a time and can stop early ("early_close": the callback
- * returns MHD_CONTENT_READER_END_WITH_ERROR, so MHD closes the socket
- * mid-body).
+ * One event thread (MHD_USE_EPOLL_INTERNAL_THREAD) serves every
+ * connection; nothing in it sleeps.  A reply's delay_ms, a barrier and
+ * chunk_delay_ms suspend the connection (MHD_ALLOW_SUSPEND_RESUME) and
+ * leave a hold with the timer thread (wait.c), which resumes it when
+ * due: the access handler is then called again and answers, or the
+ * content reader hands out the next event.  Each request is collected
+ * (headers, body up to FAKE_MAX_BODY), numbered, recorded, matched
+ * against the scenario and answered with a content-reader callback that
+ * hands out the body one SSE event at a time and can stop early
+ * ("early_close": the callback returns MHD_CONTENT_READER_END_WITH_ERROR,
+ * so MHD closes the socket mid-body).
  *
  * "reset": MHD has no call to abort a connection, so the handler takes
  * the connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), sets
@@ -35,16 +37,19 @@
 
 /* One request in flight; owned by MHD's con_cls slot. */
 struct conn {
+    struct fake_hold hold; /* first: the timer hands this back */
+    struct MHD_Connection *c;
     char *method, *path; /* copies; the request borrows them */
     struct fake_request rq;
+    struct fake_reply r; /* the picked reply, while held */
+    int held;            /* r is decided; answer when resumed */
 };
 
-static void sleep_ms(long ms)
+/* The timer thread's callback: a hold is due. */
+static void resume(void *ctx, struct fake_hold *h)
 {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-    while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR)
-        ;
+    (void)ctx;
+    MHD_resume_connection(((struct conn *)h)->c);
 }
 
 /* ---- response body ---- */
@@ -66,17 +71,30 @@ static int at_mark(const struct fake_out *o, size_t pos)
     return 0;
 }
 
+/* A response body in flight: the bytes plus where the stream paused. */
+struct body {
+    struct fake_out o;
+    struct fake_server *s;
+    struct conn *cn;
+    size_t paused_at; /* the mark whose chunk delay was served */
+};
+
 static ssize_t read_body(void *cls, uint64_t pos64, char *buf, size_t max)
 {
-    struct fake_out *o = cls;
+    struct body *b = cls;
+    struct fake_out *o = &b->o;
     size_t pos = (size_t)pos64, size = fake_out_size(o);
     size_t limit = o->cut < size ? o->cut : size, end;
 
     if (pos >= limit)
         return o->cut < size ? MHD_CONTENT_READER_END_WITH_ERROR
                              : MHD_CONTENT_READER_END_OF_STREAM;
-    if (pos && o->chunk_delay_ms && at_mark(o, pos))
-        sleep_ms(o->chunk_delay_ms);
+    if (pos && o->chunk_delay_ms && b->paused_at != pos && at_mark(o, pos)) {
+        b->paused_at = pos;
+        MHD_suspend_connection(b->cn->c);
+        fake_wait_after(&b->s->wait, &b->cn->hold, o->chunk_delay_ms);
+        return 0;
+    }
     end = event_end(o, pos, limit);
     if (end - pos < max)
         max = end - pos;
@@ -85,8 +103,10 @@ static ssize_t read_body(void *cls, uint64_t pos64, char *buf, size_t max)
 
 static void free_body(void *cls)
 {
-    fake_out_release(cls);
-    free(cls);
+    struct body *b = cls;
+
+    fake_out_release(&b->o);
+    free(b);
 }
 
 static void reset_socket(struct MHD_Connection *c)
@@ -105,30 +125,33 @@ static void reset_socket(struct MHD_Connection *c)
     connect(ci->connect_fd, &unspec, sizeof(unspec));
 }
 
-/* Queue o (moved into the response) on c. */
-static enum MHD_Result respond(struct MHD_Connection *c, struct fake_out *o)
+/* Queue o (moved into the response) on cn's connection. */
+static enum MHD_Result respond(struct fake_server *s, struct conn *cn,
+                               struct fake_out *o)
 {
-    struct fake_out *heap;
+    struct body *b;
     struct MHD_Response *resp;
     enum MHD_Result ret;
     const char *key;
     json_t *v;
 
     if (o->reset) {
-        reset_socket(c);
+        reset_socket(cn->c);
         fake_out_release(o);
         return MHD_NO;
     }
-    heap = up_xmalloc(sizeof(*heap));
-    *heap = *o;
+    b = up_xcalloc(1, sizeof(*b));
+    b->o = *o;
+    b->s = s;
+    b->cn = cn;
     resp = MHD_create_response_from_callback(
-        heap->chunked ? MHD_SIZE_UNKNOWN : fake_out_size(heap), 64 * 1024,
-        read_body, heap, free_body);
-    json_object_foreach(heap->headers, key, v)
+        b->o.chunked ? MHD_SIZE_UNKNOWN : fake_out_size(&b->o), 64 * 1024,
+        read_body, b, free_body);
+    json_object_foreach(b->o.headers, key, v)
     {
         MHD_add_response_header(resp, key, json_string_value(v));
     }
-    ret = MHD_queue_response(c, (unsigned)heap->status, resp);
+    ret = MHD_queue_response(cn->c, (unsigned)b->o.status, resp);
     MHD_destroy_response(resp);
     return ret;
 }
@@ -229,25 +252,54 @@ static int decide(struct fake_server *s, struct fake_request *rq,
     return 0;
 }
 
-static enum MHD_Result answer(struct fake_server *s, struct MHD_Connection *c,
-                              struct fake_request *rq)
+/* Build and send the held reply (or the barrier's timeout). */
+static enum MHD_Result answer_held(struct fake_server *s, struct conn *cn)
 {
-    struct fake_reply r;
+    struct fake_out o;
+
+    fake_out_init(&o);
+    if (cn->hold.timed_out)
+        fake_reply_error(&o, &cn->rq, 504, "fake-llm: barrier timed out");
+    else
+        fake_reply_build(&o, &cn->rq, &cn->r, s->sc.models);
+    return respond(s, cn, &o);
+}
+
+/* Hold cn until its barrier opens and its delay has passed. */
+static enum MHD_Result hold(struct fake_server *s, struct conn *cn)
+{
+    const struct fake_reply *r = &cn->r;
+
+    cn->held = 1;
+    if (!r->barrier && r->delay_ms <= 0)
+        return answer_held(s, cn);
+    MHD_suspend_connection(cn->c);
+    if (r->barrier)
+        fake_wait_barrier(&s->wait, &cn->hold, r->rule_index, r->barrier,
+                          s->sc.rules[r->rule_index].barrier_timeout_ms,
+                          r->delay_ms);
+    else
+        fake_wait_after(&s->wait, &cn->hold, r->delay_ms);
+    return MHD_YES;
+}
+
+static enum MHD_Result answer(struct fake_server *s, struct conn *cn)
+{
+    struct fake_request *rq = &cn->rq;
     struct fake_out o;
     int picked;
 
-    MHD_get_connection_values(c, MHD_HEADER_KIND, add_header, rq);
+    if (cn->held)
+        return answer_held(s, cn);
+    MHD_get_connection_values(cn->c, MHD_HEADER_KIND, add_header, rq);
     rq->n = next_number(s);
     fake_out_init(&o);
-    picked = decide(s, rq, &r, &o);
-    record(s, rq, picked ? &r : NULL);
-    if (picked && r.barrier && fake_scenario_barrier(&s->sc, &r)) {
-        fake_reply_error(&o, rq, 504, "fake-llm: barrier timed out");
-    } else if (picked) {
-        sleep_ms(r.delay_ms);
-        fake_reply_build(&o, rq, &r, s->sc.models);
-    }
-    return respond(c, &o);
+    picked = decide(s, rq, &cn->r, &o);
+    record(s, rq, picked ? &cn->r : NULL);
+    if (!picked)
+        return respond(s, cn, &o);
+    fake_out_release(&o);
+    return hold(s, cn);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
@@ -260,6 +312,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
     (void)version;
     if (!cn) {
         cn = up_xcalloc(1, sizeof(*cn));
+        cn->c = c;
         cn->method = up_xstrdup(method);
         cn->path = up_xstrdup(url);
         fake_request_init(&cn->rq, cn->method, cn->path);
@@ -271,7 +324,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
         *size = 0;
         return MHD_YES;
     }
-    return answer(cls, c, &cn->rq);
+    return answer(cls, cn);
 }
 
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -305,9 +358,10 @@ int fake_server_start(struct fake_server *s, long port, up_error *err)
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fake_wait_start(&s->wait, s->sc.nrules, resume, s))
+        return up_error_set(err, UP_ENETWORK, "cannot start the timer thread");
     s->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-            MHD_USE_POLL,
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME,
         (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
         MHD_OPTION_NOTIFY_COMPLETED, on_done, s, MHD_OPTION_CONNECTION_LIMIT,
         1024u, MHD_OPTION_LISTEN_BACKLOG_SIZE, 512u,
@@ -322,7 +376,9 @@ int fake_server_start(struct fake_server *s, long port, up_error *err)
 
 void fake_server_stop(struct fake_server *s)
 {
+    fake_wait_stop(&s->wait);
     if (s->daemon)
         MHD_stop_daemon(s->daemon);
     s->daemon = NULL;
+    fake_wait_release(&s->wait);
 }
