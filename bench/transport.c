@@ -106,9 +106,10 @@ static void report(const args *a, const tally *t, const up_sched_stats *st)
 
     qsort(t->latency, (size_t)a->n, sizeof(long), cmp_long);
     printf("requests %ld ok %zu jobs %ld wall_ms %ld limit_ms %ld "
-           "ratio %.3f latency_p50_ms %ld latency_max_ms %ld\n",
+           "ratio %.3f latency_ms p50 %ld p90 %ld p99 %ld max %ld\n",
            a->n, t->ok, a->jobs, st->elapsed_ms, limit,
            (double)st->elapsed_ms / (double)limit, t->latency[a->n / 2],
+           t->latency[a->n * 9 / 10], t->latency[a->n * 99 / 100],
            t->latency[a->n - 1]);
     if (t->have_err)
         fprintf(stderr, "bench-transport: first error: %s\n", t->first_err.msg);

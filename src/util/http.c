@@ -789,23 +789,13 @@ static long start_due(up_http_client *c, long max_wait)
     return max_wait;
 }
 
-size_t up_http_run(up_http_client *c, long max_wait_ms)
+/* Finish every transfer curl has completed; returns how many. */
+static size_t drain(up_http_client *c)
 {
-    long wait, ct = -1;
-    int running = 0;
+    size_t n = 0;
     CURLMsg *m;
     int left;
 
-    if (!c->n)
-        return 0;
-    wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
-    curl_multi_perform(c->multi, &running);
-    curl_multi_timeout(c->multi, &ct);
-    if (ct >= 0 && ct < wait)
-        wait = ct;
-    if (wait > 0)
-        curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
-    curl_multi_perform(c->multi, &running);
     while ((m = curl_multi_info_read(c->multi, &left)) != NULL) {
         up_http_xfer *x = NULL;
 
@@ -813,7 +803,35 @@ size_t up_http_run(up_http_client *c, long max_wait_ms)
             continue;
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
         attempt_done(x, m->data.result);
+        n++;
     }
+    return n;
+}
+
+/*
+ * Completions are drained after every perform, and a pass that finished
+ * something returns before polling: a reply that arrived during the
+ * first perform must not wait in curl's message queue until the next
+ * socket event (up to a whole server round trip later).
+ */
+size_t up_http_run(up_http_client *c, long max_wait_ms)
+{
+    long wait, ct = -1;
+    int running = 0;
+
+    if (!c->n)
+        return 0;
+    wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
+    curl_multi_perform(c->multi, &running);
+    if (drain(c))
+        return c->n;
+    curl_multi_timeout(c->multi, &ct);
+    if (ct >= 0 && ct < wait)
+        wait = ct;
+    if (wait > 0)
+        curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+    curl_multi_perform(c->multi, &running);
+    drain(c);
     return c->n;
 }
 

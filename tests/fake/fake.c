@@ -193,7 +193,6 @@ static int setup(struct fake_server *s, const struct opts *op, up_error *err)
     }
     s->wake_fd = wake_pipe[1];
     s->max_requests = op->max_requests;
-    pthread_mutex_init(&s->lock, NULL);
     handle_signals();
     if (fake_server_start(s, op->port, err))
         return 4;

@@ -153,8 +153,8 @@ struct fake_scenario {
     json_t *models; /* model ids for GET /v1/models (array) */
     uint64_t seed;
     pthread_mutex_t lock; /* guards hits and counters */
-    uint64_t *seen_keys;    /* open-addressing map: prompt hash -> */
-    long *seen_counts;      /* ... how often it was seen */
+    uint64_t *seen_keys;  /* open-addressing map: prompt hash -> */
+    long *seen_counts;    /* ... how often it was seen */
     size_t seen_cap, seen_len;
 };
 
@@ -239,9 +239,10 @@ void fake_shape_anthropic(struct fake_out *o, const struct fake_request *rq,
 /* ---- wait.c: holding requests back without a thread each ---- */
 
 /*
- * One held request (embedded in the server's connection).  The timer
- * thread calls resume(ctx, hold) when it is due; "waiting" holds sit in
- * their rule's barrier list until it fills or their timeout strikes.
+ * One held request (embedded in the server's connection), queued by due
+ * time; "waiting" holds also sit in their rule's barrier list until it
+ * fills or their timeout strikes.  Used from the server's event thread
+ * only.
  */
 struct fake_hold {
     int64_t due;            /* CLOCK_MONOTONIC ns */
@@ -254,32 +255,33 @@ struct fake_hold {
 };
 
 struct fake_wait {
-    pthread_mutex_t lock; /* guards everything below */
-    pthread_cond_t cond;  /* CLOCK_MONOTONIC; the heap changed */
-    pthread_t thread;
-    int running, stop;
+    int64_t now;             /* the loop's clock: CLOCK_MONOTONIC ns */
     struct fake_hold **heap; /* min-heap by due */
     size_t n, cap;
     struct fake_hold **barriers; /* per rule: who waits */
     long *waiting;               /* per rule: how many wait */
-    void (*resume)(void *ctx, struct fake_hold *h);
-    void *ctx;
 };
 
-/* Start the timer thread; barriers for nrules rules.  0 or -1. */
-int fake_wait_start(struct fake_wait *w, size_t nrules,
-                    void (*resume)(void *ctx, struct fake_hold *h), void *ctx);
-/* Resume h in ms milliseconds. */
+/* Empty, with barriers for nrules rules. */
+void fake_wait_init(struct fake_wait *w, size_t nrules);
+void fake_wait_release(struct fake_wait *w);
+/* Read the clock that holds count from (the event loop's wake-up). */
+void fake_wait_tick(struct fake_wait *w);
+/* Hold h for ms milliseconds from the last tick. */
 void fake_wait_after(struct fake_wait *w, struct fake_hold *h, long ms);
 /*
- * h arrives at rule's barrier of count: it is resumed delay_ms after the
- * count-th arrival, or with timed_out set after timeout_ms.
+ * h arrives at rule's barrier of count: it is due delay_ms after the
+ * count-th arrival, or with timed_out set after timeout_ms (from the
+ * last tick).
  */
 void fake_wait_barrier(struct fake_wait *w, struct fake_hold *h, size_t rule,
                        long count, long timeout_ms, long delay_ms);
-/* Stop the thread and resume every hold still queued (barriers time out). */
-void fake_wait_stop(struct fake_wait *w);
-void fake_wait_release(struct fake_wait *w);
+/* The earliest hold if it is due, taken off (a barrier times out). */
+struct fake_hold *fake_wait_due(struct fake_wait *w);
+/* Any hold, due or not, taken off; NULL when none is left. */
+struct fake_hold *fake_wait_any(struct fake_wait *w);
+/* Nanoseconds until the earliest hold is due (0: now), -1 when none. */
+int64_t fake_wait_next_ns(const struct fake_wait *w);
 
 /* ---- server.c: the HTTP server ---- */
 
@@ -288,20 +290,21 @@ struct MHD_Daemon;
 struct fake_server {
     struct fake_scenario sc;
     FILE *record;              /* --record file or NULL */
-    pthread_mutex_t lock;      /* guards record, requests and done */
     long requests;             /* requests numbered so far */
     long done;                 /* requests finished (answered or not) */
     long max_requests;         /* wake the main thread at this many */
     int wake_fd;               /* written when max_requests are done */
     struct fake_wait wait;     /* delayed and barrier-held requests */
     struct MHD_Daemon *daemon; /* running server, or NULL */
+    pthread_t thread;          /* the event thread */
+    int serving;               /* thread started */
+    int stop_pipe[2];          /* written to stop the event thread */
     unsigned port;             /* the bound port */
 };
 
 /*
  * Listen on 127.0.0.1:port (0: any free port, stored in s->port) and
- * serve s->sc from one event thread plus the timer thread.  s must be
- * filled first.
+ * serve s->sc from one event thread.  s must be filled first.
  */
 int fake_server_start(struct fake_server *s, long port, up_error *err);
 /* Close every connection and stop serving. */

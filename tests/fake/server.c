@@ -1,17 +1,22 @@
 /*
  * fake-llm server: the libmicrohttpd glue.
  *
- * One event thread (MHD_USE_EPOLL_INTERNAL_THREAD) serves every
- * connection; nothing in it sleeps.  A reply's delay_ms, a barrier and
- * chunk_delay_ms suspend the connection (MHD_ALLOW_SUSPEND_RESUME) and
- * leave a hold with the timer thread (wait.c), which resumes it when
- * due: the access handler is then called again and answers, or the
- * content reader hands out the next event.  Each request is collected
- * (headers, body up to FAKE_MAX_BODY), numbered, recorded, matched
- * against the scenario and answered with a content-reader callback that
- * hands out the body one SSE event at a time and can stop early
- * ("early_close": the callback returns MHD_CONTENT_READER_END_WITH_ERROR,
- * so MHD closes the socket mid-body).
+ * One event thread of ours serves every connection, with MHD in
+ * "external polling" epoll mode: it ppoll()s MHD's epoll fd no longer
+ * than MHD_get_timeout() and the earliest hold allow (to the
+ * nanosecond), resumes the holds that are due and calls MHD_run().
+ * Nothing sleeps in a callback, and the server's counters need no lock.
+ * A reply's delay_ms, a barrier and chunk_delay_ms suspend the
+ * connection (MHD_ALLOW_SUSPEND_RESUME) and leave a hold (wait.c); once
+ * resumed, the access handler is called again and answers, or the
+ * content reader hands out the next event.
+ *
+ * Each request is collected (headers, body up to FAKE_MAX_BODY),
+ * numbered, recorded, matched against the scenario and answered from a
+ * buffer (headers and body leave in one write) or, for streams and
+ * faults, a content-reader callback that can pause before each SSE
+ * event and stop early ("early_close": the callback returns
+ * MHD_CONTENT_READER_END_WITH_ERROR, so MHD closes the socket mid-body).
  *
  * "reset": MHD has no call to abort a connection, so the handler takes
  * the connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), sets
@@ -20,7 +25,10 @@
  * so MHD closes the (now dead) socket without writing a response.  The
  * client sees "connection reset by peer" (curl exit 56).
  */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,16 +49,10 @@ struct conn {
     struct MHD_Connection *c;
     char *method, *path; /* copies; the request borrows them */
     struct fake_request rq;
-    struct fake_reply r; /* the picked reply, while held */
-    int held;            /* r is decided; answer when resumed */
+    struct fake_reply r; /* the picked reply */
+    struct fake_out out; /* its bytes, built before the hold */
+    int held;            /* out is built and not sent yet */
 };
-
-/* The timer thread's callback: a hold is due. */
-static void resume(void *ctx, struct fake_hold *h)
-{
-    (void)ctx;
-    MHD_resume_connection(((struct conn *)h)->c);
-}
 
 /* ---- response body ---- */
 
@@ -89,13 +91,16 @@ static ssize_t read_body(void *cls, uint64_t pos64, char *buf, size_t max)
     if (pos >= limit)
         return o->cut < size ? MHD_CONTENT_READER_END_WITH_ERROR
                              : MHD_CONTENT_READER_END_OF_STREAM;
-    if (pos && o->chunk_delay_ms && b->paused_at != pos && at_mark(o, pos)) {
+    if (!o->chunk_delay_ms) {
+        end = limit;
+    } else if (pos && b->paused_at != pos && at_mark(o, pos)) {
         b->paused_at = pos;
         MHD_suspend_connection(b->cn->c);
         fake_wait_after(&b->s->wait, &b->cn->hold, o->chunk_delay_ms);
         return 0;
+    } else {
+        end = event_end(o, pos, limit);
     }
-    end = event_end(o, pos, limit);
     if (end - pos < max)
         max = end - pos;
     return (ssize_t)fake_out_copy(o, pos, buf, max);
@@ -125,6 +130,16 @@ static void reset_socket(struct MHD_Connection *c)
     connect(ci->connect_fd, &unspec, sizeof(unspec));
 }
 
+/*
+ * A body sent in one piece: MHD then writes the headers and the body
+ * with one call.  Streams (chunked), cut and padded bodies go through
+ * read_body.
+ */
+static int whole(const struct fake_out *o)
+{
+    return !o->chunked && o->cut == SIZE_MAX && !o->pad_to;
+}
+
 /* Queue o (moved into the response) on cn's connection. */
 static enum MHD_Result respond(struct fake_server *s, struct conn *cn,
                                struct fake_out *o)
@@ -144,9 +159,13 @@ static enum MHD_Result respond(struct fake_server *s, struct conn *cn,
     b->o = *o;
     b->s = s;
     b->cn = cn;
-    resp = MHD_create_response_from_callback(
-        b->o.chunked ? MHD_SIZE_UNKNOWN : fake_out_size(&b->o), 64 * 1024,
-        read_body, b, free_body);
+    if (whole(&b->o))
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(
+            b->o.body.len, b->o.body.data, free_body, b);
+    else
+        resp = MHD_create_response_from_callback(
+            b->o.chunked ? MHD_SIZE_UNKNOWN : fake_out_size(&b->o), 64 * 1024,
+            read_body, b, free_body);
     json_object_foreach(b->o.headers, key, v)
     {
         MHD_add_response_header(resp, key, json_string_value(v));
@@ -197,10 +216,8 @@ static void record(struct fake_server *s, const struct fake_request *rq,
     if (r && r->student)
         json_object_set_new(j, "student", json_string(r->student));
     line = json_dumps(j, JSON_COMPACT);
-    pthread_mutex_lock(&s->lock);
     fprintf(s->record, "%s\n", line);
     fflush(s->record);
-    pthread_mutex_unlock(&s->lock);
     free(line);
     json_decref(j);
 }
@@ -213,16 +230,6 @@ static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
     (void)kind;
     fake_request_add_header(cls, key, value);
     return MHD_YES;
-}
-
-static long next_number(struct fake_server *s)
-{
-    long n;
-
-    pthread_mutex_lock(&s->lock);
-    n = ++s->requests;
-    pthread_mutex_unlock(&s->lock);
-    return n;
 }
 
 /*
@@ -252,24 +259,28 @@ static int decide(struct fake_server *s, struct fake_request *rq,
     return 0;
 }
 
-/* Build and send the held reply (or the barrier's timeout). */
+/* Send the held reply (or the barrier's timeout instead). */
 static enum MHD_Result answer_held(struct fake_server *s, struct conn *cn)
 {
-    struct fake_out o;
-
-    fake_out_init(&o);
-    if (cn->hold.timed_out)
-        fake_reply_error(&o, &cn->rq, 504, "fake-llm: barrier timed out");
-    else
-        fake_reply_build(&o, &cn->rq, &cn->r, s->sc.models);
-    return respond(s, cn, &o);
+    if (cn->hold.timed_out) {
+        fake_out_release(&cn->out);
+        fake_out_init(&cn->out);
+        fake_reply_error(&cn->out, &cn->rq, 504, "fake-llm: barrier timed out");
+    }
+    cn->held = 0;
+    return respond(s, cn, &cn->out);
 }
 
-/* Hold cn until its barrier opens and its delay has passed. */
+/*
+ * Build cn's reply now, then hold it until its barrier opens and its
+ * delay has passed: the work is done before the clock starts running.
+ */
 static enum MHD_Result hold(struct fake_server *s, struct conn *cn)
 {
     const struct fake_reply *r = &cn->r;
 
+    fake_out_init(&cn->out);
+    fake_reply_build(&cn->out, &cn->rq, r, s->sc.models);
     cn->held = 1;
     if (!r->barrier && r->delay_ms <= 0)
         return answer_held(s, cn);
@@ -292,7 +303,7 @@ static enum MHD_Result answer(struct fake_server *s, struct conn *cn)
     if (cn->held)
         return answer_held(s, cn);
     MHD_get_connection_values(cn->c, MHD_HEADER_KIND, add_header, rq);
-    rq->n = next_number(s);
+    rq->n = ++s->requests;
     fake_out_init(&o);
     picked = decide(s, rq, &cn->r, &o);
     record(s, rq, picked ? &cn->r : NULL);
@@ -338,16 +349,60 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     if (!cn)
         return;
+    if (cn->held)
+        fake_out_release(&cn->out);
     fake_request_release(&cn->rq);
     free(cn->method);
     free(cn->path);
     free(cn);
     *con_cls = NULL;
-    pthread_mutex_lock(&s->lock);
     last = ++s->done == s->max_requests;
-    pthread_mutex_unlock(&s->lock);
     if (last && write(s->wake_fd, "m", 1) < 0)
         perror("fake-llm: wake");
+}
+
+/* ---- the event thread ---- */
+
+static void resume(struct fake_hold *h)
+{
+    MHD_resume_connection(((struct conn *)h)->c);
+}
+
+/* How long ppoll may sleep: MHD's limit and the earliest hold's. */
+static struct timespec *next_wake(struct fake_server *s, struct timespec *ts)
+{
+    MHD_UNSIGNED_LONG_LONG ms;
+    int64_t ns = fake_wait_next_ns(&s->wait);
+
+    if (MHD_get_timeout(s->daemon, &ms) == MHD_YES &&
+        (ns < 0 || (MHD_UNSIGNED_LONG_LONG)ns / 1000000 > ms))
+        ns = (int64_t)ms * 1000000;
+    if (ns < 0)
+        return NULL;
+    ts->tv_sec = (time_t)(ns / 1000000000);
+    ts->tv_nsec = (long)(ns % 1000000000);
+    return ts;
+}
+
+static void *serve(void *arg)
+{
+    struct fake_server *s = arg;
+    const union MHD_DaemonInfo *di =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    struct pollfd p[2] = {{di->epoll_fd, POLLIN, 0},
+                          {s->stop_pipe[0], POLLIN, 0}};
+    struct timespec ts;
+
+    for (;;) {
+        struct fake_hold *h;
+
+        while ((h = fake_wait_due(&s->wait)))
+            resume(h);
+        MHD_run(s->daemon);
+        if (ppoll(p, 2, next_wake(s, &ts), NULL) > 0 && p[1].revents)
+            return NULL;
+        fake_wait_tick(&s->wait);
+    }
 }
 
 int fake_server_start(struct fake_server *s, long port, up_error *err)
@@ -358,27 +413,42 @@ int fake_server_start(struct fake_server *s, long port, up_error *err)
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fake_wait_start(&s->wait, s->sc.nrules, resume, s))
-        return up_error_set(err, UP_ENETWORK, "cannot start the timer thread");
+    fake_wait_init(&s->wait, s->sc.nrules);
     s->daemon = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME,
-        (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &sa,
-        MHD_OPTION_NOTIFY_COMPLETED, on_done, s, MHD_OPTION_CONNECTION_LIMIT,
-        1024u, MHD_OPTION_LISTEN_BACKLOG_SIZE, 512u,
-        MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)port, NULL, NULL,
+        on_request, s, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED,
+        on_done, s, MHD_OPTION_CONNECTION_LIMIT, 1024u,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, 512u, MHD_OPTION_CONNECTION_TIMEOUT,
+        120u, MHD_OPTION_END);
     if (!s->daemon)
         return up_error_set(err, UP_ENETWORK,
                             "cannot listen on 127.0.0.1:%ld: %s", port,
                             strerror(errno));
     s->port = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT)->port;
+    if (pipe(s->stop_pipe) || pthread_create(&s->thread, NULL, serve, s))
+        return up_error_set(err, UP_ENETWORK, "cannot start serving: %s",
+                            strerror(errno));
+    s->serving = 1;
     return 0;
 }
 
 void fake_server_stop(struct fake_server *s)
 {
-    fake_wait_stop(&s->wait);
-    if (s->daemon)
+    struct fake_hold *h;
+
+    if (s->serving) {
+        if (write(s->stop_pipe[1], "x", 1) < 0)
+            perror("fake-llm: stop");
+        pthread_join(s->thread, NULL);
+        s->serving = 0;
+    }
+    /* MHD must not be stopped with connections still suspended. */
+    while ((h = fake_wait_any(&s->wait)))
+        resume(h);
+    if (s->daemon) {
+        MHD_run(s->daemon);
         MHD_stop_daemon(s->daemon);
+    }
     s->daemon = NULL;
     fake_wait_release(&s->wait);
 }

@@ -2,18 +2,21 @@
  * fake-llm holds: requests kept waiting without a thread each.
  *
  * A reply's delay, a barrier and the pause before a streamed event all
- * suspend the libmicrohttpd connection and leave a fake_hold here.  One
- * timer thread keeps the holds in a binary min-heap ordered by due time,
- * sleeps on a CLOCK_MONOTONIC condition variable until the earliest is
- * due, pops it and calls resume() outside the lock, so the server's one
- * event thread picks the connection up again.  64 requests sleeping
- * 50 ms thus cost one timer wake-up each, not 64 threads to schedule.
+ * suspend the libmicrohttpd connection and leave a fake_hold here, in a
+ * binary min-heap ordered by due time.  The server's one event thread
+ * sleeps in ppoll() no longer than the earliest hold and resumes what is
+ * due (server.c), so 64 requests sleeping 50 ms cost one wake-up each,
+ * not 64 threads to schedule.  Everything runs on that thread: no lock.
+ *
+ * Holds count from the loop's clock (fake_wait_tick, read when ppoll
+ * returns), not from the moment a handler runs: a burst of 64 requests
+ * takes the server a few milliseconds to parse and answer, and that
+ * queueing must not be added to each reply's delay_ms.
  *
  * A barrier is a per-rule list of holds.  The arrival that completes it
  * reschedules every member to "now + its delay"; a member still listed
  * when its timeout comes due leaves the list with timed_out set.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -82,7 +85,7 @@ static void unqueue(struct fake_wait *w, struct fake_hold *h)
     sift_down(w, last->slot - 1);
 }
 
-/* Queue (or move) h to fire at due; wakes the thread. Lock held. */
+/* Queue (or move) h to fire at due. */
 static void schedule(struct fake_wait *w, struct fake_hold *h, int64_t due)
 {
     if (h->slot)
@@ -91,12 +94,11 @@ static void schedule(struct fake_wait *w, struct fake_hold *h, int64_t due)
     UP_GROW(w->heap, w->cap, w->n + 1);
     w->heap[w->n++] = h;
     sift_up(w, w->n - 1);
-    pthread_cond_signal(&w->cond);
 }
 
 /* ---- barriers ---- */
 
-/* Take h off its rule's waiting list: its timeout struck. Lock held. */
+/* Take h off its rule's waiting list: its timeout struck. */
 static void leave_barrier(struct fake_wait *w, struct fake_hold *h)
 {
     struct fake_hold **p = &w->barriers[h->rule];
@@ -113,9 +115,8 @@ static void leave_barrier(struct fake_wait *w, struct fake_hold *h)
 void fake_wait_barrier(struct fake_wait *w, struct fake_hold *h, size_t rule,
                        long count, long timeout_ms, long delay_ms)
 {
-    int64_t now = now_ns();
+    int64_t now = w->now;
 
-    pthread_mutex_lock(&w->lock);
     h->rule = rule;
     h->delay_ms = delay_ms;
     h->timed_out = 0;
@@ -135,21 +136,16 @@ void fake_wait_barrier(struct fake_wait *w, struct fake_hold *h, size_t rule,
             schedule(w, m, now + (int64_t)m->delay_ms * 1000000);
         }
     }
-    pthread_mutex_unlock(&w->lock);
 }
 
 void fake_wait_after(struct fake_wait *w, struct fake_hold *h, long ms)
 {
-    int64_t due = now_ns() + (int64_t)ms * 1000000;
-
-    pthread_mutex_lock(&w->lock);
-    schedule(w, h, due);
-    pthread_mutex_unlock(&w->lock);
+    schedule(w, h, w->now + (int64_t)ms * 1000000);
 }
 
-/* ---- the timer thread ---- */
+/* ---- taking holds off ---- */
 
-/* Pop the earliest hold (lock held, heap not empty). */
+/* Pop the earliest hold (heap not empty). */
 static struct fake_hold *pop(struct fake_wait *w)
 {
     struct fake_hold *h = w->heap[0];
@@ -160,72 +156,37 @@ static struct fake_hold *pop(struct fake_wait *w)
     return h;
 }
 
-static void sleep_until(struct fake_wait *w, int64_t due)
+void fake_wait_tick(struct fake_wait *w)
 {
-    struct timespec ts = {(time_t)(due / 1000000000), (long)(due % 1000000000)};
-
-    pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+    w->now = now_ns();
 }
 
-static void *run(void *arg)
+struct fake_hold *fake_wait_due(struct fake_wait *w)
 {
-    struct fake_wait *w = arg;
-
-    pthread_mutex_lock(&w->lock);
-    while (!w->stop) {
-        struct fake_hold *h;
-
-        if (!w->n) {
-            pthread_cond_wait(&w->cond, &w->lock);
-            continue;
-        }
-        if (w->heap[0]->due > now_ns()) {
-            sleep_until(w, w->heap[0]->due);
-            continue;
-        }
-        h = pop(w);
-        pthread_mutex_unlock(&w->lock);
-        w->resume(w->ctx, h);
-        pthread_mutex_lock(&w->lock);
-    }
-    pthread_mutex_unlock(&w->lock);
-    return NULL;
+    return w->n && w->heap[0]->due <= now_ns() ? pop(w) : NULL;
 }
 
-int fake_wait_start(struct fake_wait *w, size_t nrules,
-                    void (*resume)(void *ctx, struct fake_hold *h), void *ctx)
+struct fake_hold *fake_wait_any(struct fake_wait *w)
 {
-    pthread_condattr_t ca;
-    int rc;
+    return w->n ? pop(w) : NULL;
+}
 
+int64_t fake_wait_next_ns(const struct fake_wait *w)
+{
+    int64_t left;
+
+    if (!w->n)
+        return -1;
+    left = w->heap[0]->due - now_ns();
+    return left > 0 ? left : 0;
+}
+
+void fake_wait_init(struct fake_wait *w, size_t nrules)
+{
     memset(w, 0, sizeof(*w));
-    pthread_mutex_init(&w->lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    fake_wait_tick(w);
     w->barriers = up_xcalloc(nrules + 1, sizeof(*w->barriers));
     w->waiting = up_xcalloc(nrules + 1, sizeof(*w->waiting));
-    w->resume = resume;
-    w->ctx = ctx;
-    rc = pthread_create(&w->thread, NULL, run, w);
-    w->running = !rc;
-    return rc ? -1 : 0;
-}
-
-void fake_wait_stop(struct fake_wait *w)
-{
-    if (w->running) {
-        pthread_mutex_lock(&w->lock);
-        w->stop = 1;
-        pthread_cond_signal(&w->cond);
-        pthread_mutex_unlock(&w->lock);
-        pthread_join(w->thread, NULL);
-        w->running = 0;
-    }
-    /* Nothing may stay suspended when the daemon stops. */
-    while (w->n)
-        w->resume(w->ctx, pop(w));
 }
 
 void fake_wait_release(struct fake_wait *w)
@@ -233,7 +194,5 @@ void fake_wait_release(struct fake_wait *w)
     free(w->heap);
     free(w->barriers);
     free(w->waiting);
-    pthread_mutex_destroy(&w->lock);
-    pthread_cond_destroy(&w->cond);
     memset(w, 0, sizeof(*w));
 }
