@@ -7,7 +7,9 @@
 #   promptfoo  the same 2,000 conversations through promptfoo 0.121.20
 #              (issue 4), skipped with a message when npm is missing
 #   curl-Z     reference: the same 2,000 bare requests as transport sent by
-#              `curl -Z --parallel-max 64` (libcurl's own multi client), to
+#              `curl -Z --parallel-immediate --parallel-max 64` (libcurl's
+#              own multi client; without --parallel-immediate curl holds
+#              every transfer until the first connection is up), to
 #              show what this server and machine allow any client
 #
 # Every run talks to its own build/fake-llm answering after 50 ms, so the
@@ -233,7 +235,8 @@ while [ $r -le "$RUNS" ]; do
     if command -v curl >/dev/null 2>&1; then
         fake_up
         curl_config "$port"
-        measure curl-Z $r 0 curl -s -Z --parallel-max $JOBS -K "$B/curl.cfg"
+        measure curl-Z $r 0 curl -s -Z --parallel-immediate \
+            --parallel-max $JOBS -K "$B/curl.cfg"
         echo "          curl-Z $r: $(grep -c '^200$' "$B/curl-Z.$r.out") of $((2 * N)) answered 200"
         fake_down
     fi

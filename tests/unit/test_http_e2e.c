@@ -546,3 +546,75 @@ Test(http_e2e, job_timeout)
     cr_assert_eq(last_code, UP_ETIMEOUT);
     fake_stop(&f);
 }
+
+static int fast_done;
+
+static void note_fast(void *ud, up_http_result *res)
+{
+    (void)ud;
+    fast_done = res->code == 0 ? 1 : -1;
+}
+
+static void ignore_done(void *ud, up_http_result *res)
+{
+    (void)ud;
+    (void)res;
+}
+
+static size_t recorded(const fake *f)
+{
+    json_t *r = records(f);
+    size_t n = json_array_size(r);
+
+    json_decref(r);
+    return n;
+}
+
+/*
+ * A reply that reached the socket while the caller was busy elsewhere is
+ * finished by the next up_http_run at once.  It used to stay in curl's
+ * message queue while up_http_run polled for other sockets: here the
+ * slow transfer would keep that poll blocked for the whole 2 s allowed.
+ */
+Test(http_e2e, waiting_reply_finishes_without_polling)
+{
+    static const char *hdrs[] = {"Content-Type: application/json", NULL};
+    static const char fast[] =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"f\"}]}";
+    static const char slow[] =
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"s\"}]}";
+    up_http_request a = {0}, b = {0};
+    up_http_client *c;
+    char url[128];
+    fake f;
+    long t0;
+
+    fake_start(&f, "[{\"match\":{\"user\":\"s\"},"
+                   "\"reply\":{\"text\":\"slow\",\"delay_ms\":5000}},"
+                   "{\"reply\":{\"text\":\"fast\",\"delay_ms\":100}}]");
+    snprintf(url, sizeof(url), "%s/chat/completions", f.url_v1);
+    a = (up_http_request){.url = url, .headers = hdrs, .body = fast,
+                          .body_len = strlen(fast)};
+    b = a;
+    b.body = slow;
+    b.body_len = strlen(slow);
+    c = up_http_client_new(4);
+    cr_assert_not_null(c);
+    fast_done = 0;
+    up_http_submit(c, &a, note_fast, NULL);
+    up_http_submit(c, &b, ignore_done, NULL);
+    for (int i = 0; i < 500 && recorded(&f) < 2; i++) {
+        up_http_run(c, 0);
+        usleep(2000);
+    }
+    cr_assert_eq(recorded(&f), 2, "both requests reached the server");
+    cr_assert_eq(fast_done, 0, "the fast reply is not due yet");
+    usleep(400 * 1000); /* its reply now waits in the socket */
+    t0 = up_http_now_ms();
+    up_http_run(c, 2000);
+    cr_assert_eq(fast_done, 1);
+    cr_assert_lt(up_http_now_ms() - t0, 1000, "took %ld ms",
+                 up_http_now_ms() - t0);
+    up_http_client_free(c);
+    fake_stop(&f);
+}
