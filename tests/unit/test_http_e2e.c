@@ -579,10 +579,10 @@ static size_t recorded(const fake *f)
 Test(http_e2e, waiting_reply_finishes_without_polling)
 {
     static const char *hdrs[] = {"Content-Type: application/json", NULL};
-    static const char fast[] =
-        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"f\"}]}";
-    static const char slow[] =
-        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"s\"}]}";
+    static const char fast[] = "{\"model\":\"m\",\"messages\":[{\"role\":"
+                               "\"user\",\"content\":\"f\"}]}";
+    static const char slow[] = "{\"model\":\"m\",\"messages\":[{\"role\":"
+                               "\"user\",\"content\":\"s\"}]}";
     up_http_request a = {0}, b = {0};
     up_http_client *c;
     char url[128];
@@ -593,8 +593,8 @@ Test(http_e2e, waiting_reply_finishes_without_polling)
                    "\"reply\":{\"text\":\"slow\",\"delay_ms\":5000}},"
                    "{\"reply\":{\"text\":\"fast\",\"delay_ms\":100}}]");
     snprintf(url, sizeof(url), "%s/chat/completions", f.url_v1);
-    a = (up_http_request){.url = url, .headers = hdrs, .body = fast,
-                          .body_len = strlen(fast)};
+    a = (up_http_request){
+        .url = url, .headers = hdrs, .body = fast, .body_len = strlen(fast)};
     b = a;
     b.body = slow;
     b.body_len = strlen(slow);
