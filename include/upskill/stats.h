@@ -31,6 +31,8 @@ typedef struct up_rate {
     size_t successes; /* passing runs */
     size_t trials;    /* all runs (errors count as failures) */
     double rate;      /* successes / trials, 0 when trials == 0 */
+    double n_eff;     /* the sample size the interval uses (< trials when
+                         repeats of a case are correlated) */
     double lo, hi;    /* Wilson 95% interval, [0, 1] when trials == 0 */
 } up_rate;
 
@@ -96,6 +98,17 @@ void up_stats_wilson(size_t successes, size_t n, double z, double *lo,
 
 /* Fill r with successes / trials and its 95% Wilson interval. */
 void up_stats_rate(up_rate *r, size_t successes, size_t trials);
+
+/*
+ * The pooled rate over n cases where case i passed k[i] of m[i] > 0 runs.
+ * Repeats of one case are correlated, so the interval is Wilson's at
+ * Kish's effective sample size: runs / (1 + (m0 - 1) * icc), with the
+ * ANOVA estimate of the intra-case correlation icc (clamped to [0, 1],
+ * 1 when nothing varies) and m0 the average runs per case.  With one run
+ * per case, or one case, it is up_stats_rate.
+ */
+void up_stats_rate_cases(up_rate *r, const unsigned *k, const unsigned *m,
+                         size_t n);
 
 /*
  * Two-sided p-value of the sign-flip permutation test on the n paired

@@ -101,12 +101,13 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
 static json_t *arm_json(const up_arm_totals *t)
 {
     return json_pack(
-        "{s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:b, "
-        "s:f, s:o}",
+        "{s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, "
+        "s:b, s:f, s:o}",
         "cases", (json_int_t)t->jobs, "passed", (json_int_t)t->passed, "errors",
         (json_int_t)t->errors, "cached", (json_int_t)t->cached, "pass_rate",
         t->rate.rate, "ci_low", t->rate.lo, "ci_high", t->rate.hi,
-        "input_tokens", (json_int_t)t->usage.input, "output_tokens",
+        "effective_n", t->rate.n_eff, "input_tokens",
+        (json_int_t)t->usage.input, "output_tokens",
         (json_int_t)t->usage.output, "cached_tokens",
         (json_int_t)t->usage.cached, "reasoning_tokens",
         (json_int_t)t->usage.reasoning, "assertions_passed",

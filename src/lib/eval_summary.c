@@ -70,6 +70,24 @@ static up_stats_case *per_case(const up_eval_plan *p, size_t m)
     return cs;
 }
 
+/* Arm a's pooled pass rate over the cases it ran (see stats.h). */
+static void arm_rate(up_rate *r, const up_stats_case *cs, size_t n, int a)
+{
+    unsigned *k = up_xcalloc(2 * n + 1, sizeof(*k)), *runs = k + n;
+    size_t used = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned m = a == UP_ARM_SKILL ? cs[i].skill_runs : cs[i].base_runs;
+
+        if (!m)
+            continue;
+        k[used] = a == UP_ARM_SKILL ? cs[i].skill_pass : cs[i].base_pass;
+        runs[used++] = m;
+    }
+    up_stats_rate_cases(r, k, runs, used);
+    free(k);
+}
+
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err)
 {
@@ -85,17 +103,16 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     for (size_t i = 0; i < p->njobs; i++)
         if (p->jobs[i].model == m)
             add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
+    cs = per_case(p, m);
     for (int a = 0; a < 2; a++)
-        up_stats_rate(&out->arm[a].rate, out->arm[a].passed, out->arm[a].jobs);
+        arm_rate(&out->arm[a].rate, cs, p->suite->ncases, a);
     out->cost_per_pass =
         out->arm[UP_ARM_SKILL].cost_usd >= 0 && out->arm[UP_ARM_SKILL].passed
             ? out->arm[UP_ARM_SKILL].cost_usd /
                   (double)out->arm[UP_ARM_SKILL].passed
             : -1;
-    if (!p->baseline || !p->suite->ncases)
-        return 0;
-    cs = per_case(p, m);
-    rc = up_stats_compare(&out->cmp, cs, p->suite->ncases, seed, err);
+    if (p->baseline && p->suite->ncases)
+        rc = up_stats_compare(&out->cmp, cs, p->suite->ncases, seed, err);
     free(cs);
     return rc;
 }

@@ -96,11 +96,21 @@ static size_t rng_below(rng *r, size_t n)
 
 /* ---- Wilson ---- */
 
+/* Wilson over a possibly fractional n (an effective sample size). */
+static void wilson(double k, double nn, double z, double *lo, double *hi)
+{
+    double p = k / nn, z2 = z * z, denom = 1.0 + z2 / nn, center, half;
+
+    center = (p + z2 / (2.0 * nn)) / denom;
+    half = z / denom * sqrt(p * (1.0 - p) / nn + z2 / (4.0 * nn * nn));
+    /* The bounds at the extremes are exactly 0 and 1, not 1e-17 off. */
+    *lo = k <= 0.0 ? 0.0 : fmax(0.0, center - half);
+    *hi = k >= nn ? 1.0 : fmin(1.0, center + half);
+}
+
 void up_stats_wilson(size_t successes, size_t n, double z, double *lo,
                      double *hi)
 {
-    double nn, p, z2, denom, center, half;
-
     if (!n) {
         *lo = 0.0;
         *hi = 1.0;
@@ -108,15 +118,7 @@ void up_stats_wilson(size_t successes, size_t n, double z, double *lo,
     }
     if (successes > n)
         successes = n;
-    nn = (double)n;
-    p = (double)successes / nn;
-    z2 = z * z;
-    denom = 1.0 + z2 / nn;
-    center = (p + z2 / (2.0 * nn)) / denom;
-    half = z / denom * sqrt(p * (1.0 - p) / nn + z2 / (4.0 * nn * nn));
-    /* The bounds at the extremes are exactly 0 and 1, not 1e-17 off. */
-    *lo = successes == 0 ? 0.0 : fmax(0.0, center - half);
-    *hi = successes == n ? 1.0 : fmin(1.0, center + half);
+    wilson((double)successes, (double)n, z, lo, hi);
 }
 
 void up_stats_rate(up_rate *r, size_t successes, size_t trials)
@@ -125,8 +127,54 @@ void up_stats_rate(up_rate *r, size_t successes, size_t trials)
         successes = trials;
     r->successes = successes;
     r->trials = trials;
+    r->n_eff = (double)trials;
     r->rate = trials ? (double)successes / (double)trials : 0.0;
     up_stats_wilson(successes, trials, UP_STATS_Z95, &r->lo, &r->hi);
+}
+
+/*
+ * The ANOVA estimate of the intra-case correlation of pass/fail over
+ * cases with k[i] passes of m[i] runs (N runs in all, pooled rate p),
+ * clamped to [0, 1]; 1 when nothing varies at all (the cautious side).
+ * *m0 gets the average cluster size corrected for unequal sizes.
+ */
+static double intra_case(const unsigned *k, const unsigned *m, size_t n,
+                         double N, double p, double *m0)
+{
+    double ssb = 0.0, ssw = 0.0, sm2 = 0.0, msb, msw, den;
+
+    for (size_t i = 0; i < n; i++) {
+        double pi = (double)k[i] / m[i];
+
+        ssb += m[i] * (pi - p) * (pi - p);
+        ssw += k[i] * (1.0 - pi); /* sum of squares within a 0/1 case */
+        sm2 += (double)m[i] * m[i];
+    }
+    *m0 = (N - sm2 / N) / (double)(n - 1);
+    msb = ssb / (double)(n - 1);
+    msw = ssw / (N - (double)n);
+    den = msb + (*m0 - 1.0) * msw;
+    if (den <= 0.0)
+        return 1.0;
+    return fmin(1.0, fmax(0.0, (msb - msw) / den));
+}
+
+void up_stats_rate_cases(up_rate *r, const unsigned *k, const unsigned *m,
+                         size_t n)
+{
+    size_t passes = 0, runs = 0;
+    double m0, deff;
+
+    for (size_t i = 0; i < n; i++) {
+        passes += k[i] < m[i] ? k[i] : m[i];
+        runs += m[i];
+    }
+    up_stats_rate(r, passes, runs);
+    if (n < 2 || runs <= n)
+        return; /* one case, or one run per case: independent trials */
+    deff = 1.0 + (intra_case(k, m, n, (double)runs, r->rate, &m0) * (m0 - 1.0));
+    r->n_eff = (double)runs / deff;
+    wilson(r->rate * r->n_eff, r->n_eff, UP_STATS_Z95, &r->lo, &r->hi);
 }
 
 /* ---- sign-flip p-value ---- */
@@ -585,22 +633,23 @@ static int check_case(const up_stats_case *c, size_t i, up_error *err)
 static void per_case(up_comparison *out, const up_stats_case *c, size_t n,
                      double *v, double totals[2])
 {
-    size_t bp = 0, bn = 0, sp = 0, sn = 0;
+    unsigned *k = up_xmalloc((4 * n + 1) * sizeof(*k)), *m = k + 2 * n;
 
     for (size_t i = 0; i < n; i++) {
         v[i] = (double)c[i].base_pass / c[i].base_runs;
         v[n + i] = (double)c[i].skill_pass / c[i].skill_runs;
         v[2 * n + i] = c[i].base_tokens / c[i].base_runs;
         v[3 * n + i] = c[i].skill_tokens / c[i].skill_runs;
-        bp += c[i].base_pass;
-        bn += c[i].base_runs;
-        sp += c[i].skill_pass;
-        sn += c[i].skill_runs;
+        k[i] = c[i].base_pass;
+        m[i] = c[i].base_runs;
+        k[n + i] = c[i].skill_pass;
+        m[n + i] = c[i].skill_runs;
         totals[0] += c[i].base_tokens;
         totals[1] += c[i].skill_tokens;
     }
-    up_stats_rate(&out->base, bp, bn);
-    up_stats_rate(&out->skill, sp, sn);
+    up_stats_rate_cases(&out->base, k, m, n);
+    up_stats_rate_cases(&out->skill, k + n, m + n, n);
+    free(k);
 }
 
 int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,

@@ -527,3 +527,83 @@ Test(stats, compare_rejects_bad_cases)
         cr_expect_str_eq(err.msg, bad_cases[i].msg, "case %zu", i);
     }
 }
+
+/* up_stats_rate_cases: Wilson at Kish's effective n (values from a
+ * direct transcription of the formulas in docs/statistics.md). */
+static void expect_rate(const up_rate *r, double n_eff, double lo, double hi)
+{
+    cr_expect(fabs(r->n_eff - n_eff) < 1e-9, "n_eff %f", r->n_eff);
+    cr_expect(fabs(r->lo - lo) < 1e-9, "lo %f", r->lo);
+    cr_expect(fabs(r->hi - hi) < 1e-9, "hi %f", r->hi);
+}
+
+Test(stats, clustered_rate_one_run_per_case_is_plain_wilson)
+{
+    unsigned k[] = {1, 0, 1, 1, 0}, m[] = {1, 1, 1, 1, 1};
+    up_rate r, plain;
+
+    up_stats_rate_cases(&r, k, m, 5);
+    up_stats_rate(&plain, 3, 5);
+    expect_rate(&r, 5.0, plain.lo, plain.hi);
+    cr_expect_eq(r.successes, 3);
+    cr_expect_eq(r.trials, 5);
+}
+
+Test(stats, clustered_rate_fully_clustered_counts_cases)
+{
+    /* Each case always passes or always fails: 30 runs say no more than
+     * the 10 cases, so the interval is Wilson's 5 of 10. */
+    unsigned k[] = {3, 3, 3, 3, 3, 0, 0, 0, 0, 0};
+    unsigned m[] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    up_rate r;
+
+    up_stats_rate_cases(&r, k, m, 10);
+    expect_rate(&r, 10.0, 0.236593090512564, 0.7634069094874361);
+    cr_expect_eq(r.trials, 30);
+    cr_expect_float_eq(r.rate, 0.5, 1e-12);
+}
+
+Test(stats, clustered_rate_no_case_effect_keeps_all_runs)
+{
+    /* Every case passes 1 of 2: the negative ICC estimate is clamped to
+     * 0, so all 8 runs count (Wilson's 4 of 8). */
+    unsigned k[] = {1, 1, 1, 1}, m[] = {2, 2, 2, 2};
+    up_rate r;
+
+    up_stats_rate_cases(&r, k, m, 4);
+    expect_rate(&r, 8.0, 0.21521606221387757, 0.7847839377861224);
+}
+
+Test(stats, clustered_rate_partial_and_unequal_runs)
+{
+    unsigned k1[] = {2, 2, 0, 1}, m1[] = {2, 2, 2, 2};
+    unsigned k2[] = {3, 1, 2, 0, 3, 2}, m2[] = {3, 2, 3, 3, 3, 2};
+    up_rate r;
+
+    up_stats_rate_cases(&r, k1, m1, 4); /* icc = 4/7, deff = 11/7 */
+    expect_rate(&r, 56.0 / 11.0, 0.24924039876651288, 0.8932444703435012);
+    up_stats_rate_cases(&r, k2, m2, 6);
+    expect_rate(&r, 8.59684957590445, 0.36557368106256966, 0.8936109675385027);
+}
+
+Test(stats, clustered_rate_edges)
+{
+    unsigned all[] = {3, 3, 3}, none[] = {0, 0, 0}, m[] = {3, 3, 3};
+    unsigned one_k[] = {2}, one_m[] = {5};
+    up_rate r, plain;
+
+    /* Nothing varies: counted as fully clustered (3 cases). */
+    up_stats_rate_cases(&r, all, m, 3);
+    up_stats_wilson(3, 3, UP_STATS_Z95, &plain.lo, &plain.hi);
+    expect_rate(&r, 3.0, plain.lo, 1.0);
+    up_stats_rate_cases(&r, none, m, 3);
+    up_stats_wilson(0, 3, UP_STATS_Z95, &plain.lo, &plain.hi);
+    expect_rate(&r, 3.0, 0.0, plain.hi);
+    /* One case: its runs are the sample. */
+    up_stats_rate_cases(&r, one_k, one_m, 1);
+    up_stats_rate(&plain, 2, 5);
+    expect_rate(&r, 5.0, plain.lo, plain.hi);
+    /* No cases. */
+    up_stats_rate_cases(&r, NULL, NULL, 0);
+    expect_rate(&r, 0.0, 0.0, 1.0);
+}
