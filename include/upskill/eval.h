@@ -159,6 +159,8 @@ typedef struct up_arm_totals {
     up_usage usage;    /* summed */
     double latency_ms; /* summed */
     double cost_usd;   /* summed; < 0 when no price is configured */
+    double paid_usd;   /* the part not served from the cache: what this
+                          run spent; < 0 when no price is configured */
     up_rate rate;      /* pass rate with its Wilson interval */
 } up_arm_totals;
 

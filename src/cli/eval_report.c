@@ -53,16 +53,24 @@ static void lift_lines(const up_eval_summary *s)
     up_buf_release(&sentence);
 }
 
-/* How much of the answer came from the response cache, when any did. */
+/*
+ * How much of the answers came from the response cache, when any did, and
+ * what this run really paid (costs above are the answers' list price).
+ */
 static void cache_line(const up_eval_summary *s)
 {
     size_t cached = s->arm[0].cached + s->arm[1].cached;
     size_t jobs = s->arm[0].jobs + s->arm[1].jobs;
+    double paid = s->arm[0].paid_usd + s->arm[1].paid_usd;
+    char spent[64] = "";
 
-    if (cached)
-        printf("  %s%zu of %zu answers from the cache (--no-cache to "
-               "bypass)%s\n",
-               out_c(C_DIM), cached, jobs, out_c(C_RESET));
+    if (!cached)
+        return;
+    if (s->arm[0].paid_usd >= 0 && s->arm[1].paid_usd >= 0)
+        snprintf(spent, sizeof(spent), "; this run paid $%.4f", paid);
+    printf("  %s%zu of %zu answers from the cache (--no-cache to "
+           "bypass)%s%s\n",
+           out_c(C_DIM), cached, jobs, spent, out_c(C_RESET));
 }
 
 void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
@@ -102,7 +110,7 @@ static json_t *arm_json(const up_arm_totals *t)
 {
     return json_pack(
         "{s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, "
-        "s:b, s:f, s:o}",
+        "s:b, s:f, s:o, s:o}",
         "cases", (json_int_t)t->jobs, "passed", (json_int_t)t->passed, "errors",
         (json_int_t)t->errors, "cached", (json_int_t)t->cached, "pass_rate",
         t->rate.rate, "ci_low", t->rate.lo, "ci_high", t->rate.hi,
@@ -113,7 +121,8 @@ static json_t *arm_json(const up_arm_totals *t)
         (json_int_t)t->usage.reasoning, "assertions_passed",
         (json_int_t)t->asserts_passed, "tokens_estimated", t->usage.estimated,
         "latency_ms", t->latency_ms, "cost_usd",
-        t->cost_usd >= 0 ? json_real(t->cost_usd) : json_null());
+        t->cost_usd >= 0 ? json_real(t->cost_usd) : json_null(), "paid_usd",
+        t->paid_usd >= 0 ? json_real(t->paid_usd) : json_null());
 }
 
 static json_t *model_json(const up_eval_summary *s)

@@ -44,6 +44,7 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->usage.estimated |= j->usage.estimated;
     t->latency_ms += j->latency_ms;
     t->cost_usd = c < 0 ? -1 : t->cost_usd + c;
+    t->paid_usd = c < 0 ? -1 : t->paid_usd + (j->from_cache ? 0.0 : c);
 }
 
 static up_stats_case *per_case(const up_eval_plan *p, size_t m)

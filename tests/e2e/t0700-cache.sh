@@ -52,6 +52,19 @@ like "$out" "60 of 60 answers from the cache (--no-cache to bypass)" \
     "the text report says how many answers were cached"
 like "$out" "(cached)" "verbose lines mark cached answers"
 
+# --- cost: the answers' price, and what this run paid -----------------------
+printf 'prices:\n  local:\n    input: 3\n    output: 15\n' > "$T/priced.yaml"
+UPSKILL_CONFIG="$T/priced.yaml" ev --json --no-log-runs
+is "$(sent)" 60 "a priced rerun is still served from the cache"
+cost=$(json_num cost_usd "$out" 1)
+# 30 answers x (40 input x 3 + 10 output x 15) / 1e6 = 0.0081
+is "$(printf '%.6f' "$cost")" 0.008100 \
+    "cost_usd prices the cached answers as answered"
+is "$(json_num paid_usd "$out" 1)" 0.0 "paid_usd: this run paid nothing"
+UPSKILL_CONFIG="$T/priced.yaml" ev --no-log-runs
+like "$out" "60 of 60 answers from the cache (--no-cache to bypass); this run paid \$0.0000" \
+    "the text report says what this run paid"
+
 # --- the repeat index is part of the key -----------------------------------
 ev --runs 2 --json --runs-dir "$T/runs"
 is "$(sent)" 120 "--runs 2 sends only the new repeat's 60 requests"
