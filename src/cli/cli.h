@@ -122,6 +122,17 @@ const char *cli_config_dir(const char *given, int runs, const char *dflt);
 
 /* ---- commands --------------------------------------------------------- */
 
+/* upskill list's renderers (list_report.c). */
+void list_print_tree(const up_catalog *l, const char *dir, int verbose);
+void list_print_json(const up_catalog *l, const char *dir);
+
+/*
+ * upskill runs' renderer (runs_report.c): nv comparisons out of nruns
+ * runs, as bars or a matrix by pass rate (or by tokens), or as JSON.
+ */
+void runs_print(const up_compare *v, size_t nv, size_t nruns, int tokens,
+                int json);
+
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_runs(int argc, char **argv);

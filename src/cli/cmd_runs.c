@@ -1,11 +1,10 @@
 /*
  * upskill runs: the latest (or --best) result per model and skill from the
- * runs folder, as bars, a skills x models matrix, JSON or CSV.
+ * runs folder, as bars, a skills x models matrix, JSON (runs_report.c) or
+ * CSV (up_store_csv).
  */
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "cli.h"
 
@@ -35,169 +34,14 @@ static const struct cmd_spec spec = {
     0,
     0};
 
-static void block(const up_compare *c, const char *label, int tokens)
-{
-    char tail[64], lift[16];
-    double m =
-        c->with_tokens > c->base_tokens ? c->with_tokens : c->base_tokens;
-
-    printf("%s%s%s\n", out_c(C_BOLD), label, out_c(C_RESET));
-    if (!tokens) {
-        if (c->has_baseline)
-            render_arm(stdout, "baseline", c->base_rate, NULL);
-        render_lift(lift, sizeof(lift), c->with_rate - c->base_rate);
-        snprintf(tail, sizeof(tail), "  %s(%s)%s",
-                 out_c(c->with_rate >= c->base_rate ? C_GREEN : C_RED),
-                 c->has_baseline ? lift : "no baseline", out_c(C_RESET));
-        render_arm(stdout, "with skill", c->with_rate, tail);
-        return;
-    }
-    m = m < 1 ? 1 : m;
-    if (c->has_baseline) {
-        printf("  %-10s ", "baseline");
-        render_bar(stdout, c->base_tokens / m);
-        printf("  %6.0f\n", c->base_tokens);
-    }
-    printf("  %-10s ", "with skill");
-    render_bar(stdout, c->with_tokens / m);
-    if (c->has_baseline && c->base_tokens > 0)
-        printf("  %6.0f  (%+.0f%%)\n", c->with_tokens,
-               (c->with_tokens - c->base_tokens) / c->base_tokens * 100);
-    else
-        printf("  %6.0f  (no baseline)\n", c->with_tokens);
-}
-
-static int distinct(const up_compare *v, size_t n, int by_model)
-{
-    int k = n ? 1 : 0;
-
-    for (size_t i = 1; i < n; i++)
-        k += by_model ? strcmp(v[i].model, v[0].model) != 0
-                      : strcmp(v[i].skill, v[0].skill) != 0;
-    return k > 1 ? 2 : k;
-}
-
-/* Distinct values of one field of v (models or skills), in order seen. */
-static size_t distinct_list(const char **out, const up_compare *v, size_t n,
-                            int by_model)
-{
-    size_t k = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        const char *x = by_model ? v[i].model : v[i].skill;
-        size_t j = 0;
-
-        while (j < k && strcmp(out[j], x))
-            j++;
-        if (j == k)
-            out[k++] = x;
-    }
-    return k;
-}
-
-/* "60%→80%" (green when up, red when down), "-→80%", or "1200→800". */
-static char *cell(const up_compare *c, int tokens)
-{
-    up_buf b = UP_BUF_INIT;
-    char x[16], y[16];
-    double from = tokens ? c->base_tokens : c->base_rate;
-    double to = tokens ? c->with_tokens : c->with_rate;
-    int better = tokens ? to < from : to > from;
-
-    if (tokens) {
-        snprintf(x, sizeof(x), "%.0f", from);
-        snprintf(y, sizeof(y), "%.0f", to);
-    } else {
-        render_pct(x, sizeof(x), from);
-        render_pct(y, sizeof(y), to);
-    }
-    if (!c->has_baseline)
-        up_buf_addf(&b, "%s-%s\u2192%s", out_c(C_DIM), out_c(C_RESET), y);
-    else
-        up_buf_addf(&b, "%s%s\u2192%s%s",
-                    out_c(from == to ? C_RESET
-                          : better   ? C_GREEN
-                                     : C_RED),
-                    x, y, out_c(C_RESET));
-    return up_buf_detach(&b);
-}
-
-static void matrix(const up_compare *v, size_t n, int tokens)
-{
-    const char **ms = up_xcalloc(n + 1, sizeof(*ms));
-    const char **ss = up_xcalloc(n, sizeof(*ss));
-    size_t nm = distinct_list(ms + 1, v, n, 1), ns = distinct_list(ss, v, n, 0);
-    char **cells = up_xcalloc(ns * (nm + 1), sizeof(*cells));
-
-    qsort(ms + 1, nm, sizeof(*ms), up_strptr_cmp);
-    ms[0] = "skill";
-    for (size_t r = 0; r < ns; r++) {
-        cells[r * (nm + 1)] = up_xstrdup(ss[r]);
-        for (size_t c = 0; c < nm; c++) {
-            char *x = NULL;
-
-            for (size_t i = 0; i < n && !x; i++)
-                if (!strcmp(v[i].skill, ss[r]) &&
-                    !strcmp(v[i].model, ms[c + 1]))
-                    x = cell(&v[i], tokens);
-            cells[r * (nm + 1) + c + 1] = x ? x : up_xstrdup("-");
-        }
-    }
-    printf("%sSkill Performance Matrix%s\n", out_c(C_BOLD), out_c(C_RESET));
-    render_table(stdout, ms, (const char *const *)cells, nm + 1, ns);
-    for (size_t i = 0; i < ns * (nm + 1); i++)
-        free(cells[i]);
-    free(cells);
-    free(ms);
-    free(ss);
-}
-
-static void print_json(const up_compare *v, size_t n)
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(
-            a,
-            json_pack(
-                "{s:s, s:s, s:s?, s:f, s:o, s:f, s:o, s:I}", "skill",
-                v[i].skill, "model", v[i].model, "batch_id", v[i].batch_id,
-                "with_skill_rate", v[i].with_rate, "baseline_rate",
-                v[i].has_baseline ? json_real(v[i].base_rate) : json_null(),
-                "with_skill_tokens", v[i].with_tokens, "baseline_tokens",
-                v[i].has_baseline ? json_real(v[i].base_tokens) : json_null(),
-                "runs", (json_int_t)v[i].nruns));
-    out_json(a);
-    json_decref(a);
-}
-
 static int show(const up_run_record *runs, size_t n)
 {
     up_compare *v = NULL;
     size_t nv = 0;
-    int tokens = !strcmp(metric, "tokens");
 
     up_store_compare(&v, &nv, runs, n, skills.v, skills.n, models.v, models.n,
                      best);
-    if (json)
-        print_json(v, nv);
-    else if (!nv)
-        printf("%s\n", n ? "No results match the specified filters."
-                         : "No eval results found. Run 'upskill eval "
-                           "<skill>' first.");
-    else if (distinct(v, nv, 0) == 1 || distinct(v, nv, 1) == 1) {
-        int one_skill = distinct(v, nv, 0) == 1;
-
-        printf("%sEvaluation History: %s%s\n", out_c(C_BLUE),
-               one_skill ? v[0].skill : v[0].model, out_c(C_RESET));
-        for (size_t i = 0; i < nv; i++)
-            block(&v[i], one_skill ? v[i].model : v[i].skill, tokens);
-    } else {
-        matrix(v, nv, tokens);
-    }
-    if (!json)
-        printf("\n%s--csv results.csv to export%s\n", out_c(C_DIM),
-               out_c(C_RESET));
+    runs_print(v, nv, n, !strcmp(metric, "tokens"), json);
     free(v);
     return 0;
 }
