@@ -300,6 +300,22 @@ static int offset_line(const struct ctx *c, size_t off)
     return line;
 }
 
+/* 1 when the indentation of line (numbered as in messages) has a tab. */
+static int tab_indent(const struct ctx *c, int line)
+{
+    const char *p = c->text, *end = c->text + c->len;
+
+    for (int i = c->first_line; i < line && p < end; i++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        p = p ? p + 1 : end;
+    }
+    for (; p < end && (*p == ' ' || *p == '\t'); p++)
+        if (*p == '\t')
+            return 1;
+    return 0;
+}
+
+/* libyaml's message, or a plain one for its most common cause: tabs. */
 static int syntax_error(struct ctx *c, const yaml_parser_t *p)
 {
     int line;
@@ -308,6 +324,11 @@ static int syntax_error(struct ctx *c, const yaml_parser_t *p)
         line = offset_line(c, p->problem_offset);
     else
         line = mark_line(c, p->problem_mark);
+    if (tab_indent(c, line))
+        return up_error_set(c->err, UP_EPARSE,
+                            "line %d: tab character in indentation "
+                            "(YAML indents with spaces)",
+                            line);
     return up_error_set(c->err, UP_EPARSE, "line %d: %s", line,
                         p->problem ? p->problem : "invalid yaml");
 }

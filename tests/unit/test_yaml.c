@@ -91,6 +91,24 @@ Test(yaml, tab_in_indentation)
     up_ydoc_release(&d);
 }
 
+Test(yaml, tab_indentation_syntax_error_says_so)
+{
+    up_ydoc d;
+    up_error err = {0};
+
+    /* libyaml's own words here: "found character that cannot start any
+     * token"; the message names the real cause and the line. */
+    cr_assert_eq(parse(&d, "name: x\nmetadata:\n\tauthor: me\n", 1, &err),
+                 UP_EPARSE);
+    cr_assert_str_eq(err.msg, "line 3: tab character in indentation "
+                              "(YAML indents with spaces)");
+    up_ydoc_release(&d);
+    /* Other syntax errors keep libyaml's description. */
+    cr_assert_eq(parse(&d, "a: b\n  c: [\n", 1, &err), UP_EPARSE);
+    cr_assert_null(strstr(err.msg, "tab"), "%s", err.msg);
+    up_ydoc_release(&d);
+}
+
 Test(yaml, alias_becomes_empty_scalar)
 {
     up_ydoc d;
