@@ -30,9 +30,7 @@ struct ctx {
     up_journal journal;
     up_cache *cache; /* NULL: no cache this run */
     up_error err;
-    time_t start;
-    size_t passing; /* progress line: jobs passing so far */
-    long tokens;    /* progress line: tokens so far */
+    struct eval_progress progress;
 };
 
 static int load_tests(struct ctx *c, const struct eval_args *a)
@@ -131,54 +129,6 @@ static void open_cache(struct ctx *c, const struct eval_args *a)
         out_warn("%s; running without the response cache", err.msg);
 }
 
-/* Running totals for the progress line; a full count only when several
- * jobs finished at once (job NULL), so each update is O(1). */
-static void progress(void *ud, const up_eval_plan *p, size_t done,
-                     const up_eval_job *job)
-{
-    struct ctx *c = ud;
-    double el = difftime(time(NULL), c->start);
-    double eta = done ? el * (double)(p->njobs - done) / (double)done : 0;
-
-    if (!job) {
-        c->passing = 0;
-        c->tokens = 0;
-        for (size_t i = 0; i < p->njobs; i++) {
-            c->passing += p->jobs[i].done && p->jobs[i].passed;
-            c->tokens += p->jobs[i].usage.input + p->jobs[i].usage.output;
-        }
-    } else {
-        c->passing += job->passed != 0;
-        c->tokens += job->usage.input + job->usage.output;
-    }
-    fprintf(stderr,
-            "\r  %zu/%zu done, %zu passing, %ld tokens, %.0fs elapsed, "
-            "ETA %.0fs   ",
-            done, p->njobs, c->passing, c->tokens, el, eta);
-    if (done == p->njobs)
-        fputc('\n', stderr);
-}
-
-/* -v: one line per HTTP attempt that did not simply succeed (no secrets:
- * the attempt carries no headers). */
-static void log_attempt(void *ud, const up_http_attempt *at)
-{
-    (void)ud;
-    if (at->code == 0 && at->attempt == 1)
-        return;
-    fprintf(stderr, "  attempt %d/%d %s: %s%s", at->attempt, at->max_attempts,
-            at->target, at->code ? up_strerror(at->code) : "ok",
-            at->error ? " (" : "");
-    if (at->error)
-        fprintf(stderr, "%s)", at->error);
-    if (at->status)
-        fprintf(stderr, " HTTP %ld", at->status);
-    if (at->delay_ms >= 0)
-        fprintf(stderr, ", retry in %ld ms%s%s", at->delay_ms,
-                at->why ? " by " : "", at->why ? at->why : "");
-    fputc('\n', stderr);
-}
-
 static int execute(struct ctx *c, const struct eval_args *a)
 {
     up_eval_run_opts o;
@@ -197,14 +147,14 @@ static int execute(struct ctx *c, const struct eval_args *a)
                                              : 4);
     o.sched.stop = &stop;
     if (a->verbose)
-        o.sched.log = log_attempt;
+        o.sched.log = eval_report_attempt;
     o.journal = c->journal.path ? &c->journal : NULL;
     o.cache = c->cache;
     if (out_is_tty() && !a->json) {
-        o.progress = progress;
-        o.progress_ud = c;
+        o.progress = eval_report_progress;
+        o.progress_ud = &c->progress;
     }
-    c->start = time(NULL);
+    c->progress.start = time(NULL);
     return up_eval_execute(&c->plan, &o, &st, &c->err);
 }
 

@@ -5,6 +5,8 @@
 #ifndef UPSKILL_EVAL_CLI_H
 #define UPSKILL_EVAL_CLI_H
 
+#include <time.h>
+
 #include "cli.h"
 
 struct eval_args {
@@ -68,6 +70,13 @@ struct eval_args {
             "finish an interrupted batch"                                       \
     }
 
+/* State of the live progress line (eval_report_progress's ud). */
+struct eval_progress {
+    time_t start;   /* when the run began */
+    size_t passing; /* jobs passing so far */
+    long tokens;    /* tokens so far */
+};
+
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
 
@@ -78,5 +87,10 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
 void eval_report_table(const up_eval_summary *s, size_t n);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id);
+/* The live progress line on stderr (an up_eval_run_opts.progress). */
+void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
+                          const up_eval_job *job);
+/* -v: one stderr line per HTTP attempt that did not simply succeed. */
+void eval_report_attempt(void *ud, const up_http_attempt *at);
 
 #endif

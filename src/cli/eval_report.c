@@ -1,9 +1,11 @@
 /*
  * Rendering eval results: upstream's bars with our intervals, lift
- * statistics, tokens and cost; or one JSON document.
+ * statistics, tokens and cost; or one JSON document.  While the eval
+ * runs: the progress line and, with -v, one line per HTTP attempt.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -217,4 +219,54 @@ void eval_report_table(const up_eval_summary *s, size_t n)
     for (size_t i = 0; i < n * 8; i++)
         free(cells[i]);
     free(cells);
+}
+
+/* ---- while running ---- */
+
+/* Running totals for the progress line; a full count only when several
+ * jobs finished at once (job NULL), so each update is O(1). */
+void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
+                          const up_eval_job *job)
+{
+    struct eval_progress *c = ud;
+    double el = difftime(time(NULL), c->start);
+    double eta = done ? el * (double)(p->njobs - done) / (double)done : 0;
+
+    if (!job) {
+        c->passing = 0;
+        c->tokens = 0;
+        for (size_t i = 0; i < p->njobs; i++) {
+            c->passing += p->jobs[i].done && p->jobs[i].passed;
+            c->tokens += p->jobs[i].usage.input + p->jobs[i].usage.output;
+        }
+    } else {
+        c->passing += job->passed != 0;
+        c->tokens += job->usage.input + job->usage.output;
+    }
+    fprintf(stderr,
+            "\r  %zu/%zu done, %zu passing, %ld tokens, %.0fs elapsed, "
+            "ETA %.0fs   ",
+            done, p->njobs, c->passing, c->tokens, el, eta);
+    if (done == p->njobs)
+        fputc('\n', stderr);
+}
+
+/* -v: one line per HTTP attempt that did not simply succeed (no secrets:
+ * the attempt carries no headers). */
+void eval_report_attempt(void *ud, const up_http_attempt *at)
+{
+    (void)ud;
+    if (at->code == 0 && at->attempt == 1)
+        return;
+    fprintf(stderr, "  attempt %d/%d %s: %s%s", at->attempt, at->max_attempts,
+            at->target, at->code ? up_strerror(at->code) : "ok",
+            at->error ? " (" : "");
+    if (at->error)
+        fprintf(stderr, "%s)", at->error);
+    if (at->status)
+        fprintf(stderr, " HTTP %ld", at->status);
+    if (at->delay_ms >= 0)
+        fprintf(stderr, ", retry in %ld ms%s%s", at->delay_ms,
+                at->why ? " by " : "", at->why ? at->why : "");
+    fputc('\n', stderr);
 }
