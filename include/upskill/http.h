@@ -6,7 +6,8 @@
  * thread calling up_http_run.  Each submitted transfer retries on its own
  * like the official Anthropic and OpenAI SDKs (connection errors, 408, 409,
  * 429 and >= 500; exponential backoff with jitter; Retry-After honoured up
- * to a cap; x-should-retry overrides), waiting on timers inside the client,
+ * to a cap, or on a 429 without it Anthropic's rate-limit reset time;
+ * x-should-retry overrides), waiting on timers inside the client,
  * never by sleeping.  Each attempt is reported to an optional log callback
  * that never sees a header: secrets travel only in the header list handed
  * to curl.  The retry policy is a set of pure functions, declared first.
@@ -50,6 +51,22 @@ int up_http_retryable(long status, int transport_retryable,
  */
 long up_http_retry_hint_ms(const char *retry_after_ms, const char *retry_after,
                            time_t now);
+
+/* Anthropic's rate limits: requests, tokens, input-tokens, output-tokens. */
+#define UP_HTTP_NLIMITS 4
+
+/*
+ * A wait hint from Anthropic's rate-limit headers, for a 429 without
+ * retry-after: remaining[i] and reset[i] are the values (or NULL) of
+ * anthropic-ratelimit-<limit>-remaining and -reset for n limits.  Resets
+ * are RFC 3339 times (fractional seconds, "Z" or "+hh:mm" / "-hh:mm").
+ * When some limits say remaining "0", the hint is the latest of their
+ * resets (all of them must clear); otherwise the earliest reset given.
+ * Returns milliseconds from now, or -1 when no reset is usable
+ * (absent, malformed, not in the future).
+ */
+long up_http_reset_hint_ms(const char *const remaining[],
+                           const char *const reset[], size_t n, time_t now);
 
 /*
  * Milliseconds to wait before retry number n (n = retries already made,
@@ -99,7 +116,7 @@ typedef struct up_http_attempt {
     const char *request_id; /* request-id / x-request-id, or "" */
     long elapsed_ms;        /* duration of this attempt */
     long delay_ms;          /* wait before the next attempt, -1 for none */
-    const char *why;        /* "retry-after", "backoff" or NULL */
+    const char *why; /* "retry-after", "ratelimit-reset", "backoff", NULL */
 } up_http_attempt;
 
 typedef void (*up_http_log_fn)(void *ud, const up_http_attempt *a);

@@ -219,16 +219,16 @@ static void take_reply(job *j, up_http_result *res)
 {
     up_error err;
     up_buf why = UP_BUF_INIT;
+    int rc = j->spec->ep->stream ? up_reply_end(&j->reply, res->ctype, &err)
+                                 : up_reply_parse(&j->reply, res->body.data,
+                                                  res->body.len, &err);
 
-    if (!j->spec->ep->stream &&
-        up_reply_parse(&j->reply, res->body.data, res->body.len, &err)) {
+    if (rc) {
+        rc = rc == UP_ENETWORK ? UP_ENETWORK : UP_EHTTP;
+        if (rc == UP_ENETWORK) /* a cut stream: keep the partial output */
+            up_reply_finish(&j->reply, &j->rq, &j->res);
         up_error_prefix(&err, "'%s': ", j->spec->ep->model);
-        fail(j, UP_EHTTP, &err);
-    } else if (!j->reply.ended && !j->reply.stop.len) {
-        up_reply_finish(&j->reply, &j->rq, &j->res);
-        up_error_set(&err, UP_ENETWORK, "'%s': stream ended early",
-                     j->spec->ep->model);
-        fail(j, UP_ENETWORK, &err);
+        fail(j, rc, &err);
     } else {
         up_reply_finish(&j->reply, &j->rq, &j->res);
         if (j->rq.schema && up_provider_check_json(&j->res.text, &why))

@@ -6,14 +6,25 @@
  * A backend only knows its wire format: how to address, authenticate and
  * shape a request, and how to read one body or one stream event into an
  * up_reply.  Everything that is the same across servers stays here.
+ *
+ * Some servers and proxies ignore "stream": true and answer with the
+ * whole reply as JSON.  The streaming sink therefore looks at the first
+ * non-blank byte: an event stream never starts with '{' (it starts with
+ * a field name or a ':' comment), so '{' means a JSON body, kept whole
+ * and read by the non-stream parser when the body ends.  The content
+ * type is not trusted for this; it only appears in error messages.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "providers/providers.h"
 #include "upskill/alloc.h"
+#include "upskill/http.h"
+
+#define RAW_HEAD 200 /* first stream bytes kept for an error message */
 
 static const struct up_provider_ops *const ops_table[] = {
     &up_anthropic_ops,
@@ -160,12 +171,14 @@ static int on_event(void *ud, const char *event, const char *data, size_t len)
     int rc;
 
     if (len >= 6 && strncmp(data, "[DONE]", 6) == 0) {
+        r->events++;
         r->ended = 1;
         return 0;
     }
     j = json_loadb(data, len, 0, NULL);
     if (!j)
         return 0; /* not ours to judge: unknown events may be anything */
+    r->events++;
     rc = r->ops->event(r, event, j);
     json_decref(j);
     return rc;
@@ -180,6 +193,7 @@ void up_reply_init(up_reply *r, const up_endpoint *ep)
     up_buf_init(&r->reasoning);
     up_buf_init(&r->tool);
     up_buf_init(&r->stop);
+    up_buf_init(&r->raw);
     up_sse_init(&r->sse, on_event, r);
 }
 
@@ -189,6 +203,7 @@ void up_reply_release(up_reply *r)
     up_buf_release(&r->reasoning);
     up_buf_release(&r->tool);
     up_buf_release(&r->stop);
+    up_buf_release(&r->raw);
     up_sse_release(&r->sse);
 }
 
@@ -198,18 +213,89 @@ void up_reply_reset(up_reply *r)
     up_buf_reset(&r->reasoning);
     up_buf_reset(&r->tool);
     up_buf_reset(&r->stop);
+    up_buf_reset(&r->raw);
     up_sse_reset(&r->sse);
     memset(&r->usage, 0, sizeof(r->usage));
     r->has_usage = r->has_rtokens = r->committed = r->ended = 0;
     r->inband = 0;
+    r->shape = REPLY_UNKNOWN;
+    r->events = 0;
+}
+
+/* The shape the first non-blank byte of p announces, or REPLY_UNKNOWN. */
+static int sniff(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)p[i]))
+            return p[i] == '{' ? REPLY_JSON : REPLY_SSE;
+    return REPLY_UNKNOWN;
 }
 
 int up_reply_feed(up_reply *r, const char *p, size_t n, up_buf *msg)
 {
+    if (r->shape == REPLY_UNKNOWN && (r->shape = sniff(p, n)) == REPLY_SSE)
+        up_buf_reset(&r->raw);   /* only blank lines came before */
+    if (r->shape != REPLY_SSE) { /* JSON, or nothing but blanks yet */
+        up_buf_add(&r->raw, p, n);
+        return 0;
+    }
+    if (r->raw.len < RAW_HEAD)
+        up_buf_add(&r->raw, p,
+                   n < RAW_HEAD - r->raw.len ? n : RAW_HEAD - r->raw.len);
     r->msg = msg;
     r->inband = up_sse_feed(&r->sse, p, n);
     r->msg = NULL;
     return r->inband;
+}
+
+/* Replace every copy of the endpoint's key in b by "[redacted]". */
+static void scrub_key(const up_endpoint *ep, up_buf *b)
+{
+    const char *key = ep->api_key;
+    char *hit;
+
+    while (key && *key && (hit = strstr(b->data, key)) != NULL) {
+        up_buf tmp = UP_BUF_INIT;
+
+        up_buf_add(&tmp, b->data, (size_t)(hit - b->data));
+        up_buf_adds(&tmp, "[redacted]");
+        up_buf_adds(&tmp, hit + strlen(key));
+        up_buf_release(b);
+        *b = tmp;
+    }
+}
+
+/* UP_EHTTP: "<what> (content-type 'x'): <the body's start or message>". */
+static int bad_body(up_reply *r, const char *ctype, const char *what,
+                    up_error *err)
+{
+    up_buf said = UP_BUF_INIT;
+
+    up_http_error_message(r->raw.data, r->raw.len, &said);
+    scrub_key(r->ep, &said);
+    up_error_set(err, UP_EHTTP, "%s (content-type '%s'): %s", what,
+                 ctype && *ctype ? ctype : "none", said.data);
+    up_buf_release(&said);
+    return UP_EHTTP;
+}
+
+int up_reply_end(up_reply *r, const char *ctype, up_error *err)
+{
+    up_error perr;
+    char what[96];
+
+    if (r->shape == REPLY_JSON) {
+        if (up_reply_parse(r, r->raw.data, r->raw.len, &perr) == 0)
+            return 0;
+        return bad_body(r, ctype, perr.msg, err);
+    }
+    if (r->ended || r->stop.len)
+        return 0;
+    if (r->events)
+        return up_error_set(err, UP_ENETWORK, "stream ended early");
+    snprintf(what, sizeof(what), "%s reply is neither an event stream nor JSON",
+             r->ops->name);
+    return bad_body(r, ctype, what, err);
 }
 
 int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err)

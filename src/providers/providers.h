@@ -23,6 +23,9 @@ void up_hdrs_add(up_hdrs *h, const char *name, const char *value);
 /* Free the lines, wiping them first (they may hold a key). */
 void up_hdrs_release(up_hdrs *h);
 
+/* What a streamed body turned out to be, from its first byte. */
+enum { REPLY_UNKNOWN, REPLY_SSE, REPLY_JSON };
+
 /* What a reply has delivered so far. */
 typedef struct up_reply {
     const up_endpoint *ep;
@@ -37,6 +40,9 @@ typedef struct up_reply {
     int committed;    /* content arrived: a retry would bill twice */
     int ended;        /* the stream's end marker arrived */
     up_sse sse;       /* streaming parser */
+    int shape;        /* what the body turned out to be: REPLY_* */
+    up_buf raw;       /* a JSON body, or a stream's first bytes */
+    size_t events;    /* JSON events the stream delivered */
     int inband;       /* in-band error status from the stream, 0 */
     up_buf *msg;      /* where the in-band message goes (during feed) */
 } up_reply;
@@ -89,8 +95,24 @@ void up_reply_release(up_reply *r);
 /* Forget everything received (a new attempt starts). */
 void up_reply_reset(up_reply *r);
 
-/* Feed SSE bytes (the up_http_request on_data contract). */
+/*
+ * Feed the bytes of a 2xx reply to a streaming request (the
+ * up_http_request on_data contract).  The first non-blank byte decides
+ * what the body is: '{' means a server that ignored "stream": true and
+ * sent the whole reply as JSON, which is kept and read by up_reply_end;
+ * anything else is parsed as server-sent events.
+ */
 int up_reply_feed(up_reply *r, const char *p, size_t n, up_buf *msg);
+
+/*
+ * The body of a streaming request is over (ctype: its content type, may
+ * be NULL).  A JSON body is read as the non-stream reply.  Returns 0 when
+ * the reply is complete; UP_ENETWORK when an event stream ended before
+ * its end marker (partial output kept); UP_EHTTP when the body was
+ * neither usable events nor the provider's JSON, with err naming the
+ * content type and the body's first bytes (keys redacted).
+ */
+int up_reply_end(up_reply *r, const char *ctype, up_error *err);
 
 /* Read a whole JSON body; 0 or UP_EPARSE with err naming what is wrong. */
 int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err);

@@ -8,7 +8,11 @@
  * Between attempts a transfer sits "waiting" with a due time; up_http_run
  * wakes for the nearest due time or curl's own timer, whichever is first,
  * so backoff never blocks other transfers.  All callbacks run on the
- * thread that calls up_http_run.
+ * thread that calls up_http_run.  The server's wait hint is retry-after-ms
+ * or retry-after; a 429 without either falls back to Anthropic's
+ * anthropic-ratelimit-*-reset times, collected with the other headers.
+ * A streaming request's 2xx body goes to the caller's sink whatever its
+ * content type: the sink tells events from a whole JSON reply.
  *
  * Secrets: request headers go into the curl_slist and nowhere else.
  * Values of authorization-like headers are remembered only to scrub them
@@ -115,6 +119,113 @@ long up_http_retry_hint_ms(const char *retry_after_ms, const char *retry_after,
     if (v <= 0)
         return -1;
     return v > 1e6 ? 1000000000L : (long)(v * 1000);
+}
+
+/* Whole digits at *p (advanced), exactly want of them, or -1. */
+static int digits(const char **p, int want)
+{
+    int v = 0;
+
+    for (int i = 0; i < want; i++, (*p)++) {
+        if (!isdigit((unsigned char)**p))
+            return -1;
+        v = v * 10 + (**p - '0');
+    }
+    return v;
+}
+
+/* Seconds east of UTC for "Z" or "+hh:mm" / "-hh:mm" ending s, or -1e9. */
+static double utc_offset(const char *s)
+{
+    int sign = *s == '-' ? -1 : 1, h, m;
+
+    if ((*s == 'Z' || *s == 'z') && !s[1])
+        return 0;
+    if (*s != '+' && *s != '-')
+        return -1e9;
+    s++;
+    if ((h = digits(&s, 2)) < 0 || *s++ != ':' || (m = digits(&s, 2)) < 0 ||
+        *s || h > 23 || m > 59)
+        return -1e9;
+    return sign * (h * 3600.0 + m * 60.0);
+}
+
+/* The date and time fields of an RFC 3339 time at *s (advanced), or -1. */
+static int date_fields(const char **s, int f[6])
+{
+    static const char seps[] = "--T::";
+
+    for (int i = 0; i < 6; i++) {
+        char c;
+
+        if ((f[i] = digits(s, i ? 2 : 4)) < 0)
+            return -1;
+        if (i == 5)
+            break;
+        c = *(*s)++;
+        if (seps[i] == 'T' ? !strchr("Tt ", c) || !c : c != seps[i])
+            return -1;
+    }
+    return f[1] >= 1 && f[1] <= 12 && f[2] >= 1 && f[2] <= 31 && f[3] <= 23 &&
+                   f[4] <= 59 && f[5] <= 60
+               ? 0
+               : -1;
+}
+
+/*
+ * Seconds since the epoch of an RFC 3339 date-time
+ * ("2025-08-21T12:40:59.25+02:00"), or -1 when malformed.
+ */
+static double parse_rfc3339(const char *s)
+{
+    int f[6];
+    double frac = 0, scale = 0.1, off;
+    struct tm tm;
+
+    if (date_fields(&s, f))
+        return -1;
+    if (*s == '.' && !isdigit((unsigned char)*++s))
+        return -1;
+    for (; isdigit((unsigned char)*s); s++, scale /= 10)
+        frac += (*s - '0') * scale;
+    if ((off = utc_offset(s)) < -1e8)
+        return -1;
+    memset(&tm, 0, sizeof(tm));
+    tm.tm_year = f[0] - 1900;
+    tm.tm_mon = f[1] - 1;
+    tm.tm_mday = f[2];
+    tm.tm_hour = f[3];
+    tm.tm_min = f[4];
+    tm.tm_sec = f[5];
+    return (double)timegm(&tm) + frac - off;
+}
+
+/* 1 when an -remaining header says its limit is used up. */
+static int used_up(const char *remaining)
+{
+    return remaining && strcmp(remaining, "0") == 0;
+}
+
+long up_http_reset_hint_ms(const char *const remaining[],
+                           const char *const reset[], size_t n, time_t now)
+{
+    int out = 0;
+    double pick = -1, t;
+
+    for (size_t i = 0; i < n; i++)
+        out |=
+            used_up(remaining[i]) && reset[i] && parse_rfc3339(reset[i]) >= 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!reset[i] || (t = parse_rfc3339(reset[i])) < 0 ||
+            (out && !used_up(remaining[i])))
+            continue;
+        if (pick < 0 || (out ? t > pick : t < pick))
+            pick = t;
+    }
+    t = (pick - (double)now) * 1000;
+    if (pick < 0 || t < 1)
+        return -1;
+    return t > 1e9 ? 1000000000L : (long)t;
 }
 
 long up_http_retry_delay_ms(const up_http_policy *p, int n, long hint_ms,
@@ -282,6 +393,8 @@ struct up_http_xfer {
     int too_big; /* the body went over max_response */
     size_t got;  /* body bytes of this attempt */
     char ra_ms[32], ra[64], should[16];
+    char rl_left[UP_HTTP_NLIMITS][24];  /* anthropic-ratelimit-*-remaining */
+    char rl_reset[UP_HTTP_NLIMITS][48]; /* anthropic-ratelimit-*-reset */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -438,6 +551,16 @@ static void keep_value(char *dst, size_t cap, const char *v, size_t n)
     dst[n] = '\0';
 }
 
+/* Drop the wait hints of a previous response (an attempt or a 100). */
+static void forget_hints(up_http_xfer *x)
+{
+    x->ra_ms[0] = x->ra[0] = x->should[0] = '\0';
+    memset(x->rl_left, 0, sizeof(x->rl_left));
+    memset(x->rl_reset, 0, sizeof(x->rl_reset));
+}
+
+#define RL(kind, i) x->rl_##kind[i], sizeof(x->rl_##kind[i])
+
 static size_t on_header(char *p, size_t sz, size_t nm, void *u)
 {
     up_http_xfer *x = u;
@@ -455,10 +578,18 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
         {"request-id", x->res.request_id, sizeof(x->res.request_id)},
         {"x-request-id", x->res.request_id, sizeof(x->res.request_id)},
         {"content-type", x->res.ctype, sizeof(x->res.ctype)},
+        {"anthropic-ratelimit-requests-remaining", RL(left, 0)},
+        {"anthropic-ratelimit-tokens-remaining", RL(left, 1)},
+        {"anthropic-ratelimit-input-tokens-remaining", RL(left, 2)},
+        {"anthropic-ratelimit-output-tokens-remaining", RL(left, 3)},
+        {"anthropic-ratelimit-requests-reset", RL(reset, 0)},
+        {"anthropic-ratelimit-tokens-reset", RL(reset, 1)},
+        {"anthropic-ratelimit-input-tokens-reset", RL(reset, 2)},
+        {"anthropic-ratelimit-output-tokens-reset", RL(reset, 3)},
     };
 
     if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
-        x->ra_ms[0] = x->ra[0] = x->should[0] = '\0';
+        forget_hints(x);
         x->res.ctype[0] = '\0';
         return n;
     }
@@ -467,6 +598,8 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
             keep_value(keep[i].dst, keep[i].cap, colon + 1, n - nn - 1);
     return n;
 }
+
+#undef RL
 
 static void set_easy_options(up_http_xfer *x)
 {
@@ -602,7 +735,7 @@ static void start_attempt(up_http_xfer *x)
     x->too_big = 0;
     x->got = 0;
     x->errbuf[0] = '\0';
-    x->ra_ms[0] = x->ra[0] = x->should[0] = '\0'; /* no stale hints */
+    forget_hints(x); /* no stale hints */
     x->res.request_id[0] = '\0';
     up_buf_reset(&x->msg);
     up_buf_reset(&x->res.body);
@@ -703,16 +836,37 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
     scrub_secrets(x, &o->why);
 }
 
+/*
+ * The server's wait hint: retry-after(-ms), else on a 429 the reset time
+ * of the exhausted Anthropic rate limit; *how says which.
+ */
+static long server_hint(const up_http_xfer *x, long status, const char **how)
+{
+    const char *left[UP_HTTP_NLIMITS], *reset[UP_HTTP_NLIMITS];
+    long hint = up_http_retry_hint_ms(x->ra_ms[0] ? x->ra_ms : NULL,
+                                      x->ra[0] ? x->ra : NULL, time(NULL));
+
+    *how = "retry-after";
+    if (hint > 0 || status != 429)
+        return hint;
+    for (int i = 0; i < UP_HTTP_NLIMITS; i++) {
+        left[i] = x->rl_left[i][0] ? x->rl_left[i] : NULL;
+        reset[i] = x->rl_reset[i][0] ? x->rl_reset[i] : NULL;
+    }
+    *how = "ratelimit-reset";
+    return up_http_reset_hint_ms(left, reset, UP_HTTP_NLIMITS, time(NULL));
+}
+
 /* The wait before the next attempt, or -1 (then why may grow). */
 static long plan_retry(up_http_xfer *x, outcome *o, const char **how)
 {
     up_http_policy *p = &x->rq.policy;
     long hint, delay, now = up_http_now_ms();
+    const char *from;
 
     if (!o->retryable || x->res.attempts > p->max_retries)
         return -1;
-    hint = up_http_retry_hint_ms(x->ra_ms[0] ? x->ra_ms : NULL,
-                                 x->ra[0] ? x->ra : NULL, time(NULL));
+    hint = server_hint(x, o->status, &from);
     delay =
         up_http_retry_delay_ms(p, x->res.attempts - 1, hint, next_rand(x->c));
     if (delay < 0) {
@@ -721,7 +875,7 @@ static long plan_retry(up_http_xfer *x, outcome *o, const char **how)
     }
     if (x->rq.deadline_ms && now + delay >= x->rq.deadline_ms)
         return -1;
-    *how = hint > 0 ? "retry-after" : "backoff";
+    *how = hint > 0 ? from : "backoff";
     return delay;
 }
 

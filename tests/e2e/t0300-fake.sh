@@ -160,7 +160,7 @@ like "$body" '"type":"message","role":"assistant","model":"c1"' \
 like "$body" '"content":[{"type":"thinking","thinking":"Let me think","signature":"fake-signature"},{"type":"text","text":"Hello, world"}]' \
     "thinking block before the text block"
 like "$body" '"stop_reason":"end_turn","stop_sequence":null' "stop fields"
-like "$body" '"usage":{"input_tokens":11,"cache_creation_input_tokens":2,"cache_read_input_tokens":3,"output_tokens":22}' \
+like "$body" '"usage":{"input_tokens":11,"cache_creation_input_tokens":2,"cache_read_input_tokens":3,"output_tokens":22,"output_tokens_details":{"thinking_tokens":5}}' \
     "Anthropic usage"
 like "$hdr" "request-id: req_fake" "request-id header"
 

@@ -93,6 +93,7 @@ struct fake_reply {
     const char *error_type;  /* error.type override for status >= 400 */
     const char *error_msg;   /* error.message override */
     struct fake_usage usage; /* token counts */
+    int stream;              /* -1: as asked; 0/1 force JSON / SSE */
     long chunk_size;         /* characters per streamed delta */
     long delay_ms;           /* wait before answering */
     long chunk_delay_ms;     /* wait between streamed events */

@@ -315,11 +315,14 @@ static const build_fn builders[FAKE_FAULT_COUNT] = {
 void fake_reply_build(struct fake_out *o, const struct fake_request *rq,
                       const struct fake_reply *r, const json_t *models)
 {
+    struct fake_request as = *rq; /* read-only copy: the shape to answer */
     char id[64];
     const char *key;
     json_t *v;
 
-    builders[r->fault](o, rq, r, models);
+    if (r->stream >= 0)
+        as.stream = r->stream;
+    builders[r->fault](o, &as, r, models);
     request_id(id, sizeof(id), rq);
     fake_out_header(
         o, rq->api == FAKE_API_ANTHROPIC ? "request-id" : "x-request-id", id);

@@ -238,6 +238,7 @@ static const struct field reply_fields[] = {
     {"error_type", p_str, R(error_type)},
     {"error_message", p_str, R(error_msg)},
     {"usage", p_usage, R(usage)},
+    {"stream", p_bool, R(stream)},
     {"chunk_size", p_long, R(chunk_size)},
     {"delay_ms", p_long, R(delay_ms)},
     {"chunk_delay_ms", p_long, R(chunk_delay_ms)},
@@ -352,6 +353,7 @@ static void rule_defaults(struct fake_rule *r, size_t i)
     r->match.stream = -1;
     r->reply.status = 200;
     r->reply.usage = (struct fake_usage){-1, -1, -1, -1, -1};
+    r->reply.stream = -1;
     r->reply.chunk_size = 8;
     r->reply.bytes = -1;
     snprintf(r->reply.retry_after, sizeof(r->reply.retry_after), "1");

@@ -223,6 +223,16 @@ void fake_shape_openai(struct fake_out *o, const struct fake_request *rq,
 
 /* ---- Anthropic ---- */
 
+/* usage.output_tokens_details, set when the reply thought (usage NULL:
+   the reply has no usage). */
+static void anthropic_thinking(json_t *usage, const struct fake_usage *u)
+{
+    if (usage && u->reasoning > 0)
+        json_object_set_new(
+            usage, "output_tokens_details",
+            json_pack("{sI}", "thinking_tokens", (json_int_t)u->reasoning));
+}
+
 static json_t *anthropic_usage(const struct fake_usage *u, long output)
 {
     return json_pack("{sI sI sI sI}", "input_tokens", (json_int_t)u->input,
@@ -260,6 +270,8 @@ static void anthropic_json(struct fake_out *o, const struct fake_request *rq,
                            const struct fake_reply *r)
 {
     json_t *content = json_array();
+    struct fake_usage u = usage_of(rq, r);
+    json_t *msg;
 
     if (r->reasoning)
         json_array_append_new(
@@ -267,8 +279,9 @@ static void anthropic_json(struct fake_out *o, const struct fake_request *rq,
                                r->reasoning, "signature", "fake-signature"));
     json_array_append_new(
         content, json_pack("{ss ss}", "type", "text", "text", text_of(r)));
-    fake_out_json(o, anthropic_message(rq, r, content, stop_of(r),
-                                       usage_of(rq, r).output));
+    msg = anthropic_message(rq, r, content, stop_of(r), u.output);
+    anthropic_thinking(json_object_get(msg, "usage"), &u);
+    fake_out_json(o, msg);
 }
 
 /* Kinds of content block: type, delta type, text field. */
@@ -313,6 +326,7 @@ static void anthropic_block(struct fake_out *o, const struct fake_reply *r,
 static void anthropic_sse(struct fake_out *o, const struct fake_request *rq,
                           const struct fake_reply *r)
 {
+    struct fake_usage u = usage_of(rq, r);
     json_t *delta;
     size_t index = 0;
 
@@ -324,10 +338,13 @@ static void anthropic_sse(struct fake_out *o, const struct fake_request *rq,
     anthropic_block(o, r, index, &text_block, text_of(r));
     delta = json_pack("{ss s{ss sn}}", "type", "message_delta", "delta",
                       "stop_reason", stop_of(r), "stop_sequence");
-    if (with_usage(r))
-        json_object_set_new(delta, "usage",
-                            json_pack("{sI}", "output_tokens",
-                                      (json_int_t)usage_of(rq, r).output));
+    if (with_usage(r)) {
+        json_t *usage =
+            json_pack("{sI}", "output_tokens", (json_int_t)u.output);
+
+        anthropic_thinking(usage, &u);
+        json_object_set_new(delta, "usage", usage);
+    }
     fake_out_event(o, "message_delta", delta);
     fake_out_event(o, "message_stop",
                    json_pack("{ss}", "type", "message_stop"));

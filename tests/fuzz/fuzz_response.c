@@ -46,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     finish(&r, &rq);
     up_reply_reset(&r);
     up_reply_feed(&r, body, len, &msg);
+    up_reply_end(&r, "text/event-stream", &err);
     finish(&r, &rq);
     up_reply_release(&r);
     up_http_error_message(body, len, &msg);

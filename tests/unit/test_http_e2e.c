@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #ifdef __linux__
@@ -364,6 +365,203 @@ Test(http_e2e, json_gives_up_after_repairs)
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EPARSE);
     cr_assert_eq(res.turns, 2);
     cr_assert_str_eq(res.text, "never json");
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+/* ---- servers that ignore "stream": true ------------------------------ */
+
+/* Start the fake on a scenario given as JSON (stolen). */
+static void fake_start_json(fake *f, json_t *scenario)
+{
+    char *s = json_dumps(scenario, JSON_COMPACT);
+
+    json_decref(scenario);
+    fake_start(f, s);
+    free(s);
+}
+
+/* A streaming request answered with the whole JSON reply. */
+static void json_for_stream(int kind)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+    json_t *rec;
+
+    fake_start(&f, "[{\"reply\":{\"stream\":false,\"text\":\"whole answer\","
+                   "\"reasoning\":\"thought\",\"usage\":{\"input_tokens\":11,"
+                   "\"output_tokens\":7,\"cached_tokens\":3,"
+                   "\"reasoning_tokens\":2}}}]");
+    setup(&ep, &rq, kind, &f);
+    ep.stream = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+                 res.err.msg);
+    cr_assert_str_eq(res.text, "whole answer");
+    cr_assert_str_eq(res.reasoning, "thought");
+    cr_assert_str_eq(res.stop_reason,
+                     kind == UP_PROVIDER_OPENAI ? "stop" : "end_turn");
+    cr_assert_eq(res.usage.input, kind == UP_PROVIDER_OPENAI ? 11 : 14);
+    cr_assert_eq(res.usage.output, 7);
+    cr_assert_eq(res.usage.cached, 3);
+    cr_assert_eq(res.usage.reasoning, 2);
+    cr_assert_eq(res.usage.estimated, 0);
+    cr_assert_eq(res.attempts, 1);
+    rec = records(&f);
+    cr_assert(json_is_true(json_object_get(
+        json_object_get(json_array_get(rec, 0), "body"), "stream")));
+    json_decref(rec);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, openai_json_reply_to_a_stream)
+{
+    json_for_stream(UP_PROVIDER_OPENAI);
+}
+
+Test(http_e2e, anthropic_json_reply_to_a_stream)
+{
+    json_for_stream(UP_PROVIDER_ANTHROPIC);
+}
+
+Test(http_e2e, anthropic_json_tool_reply_to_a_stream)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+    json_t *msg = json_pack(
+        "{ss ss ss s[{ss ss ss s{si}}] ss s{si si}}", "id", "msg_1", "type",
+        "message", "role", "assistant", "content", "type", "tool_use", "id",
+        "toolu_1", "name", "result", "input", "a", 1, "stop_reason", "tool_use",
+        "usage", "input_tokens", 5, "output_tokens", 9);
+    char *body = json_dumps(msg, JSON_COMPACT);
+
+    fake_start_json(&f, json_pack("[{s{ss}}]", "reply", "body", body));
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    ep.stream = 1;
+    rq.schema = "{\"type\":\"object\"}";
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+                 res.err.msg);
+    cr_assert_str_eq(res.text, "{\"a\":1}");
+    cr_assert_str_eq(res.stop_reason, "tool_use");
+    cr_assert_eq(res.usage.output, 9);
+    cr_assert_eq(res.turns, 1);
+    json_decref(msg);
+    free(body);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, garbage_reply_to_a_stream)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"body\":\"<html>sorry " KEY "</html>\","
+                   "\"headers\":{\"Content-Type\":\"text/html\"}}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    ep.stream = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EHTTP);
+    cr_assert_eq(res.attempts, 1);
+    cr_assert(strstr(res.err.msg, "'gpt-x': openai reply is neither an event "
+                                  "stream nor JSON (content-type "
+                                  "'text/html'): <html>sorry [redacted]"),
+              "%s", res.err.msg);
+    cr_assert_null(strstr(res.err.msg, KEY));
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, invalid_json_reply_to_a_stream)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f,
+               "[{\"reply\":{\"stream\":false,\"fault\":\"invalid_json\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    ep.stream = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EHTTP);
+    cr_assert(strstr(res.err.msg, "anthropic reply is not JSON"), "%s",
+              res.err.msg);
+    cr_assert(strstr(res.err.msg, "(content-type 'application/json'): {"), "%s",
+              res.err.msg);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+/* ---- Anthropic rate-limit reset headers ------------------------------ */
+
+static const char *last_why;
+static long first_delay;
+
+static void keep_why(void *ud, const up_http_attempt *a)
+{
+    (void)ud;
+    if (a->attempt == 1) {
+        last_why = a->why;
+        first_delay = a->delay_ms;
+    }
+}
+
+/* A 429 with only a requests-reset header, secs from now. */
+static void reset_scenario(fake *f, long secs)
+{
+    time_t at = time(NULL) + secs;
+    struct tm tm;
+    char ts[32];
+
+    gmtime_r(&at, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fake_start_json(f, json_pack("[{si s{si s{ss ss ss}}}, {s{ss}}]", "times",
+                                 1, "reply", "status", 429, "headers",
+                                 "anthropic-ratelimit-requests-remaining", "0",
+                                 "anthropic-ratelimit-requests-reset", ts,
+                                 "anthropic-ratelimit-tokens-remaining", "9000",
+                                 "reply", "text", "ok"));
+}
+
+Test(http_e2e, retried_at_the_rate_limit_reset)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    reset_scenario(&f, 2);
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    last_why = NULL;
+    cr_assert_eq(up_provider_complete(&ep, &rq, keep_why, NULL, &res), 0, "%s",
+                 res.err.msg);
+    cr_assert_str_eq(res.text, "ok");
+    cr_assert_eq(res.attempts, 2);
+    cr_assert_str_eq(last_why, "ratelimit-reset");
+    /* the reset is 2 s after a whole second: 1 or 2 s from the 429 */
+    cr_assert(first_delay >= 1000 && first_delay <= 2000, "%ld", first_delay);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, rate_limit_reset_over_the_cap_fails_fast)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    reset_scenario(&f, 3600);
+    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res),
+                 UP_ERATELIMIT);
+    cr_assert_eq(res.attempts, 1);
+    cr_assert(strstr(res.err.msg, "server asked to wait 3"), "%s", res.err.msg);
     up_response_release(&res);
     fake_stop(&f);
 }

@@ -575,6 +575,133 @@ Test(providers, non_json_body_is_an_error)
     up_reply_release(&r);
 }
 
+/* Feed s to r in chunks of k bytes (an SSE or JSON body). */
+static void feed_chunks(up_reply *r, const char *s, size_t k)
+{
+    up_buf msg = UP_BUF_INIT;
+
+    for (size_t i = 0, n = strlen(s); i < n; i += k)
+        cr_assert_eq(up_reply_feed(r, s + i, n - i < k ? n - i : k, &msg), 0,
+                     "%s", msg.data);
+    up_buf_release(&msg);
+}
+
+Test(providers, json_body_on_a_stream_is_read_whole)
+{
+    up_request rq = basic();
+    up_endpoint ep;
+    up_reply r;
+    up_response res;
+    up_error err;
+    const char *body =
+        "\r\n {\"choices\":[{\"message\":{\"content\":\"Hi\",\"reasoning_"
+        "content\":\"hm\"},\"finish_reason\":\"stop\"}],\"usage\":{"
+        "\"prompt_tokens\":7,\"completion_tokens\":3,"
+        "\"completion_tokens_details\":{\"reasoning_tokens\":1}}}";
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_reply_init(&r, &ep);
+    up_response_init(&res);
+    for (size_t k = 1; k < 40; k += 13) { /* any split of the body */
+        up_reply_reset(&r);
+        feed_chunks(&r, body, k);
+        cr_assert_eq(r.shape, REPLY_JSON);
+        cr_assert_not(r.ended, "read only at the end");
+        cr_assert_eq(up_reply_end(&r, "application/json", &err), 0, "%s",
+                     err.msg);
+    }
+    up_reply_finish(&r, &rq, &res);
+    cr_assert_str_eq(res.text, "Hi");
+    cr_assert_str_eq(res.reasoning, "hm");
+    cr_assert_str_eq(res.stop_reason, "stop");
+    cr_assert_eq(res.usage.input, 7);
+    cr_assert_eq(res.usage.reasoning, 1);
+    cr_assert_eq(res.usage.estimated, 0);
+    up_reply_release(&r);
+    up_response_release(&res);
+}
+
+Test(providers, stream_after_a_json_attempt)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_error err;
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_reply_init(&r, &ep);
+    feed_chunks(&r, "{\"choices\":", 5);
+    up_reply_reset(&r); /* a retry */
+    feed_chunks(&r,
+                "\ndata: {\"choices\":[{\"delta\":{\"content\":\"ok\"},"
+                "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+                3);
+    cr_assert_eq(r.shape, REPLY_SSE);
+    cr_assert_eq(up_reply_end(&r, "text/event-stream", &err), 0, "%s", err.msg);
+    cr_assert_str_eq(r.text.data, "ok");
+    up_reply_release(&r);
+}
+
+Test(providers, garbage_body_names_type_and_first_bytes)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_error err;
+
+    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    ep.api_key = "plainkey42";
+    up_reply_init(&r, &ep);
+    feed_chunks(&r,
+                "<html>proxy error sk-abcdefghijklmnopqrstuv plainkey42"
+                "</html>",
+                7);
+    cr_assert_eq(up_reply_end(&r, "text/html", &err), UP_EHTTP);
+    cr_assert(strstr(err.msg, "neither an event stream nor JSON"), "%s",
+              err.msg);
+    cr_assert(strstr(err.msg, "content-type 'text/html'"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "<html>proxy error [redacted] [redacted]"), "%s",
+              err.msg);
+    cr_assert_null(strstr(err.msg, "plainkey42"));
+    up_reply_reset(&r);
+    cr_assert_eq(up_reply_end(&r, NULL, &err), UP_EHTTP);
+    cr_assert(strstr(err.msg, "content-type 'none'"), "%s", err.msg);
+    up_reply_release(&r);
+}
+
+Test(providers, bad_json_body_on_a_stream)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_error err;
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_reply_init(&r, &ep);
+    feed_chunks(&r, "{\"id\": \"x\", \"choices\": [ not json", 4);
+    cr_assert_eq(up_reply_end(&r, "application/json", &err), UP_EHTTP);
+    cr_assert(strstr(err.msg, "openai reply is not JSON"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "'application/json'): {\"id\""), "%s", err.msg);
+    up_reply_reset(&r);
+    feed_chunks(&r, "{\"object\":\"chat.completion\"}", 4);
+    cr_assert_eq(up_reply_end(&r, "application/json", &err), UP_EHTTP);
+    cr_assert(strstr(err.msg, "no message content"), "%s", err.msg);
+    up_reply_release(&r);
+}
+
+Test(providers, cut_stream_ended_early)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_error err;
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_reply_init(&r, &ep);
+    feed_chunks(
+        &r, "data: {\"choices\":[{\"delta\":{\"content\":\"pa\"}}]}\n\n", 64);
+    cr_assert_eq(up_reply_end(&r, "text/event-stream", &err), UP_ENETWORK);
+    cr_assert_str_eq(err.msg, "stream ended early");
+    cr_assert_str_eq(r.text.data, "pa");
+    up_reply_release(&r);
+}
+
 Test(providers, check_json)
 {
     char *t = strdup("Sure! ```json\n{\"a\": 1}\n``` done");

@@ -192,3 +192,89 @@ Test(retry, redact_url)
     cr_assert_str_eq(b.data, "http://127.0.0.1/v1");
     up_buf_release(&b);
 }
+
+/* ---- Anthropic rate-limit reset headers ---- */
+
+/* 2025-08-21T12:40:00Z */
+#define RL_NOW ((time_t)1755780000)
+
+static long reset1(const char *reset)
+{
+    const char *left[1] = {NULL}, *r[1] = {reset};
+
+    return up_http_reset_hint_ms(left, r, 1, RL_NOW);
+}
+
+Test(retry, reset_valid_and_fractional)
+{
+    cr_assert_eq(reset1("2025-08-21T12:40:59Z"), 59000);
+    cr_assert_eq(reset1("2025-08-21T12:40:01.25Z"), 1250);
+    cr_assert_eq(reset1("2025-08-21T12:40:00.5Z"), 500);
+    cr_assert_eq(reset1("2025-08-21t12:40:02z"), 2000);
+    cr_assert_eq(reset1("2025-08-21 12:40:02Z"), 2000);
+    cr_assert_eq(reset1("2025-08-21T12:41:00.000000001Z"), 60000);
+}
+
+Test(retry, reset_offsets)
+{
+    cr_assert_eq(reset1("2025-08-21T14:40:30+02:00"), 30000);
+    cr_assert_eq(reset1("2025-08-21T07:10:30-05:30"), 30000);
+    cr_assert_eq(reset1("2025-08-21T12:40:30+00:00"), 30000);
+    cr_assert_eq(reset1("2025-08-22T00:40:30.5+12:00"), 30500);
+}
+
+Test(retry, reset_in_the_past_or_now)
+{
+    cr_assert_eq(reset1("2025-08-21T12:39:59Z"), -1);
+    cr_assert_eq(reset1("2025-08-21T12:40:00Z"), -1);
+    cr_assert_eq(reset1("2025-08-21T14:40:00+02:00"), -1);
+    cr_assert_eq(reset1("1999-01-01T00:00:00Z"), -1);
+}
+
+Test(retry, reset_garbage)
+{
+    const char *bad[] = {
+        "",
+        "soon",
+        "60",
+        "2025-08-21",
+        "2025-08-21T12:40:59",      /* no zone */
+        "2025-08-21T12:40:59 Z",    /* blank before the zone */
+        "2025-08-21T12:40:59Zjunk", /* trailing bytes */
+        "2025-08-21T12:40:59.Z",    /* a dot without digits */
+        "2025-08-21T12:40:59+2:00", /* short offset */
+        "2025-08-21T12:40:59+0200", /* offset without colon */
+        "2025-13-01T00:00:00Z",     /* month 13 */
+        "2025-08-21T24:00:00Z",     /* hour 24 */
+        "2025-8-21T12:40:59Z",      /* short month */
+        "2025-08-21X12:40:59Z",     /* bad separator */
+        "Thu, 21 Aug 2025 12:40:59 GMT",
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+        cr_assert_eq(reset1(bad[i]), -1, "%s", bad[i]);
+}
+
+Test(retry, reset_earliest_when_no_limit_is_spent)
+{
+    const char *left[4] = {"10", NULL, "5000", NULL};
+    const char *r[4] = {"2025-08-21T12:40:30Z", "2025-08-21T12:40:10Z", NULL,
+                        "2025-08-21T12:40:20Z"};
+
+    cr_assert_eq(up_http_reset_hint_ms(left, r, 4, RL_NOW), 10000);
+}
+
+Test(retry, reset_of_the_spent_limits)
+{
+    const char *left[4] = {"0", "1000", "0", NULL};
+    const char *r[4] = {"2025-08-21T12:40:05Z", "2025-08-21T12:40:01Z",
+                        "2025-08-21T12:40:30Z", "2025-08-21T12:40:02Z"};
+    const char *left2[2] = {"0", "3"};
+    const char *r2[2] = {"garbage", "2025-08-21T12:40:07Z"};
+
+    /* both spent limits must clear: the later of the two */
+    cr_assert_eq(up_http_reset_hint_ms(left, r, 4, RL_NOW), 30000);
+    /* a spent limit without a usable reset does not count */
+    cr_assert_eq(up_http_reset_hint_ms(left2, r2, 2, RL_NOW), 7000);
+    cr_assert_eq(up_http_reset_hint_ms(left, r, 0, RL_NOW), -1);
+}
