@@ -5,6 +5,8 @@
 #ifndef UPSKILL_EVAL_CLI_H
 #define UPSKILL_EVAL_CLI_H
 
+#include <jansson.h>
+
 #include "cli.h"
 
 struct eval_args {
@@ -78,5 +80,7 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
 void eval_report_table(const up_eval_summary *s, size_t n);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id);
+/* One model's entry of that document (a new reference). */
+json_t *eval_report_model_json(const up_eval_summary *s);
 
 #endif

@@ -143,7 +143,7 @@ Test(http_e2e, anthropic_request_shape_and_reply)
                    "\"usage\":{\"input_tokens\":12,\"output_tokens\":5,"
                    "\"cached_tokens\":4}}}]");
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0, "%s",
                  res.err.msg);
     cr_assert_str_eq(res.text, "Hi!");
     cr_assert_str_eq(res.reasoning, "hmm");
@@ -185,7 +185,7 @@ Test(http_e2e, openai_stream_with_usage)
                    "\"output_tokens\":4,\"reasoning_tokens\":1}}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
     ep.stream = 1;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0, "%s",
                  res.err.msg);
     cr_assert_str_eq(res.text, "streamed answer");
     cr_assert_str_eq(res.reasoning, "why");
@@ -221,7 +221,7 @@ static void retried_then_ok(int kind, int stream, const char *fault)
     fake_start(&f, scen);
     setup(&ep, &rq, kind, &f);
     ep.stream = stream;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s: %s",
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0, "%s: %s",
                  fault, res.err.msg);
     cr_assert_str_eq(res.text, "ok");
     cr_assert_eq(res.attempts, 2, "%s", fault);
@@ -275,7 +275,7 @@ Test(http_e2e, clear_error_after_retries_spent)
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
     ep.max_retries = 1;
     logged = 0;
-    cr_assert_eq(up_provider_complete(&ep, &rq, count_log, NULL, &res),
+    cr_assert_eq(up_provider_complete(&ep, &rq, count_log, NULL, NULL, &res),
                  UP_ESERVER);
     cr_assert_eq(res.attempts, 2);
     cr_assert_eq(logged, 2);
@@ -296,7 +296,7 @@ Test(http_e2e, auth_error_not_retried_and_key_redacted)
     fake_start(&f, "[{\"reply\":{\"status\":401,\"error_message\":"
                    "\"Incorrect API key provided: " KEY "\"}}]");
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EAUTH);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), UP_EAUTH);
     cr_assert_eq(res.attempts, 1);
     cr_assert_null(strstr(res.err.msg, KEY), "%s", res.err.msg);
     cr_assert(strstr(res.err.msg, "[redacted]") != NULL, "%s", res.err.msg);
@@ -315,7 +315,7 @@ Test(http_e2e, non_json_error_body_and_should_retry_false)
                    "gateway</html>\",\"headers\":{\"x-should-retry\":"
                    "\"false\"}}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_ESERVER);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), UP_ESERVER);
     cr_assert_eq(res.attempts, 1);
     cr_assert(strstr(res.err.msg, "bad gateway") != NULL, "%s", res.err.msg);
     up_response_release(&res);
@@ -334,7 +334,7 @@ Test(http_e2e, json_repair_turn)
                    "{\"reply\":{\"text\":\"{\\\"a\\\": 1}\"}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
     rq.schema = "{\"type\":\"object\"}";
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0, "%s",
                  res.err.msg);
     cr_assert_str_eq(res.text, "{\"a\": 1}");
     cr_assert_eq(res.turns, 2);
@@ -361,7 +361,7 @@ Test(http_e2e, json_gives_up_after_repairs)
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
     rq.schema = "{\"type\":\"object\"}";
     rq.json_repairs = 1;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EPARSE);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), UP_EPARSE);
     cr_assert_eq(res.turns, 2);
     cr_assert_str_eq(res.text, "never json");
     up_response_release(&res);
