@@ -154,11 +154,11 @@ enum up_gen_stage {
 
 /* Why the refinement loop stopped. */
 enum up_gen_stop {
-    UP_GEN_STOP_NONE,     /* did not run (--no-eval) */
-    UP_GEN_STOP_GOOD,     /* significant lift for every driving model */
-    UP_GEN_STOP_CEILING,  /* the skill arm passes every case already */
-    UP_GEN_STOP_PLATEAU,  /* with-skill rate moved less than 5 points */
-    UP_GEN_STOP_LIMIT,    /* max_refine_attempts evaluations done */
+    UP_GEN_STOP_NONE,       /* did not run (--no-eval) */
+    UP_GEN_STOP_GOOD,       /* significant lift for every driving model */
+    UP_GEN_STOP_CEILING,    /* the skill arm passes every case already */
+    UP_GEN_STOP_PLATEAU,    /* with-skill rate moved less than 5 points */
+    UP_GEN_STOP_LIMIT,      /* max_refine_attempts evaluations done */
     UP_GEN_STOP_REJECTED,   /* a refinement stayed invalid after repairs */
     UP_GEN_STOP_ERROR,      /* a provider error ended it (best kept) */
     UP_GEN_STOP_INTERRUPTED /* the stop flag (Ctrl-C) ended it (best kept) */
@@ -248,8 +248,8 @@ typedef struct up_gen {
     size_t nattempts, max_attempts;
     size_t best; /* index of the kept attempt */
     enum up_gen_stop stop;
-    up_gen_cost writing; /* the teacher writing, repairing, refining */
-    up_gen_cost testing; /* the test-gen model writing the tests */
+    up_gen_cost writing;      /* the teacher writing, repairing, refining */
+    up_gen_cost testing;      /* the test-gen model writing the tests */
     int min_tests, max_tests; /* cases asked for, resolved at init */
     up_buf output;            /* the folder the skill was saved to */
     up_buf batch_dir, batch_id;

@@ -189,24 +189,23 @@ static void attempts(const up_gen *g)
     }
 }
 
-static void cost_line(const char *role, const char *unit,
-                      const up_gen_cost *c)
+static void cost_line(const char *role, const char *unit, const up_gen_cost *c)
 {
     char in[32], out[32];
 
     render_thousands(in, sizeof(in), c->usage.input);
     render_thousands(out, sizeof(out), c->usage.output);
-    printf("    %-34.34s %4d %-14s %10s -> %-8s%s", role, c->calls, unit, in,
+    printf("    %-34.34s %5d %-15s %s -> %s tokens%s", role, c->calls, unit, in,
            out, c->usage.estimated ? " (estimated)" : "");
     if (c->cost_usd >= 0)
-        printf("  $%.4f", c->cost_usd);
+        printf(", $%.4f", c->cost_usd);
     printf("\n");
 }
 
 /* Tokens and cost by role: writing, tests, then each model's evals. */
 static void costs(const up_gen *g)
 {
-    printf("\n  tokens and cost (input -> output):\n");
+    printf("\n  tokens and cost:\n");
     cost_line("teacher, writing the skill", "call(s)", &g->writing);
     if (g->testing.calls)
         cost_line("test generation", "call(s)", &g->testing);
@@ -252,10 +251,14 @@ void gen_report_text(const up_gen *g)
 /* ---- --json ----------------------------------------------------------- */
 
 static const char *const stop_ids[] = {
-    [UP_GEN_STOP_NONE] = "not_evaluated", [UP_GEN_STOP_GOOD] = "beneficial",
-    [UP_GEN_STOP_CEILING] = "ceiling",    [UP_GEN_STOP_PLATEAU] = "plateau",
-    [UP_GEN_STOP_LIMIT] = "limit",        [UP_GEN_STOP_REJECTED] = "rejected",
-    [UP_GEN_STOP_ERROR] = "error",        [UP_GEN_STOP_INTERRUPTED] = "interrupted",
+    [UP_GEN_STOP_NONE] = "not_evaluated",
+    [UP_GEN_STOP_GOOD] = "beneficial",
+    [UP_GEN_STOP_CEILING] = "ceiling",
+    [UP_GEN_STOP_PLATEAU] = "plateau",
+    [UP_GEN_STOP_LIMIT] = "limit",
+    [UP_GEN_STOP_REJECTED] = "rejected",
+    [UP_GEN_STOP_ERROR] = "error",
+    [UP_GEN_STOP_INTERRUPTED] = "interrupted",
 };
 
 static const char *const teacher_ids[] = {
@@ -269,9 +272,10 @@ static json_t *files_json(const up_skill *s)
     json_t *a = json_array();
 
     json_array_append_new(
-        a, json_pack("{s:s, s:I}", "path", "SKILL.md", "tokens",
-                     (json_int_t)up_tokens_estimate(
-                         s->body ? s->body : "", s->body ? strlen(s->body) : 0)));
+        a,
+        json_pack("{s:s, s:I}", "path", "SKILL.md", "tokens",
+                  (json_int_t)up_tokens_estimate(
+                      s->body ? s->body : "", s->body ? strlen(s->body) : 0)));
     for (size_t i = 0; i < s->nfiles; i++) {
         const up_skill_file *f = &s->files[i];
 
@@ -290,10 +294,9 @@ static json_t *skill_json(const up_gen *g)
 {
     const up_skill *s = &g->attempts[g->best].skill;
 
-    return json_pack("{s:s, s:s, s:s, s:o, s:I, s:{s:I, s:I}}", "name",
-                     s->name, "description",
-                     s->description ? s->description : "", "path",
-                     g->output.data, "files", files_json(s), "tests",
+    return json_pack("{s:s, s:s, s:s, s:o, s:I, s:{s:I, s:I}}", "name", s->name,
+                     "description", s->description ? s->description : "",
+                     "path", g->output.data, "files", files_json(s), "tests",
                      (json_int_t)g->suite.ncases, "validation", "errors",
                      (json_int_t)g->saved.nerrors, "warnings",
                      (json_int_t)g->saved.nwarnings);
@@ -319,7 +322,8 @@ static json_t *attempt_json(const up_gen *g, size_t i)
     json_object_set_new(o, "score", json_real(a->score));
     json_object_set_new(o, "skill_rate", json_real(a->skill_rate));
     json_object_set_new(o, "good", json_boolean(a->good));
-    json_object_set_new(o, "teacher_check", json_string(teacher_ids[a->teacher]));
+    json_object_set_new(o, "teacher_check",
+                        json_string(teacher_ids[a->teacher]));
     json_object_set_new(o, "models", models);
     return o;
 }

@@ -468,8 +468,9 @@ static void saved_note(up_gen *g, int rc, up_error *err)
 
     memcpy(msg, err->msg, sizeof(msg));
     if (rc != UP_EINTR)
-        up_error_set(err, rc, "%.900s; the best version so far is saved to "
-                              "'%s'",
+        up_error_set(err, rc,
+                     "%.900s; the best version so far is saved to "
+                     "'%s'",
                      msg, g->output.data);
     else if (g->nruns)
         up_error_set(err, rc,
@@ -495,8 +496,9 @@ int up_gen_run(up_gen *g, up_error *err)
     if (rc) {
         up_skill_release(&a->skill);
         if (rc == UP_EINTR)
-            up_error_set(err, rc, "interrupted before the teacher wrote a "
-                                  "skill; nothing saved");
+            up_error_set(err, rc,
+                         "interrupted before the teacher wrote a "
+                         "skill; nothing saved");
         return rc;
     }
     g->nattempts = 1;
