@@ -112,6 +112,8 @@ typedef struct up_config {
     up_cfg_str prompts_dir; /* NULL: the built-in prompts */
     up_cfg_int max_refine_attempts;
     up_cfg_int concurrency;
+    up_cfg_int min_tests; /* generate: fewest cases to ask for (1..100) */
+    up_cfg_int max_tests; /* generate: most cases to ask for (1..100) */
     up_cfg_int cache_enabled;
     up_cfg_str cache_path;
     up_cfg_int cache_ttl_days;

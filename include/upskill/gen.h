@@ -154,13 +154,14 @@ enum up_gen_stage {
 
 /* Why the refinement loop stopped. */
 enum up_gen_stop {
-    UP_GEN_STOP_NONE,     /* did not run (--no-eval) */
-    UP_GEN_STOP_GOOD,     /* significant lift for every driving model */
-    UP_GEN_STOP_CEILING,  /* the skill arm passes every case already */
-    UP_GEN_STOP_PLATEAU,  /* with-skill rate moved less than 5 points */
-    UP_GEN_STOP_LIMIT,    /* max_refine_attempts evaluations done */
-    UP_GEN_STOP_REJECTED, /* a refinement stayed invalid after repairs */
-    UP_GEN_STOP_ERROR     /* a provider error ended it (best kept) */
+    UP_GEN_STOP_NONE,       /* did not run (--no-eval) */
+    UP_GEN_STOP_GOOD,       /* significant lift for every driving model */
+    UP_GEN_STOP_CEILING,    /* the skill arm passes every case already */
+    UP_GEN_STOP_PLATEAU,    /* with-skill rate moved less than 5 points */
+    UP_GEN_STOP_LIMIT,      /* max_refine_attempts evaluations done */
+    UP_GEN_STOP_REJECTED,   /* a refinement stayed invalid after repairs */
+    UP_GEN_STOP_ERROR,      /* a provider error ended it (best kept) */
+    UP_GEN_STOP_INTERRUPTED /* the stop flag (Ctrl-C) ended it (best kept) */
 };
 
 /* How the skill did on the teacher itself. */
@@ -210,15 +211,25 @@ typedef struct up_gen_opts {
     int max_attempts;             /* evaluations; 0: config's */
     int runs;                     /* repeats per case and arm; 0: 1 */
     int jobs;                     /* conversations at once; 0: config */
-    int min_tests, max_tests;     /* 0: 3 and 8 */
+    int min_tests, max_tests;     /* 0: config min_tests, max_tests */
     int max_repairs;              /* invalid replies sent back; -1: 2 */
     size_t trace_budget;          /* tokens of trace; 0: the trace module's */
     size_t refine_budget;         /* tokens of failures; 0: 6000 */
     uint64_t seed;                /* statistics seed */
-    volatile sig_atomic_t *stop;  /* Ctrl-C flag, or NULL */
+    volatile sig_atomic_t *stop;  /* Ctrl-C flag, or NULL: once non-zero
+                                     the call or eval in flight is
+                                     cancelled and up_gen_run returns
+                                     UP_EINTR, the best version saved */
     void (*event)(void *ud, const up_gen_event *ev);
     void *event_ud;
 } up_gen_opts;
+
+/* Tokens and cost of a group of calls. */
+typedef struct up_gen_cost {
+    int calls;       /* conversations */
+    up_usage usage;  /* summed */
+    double cost_usd; /* < 0: some model has no price configured */
+} up_gen_cost;
 
 typedef struct up_gen {
     const up_gen_opts *o;
@@ -237,10 +248,10 @@ typedef struct up_gen {
     size_t nattempts, max_attempts;
     size_t best; /* index of the kept attempt */
     enum up_gen_stop stop;
-    up_usage teacher_usage; /* teacher and test-gen calls, summed */
-    int teacher_calls;
-    double teacher_cost; /* < 0: no price configured */
-    up_buf output;       /* the folder the skill was saved to */
+    up_gen_cost writing;      /* the teacher writing, repairing, refining */
+    up_gen_cost testing;      /* the test-gen model writing the tests */
+    int min_tests, max_tests; /* cases asked for, resolved at init */
+    up_buf output;            /* the folder the skill was saved to */
     up_buf batch_dir, batch_id;
     up_run_record *runs; /* the run log so far, nruns records */
     size_t nruns;
@@ -267,6 +278,23 @@ void up_gen_release(up_gen *g);
  * invalid), UP_EPARSE, provider errors, UP_EINTR, write errors.
  */
 int up_gen_run(up_gen *g, up_error *err);
+
+/*
+ * The evaluation conversations of model m (index into g->models) over
+ * every attempt, into *out: each attempt's skill arm, and the baseline
+ * once (later attempts reuse the first one's answers).
+ */
+void up_gen_eval_cost(const up_gen *g, size_t m, up_gen_cost *out);
+
+/*
+ * The number of cases to ask for, into *min and *max: the flag (o, 0 when
+ * not given), else the config's min_tests / max_tests.  A bound set on a
+ * higher layer than the other pulls it along (--min-tests 12 with the
+ * default max 8 asks for 12 to 12).  Errors: UP_EUSAGE when both flags
+ * are given and min > max.
+ */
+int up_gen_test_counts(const up_gen_opts *o, const up_config *cfg, int *min,
+                       int *max, up_error *err);
 
 /* The kept version (NULL before one exists). */
 const up_skill *up_gen_skill(const up_gen *g);

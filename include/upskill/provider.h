@@ -15,6 +15,7 @@
 #ifndef UPSKILL_PROVIDER_H
 #define UPSKILL_PROVIDER_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "upskill/error.h"
@@ -102,11 +103,14 @@ int up_provider_kind(const char *name);
  * Complete rq on ep and wait for the answer: one request, retried as the
  * SDKs do, plus up to rq->json_repairs follow-up turns when a schema was
  * asked for and the reply is not JSON.  log (may be NULL) sees every HTTP
- * attempt.  Returns out->code (0 or UP_E*), with out->err filled; out is
- * always initialised and must be released.
+ * attempt.  stop (may be NULL) is a Ctrl-C flag: once it is non-zero the
+ * call in flight is cancelled (within ~100 ms) or never starts, and the
+ * result is UP_EINTR.  Returns out->code (0 or UP_E*), with out->err
+ * filled; out is always initialised and must be released.
  */
 int up_provider_complete(const up_endpoint *ep, const up_request *rq,
-                         up_http_log_fn log, void *log_ud, up_response *out);
+                         up_http_log_fn log, void *log_ud,
+                         volatile sig_atomic_t *stop, up_response *out);
 
 /*
  * The model ids the endpoint's server lists (GET .../models), as a

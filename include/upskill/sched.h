@@ -36,11 +36,13 @@ typedef struct up_sched_opts {
     long job_timeout_ms; /* per job, all turns and retries; 0: none */
     /*
      * Optional stop flag, e.g. bumped by a SIGINT handler: 1 starts no
-     * new job and lets running ones end; 2 or more also cancels the
-     * running ones.  Jobs that never ran or were cancelled end with
-     * UP_EINTR.
+     * new job and lets running ones end; cancel_at or more also cancels
+     * the running ones.  Jobs that never ran or were cancelled end with
+     * UP_EINTR.  cancel_at 0 means 2 (a second Ctrl-C); 1 suits callers
+     * that would keep no work of a job cut short.
      */
     volatile sig_atomic_t *stop;
+    int cancel_at;
     up_http_log_fn log; /* sees every HTTP attempt; may be NULL */
     void *log_ud;
 } up_sched_opts;

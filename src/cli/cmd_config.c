@@ -124,6 +124,10 @@ static json_t *build(const up_config *cfg)
         &cfg->max_refine_attempts.src);
     put(st, "concurrency", json_integer(cfg->concurrency.value),
         &cfg->concurrency.src);
+    put(st, "min_tests", json_integer(cfg->min_tests.value),
+        &cfg->min_tests.src);
+    put(st, "max_tests", json_integer(cfg->max_tests.value),
+        &cfg->max_tests.src);
     put(st, "cache.enabled", json_boolean(cfg->cache_enabled.value),
         &cfg->cache_enabled.src);
     put(st, "cache.path", str_or_null(cfg->cache_path.value),

@@ -1,7 +1,10 @@
 /*
  * upskill generate TASK: upstream's flags, plus ours (students on a local
- * endpoint, repeats, test counts, -j).  Parse, load the config, hand over
- * to the library (up_gen_init, up_gen_run), render (gen_report.c).
+ * endpoint, repeats, test counts, -j, --json).  Parse, load the config,
+ * hand over to the library (up_gen_init, up_gen_run), render
+ * (gen_report.c).  Ctrl-C bumps a flag the library polls: the call or
+ * eval in flight is cancelled, the best version so far is saved, and the
+ * command exits 130 with one line saying what was kept.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@ static void on_sigint(int sig)
 static up_gen_opts o;
 static struct strlist examples, eval_models;
 static long max_refine, runs, jobs, min_tests, max_tests, seed = 1;
+static int json_out;
 
 static const struct opt opts[] = {
     {'e', "example", OPT_LIST, &examples, "TEXT", "an example for the prompt"},
@@ -42,10 +46,14 @@ static const struct opt opts[] = {
     {0, "max-refine", OPT_INT, &max_refine, "N",
      "evaluations at most (max_refine_attempts)"},
     {0, "runs", OPT_INT, &runs, "N", "repeats per case and arm (1)"},
-    {0, "min-tests", OPT_INT, &min_tests, "N", "fewest generated cases (3)"},
-    {0, "max-tests", OPT_INT, &max_tests, "N", "most generated cases (8)"},
+    {0, "min-tests", OPT_INT, &min_tests, "N",
+     "fewest generated cases (min_tests, 3)"},
+    {0, "max-tests", OPT_INT, &max_tests, "N",
+     "most generated cases (max_tests, 8)"},
     {'j', "jobs", OPT_INT, &jobs, "N", "conversations at once"},
     {0, "seed", OPT_INT, &seed, "N", "seed of the statistics (1)"},
+    {0, "json", OPT_FLAG, &json_out, NULL,
+     "print one JSON document (progress stays on stderr)"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
@@ -93,7 +101,7 @@ static void fill_opts(void)
     o.runs = (int)runs;
     o.jobs = (int)jobs;
     o.min_tests = (int)min_tests;
-    o.max_tests = (int)(max_tests ? max_tests : min_tests > 8 ? min_tests : 0);
+    o.max_tests = (int)max_tests;
     o.max_repairs = -1;
     o.seed = (uint64_t)seed;
     o.stop = &stop;
@@ -116,7 +124,9 @@ static int run(up_config *cfg, up_gen *g, up_error *err)
         gen_report_plan(g);
         rc = up_gen_run(g, err);
     }
-    if (up_gen_skill(g) && g->output.len)
+    if (up_gen_skill(g) && g->output.len && json_out)
+        gen_report_json(g);
+    else if (up_gen_skill(g) && g->output.len)
         gen_report_text(g);
     return rc;
 }

@@ -65,7 +65,7 @@ static int ping(const char *model_spec, const up_config *cfg, json_t *out)
         up_request_init(&rq);
         rq.messages = &msg;
         rq.n_messages = 1;
-        rc = up_provider_complete(&ep, &rq, NULL, NULL, &res);
+        rc = up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res);
     }
     json_array_append_new(
         out, json_pack("{s:s, s:s?, s:b, s:I, s:I, s:I, s:s?, s:s?}", "model",

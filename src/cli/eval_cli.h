@@ -7,6 +7,8 @@
 
 #include <time.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 
 struct eval_args {
@@ -87,6 +89,8 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
 void eval_report_table(const up_eval_summary *s, size_t n);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id);
+/* One model's entry of that document (a new reference). */
+json_t *eval_report_model_json(const up_eval_summary *s);
 /* The live progress line on stderr (an up_eval_run_opts.progress). */
 void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
                           const up_eval_job *job);

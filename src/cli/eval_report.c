@@ -127,7 +127,7 @@ static json_t *arm_json(const up_arm_totals *t)
         t->paid_usd >= 0 ? json_real(t->paid_usd) : json_null());
 }
 
-static json_t *model_json(const up_eval_summary *s)
+json_t *eval_report_model_json(const up_eval_summary *s)
 {
     json_t *o = json_pack("{s:s, s:I, s:o}", "model", s->model, "skill_tokens",
                           (json_int_t)s->skill_tokens, "with_skill",
@@ -158,7 +158,7 @@ void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
     json_t *doc;
 
     for (size_t m = 0; m < p->nmodels; m++)
-        json_array_append_new(models, model_json(&s[m]));
+        json_array_append_new(models, eval_report_model_json(&s[m]));
     doc = json_pack("{s:s, s:s?, s:I, s:i, s:b, s:o}", "skill",
                     p->skill->name ? p->skill->name : "", "batch_id",
                     batch_id && *batch_id ? batch_id : NULL, "cases",

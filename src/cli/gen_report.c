@@ -4,7 +4,9 @@
  * on stderr; the report on stdout is upstream's (name, description, files
  * and token sizes, bars per model, tokens) with a side-by-side table of
  * teacher and students, and each model's block from eval_report_text so
- * the statistics read exactly as in `upskill eval`.
+ * the statistics read exactly as in `upskill eval`.  --json prints the
+ * same facts as one document instead (docs/generate.md), each model's
+ * entry from eval_report_model_json.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +110,9 @@ void gen_report_event(void *ud, const up_gen_event *ev)
         fprintf(stderr, "Refining... (attempt %d)\n", ev->attempt);
         break;
     case UP_GEN_EV_STOP:
-        fprintf(stderr, "Stopped: %s\n", ev->detail);
+        /* an interrupt is said once, by the error line */
+        if (ev->gen->stop != UP_GEN_STOP_INTERRUPTED)
+            fprintf(stderr, "Stopped: %s\n", ev->detail);
         break;
     }
 }
@@ -185,14 +189,35 @@ static void attempts(const up_gen *g)
     }
 }
 
-static void teacher_cost(const up_gen *g)
+static void cost_line(const char *role, const char *unit, const up_gen_cost *c)
 {
-    printf("\n  generation: %d call(s), %ld -> %ld tokens%s", g->teacher_calls,
-           g->teacher_usage.input, g->teacher_usage.output,
-           g->teacher_usage.estimated ? " (estimated)" : "");
-    if (g->teacher_cost >= 0)
-        printf(", $%.4f", g->teacher_cost);
+    char in[32], out[32];
+
+    render_thousands(in, sizeof(in), c->usage.input);
+    render_thousands(out, sizeof(out), c->usage.output);
+    printf("    %-34.34s %5d %-15s %s -> %s tokens%s", role, c->calls, unit, in,
+           out, c->usage.estimated ? " (estimated)" : "");
+    if (c->cost_usd >= 0)
+        printf(", $%.4f", c->cost_usd);
     printf("\n");
+}
+
+/* Tokens and cost by role: writing, tests, then each model's evals. */
+static void costs(const up_gen *g)
+{
+    printf("\n  tokens and cost:\n");
+    cost_line("teacher, writing the skill", "call(s)", &g->writing);
+    if (g->testing.calls)
+        cost_line("test generation", "call(s)", &g->testing);
+    for (size_t m = 0; m < g->nmodels && g->attempts[0].evaluated; m++) {
+        up_gen_cost c;
+        up_buf role = UP_BUF_INIT;
+
+        up_gen_eval_cost(g, m, &c);
+        up_buf_addf(&role, "eval, %s", g->models[m].resolved);
+        cost_line(role.data, "conversation(s)", &c);
+        up_buf_release(&role);
+    }
 }
 
 void gen_report_text(const up_gen *g)
@@ -209,7 +234,7 @@ void gen_report_text(const up_gen *g)
             eval_report_text(&a->plan, &a->sums[m], 0);
         attempts(g);
     }
-    teacher_cost(g);
+    costs(g);
     if (g->saved.nerrors || g->saved.nwarnings)
         printf("\n  %s%zu validation error(s), %zu warning(s): run 'upskill "
                "validate %s'%s\n",
@@ -221,4 +246,144 @@ void gen_report_text(const up_gen *g)
     printf("\n");
     if (g->batch_dir.len)
         printf("Run log: %s\n", g->batch_dir.data);
+}
+
+/* ---- --json ----------------------------------------------------------- */
+
+static const char *const stop_ids[] = {
+    [UP_GEN_STOP_NONE] = "not_evaluated",
+    [UP_GEN_STOP_GOOD] = "beneficial",
+    [UP_GEN_STOP_CEILING] = "ceiling",
+    [UP_GEN_STOP_PLATEAU] = "plateau",
+    [UP_GEN_STOP_LIMIT] = "limit",
+    [UP_GEN_STOP_REJECTED] = "rejected",
+    [UP_GEN_STOP_ERROR] = "error",
+    [UP_GEN_STOP_INTERRUPTED] = "interrupted",
+};
+
+static const char *const teacher_ids[] = {
+    [UP_GEN_TEACHER_OK] = "ok",
+    [UP_GEN_TEACHER_MISCAPTURE] = "miscapture",
+    [UP_GEN_TEACHER_REDUNDANT] = "redundant",
+};
+
+static json_t *files_json(const up_skill *s)
+{
+    json_t *a = json_array();
+
+    json_array_append_new(
+        a,
+        json_pack("{s:s, s:I}", "path", "SKILL.md", "tokens",
+                  (json_int_t)up_tokens_estimate(
+                      s->body ? s->body : "", s->body ? strlen(s->body) : 0)));
+    for (size_t i = 0; i < s->nfiles; i++) {
+        const up_skill_file *f = &s->files[i];
+
+        if (!strncmp(f->path, "scripts/", 8))
+            json_array_append_new(
+                a, json_pack("{s:s, s:b}", "path", f->path, "exec_only", 1));
+        else
+            json_array_append_new(
+                a, json_pack("{s:s, s:I}", "path", f->path, "tokens",
+                             (json_int_t)up_tokens_estimate(f->data, f->len)));
+    }
+    return a;
+}
+
+static json_t *skill_json(const up_gen *g)
+{
+    const up_skill *s = &g->attempts[g->best].skill;
+
+    return json_pack("{s:s, s:s, s:s, s:o, s:I, s:{s:I, s:I}}", "name", s->name,
+                     "description", s->description ? s->description : "",
+                     "path", g->output.data, "files", files_json(s), "tests",
+                     (json_int_t)g->suite.ncases, "validation", "errors",
+                     (json_int_t)g->saved.nerrors, "warnings",
+                     (json_int_t)g->saved.nwarnings);
+}
+
+static json_t *attempt_json(const up_gen *g, size_t i)
+{
+    const up_gen_attempt *a = &g->attempts[i];
+    json_t *o = json_pack("{s:i, s:b, s:b}", "attempt", a->number, "kept",
+                          i == g->best, "evaluated", a->evaluated);
+    json_t *models = json_array();
+
+    if (!a->evaluated) {
+        json_decref(models);
+        return o;
+    }
+    for (size_t m = 0; m < g->nmodels; m++) {
+        json_t *e = eval_report_model_json(&a->sums[m]);
+
+        json_object_set_new(e, "role", json_string(m ? "student" : "teacher"));
+        json_array_append_new(models, e);
+    }
+    json_object_set_new(o, "score", json_real(a->score));
+    json_object_set_new(o, "skill_rate", json_real(a->skill_rate));
+    json_object_set_new(o, "good", json_boolean(a->good));
+    json_object_set_new(o, "teacher_check",
+                        json_string(teacher_ids[a->teacher]));
+    json_object_set_new(o, "models", models);
+    return o;
+}
+
+static json_t *cost_json(const up_gen_cost *c)
+{
+    return json_pack("{s:i, s:I, s:I, s:I, s:I, s:b, s:o}", "calls", c->calls,
+                     "input_tokens", (json_int_t)c->usage.input,
+                     "output_tokens", (json_int_t)c->usage.output,
+                     "cached_tokens", (json_int_t)c->usage.cached,
+                     "reasoning_tokens", (json_int_t)c->usage.reasoning,
+                     "tokens_estimated", c->usage.estimated, "cost_usd",
+                     c->cost_usd >= 0 ? json_real(c->cost_usd) : json_null());
+}
+
+/* Tokens and cost per role; the eval's per model. */
+static json_t *usage_json(const up_gen *g)
+{
+    json_t *evals = json_array();
+
+    for (size_t m = 0; m < g->nmodels && g->attempts[0].evaluated; m++) {
+        up_gen_cost c;
+        json_t *e;
+
+        up_gen_eval_cost(g, m, &c);
+        e = cost_json(&c);
+        json_object_set_new(e, "model", json_string(g->models[m].resolved));
+        json_object_set_new(e, "role", json_string(m ? "student" : "teacher"));
+        json_array_append_new(evals, e);
+    }
+    return json_pack("{s:o, s:o, s:o}", "teacher", cost_json(&g->writing),
+                     "test_gen", cost_json(&g->testing), "eval", evals);
+}
+
+static json_t *models_json(const up_gen *g)
+{
+    json_t *students = json_array();
+
+    for (size_t m = 1; m < g->nmodels; m++)
+        json_array_append_new(students, json_string(g->models[m].resolved));
+    return json_pack("{s:s, s:s?, s:o}", "teacher", g->models[0].resolved,
+                     "test_gen", g->o->no_eval ? NULL : g->test_model.resolved,
+                     "students", students);
+}
+
+void gen_report_json(const up_gen *g)
+{
+    json_t *attempts = json_array(), *doc;
+
+    for (size_t i = 0; i < g->nattempts; i++)
+        json_array_append_new(attempts, attempt_json(g, i));
+    doc = json_pack("{s:s, s:o, s:o, s:o, s:i, s:s, s:s, s:b, s:o, s:s?, "
+                    "s:s?}",
+                    "task", g->o->task, "skill", skill_json(g), "models",
+                    models_json(g), "attempts", attempts, "kept_attempt",
+                    g->attempts[g->best].number, "stop", stop_ids[g->stop],
+                    "stop_reason", up_gen_stop_label(g->stop), "tests_reused",
+                    g->tests_reused, "usage", usage_json(g), "batch_id",
+                    g->batch_id.len ? g->batch_id.data : NULL, "run_log",
+                    g->batch_dir.len ? g->batch_dir.data : NULL);
+    out_json(doc);
+    json_decref(doc);
 }

@@ -21,4 +21,12 @@ void gen_report_plan(const up_gen *g);
  */
 void gen_report_text(const up_gen *g);
 
+/*
+ * The same as one JSON document on stdout (shape: docs/generate.md):
+ * the skill and its path, the models, each attempt with every model's
+ * statistics, the kept attempt, why the loop stopped, tokens and cost
+ * per role, the run log.
+ */
+void gen_report_json(const up_gen *g);
+
 #endif

@@ -60,7 +60,7 @@ enum vtype {
     V_STR,    /* a string or null */
     V_PATH,   /* a string or null, leading ~ expanded */
     V_LEGACY, /* like V_STR, but loses to the key it stands for */
-    V_INT,    /* a whole number >= min */
+    V_INT,    /* a whole number >= min (and <= max when max > 0) */
     V_BOOL,   /* true/false (and YAML 1.1's yes/no/on/off) */
     V_SECS,   /* a positive number of seconds */
     V_MAP,    /* a nested mapping, walked by the handler */
@@ -79,6 +79,7 @@ struct key {
     enum vtype type;
     size_t off; /* of the setting in the struct the table describes */
     long min;   /* V_INT */
+    long max;   /* V_INT; 0: no upper bound */
     int (*map)(struct loader *ld, void *base, const up_ynode *node,
                const char *name);
 };
@@ -98,39 +99,41 @@ static int load_cache(struct loader *ld, void *base, const up_ynode *node,
 #define PRV(f) offsetof(up_provider_cfg, f)
 
 static const struct key top_keys[] = {
-    {"skill_generation_model", V_STR, CFG(skill_generation_model), 0, NULL},
-    {"model", V_LEGACY, CFG(skill_generation_model), 0, NULL},
-    {"eval_model", V_STR, CFG(eval_model), 0, NULL},
-    {"test_gen_model", V_STR, CFG(test_gen_model), 0, NULL},
-    {"skills_dir", V_PATH, CFG(skills_dir), 0, NULL},
-    {"runs_dir", V_PATH, CFG(runs_dir), 0, NULL},
-    {"prompts_dir", V_PATH, CFG(prompts_dir), 0, NULL},
-    {"max_refine_attempts", V_INT, CFG(max_refine_attempts), 1, NULL},
-    {"concurrency", V_INT, CFG(concurrency), 1, NULL},
-    {"auto_eval", V_IGNORE, 0, 0, NULL},
-    {"fastagent_config", V_UNUSED, 0, 0, NULL},
-    {"providers", V_MAP, 0, 0, load_providers},
-    {"aliases", V_MAP, 0, 0, load_aliases},
-    {"prices", V_MAP, 0, 0, load_prices},
-    {"cache", V_MAP, 0, 0, load_cache},
-    {NULL, V_STR, 0, 0, NULL},
+    {"skill_generation_model", V_STR, CFG(skill_generation_model), 0, 0, NULL},
+    {"model", V_LEGACY, CFG(skill_generation_model), 0, 0, NULL},
+    {"eval_model", V_STR, CFG(eval_model), 0, 0, NULL},
+    {"test_gen_model", V_STR, CFG(test_gen_model), 0, 0, NULL},
+    {"skills_dir", V_PATH, CFG(skills_dir), 0, 0, NULL},
+    {"runs_dir", V_PATH, CFG(runs_dir), 0, 0, NULL},
+    {"prompts_dir", V_PATH, CFG(prompts_dir), 0, 0, NULL},
+    {"max_refine_attempts", V_INT, CFG(max_refine_attempts), 1, 0, NULL},
+    {"concurrency", V_INT, CFG(concurrency), 1, 0, NULL},
+    {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
+    {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
+    {"auto_eval", V_IGNORE, 0, 0, 0, NULL},
+    {"fastagent_config", V_UNUSED, 0, 0, 0, NULL},
+    {"providers", V_MAP, 0, 0, 0, load_providers},
+    {"aliases", V_MAP, 0, 0, 0, load_aliases},
+    {"prices", V_MAP, 0, 0, 0, load_prices},
+    {"cache", V_MAP, 0, 0, 0, load_cache},
+    {NULL, V_STR, 0, 0, 0, NULL},
 };
 
 static const struct key cache_keys[] = {
-    {"enabled", V_BOOL, CFG(cache_enabled), 0, NULL},
-    {"path", V_PATH, CFG(cache_path), 0, NULL},
-    {"ttl_days", V_INT, CFG(cache_ttl_days), 0, NULL},
-    {NULL, V_STR, 0, 0, NULL},
+    {"enabled", V_BOOL, CFG(cache_enabled), 0, 0, NULL},
+    {"path", V_PATH, CFG(cache_path), 0, 0, NULL},
+    {"ttl_days", V_INT, CFG(cache_ttl_days), 0, 0, NULL},
+    {NULL, V_STR, 0, 0, 0, NULL},
 };
 
 static const struct key prov_keys[] = {
-    {"base_url", V_STR, PRV(base_url), 0, NULL},
-    {"api_key_env", V_STR, PRV(api_key_env), 0, NULL},
-    {"headers", V_MAP, 0, 0, load_headers},
-    {"connect_timeout", V_SECS, PRV(connect_timeout), 0, NULL},
-    {"timeout", V_SECS, PRV(timeout), 0, NULL},
-    {"idle_timeout", V_SECS, PRV(idle_timeout), 0, NULL},
-    {NULL, V_STR, 0, 0, NULL},
+    {"base_url", V_STR, PRV(base_url), 0, 0, NULL},
+    {"api_key_env", V_STR, PRV(api_key_env), 0, 0, NULL},
+    {"headers", V_MAP, 0, 0, 0, load_headers},
+    {"connect_timeout", V_SECS, PRV(connect_timeout), 0, 0, NULL},
+    {"timeout", V_SECS, PRV(timeout), 0, 0, NULL},
+    {"idle_timeout", V_SECS, PRV(idle_timeout), 0, 0, NULL},
+    {NULL, V_STR, 0, 0, 0, NULL},
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -339,6 +342,9 @@ static int apply_int(struct loader *ld, up_cfg_int *s, const struct key *k,
             return bad(ld, v, name, "expected true or false");
     } else if (v->kind != UP_Y_SCALAR || parse_long(v->value, &n)) {
         return bad(ld, v, name, "expected a whole number");
+    } else if (k->max > 0 && (n < k->min || n > k->max)) {
+        return bad(ld, v, name, "expected a whole number from %ld to %ld",
+                   k->min, k->max);
     } else if (n < k->min) {
         return bad(ld, v, name, "expected a whole number of at least %ld",
                    k->min);
@@ -639,6 +645,8 @@ void up_config_init(up_config *cfg)
     set_str(&cfg->runs_dir, "runs", def);
     cfg->max_refine_attempts.value = 2;
     cfg->concurrency.value = 4;
+    cfg->min_tests.value = 3;
+    cfg->max_tests.value = 8;
     cfg->cache_enabled.value = 1;
     cfg->cache_ttl_days.value = 30;
     for (int i = 0; i < UP_PROV_COUNT; i++) {
@@ -714,6 +722,24 @@ static int syntax_error(const char *path, up_error *err)
     return up_error_set(err, UP_EPARSE, "'%s': %s", path, msg);
 }
 
+/*
+ * Settings that must agree: min_tests <= max_tests when the file gives
+ * both (a bound from another layer pulls the other along, see gen.h).
+ */
+static int check_file(const up_config *cfg, up_error *err)
+{
+    const up_cfg_int *lo = &cfg->min_tests, *hi = &cfg->max_tests;
+
+    if (lo->src.kind != UP_SRC_FILE || hi->src.kind != UP_SRC_FILE ||
+        lo->value <= hi->value)
+        return 0;
+    return up_error_set(err, UP_EPARSE,
+                        "'%s':%d: min_tests: %ld is above max_tests (%ld, "
+                        "line %d)",
+                        cfg->path, lo->src.line, lo->value, hi->value,
+                        hi->src.line);
+}
+
 static void set_path(up_config *cfg, const char *path)
 {
     char *p = up_xstrdup(path);
@@ -747,6 +773,8 @@ int up_config_parse(up_config *cfg, const char *text, size_t len,
                  up_yaml_kind_name(doc.root));
     else if (doc.root)
         rc = walk(&ld, cfg, top_keys, doc.root, "");
+    if (!rc)
+        rc = check_file(cfg, err);
 out:
     up_ydoc_release(&doc);
     return rc;

@@ -102,13 +102,14 @@ int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
     up_skill_init(&g->source);
     up_suite_init(&g->suite);
     up_validate_init(&g->saved, UP_VP_SPEC);
-    g->teacher_cost = 0;
     g->max_attempts = (size_t)(o->max_attempts > 0 ? o->max_attempts
                                : cfg->max_refine_attempts.value > 0
                                    ? cfg->max_refine_attempts.value
                                    : 1);
     g->attempts = up_xcalloc(g->max_attempts, sizeof(*g->attempts));
-    rc = resolve_all(g, err);
+    rc = up_gen_test_counts(o, cfg, &g->min_tests, &g->max_tests, err);
+    if (!rc)
+        rc = resolve_all(g, err);
     if (!rc && o->from && up_fs_is_dir(o->from)) {
         rc = up_skill_load(&g->source, o->from, err);
         g->has_source = !rc;
@@ -183,19 +184,22 @@ static void convo_release(struct convo *c)
     free(c->owned);
 }
 
-static void add_usage(up_gen *g, const up_model *m, const up_usage *u)
+/* Count one call of model m into c. */
+static void add_usage(up_gen_cost *c, const up_config *cfg, const up_model *m,
+                      const up_usage *u)
 {
-    const up_price *pr = up_config_price(g->cfg, m->resolved, m->model_id);
+    const up_price *pr = up_config_price(cfg, m->resolved, m->model_id);
 
-    g->teacher_calls++;
-    g->teacher_usage.input += u->input;
-    g->teacher_usage.output += u->output;
-    g->teacher_usage.cached += u->cached;
-    g->teacher_usage.estimated |= u->estimated;
-    if (!pr || g->teacher_cost < 0)
-        g->teacher_cost = -1;
+    c->calls++;
+    c->usage.input += u->input;
+    c->usage.output += u->output;
+    c->usage.cached += u->cached;
+    c->usage.reasoning += u->reasoning;
+    c->usage.estimated |= u->estimated;
+    if (!pr || c->cost_usd < 0)
+        c->cost_usd = -1;
     else
-        g->teacher_cost +=
+        c->cost_usd +=
             ((double)(u->input - u->cached) * pr->input +
              (double)u->cached * pr->cached + (double)u->output * pr->output) /
             1e6;
@@ -221,8 +225,11 @@ static int complete(up_gen *g, size_t i, const char *system,
     rq.schema = schema;
     rq.schema_name = schema ? "test_cases" : NULL;
     ep.max_tokens = TEACHER_MAX_TOKENS;
-    rc = up_provider_complete(&ep, &rq, NULL, NULL, &res);
-    add_usage(g, i < g->nmodels ? &g->models[i] : &g->test_model, &res.usage);
+    rc = up_provider_complete(&ep, &rq, NULL, NULL, g->o->stop, &res);
+    if (i < g->nmodels)
+        add_usage(&g->writing, g->cfg, &g->models[i], &res.usage);
+    else
+        add_usage(&g->testing, g->cfg, &g->test_model, &res.usage);
     if (rc)
         *err = res.err;
     else
@@ -495,13 +502,12 @@ static void tests_task(up_buf *out, const up_gen *g)
 static int ask_tests(up_gen *g, struct convo *c, const char *sys, up_buf *notes,
                      up_error *err)
 {
-    int min = g->o->min_tests > 0 ? g->o->min_tests : 3;
-    int max = g->o->max_tests > 0 ? g->o->max_tests : 8;
     char *reply = NULL;
     int rc = complete(g, g->nmodels, sys, c, up_gen_tests_schema, &reply, err);
 
     if (!rc)
-        rc = up_gen_tests_read(&g->suite, reply, min, max, notes, err);
+        rc = up_gen_tests_read(&g->suite, reply, g->min_tests, g->max_tests,
+                               notes, err);
     if ((rc == UP_EINVALID || rc == UP_EPARSE) && reply) {
         convo_add(c, "assistant", reply);
         reply = NULL;
@@ -521,8 +527,8 @@ int gen_tests(up_gen *g, up_error *err)
 
     if (!rc)
         rc = up_gen_prompt(&tmpl, "tests", g->cfg->prompts_dir.value, err);
-    snprintf(min, sizeof(min), "%d", g->o->min_tests > 0 ? g->o->min_tests : 3);
-    snprintf(max, sizeof(max), "%d", g->o->max_tests > 0 ? g->o->max_tests : 8);
+    snprintf(min, sizeof(min), "%d", g->min_tests);
+    snprintf(max, sizeof(max), "%d", g->max_tests);
     tests_task(&task, g);
     examples_text(&ex, g->o);
     if (!rc) {

@@ -41,6 +41,7 @@ static const char *const stop_labels[] = {
     [UP_GEN_STOP_LIMIT] = "attempt limit reached",
     [UP_GEN_STOP_REJECTED] = "refinement rejected as invalid",
     [UP_GEN_STOP_ERROR] = "stopped by an error",
+    [UP_GEN_STOP_INTERRUPTED] = "interrupted",
 };
 
 static const char *const teacher_labels[] = {
@@ -145,6 +146,7 @@ static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
                        ? (int)g->cfg->concurrency.value
                        : 4;
     o.sched.stop = g->o->stop;
+    o.sched.cancel_at = 1; /* nothing resumes a generate: stop at once */
     rc = up_eval_execute(&a->plan, &o, NULL, err);
     if (!rc)
         up_eval_grade(&a->plan);
@@ -199,6 +201,34 @@ static enum up_gen_stop decide(const up_gen *g, size_t i)
     if (i + 1 >= g->max_attempts)
         return UP_GEN_STOP_LIMIT;
     return UP_GEN_STOP_NONE;
+}
+
+static void add_arm(up_gen_cost *c, const up_arm_totals *t)
+{
+    c->calls += (int)t->jobs;
+    c->usage.input += t->usage.input;
+    c->usage.output += t->usage.output;
+    c->usage.cached += t->usage.cached;
+    c->usage.reasoning += t->usage.reasoning;
+    c->usage.estimated |= t->usage.estimated;
+    if (t->cost_usd < 0 || c->cost_usd < 0)
+        c->cost_usd = -1;
+    else
+        c->cost_usd += t->cost_usd;
+}
+
+void up_gen_eval_cost(const up_gen *g, size_t m, up_gen_cost *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < g->nattempts && m < g->nmodels; i++) {
+        const up_gen_attempt *a = &g->attempts[i];
+
+        if (!a->evaluated)
+            continue;
+        add_arm(out, &a->sums[m].arm[UP_ARM_SKILL]);
+        if (i == 0)
+            add_arm(out, &a->sums[m].arm[UP_ARM_BASELINE]);
+    }
 }
 
 /* ---- the run log ------------------------------------------------------ */
@@ -374,7 +404,7 @@ static int loop(up_gen *g, up_error *err)
         }
     }
     if (rc)
-        g->stop = UP_GEN_STOP_ERROR;
+        g->stop = rc == UP_EINTR ? UP_GEN_STOP_INTERRUPTED : UP_GEN_STOP_ERROR;
     gen_emit(g, UP_GEN_EV_STOP, (int)g->nattempts, NULL,
              up_gen_stop_label(g->stop), NULL);
     return rc;
@@ -431,6 +461,29 @@ static int summary(up_gen *g, up_error *err)
     return rc;
 }
 
+/* The error that ends the run, once the best version is saved. */
+static void saved_note(up_gen *g, int rc, up_error *err)
+{
+    char msg[UP_ERROR_MAX];
+
+    memcpy(msg, err->msg, sizeof(msg));
+    if (rc != UP_EINTR)
+        up_error_set(err, rc,
+                     "%.900s; the best version so far is saved to "
+                     "'%s'",
+                     msg, g->output.data);
+    else if (g->nruns)
+        up_error_set(err, rc,
+                     "interrupted; the best version so far is saved to "
+                     "'%s', finished attempts to '%s'",
+                     g->output.data, g->batch_dir.data);
+    else
+        up_error_set(err, rc,
+                     "interrupted; the best version so far is saved to "
+                     "'%s'",
+                     g->output.data);
+}
+
 int up_gen_run(up_gen *g, up_error *err)
 {
     up_gen_attempt *a = &g->attempts[0];
@@ -442,6 +495,10 @@ int up_gen_run(up_gen *g, up_error *err)
     rc = gen_first(g, &a->skill, err);
     if (rc) {
         up_skill_release(&a->skill);
+        if (rc == UP_EINTR)
+            up_error_set(err, rc,
+                         "interrupted before the teacher wrote a "
+                         "skill; nothing saved");
         return rc;
     }
     g->nattempts = 1;
@@ -451,14 +508,9 @@ int up_gen_run(up_gen *g, up_error *err)
         return err->code;
     if (!rc)
         return save(g, err);
-    if (!save(g, &e2)) {
-        char msg[UP_ERROR_MAX];
-
-        memcpy(msg, err->msg, sizeof(msg));
-        up_error_set(err, rc,
-                     "%.900s; the best version so far is saved to "
-                     "'%s'",
-                     msg, g->output.data);
-    }
+    if (rc == UP_EINTR)
+        up_error_set(err, rc, "interrupted; nothing saved");
+    if (!save(g, &e2))
+        saved_note(g, rc, err);
     return rc;
 }

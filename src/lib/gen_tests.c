@@ -89,3 +89,42 @@ int up_gen_tests_read(up_suite *s, const char *json, int min, int max,
                             s->ncases, min);
     return 0;
 }
+
+/* ---- how many to ask for ---------------------------------------------- */
+
+/* A bound and how strongly it was asked for: flag 2, config file 1. */
+struct bound {
+    long value;
+    int rank;
+};
+
+static struct bound pick(int flag, const up_cfg_int *cfg)
+{
+    struct bound b = {cfg->value, cfg->src.kind == UP_SRC_DEFAULT ? 0 : 1};
+
+    if (flag > 0) {
+        b.value = flag;
+        b.rank = 2;
+    }
+    return b;
+}
+
+int up_gen_test_counts(const up_gen_opts *o, const up_config *cfg, int *min,
+                       int *max, up_error *err)
+{
+    struct bound lo = pick(o->min_tests, &cfg->min_tests);
+    struct bound hi = pick(o->max_tests, &cfg->max_tests);
+
+    if (lo.value > hi.value && lo.rank == hi.rank)
+        return up_error_set(err, UP_EUSAGE,
+                            "the fewest test cases (%ld) is above the most "
+                            "(%ld)",
+                            lo.value, hi.value);
+    if (lo.value > hi.value && lo.rank > hi.rank)
+        hi.value = lo.value;
+    else if (lo.value > hi.value)
+        lo.value = hi.value;
+    *min = (int)lo.value;
+    *max = (int)hi.value;
+    return 0;
+}

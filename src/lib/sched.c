@@ -306,10 +306,11 @@ static void cancel_all(sched *s)
 static void loop(sched *s, const up_job *jobs, size_t n)
 {
     volatile sig_atomic_t *stop = s->o->stop;
+    int cancel_at = s->o->cancel_at > 0 ? s->o->cancel_at : 2;
     size_t next = 0;
 
     while (next < n || s->nactive) {
-        if (stop && *stop >= 2)
+        if (stop && *stop >= cancel_at)
             cancel_all(s);
         if (stop && *stop)
             for (; next < n; next++)
@@ -357,7 +358,8 @@ static void take_one(void *ud, size_t index, up_response *res)
 }
 
 int up_provider_complete(const up_endpoint *ep, const up_request *rq,
-                         up_http_log_fn log, void *log_ud, up_response *out)
+                         up_http_log_fn log, void *log_ud,
+                         volatile sig_atomic_t *stop, up_response *out)
 {
     up_job one = {ep, rq, take_one, out};
     up_sched_opts o;
@@ -369,6 +371,8 @@ int up_provider_complete(const up_endpoint *ep, const up_request *rq,
     o.jobs = 1;
     o.log = log;
     o.log_ud = log_ud;
+    o.stop = stop;
+    o.cancel_at = 1; /* one call: nothing to drain, so stop means now */
     rc = up_sched_run(&one, 1, &o, NULL, &err);
     if (rc && !out->code) {
         out->code = rc;

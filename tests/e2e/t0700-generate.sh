@@ -2,7 +2,8 @@
 # upskill generate against the fake server as teacher and student: a plain
 # task, refinement that keeps the best version, invalid teacher output
 # repaired or rejected, --from a skill folder and a trace, --no-eval, the
-# teacher check, prompt overrides.  Scenarios: tests/fixtures/gen/.
+# teacher check, prompt overrides, --json, the min_tests / max_tests
+# config keys, Ctrl-C during a teacher call.  Scenarios: tests/fixtures/gen/.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -159,6 +160,140 @@ is "$rc" 0 "generate with a prompt override"
 like "$(req 1)" "CUSTOM-PROMPT Write a skill for: write commit messages" \
     "the override is used"
 like "$(req 1)" "You are a skill author" "the other prompts stay built in"
+
+# --- --json: one document on stdout ------------------------------------------------
+gen keep-best -o "$T/j/commit-helper" --runs-dir "$T/runs-j" --max-refine 2 --json
+is "$rc" 0 "generate --json exits 0"
+like "$err" "Evaluating... (attempt 2)" "progress stays on stderr"
+if command -v python3 >/dev/null 2>&1; then
+    printf '%s\n' "$out" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert d["skill"]["name"] == "commit-helper", d["skill"]
+assert d["skill"]["path"].endswith("/j/commit-helper")
+assert [f["path"] for f in d["skill"]["files"]] == ["SKILL.md", "references/types.md"]
+assert d["skill"]["tests"] == 4
+assert d["kept_attempt"] == 1 and d["stop"] == "limit", d["stop"]
+a = d["attempts"]
+assert [x["attempt"] for x in a] == [1, 2] and a[0]["kept"] and not a[1]["kept"]
+m = a[0]["models"]
+assert [x["role"] for x in m] == ["teacher", "student"]
+assert m[1]["model"] == "generic.student" and "verdict" in m[1]
+assert m[1]["lift"]["diff"] == 0.0, m[1]["lift"]
+u = d["usage"]
+assert u["teacher"]["calls"] == 2 and u["test_gen"]["calls"] == 1, u
+assert [e["calls"] for e in u["eval"]] == [12, 12], u["eval"]
+assert u["teacher"]["input_tokens"] > 0
+assert d["run_log"].endswith(d["batch_id"])'
+    ok $? "--json has the skill, every attempt per model, usage per role and the run log"
+else
+    echo "ok - # skip python3 not available"
+fi
+like "$out" "\"run_log\": \"$T/runs-j/" "the run log's folder is in the document"
+
+# --- min_tests / max_tests from the config ------------------------------------------
+printf 'min_tests: 2\nmax_tests: 3\n' > "$T/cfg-t.yaml"
+UPSKILL_CONFIG="$T/cfg-t.yaml" gen plain -o "$T/c/commit-helper" --no-log-runs
+is "$rc" 0 "generate with min_tests and max_tests in the config"
+like "$(req 2)" "Write between 2 and 3 cases" "the test-gen prompt asks for them"
+like "$err" "1 case(s) over the limit of 3 dropped" "max_tests caps the cases kept"
+is "$(grep -c '"input"' "$T/c/commit-helper/skill_meta.json")" 3 \
+    "three tests are saved"
+UPSKILL_CONFIG="$T/cfg-t.yaml" gen plain -o "$T/c2/commit-helper" --no-log-runs \
+    --max-tests 4
+like "$(req 2)" "Write between 2 and 4 cases" "--max-tests beats the config"
+UPSKILL_CONFIG="$T/cfg-t.yaml" run "$UPSKILL" config
+like "$out" "max_tests" "upskill config shows the key"
+like "$out" "cfg-t.yaml:2" "and where it came from"
+printf 'max_tests: 2\nmin_tests: 5\n' > "$T/cfg-bad.yaml"
+UPSKILL_CONFIG="$T/cfg-bad.yaml" run "$UPSKILL" generate "x" --no-eval
+is "$rc" 3 "min_tests above max_tests in the config is bad input"
+like "$err" "cfg-bad.yaml':2: min_tests: 5 is above max_tests (2, line 1)" \
+    "named with file and line"
+run "$UPSKILL" generate "x" --min-tests 9 --max-tests 4
+is "$rc" 2 "--min-tests above --max-tests is a usage error"
+
+# --- Ctrl-C during a teacher call -------------------------------------------------
+# slow N SCENARIO: the scenario with its Nth reply held for 20 s.
+slow() {
+    awk -v n="$1" '/"reply": \{/ { if (++k == n) sub(/"reply": \{/, "\"reply\": {\"delay_ms\": 20000,") } { print }' \
+        "$G/$2.json" > "$T/slow.json"
+}
+# gen_bg ARGS...: generate in the background on $T/slow.json; its pid
+# goes to $T/bg.pid, its exit code to $T/bg.rc once it ends.
+gen_bg() {
+    rm -f "$T/rec.jsonl" "$T/bg.pid" "$T/bg.rc"
+    fake_start "$T/slow.json" --record "$T/rec.jsonl"
+    (
+        GENERIC_BASE_URL="$FAKE_URL/v1" "$UPSKILL" generate \
+            "write commit messages" -m generic.teacher "$@" \
+            --eval-model student --eval-base-url "$FAKE_URL/v1" \
+            > "$T/bg.out" 2> "$T/bg.err" &
+        echo $! > "$T/bg.pid"
+        wait $!
+        echo $? > "$T/bg.rc"
+    ) &
+}
+# wait_for CMD...: poll CMD for up to 10 s; false when it never held.
+wait_for() {
+    _w=0
+    until "$@"; do
+        [ $_w -ge 100 ] && return 1
+        _w=$((_w + 1))
+        sleep 0.1
+    done
+}
+# interrupt PATTERN: once the server has recorded a request with PATTERN,
+# Ctrl-C the generate; rc is its exit code, or "still running" after 5 s.
+interrupt() {
+    wait_for grep -q "$1" "$T/rec.jsonl"
+    wait_for test -s "$T/bg.pid"
+    kill -INT "$(cat "$T/bg.pid")"
+    _w=0
+    while [ ! -s "$T/bg.rc" ] && [ $_w -lt 50 ]; do
+        _w=$((_w + 1))
+        sleep 0.1
+    done
+    if [ -s "$T/bg.rc" ]; then
+        rc=$(cat "$T/bg.rc")
+    else
+        rc="still running"
+        kill -KILL "$(cat "$T/bg.pid")" 2>/dev/null
+    fi
+    wait
+    err=$(cat "$T/bg.err")
+    out=$(cat "$T/bg.out")
+}
+tmp_files() { find "$T" -name '*.tmp.*' | grep -c .; }
+
+slow 1 plain # the first teacher call
+gen_bg -o "$T/i/commit-helper" --runs-dir "$T/runs-i"
+interrupt "Write a skill"
+is "$rc" 130 "Ctrl-C during the teacher's call exits 130 at once"
+like "$err" "upskill: error: interrupted before the teacher wrote a skill; nothing saved" \
+    "with a clear message"
+is "$(printf '%s\n' "$err" | grep -c interrupted)" 1 "said once"
+is "$(nreq)" 1 "no further request was sent"
+ok "$([ -e "$T/i" ] || [ -e "$T/runs-i" ] && echo 1 || echo 0)" \
+    "no skill folder and no run log were written"
+is "$(tmp_files)" 0 "no half-written files"
+
+slow 2 keep-best # the refinement call, after attempt 1 is evaluated
+gen_bg -o "$T/ir/commit-helper" --runs-dir "$T/runs-ir" --max-refine 2 --json
+interrupt "A skill you wrote was tested"
+is "$rc" 130 "Ctrl-C during the refinement exits 130 at once"
+like "$err" "interrupted; the best version so far is saved to '$T/ir/commit-helper', finished attempts to '$T/runs-ir/" \
+    "saying what was kept"
+unlike "$err" "Stopped:" "in one line"
+like "$out" '"stop": "interrupted"' "--json still prints the document"
+like "$(cat "$T/ir/commit-helper/SKILL.md")" "SKILL-V1" "attempt 1 is saved"
+is "$(grep -c '"input"' "$T/ir/commit-helper/skill_meta.json")" 4 "with its tests"
+run "$UPSKILL" validate "$T/ir/commit-helper"
+is "$rc" 0 "and it is valid"
+batch=$(ls "$T/runs-ir")
+is "$(ls "$T/runs-ir/$batch" | grep -c '^run_')" 4 "attempt 1 is in the run log"
+like "$(cat "$T/runs-ir/$batch/batch_summary.json")" '"stop": "interrupted"' \
+    "batch_summary.json says it was interrupted"
+is "$(tmp_files)" 0 "no half-written files"
 
 # --- usage ----------------------------------------------------------------------
 run "$UPSKILL" generate "x" --eval-base-url http://127.0.0.1:1/v1

@@ -54,6 +54,9 @@ Test(config, defaults)
     cr_assert_str_eq(cfg.skills_dir.value, "skills");
     cr_assert_str_eq(cfg.runs_dir.value, "runs");
     cr_assert_eq(cfg.max_refine_attempts.value, 2);
+    cr_assert_eq(cfg.min_tests.value, 3);
+    cr_assert_eq(cfg.max_tests.value, 8);
+    assert_source(&cfg.min_tests.src, "default");
     cr_assert_eq(cfg.cache_enabled.value, 1, "the cache is on by default");
     cr_assert_eq(cfg.cache_ttl_days.value, 30);
     cr_assert_str_eq(cfg.providers[UP_PROV_HF].api_key_env.value, "HF_TOKEN");
@@ -215,6 +218,16 @@ static const struct {
      "'upskill.config.yaml':1: max_refine_attempts: expected a whole number"},
     {"concurrency: 0\n", "'upskill.config.yaml':1: concurrency: expected a "
                          "whole number of at least 1"},
+    {"min_tests: three\n",
+     "'upskill.config.yaml':1: min_tests: expected a whole number"},
+    {"max_tests: [5]\n",
+     "'upskill.config.yaml':1: max_tests: expected a whole number"},
+    {"min_tests: 0\n", "'upskill.config.yaml':1: min_tests: expected a whole "
+                       "number from 1 to 100"},
+    {"model: x\nmax_tests: 101\n", "'upskill.config.yaml':2: max_tests: "
+                                   "expected a whole number from 1 to 100"},
+    {"max_tests: 4\nmin_tests: 6\n",
+     "'upskill.config.yaml':2: min_tests: 6 is above max_tests (4, line 1)"},
     {"eval_model: [a, b]\n",
      "'upskill.config.yaml':1: eval_model: expected a string, not a list"},
     {"cache:\n  enabled: maybe\n",
@@ -253,6 +266,26 @@ Test(config, wrong_types_fail_with_line)
         cr_assert_str_eq(err.msg, type_errors[i].msg);
         up_config_release(&cfg);
     }
+}
+
+Test(config, test_counts_from_the_file)
+{
+    up_config cfg;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    cr_assert_eq(parse(&cfg, "min_tests: \"5\"\nmax_tests: 5\n", &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(cfg.min_tests.value, 5, "quoted numbers are fine");
+    cr_assert_eq(cfg.max_tests.value, 5, "min = max is fine");
+    assert_source(&cfg.max_tests.src, "upskill.config.yaml:2");
+    up_config_release(&cfg);
+    up_config_init(&cfg);
+    cr_assert_eq(parse(&cfg, "min_tests: 12\n", &err), 0,
+                 "one bound above the other's default is for generate to "
+                 "resolve: %s",
+                 err.msg);
+    up_config_release(&cfg);
 }
 
 Test(config, syntax_error_names_file_and_line)

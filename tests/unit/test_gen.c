@@ -296,3 +296,82 @@ Test(gen_failures, all_failures_regressions_first_within_budget)
     up_suite_release(&suite);
     up_skill_release(&skill);
 }
+
+/* ---- how many tests to ask for ---------------------------------------- */
+
+static const struct {
+    const char *yaml; /* config file, or NULL */
+    int flag_min, flag_max;
+    int rc, min, max;
+} counts[] = {
+    {NULL, 0, 0, 0, 3, 8},                           /* defaults */
+    {"min_tests: 4\nmax_tests: 6\n", 0, 0, 0, 4, 6}, /* the config */
+    {"min_tests: 4\nmax_tests: 6\n", 5, 0, 0, 5, 6}, /* a flag wins */
+    {NULL, 12, 0, 0, 12, 12},          /* --min-tests above the default max */
+    {NULL, 0, 2, 0, 2, 2},             /* --max-tests below the default min */
+    {"max_tests: 5\n", 9, 0, 0, 9, 9}, /* the flag pulls the file's */
+    {"min_tests: 10\n", 0, 0, 0, 10, 10}, /* the file pulls the default */
+    {"max_tests: 5\n", 0, 0, 0, 3, 5},
+    {NULL, 9, 4, UP_EUSAGE, 0, 0}, /* both flags, min > max */
+};
+
+Test(gen_counts, flags_then_config_then_defaults)
+{
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        up_config cfg;
+        up_gen_opts o;
+        up_error err = {0};
+        int min = 0, max = 0;
+
+        up_config_init(&cfg);
+        if (counts[i].yaml)
+            cr_assert_eq(up_config_parse(&cfg, counts[i].yaml,
+                                         strlen(counts[i].yaml), "c.yaml",
+                                         &err),
+                         0, "%s", err.msg);
+        memset(&o, 0, sizeof(o));
+        o.min_tests = counts[i].flag_min;
+        o.max_tests = counts[i].flag_max;
+        cr_assert_eq(up_gen_test_counts(&o, &cfg, &min, &max, &err),
+                     counts[i].rc, "row %zu: %s", i, err.msg);
+        if (!counts[i].rc) {
+            cr_assert_eq(min, counts[i].min, "row %zu: min %d", i, min);
+            cr_assert_eq(max, counts[i].max, "row %zu: max %d", i, max);
+        }
+        up_config_release(&cfg);
+    }
+}
+
+/* The baseline of later attempts reuses the first's answers: counted once. */
+Test(gen_counts, eval_cost_counts_the_baseline_once)
+{
+    up_eval_summary sums[2];
+    up_gen_attempt att[2];
+    up_gen g;
+    up_gen_cost c;
+
+    memset(sums, 0, sizeof(sums));
+    memset(att, 0, sizeof(att));
+    memset(&g, 0, sizeof(g));
+    for (int i = 0; i < 2; i++) {
+        for (int arm = 0; arm < 2; arm++) {
+            sums[i].arm[arm].jobs = 4;
+            sums[i].arm[arm].usage.input = 100;
+            sums[i].arm[arm].usage.output = 10;
+            sums[i].arm[arm].cost_usd = 0.5;
+        }
+        att[i].sums = &sums[i];
+        att[i].evaluated = 1;
+    }
+    g.attempts = att;
+    g.nattempts = 2;
+    g.nmodels = 1;
+    up_gen_eval_cost(&g, 0, &c);
+    cr_assert_eq(c.calls, 12, "4 baseline + 2 x 4 with the skill");
+    cr_assert_eq(c.usage.input, 300);
+    cr_assert_eq(c.usage.output, 30);
+    cr_assert_float_eq(c.cost_usd, 1.5, 1e-9);
+    sums[1].arm[UP_ARM_SKILL].cost_usd = -1;
+    up_gen_eval_cost(&g, 0, &c);
+    cr_assert_lt(c.cost_usd, 0, "a model without a price has no total");
+}

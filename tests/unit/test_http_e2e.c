@@ -144,8 +144,8 @@ Test(http_e2e, anthropic_request_shape_and_reply)
                    "\"usage\":{\"input_tokens\":12,\"output_tokens\":5,"
                    "\"cached_tokens\":4}}}]");
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
-                 res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
     cr_assert_str_eq(res.text, "Hi!");
     cr_assert_str_eq(res.reasoning, "hmm");
     cr_assert_eq(res.usage.output, 5);
@@ -186,8 +186,8 @@ Test(http_e2e, openai_stream_with_usage)
                    "\"output_tokens\":4,\"reasoning_tokens\":1}}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
     ep.stream = 1;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
-                 res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
     cr_assert_str_eq(res.text, "streamed answer");
     cr_assert_str_eq(res.reasoning, "why");
     cr_assert_eq(res.usage.input, 9);
@@ -222,8 +222,8 @@ static void retried_then_ok(int kind, int stream, const char *fault)
     fake_start(&f, scen);
     setup(&ep, &rq, kind, &f);
     ep.stream = stream;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s: %s",
-                 fault, res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s: %s", fault, res.err.msg);
     cr_assert_str_eq(res.text, "ok");
     cr_assert_eq(res.attempts, 2, "%s", fault);
     up_response_release(&res);
@@ -276,7 +276,7 @@ Test(http_e2e, clear_error_after_retries_spent)
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
     ep.max_retries = 1;
     logged = 0;
-    cr_assert_eq(up_provider_complete(&ep, &rq, count_log, NULL, &res),
+    cr_assert_eq(up_provider_complete(&ep, &rq, count_log, NULL, NULL, &res),
                  UP_ESERVER);
     cr_assert_eq(res.attempts, 2);
     cr_assert_eq(logged, 2);
@@ -297,7 +297,8 @@ Test(http_e2e, auth_error_not_retried_and_key_redacted)
     fake_start(&f, "[{\"reply\":{\"status\":401,\"error_message\":"
                    "\"Incorrect API key provided: " KEY "\"}}]");
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EAUTH);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
+                 UP_EAUTH);
     cr_assert_eq(res.attempts, 1);
     cr_assert_null(strstr(res.err.msg, KEY), "%s", res.err.msg);
     cr_assert(strstr(res.err.msg, "[redacted]") != NULL, "%s", res.err.msg);
@@ -316,7 +317,8 @@ Test(http_e2e, non_json_error_body_and_should_retry_false)
                    "gateway</html>\",\"headers\":{\"x-should-retry\":"
                    "\"false\"}}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_ESERVER);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
+                 UP_ESERVER);
     cr_assert_eq(res.attempts, 1);
     cr_assert(strstr(res.err.msg, "bad gateway") != NULL, "%s", res.err.msg);
     up_response_release(&res);
@@ -335,8 +337,8 @@ Test(http_e2e, json_repair_turn)
                    "{\"reply\":{\"text\":\"{\\\"a\\\": 1}\"}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
     rq.schema = "{\"type\":\"object\"}";
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
-                 res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
     cr_assert_str_eq(res.text, "{\"a\": 1}");
     cr_assert_eq(res.turns, 2);
     rec = records(&f);
@@ -362,7 +364,8 @@ Test(http_e2e, json_gives_up_after_repairs)
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
     rq.schema = "{\"type\":\"object\"}";
     rq.json_repairs = 1;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EPARSE);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
+                 UP_EPARSE);
     cr_assert_eq(res.turns, 2);
     cr_assert_str_eq(res.text, "never json");
     up_response_release(&res);
@@ -396,8 +399,8 @@ static void json_for_stream(int kind)
                    "\"reasoning_tokens\":2}}}]");
     setup(&ep, &rq, kind, &f);
     ep.stream = 1;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
-                 res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
     cr_assert_str_eq(res.text, "whole answer");
     cr_assert_str_eq(res.reasoning, "thought");
     cr_assert_str_eq(res.stop_reason,
@@ -443,8 +446,8 @@ Test(http_e2e, anthropic_json_tool_reply_to_a_stream)
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
     ep.stream = 1;
     rq.schema = "{\"type\":\"object\"}";
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), 0, "%s",
-                 res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
     cr_assert_str_eq(res.text, "{\"a\":1}");
     cr_assert_str_eq(res.stop_reason, "tool_use");
     cr_assert_eq(res.usage.output, 9);
@@ -466,7 +469,8 @@ Test(http_e2e, garbage_reply_to_a_stream)
                    "\"headers\":{\"Content-Type\":\"text/html\"}}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
     ep.stream = 1;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EHTTP);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
+                 UP_EHTTP);
     cr_assert_eq(res.attempts, 1);
     cr_assert(strstr(res.err.msg, "'gpt-x': openai reply is neither an event "
                                   "stream nor JSON (content-type "
@@ -488,7 +492,8 @@ Test(http_e2e, invalid_json_reply_to_a_stream)
                "[{\"reply\":{\"stream\":false,\"fault\":\"invalid_json\"}}]");
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
     ep.stream = 1;
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res), UP_EHTTP);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
+                 UP_EHTTP);
     cr_assert(strstr(res.err.msg, "anthropic reply is not JSON"), "%s",
               res.err.msg);
     cr_assert(strstr(res.err.msg, "(content-type 'application/json'): {"), "%s",
@@ -538,8 +543,8 @@ Test(http_e2e, retried_at_the_rate_limit_reset)
     reset_scenario(&f, 2);
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
     last_why = NULL;
-    cr_assert_eq(up_provider_complete(&ep, &rq, keep_why, NULL, &res), 0, "%s",
-                 res.err.msg);
+    cr_assert_eq(up_provider_complete(&ep, &rq, keep_why, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
     cr_assert_str_eq(res.text, "ok");
     cr_assert_eq(res.attempts, 2);
     cr_assert_str_eq(last_why, "ratelimit-reset");
@@ -558,7 +563,7 @@ Test(http_e2e, rate_limit_reset_over_the_cap_fails_fast)
 
     reset_scenario(&f, 3600);
     setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
-    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &res),
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
                  UP_ERATELIMIT);
     cr_assert_eq(res.attempts, 1);
     cr_assert(strstr(res.err.msg, "server asked to wait 3"), "%s", res.err.msg);
@@ -814,5 +819,57 @@ Test(http_e2e, waiting_reply_finishes_without_polling)
     cr_assert_lt(up_http_now_ms() - t0, 1000, "took %ld ms",
                  up_http_now_ms() - t0);
     up_http_client_free(c);
+    fake_stop(&f);
+}
+
+/* ---- the stop flag of a single call (generate's Ctrl-C) -------------- */
+
+static volatile sig_atomic_t stop_flag;
+
+/* Plays Ctrl-C once the first attempt has ended, i.e. during the wait. */
+static void stop_after_attempt(void *ud, const up_http_attempt *a)
+{
+    (void)ud;
+    (void)a;
+    stop_flag = 1;
+}
+
+Test(http_e2e, complete_with_stop_set_sends_nothing)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"text\":\"hi\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    stop_flag = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &stop_flag, &res),
+                 UP_EINTR);
+    cr_assert_null(res.text);
+    cr_assert_eq(recorded(&f), 0, "no request was sent");
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+Test(http_e2e, complete_first_stop_cancels_the_call)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    /* a 429 asking for a 60 s wait, then an answer: without the cancel
+     * the call would wait and succeed */
+    fake_start(&f, "[{\"times\":1,\"reply\":{\"fault\":\"retry_after\","
+                   "\"retry_after\":60}},{\"reply\":{\"text\":\"late\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    stop_flag = 0;
+    cr_assert_eq(up_provider_complete(&ep, &rq, stop_after_attempt, NULL,
+                                      &stop_flag, &res),
+                 UP_EINTR, "%s", res.err.msg);
+    cr_assert_eq(stop_flag, 1, "one Ctrl-C was enough");
+    cr_assert_eq(recorded(&f), 1, "the retry never went out");
+    up_response_release(&res);
     fake_stop(&f);
 }
