@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "upskill/upskill.h"
 
 /* Exit codes (architecture §7). */
@@ -121,6 +123,13 @@ void render_table(FILE *fp, const char *const *head, const char *const *cells,
 const char *cli_config_dir(const char *given, int runs, const char *dflt);
 
 /* ---- commands --------------------------------------------------------- */
+
+/*
+ * upskill config's document (config_report.c): every setting with its
+ * value and source, aliases, prices and warnings; and its text form.
+ */
+json_t *config_report_build(const up_config *cfg);
+void config_report_text(const up_config *cfg, const json_t *doc);
 
 /* upskill list's renderers (list_report.c). */
 void list_print_tree(const up_catalog *l, const char *dir, int verbose);
