@@ -232,6 +232,7 @@ gen_bg() {
         wait $!
         echo $? > "$T/bg.rc"
     ) &
+    bg_sub=$!
 }
 # wait_for CMD...: poll CMD for up to 10 s; false when it never held.
 wait_for() {
@@ -259,7 +260,7 @@ interrupt() {
         rc="still running"
         kill -KILL "$(cat "$T/bg.pid")" 2>/dev/null
     fi
-    wait
+    wait "$bg_sub" # not a bare wait: the fake server runs in the background
     err=$(cat "$T/bg.err")
     out=$(cat "$T/bg.out")
 }
