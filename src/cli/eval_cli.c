@@ -9,6 +9,9 @@
 
 #include "eval_cli.h"
 
+/* Without a TTY, runs of fewer conversations print no progress lines. */
+#define PLAIN_PROGRESS_MIN 200
+
 static volatile sig_atomic_t stop;
 
 static void on_sigint(int sig)
@@ -150,7 +153,9 @@ static int execute(struct ctx *c, const struct eval_args *a)
         o.sched.log = eval_report_attempt;
     o.journal = c->journal.path ? &c->journal : NULL;
     o.cache = c->cache;
-    if (out_is_tty() && !a->json) {
+    /* Progress: live on a TTY; plain lines for runs long enough to log. */
+    c->progress.tty = out_is_tty();
+    if (!a->json && (c->progress.tty || c->plan.njobs >= PLAIN_PROGRESS_MIN)) {
         o.progress = eval_report_progress;
         o.progress_ud = &c->progress;
     }

@@ -77,6 +77,8 @@ struct eval_progress {
     time_t start;   /* when the run began */
     size_t passing; /* jobs passing so far */
     long tokens;    /* tokens so far */
+    int tty;        /* a live line; else a plain line per quarter done */
+    int quarter;    /* not a TTY: quarters reported so far */
 };
 
 /* Run the eval described by a; returns the process exit code. */
@@ -91,7 +93,10 @@ void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id);
 /* One model's entry of that document (a new reference). */
 json_t *eval_report_model_json(const up_eval_summary *s);
-/* The live progress line on stderr (an up_eval_run_opts.progress). */
+/*
+ * Progress on stderr (an up_eval_run_opts.progress): a live line on a
+ * TTY, else a plain line at each quarter of the jobs.
+ */
 void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
                           const up_eval_job *job);
 /* -v: one stderr line per HTTP attempt that did not simply succeed. */

@@ -243,11 +243,19 @@ void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
         c->passing += job->passed != 0;
         c->tokens += job->usage.input + job->usage.output;
     }
+    if (!c->tty) { /* a log, not a screen: one line per quarter */
+        int q = (int)(4 * done / p->njobs);
+
+        if (q <= c->quarter)
+            return;
+        c->quarter = q;
+    }
     fprintf(stderr,
-            "\r  %zu/%zu done, %zu passing, %ld tokens, %.0fs elapsed, "
-            "ETA %.0fs   ",
-            done, p->njobs, c->passing, c->tokens, el, eta);
-    if (done == p->njobs)
+            "%s  %zu/%zu done, %zu passing, %ld tokens, %.0fs elapsed, "
+            "ETA %.0fs%s",
+            c->tty ? "\r" : "", done, p->njobs, c->passing, c->tokens, el, eta,
+            c->tty ? "   " : "\n");
+    if (c->tty && done == p->njobs)
         fputc('\n', stderr);
 }
 

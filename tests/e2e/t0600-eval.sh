@@ -91,6 +91,19 @@ is "$rc" 0 "benchmark under 30% transient faults exits 0"
 is "$(json_num errors "$out" 1)" 0 "no with-skill conversation lost to faults"
 is "$(json_num passed "$out" 1)" 60 "every with-skill result present and passing"
 
+# --- without a TTY: a plain progress line per quarter, none with --json ----
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    --runs 4 -j 8 --no-log-runs
+is "$rc" 0 "a 240-conversation eval exits 0"
+is "$(printf '%s\n' "$err" | grep -c '/240 done, ')" 4 \
+    "not a TTY: four plain progress lines"
+like "$err" "  240/240 done, " "the last says all are done"
+ok $(printf '%s' "$err" | grep -q "$(printf '\r')" && echo 1 || echo 0) \
+    "no carriage returns in a log"
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    --runs 4 -j 8 --no-log-runs --json
+is "$(printf '%s\n' "$err" | grep -c ' done, ')" 0 "--json: no progress lines"
+
 # --- Ctrl-C, then --resume: nothing lost, nothing counted twice -----------
 student 1 0 41 ', "reply": {"delay_ms": 150, "usage": {"input_tokens": 40, "output_tokens": 10}}'
 sed -i 's/"reply": {"usage": {"input_tokens": 40, "output_tokens": 10}},//' "$T/s.json"
