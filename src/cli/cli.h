@@ -85,7 +85,8 @@ void out_init(int no_color);
 void out_disable_color(void);
 /* The escape sequence for c, or "" when colour is off. */
 const char *out_c(enum color c);
-int out_is_tty(void);
+/* stderr is a terminal: progress lines may redraw themselves. */
+int out_err_is_tty(void);
 /* "upskill: error: ..." on stderr. */
 void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

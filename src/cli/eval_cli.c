@@ -154,7 +154,7 @@ static int execute(struct ctx *c, const struct eval_args *a)
     o.journal = c->journal.path ? &c->journal : NULL;
     o.cache = c->cache;
     /* Progress: live on a TTY; plain lines for runs long enough to log. */
-    c->progress.tty = out_is_tty();
+    c->progress.tty = out_err_is_tty();
     if (!a->json && (c->progress.tty || c->plan.njobs >= PLAIN_PROGRESS_MIN)) {
         o.progress = eval_report_progress;
         o.progress_ud = &c->progress;

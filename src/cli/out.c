@@ -40,9 +40,9 @@ const char *out_c(enum color c)
     return color_on ? codes[c] : "";
 }
 
-int out_is_tty(void)
+int out_err_is_tty(void)
 {
-    return tty;
+    return isatty(STDERR_FILENO);
 }
 
 static void vsay(const char *kind, const char *fmt, va_list ap)
