@@ -7,6 +7,7 @@
  * name with "set" or "unset", never its value; header values are never
  * shown.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,45 @@ static void put_provider(json_t *st, const up_config *cfg,
 #undef PNAME
 }
 
+/* The settings that are one value each, in the order shown. */
+enum kind { K_STR, K_INT, K_BOOL };
+
+static const struct plain {
+    const char *name;
+    enum kind kind;
+    size_t off; /* of the up_cfg_str or up_cfg_int in up_config */
+} plain[] = {
+#define S(name, kind, field)                                                   \
+    {                                                                          \
+        name, kind, offsetof(up_config, field)                                 \
+    }
+    S("skills_dir", K_STR, skills_dir),
+    S("runs_dir", K_STR, runs_dir),
+    S("prompts_dir", K_STR, prompts_dir),
+    S("max_refine_attempts", K_INT, max_refine_attempts),
+    S("concurrency", K_INT, concurrency),
+    S("min_tests", K_INT, min_tests),
+    S("max_tests", K_INT, max_tests),
+    S("cache.enabled", K_BOOL, cache_enabled),
+    S("cache.path", K_STR, cache_path),
+    S("cache.ttl_days", K_INT, cache_ttl_days),
+#undef S
+};
+
+static void put_plain(json_t *st, const up_config *cfg, const struct plain *p)
+{
+    const char *field = (const char *)cfg + p->off;
+    const up_cfg_str *s = (const up_cfg_str *)(const void *)field;
+    const up_cfg_int *n = (const up_cfg_int *)(const void *)field;
+
+    if (p->kind == K_STR)
+        put(st, p->name, str_or_null(s->value), &s->src);
+    else
+        put(st, p->name,
+            p->kind == K_BOOL ? json_boolean(n->value) : json_integer(n->value),
+            &n->src);
+}
+
 static json_t *build_settings(const up_config *cfg)
 {
     json_t *st = json_object(), *al = json_object(), *pr = json_object();
@@ -96,25 +136,8 @@ static json_t *build_settings(const up_config *cfg)
     put_model(st, "skill_generation_model", &cfg->skill_generation_model, cfg);
     put_model(st, "eval_model", &cfg->eval_model, cfg);
     put_model(st, "test_gen_model", &cfg->test_gen_model, cfg);
-    put(st, "skills_dir", str_or_null(cfg->skills_dir.value),
-        &cfg->skills_dir.src);
-    put(st, "runs_dir", str_or_null(cfg->runs_dir.value), &cfg->runs_dir.src);
-    put(st, "prompts_dir", str_or_null(cfg->prompts_dir.value),
-        &cfg->prompts_dir.src);
-    put(st, "max_refine_attempts", json_integer(cfg->max_refine_attempts.value),
-        &cfg->max_refine_attempts.src);
-    put(st, "concurrency", json_integer(cfg->concurrency.value),
-        &cfg->concurrency.src);
-    put(st, "min_tests", json_integer(cfg->min_tests.value),
-        &cfg->min_tests.src);
-    put(st, "max_tests", json_integer(cfg->max_tests.value),
-        &cfg->max_tests.src);
-    put(st, "cache.enabled", json_boolean(cfg->cache_enabled.value),
-        &cfg->cache_enabled.src);
-    put(st, "cache.path", str_or_null(cfg->cache_path.value),
-        &cfg->cache_path.src);
-    put(st, "cache.ttl_days", json_integer(cfg->cache_ttl_days.value),
-        &cfg->cache_ttl_days.src);
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+        put_plain(st, cfg, &plain[i]);
     for (int k = 0; k < UP_PROV_COUNT; k++)
         put_provider(st, cfg, (enum up_provider_kind)k);
     for (size_t i = 0; i < cfg->naliases; i++)
