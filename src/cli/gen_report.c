@@ -209,7 +209,8 @@ static void costs(const up_gen *g)
     cost_line("teacher, writing the skill", "call(s)", &g->writing);
     if (g->testing.calls)
         cost_line("test generation", "call(s)", &g->testing);
-    for (size_t m = 0; m < g->nmodels && g->attempts[0].evaluated; m++) {
+    for (size_t m = 0;
+         m < g->nmodels && g->nattempts && g->attempts[0].evaluated; m++) {
         up_gen_cost c;
         up_buf role = UP_BUF_INIT;
 
@@ -344,7 +345,8 @@ static json_t *usage_json(const up_gen *g)
 {
     json_t *evals = json_array();
 
-    for (size_t m = 0; m < g->nmodels && g->attempts[0].evaluated; m++) {
+    for (size_t m = 0;
+         m < g->nmodels && g->nattempts && g->attempts[0].evaluated; m++) {
         up_gen_cost c;
         json_t *e;
 
@@ -384,6 +386,23 @@ void gen_report_json(const up_gen *g)
                     g->tests_reused, "usage", usage_json(g), "batch_id",
                     g->batch_id.len ? g->batch_id.data : NULL, "run_log",
                     g->batch_dir.len ? g->batch_dir.data : NULL);
+    out_json(doc);
+    json_decref(doc);
+}
+
+void gen_report_json_none(const up_gen *g, const up_error *err)
+{
+    enum up_gen_stop stop = g->stop;
+    json_t *doc;
+
+    if (err)
+        stop =
+            err->code == UP_EINTR ? UP_GEN_STOP_INTERRUPTED : UP_GEN_STOP_ERROR;
+    doc = json_pack("{s:s, s:n, s:o, s:o, s:n, s:s, s:s, s:s?, s:o}", "task",
+                    g->o->task, "skill", "models", models_json(g), "attempts",
+                    json_array(), "kept_attempt", "stop", stop_ids[stop],
+                    "stop_reason", up_gen_stop_label(stop), "error",
+                    err ? err->msg : NULL, "usage", usage_json(g));
     out_json(doc);
     json_decref(doc);
 }

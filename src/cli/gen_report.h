@@ -29,4 +29,12 @@ void gen_report_text(const up_gen *g);
  */
 void gen_report_json(const up_gen *g);
 
+/*
+ * --json when no skill came out (an error, or Ctrl-C before the
+ * teacher's first reply): the same keys with "skill": null, no attempts,
+ * why it stopped, the error's message when err is given, and the tokens
+ * spent so far.
+ */
+void gen_report_json_none(const up_gen *g, const up_error *err);
+
 #endif

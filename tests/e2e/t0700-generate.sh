@@ -278,6 +278,14 @@ ok "$([ -e "$T/i" ] || [ -e "$T/runs-i" ] && echo 1 || echo 0)" \
     "no skill folder and no run log were written"
 is "$(tmp_files)" 0 "no half-written files"
 
+gen_bg -o "$T/ij/commit-helper" --runs-dir "$T/runs-ij" --json
+interrupt "Write a skill"
+is "$rc" 130 "--json, Ctrl-C before any skill: exit 130"
+like "$out" '"skill": null' "--json still prints a document, with no skill"
+like "$out" '"stop": "interrupted"' "saying it was interrupted"
+like "$out" '"error": "interrupted before the teacher wrote a skill' \
+    "and why nothing was saved"
+
 slow 2 keep-best # the refinement call, after attempt 1 is evaluated
 gen_bg -o "$T/ir/commit-helper" --runs-dir "$T/runs-ir" --max-refine 2 --json
 interrupt "A skill you wrote was tested"
