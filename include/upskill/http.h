@@ -52,18 +52,24 @@ int up_http_retryable(long status, int transport_retryable,
 long up_http_retry_hint_ms(const char *retry_after_ms, const char *retry_after,
                            time_t now);
 
-/* Anthropic's rate limits: requests, tokens, input-tokens, output-tokens. */
-#define UP_HTTP_NLIMITS 4
+/*
+ * Rate limits with reset headers: Anthropic's requests, tokens,
+ * input-tokens and output-tokens, then OpenAI's requests and tokens.
+ */
+#define UP_HTTP_NLIMITS 6
 
 /*
- * A wait hint from Anthropic's rate-limit headers, for a 429 without
- * retry-after: remaining[i] and reset[i] are the values (or NULL) of
- * anthropic-ratelimit-<limit>-remaining and -reset for n limits.  Resets
- * are RFC 3339 times (fractional seconds, "Z" or "+hh:mm" / "-hh:mm").
- * When some limits say remaining "0", the hint is the latest of their
- * resets (all of them must clear); otherwise the earliest reset given.
- * Returns milliseconds from now, or -1 when no reset is usable
- * (absent, malformed, not in the future).
+ * A wait hint from rate-limit headers, for a 429 without retry-after:
+ * remaining[i] and reset[i] are the values (or NULL) of
+ * anthropic-ratelimit-<limit>-remaining and -reset, or OpenAI's
+ * x-ratelimit-remaining-<limit> and x-ratelimit-reset-<limit>, for n
+ * limits.  A reset is an RFC 3339 time (fractional seconds, "Z" or
+ * "+hh:mm" / "-hh:mm", as Anthropic sends) or a duration from now ("20ms",
+ * "1s", "6m0s", "1h2m3.5s", as OpenAI sends).  When some limits say
+ * remaining "0", the hint is the latest of their resets (all of them must
+ * clear); otherwise the earliest reset given.  Returns milliseconds from
+ * now, or -1 when no reset is usable (absent, malformed, not in the
+ * future).
  */
 long up_http_reset_hint_ms(const char *const remaining[],
                            const char *const reset[], size_t n, time_t now);

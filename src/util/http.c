@@ -9,8 +9,9 @@
  * wakes for the nearest due time or curl's own timer, whichever is first,
  * so backoff never blocks other transfers.  All callbacks run on the
  * thread that calls up_http_run.  The server's wait hint is retry-after-ms
- * or retry-after; a 429 without either falls back to Anthropic's
- * anthropic-ratelimit-*-reset times, collected with the other headers.
+ * or retry-after; a 429 without either falls back to the rate-limit
+ * reset headers (Anthropic's anthropic-ratelimit-*-reset times, OpenAI's
+ * x-ratelimit-reset-* durations), collected with the other headers.
  * A streaming request's 2xx body goes to the caller's sink whatever its
  * content type: the sink tells events from a whole JSON reply.
  *
@@ -200,6 +201,51 @@ static double parse_rfc3339(const char *s)
     return (double)timegm(&tm) + frac - off;
 }
 
+/*
+ * Seconds in a Go-style duration as OpenAI's x-ratelimit-reset-* give
+ * them ("20ms", "1s", "6m0s", "1h2m3.5s"), or -1 when malformed.
+ */
+static double parse_duration(const char *s)
+{
+    static const struct {
+        const char *unit;
+        double secs;
+    } units[] = {{"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9},
+                 {"h", 3600},  {"m", 60},    {"s", 1}};
+    double total = 0;
+
+    if (!*s)
+        return -1;
+    while (*s) {
+        char *end;
+        double v = strtod(s, &end);
+        size_t i = 0, n = 0;
+
+        if (end == s || !(v >= 0) || !isdigit((unsigned char)*s))
+            return -1;
+        for (; i < sizeof(units) / sizeof(*units); i++)
+            if (!strncmp(end, units[i].unit, n = strlen(units[i].unit)))
+                break;
+        if (i == sizeof(units) / sizeof(*units))
+            return -1;
+        total += v * units[i].secs;
+        s = end + n;
+    }
+    return total;
+}
+
+/* A reset as seconds since the epoch: an RFC 3339 time, or a duration
+ * from now; -1 when it is neither. */
+static double parse_reset(const char *s, time_t now)
+{
+    double d = parse_rfc3339(s);
+
+    if (d >= 0)
+        return d;
+    d = parse_duration(s);
+    return d < 0 ? -1 : (double)now + d;
+}
+
 /* 1 when an -remaining header says its limit is used up. */
 static int used_up(const char *remaining)
 {
@@ -213,10 +259,10 @@ long up_http_reset_hint_ms(const char *const remaining[],
     double pick = -1, t;
 
     for (size_t i = 0; i < n; i++)
-        out |=
-            used_up(remaining[i]) && reset[i] && parse_rfc3339(reset[i]) >= 0;
+        out |= used_up(remaining[i]) && reset[i] &&
+               parse_reset(reset[i], now) >= 0;
     for (size_t i = 0; i < n; i++) {
-        if (!reset[i] || (t = parse_rfc3339(reset[i])) < 0 ||
+        if (!reset[i] || (t = parse_reset(reset[i], now)) < 0 ||
             (out && !used_up(remaining[i])))
             continue;
         if (pick < 0 || (out ? t > pick : t < pick))
@@ -225,7 +271,7 @@ long up_http_reset_hint_ms(const char *const remaining[],
     t = (pick - (double)now) * 1000;
     if (pick < 0 || t < 1)
         return -1;
-    return t > 1e9 ? 1000000000L : (long)t;
+    return t > 1e9 ? 1000000000L : (long)(t + 0.5); /* 20ms is 19.99... */
 }
 
 long up_http_retry_delay_ms(const up_http_policy *p, int n, long hint_ms,
@@ -393,8 +439,8 @@ struct up_http_xfer {
     int too_big; /* the body went over max_response */
     size_t got;  /* body bytes of this attempt */
     char ra_ms[32], ra[64], should[16];
-    char rl_left[UP_HTTP_NLIMITS][24];  /* anthropic-ratelimit-*-remaining */
-    char rl_reset[UP_HTTP_NLIMITS][48]; /* anthropic-ratelimit-*-reset */
+    char rl_left[UP_HTTP_NLIMITS][24];  /* *ratelimit-*remaining* headers */
+    char rl_reset[UP_HTTP_NLIMITS][48]; /* *ratelimit-*reset* headers */
     char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -586,6 +632,10 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
         {"anthropic-ratelimit-tokens-reset", RL(reset, 1)},
         {"anthropic-ratelimit-input-tokens-reset", RL(reset, 2)},
         {"anthropic-ratelimit-output-tokens-reset", RL(reset, 3)},
+        {"x-ratelimit-remaining-requests", RL(left, 4)},
+        {"x-ratelimit-remaining-tokens", RL(left, 5)},
+        {"x-ratelimit-reset-requests", RL(reset, 4)},
+        {"x-ratelimit-reset-tokens", RL(reset, 5)},
     };
 
     if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
@@ -838,7 +888,7 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
 
 /*
  * The server's wait hint: retry-after(-ms), else on a 429 the reset time
- * of the exhausted Anthropic rate limit; *how says which.
+ * of the exhausted Anthropic or OpenAI rate limit; *how says which.
  */
 static long server_hint(const up_http_xfer *x, long status, const char **how)
 {

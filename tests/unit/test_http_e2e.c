@@ -554,6 +554,34 @@ Test(http_e2e, retried_at_the_rate_limit_reset)
     fake_stop(&f);
 }
 
+/* OpenAI's form: remaining counts and reset durations. */
+Test(http_e2e, retried_at_the_openai_rate_limit_reset)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start_json(&f, json_pack("[{si s{si s{ss ss ss ss}}}, {s{ss}}]",
+                                  "times", 1, "reply", "status", 429, "headers",
+                                  "x-ratelimit-remaining-requests", "0",
+                                  "x-ratelimit-reset-requests", "700ms",
+                                  "x-ratelimit-remaining-tokens", "9000",
+                                  "x-ratelimit-reset-tokens", "20ms", "reply",
+                                  "text", "ok"));
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    last_why = NULL;
+    cr_assert_eq(up_provider_complete(&ep, &rq, keep_why, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
+    cr_assert_str_eq(res.text, "ok");
+    cr_assert_eq(res.attempts, 2);
+    cr_assert_str_eq(last_why, "ratelimit-reset");
+    /* the spent requests limit, not the earlier tokens reset */
+    cr_assert_eq(first_delay, 700);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
 Test(http_e2e, rate_limit_reset_over_the_cap_fails_fast)
 {
     fake f;

@@ -278,3 +278,36 @@ Test(retry, reset_of_the_spent_limits)
     cr_assert_eq(up_http_reset_hint_ms(left2, r2, 2, RL_NOW), 7000);
     cr_assert_eq(up_http_reset_hint_ms(left, r, 0, RL_NOW), -1);
 }
+
+/* ---- OpenAI's x-ratelimit-reset-* durations ---- */
+
+Test(retry, reset_durations)
+{
+    cr_assert_eq(reset1("20ms"), 20);
+    cr_assert_eq(reset1("1s"), 1000);
+    cr_assert_eq(reset1("6m0s"), 360000);
+    cr_assert_eq(reset1("1h2m3.5s"), 3723500);
+    cr_assert_eq(reset1("1.5s"), 1500);
+    cr_assert_eq(reset1("2m"), 120000);
+    cr_assert_eq(reset1("1500000us"), 1500);
+    cr_assert_eq(reset1("0s"), -1);
+    cr_assert_eq(reset1("0.0001s"), -1); /* under a millisecond */
+}
+
+Test(retry, reset_duration_garbage)
+{
+    const char *bad[] = {"s",   "1",   "1x",    "-1s", "+1s", " 1s", "1s ",
+                         "1 s", "1sx", "inf s", "nan", "1d",  "ms",  "1.s2"};
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+        cr_assert_eq(reset1(bad[i]), -1, "%s", bad[i]);
+}
+
+Test(retry, reset_openai_spent_limit)
+{
+    /* requests spent (resets in 3 s), tokens left (resets in 1 s): wait
+     * for the requests limit */
+    const char *left[2] = {"0", "12000"}, *r[2] = {"3s", "1s"};
+
+    cr_assert_eq(up_http_reset_hint_ms(left, r, 2, RL_NOW), 3000);
+}
