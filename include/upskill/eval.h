@@ -156,12 +156,13 @@ typedef struct up_arm_totals {
     size_t cached; /* answers served from the response cache */
     long asserts_passed;
     long asserts_total;
-    up_usage usage;    /* summed */
-    double latency_ms; /* summed */
-    double cost_usd;   /* summed; < 0 when no price is configured */
-    double paid_usd;   /* the part not served from the cache: what this
-                          run spent; < 0 when no price is configured */
-    up_rate rate;      /* pass rate with its Wilson interval */
+    up_usage usage;       /* summed */
+    double latency_ms;    /* summed */
+    double cost_usd;      /* summed; < 0 when no price is configured */
+    double paid_usd;      /* the part not served from the cache: what this
+                             run spent; < 0 when no price is configured */
+    double cost_per_pass; /* cost_usd / passed; < 0 unknown or no pass */
+    up_rate rate;         /* pass rate with its Wilson interval */
 } up_arm_totals;
 
 typedef struct up_eval_summary {

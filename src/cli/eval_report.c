@@ -55,6 +55,33 @@ static void lift_lines(const up_eval_summary *s)
     up_buf_release(&sentence);
 }
 
+/* "$0.0123 ($0.0004 per passed case)", or "$0.0123 (no passed case)". */
+static void arm_cost(char *out, size_t n, const up_arm_totals *t)
+{
+    if (t->cost_per_pass >= 0)
+        snprintf(out, n, "$%.4f ($%.4f per passed case)", t->cost_usd,
+                 t->cost_per_pass);
+    else
+        snprintf(out, n, "$%.4f (no passed case)", t->cost_usd);
+}
+
+/* What each arm cost, when prices are configured: cost per solved task
+ * is where a skill that costs tokens can still pay for itself. */
+static void cost_line(const up_eval_summary *s)
+{
+    char with[80], base[80];
+
+    if (s->arm[UP_ARM_SKILL].cost_usd < 0)
+        return;
+    arm_cost(with, sizeof(with), &s->arm[UP_ARM_SKILL]);
+    if (!s->has_baseline) {
+        printf("  cost: %s with skill\n", with);
+        return;
+    }
+    arm_cost(base, sizeof(base), &s->arm[UP_ARM_BASELINE]);
+    printf("  cost: %s with skill, %s baseline\n", with, base);
+}
+
 /*
  * How much of the answers came from the response cache, when any did, and
  * what this run really paid (costs above are the answers' list price).
@@ -102,9 +129,7 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
         printf("  %sjudge: %zu call(s), %ld tokens, not counted above%s\n",
                out_c(C_DIM), p->judge_calls,
                p->judge_usage.input + p->judge_usage.output, out_c(C_RESET));
-    if (w->cost_usd >= 0)
-        printf("  cost: $%.4f with skill, $%.4f per passed case\n", w->cost_usd,
-               s->cost_per_pass);
+    cost_line(s);
     cache_line(s);
 }
 
@@ -112,7 +137,7 @@ static json_t *arm_json(const up_arm_totals *t)
 {
     return json_pack(
         "{s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, "
-        "s:b, s:f, s:o, s:o}",
+        "s:b, s:f, s:o, s:o, s:o}",
         "cases", (json_int_t)t->jobs, "passed", (json_int_t)t->passed, "errors",
         (json_int_t)t->errors, "cached", (json_int_t)t->cached, "pass_rate",
         t->rate.rate, "ci_low", t->rate.lo, "ci_high", t->rate.hi,
@@ -124,7 +149,9 @@ static json_t *arm_json(const up_arm_totals *t)
         (json_int_t)t->asserts_passed, "tokens_estimated", t->usage.estimated,
         "latency_ms", t->latency_ms, "cost_usd",
         t->cost_usd >= 0 ? json_real(t->cost_usd) : json_null(), "paid_usd",
-        t->paid_usd >= 0 ? json_real(t->paid_usd) : json_null());
+        t->paid_usd >= 0 ? json_real(t->paid_usd) : json_null(),
+        "cost_per_pass",
+        t->cost_per_pass >= 0 ? json_real(t->cost_per_pass) : json_null());
 }
 
 json_t *eval_report_model_json(const up_eval_summary *s)

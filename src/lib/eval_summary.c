@@ -107,11 +107,14 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     cs = per_case(p, m);
     for (int a = 0; a < 2; a++)
         arm_rate(&out->arm[a].rate, cs, p->suite->ncases, a);
-    out->cost_per_pass =
-        out->arm[UP_ARM_SKILL].cost_usd >= 0 && out->arm[UP_ARM_SKILL].passed
-            ? out->arm[UP_ARM_SKILL].cost_usd /
-                  (double)out->arm[UP_ARM_SKILL].passed
-            : -1;
+    for (int a = 0; a < 2; a++) {
+        up_arm_totals *t = &out->arm[a];
+
+        t->cost_per_pass = t->cost_usd >= 0 && t->passed
+                               ? t->cost_usd / (double)t->passed
+                               : -1;
+    }
+    out->cost_per_pass = out->arm[UP_ARM_SKILL].cost_per_pass;
     if (p->baseline && p->suite->ncases)
         rc = up_stats_compare(&out->cmp, cs, p->suite->ncases, seed, err);
     free(cs);
