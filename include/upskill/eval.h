@@ -169,9 +169,8 @@ typedef struct up_eval_summary {
     const char *model;    /* borrowed from the plan */
     up_arm_totals arm[2]; /* [UP_ARM_BASELINE], [UP_ARM_SKILL] */
     int has_baseline;
-    up_comparison cmp;    /* filled when has_baseline */
-    double cost_per_pass; /* skill arm: cost / passed, < 0 unknown */
-    size_t skill_tokens;  /* the skill's own size (system prompt delta) */
+    up_comparison cmp;   /* filled when has_baseline */
+    size_t skill_tokens; /* the skill's own size (system prompt delta) */
 } up_eval_summary;
 
 /*

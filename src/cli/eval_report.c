@@ -224,8 +224,8 @@ static void summary_row(char **cells, const up_eval_summary *s)
         up_buf_addf(&b, " (%+.0f%%)", c->token_change * 100);
     cells[6] = up_buf_detach(&b);
     up_buf_reset(&b);
-    if (s->cost_per_pass >= 0)
-        up_buf_addf(&b, "$%.4f", s->cost_per_pass);
+    if (s->arm[UP_ARM_SKILL].cost_per_pass >= 0)
+        up_buf_addf(&b, "$%.4f", s->arm[UP_ARM_SKILL].cost_per_pass);
     else
         up_buf_adds(&b, "-");
     cells[7] = up_buf_detach(&b);

@@ -114,7 +114,6 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                                ? t->cost_usd / (double)t->passed
                                : -1;
     }
-    out->cost_per_pass = out->arm[UP_ARM_SKILL].cost_per_pass;
     if (p->baseline && p->suite->ncases)
         rc = up_stats_compare(&out->cmp, cs, p->suite->ncases, seed, err);
     free(cs);
