@@ -111,6 +111,12 @@ void up_stats_rate_cases(up_rate *r, const unsigned *k, const unsigned *m,
                          size_t n);
 
 /*
+ * up_stats_rate_cases over one arm of n cases (skill: the skill arm, else
+ * the baseline); cases without runs of that arm are left out.
+ */
+void up_stats_arm_rate(up_rate *r, const up_stats_case *c, size_t n, int skill);
+
+/*
  * Two-sided p-value of the sign-flip permutation test on the n paired
  * differences d (zeros carry no information and are dropped): the share
  * of the 2^m sign assignments of the m non-zero |d| whose sum is at

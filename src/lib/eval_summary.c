@@ -71,24 +71,6 @@ static up_stats_case *per_case(const up_eval_plan *p, size_t m)
     return cs;
 }
 
-/* Arm a's pooled pass rate over the cases it ran (see stats.h). */
-static void arm_rate(up_rate *r, const up_stats_case *cs, size_t n, int a)
-{
-    unsigned *k = up_xcalloc(2 * n + 1, sizeof(*k)), *runs = k + n;
-    size_t used = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        unsigned m = a == UP_ARM_SKILL ? cs[i].skill_runs : cs[i].base_runs;
-
-        if (!m)
-            continue;
-        k[used] = a == UP_ARM_SKILL ? cs[i].skill_pass : cs[i].base_pass;
-        runs[used++] = m;
-    }
-    up_stats_rate_cases(r, k, runs, used);
-    free(k);
-}
-
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err)
 {
@@ -106,7 +88,8 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
             add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
     cs = per_case(p, m);
     for (int a = 0; a < 2; a++)
-        arm_rate(&out->arm[a].rate, cs, p->suite->ncases, a);
+        up_stats_arm_rate(&out->arm[a].rate, cs, p->suite->ncases,
+                          a == UP_ARM_SKILL);
     for (int a = 0; a < 2; a++) {
         up_arm_totals *t = &out->arm[a];
 

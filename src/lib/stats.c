@@ -177,6 +177,23 @@ void up_stats_rate_cases(up_rate *r, const unsigned *k, const unsigned *m,
     wilson(r->rate * r->n_eff, r->n_eff, UP_STATS_Z95, &r->lo, &r->hi);
 }
 
+void up_stats_arm_rate(up_rate *r, const up_stats_case *c, size_t n, int skill)
+{
+    unsigned *k = up_xcalloc(2 * n + 1, sizeof(*k)), *runs = k + n;
+    size_t used = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned m = skill ? c[i].skill_runs : c[i].base_runs;
+
+        if (!m)
+            continue;
+        k[used] = skill ? c[i].skill_pass : c[i].base_pass;
+        runs[used++] = m;
+    }
+    up_stats_rate_cases(r, k, runs, used);
+    free(k);
+}
+
 /* ---- sign-flip p-value ---- */
 
 static double sum_abs(const double *d, size_t m)
@@ -633,23 +650,16 @@ static int check_case(const up_stats_case *c, size_t i, up_error *err)
 static void per_case(up_comparison *out, const up_stats_case *c, size_t n,
                      double *v, double totals[2])
 {
-    unsigned *k = up_xmalloc((4 * n + 1) * sizeof(*k)), *m = k + 2 * n;
-
     for (size_t i = 0; i < n; i++) {
         v[i] = (double)c[i].base_pass / c[i].base_runs;
         v[n + i] = (double)c[i].skill_pass / c[i].skill_runs;
         v[2 * n + i] = c[i].base_tokens / c[i].base_runs;
         v[3 * n + i] = c[i].skill_tokens / c[i].skill_runs;
-        k[i] = c[i].base_pass;
-        m[i] = c[i].base_runs;
-        k[n + i] = c[i].skill_pass;
-        m[n + i] = c[i].skill_runs;
         totals[0] += c[i].base_tokens;
         totals[1] += c[i].skill_tokens;
     }
-    up_stats_rate_cases(&out->base, k, m, n);
-    up_stats_rate_cases(&out->skill, k + n, m + n, n);
-    free(k);
+    up_stats_arm_rate(&out->base, c, n, 0);
+    up_stats_arm_rate(&out->skill, c, n, 1);
 }
 
 int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
