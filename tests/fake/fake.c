@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "upskill/fs.h"
@@ -133,10 +132,7 @@ static void handle_signals(void)
 
 static long now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (long)(fake_now_ns() / 1000000);
 }
 
 /* Sleep until the wake pipe is written or max_seconds have passed. */

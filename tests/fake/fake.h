@@ -263,6 +263,8 @@ struct fake_wait {
     long *waiting;               /* per rule: how many wait */
 };
 
+/* CLOCK_MONOTONIC in nanoseconds: the clock of every hold and deadline. */
+int64_t fake_now_ns(void);
 /* Empty, with barriers for nrules rules. */
 void fake_wait_init(struct fake_wait *w, size_t nrules);
 void fake_wait_release(struct fake_wait *w);

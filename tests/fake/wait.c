@@ -25,7 +25,7 @@
 
 #include "fake.h"
 
-static int64_t now_ns(void)
+int64_t fake_now_ns(void)
 {
     struct timespec ts;
 
@@ -158,12 +158,12 @@ static struct fake_hold *pop(struct fake_wait *w)
 
 void fake_wait_tick(struct fake_wait *w)
 {
-    w->now = now_ns();
+    w->now = fake_now_ns();
 }
 
 struct fake_hold *fake_wait_due(struct fake_wait *w)
 {
-    return w->n && w->heap[0]->due <= now_ns() ? pop(w) : NULL;
+    return w->n && w->heap[0]->due <= fake_now_ns() ? pop(w) : NULL;
 }
 
 struct fake_hold *fake_wait_any(struct fake_wait *w)
@@ -177,7 +177,7 @@ int64_t fake_wait_next_ns(const struct fake_wait *w)
 
     if (!w->n)
         return -1;
-    left = w->heap[0]->due - now_ns();
+    left = w->heap[0]->due - fake_now_ns();
     return left > 0 ? left : 0;
 }
 
