@@ -124,12 +124,10 @@ static int run(up_config *cfg, up_gen *g, up_error *err)
         return rc;
     gen_report_plan(g);
     rc = up_gen_run(g, err);
-    if (up_gen_skill(g) && g->output.len && json_out)
-        gen_report_json(g);
+    if (json_out)
+        gen_report_json(g, rc < 0 ? err : NULL);
     else if (up_gen_skill(g) && g->output.len)
         gen_report_text(g);
-    else if (json_out)
-        gen_report_json_none(g, rc < 0 ? err : NULL);
     return rc;
 }
 

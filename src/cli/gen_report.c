@@ -371,38 +371,27 @@ static json_t *models_json(const up_gen *g)
                      "students", students);
 }
 
-void gen_report_json(const up_gen *g)
+void gen_report_json(const up_gen *g, const up_error *err)
 {
+    int saved = up_gen_skill(g) && g->output.len;
+    enum up_gen_stop stop = g->stop;
     json_t *attempts = json_array(), *doc;
 
-    for (size_t i = 0; i < g->nattempts; i++)
-        json_array_append_new(attempts, attempt_json(g, i));
-    doc = json_pack("{s:s, s:o, s:o, s:o, s:i, s:s, s:s, s:b, s:o, s:s?, "
-                    "s:s?}",
-                    "task", g->o->task, "skill", skill_json(g), "models",
-                    models_json(g), "attempts", attempts, "kept_attempt",
-                    g->attempts[g->best].number, "stop", stop_ids[g->stop],
-                    "stop_reason", up_gen_stop_label(g->stop), "tests_reused",
-                    g->tests_reused, "usage", usage_json(g), "batch_id",
-                    g->batch_id.len ? g->batch_id.data : NULL, "run_log",
-                    g->batch_dir.len ? g->batch_dir.data : NULL);
-    out_json(doc);
-    json_decref(doc);
-}
-
-void gen_report_json_none(const up_gen *g, const up_error *err)
-{
-    enum up_gen_stop stop = g->stop;
-    json_t *doc;
-
-    if (err)
+    if (!saved && err) /* nothing came out: say why */
         stop =
             err->code == UP_EINTR ? UP_GEN_STOP_INTERRUPTED : UP_GEN_STOP_ERROR;
-    doc = json_pack("{s:s, s:n, s:o, s:o, s:n, s:s, s:s, s:s?, s:o}", "task",
-                    g->o->task, "skill", "models", models_json(g), "attempts",
-                    json_array(), "kept_attempt", "stop", stop_ids[stop],
-                    "stop_reason", up_gen_stop_label(stop), "error",
-                    err ? err->msg : NULL, "usage", usage_json(g));
+    for (size_t i = 0; saved && i < g->nattempts; i++)
+        json_array_append_new(attempts, attempt_json(g, i));
+    doc = json_pack(
+        "{s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:b, s:o, s:s?, s:s?, s:s?}",
+        "task", g->o->task, "skill", saved ? skill_json(g) : json_null(),
+        "models", models_json(g), "attempts", attempts, "kept_attempt",
+        saved ? json_integer(g->attempts[g->best].number) : json_null(), "stop",
+        stop_ids[stop], "stop_reason", up_gen_stop_label(stop), "tests_reused",
+        g->tests_reused, "usage", usage_json(g), "batch_id",
+        g->batch_id.len ? g->batch_id.data : NULL, "run_log",
+        g->batch_dir.len ? g->batch_dir.data : NULL, "error",
+        err ? err->msg : NULL);
     out_json(doc);
     json_decref(doc);
 }

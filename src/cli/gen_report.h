@@ -25,16 +25,10 @@ void gen_report_text(const up_gen *g);
  * The same as one JSON document on stdout (shape: docs/generate.md):
  * the skill and its path, the models, each attempt with every model's
  * statistics, the kept attempt, why the loop stopped, tokens and cost
- * per role, the run log.
+ * per role, the run log, and err's message when the run failed (may be
+ * NULL).  When no skill came out: "skill" and "kept_attempt" are null, no
+ * attempts, and "stop" says error or interrupted.
  */
-void gen_report_json(const up_gen *g);
-
-/*
- * --json when no skill came out (an error, or Ctrl-C before the
- * teacher's first reply): the same keys with "skill": null, no attempts,
- * why it stopped, the error's message when err is given, and the tokens
- * spent so far.
- */
-void gen_report_json_none(const up_gen *g, const up_error *err);
+void gen_report_json(const up_gen *g, const up_error *err);
 
 #endif
