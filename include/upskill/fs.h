@@ -36,6 +36,16 @@ int up_fs_is_dir(const char *path);
 /* 1 when path is a regular file (following symlinks), else 0. */
 int up_fs_is_file(const char *path);
 
+/* 1 when something (even a broken symlink) is at path, else 0. */
+int up_fs_exists(const char *path);
+/*
+ * Check that path names a regular file or a folder (following symlinks)
+ * without opening it, so a FIFO never blocks: UP_ENOTFOUND "'x': no such
+ * file or folder", or UP_EPARSE "'x' is a FIFO, not a file or folder" (a
+ * socket, a character or block device).
+ */
+int up_fs_check_input(const char *path, up_error *err);
+
 /* Append "a/b" to out, with exactly one slash between. */
 void up_fs_join(up_buf *out, const char *a, const char *b);
 

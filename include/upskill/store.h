@@ -85,9 +85,12 @@ int up_store_summary_write(const char *batch_dir, const char *batch_id,
 /*
  * Load every run result under runs_dir: per batch (sorted by name), from
  * batch_summary.json when it parses, else from run_N/run_result.json in
- * numeric order.  Unreadable files are skipped; *nwarn counts them.
+ * numeric order.  A file or record that cannot be used is skipped and
+ * reported: *skipped_files (when not NULL) receives one message per skip,
+ * naming the file and what is wrong, as a NULL-terminated vector the
+ * caller frees with up_strv_free (empty, never NULL, when all was read).
  */
-int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
+int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
                   const char *runs_dir, up_error *err);
 void up_store_free(up_run_record *runs, size_t n);
 

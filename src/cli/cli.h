@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "upskill/esc.h"
 #include "upskill/upskill.h"
 
 /* Exit codes (architecture §7). */
@@ -87,7 +88,15 @@ void out_disable_color(void);
 const char *out_c(enum color c);
 /* stderr is a terminal: progress lines may redraw themselves. */
 int out_err_is_tty(void);
-/* "upskill: error: ..." on stderr. */
+/*
+ * s (text from outside: a name, a path, a model's words) with control
+ * characters written as \xNN and newlines too, for printing on one line.
+ * The string is valid until eight more calls or out_finish; NULL gives "".
+ */
+const char *out_safe(const char *s);
+/* Write multi-line outside text to fp, escaped, newlines and tabs kept. */
+void out_text(FILE *fp, const char *s);
+/* "upskill: error: ..." on stderr, control characters escaped. */
 void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report err and return the exit code for its code. */
@@ -138,10 +147,11 @@ void list_print_json(const up_catalog *l, const char *dir);
 
 /*
  * upskill runs' renderer (runs_report.c): nv comparisons out of nruns
- * runs, as bars or a matrix by pass rate (or by tokens), or as JSON.
+ * runs, as bars or a matrix by pass rate (or by tokens), or as JSON with
+ * the messages about skipped run files (NULL-terminated).
  */
 void runs_print(const up_compare *v, size_t nv, size_t nruns, int tokens,
-                int json);
+                int json, char *const *skipped);
 
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -73,7 +73,7 @@ static void stats_text(const up_config *cfg, const up_cache_info *st)
     render_thousands(b, sizeof(b), (long)st->file_bytes);
     stamp(old, st->oldest);
     stamp(new, st->newest);
-    printf("cache    %s%s\n", cfg->cache_path.value,
+    printf("cache    %s%s\n", out_safe(cfg->cache_path.value),
            cfg->cache_enabled.value ? "" : " (disabled by the config)");
     printf("entries  %zu\n", st->entries);
     printf("size     %s bytes of answers, file %s bytes\n", a, b);
@@ -109,7 +109,7 @@ static int do_clear(up_cache *c, const up_config *cfg, up_error *err)
         return rc;
     if (!json_out) {
         printf("removed %zu entr%s from %s\n", removed,
-               removed == 1 ? "y" : "ies", cfg->cache_path.value);
+               removed == 1 ? "y" : "ies", out_safe(cfg->cache_path.value));
         return 0;
     }
     o = json_pack("{s:s, s:I}", "path", cfg->cache_path.value, "removed",

@@ -80,10 +80,7 @@ static int check(up_error *err)
     if (o.eval_base_url && !eval_models.n)
         return up_error_set(err, UP_EUSAGE,
                             "--eval-base-url needs --eval-model");
-    if (o.from && !up_fs_is_dir(o.from) && !up_fs_is_file(o.from))
-        return up_error_set(err, UP_ENOTFOUND, "'%s': no such file or folder",
-                            o.from);
-    return 0;
+    return o.from ? up_fs_check_input(o.from, err) : 0;
 }
 
 static void fill_opts(void)

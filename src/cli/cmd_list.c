@@ -57,7 +57,7 @@ int cmd_list(int argc, char **argv)
     if (as_json)
         list_print_json(&l, dir);
     else if (!l.n)
-        printf("No skills found in %s\n", dir);
+        printf("No skills found in %s\n", out_safe(dir));
     else
         list_print_tree(&l, dir, verbose);
     if (l.failed)

@@ -91,17 +91,18 @@ static void print_pings(const json_t *a)
         const char *res = json_string_value(json_object_get(p, "resolved"));
 
         printf("%s%s%s -> %s\n", out_c(C_BOLD),
-               json_string_value(json_object_get(p, "model")), out_c(C_RESET),
-               res ? res : "?");
+               out_safe(json_string_value(json_object_get(p, "model"))),
+               out_c(C_RESET), res ? out_safe(res) : "?");
         if (err)
-            printf("  %sfailed:%s %s\n", out_c(C_RED), out_c(C_RESET), err);
+            printf("  %sfailed:%s %s\n", out_c(C_RED), out_c(C_RESET),
+                   out_safe(err));
         else
             printf("  %sok%s  %lld ms  %lld in / %lld out tokens  \"%.60s\"\n",
                    out_c(C_GREEN), out_c(C_RESET),
                    json_integer_value(json_object_get(p, "latency_ms")),
                    json_integer_value(json_object_get(p, "input_tokens")),
                    json_integer_value(json_object_get(p, "output_tokens")),
-                   json_string_value(json_object_get(p, "reply")));
+                   out_safe(json_string_value(json_object_get(p, "reply"))));
     }
 }
 
@@ -130,7 +131,7 @@ static int list(const up_config *cfg)
         json_decref(a);
     }
     for (size_t i = 0; !rc && !json && i < n; i++)
-        printf("%s\n", ids[i]);
+        printf("%s\n", out_safe(ids[i]));
     up_strv_free(ids);
     up_strv_free(headers);
     up_model_release(&m);

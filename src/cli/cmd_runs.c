@@ -34,16 +34,28 @@ static const struct cmd_spec spec = {
     0,
     0};
 
-static int show(const up_run_record *runs, size_t n)
+static int show(const up_run_record *runs, size_t n, char *const *skipped)
 {
     up_compare *v = NULL;
     size_t nv = 0;
 
     up_store_compare(&v, &nv, runs, n, skills.v, skills.n, models.v, models.n,
                      best);
-    runs_print(v, nv, n, !strcmp(metric, "tokens"), json);
+    runs_print(v, nv, n, !strcmp(metric, "tokens"), json, skipped);
     free(v);
     return 0;
+}
+
+/* Corrupt run files are left out of the results, never silently. */
+static void warn_skipped(char *const *skipped)
+{
+    size_t k = 0;
+
+    for (; skipped && skipped[k]; k++)
+        out_warn("skipped %s", skipped[k]);
+    if (k)
+        out_warn("%zu run file%s could not be read and %s left out", k,
+                 k == 1 ? "" : "s", k == 1 ? "is" : "are");
 }
 
 int cmd_runs(int argc, char **argv)
@@ -51,6 +63,7 @@ int cmd_runs(int argc, char **argv)
     char **args = NULL;
     int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
     up_run_record *runs = NULL;
+    char **skipped = NULL;
     size_t n = 0;
     up_error err;
 
@@ -69,19 +82,21 @@ int cmd_runs(int argc, char **argv)
         rc = EXIT_INPUT;
         goto out;
     }
-    rc = up_store_load(&runs, &n, NULL, dir, &err);
+    rc = up_store_load(&runs, &n, &skipped, dir, &err);
+    warn_skipped(skipped);
     if (!rc && csv) {
         rc = up_store_csv(csv, runs, n, skills.v, skills.n, models.v, models.n,
                           &err);
         if (!rc)
-            printf("Summary written to %s\n", csv);
+            printf("Summary written to %s\n", out_safe(csv));
     } else if (!rc) {
-        rc = show(runs, n);
+        rc = show(runs, n, skipped);
     }
     if (rc < 0)
         rc = out_fail(&err);
 out:
     up_store_free(runs, n);
+    up_strv_free(skipped);
     strlist_release(&skills);
     strlist_release(&models);
     free(args);

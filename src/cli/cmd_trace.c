@@ -43,9 +43,9 @@ static void usage(FILE *fp)
 static void print_text(const up_trace *t, const up_buf *text,
                        const up_trace_stats *st)
 {
-    printf("%sTrace: %s (%s)%s\n\n", out_c(C_DIM), t->name,
+    printf("%sTrace: %s (%s)%s\n\n", out_c(C_DIM), out_safe(t->name),
            up_trace_format_name(t->format), out_c(C_RESET));
-    fputs(text->data, stdout);
+    out_text(stdout, text->data);
     printf("\n%s~%zu tokens, %zu of %zu events kept%s (budget %zu; ~%zu "
            "tokens before fitting)\n",
            out_c(C_BOLD), st->tokens_after, st->events_kept, st->events_total,
@@ -87,11 +87,6 @@ static int summarize(int argc, char **argv)
     up_trace_init(&t);
     if (rc) {
         rc = rc < 0 ? EXIT_USAGE : EXIT_OK;
-        goto out;
-    }
-    if (budget < 1) {
-        out_error("--budget must be at least 1 token");
-        rc = EXIT_USAGE;
         goto out;
     }
     rc = up_trace_load(&t, args[0], &err);

@@ -39,11 +39,11 @@ static void print_finding(const up_vfinding *f)
 {
     enum color c = f->sev == UP_V_ERROR ? C_RED : C_YELLOW;
 
-    printf("%s%s", out_c(C_BOLD), f->file);
+    printf("%s%s", out_c(C_BOLD), out_safe(f->file));
     if (f->line)
         printf(":%d", f->line);
     printf(":%s %s%s%s: %s\n", out_c(C_RESET), out_c(c),
-           up_validate_sev_name(f->sev), out_c(C_RESET), f->msg);
+           up_validate_sev_name(f->sev), out_c(C_RESET), out_safe(f->msg));
 }
 
 static void print_text(const up_vreport *r)

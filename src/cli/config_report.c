@@ -176,7 +176,7 @@ static void print_names(const json_t *a)
         printf("(none)");
     json_array_foreach(a, i, x)
     {
-        printf("%s%s", i ? ", " : "", json_string_value(x));
+        printf("%s%s", i ? ", " : "", out_safe(json_string_value(x)));
     }
 }
 
@@ -189,7 +189,7 @@ static void print_fields(const json_t *o)
 
     json_object_foreach((json_t *)o, k, x)
     {
-        printf("%s%s %g", first ? "" : ", ", k, json_number_value(x));
+        printf("%s%s %g", first ? "" : ", ", out_safe(k), json_number_value(x));
         first = 0;
     }
 }
@@ -202,7 +202,7 @@ static void print_value(const json_t *e)
     if (json_is_null(v)) {
         printf("(unset)");
     } else if (json_is_string(v)) {
-        printf("%s", json_string_value(v));
+        printf("%s", out_safe(json_string_value(v)));
     } else if (json_is_real(v)) {
         printf("%g", json_real_value(v));
     } else if (json_is_array(v)) {
@@ -211,16 +211,16 @@ static void print_value(const json_t *e)
         print_fields(v);
     } else {
         s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-        printf("%s", s);
+        printf("%s", out_safe(s));
         free(s);
     }
     if ((x = json_object_get(e, "resolved")))
-        printf(" -> %s", json_string_value(x));
+        printf(" -> %s", out_safe(json_string_value(x)));
     if ((x = json_object_get(e, "error")))
-        printf(" -> %serror: %s%s", out_c(C_RED), json_string_value(x),
-               out_c(C_RESET));
+        printf(" -> %serror: %s%s", out_c(C_RED),
+               out_safe(json_string_value(x)), out_c(C_RESET));
     if ((x = json_object_get(e, "key")))
-        printf(": %s", json_string_value(x));
+        printf(": %s", out_safe(json_string_value(x)));
 }
 
 static void print_section(const json_t *obj, const char *title)
@@ -232,7 +232,7 @@ static void print_section(const json_t *obj, const char *title)
         printf("\n%s:\n", title);
     json_object_foreach((json_t *)obj, name, e)
     {
-        printf("%s%-36s ", title ? "  " : "", name);
+        printf("%s%-36s ", title ? "  " : "", out_safe(name));
         print_value(e);
         printf("  %s[%s]%s\n", out_c(C_DIM),
                json_string_value(json_object_get(e, "source")), out_c(C_RESET));
@@ -245,9 +245,9 @@ void config_report_text(const up_config *cfg, const json_t *doc)
         printf("config file: defaults (no config file found)\n\n");
     else if (!cfg->path_exists)
         printf("config file: %s (%s; file missing, using defaults)\n\n",
-               cfg->path, cfg->why);
+               out_safe(cfg->path), cfg->why);
     else
-        printf("config file: %s (%s)\n\n", cfg->path, cfg->why);
+        printf("config file: %s (%s)\n\n", out_safe(cfg->path), cfg->why);
     print_section(json_object_get(doc, "settings"), NULL);
     print_section(json_object_get(doc, "aliases"),
                   "aliases from the config (built-in ones: docs/models.md)");

@@ -29,7 +29,7 @@ static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
         if (strcmp(p->models[j->model], s->model))
             continue;
         printf("  %zu.%d %-8s %-40.40s %s%s%s%s%s%s\n", j->kase + 1, j->repeat,
-               j->arm == UP_ARM_SKILL ? "skill" : "base", in ? in : "",
+               j->arm == UP_ARM_SKILL ? "skill" : "base", out_safe(in),
                out_c(j->passed ? C_GREEN : C_RED), j->passed ? "OK" : "FAIL",
                out_c(C_RESET), out_c(C_DIM), j->from_cache ? " (cached)" : "",
                out_c(C_RESET));
@@ -108,7 +108,7 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
     const up_arm_totals *w = &s->arm[UP_ARM_SKILL];
     char tail[64] = "";
 
-    printf("\n%s%s%s  (skill ~%zu tokens)\n", out_c(C_BOLD), s->model,
+    printf("\n%s%s%s  (skill ~%zu tokens)\n", out_c(C_BOLD), out_safe(s->model),
            out_c(C_RESET), s->skill_tokens);
     if (verbose)
         verbose_cases(p, s);
@@ -294,14 +294,14 @@ void eval_report_attempt(void *ud, const up_http_attempt *at)
     if (at->code == 0 && at->attempt == 1)
         return;
     fprintf(stderr, "  attempt %d/%d %s: %s%s", at->attempt, at->max_attempts,
-            at->target, at->code ? up_strerror(at->code) : "ok",
+            out_safe(at->target), at->code ? up_strerror(at->code) : "ok",
             at->error ? " (" : "");
     if (at->error)
-        fprintf(stderr, "%s)", at->error);
+        fprintf(stderr, "%s)", out_safe(at->error));
     if (at->status)
         fprintf(stderr, " HTTP %ld", at->status);
     if (at->delay_ms >= 0)
         fprintf(stderr, ", retry in %ld ms%s%s", at->delay_ms,
-                at->why ? " by " : "", at->why ? at->why : "");
+                at->why ? " by " : "", at->why ? out_safe(at->why) : "");
     fputc('\n', stderr);
 }

@@ -16,10 +16,14 @@
 
 /* ---- progress --------------------------------------------------------- */
 
+/* Teacher replies, trace text and messages: outside text, escaped. */
 static void print_lines(const char *text, enum color col)
 {
-    const char *p = text;
+    up_buf safe = UP_BUF_INIT;
+    const char *p;
 
+    up_esc_ctrl(&safe, text, text ? strlen(text) : 0, UP_ESC_MULTILINE);
+    p = safe.data;
     while (p && *p) {
         const char *nl = strchr(p, '\n');
         int n = nl ? (int)(nl - p) : (int)strlen(p);
@@ -27,6 +31,7 @@ static void print_lines(const char *text, enum color col)
         fprintf(stderr, "    %s%.*s%s\n", out_c(col), n, p, out_c(C_RESET));
         p = nl ? nl + 1 : NULL;
     }
+    up_buf_release(&safe);
 }
 
 static void ev_skill(const up_gen_event *ev)
@@ -34,12 +39,13 @@ static void ev_skill(const up_gen_event *ev)
     const up_gen *g = ev->gen;
 
     if (!strcmp(ev->detail, "improve"))
-        fprintf(stderr, "Improving %s with %s...\n", g->source.name, ev->model);
+        fprintf(stderr, "Improving %s with %s...\n", out_safe(g->source.name),
+                out_safe(ev->model));
     else if (!strcmp(ev->detail, "trace"))
         fprintf(stderr, "Generating skill from trace: %s with %s...\n",
-                g->o->from, ev->model);
+                out_safe(g->o->from), out_safe(ev->model));
     else
-        fprintf(stderr, "Generating skill with %s...\n", ev->model);
+        fprintf(stderr, "Generating skill with %s...\n", out_safe(ev->model));
 }
 
 static void ev_tests(const up_gen_event *ev)
@@ -47,7 +53,8 @@ static void ev_tests(const up_gen_event *ev)
     const up_gen *g = ev->gen;
 
     if (!ev->detail)
-        fprintf(stderr, "Generating test cases with %s...\n", ev->model);
+        fprintf(stderr, "Generating test cases with %s...\n",
+                out_safe(ev->model));
     else if (!strcmp(ev->detail, "reused"))
         fprintf(stderr, "Reusing %zu test case(s) from skill_meta.json\n",
                 g->suite.ncases);
@@ -70,7 +77,7 @@ static void ev_attempt(const up_gen_event *ev)
         render_pct(w, sizeof(w), s->arm[UP_ARM_SKILL].rate.rate);
         render_lift(l, sizeof(l), s->cmp.lift.diff);
         fprintf(stderr, "  %-8s %s: %s -> %s (%s)\n", m ? "student" : "teacher",
-                s->model, b, w, l);
+                out_safe(s->model), b, w, l);
     }
     fprintf(stderr, "  teacher: %s\n", up_gen_teacher_label(a->teacher));
     fprintf(stderr, "  %s%s%s\n", out_c(a->good ? C_GREEN : C_YELLOW),
@@ -82,7 +89,7 @@ void gen_report_event(void *ud, const up_gen_event *ev)
     (void)ud;
     switch (ev->stage) {
     case UP_GEN_EV_TRACE:
-        fprintf(stderr, "Read trace %s:\n", ev->gen->o->from);
+        fprintf(stderr, "Read trace %s:\n", out_safe(ev->gen->o->from));
         print_lines(ev->detail, C_DIM);
         break;
     case UP_GEN_EV_SKILL:
@@ -112,7 +119,7 @@ void gen_report_event(void *ud, const up_gen_event *ev)
     case UP_GEN_EV_STOP:
         /* an interrupt is said once, by the error line */
         if (ev->gen->stop != UP_GEN_STOP_INTERRUPTED)
-            fprintf(stderr, "Stopped: %s\n", ev->detail);
+            fprintf(stderr, "Stopped: %s\n", out_safe(ev->detail));
         break;
     }
 }
@@ -120,16 +127,17 @@ void gen_report_event(void *ud, const up_gen_event *ev)
 void gen_report_plan(const up_gen *g)
 {
     fprintf(stderr, "%sResolved model plan:%s\n", out_c(C_DIM), out_c(C_RESET));
-    fprintf(stderr, "  Skill Generation Model: %s\n", g->models[0].resolved);
+    fprintf(stderr, "  Skill Generation Model: %s\n",
+            out_safe(g->models[0].resolved));
     if (!g->o->no_eval) {
         fprintf(stderr, "  Test Generation Model: %s\n",
-                g->test_model.resolved);
+                out_safe(g->test_model.resolved));
         fprintf(stderr, "  Evaluation Model (teacher): %s\n",
-                g->models[0].resolved);
+                out_safe(g->models[0].resolved));
     }
     for (size_t i = 1; !g->o->no_eval && i < g->nmodels; i++)
         fprintf(stderr, "  Evaluation Model (student, drives refinement): %s\n",
-                g->models[i].resolved);
+                out_safe(g->models[i].resolved));
 }
 
 /* ---- the report ------------------------------------------------------- */
@@ -143,9 +151,9 @@ static void files(const up_skill *s)
         const up_skill_file *f = &s->files[i];
 
         if (!strncmp(f->path, "scripts/", 8))
-            printf("  %-28s (exec only)\n", f->path);
+            printf("  %-28s (exec only)\n", out_safe(f->path));
         else
-            printf("  %-28s ~%zu tokens\n", f->path,
+            printf("  %-28s ~%zu tokens\n", out_safe(f->path),
                    up_tokens_estimate(f->data, f->len));
     }
 }
@@ -161,7 +169,7 @@ static void side_by_side(const up_gen *g, const up_gen_attempt *a)
         render_pct(b, sizeof(b), s->arm[UP_ARM_BASELINE].rate.rate);
         render_pct(w, sizeof(w), s->arm[UP_ARM_SKILL].rate.rate);
         render_lift(l, sizeof(l), s->cmp.lift.diff);
-        printf("  %-34.34s %-8s %8s %10s %6s  %s\n", s->model,
+        printf("  %-34.34s %-8s %8s %10s %6s  %s\n", out_safe(s->model),
                m ? "student" : "teacher", b, w, l,
                up_stats_verdict_label(s->cmp.verdict));
     }
@@ -195,8 +203,8 @@ static void cost_line(const char *role, const char *unit, const up_gen_cost *c)
 
     render_thousands(in, sizeof(in), c->usage.input);
     render_thousands(out, sizeof(out), c->usage.output);
-    printf("    %-34.34s %5d %-15s %s -> %s tokens%s", role, c->calls, unit, in,
-           out, c->usage.estimated ? " (estimated)" : "");
+    printf("    %-34.34s %5d %-15s %s -> %s tokens%s", out_safe(role), c->calls,
+           unit, in, out, c->usage.estimated ? " (estimated)" : "");
     if (c->cost_usd >= 0)
         printf(", $%.4f", c->cost_usd);
     printf("\n");
@@ -226,8 +234,8 @@ void gen_report_text(const up_gen *g)
     const up_gen_attempt *a = &g->attempts[g->best];
     const up_skill *s = &a->skill;
 
-    printf("\n  %s%s%s\n  %s\n\n", out_c(C_BOLD), s->name, out_c(C_RESET),
-           s->description);
+    printf("\n  %s%s%s\n  %s\n\n", out_c(C_BOLD), out_safe(s->name),
+           out_c(C_RESET), out_safe(s->description));
     files(s);
     if (a->evaluated) {
         side_by_side(g, a);
@@ -240,13 +248,13 @@ void gen_report_text(const up_gen *g)
         printf("\n  %s%zu validation error(s), %zu warning(s): run 'upskill "
                "validate %s'%s\n",
                out_c(C_YELLOW), g->saved.nerrors, g->saved.nwarnings,
-               g->output.data, out_c(C_RESET));
-    printf("\nSaved to %s", g->output.data);
+               out_safe(g->output.data), out_c(C_RESET));
+    printf("\nSaved to %s", out_safe(g->output.data));
     if (g->suite.ncases)
         printf(" (%zu test case(s) in skill_meta.json)", g->suite.ncases);
     printf("\n");
     if (g->batch_dir.len)
-        printf("Run log: %s\n", g->batch_dir.data);
+        printf("Run log: %s\n", out_safe(g->batch_dir.data));
 }
 
 /* ---- --json ----------------------------------------------------------- */

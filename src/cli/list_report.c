@@ -34,17 +34,16 @@ static void node(struct tree *t, int depth, enum color color, const char *fmt,
 static void node(struct tree *t, int depth, enum color color, const char *fmt,
                  ...)
 {
-    up_buf b = UP_BUF_INIT;
+    up_buf b = UP_BUF_INIT, safe = UP_BUF_INIT;
     va_list ap;
 
     va_start(ap, fmt);
     up_buf_vaddf(&b, fmt, ap);
     va_end(ap);
-    for (size_t i = 0; i < b.len; i++) /* no terminal escapes from names */
-        if ((unsigned char)b.data[i] < 0x20 || b.data[i] == 0x7f)
-            b.data[i] = '?';
+    up_esc_ctrl(&safe, b.data, b.len, 0); /* names and paths are outside */
+    up_buf_release(&b);
     UP_GROW(t->v, t->cap, t->n + 1);
-    t->v[t->n++] = (struct tnode){depth, color, up_buf_detach(&b)};
+    t->v[t->n++] = (struct tnode){depth, color, up_buf_detach(&safe)};
 }
 
 /* text on one line, cut after max characters (not bytes) with "...". */
@@ -140,7 +139,7 @@ void list_print_tree(const up_catalog *l, const char *dir, int verbose)
 
     for (size_t i = 0; i < l->n; i++)
         add_skill(&t, &l->v[i], verbose);
-    printf("%sSkills in %s%s\n", out_c(C_BOLD), dir, out_c(C_RESET));
+    printf("%sSkills in %s%s\n", out_c(C_BOLD), out_safe(dir), out_c(C_RESET));
     tree_print(&t);
     printf("\n%s%zu skill%s", out_c(C_DIM), l->n, l->n == 1 ? "" : "s");
     if (l->failed)

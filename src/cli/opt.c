@@ -2,7 +2,9 @@
  * Table-driven option parsing.  Each command declares a static table of
  * struct opt; the same table parses argv and prints --help, so the two
  * cannot drift apart.  GNU-style: options and positionals may mix, "--"
- * ends options, "--name=value" and "-xVALUE" are accepted.
+ * ends options, "--name=value" and "-xVALUE" are accepted.  A number
+ * outside its option's range (the ranges table) is a usage error at parse
+ * time, before any command runs.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +19,33 @@ static const struct opt common[] = {
     {0, "no-color", OPT_FLAG, NULL, NULL, "never use colour"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
+
+/*
+ * Allowed values of the numeric options, by command (NULL: any command)
+ * and long name; the first matching row wins.  Defaults set by a command
+ * before parsing (-1 for "no gate") are not checked, only given values.
+ */
+static const struct opt_range {
+    const char *cmd;  /* command name, or NULL for every command */
+    const char *name; /* long option name */
+    double min, max;  /* inclusive */
+} ranges[] = {
+    {"generate", "runs", 1, 100},      {"generate", "max-refine", 1, 20},
+    {"generate", "min-tests", 1, 100}, {"generate", "max-tests", 1, 100},
+    {NULL, "runs", 1, 1000},           {NULL, "jobs", 1, 10000},
+    {NULL, "fail-under", 0, 1},        {NULL, "budget", 1, 1e9},
+    {NULL, "older-than", 0, 36500},
+};
+
+static const struct opt_range *find_range(const struct cmd_spec *spec,
+                                          const struct opt *o)
+{
+    for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+        if ((!ranges[i].cmd || !strcmp(ranges[i].cmd, spec->name)) &&
+            !strcmp(ranges[i].name, o->longname))
+            return &ranges[i];
+    return NULL;
+}
 
 void strlist_release(struct strlist *l)
 {
@@ -57,25 +86,39 @@ static int usage_err(const struct cmd_spec *spec, const char *fmt, ...)
     return -1;
 }
 
+/* "--jobs expects a whole number from 1 to 10000, got '0'" */
+static int range_err(const struct cmd_spec *spec, const struct opt *o,
+                     const struct opt_range *r, const char *val)
+{
+    return usage_err(spec, "--%s expects a %s from %.15g to %.15g, got '%s'",
+                     o->longname,
+                     o->kind == OPT_INT ? "whole number" : "number", r->min,
+                     r->max, out_safe(val));
+}
+
 static int set_number(const struct cmd_spec *spec, const struct opt *o,
                       const char *val)
 {
+    const struct opt_range *r = find_range(spec, o);
     char *end = NULL;
+    double v;
 
     errno = 0;
     if (o->kind == OPT_INT) {
-        long v = strtol(val, &end, 10);
+        long l = strtol(val, &end, 10);
 
         if (errno || end == val || *end)
             return usage_err(spec, "--%s expects a whole number", o->longname);
-        *(long *)o->value = v;
+        *(long *)o->value = l;
+        v = (double)l;
     } else {
-        double v = strtod(val, &end);
-
+        v = strtod(val, &end);
         if (errno || end == val || *end || !isfinite(v))
             return usage_err(spec, "--%s expects a number", o->longname);
         *(double *)o->value = v;
     }
+    if (r && (v < r->min || v > r->max))
+        return range_err(spec, o, r, val);
     return 0;
 }
 
@@ -118,18 +161,18 @@ static int parse_one(const struct cmd_spec *spec, int argc, char **argv, int *i)
         if (!o)
             o = find_long(common, a + 2, len);
         if (!o)
-            return usage_err(spec, "unknown option '%s'", a);
+            return usage_err(spec, "unknown option '%s'", out_safe(a));
         if (eq && o->kind == OPT_FLAG)
-            return usage_err(spec, "option '%s' takes no value", a);
+            return usage_err(spec, "option '%s' takes no value", out_safe(a));
         val = eq ? eq + 1 : NULL;
     } else {
         o = find_short(spec->opts, a[1]);
         if (!o)
             o = find_short(common, a[1]);
         if (!o)
-            return usage_err(spec, "unknown option '%s'", a);
+            return usage_err(spec, "unknown option '%s'", out_safe(a));
         if (o->kind == OPT_FLAG && a[2])
-            return usage_err(spec, "unknown option '%s'", a);
+            return usage_err(spec, "unknown option '%s'", out_safe(a));
         val = a[2] ? a + 2 : NULL;
     }
     if (o->kind != OPT_FLAG && !val) {

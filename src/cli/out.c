@@ -2,6 +2,11 @@
  * Terminal output: colour only on a TTY (NO_COLOR and --no-color win),
  * error and warning lines in one format, and a final check that stdout
  * was really written (so `upskill list > /dev/full` fails loudly).
+ *
+ * Text from outside (model output, file and skill names, trace content,
+ * run files) reaches the terminal only through out_safe / out_text or an
+ * error or warning line, all of which write control characters as \xNN
+ * (upskill/esc.h), so no escape sequence in it acts on the terminal.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -45,11 +50,39 @@ int out_err_is_tty(void)
     return isatty(STDERR_FILENO);
 }
 
+/* Escaped copies handed out by out_safe, reused round robin. */
+#define SAFE_RING 8
+static up_buf safe_ring[SAFE_RING];
+static size_t safe_next;
+
+const char *out_safe(const char *s)
+{
+    up_buf *b = &safe_ring[safe_next++ % SAFE_RING];
+
+    up_buf_reset(b);
+    up_esc_ctrl(b, s, s ? strlen(s) : 0, 0);
+    return b->data;
+}
+
+void out_text(FILE *fp, const char *s)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_esc_ctrl(&b, s, s ? strlen(s) : 0, UP_ESC_MULTILINE);
+    fwrite(b.data, 1, b.len, fp);
+    up_buf_release(&b);
+}
+
+/* Messages quote file names, model replies and server bodies: escape all. */
 static void vsay(const char *kind, const char *fmt, va_list ap)
 {
-    fprintf(stderr, "upskill: %s: ", kind);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    up_buf msg = UP_BUF_INIT, safe = UP_BUF_INIT;
+
+    up_buf_vaddf(&msg, fmt, ap);
+    up_esc_ctrl(&safe, msg.data, msg.len, 0);
+    fprintf(stderr, "upskill: %s: %s\n", kind, safe.data);
+    up_buf_release(&msg);
+    up_buf_release(&safe);
 }
 
 void out_error(const char *fmt, ...)
@@ -78,6 +111,8 @@ int out_fail(const up_error *err)
 
 int out_finish(void)
 {
+    for (size_t i = 0; i < SAFE_RING; i++)
+        up_buf_release(&safe_ring[i]);
     if (fflush(stdout) == 0 && !ferror(stdout))
         return 0;
     out_error("cannot write to standard output: %s",
@@ -85,8 +120,23 @@ int out_finish(void)
     return 1;
 }
 
+/*
+ * jansson escapes C0 controls but passes DEL and the C1 controls; in JSON
+ * text these can only stand inside strings, where \u00NN means the same.
+ */
 void out_json(void *json)
 {
-    json_dumpf(json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    const unsigned char *p = (const unsigned char *)s;
+
+    for (; p && *p; p++) {
+        if (*p == 0x7F)
+            fputs("\\u007F", stdout);
+        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+            printf("\\u%04X", *++p);
+        else
+            fputc(*p, stdout);
+    }
     fputc('\n', stdout);
+    free(s);
 }

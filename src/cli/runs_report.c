@@ -15,7 +15,7 @@ static void block(const up_compare *c, const char *label, int tokens)
     double m =
         c->with_tokens > c->base_tokens ? c->with_tokens : c->base_tokens;
 
-    printf("%s%s%s\n", out_c(C_BOLD), label, out_c(C_RESET));
+    printf("%s%s%s\n", out_c(C_BOLD), out_safe(label), out_c(C_RESET));
     if (!tokens) {
         if (c->has_baseline)
             render_arm(stdout, "baseline", c->base_rate, NULL);
@@ -102,11 +102,14 @@ static void matrix(const up_compare *v, size_t n, int tokens)
     const char **ss = up_xcalloc(n, sizeof(*ss));
     size_t nm = distinct_list(ms + 1, v, n, 1), ns = distinct_list(ss, v, n, 0);
     char **cells = up_xcalloc(ns * (nm + 1), sizeof(*cells));
+    char **head = up_xcalloc(nm + 1, sizeof(*head));
 
     qsort(ms + 1, nm, sizeof(*ms), up_strptr_cmp);
-    ms[0] = "skill";
+    head[0] = up_xstrdup("skill");
+    for (size_t c = 1; c <= nm; c++) /* names come from run files */
+        head[c] = up_xstrdup(out_safe(ms[c]));
     for (size_t r = 0; r < ns; r++) {
-        cells[r * (nm + 1)] = up_xstrdup(ss[r]);
+        cells[r * (nm + 1)] = up_xstrdup(out_safe(ss[r]));
         for (size_t c = 0; c < nm; c++) {
             char *x = NULL;
 
@@ -118,17 +121,21 @@ static void matrix(const up_compare *v, size_t n, int tokens)
         }
     }
     printf("%sSkill Performance Matrix%s\n", out_c(C_BOLD), out_c(C_RESET));
-    render_table(stdout, ms, (const char *const *)cells, nm + 1, ns);
+    render_table(stdout, (const char *const *)head, (const char *const *)cells,
+                 nm + 1, ns);
     for (size_t i = 0; i < ns * (nm + 1); i++)
         free(cells[i]);
+    for (size_t i = 0; i <= nm; i++)
+        free(head[i]);
+    free(head);
     free(cells);
     free(ms);
     free(ss);
 }
 
-static void print_json(const up_compare *v, size_t n)
+static void print_json(const up_compare *v, size_t n, char *const *skipped)
 {
-    json_t *a = json_array();
+    json_t *a = json_array(), *s = json_array(), *doc;
 
     for (size_t i = 0; i < n; i++)
         json_array_append_new(
@@ -141,15 +148,19 @@ static void print_json(const up_compare *v, size_t n)
                 "with_skill_tokens", v[i].with_tokens, "baseline_tokens",
                 v[i].has_baseline ? json_real(v[i].base_tokens) : json_null(),
                 "runs", (json_int_t)v[i].nruns));
-    out_json(a);
-    json_decref(a);
+    for (; skipped && *skipped; skipped++)
+        json_array_append_new(s, json_string(*skipped));
+    doc = json_pack("{s:o, s:I, s:o}", "results", a, "skipped_files",
+                    (json_int_t)json_array_size(s), "skipped", s);
+    out_json(doc);
+    json_decref(doc);
 }
 
 void runs_print(const up_compare *v, size_t nv, size_t nruns, int tokens,
-                int json)
+                int json, char *const *skipped)
 {
     if (json)
-        print_json(v, nv);
+        print_json(v, nv, skipped);
     else if (!nv)
         printf("%s\n", nruns ? "No results match the specified filters."
                              : "No eval results found. Run 'upskill eval "
@@ -158,7 +169,7 @@ void runs_print(const up_compare *v, size_t nv, size_t nruns, int tokens,
         int one_skill = distinct(v, nv, 0) == 1;
 
         printf("%sEvaluation History: %s%s\n", out_c(C_BLUE),
-               one_skill ? v[0].skill : v[0].model, out_c(C_RESET));
+               out_safe(one_skill ? v[0].skill : v[0].model), out_c(C_RESET));
         for (size_t i = 0; i < nv; i++)
             block(&v[i], one_skill ? v[i].model : v[i].skill, tokens);
     } else {

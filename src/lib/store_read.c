@@ -1,7 +1,10 @@
 /*
  * Reading the run store back: loading run results (ours or upstream's),
- * pairing with-skill runs with their baselines, and the CSV export.
+ * pairing with-skill runs with their baselines, and the CSV export.  A
+ * file that cannot be read is skipped with a message saying which and why,
+ * never silently: the caller decides how to show them.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,16 +54,35 @@ static void record_from_json(up_run_record *r, const json_t *o)
 
 struct loader {
     up_run_record *v;
-    size_t n, cap, nwarn;
+    size_t n, cap;
+    char **warn; /* one message per skipped file or record */
+    size_t nwarn, wcap;
 };
 
+static void skipped(struct loader *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void skipped(struct loader *l, const char *fmt, ...)
+{
+    up_buf b = UP_BUF_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    up_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    UP_GROW(l->warn, l->wcap, l->nwarn + 2);
+    l->warn[l->nwarn++] = up_buf_detach(&b);
+    l->warn[l->nwarn] = NULL;
+}
+
+/* where names the record for a message: a file, or an entry of one. */
 static up_run_record *add_record(struct loader *l, const json_t *o,
-                                 const char *batch)
+                                 const char *batch, const char *where)
 {
     up_run_record *r;
 
     if (!json_is_object(o)) {
-        l->nwarn++;
+        skipped(l, "%s: expected a run result object", where);
         return NULL;
     }
     UP_GROW(l->v, l->cap, l->n + 1);
@@ -71,18 +93,32 @@ static up_run_record *add_record(struct loader *l, const json_t *o,
     return r;
 }
 
+/*
+ * A batch without batch_summary.json (interrupted, or upstream's) is read
+ * from its run files quietly; one that has a broken summary is too, but
+ * the summary is reported.
+ */
 static int load_summary(struct loader *l, const char *dir, const char *batch)
 {
-    up_buf path = UP_BUF_INIT;
+    up_buf path = UP_BUF_INIT, where = UP_BUF_INIT;
     json_t *o = NULL, *results, *item, *kept;
+    up_error err;
     size_t i;
 
     up_fs_join(&path, dir, "batch_summary.json");
-    up_json_load_file(&o, path.data, NULL);
-    up_buf_release(&path);
+    if (!up_fs_exists(path.data)) {
+        up_buf_release(&path);
+        return -1;
+    }
+    if (up_json_load_file(&o, path.data, &err))
+        skipped(l, "%s (its run files are read instead)", err.msg);
     results = json_object_get(o, "results");
+    if (o && !json_is_array(results))
+        skipped(l, "'%s': no \"results\" list (its run files are read instead)",
+                path.data);
     if (!json_is_array(results)) {
         json_decref(o);
+        up_buf_release(&path);
         return -1;
     }
     kept = json_object_get(
@@ -90,7 +126,11 @@ static int load_summary(struct loader *l, const char *dir, const char *batch)
         "kept_attempt");
     json_array_foreach(results, i, item)
     {
-        up_run_record *r = add_record(l, item, batch);
+        up_run_record *r;
+
+        up_buf_reset(&where);
+        up_buf_addf(&where, "'%s': results[%zu]", path.data, i);
+        r = add_record(l, item, batch, where.data);
 
         /* generate logs every attempt; only the kept one speaks for it */
         if (r && json_is_integer(kept) && r->attempt > 0 &&
@@ -98,6 +138,8 @@ static int load_summary(struct loader *l, const char *dir, const char *batch)
             r->superseded = 1;
     }
     json_decref(o);
+    up_buf_release(&path);
+    up_buf_release(&where);
     return 0;
 }
 
@@ -126,26 +168,30 @@ static void load_runs(struct loader *l, const char *dir, const char *batch)
         return;
     qsort(names, n, sizeof(*names), cmp_run_names);
     for (size_t i = 0; i < n; i++) {
-        up_buf path = UP_BUF_INIT;
+        up_buf path = UP_BUF_INIT, where = UP_BUF_INIT;
         json_t *o = NULL;
+        up_error err;
 
         if (run_num(names[i]) < 0)
             continue;
         up_buf_addf(&path, "%s/%s/run_result.json", dir, names[i]);
-        if (up_json_load_file(&o, path.data, NULL) == 0)
-            add_record(l, o, batch);
-        else
-            l->nwarn++;
+        if (up_json_load_file(&o, path.data, &err) == 0) {
+            up_buf_addf(&where, "'%s'", path.data);
+            add_record(l, o, batch, where.data);
+        } else {
+            skipped(l, "%s", err.msg);
+        }
         json_decref(o);
+        up_buf_release(&where);
         up_buf_release(&path);
     }
     up_strv_free(names);
 }
 
-int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
+int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
                   const char *runs_dir, up_error *err)
 {
-    struct loader l = {NULL, 0, 0, 0};
+    struct loader l = {NULL, 0, 0, NULL, 0, 0};
     char **names = NULL;
     int rc = up_fs_list(&names, NULL, runs_dir, err);
 
@@ -162,8 +208,12 @@ int up_store_load(up_run_record **runs, size_t *n, size_t *nwarn,
     up_strv_free(names);
     *runs = l.v;
     *n = l.n;
-    if (nwarn)
-        *nwarn = l.nwarn;
+    if (!l.warn)
+        l.warn = up_xcalloc(1, sizeof(*l.warn));
+    if (skipped_files)
+        *skipped_files = l.warn;
+    else
+        up_strv_free(l.warn);
     return 0;
 }
 

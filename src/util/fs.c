@@ -42,6 +42,16 @@ static int read_fd(up_buf *out, int fd, const char *path, size_t max,
     return 0;
 }
 
+/* What a file that is neither regular nor a folder is, for messages. */
+static const char *odd_kind(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+                         : "not a regular file";
+}
+
 int up_fs_read(up_buf *out, const char *path, size_t max, up_error *err)
 {
     struct stat st;
@@ -56,9 +66,9 @@ int up_fs_read(up_buf *out, const char *path, size_t max, up_error *err)
     }
     if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
         close(fd);
-        return up_error_set(err, UP_EPARSE, "'%s': %s, expected a file", path,
-                            S_ISDIR(st.st_mode) ? "is a directory"
-                                                : "not a regular file");
+        return up_error_set(err, UP_EPARSE, "'%s' is %s, not a file", path,
+                            S_ISDIR(st.st_mode) ? "a directory"
+                                                : odd_kind(st.st_mode));
     }
     if ((size_t)st.st_size > max) {
         close(fd);
@@ -170,6 +180,26 @@ int up_fs_is_file(const char *path)
     struct stat st;
 
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int up_fs_exists(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0;
+}
+
+int up_fs_check_input(const char *path, up_error *err)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return up_error_set(err, UP_ENOTFOUND, "'%s': no such file or folder",
+                            path);
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return 0;
+    return up_error_set(err, UP_EPARSE, "'%s' is %s, not a file or folder",
+                        path, odd_kind(st.st_mode));
 }
 
 void up_fs_join(up_buf *out, const char *a, const char *b)

@@ -57,7 +57,8 @@ Test(store, write_load_compare_csv)
            text = UP_BUF_INIT;
     up_run_record w[2], *got = NULL;
     up_compare *cmp = NULL;
-    size_t n = 0, ncmp = 0, nwarn = 0;
+    size_t n = 0, ncmp = 0;
+    char **skipped = NULL;
     up_error err;
 
     cr_assert_eq(up_store_batch_new(&dir, &id, root, &err), 0);
@@ -67,8 +68,10 @@ Test(store, write_load_compare_csv)
         cr_assert_eq(up_store_run_write(dir.data, &w[i], &err), 0, "%s",
                      err.msg);
     /* Without a summary the loader falls back to run_N/run_result.json. */
-    cr_assert_eq(up_store_load(&got, &n, &nwarn, root, &err), 0);
+    cr_assert_eq(up_store_load(&got, &n, &skipped, root, &err), 0);
     cr_assert_eq(n, 2);
+    cr_assert_null(skipped[0], "%s", skipped[0]);
+    up_strv_free(skipped);
     cr_assert_str_eq(got[1].run_type, "with_skill");
     cr_assert_eq(got[1].assertions_passed, 4);
     up_store_compare(&cmp, &ncmp, got, n, NULL, 0, NULL, 0, 0);
