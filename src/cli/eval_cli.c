@@ -104,15 +104,15 @@ static int open_batch(struct ctx *c, const struct eval_args *a)
         rc = up_journal_replay(&c->plan, c->batch_dir.data, &restored, &c->err);
         if (!rc && !a->json)
             fprintf(stderr, "resuming %s: %zu of %zu jobs already done\n",
-                    out_safe(c->batch_id.data), restored, c->plan.njobs);
+                    c->batch_id.data, restored, c->plan.njobs);
     } else if (a->no_log) {
         return 0;
     } else {
         rc = up_store_batch_new(&c->batch_dir, &c->batch_id, runs_dir, &c->err);
     }
     if (!rc && !a->json)
-        fprintf(stderr, "%sLogging to: %s%s\n", out_c(C_DIM),
-                out_safe(c->batch_dir.data), out_c(C_RESET));
+        fprintf(stderr, "%sLogging to: %s%s\n", out_c(C_DIM), c->batch_dir.data,
+                out_c(C_RESET));
     return rc ? rc : up_journal_open(&c->journal, c->batch_dir.data, &c->err);
 }
 

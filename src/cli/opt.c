@@ -226,9 +226,13 @@ int opt_parse(const struct cmd_spec *spec, int argc, char **argv, char ***args,
     return 0;
 }
 
-static void help_line(const struct opt *o, FILE *fp)
+static void help_line(const struct cmd_spec *spec, const struct opt *o,
+                      FILE *fp)
 {
-    char left[64];
+    const struct opt_range *r = o->kind == OPT_INT || o->kind == OPT_DOUBLE
+                                    ? find_range(spec, o)
+                                    : NULL;
+    char left[64], range[64] = "";
     int n;
 
     if (o->shortname)
@@ -238,8 +242,10 @@ static void help_line(const struct opt *o, FILE *fp)
         n = snprintf(left, sizeof(left), "    --%s", o->longname);
     if (o->argname && n > 0 && (size_t)n < sizeof(left))
         snprintf(left + n, sizeof(left) - (size_t)n, " %s", o->argname);
-    fprintf(fp, "  %-28s %s%s\n", left, o->help,
-            o->kind == OPT_LIST ? " (repeatable)" : "");
+    if (r)
+        snprintf(range, sizeof(range), " [%.15g to %.15g]", r->min, r->max);
+    fprintf(fp, "  %-28s %s%s%s\n", left, o->help,
+            o->kind == OPT_LIST ? " (repeatable)" : "", range);
 }
 
 void opt_help(const struct cmd_spec *spec, FILE *fp)
@@ -248,9 +254,9 @@ void opt_help(const struct cmd_spec *spec, FILE *fp)
             spec->name, spec->args ? " " : "", spec->args ? spec->args : "",
             spec->summary);
     for (const struct opt *o = spec->opts; o->longname; o++)
-        help_line(o, fp);
+        help_line(spec, o, fp);
     for (const struct opt *o = common; o->longname; o++)
-        help_line(o, fp);
+        help_line(spec, o, fp);
     if (spec->details)
         fprintf(fp, "\n%s\n", spec->details);
 }
