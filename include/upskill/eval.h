@@ -261,8 +261,11 @@ typedef struct up_eval_run_opts {
  * A job that still fails transiently (rate limit, server, network,
  * timeout) after the provider's retries is run again after the rest, up to
  * UP_EVAL_REQUEUE_ROUNDS more times.  Failed jobs are recorded, not fatal;
- * UP_EINTR when the stop flag ended the run early; a journal write failure
- * is returned.
+ * UP_EINTR when the stop flag ended the run early.  Jobs the stop flag
+ * kept from running stay not done (and are not counted in progress).  A
+ * journal write failure raises the stop flag (o->sched.stop, else one of
+ * its own), so nothing more is sent while running jobs land in memory,
+ * and is returned as UP_EIO.
  */
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err);

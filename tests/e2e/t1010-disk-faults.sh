@@ -46,6 +46,8 @@ is "$(tail -c 1 "$J" | od -An -c | tr -d ' ')" '\n' \
     "the journal ends with a whole line"
 ok $([ -e "$T/runs/$batch/batch_summary.json" ] && echo 1 || echo 0) \
     "no batch summary for an unfinished batch"
+unlike "$err" "240/240 done" \
+    "the progress line does not count conversations that were never sent"
 
 # --- resume: a torn line is cut away, temp files go, totals count ---------
 printf '{"model":"generic.local","arm":"with' >> "$J"
@@ -56,7 +58,8 @@ run $EVAL --runs 4 -j 4 --runs-dir "$T/runs" --resume "$batch"
 is "$rc" 0 "the resume finishes the batch"
 like "$err" "resuming $batch: $lines of 240 jobs already done" \
     "every whole journal line is restored"
-is "$(grep -vc '}$' "$J")" 0 "the torn line was cut away, no line is glued to it"
+is "$(grep -c '{"model".*{"model"' "$J")" 0 \
+    "the torn line was cut away, no line is glued to it"
 is "$(wc -l < "$J" | tr -d ' ')" 240 "one journal line per conversation"
 is "$(find "$T/runs/$batch" -name '*.tmp.*' | wc -l | tr -d ' ')" 0 \
     "orphan temp files are removed"
