@@ -1,5 +1,7 @@
 /* Unit tests for the run store: write, load back, compare, CSV. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -16,6 +18,22 @@ static char *mkroot(void)
 
     cr_assert_not_null(mkdtemp(tmpl));
     return strdup(tmpl);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Remove the scratch folder of mkroot and free its name. */
+static void rmroot(char *root)
+{
+    nftw(root, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    free(root);
 }
 
 static void fill(up_run_record *r, const char *batch, int num, const char *type,
@@ -50,7 +68,7 @@ Test(store, batch_ids_never_collide)
     up_buf_release(&d2);
     up_buf_release(&i1);
     up_buf_release(&i2);
-    free(root);
+    rmroot(root);
 }
 
 Test(store, write_load_compare_csv)
@@ -97,7 +115,7 @@ Test(store, write_load_compare_csv)
     up_buf_release(&id);
     up_buf_release(&csv);
     up_buf_release(&text);
-    free(root);
+    rmroot(root);
 }
 
 Test(store, latest_versus_best)
@@ -166,7 +184,7 @@ Test(store, generate_batches_show_the_kept_attempt)
     up_store_free(got, n);
     up_buf_release(&dir);
     up_buf_release(&path);
-    free(root);
+    rmroot(root);
 }
 
 /* ---- batch folders: parents, locks, leftovers --------------------------- */
@@ -188,7 +206,7 @@ Test(store, batch_new_needs_the_parent)
     up_buf_release(&runs);
     up_buf_release(&d);
     up_buf_release(&id);
-    free(root);
+    rmroot(root);
 }
 
 Test(store, batch_lock_is_exclusive_and_names_the_holder)
@@ -205,7 +223,7 @@ Test(store, batch_lock_is_exclusive_and_names_the_holder)
     up_store_batch_unlock(a);
     cr_assert_eq(up_store_batch_lock(&b, root, &err), 0, "%s", err.msg);
     up_store_batch_unlock(b);
-    free(root);
+    rmroot(root);
 }
 
 static void touch(const char *dir, const char *name)
@@ -243,7 +261,7 @@ Test(store, batch_clean_removes_temp_leftovers_only)
     cr_assert_eq(n, 3, "journal, notes.tmp.long-name and run_1 stay");
     up_strv_free(names);
     up_buf_release(&run);
-    free(root);
+    rmroot(root);
 }
 
 /* ---- the eval journal ---------------------------------------------------- */
@@ -328,7 +346,7 @@ Test(journal, torn_last_line_is_cut_before_appending)
     jplan_release(&a);
     jplan_release(&b);
     up_buf_release(&path);
-    free(root);
+    rmroot(root);
 }
 
 Test(journal, a_failed_append_leaves_whole_lines)
@@ -369,7 +387,7 @@ Test(journal, a_failed_append_leaves_whole_lines)
         jplan_release(&b);
     }
     jplan_release(&a);
-    free(root);
+    rmroot(root);
 }
 
 Test(journal, answers_are_cut_at_a_character)
@@ -410,5 +428,5 @@ Test(journal, resume_needs_the_same_plan)
     cr_assert_eq(up_eval_batch_match(&b.p, root, &err), 0);
     jplan_release(&a);
     jplan_release(&b);
-    free(root);
+    rmroot(root);
 }
