@@ -41,8 +41,10 @@ typedef struct up_eval_job {
     size_t kase; /* index into the suite */
     int repeat;  /* 1-based */
     /* filled by the runner */
-    int done;     /* 1 once answer or error is set */
-    char *answer; /* graded text (reasoning kept out), or NULL */
+    int done;            /* 1 once answer or error is set */
+    char *answer;        /* graded text (reasoning kept out), or NULL */
+    int cut;             /* 1: answer holds only the first max_answer bytes */
+    size_t answer_bytes; /* the answer's size as received */
     up_usage usage;
     double latency_ms;
     int attempts;
@@ -70,10 +72,22 @@ typedef struct up_eval_plan {
     char **user;        /* user message per case, owned */
     up_eval_job *jobs;
     size_t njobs;
+    size_t max_answer;       /* bytes kept per answer; 0: UP_EVAL_MAX_ANSWER */
     up_assert_list *asserts; /* per case, after up_eval_prepare */
     up_usage judge_usage;    /* llm-rubric judge tokens, kept apart */
     size_t judge_calls;
 } up_eval_plan;
+
+/* Bytes of an answer kept by default (config max_answer_bytes). */
+#define UP_EVAL_MAX_ANSWER ((size_t)1 << 20)
+
+/*
+ * Set j's answer to a copy of the len bytes of text, cut to the plan's
+ * max_answer (at a UTF-8 character boundary) when longer; j->cut and
+ * j->answer_bytes record it.  A cut answer is graded on what is kept.
+ */
+void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
+                         const char *text, size_t len);
 
 /*
  * Parse every case's assertions (expected.contains plus the "assert"
@@ -126,27 +140,57 @@ void up_eval_grade_job(up_eval_plan *p, up_eval_job *j);
  * The journal: batch_dir/journal.jsonl gets one line per finished job,
  * appended as it finishes (no fsync per line; synced on close), so an
  * interrupted run loses nothing that finished and --resume re-runs only
- * the rest.  A torn last line is ignored on replay.
+ * the rest.  A line that could not be written whole is cut away at once;
+ * a torn last line (a crash mid-write) is ignored on replay and cut away
+ * when the journal is next opened.
  */
 typedef struct up_journal {
     int fd;
     char *path;
+    int lock_fd; /* the batch's lock (up_store_batch_lock), or -1 */
 } up_journal;
 
+/* Set j's descriptors to -1 (nothing open), for a safe close. */
+void up_journal_init(up_journal *j);
+
+/*
+ * Take the batch's lock (UP_EIO naming the holder when another process
+ * has it), then open batch_dir/journal.jsonl for appending, cutting away
+ * a torn last line first.  The lock is held until up_journal_close.
+ */
 int up_journal_open(up_journal *j, const char *batch_dir, up_error *err);
 /* Append job's outcome; the prompt is identified by model, arm, case and
- * repeat, plus a hash of the case's user message. */
+ * repeat, plus a hash of the case's user message.  On a write error
+ * (ENOSPC, EFBIG, ...) the partial line is truncated away and UP_EIO
+ * names the file and the system's reason. */
 int up_journal_append(up_journal *j, const up_eval_plan *p,
                       const up_eval_job *job, up_error *err);
+/* Sync and close the journal and release the lock; safe when not open. */
 int up_journal_close(up_journal *j, up_error *err);
 
 /*
  * Mark the jobs of p found in batch_dir's journal as done, with their
- * answers and usage; *restored counts them.  Lines for other models,
- * cases or prompts are ignored, so a changed suite re-runs what changed.
+ * answers (cut to p->max_answer) and usage; *restored counts them.  The
+ * journal is read a line at a time, so its size does not bound memory.
+ * Lines for other models, cases or prompts are ignored, so a changed
+ * suite re-runs what changed.
  */
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
                       up_error *err);
+
+/*
+ * What a batch was made for (ours, batch_dir/batch_plan.json): the
+ * suite's hash, the skill arm's system prompt hash (skill and injection),
+ * the models, repeats and whether the baseline runs.  up_eval_batch_mark
+ * writes it for p.  up_eval_batch_match checks that p is what batch_dir
+ * was made for before a resume; UP_EPARSE naming what differs.  A batch
+ * without the file (written before it existed) matches, and gets one.
+ */
+#define UP_EVAL_BATCH_PLAN "batch_plan.json"
+int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
+                       up_error *err);
+int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
+                        up_error *err);
 
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
@@ -217,8 +261,11 @@ typedef struct up_eval_run_opts {
  * A job that still fails transiently (rate limit, server, network,
  * timeout) after the provider's retries is run again after the rest, up to
  * UP_EVAL_REQUEUE_ROUNDS more times.  Failed jobs are recorded, not fatal;
- * UP_EINTR when the stop flag ended the run early; a journal write failure
- * is returned.
+ * UP_EINTR when the stop flag ended the run early.  Jobs the stop flag
+ * kept from running stay not done (and are not counted in progress).  A
+ * journal write failure raises the stop flag (o->sched.stop, else one of
+ * its own), so nothing more is sent while running jobs land in memory,
+ * and is returned as UP_EIO.
  */
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err);

@@ -31,6 +31,20 @@ int up_fs_write_atomic(const char *path, const void *data, size_t len,
 /* mkdir -p; existing folders are fine. */
 int up_fs_mkdir_p(const char *path, mode_t mode, up_error *err);
 
+/*
+ * Create the folder path when it is missing, but only when its parent
+ * exists (a typo in a path must not grow a tree of folders): UP_ENOTFOUND
+ * naming the parent otherwise.  *created is 1 when this call made it.
+ */
+int up_fs_mkdir_in(const char *path, mode_t mode, int *created, up_error *err);
+
+/*
+ * write(2) all len bytes of buf to fd, retrying on EINTR and short
+ * writes; 0, or -1 with errno set by the write that failed (ENOSPC,
+ * EFBIG, EIO...).
+ */
+int up_fs_write_all(int fd, const void *buf, size_t len);
+
 /* 1 when path is a directory (following symlinks), else 0. */
 int up_fs_is_dir(const char *path);
 /* 1 when path is a regular file (following symlinks), else 0. */

@@ -53,11 +53,34 @@ void up_run_record_init(up_run_record *r);
 void up_run_record_release(up_run_record *r);
 
 /*
- * Create a new batch folder under runs_dir (created if needed); its path
- * goes to dir and its id to id.  Never reuses an existing folder.
+ * Create a new batch folder under runs_dir; its path goes to dir and its
+ * id to id.  Never reuses an existing folder.  runs_dir is created when
+ * missing, but only when its parent exists (UP_ENOTFOUND naming the
+ * parent otherwise).
  */
 int up_store_batch_new(up_buf *dir, up_buf *id, const char *runs_dir,
                        up_error *err);
+
+/* The batch's lock file (ours): the holder's pid, host and start. */
+#define UP_STORE_LOCK_FILE "lock"
+
+/*
+ * Take the batch's advisory lock (flock on batch_dir/lock, created if
+ * needed) for as long as *fd stays open, and write who holds it into the
+ * file.  When another process holds it: UP_EIO with a message naming the
+ * holder (pid, host, start time), *fd -1.  Release with
+ * up_store_batch_unlock.
+ */
+int up_store_batch_lock(int *fd, const char *batch_dir, up_error *err);
+/* Release a lock from up_store_batch_lock (fd may be -1). */
+void up_store_batch_unlock(int fd);
+
+/*
+ * Remove the leftovers of interrupted atomic writes (NAME.tmp.XXXXXX) in
+ * batch_dir, its run_N folders and their cases/; call it only while
+ * holding the batch's lock.  Returns how many were removed.
+ */
+size_t up_store_batch_clean(const char *batch_dir);
 
 /* Write run_N/run_metadata.json and run_N/run_result.json for r. */
 int up_store_run_write(const char *batch_dir, const up_run_record *r,
@@ -128,7 +151,7 @@ double up_run_rate(const up_run_record *r);
 /*
  * Write results.csv at path: upstream's columns, then run_type,
  * skill_name, cached_tokens, reasoning_tokens, cost_usd.  Filters apply
- * (unlike upstream).
+ * (unlike upstream).  The folder of path must exist (UP_ENOTFOUND).
  */
 int up_store_csv(const char *path, const up_run_record *runs, size_t n,
                  const char *const *skills, size_t nskills,

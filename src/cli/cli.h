@@ -20,6 +20,7 @@ enum {
     EXIT_USAGE = 2,
     EXIT_INPUT = 3,
     EXIT_PROVIDER = 4,
+    EXIT_IO = 5, /* results could not be saved (disk full); resumable */
     EXIT_INTR = 130
 };
 

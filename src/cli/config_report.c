@@ -107,6 +107,7 @@ static const struct plain {
     S("prompts_dir", K_STR, prompts_dir),
     S("max_refine_attempts", K_INT, max_refine_attempts),
     S("concurrency", K_INT, concurrency),
+    S("max_answer_bytes", K_INT, max_answer_bytes),
     S("min_tests", K_INT, min_tests),
     S("max_tests", K_INT, max_tests),
     S("cache.enabled", K_BOOL, cache_enabled),

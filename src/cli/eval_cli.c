@@ -101,19 +101,35 @@ static int open_batch(struct ctx *c, const struct eval_args *a)
             return up_error_set(&c->err, UP_ENOTFOUND,
                                 "'%s': no such batch to resume",
                                 c->batch_dir.data);
-        rc = up_journal_replay(&c->plan, c->batch_dir.data, &restored, &c->err);
+        /* the lock first: the checks and repairs are the holder's */
+        rc = up_journal_open(&c->journal, c->batch_dir.data, &c->err);
+        if (!rc)
+            rc = up_eval_batch_match(&c->plan, c->batch_dir.data, &c->err);
+        if (!rc)
+            up_store_batch_clean(c->batch_dir.data);
+        if (!rc)
+            rc = up_journal_replay(&c->plan, c->batch_dir.data, &restored,
+                                   &c->err);
         if (!rc && !a->json)
             fprintf(stderr, "resuming %s: %zu of %zu jobs already done\n",
                     c->batch_id.data, restored, c->plan.njobs);
     } else if (a->no_log) {
         return 0;
     } else {
+        int had = up_fs_is_dir(runs_dir);
+
         rc = up_store_batch_new(&c->batch_dir, &c->batch_id, runs_dir, &c->err);
+        if (!rc && !had)
+            fprintf(stderr, "created the runs folder '%s'\n", runs_dir);
+        if (!rc)
+            rc = up_journal_open(&c->journal, c->batch_dir.data, &c->err);
+        if (!rc)
+            rc = up_eval_batch_mark(&c->plan, c->batch_dir.data, &c->err);
     }
     if (!rc && !a->json)
         fprintf(stderr, "%sLogging to: %s%s\n", out_c(C_DIM), c->batch_dir.data,
                 out_c(C_RESET));
-    return rc ? rc : up_journal_open(&c->journal, c->batch_dir.data, &c->err);
+    return rc;
 }
 
 /*
@@ -328,6 +344,36 @@ static int check_args(const struct eval_args *a, struct ctx *c)
     return 0;
 }
 
+static int close_journal(struct ctx *c)
+{
+    up_error jerr;
+
+    if (!up_journal_close(&c->journal, &jerr))
+        return 0;
+    return up_error_set(&c->err, jerr.code, "%s", jerr.msg);
+}
+
+/*
+ * The journal could not be written (a full disk): no more was sent.
+ * Print what was answered, then the cause; run files wait for the resume
+ * that completes the batch.
+ */
+static int unsaved(struct ctx *c, const struct eval_args *a)
+{
+    up_error cause = c->err;
+    int rc;
+
+    close_journal(c);
+    up_eval_grade(&c->plan);
+    rc = report(c, a);
+    if (rc < 0)
+        out_fail(&c->err);
+    out_error("%s; no more requests were sent and what was answered is "
+              "shown above: free some space, then resume with --resume %s",
+              cause.msg, c->batch_id.data);
+    return EXIT_IO;
+}
+
 static int pipeline(struct ctx *c, struct eval_args *a)
 {
     const char **ids;
@@ -354,6 +400,7 @@ static int pipeline(struct ctx *c, struct eval_args *a)
                           ? UP_INJECT_AGENTSKILLS
                           : UP_INJECT_UPSKILL);
     free(ids);
+    c->plan.max_answer = (size_t)c->cfg.max_answer_bytes.value;
     rc = up_eval_prepare(&c->plan, a->tests, &c->err);
     if (rc)
         return rc;
@@ -367,13 +414,11 @@ static int pipeline(struct ctx *c, struct eval_args *a)
     if (!rc) {
         open_cache(c, a);
         rc = execute(c, a);
+        if (rc == UP_EIO) /* only the journal fails so */
+            return unsaved(c, a);
     }
-    if (c->journal.path) {
-        up_error jerr;
-
-        if (up_journal_close(&c->journal, &jerr) && !rc)
-            rc = up_error_set(&c->err, jerr.code, "%s", jerr.msg);
-    }
+    if (close_journal(c) && !rc)
+        rc = c->err.code;
     if (rc == UP_EINTR && c->batch_id.len)
         up_error_set(&c->err, UP_EINTR,
                      "interrupted; finished work is saved: resume with "
@@ -399,7 +444,7 @@ int eval_cli_run(struct eval_args *a)
     up_suite_init(&c.suite);
     up_buf_init(&c.batch_dir);
     up_buf_init(&c.batch_id);
-    c.journal.fd = -1;
+    up_journal_init(&c.journal);
     rc = pipeline(&c, a);
     if (rc < 0)
         rc = out_fail(&c.err);
@@ -412,6 +457,7 @@ int eval_cli_run(struct eval_args *a)
     free(c.models);
     free(c.eps);
     free(c.headers);
+    close_journal(&c);
     up_cache_close(c.cache);
     up_buf_release(&c.batch_dir);
     up_buf_release(&c.batch_id);

@@ -1,6 +1,7 @@
 /*
  * upskill's entry point: global options, then one command from the table.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,7 +74,12 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    int rc = run(argc, argv);
+    int rc;
+
+    /* Over a file-size limit (ulimit -f), a write must fail with EFBIG
+     * and be reported like a full disk, not kill the process. */
+    signal(SIGXFSZ, SIG_IGN);
+    rc = run(argc, argv);
 
     if (out_finish() && rc == 0)
         rc = EXIT_INPUT;

@@ -108,6 +108,7 @@ static const struct key top_keys[] = {
     {"prompts_dir", V_PATH, CFG(prompts_dir), 0, 0, NULL},
     {"max_refine_attempts", V_INT, CFG(max_refine_attempts), 1, 0, NULL},
     {"concurrency", V_INT, CFG(concurrency), 1, 0, NULL},
+    {"max_answer_bytes", V_INT, CFG(max_answer_bytes), 1024, 1073741824, NULL},
     {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
     {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
     {"auto_eval", V_IGNORE, 0, 0, 0, NULL},
@@ -645,6 +646,7 @@ void up_config_init(up_config *cfg)
     set_str(&cfg->runs_dir, "runs", def);
     cfg->max_refine_attempts.value = 2;
     cfg->concurrency.value = 4;
+    cfg->max_answer_bytes.value = 1048576;
     cfg->min_tests.value = 3;
     cfg->max_tests.value = 8;
     cfg->cache_enabled.value = 1;

@@ -1,12 +1,20 @@
 /*
  * The eval journal (see include/upskill/eval.h): an append-only JSONL
  * record of finished jobs, the basis of Ctrl-C safety and --resume.
+ *
+ * Invariant: the file holds whole lines only, each ending in '\n', except
+ * after a crash mid-append; the next open cuts such a torn tail away
+ * before appending.  Writers hold the batch's lock, so one process at a
+ * time appends.  Also here: the batch's identity (batch_plan.json), which
+ * a resume must match, and the per-answer size cap.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -15,6 +23,7 @@
 #include "upskill/eval.h"
 #include "upskill/fs.h"
 #include "util/json.h"
+#include "util/sha256.h"
 
 static const char *const arm_names[] = {"baseline", "with_skill"};
 
@@ -32,21 +41,69 @@ static void hash_text(char out[17], const char *s)
     out[16] = '\0';
 }
 
+void up_journal_init(up_journal *j)
+{
+    j->fd = -1;
+    j->path = NULL;
+    j->lock_fd = -1;
+}
+
+/* Offset just after the last '\n' before end (0 when none). */
+static off_t last_newline_end(int fd, off_t end)
+{
+    char buf[4096];
+
+    while (end > 0) {
+        size_t n = end < (off_t)sizeof(buf) ? (size_t)end : sizeof(buf);
+        ssize_t got = pread(fd, buf, n, end - (off_t)n);
+
+        if (got != (ssize_t)n)
+            return -1;
+        for (size_t i = n; i-- > 0;)
+            if (buf[i] == '\n')
+                return end - (off_t)n + (off_t)i + 1;
+        end -= (off_t)n;
+    }
+    return 0;
+}
+
+/* A crash mid-append leaves a line without its newline: cut it away, so
+ * the next line does not land on its tail. */
+static int repair_tail(int fd, const char *path, up_error *err)
+{
+    struct stat st;
+    off_t keep;
+
+    if (fstat(fd, &st) || st.st_size == 0)
+        return 0;
+    keep = last_newline_end(fd, st.st_size);
+    if (keep == st.st_size)
+        return 0;
+    if (keep < 0 || ftruncate(fd, keep))
+        return up_error_set(err, UP_EIO, "'%s': cannot repair a torn line: %s",
+                            path, strerror(errno));
+    return 0;
+}
+
 int up_journal_open(up_journal *j, const char *batch_dir, up_error *err)
 {
     up_buf path = UP_BUF_INIT;
+    int rc = up_store_batch_lock(&j->lock_fd, batch_dir, err);
 
+    if (rc)
+        goto out;
     up_fs_join(&path, batch_dir, "journal.jsonl");
-    j->fd = open(path.data, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    j->fd = open(path.data, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (j->fd < 0) {
-        int rc = up_error_set(err, UP_EIO, "'%s': cannot open: %s", path.data,
-                              strerror(errno));
-
-        up_buf_release(&path);
-        return rc;
+        rc = up_error_set(err, UP_EIO, "'%s': cannot open: %s", path.data,
+                          strerror(errno));
+        goto out;
     }
     j->path = up_buf_detach(&path);
-    return 0;
+    rc = repair_tail(j->fd, j->path, err);
+out:
+    up_buf_release(&path);
+    return rc;
 }
 
 static json_t *job_json(const up_eval_plan *p, const up_eval_job *job)
@@ -68,26 +125,43 @@ static json_t *job_json(const up_eval_plan *p, const up_eval_job *job)
         up_json_str_or_null(job->error_msg));
 }
 
+static json_t *entry_json(const up_eval_plan *p, const up_eval_job *job)
+{
+    json_t *o = job_json(p, job);
+
+    if (job->cut) {
+        json_object_set_new(o, "answer_cut", json_true());
+        json_object_set_new(o, "answer_bytes",
+                            json_integer((json_int_t)job->answer_bytes));
+    }
+    return o;
+}
+
 int up_journal_append(up_journal *j, const up_eval_plan *p,
                       const up_eval_job *job, up_error *err)
 {
-    json_t *o = job_json(p, job);
+    json_t *o = entry_json(p, job);
     char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     up_buf b = UP_BUF_INIT;
-    ssize_t n;
+    off_t start = lseek(j->fd, 0, SEEK_END);
+    int rc = 0;
 
     json_decref(o);
     up_buf_adds(&b, line ? line : "{}");
     up_buf_addc(&b, '\n');
     free(line);
-    n = write(j->fd, b.data, b.len);
-    if (n < 0 || (size_t)n != b.len) {
-        up_buf_release(&b);
-        return up_error_set(err, UP_EIO, "'%s': cannot append: %s", j->path,
-                            n < 0 ? strerror(errno) : "short write");
+    if (up_fs_write_all(j->fd, b.data, b.len)) {
+        int e = errno;
+
+        /* Leave whole lines only: the journal stays readable and a
+         * resume appends after the last complete one. */
+        if (start >= 0 && ftruncate(j->fd, start))
+            e = e ? e : errno;
+        rc = up_error_set(err, UP_EIO, "'%s': cannot append: %s", j->path,
+                          strerror(e));
     }
     up_buf_release(&b);
-    return 0;
+    return rc;
 }
 
 int up_journal_close(up_journal *j, up_error *err)
@@ -100,6 +174,8 @@ int up_journal_close(up_journal *j, up_error *err)
     j->fd = -1;
     free(j->path);
     j->path = NULL;
+    up_store_batch_unlock(j->lock_fd);
+    j->lock_fd = -1;
     return rc;
 }
 
@@ -127,14 +203,20 @@ static up_eval_job *find_job(up_eval_plan *p, const json_t *o)
     return NULL;
 }
 
-static void restore(up_eval_job *j, const json_t *o)
+static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
 {
     const json_t *u = json_object_get(o, "usage");
-    const char *answer = up_json_str(o, "answer");
+    const json_t *answer = json_object_get(o, "answer");
     const char *msg = up_json_str(o, "error_message");
 
     j->done = 1;
-    j->answer = answer ? up_xstrdup(answer) : NULL;
+    if (json_is_string(answer))
+        up_eval_keep_answer(p, j, json_string_value(answer),
+                            json_string_length(answer));
+    if (json_is_true(json_object_get(o, "answer_cut"))) {
+        j->cut = 1;
+        j->answer_bytes = (size_t)up_json_long(o, "answer_bytes", 0);
+    }
     j->usage.input = up_json_long(u, "input", 0);
     j->usage.output = up_json_long(u, "output", 0);
     j->usage.cached = up_json_long(u, "cached", 0);
@@ -147,35 +229,156 @@ static void restore(up_eval_job *j, const json_t *o)
     j->error_msg = msg ? up_xstrdup(msg) : NULL;
 }
 
+/* Restore the job line names, when it is one of p's and not done. */
+static int replay_line(up_eval_plan *p, const char *line, size_t len)
+{
+    json_t *o = json_loadb(line, len, 0, NULL);
+    up_eval_job *j = o ? find_job(p, o) : NULL;
+    int hit = j && !j->done && !json_integer_value(json_object_get(o, "error"));
+
+    if (hit)
+        restore(p, j, o);
+    json_decref(o);
+    return hit;
+}
+
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
                       up_error *err)
 {
-    up_buf path = UP_BUF_INIT, text = UP_BUF_INIT;
-    char *line, *next;
-    int rc;
+    up_buf path = UP_BUF_INIT;
+    FILE *f;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
 
     *restored = 0;
     up_fs_join(&path, batch_dir, "journal.jsonl");
-    rc = up_fs_read(&text, path.data, (size_t)1 << 30, err);
-    if (rc == UP_ENOTFOUND)
-        rc = 0;
-    for (line = text.data; !rc && *line; line = next) {
-        json_t *o;
-        up_eval_job *j;
-
-        next = strchr(line, '\n');
-        if (!next)
+    f = fopen(path.data, "re");
+    if (!f && errno != ENOENT)
+        rc = up_error_set(err, UP_EIO, "'%s': cannot open: %s", path.data,
+                          strerror(errno));
+    /* A line at a time: memory follows the longest line, not the file. */
+    while (f && (n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] != '\n')
             break; /* a torn last line: the job re-runs */
-        *next++ = '\0';
-        o = json_loads(line, 0, NULL);
-        j = o ? find_job(p, o) : NULL;
-        if (j && !j->done && !json_integer_value(json_object_get(o, "error"))) {
-            restore(j, o);
-            ++*restored;
-        }
-        json_decref(o);
+        *restored += (size_t)replay_line(p, line, (size_t)n - 1);
     }
+    if (f && ferror(f))
+        rc = up_error_set(err, UP_EIO, "'%s': cannot read: %s", path.data,
+                          strerror(errno));
+    if (f)
+        fclose(f);
+    free(line);
     up_buf_release(&path);
-    up_buf_release(&text);
+    return rc;
+}
+
+void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
+                         const char *text, size_t len)
+{
+    size_t cap = p->max_answer ? p->max_answer : UP_EVAL_MAX_ANSWER;
+    size_t keep = len;
+
+    if (len > cap) {
+        keep = cap;
+        while (keep && ((unsigned char)text[keep] & 0xC0) == 0x80)
+            keep--; /* not inside a UTF-8 character */
+    }
+    free(j->answer);
+    j->answer = up_xmalloc(keep + 1);
+    memcpy(j->answer, text, keep);
+    j->answer[keep] = '\0';
+    j->answer_bytes = len;
+    j->cut = keep < len;
+}
+
+/* ---- what a batch was made for -------------------------------------- */
+
+static json_t *plan_identity(const up_eval_plan *p)
+{
+    up_buf suite = UP_BUF_INIT;
+    char suite_hash[65], skill_hash[65];
+    json_t *models = json_array();
+
+    up_suite_to_json(p->suite, &suite);
+    up_sha256_hex(suite_hash, suite.data ? suite.data : "", suite.len);
+    up_buf_release(&suite);
+    up_sha256_hex(skill_hash, p->system_skill, strlen(p->system_skill));
+    for (size_t i = 0; i < p->nmodels; i++)
+        json_array_append_new(models, json_string(p->models[i]));
+    return json_pack("{s:s, s:s, s:o, s:i, s:b}", "suite_sha256", suite_hash,
+                     "skill_sha256", skill_hash, "models", models, "runs",
+                     p->runs, "baseline", p->baseline);
+}
+
+int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
+                       up_error *err)
+{
+    up_buf path = UP_BUF_INIT;
+    json_t *o = plan_identity(p);
+    int rc;
+
+    up_fs_join(&path, batch_dir, UP_EVAL_BATCH_PLAN);
+    rc = up_json_write_file(path.data, o, err);
+    json_decref(o);
+    up_buf_release(&path);
+    return rc;
+}
+
+/* What each identity key stands for, in a refusal message. */
+static const struct {
+    const char *key, *what;
+} identity_keys[] = {
+    {"suite_sha256", "test suite (cases or assertions changed)"},
+    {"skill_sha256", "skill (its content or --inject changed)"},
+    {"models", "models (-m)"},
+    {"runs", "number of runs (--runs)"},
+    {"baseline", "baseline setting (--no-baseline)"},
+};
+
+static int compare_identity(const json_t *had, const json_t *now,
+                            const char *batch_dir, up_error *err)
+{
+    for (size_t i = 0; i < sizeof(identity_keys) / sizeof(identity_keys[0]);
+         i++) {
+        const json_t *a = json_object_get(had, identity_keys[i].key);
+        const json_t *b = json_object_get(now, identity_keys[i].key);
+        char *sa, *sb;
+        int rc;
+
+        if (a && json_equal(a, b))
+            continue;
+        sa = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);
+        rc = up_error_set(err, UP_EPARSE,
+                          "'%s': cannot resume: this run's %s differs from the "
+                          "batch's (batch: %.80s, now: %.80s); start a new "
+                          "batch instead",
+                          batch_dir, identity_keys[i].what, sa ? sa : "none",
+                          sb ? sb : "?");
+        free(sa);
+        free(sb);
+        return rc;
+    }
+    return 0;
+}
+
+int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
+                        up_error *err)
+{
+    up_buf path = UP_BUF_INIT;
+    json_t *had = NULL, *now = plan_identity(p);
+    int rc;
+
+    up_fs_join(&path, batch_dir, UP_EVAL_BATCH_PLAN);
+    rc = up_json_load_file(&had, path.data, err);
+    if (rc == UP_ENOTFOUND)
+        rc = up_json_write_file(path.data, now, err); /* an older batch */
+    else if (!rc)
+        rc = compare_identity(had, now, batch_dir, err);
+    json_decref(had);
+    json_decref(now);
+    up_buf_release(&path);
     return rc;
 }

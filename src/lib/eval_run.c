@@ -2,6 +2,7 @@
  * Running an eval plan through the scheduler: one conversation per job
  * that is not done yet, each finished job journalled as it lands.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,12 +51,16 @@ struct run {
     size_t done;
     int journal_rc;
     up_error journal_err;
+    volatile sig_atomic_t *stop; /* raised when the journal fails */
 };
 
-/* Record res (the provider's answer or the cache's) as plan job j. */
-static void finish(struct run *r, up_eval_job *j, const up_response *res,
-                   int cached)
+/* Record res (the provider's answer or the cache's) as plan job j; 0
+ * when the stop flag kept it from running (it stays to do). */
+static int finish(struct run *r, up_eval_job *j, const up_response *res,
+                  int cached)
 {
+    if (res->code == UP_EINTR)
+        return 0;
     j->done = 1;
     j->from_cache = cached;
     j->usage = res->usage;
@@ -67,15 +72,22 @@ static void finish(struct run *r, up_eval_job *j, const up_response *res,
     if (res->code)
         j->error_msg = up_xstrdup(res->err.msg);
     else
-        j->answer = up_xstrdup(res->text ? res->text : "");
+        up_eval_keep_answer(r->plan, j, res->text ? res->text : "",
+                            res->text ? strlen(res->text) : 0);
     if (j->usage.estimated && !j->usage.output)
-        j->usage.output = up_eval_estimate_tokens(j->answer);
+        j->usage.output = up_eval_estimate_tokens(res->text);
     if (r->plan->asserts)
         up_eval_grade_job(r->plan, j);
     r->done++;
-    if (r->o->journal && !r->journal_rc)
+    if (r->o->journal && !r->journal_rc) {
         r->journal_rc =
             up_journal_append(r->o->journal, r->plan, j, &r->journal_err);
+        /* Nothing more could be saved: send no more (what is running
+         * still lands in memory and in the summary). */
+        if (r->journal_rc && !*r->stop)
+            *r->stop = 1;
+    }
+    return 1;
 }
 
 static void on_done(void *ud, size_t i, up_response *res)
@@ -85,8 +97,7 @@ static void on_done(void *ud, size_t i, up_response *res)
     /* A failed put costs a later re-run, never this one's result. */
     if (r->o->cache && !res->code)
         up_cache_put(r->o->cache, r->keys[i], res);
-    finish(r, &r->plan->jobs[r->index[i]], res, 0);
-    if (r->o->progress)
+    if (finish(r, &r->plan->jobs[r->index[i]], res, 0) && r->o->progress)
         r->o->progress(r->o->progress_ud, r->plan, r->done,
                        &r->plan->jobs[r->index[i]]);
 }
@@ -110,7 +121,7 @@ static int prepare(struct run *r, size_t i, size_t n)
     up_cache_key(r->keys[n], &r->o->endpoints[j->model], &r->rq[n], j->repeat);
     hit = up_cache_get(r->o->cache, r->keys[n], &res);
     if (hit)
-        finish(r, j, &res, 1);
+        hit = finish(r, j, &res, 1);
     up_response_release(&res);
     return hit;
 }
@@ -133,10 +144,14 @@ static void requeue(up_eval_plan *p, up_eval_job *j)
     j->done = 0;
 }
 
-/* One pass over the jobs that are not done. */
+/* One pass over the jobs that are not done.  The journal's failure
+ * raises the stop flag (the caller's, else one of this pass) and wins
+ * over the UP_EINTR that follows. */
 static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
+    volatile sig_atomic_t own_stop = 0;
+    up_sched_opts so = o->sched;
     struct run r = {p,
                     o,
                     up_xcalloc(p->njobs, sizeof(size_t)),
@@ -145,25 +160,28 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_xcalloc(p->njobs, sizeof(up_message)),
                     0,
                     0,
-                    {0}};
+                    {0},
+                    so.stop ? so.stop : &own_stop};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
-    size_t n = 0, before = 0;
+    size_t n = 0;
     int rc;
 
+    so.stop = r.stop;
     for (size_t i = 0; i < p->njobs; i++) {
         if (p->jobs[i].done) {
-            r.done++;
-            before++;
-        } else if (!prepare(&r, i, n)) {
+            r.done++; /* restored or cached: counts in the totals */
+            if (p->asserts)
+                up_eval_grade_job(p, &p->jobs[i]);
+        } else if (!r.journal_rc && !prepare(&r, i, n)) {
             jobs[n] = (up_job){&o->endpoints[p->jobs[i].model], &r.rq[n],
                                on_done, &r};
             r.index[n++] = i;
         }
     }
-    if (r.done > before && o->progress)
+    if (r.done && o->progress)
         o->progress(o->progress_ud, p, r.done, NULL);
-    rc = n ? up_sched_run(jobs, n, &o->sched, stats, err) : 0;
-    if (!rc && r.journal_rc) {
+    rc = n && !r.journal_rc ? up_sched_run(jobs, n, &so, stats, err) : 0;
+    if (r.journal_rc) {
         *err = r.journal_err;
         rc = r.journal_rc;
     }

@@ -56,7 +56,7 @@ static up_stats_case *per_case(const up_eval_plan *p, size_t m)
         up_stats_case *c = &cs[j->kase];
         double tokens = (double)(j->usage.input + j->usage.output);
 
-        if (j->model != m)
+        if (j->model != m || !j->done)
             continue;
         if (j->arm == UP_ARM_SKILL) {
             c->skill_runs++;
@@ -84,7 +84,7 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
         up_tokens_estimate(p->system_skill + strlen(p->system_base),
                            strlen(p->system_skill) - strlen(p->system_base));
     for (size_t i = 0; i < p->njobs; i++)
-        if (p->jobs[i].model == m)
+        if (p->jobs[i].model == m && p->jobs[i].done)
             add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
     cs = per_case(p, m);
     for (int a = 0; a < 2; a++)

@@ -7,12 +7,15 @@
  * or a run cut short; a file that does not parse is skipped and counted.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
@@ -43,7 +46,8 @@ int up_store_batch_new(up_buf *dir, up_buf *id, const char *runs_dir,
     char stamp[32];
     time_t now = time(NULL);
     struct tm tm;
-    int rc = up_fs_mkdir_p(runs_dir, 0755, err);
+    int created;
+    int rc = up_fs_mkdir_in(runs_dir, 0755, &created, err);
 
     if (rc)
         return rc;
@@ -202,4 +206,113 @@ int up_store_summary_write(const char *batch_dir, const char *batch_id,
             json_object_set_new(o, "stats", s);
     }
     return write_json_in(batch_dir, "batch_summary.json", o, err);
+}
+
+/* The holder's line in the lock file: who, where, since when. */
+static void lock_note(int fd)
+{
+    char host[256] = "unknown", stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    up_buf b = UP_BUF_INIT;
+    int ok;
+
+    if (gethostname(host, sizeof(host)))
+        snprintf(host, sizeof(host), "unknown");
+    host[sizeof(host) - 1] = '\0';
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    up_buf_addf(&b, "pid %ld on host %s since %s\n", (long)getpid(), host,
+                stamp);
+    /* Only a note for the next comer: the flock is the lock, so a note
+     * that cannot be written (a full disk) costs nothing. */
+    ok =
+        ftruncate(fd, 0) == 0 && pwrite(fd, b.data, b.len, 0) == (ssize_t)b.len;
+    (void)ok;
+    up_buf_release(&b);
+}
+
+/* The holder's note from the lock file, for the refusal message. */
+static void lock_holder(up_buf *out, int fd)
+{
+    char line[512];
+    ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
+
+    line[n > 0 ? n : 0] = '\0';
+    line[strcspn(line, "\r\n")] = '\0';
+    up_buf_adds(out, *line ? line : "another process (no note)");
+}
+
+int up_store_batch_lock(int *fd, const char *batch_dir, up_error *err)
+{
+    up_buf path = UP_BUF_INIT, who = UP_BUF_INIT;
+    int rc = 0;
+
+    up_fs_join(&path, batch_dir, UP_STORE_LOCK_FILE);
+    *fd = open(path.data, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0) {
+        rc = up_error_set(err, UP_EIO, "'%s': cannot open: %s", path.data,
+                          strerror(errno));
+        goto out;
+    }
+    if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
+        lock_note(*fd);
+        goto out;
+    }
+    if (errno == EWOULDBLOCK)
+        lock_holder(&who, *fd);
+    rc = up_error_set(
+        err, UP_EIO,
+        errno == EWOULDBLOCK ? "'%s': the batch is in use by %s (lock '%s')"
+                             : "'%s': cannot lock: %s (lock '%s')",
+        batch_dir, errno == EWOULDBLOCK ? who.data : strerror(errno),
+        path.data);
+    close(*fd);
+    *fd = -1;
+out:
+    up_buf_release(&path);
+    up_buf_release(&who);
+    return rc;
+}
+
+void up_store_batch_unlock(int fd)
+{
+    /* The file stays: removing it would let a late opener lock an
+     * unlinked file while a third locks a new one. */
+    if (fd >= 0)
+        close(fd);
+}
+
+/* 1 for an atomic write's leftover: NAME.tmp.XXXXXX. */
+static int is_tmp_name(const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+
+    return t && t != name && strlen(t + 5) == 6 && !strchr(t + 5, '.');
+}
+
+static size_t clean_in(const char *dir, int depth)
+{
+    char **names = NULL;
+    size_t n = 0, removed = 0;
+
+    if (up_fs_list(&names, &n, dir, NULL))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        up_buf path = UP_BUF_INIT;
+
+        up_fs_join(&path, dir, names[i]);
+        if (is_tmp_name(names[i]) && up_fs_is_file(path.data))
+            removed += unlink(path.data) == 0;
+        else if (depth > 0 && up_fs_is_dir(path.data))
+            removed += clean_in(path.data, depth - 1);
+        up_buf_release(&path);
+    }
+    up_strv_free(names);
+    return removed;
+}
+
+size_t up_store_batch_clean(const char *batch_dir)
+{
+    return clean_in(batch_dir, 2); /* batch, run_N, run_N/cases */
 }

@@ -426,7 +426,10 @@ int up_store_csv(const char *path, const up_run_record *runs, size_t n,
             in_list(runs[i].model, models, nmodels))
             csv_row(&b, &runs[i]);
     up_fs_dirname(&dir, path);
-    rc = up_fs_mkdir_p(dir.data, 0755, err);
+    rc = up_fs_is_dir(dir.data)
+             ? 0
+             : up_error_set(err, UP_ENOTFOUND, "'%s': no such folder for '%s'",
+                            dir.data, path);
     if (!rc)
         rc = up_fs_write_atomic(path, b.data, b.len, 0644, err);
     up_buf_release(&b);

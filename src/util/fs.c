@@ -80,8 +80,10 @@ int up_fs_read(up_buf *out, const char *path, size_t max, up_error *err)
     return rc;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int up_fs_write_all(int fd, const void *buf, size_t len)
 {
+    const char *data = buf;
+
     while (len) {
         ssize_t n = write(fd, data, len);
 
@@ -89,6 +91,10 @@ static int write_all(int fd, const char *data, size_t len)
             continue;
         if (n < 0)
             return -1;
+        if (n == 0) {
+            errno = ENOSPC; /* no progress: treat as a full disk */
+            return -1;
+        }
         data += n;
         len -= (size_t)n;
     }
@@ -122,7 +128,7 @@ int up_fs_write_atomic(const char *path, const void *data, size_t len,
                           strerror(errno));
         goto out;
     }
-    if (write_all(fd, data, len) || fchmod(fd, mode) || fsync(fd)) {
+    if (up_fs_write_all(fd, data, len) || fchmod(fd, mode) || fsync(fd)) {
         rc = up_error_set(err, UP_EIO, "'%s': cannot write: %s", path,
                           strerror(errno));
         close(fd);
@@ -165,6 +171,31 @@ int up_fs_mkdir_p(const char *path, mode_t mode, up_error *err)
             p.data[i] = '/';
     }
     up_buf_release(&p);
+    return rc;
+}
+
+int up_fs_mkdir_in(const char *path, mode_t mode, int *created, up_error *err)
+{
+    up_buf parent = UP_BUF_INIT;
+    int rc = 0;
+
+    *created = 0;
+    if (up_fs_is_dir(path))
+        return 0;
+    up_fs_dirname(&parent, path);
+    if (!up_fs_is_dir(parent.data))
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "'%s': no such folder (the parent of '%s')",
+                          parent.data, path);
+    else if (mkdir(path, mode) && errno != EEXIST)
+        rc = up_error_set(err, UP_EIO, "'%s': cannot create folder: %s", path,
+                          strerror(errno));
+    else if (!up_fs_is_dir(path))
+        rc =
+            up_error_set(err, UP_EIO, "'%s': exists and is not a folder", path);
+    else
+        *created = 1;
+    up_buf_release(&parent);
     return rc;
 }
 

@@ -19,6 +19,7 @@ like "$out" '"with_skill_rate": 1.0' "json has the with-skill rate"
 run "$UPSKILL" runs -d "$R" -m nope
 like "$out" "No results match the specified filters." "filters that match nothing"
 
+mkdir -p "$T/out" # --csv needs its folder to exist
 run "$UPSKILL" runs -d "$R" --csv "$T/out/results.csv"
 is "$rc" 0 "csv export exits 0"
 head=$(head -n 1 "$T/out/results.csv")

@@ -1,8 +1,13 @@
 /* Unit tests for the run store: write, load back, compare, CSV. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "upskill/upskill.h"
@@ -13,6 +18,22 @@ static char *mkroot(void)
 
     cr_assert_not_null(mkdtemp(tmpl));
     return strdup(tmpl);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Remove the scratch folder of mkroot and free its name. */
+static void rmroot(char *root)
+{
+    nftw(root, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    free(root);
 }
 
 static void fill(up_run_record *r, const char *batch, int num, const char *type,
@@ -47,7 +68,7 @@ Test(store, batch_ids_never_collide)
     up_buf_release(&d2);
     up_buf_release(&i1);
     up_buf_release(&i2);
-    free(root);
+    rmroot(root);
 }
 
 Test(store, write_load_compare_csv)
@@ -81,6 +102,11 @@ Test(store, write_load_compare_csv)
     cr_assert_float_eq(cmp[0].base_rate, 0.4, 1e-9);
     free(cmp);
     up_fs_join(&csv, root, "out/results.csv");
+    cr_assert_eq(up_store_csv(csv.data, got, n, NULL, 0, NULL, 0, &err),
+                 UP_ENOTFOUND, "a missing folder is not created");
+    cr_assert(strstr(err.msg, "no such folder"), "%s", err.msg);
+    up_buf_reset(&csv);
+    up_fs_join(&csv, root, "results.csv");
     cr_assert_eq(up_store_csv(csv.data, got, n, NULL, 0, NULL, 0, &err), 0);
     cr_assert_eq(up_fs_read(&text, csv.data, 1 << 20, &err), 0);
     cr_assert(strstr(text.data, "\"write, \"\"quoted\"\" task\""));
@@ -92,7 +118,7 @@ Test(store, write_load_compare_csv)
     up_buf_release(&id);
     up_buf_release(&csv);
     up_buf_release(&text);
-    free(root);
+    rmroot(root);
 }
 
 Test(store, latest_versus_best)
@@ -161,5 +187,249 @@ Test(store, generate_batches_show_the_kept_attempt)
     up_store_free(got, n);
     up_buf_release(&dir);
     up_buf_release(&path);
-    free(root);
+    rmroot(root);
+}
+
+/* ---- batch folders: parents, locks, leftovers --------------------------- */
+
+Test(store, batch_new_needs_the_parent)
+{
+    char *root = mkroot();
+    up_buf runs = UP_BUF_INIT, d = UP_BUF_INIT, id = UP_BUF_INIT;
+    up_error err;
+
+    up_fs_join(&runs, root, "missing/runs");
+    cr_assert_eq(up_store_batch_new(&d, &id, runs.data, &err), UP_ENOTFOUND);
+    cr_assert(strstr(err.msg, "/missing': no such folder"), "%s", err.msg);
+    cr_assert_not(up_fs_is_dir(runs.data), "nothing was created");
+    up_buf_reset(&runs);
+    up_fs_join(&runs, root, "runs");
+    cr_assert_eq(up_store_batch_new(&d, &id, runs.data, &err), 0, "%s",
+                 err.msg);
+    up_buf_release(&runs);
+    up_buf_release(&d);
+    up_buf_release(&id);
+    rmroot(root);
+}
+
+Test(store, batch_lock_is_exclusive_and_names_the_holder)
+{
+    char *root = mkroot();
+    int a = -1, b = -1;
+    up_error err;
+
+    cr_assert_eq(up_store_batch_lock(&a, root, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_store_batch_lock(&b, root, &err), UP_EIO);
+    cr_assert_eq(b, -1);
+    cr_assert(strstr(err.msg, "the batch is in use by pid "), "%s", err.msg);
+    cr_assert(strstr(err.msg, " on host "), "%s", err.msg);
+    up_store_batch_unlock(a);
+    cr_assert_eq(up_store_batch_lock(&b, root, &err), 0, "%s", err.msg);
+    up_store_batch_unlock(b);
+    rmroot(root);
+}
+
+static void touch(const char *dir, const char *name)
+{
+    up_buf p = UP_BUF_INIT;
+    up_error err;
+
+    up_fs_join(&p, dir, name);
+    cr_assert_eq(up_fs_write_atomic(p.data, "x", 1, 0644, &err), 0, "%s",
+                 err.msg);
+    up_buf_release(&p);
+}
+
+Test(store, batch_clean_removes_temp_leftovers_only)
+{
+    char *root = mkroot();
+    up_buf run = UP_BUF_INIT;
+    char **names = NULL;
+    size_t n = 0;
+    up_error err;
+
+    up_fs_join(&run, root, "run_1/cases");
+    cr_assert_eq(up_fs_mkdir_p(run.data, 0755, &err), 0);
+    touch(root, "batch_summary.json.tmp.Ab12Cd");
+    touch(root, "journal.jsonl");
+    touch(root, "notes.tmp.long-name");
+    touch(run.data, "case_0001_r1.json.tmp.QwErTy");
+    touch(run.data, "case_0001_r1.json");
+    cr_assert_eq(up_store_batch_clean(root), 2);
+    cr_assert_eq(up_fs_list(&names, &n, run.data, &err), 0);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(names[0], "case_0001_r1.json");
+    up_strv_free(names);
+    cr_assert_eq(up_fs_list(&names, &n, root, &err), 0);
+    cr_assert_eq(n, 3, "journal, notes.tmp.long-name and run_1 stay");
+    up_strv_free(names);
+    up_buf_release(&run);
+    rmroot(root);
+}
+
+/* ---- the eval journal ---------------------------------------------------- */
+
+struct jplan {
+    up_skill skill;
+    up_suite suite;
+    up_eval_plan p;
+};
+
+static void jplan_init(struct jplan *j, int runs)
+{
+    static const char tests[] =
+        "[{\"input\": \"first\", \"expected\": {\"contains\": [\"ok\"]}},"
+        "{\"input\": \"second\", \"expected\": {\"contains\": [\"ok\"]}}]";
+    const char *models[] = {"m"};
+
+    up_skill_init(&j->skill);
+    j->skill.name = up_xstrdup("s");
+    up_suite_init(&j->suite);
+    cr_assert_eq(up_suite_parse(&j->suite, tests, strlen(tests), "t", "", NULL),
+                 0);
+    up_eval_plan_init(&j->p, &j->skill, &j->suite, models, 1, runs, 1,
+                      UP_INJECT_UPSKILL);
+}
+
+static void jplan_release(struct jplan *j)
+{
+    up_eval_plan_release(&j->p);
+    up_suite_release(&j->suite);
+    up_skill_release(&j->skill);
+}
+
+static void answer(up_eval_plan *p, size_t i, const char *text)
+{
+    p->jobs[i].done = 1;
+    up_eval_keep_answer(p, &p->jobs[i], text, strlen(text));
+}
+
+static off_t file_size(const char *dir, const char *name)
+{
+    up_buf p = UP_BUF_INIT;
+    struct stat st;
+
+    up_fs_join(&p, dir, name);
+    cr_assert_eq(stat(p.data, &st), 0);
+    up_buf_release(&p);
+    return st.st_size;
+}
+
+Test(journal, torn_last_line_is_cut_before_appending)
+{
+    char *root = mkroot();
+    struct jplan a, b;
+    up_journal jl;
+    up_buf path = UP_BUF_INIT;
+    size_t restored = 0;
+    off_t whole;
+    FILE *f;
+    up_error err;
+
+    jplan_init(&a, 1);
+    answer(&a.p, 0, "ok one");
+    up_journal_init(&jl);
+    cr_assert_eq(up_journal_open(&jl, root, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_journal_append(&jl, &a.p, &a.p.jobs[0], &err), 0);
+    cr_assert_eq(up_journal_close(&jl, &err), 0);
+    whole = file_size(root, "journal.jsonl");
+    up_fs_join(&path, root, "journal.jsonl");
+    f = fopen(path.data, "a");
+    fputs("{\"model\":\"m\",\"arm\":\"bas", f); /* a crash mid-line */
+    fclose(f);
+    cr_assert_eq(up_journal_open(&jl, root, &err), 0, "%s", err.msg);
+    cr_assert_eq(file_size(root, "journal.jsonl"), whole, "torn tail cut");
+    answer(&a.p, 1, "ok two");
+    cr_assert_eq(up_journal_append(&jl, &a.p, &a.p.jobs[1], &err), 0);
+    cr_assert_eq(up_journal_close(&jl, &err), 0);
+    jplan_init(&b, 1);
+    cr_assert_eq(up_journal_replay(&b.p, root, &restored, &err), 0);
+    cr_assert_eq(restored, 2, "both whole lines are read back");
+    cr_assert_str_eq(b.p.jobs[1].answer, "ok two");
+    jplan_release(&a);
+    jplan_release(&b);
+    up_buf_release(&path);
+    rmroot(root);
+}
+
+Test(journal, a_failed_append_leaves_whole_lines)
+{
+    char *root = mkroot();
+    struct jplan a;
+    up_journal jl;
+    struct rlimit rl = {1000, 1000};
+    char big[400];
+    int rc = 0, n = 0;
+    up_error err;
+
+    signal(SIGXFSZ, SIG_IGN);
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    jplan_init(&a, 1);
+    answer(&a.p, 0, big);
+    up_journal_init(&jl);
+    cr_assert_eq(up_journal_open(&jl, root, &err), 0, "%s", err.msg);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    while (!rc && n < 10) {
+        rc = up_journal_append(&jl, &a.p, &a.p.jobs[0], &err);
+        n++;
+    }
+    cr_assert_eq(rc, UP_EIO, "the file-size limit is hit");
+    cr_assert(strstr(err.msg, "journal.jsonl': cannot append: File too large"),
+              "%s", err.msg);
+    cr_assert_gt(file_size(root, "journal.jsonl"), 0);
+    cr_assert_lt(file_size(root, "journal.jsonl"), 1000);
+    up_journal_close(&jl, &err);
+    {
+        struct jplan b;
+        size_t restored = 0;
+
+        jplan_init(&b, 1);
+        cr_assert_eq(up_journal_replay(&b.p, root, &restored, &err), 0);
+        cr_assert_eq(restored, 1, "the one whole line is read back");
+        jplan_release(&b);
+    }
+    jplan_release(&a);
+    rmroot(root);
+}
+
+Test(journal, answers_are_cut_at_a_character)
+{
+    struct jplan a;
+    /* 1020 ASCII bytes, then a 3-byte character across the 1024 cap */
+    char text[1100];
+
+    memset(text, 'a', 1022);
+    memcpy(text + 1022, "\xe2\x82\xac tail", 9);
+    jplan_init(&a, 1);
+    a.p.max_answer = 1024;
+    answer(&a.p, 0, text);
+    cr_assert(a.p.jobs[0].cut);
+    cr_assert_eq(a.p.jobs[0].answer_bytes, 1030);
+    cr_assert_eq(strlen(a.p.jobs[0].answer), 1022, "not inside the euro sign");
+    answer(&a.p, 1, "short");
+    cr_assert_not(a.p.jobs[1].cut);
+    cr_assert_str_eq(a.p.jobs[1].answer, "short");
+    jplan_release(&a);
+}
+
+Test(journal, resume_needs_the_same_plan)
+{
+    char *root = mkroot();
+    struct jplan a, b;
+    up_error err;
+
+    jplan_init(&a, 2);
+    jplan_init(&b, 3);
+    cr_assert_eq(up_eval_batch_match(&a.p, root, &err), 0,
+                 "a batch without a plan file matches, and gets one");
+    cr_assert_eq(up_eval_batch_match(&a.p, root, &err), 0);
+    cr_assert_eq(up_eval_batch_match(&b.p, root, &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, "number of runs (--runs)"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "batch: 2, now: 3"), "%s", err.msg);
+    cr_assert_eq(up_eval_batch_mark(&b.p, root, &err), 0);
+    cr_assert_eq(up_eval_batch_match(&b.p, root, &err), 0);
+    jplan_release(&a);
+    jplan_release(&b);
+    rmroot(root);
 }
