@@ -90,11 +90,21 @@ void up_skill_render(const up_skill *s, up_buf *out);
 int up_skill_load(up_skill *s, const char *dir, up_error *err);
 
 /*
- * Save s into folder dir (created if needed): SKILL.md, skill_meta.json,
- * and each resource file.  Every file is written atomically.  Refuses
- * (UP_EUNSAFE, before writing anything) any file path that would escape
- * dir: "..", absolute paths, control characters, or a symlink in dir
- * that leads outside.
+ * Save s as the folder dir, as a whole: SKILL.md, skill_meta.json and
+ * each resource file are written into a new hidden folder beside dir
+ * (".<name>.upskill-new-<pid>-XXXXXX"), which then replaces dir by
+ * renames (an exchange where the system has one), so a reader sees the
+ * old version or the new one, never a mix.  Entries of an old dir that
+ * are no part of a skill (other than SKILL.md, skill.md,
+ * skill_meta.json, references/, scripts/, assets/) are kept; old
+ * resource files the new version lacks are gone.  On any failure dir is
+ * untouched and the hidden folder removed; hidden folders left by a
+ * process that died mid-save are removed by the next save beside them.
+ * Refuses before writing anything (UP_EUNSAFE) a file path that would
+ * escape dir ("..", absolute paths, control characters) and what
+ * up_skill_load would refuse (UP_EPARSE, UP_ETOOBIG: folders nested too
+ * deep, files over the caps, a SKILL.md that does not parse back).
+ * Errors of the write: UP_EIO and the codes of up_fs_write_atomic.
  */
 int up_skill_save(const up_skill *s, const char *dir, up_error *err);
 
