@@ -13,6 +13,11 @@
 
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/fs.h"
+
+/* The loader's limits, which saving and the validator apply too. */
+#define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ) /* resources together */
+#define UP_SKILL_MAX_DEPTH 16 /* folders below the skill folder */
 
 typedef struct up_kv {
     char *key;
@@ -88,6 +93,15 @@ void up_skill_render(const up_skill *s, up_buf *out);
  * (a symlink leading outside the folder).
  */
 int up_skill_load(up_skill *s, const char *dir, up_error *err);
+
+/*
+ * Apply every rule of up_skill_load to the folder dir except reading and
+ * parsing SKILL.md (the validator checks that itself): no symlink leading
+ * outside, a valid skill_meta.json, resource folders at most
+ * UP_SKILL_MAX_DEPTH deep, the size caps.  0 when the loader would accept
+ * the rest of the folder; else the loader's error and message.
+ */
+int up_skill_check_folder(const char *dir, up_error *err);
 
 /*
  * Save s as the folder dir, as a whole: SKILL.md, skill_meta.json and

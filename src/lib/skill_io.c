@@ -33,9 +33,6 @@
 #include "upskill/skill.h"
 #include "util/json.h"
 
-#define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ)
-#define UP_SKILL_MAX_DEPTH 16
-
 static const char *const resource_dirs[] = {"references", "scripts", "assets"};
 
 /* The folder's real path and a running total for the resource walk. */
@@ -114,16 +111,18 @@ static int check_resource(struct walk *w, const char *rel, size_t len,
 
 /* ---- load ---- */
 
-static int read_skill_md(up_skill *s, const struct walk *w, up_error *err)
+/* SKILL.md: its link, and when parse is set its size and its parse. */
+static int read_skill_md(up_skill *s, const struct walk *w, int parse,
+                         up_error *err)
 {
     up_buf path = UP_BUF_INIT, text = UP_BUF_INIT;
     int rc;
 
     up_fs_join(&path, w->dir, "SKILL.md");
     rc = check_link(w->real, path.data, err);
-    if (!rc)
+    if (!rc && parse)
         rc = up_fs_read(&text, path.data, UP_FS_MAX_READ, err);
-    if (!rc)
+    if (!rc && parse)
         rc = up_skill_parse(s, text.data, text.len, path.data, err);
     up_buf_release(&text);
     up_buf_release(&path);
@@ -317,7 +316,8 @@ static int read_resources(up_skill *s, struct walk *w, up_error *err)
     return rc;
 }
 
-int up_skill_load(up_skill *s, const char *dir, up_error *err)
+/* up_skill_load, parsing SKILL.md only when parse_md is set. */
+static int load(up_skill *s, const char *dir, int parse_md, up_error *err)
 {
     struct walk w = {dir, NULL, 0, 0};
     int rc;
@@ -331,7 +331,7 @@ int up_skill_load(up_skill *s, const char *dir, up_error *err)
         up_buf_release(&path);
         goto out;
     }
-    rc = read_skill_md(s, &w, err);
+    rc = read_skill_md(s, &w, parse_md, err);
     if (!rc)
         rc = read_meta(s, &w, err);
     if (!rc)
@@ -340,6 +340,22 @@ out:
     free(w.real);
     if (rc)
         up_skill_release(s);
+    return rc;
+}
+
+int up_skill_load(up_skill *s, const char *dir, up_error *err)
+{
+    return load(s, dir, 1, err);
+}
+
+int up_skill_check_folder(const char *dir, up_error *err)
+{
+    up_skill s;
+    int rc;
+
+    up_skill_init(&s);
+    rc = load(&s, dir, 0, err);
+    up_skill_release(&s);
     return rc;
 }
 

@@ -27,6 +27,9 @@ open(sys.argv[2] + "/v2.json", "w").write(
 big = '\\"references/big.md\\": \\"' + "x" * 400000 + '\\", '
 open(sys.argv[2] + "/big.json", "w").write(
     s.replace('\\"references/types.md\\":', big + '\\"references/types.md\\":'))
+deep = '\\"references/' + "d/" * 20 + 'a.md\\": \\"x\\", '
+open(sys.argv[2] + "/deep.json", "w").write(
+    s.replace('\\"references/types.md\\":', deep + '\\"references/types.md\\":'))
 PY
 
 gen() { # gen SCENARIO [ARGS...]: generate commit-helper into $S, run
@@ -94,5 +97,33 @@ like "$(cat "$S/SKILL.md")" "SKILL-V2" "with version 2"
 like "$(cat "$S/skill_meta.json")" '"tests": []' "and version 2's tests"
 is "$(hidden)" 0 "it removes the hidden folder the killed save left"
 is "$(drafts)" 0 "and the draft copy the killed check left"
+
+# --- validate and the loader: one set of rules ----------------------------------
+mkdir -p "$T/v"
+for f in deep corrupt escape; do
+    cp -R "$S" "$T/v/$f"
+    sed "s/^name: commit-helper/name: $f/" "$S/SKILL.md" > "$T/v/$f/SKILL.md"
+done
+d="$T/v/deep/references"
+i=0
+while [ $i -lt 40 ]; do d="$d/d"; i=$((i + 1)); done
+mkdir -p "$d" && echo x > "$d/a.md"
+printf '{"metadata": {"vers' > "$T/v/corrupt/skill_meta.json"
+rm -rf "$T/v/escape/references" && ln -s / "$T/v/escape/references"
+for f in deep corrupt escape; do
+    run "$UPSKILL" validate "$T/v/$f"
+    is "$rc" 3 "validate refuses $f"
+    like "$out" "upskill cannot load this skill: " "$f: with the loader's reason"
+    run "$UPSKILL" eval "$T/v/$f" -m student --base-url "$FAKE_URL/v1" \
+        --no-log-runs
+    is "$rc" 3 "$f: as eval does"
+done
+run "$UPSKILL" validate "$T/v/deep"
+like "$out" "folders nested deeper than 16 levels" "deep: the depth is named"
+
+gen "$T/deep.json" --no-eval -o "$T/d/commit-helper"
+is "$rc" 3 "generate refuses a draft nested deeper than eval loads"
+like "$err" "nested deeper than 16" "saying why"
+ok "$([ -e "$T/d" ] && echo 1 || echo 0)" "and saves nothing"
 
 done_testing
