@@ -254,8 +254,10 @@ static int exec_retry(up_cache *c, const char *sql)
 
         if (!is_busy(rc))
             return rc == SQLITE_OK ? 0 : UP_EIO;
-        if (mono_ms() >= c->deadline)
-            return note(c, rc), UP_EIO;
+        if (mono_ms() >= c->deadline) {
+            note(c, rc);
+            return UP_EIO;
+        }
         sqlite3_sleep(i < 20 ? i : 20);
     }
 }

@@ -30,6 +30,10 @@ ev() {
         --api-key-env CACHE_KEY --json --no-log-runs "$@"
 }
 
+run "$UPSKILL" config
+like "$out" "cache.lock_timeout                   0.2  [$T/cfg.yaml:3]" \
+    "upskill config shows the wait bound and where it comes from"
+
 ev
 is "$rc" 0 "a first eval fills the cache"
 is "$(sent)" 60 "and sends every request"
