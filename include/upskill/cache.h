@@ -7,7 +7,10 @@
  * canonical JSON form of everything that shapes the answer (see
  * up_cache_canonical) and of nothing secret: no API key, no header.
  * Rows older than the expiry (ttl_days) are misses and are pruned when
- * the cache is opened.  docs/cache.md describes it for users.
+ * the cache is opened.  Waiting for another process's lock is bounded
+ * (wait_ms): opening fails after it, and a get or put that outwaits it
+ * turns the handle off (up_cache_locked).  docs/cache.md describes it for
+ * users.
  *
  * A handle is used by one thread at a time; processes share the file.
  */
@@ -36,18 +39,41 @@ typedef struct up_cache_info {
     size_t puts;          /* answers this handle stored */
     size_t errors;        /* database errors this handle swallowed */
     long ttl_days;        /* the expiry the cache was opened with */
+    int locked;           /* 1: a lock outlasted the wait, the handle is off */
 } up_cache_info;
+
+/* The default bound on one wait for another process's lock, in ms. */
+#define UP_CACHE_WAIT_MS 5000
 
 /*
  * Open (creating it and its folders when missing, mode 0600 in a 0700
- * folder) the cache at path; entries older than ttl_days days expire
- * (0 or less: never).  Sets WAL journalling and a busy timeout, creates
- * or checks the schema, prunes expired rows.  *c receives the handle,
- * freed by up_cache_close.  Errors: UP_EIO (cannot create or open, not a
- * database), UP_EPARSE (a schema version newer than ours); the message
- * names the path.
+ * folder; its -wal and -shm files get the same mode) the cache at path;
+ * entries older than ttl_days days expire (0 or less: never).  Sets WAL
+ * journalling, creates or checks the schema, prunes expired rows.  A lock
+ * held by another process is waited for at most wait_ms ms (0: not at
+ * all), then opening fails.  *c receives the handle, freed by
+ * up_cache_close.  Errors: UP_EIO (cannot create or open; locked: the
+ * message says "locked by another process"), UP_EPARSE (not a database,
+ * a damaged one, or a schema version newer than ours: see
+ * up_cache_remove); the message names the path.
  */
-int up_cache_open(up_cache **c, const char *path, long ttl_days, up_error *err);
+int up_cache_open(up_cache **c, const char *path, long ttl_days, long wait_ms,
+                  up_error *err);
+
+/*
+ * Delete the cache file at path with its -wal, -shm and -journal files
+ * (missing ones are fine), e.g. to replace a damaged cache by an empty
+ * one.  Nothing may have it open.  Errors: UP_EIO, naming the file.
+ */
+int up_cache_remove(const char *path, up_error *err);
+
+/*
+ * 1 when a get, put, stats or clear on c found the file locked by another
+ * process beyond the wait bound: the handle is off, every later get is a
+ * miss and every put is skipped (and counted as an error).  0 otherwise
+ * or for NULL.
+ */
+int up_cache_locked(const up_cache *c);
 
 /* Close the handle; NULL is fine. */
 void up_cache_close(up_cache *c);

@@ -118,6 +118,7 @@ typedef struct up_config {
     up_cfg_int cache_enabled;
     up_cfg_str cache_path;
     up_cfg_int cache_ttl_days;
+    up_cfg_num cache_lock_timeout; /* seconds to wait for a locked cache */
     up_provider_cfg providers[UP_PROV_COUNT];
     up_alias *aliases; /* from the file, in file order */
     size_t naliases;

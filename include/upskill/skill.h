@@ -13,6 +13,11 @@
 
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/fs.h"
+
+/* The loader's limits, which saving and the validator apply too. */
+#define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ) /* resources together */
+#define UP_SKILL_MAX_DEPTH 16 /* folders below the skill folder */
 
 typedef struct up_kv {
     char *key;
@@ -90,11 +95,30 @@ void up_skill_render(const up_skill *s, up_buf *out);
 int up_skill_load(up_skill *s, const char *dir, up_error *err);
 
 /*
- * Save s into folder dir (created if needed): SKILL.md, skill_meta.json,
- * and each resource file.  Every file is written atomically.  Refuses
- * (UP_EUNSAFE, before writing anything) any file path that would escape
- * dir: "..", absolute paths, control characters, or a symlink in dir
- * that leads outside.
+ * Apply every rule of up_skill_load to the folder dir except reading and
+ * parsing SKILL.md (the validator checks that itself): no symlink leading
+ * outside, a valid skill_meta.json, resource folders at most
+ * UP_SKILL_MAX_DEPTH deep, the size caps.  0 when the loader would accept
+ * the rest of the folder; else the loader's error and message.
+ */
+int up_skill_check_folder(const char *dir, up_error *err);
+
+/*
+ * Save s as the folder dir, as a whole: SKILL.md, skill_meta.json and
+ * each resource file are written into a new hidden folder beside dir
+ * (".<name>.upskill-new-<pid>-XXXXXX"), which then replaces dir by
+ * renames (an exchange where the system has one), so a reader sees the
+ * old version or the new one, never a mix.  Entries of an old dir that
+ * are no part of a skill (other than SKILL.md, skill.md,
+ * skill_meta.json, references/, scripts/, assets/) are kept; old
+ * resource files the new version lacks are gone.  On any failure dir is
+ * untouched and the hidden folder removed; hidden folders left by a
+ * process that died mid-save are removed by the next save beside them.
+ * Refuses before writing anything (UP_EUNSAFE) a file path that would
+ * escape dir ("..", absolute paths, control characters) and what
+ * up_skill_load would refuse (UP_EPARSE, UP_ETOOBIG: folders nested too
+ * deep, files over the caps, a SKILL.md that does not parse back).
+ * Errors of the write: UP_EIO and the codes of up_fs_write_atomic.
  */
 int up_skill_save(const up_skill *s, const char *dir, up_error *err);
 

@@ -26,7 +26,8 @@ static const struct cmd_spec spec = {
     "stats|clear",
     "show or empty the response cache",
     "stats: entries, size and age of the cache at cache.path.\n"
-    "clear: remove every entry, or with --older-than only the old ones.\n"
+    "clear: remove every entry, or with --older-than only the old ones;\n"
+    "  a damaged cache file is replaced by an empty one.\n"
     "See docs/cache.md.",
     opts,
     1,
@@ -128,6 +129,26 @@ static const struct action {
     {NULL, NULL},
 };
 
+/*
+ * Open the cache for act.  `clear` (of everything) replaces a file that
+ * is no readable cache (damaged, not a database) by a fresh one, saying
+ * so; a locked or unreadable one stays an error.
+ */
+static int open_for(up_cache **c, const struct action *act,
+                    const up_config *cfg, up_error *err)
+{
+    const char *path = cfg->cache_path.value;
+    long wait_ms = (long)(cfg->cache_lock_timeout.value * 1000);
+    int rc = up_cache_open(c, path, cfg->cache_ttl_days.value, wait_ms, err);
+
+    if (rc != UP_EPARSE || act->run != do_clear || older_than != -1)
+        return rc;
+    out_warn("%s; removing it", err->msg);
+    rc = up_cache_remove(path, err);
+    return rc ? rc
+              : up_cache_open(c, path, cfg->cache_ttl_days.value, wait_ms, err);
+}
+
 static int run(const struct action *act, up_error *err)
 {
     up_config cfg;
@@ -141,8 +162,7 @@ static int run(const struct action *act, up_error *err)
     if (!rc && !cfg.cache_path.value)
         rc = up_error_set(err, UP_EPARSE, "no cache.path is configured");
     if (!rc && up_fs_is_file(cfg.cache_path.value))
-        rc = up_cache_open(&c, cfg.cache_path.value, cfg.cache_ttl_days.value,
-                           err);
+        rc = open_for(&c, act, &cfg, err);
     if (!rc)
         rc = act->run(c, &cfg, err);
     up_cache_close(c);

@@ -139,6 +139,8 @@ static json_t *build_settings(const up_config *cfg)
     put_model(st, "test_gen_model", &cfg->test_gen_model, cfg);
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
         put_plain(st, cfg, &plain[i]);
+    put(st, "cache.lock_timeout", json_real(cfg->cache_lock_timeout.value),
+        &cfg->cache_lock_timeout.src);
     for (int k = 0; k < UP_PROV_COUNT; k++)
         put_provider(st, cfg, (enum up_provider_kind)k);
     for (size_t i = 0; i < cfg->naliases; i++)

@@ -144,7 +144,8 @@ static void open_cache(struct ctx *c, const struct eval_args *a)
     if (a->no_cache || !c->cfg.cache_enabled.value || !c->cfg.cache_path.value)
         return;
     if (up_cache_open(&c->cache, c->cfg.cache_path.value,
-                      c->cfg.cache_ttl_days.value, &err))
+                      c->cfg.cache_ttl_days.value,
+                      (long)(c->cfg.cache_lock_timeout.value * 1000), &err))
         out_warn("%s; running without the response cache", err.msg);
 }
 
@@ -153,6 +154,7 @@ static int execute(struct ctx *c, const struct eval_args *a)
     up_eval_run_opts o;
     up_sched_stats st;
     struct sigaction sa;
+    int rc;
 
     memset(&o, 0, sizeof(o));
     memset(&sa, 0, sizeof(sa));
@@ -176,7 +178,12 @@ static int execute(struct ctx *c, const struct eval_args *a)
         o.progress_ud = &c->progress;
     }
     c->progress.start = time(NULL);
-    return up_eval_execute(&c->plan, &o, &st, &c->err);
+    rc = up_eval_execute(&c->plan, &o, &st, &c->err);
+    if (up_cache_locked(c->cache))
+        out_warn("'%s': the cache was locked by another process; the rest of "
+                 "the run went without it",
+                 c->cfg.cache_path.value);
+    return rc;
 }
 
 /*

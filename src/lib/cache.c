@@ -7,14 +7,24 @@
  * now - created < ttl_days days; nothing secret reaches the key or the
  * file (the canonical form leaves out the API key and every header).
  * WAL journalling lets readers and one writer work at once across
- * processes; the busy timeout makes the rest wait instead of failing.
+ * processes; a busy handler makes the rest wait instead of failing, but
+ * never longer than the handle's wait bound: opening gives up after it
+ * (the caller runs without the cache), and a get or put that still finds
+ * the file locked after it turns the handle off for good (every later get
+ * is a miss, every put skipped), so a lock held by another process costs
+ * at most two waits, never one per request.
  * Database errors after open never fail an eval: a get that fails is a
  * miss, a put that fails is counted, and both show in the stats.
+ * The file and its -wal/-shm companions (SQLite gives them the database's
+ * mode) hold answers: the database is created 0600 before SQLite opens it.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -25,12 +35,10 @@
 #include "util/sha256.h"
 #include "util/json.h"
 
-#define SCHEMA_VERSION  1
-#define KEY_FORMAT      1
-#define BUSY_TIMEOUT_MS 30000
-#define BUSY_RETRIES    500 /* about 9 s of backing off */
-#define DAY             86400LL
-#define MAX_DAYS        1000000L /* beyond this, "never" */
+#define SCHEMA_VERSION 1
+#define KEY_FORMAT     1
+#define DAY            86400LL
+#define MAX_DAYS       1000000L /* beyond this, "never" */
 
 struct up_cache {
     sqlite3 *db;
@@ -38,6 +46,9 @@ struct up_cache {
     long ttl_days;           /* <= 0: entries never expire */
     time_t (*now)(void *ud); /* the clock (time() unless a test set it) */
     void *now_ud;
+    long wait_ms;       /* the longest one wait for a lock may last */
+    long long deadline; /* monotonic ms: the current wait gives up */
+    int locked;         /* a lock outlasted the wait: handle is off */
     size_t hits, misses, puts, errors;
 };
 
@@ -159,16 +170,74 @@ static long long cutoff(const up_cache *c, long days)
            (days > MAX_DAYS ? MAX_DAYS : days) * DAY;
 }
 
+/* 1 when SQLite found the file to be no database, or a damaged one. */
+static int is_corrupt(const up_cache *c)
+{
+    int rc = sqlite3_errcode(c->db) & 0xff;
+
+    return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT;
+}
+
+/* Fail with what went wrong: a lock that outlasted the wait (UP_EIO), a
+ * damaged file (UP_EPARSE), or SQLite's message (UP_EIO). */
 static int db_fail(const up_cache *c, up_error *err, const char *what)
 {
-    return up_error_set(err, UP_EIO, "'%s': %s: %s", c->path, what,
-                        sqlite3_errmsg(c->db));
+    if (c->locked)
+        return up_error_set(err, UP_EIO,
+                            "'%s': %s: the cache is locked by another "
+                            "process (gave up after %ld ms)",
+                            c->path, what, c->wait_ms);
+    return up_error_set(err, is_corrupt(c) ? UP_EPARSE : UP_EIO, "'%s': %s: %s",
+                        c->path, what, sqlite3_errmsg(c->db));
+}
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Start a wait bound: what follows may wait for locks until wait_ms from
+ * now, and no longer. */
+static void arm(up_cache *c)
+{
+    c->deadline = mono_ms() + c->wait_ms;
+}
+
+/* SQLite's busy handler: back off (1, 2, ... 20 ms) until the deadline. */
+static int on_busy(void *ud, int n)
+{
+    up_cache *c = ud;
+
+    if (mono_ms() >= c->deadline)
+        return 0;
+    sqlite3_sleep(n < 20 ? n + 1 : 20);
+    return 1;
+}
+
+static int is_busy(int rc)
+{
+    rc &= 0xff;
+    return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+/* Note a statement's result code: a lock that outlasted the wait turns
+ * the handle off.  Returns rc. */
+static int note(up_cache *c, int rc)
+{
+    if (is_busy(rc))
+        c->locked = 1;
+    return rc;
 }
 
 /* Run sql that returns no rows (pragmas included). */
 static int exec(up_cache *c, const char *sql)
 {
-    return sqlite3_exec(c->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : UP_EIO;
+    return note(c, sqlite3_exec(c->db, sql, NULL, NULL, NULL)) == SQLITE_OK
+               ? 0
+               : UP_EIO;
 }
 
 /*
@@ -176,18 +245,21 @@ static int exec(up_cache *c, const char *sql)
  * connections both hold a read lock and want to write (several processes
  * opening a new cache at once, all switching it to WAL), one is told
  * "busy" at once to avoid a deadlock.  Its locks are gone by then, so
- * backing off and trying again succeeds.
+ * backing off and trying again succeeds, until the armed deadline.
  */
 static int exec_retry(up_cache *c, const char *sql)
 {
-    for (int i = 1; i <= BUSY_RETRIES; i++) {
+    for (int i = 1;; i++) {
         int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
 
-        if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+        if (!is_busy(rc))
             return rc == SQLITE_OK ? 0 : UP_EIO;
+        if (mono_ms() >= c->deadline) {
+            note(c, rc);
+            return UP_EIO;
+        }
         sqlite3_sleep(i < 20 ? i : 20);
     }
-    return UP_EIO;
 }
 
 /* The one integer sql returns, or -1. */
@@ -244,45 +316,63 @@ static void prune(up_cache *c)
     sqlite3_finalize(st);
 }
 
-static int setup(up_cache *c, int created, up_error *err)
+static int setup(up_cache *c, up_error *err)
 {
     int rc;
 
-    sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_handler(c->db, on_busy, c);
+    arm(c);
     /* Where WAL is not possible SQLite keeps the old mode and says so
      * without failing: the cache still works, only with less overlap. */
     if (exec_retry(c, "PRAGMA journal_mode=WAL") ||
         exec(c, "PRAGMA synchronous=NORMAL"))
         return db_fail(c, err, "cannot open the cache");
     rc = init_schema(c, err);
-    if (!rc && created)
-        chmod(c->path, 0600);
     if (!rc)
         prune(c);
     return rc;
 }
 
-int up_cache_open(up_cache **out, const char *path, long ttl_days,
+/*
+ * Create the missing database file empty with mode 0600 before SQLite
+ * opens it: SQLite creates -wal, -shm and -journal with the database's
+ * mode, and an empty file is an empty database to it.
+ */
+static int create_private(const char *path, up_error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+    if (fd < 0 && errno != EEXIST)
+        return up_error_set(err, UP_EIO, "'%s': cannot create the cache: %s",
+                            path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return 0;
+}
+
+int up_cache_open(up_cache **out, const char *path, long ttl_days, long wait_ms,
                   up_error *err)
 {
     up_cache *c = up_xcalloc(1, sizeof(*c));
     up_buf dir = UP_BUF_INIT;
-    int created = !up_fs_is_file(path), rc;
+    int rc;
 
     c->path = up_xstrdup(path);
     c->ttl_days = ttl_days;
+    c->wait_ms = wait_ms > 0 ? wait_ms : 0;
     c->now = real_now;
     up_fs_dirname(&dir, path);
     rc = up_fs_mkdir_p(dir.data, 0700, err);
+    if (!rc)
+        rc = create_private(path, err);
     if (rc)
         goto out;
-    if (sqlite3_open_v2(path, &c->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                        NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE, NULL) !=
+        SQLITE_OK) {
         rc = db_fail(c, err, "cannot open the cache");
         goto out;
     }
-    rc = setup(c, created, err);
+    rc = setup(c, err);
 out:
     up_buf_release(&dir);
     if (rc) {
@@ -291,6 +381,29 @@ out:
     }
     *out = c;
     return rc;
+}
+
+int up_cache_remove(const char *path, up_error *err)
+{
+    static const char *const suffixes[] = {"-wal", "-shm", "-journal", ""};
+    up_buf b = UP_BUF_INIT;
+    int rc = 0;
+
+    for (size_t i = 0; !rc && i < sizeof(suffixes) / sizeof(*suffixes); i++) {
+        up_buf_reset(&b);
+        up_buf_adds(&b, path);
+        up_buf_adds(&b, suffixes[i]);
+        if (unlink(b.data) && errno != ENOENT)
+            rc = up_error_set(err, UP_EIO, "'%s': cannot remove: %s", b.data,
+                              strerror(errno));
+    }
+    up_buf_release(&b);
+    return rc;
+}
+
+int up_cache_locked(const up_cache *c)
+{
+    return c && c->locked;
 }
 
 void up_cache_close(up_cache *c)
@@ -344,6 +457,9 @@ int up_cache_get(up_cache *c, const char *key, up_response *out)
     int hit = 0, rc;
 
     up_response_init(out);
+    if (c->locked)
+        goto out;
+    arm(c);
     if (sqlite3_prepare_v2(
             c->db,
             "SELECT text, reasoning, stop_reason, input_tokens, "
@@ -357,7 +473,7 @@ int up_cache_get(up_cache *c, const char *key, up_response *out)
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2,
                        c->ttl_days > 0 ? cutoff(c, c->ttl_days) : LLONG_MIN);
-    rc = sqlite3_step(st);
+    rc = note(c, sqlite3_step(st));
     if (rc == SQLITE_ROW) {
         fill(out, st);
         hit = 1;
@@ -386,6 +502,11 @@ int up_cache_put(up_cache *c, const char *key, const up_response *res)
 
     if (res->code || !res->text)
         return 0;
+    if (c->locked) {
+        rc = UP_EIO;
+        goto out;
+    }
+    arm(c);
     if (sqlite3_prepare_v2(c->db,
                            "INSERT OR REPLACE INTO responses VALUES (?1, ?2, "
                            "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
@@ -402,7 +523,7 @@ int up_cache_put(up_cache *c, const char *key, const up_response *res)
     for (int i = 0; i < 8; i++)
         sqlite3_bind_int64(st, 6 + i, v[i]);
     bind_text(st, 14, res->request_id);
-    rc = sqlite3_step(st) == SQLITE_DONE ? 0 : UP_EIO;
+    rc = note(c, sqlite3_step(st)) == SQLITE_DONE ? 0 : UP_EIO;
 out:
     sqlite3_finalize(st);
     *(rc ? &c->errors : &c->puts) += 1;
@@ -418,6 +539,7 @@ int up_cache_stats(up_cache *c, up_cache_info *st, up_error *err)
     int rc = 0;
 
     memset(st, 0, sizeof(*st));
+    arm(c);
     if (sqlite3_prepare_v2(
             c->db,
             "SELECT count(*), coalesce(sum(length(CAST(text AS BLOB)) + "
@@ -439,6 +561,7 @@ int up_cache_stats(up_cache *c, up_cache_info *st, up_error *err)
     st->puts = c->puts;
     st->errors = c->errors;
     st->ttl_days = c->ttl_days;
+    st->locked = c->locked;
 out:
     sqlite3_finalize(q);
     return rc;
@@ -450,6 +573,7 @@ int up_cache_clear(up_cache *c, long older_than_days, size_t *removed,
     sqlite3_stmt *st = NULL;
     int rc = 0;
 
+    arm(c);
     if (sqlite3_prepare_v2(c->db, "DELETE FROM responses WHERE created <= ?1",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = db_fail(c, err, "cannot clear the cache");
@@ -457,7 +581,7 @@ int up_cache_clear(up_cache *c, long older_than_days, size_t *removed,
     }
     sqlite3_bind_int64(
         st, 1, older_than_days < 0 ? LLONG_MAX : cutoff(c, older_than_days));
-    if (sqlite3_step(st) != SQLITE_DONE) {
+    if (note(c, sqlite3_step(st)) != SQLITE_DONE) {
         rc = db_fail(c, err, "cannot clear the cache");
         goto out;
     }

@@ -124,6 +124,7 @@ static const struct key cache_keys[] = {
     {"enabled", V_BOOL, CFG(cache_enabled), 0, 0, NULL},
     {"path", V_PATH, CFG(cache_path), 0, 0, NULL},
     {"ttl_days", V_INT, CFG(cache_ttl_days), 0, 0, NULL},
+    {"lock_timeout", V_SECS, CFG(cache_lock_timeout), 0, 0, NULL},
     {NULL, V_STR, 0, 0, 0, NULL},
 };
 
@@ -651,6 +652,7 @@ void up_config_init(up_config *cfg)
     cfg->max_tests.value = 8;
     cfg->cache_enabled.value = 1;
     cfg->cache_ttl_days.value = 30;
+    cfg->cache_lock_timeout.value = 5; /* as UP_CACHE_WAIT_MS (cache.h) */
     for (int i = 0; i < UP_PROV_COUNT; i++) {
         up_provider_cfg *pc = &cfg->providers[i];
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/skill_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"
@@ -306,12 +307,11 @@ int up_gen_draft_check(const up_gen_draft *d, up_buf *errors, up_buf *warnings,
     up_validate_init(&r, UP_VP_SPEC);
     for (size_t i = 0; i < d->nfiles; i++)
         nerr += !path_ok(d->files[i].path, errors);
-    up_buf_addf(&root, "%s/upskill-gen-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root.data)) {
-        rc = up_error_set(err, UP_EIO, "'%s': cannot create a temporary folder",
-                          root.data);
+    /* A copy a killed run left is removed here (skill_int.h). */
+    skill_clean_dead(tmp && *tmp ? tmp : "/tmp", "upskill-gen-", NULL);
+    rc = skill_tmp_dir(&root, tmp && *tmp ? tmp : "/tmp", "upskill-gen-", err);
+    if (rc)
         goto out;
-    }
     stage_name(&name, d->skill_md);
     up_fs_join(&dir, root.data, name.data);
     rc = stage(d, dir.data, err);

@@ -11,9 +11,13 @@
  * Save checks everything before it writes anything: each resource path
  * must pass up_fs_check_relative, start with references/, scripts/ or
  * assets/ (so it can never replace SKILL.md or skill_meta.json), not be
- * both a file and a folder, and no existing component of any path we
- * will write may be a symlink leading outside the folder.  Files are
- * written with up_fs_write_atomic (0755 when executable, else 0644).
+ * both a file and a folder, and the version must pass the loader's own
+ * limits (depth, sizes, SKILL.md and skill_meta.json parsing back), so
+ * nothing is saved that load would refuse.  The version is then written
+ * whole into a new hidden folder beside dir and swapped in by renames
+ * (skill_swap.c): a reader sees the old skill or the new one, never a
+ * mix.  Files are written with up_fs_write_atomic (0755 when executable,
+ * else 0644).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -23,13 +27,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/skill_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/skill.h"
 #include "util/json.h"
-
-#define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ)
-#define UP_SKILL_MAX_DEPTH 16
 
 static const char *const resource_dirs[] = {"references", "scripts", "assets"};
 
@@ -69,18 +71,58 @@ static int check_link(const char *root, const char *path, up_error *err)
     return 0;
 }
 
+/* ---- the limits: one copy for loading, saving and validate ---- */
+
+static int too_deep(const struct walk *w, const char *rel, up_error *err)
+{
+    return up_error_set(err, UP_EPARSE,
+                        "'%s/%s': folders nested deeper than %d levels", w->dir,
+                        rel, UP_SKILL_MAX_DEPTH);
+}
+
+/* Count len more bytes of resources; UP_ETOOBIG past the total cap. */
+static int check_total(struct walk *w, size_t len, up_error *err)
+{
+    if (w->total + len > UP_SKILL_MAX_TOTAL)
+        return up_error_set(err, UP_ETOOBIG,
+                            "'%s': resource files are larger than %u bytes "
+                            "together",
+                            w->dir, UP_SKILL_MAX_TOTAL);
+    w->total += len;
+    return 0;
+}
+
+/* A resource of len bytes at rel, as the walk would meet it on disk. */
+static int check_resource(struct walk *w, const char *rel, size_t len,
+                          up_error *err)
+{
+    int depth = 0;
+
+    for (const char *p = rel; *p; p++)
+        depth += *p == '/';
+    if (len > UP_FS_MAX_READ)
+        return up_error_set(err, UP_ETOOBIG,
+                            "'%s/%s': file is larger than %u bytes", w->dir,
+                            rel, UP_FS_MAX_READ);
+    if (depth > UP_SKILL_MAX_DEPTH)
+        return too_deep(w, rel, err);
+    return check_total(w, len, err);
+}
+
 /* ---- load ---- */
 
-static int read_skill_md(up_skill *s, const struct walk *w, up_error *err)
+/* SKILL.md: its link, and when parse is set its size and its parse. */
+static int read_skill_md(up_skill *s, const struct walk *w, int parse,
+                         up_error *err)
 {
     up_buf path = UP_BUF_INIT, text = UP_BUF_INIT;
     int rc;
 
     up_fs_join(&path, w->dir, "SKILL.md");
     rc = check_link(w->real, path.data, err);
-    if (!rc)
+    if (!rc && parse)
         rc = up_fs_read(&text, path.data, UP_FS_MAX_READ, err);
-    if (!rc)
+    if (!rc && parse)
         rc = up_skill_parse(s, text.data, text.len, path.data, err);
     up_buf_release(&text);
     up_buf_release(&path);
@@ -186,18 +228,14 @@ static int add_file(up_skill *s, struct walk *w, const char *rel,
     struct stat st;
     int rc = up_fs_read(&data, path, UP_FS_MAX_READ, err);
 
-    if (!rc && w->total + data.len > UP_SKILL_MAX_TOTAL)
-        rc = up_error_set(err, UP_ETOOBIG,
-                          "'%s': resource files are larger than %u bytes "
-                          "together",
-                          w->dir, UP_SKILL_MAX_TOTAL);
+    if (!rc)
+        rc = check_total(w, data.len, err);
     if (!rc && stat(path, &st))
         rc = up_error_set(err, UP_EIO, "'%s': %s", path, strerror(errno));
     if (rc) {
         up_buf_release(&data);
         return rc;
     }
-    w->total += data.len;
     UP_GROW(s->files, w->cap, s->nfiles + 1);
     f = &s->files[s->nfiles++];
     f->path = up_xstrdup(rel);
@@ -240,9 +278,7 @@ static int walk_dir(up_skill *s, struct walk *w, const char *rel, int depth,
     int rc;
 
     if (depth > UP_SKILL_MAX_DEPTH)
-        return up_error_set(err, UP_EPARSE,
-                            "'%s/%s': folders nested deeper than %d levels",
-                            w->dir, rel, UP_SKILL_MAX_DEPTH);
+        return too_deep(w, rel, err);
     up_fs_join(&path, w->dir, rel);
     rc = up_fs_list(&names, NULL, path.data, err);
     for (char **p = names; !rc && p && *p; p++) {
@@ -280,7 +316,8 @@ static int read_resources(up_skill *s, struct walk *w, up_error *err)
     return rc;
 }
 
-int up_skill_load(up_skill *s, const char *dir, up_error *err)
+/* up_skill_load, parsing SKILL.md only when parse_md is set. */
+static int load(up_skill *s, const char *dir, int parse_md, up_error *err)
 {
     struct walk w = {dir, NULL, 0, 0};
     int rc;
@@ -294,7 +331,7 @@ int up_skill_load(up_skill *s, const char *dir, up_error *err)
         up_buf_release(&path);
         goto out;
     }
-    rc = read_skill_md(s, &w, err);
+    rc = read_skill_md(s, &w, parse_md, err);
     if (!rc)
         rc = read_meta(s, &w, err);
     if (!rc)
@@ -303,6 +340,22 @@ out:
     free(w.real);
     if (rc)
         up_skill_release(s);
+    return rc;
+}
+
+int up_skill_load(up_skill *s, const char *dir, up_error *err)
+{
+    return load(s, dir, 1, err);
+}
+
+int up_skill_check_folder(const char *dir, up_error *err)
+{
+    up_skill s;
+    int rc;
+
+    up_skill_init(&s);
+    rc = load(&s, dir, 0, err);
+    up_skill_release(&s);
     return rc;
 }
 
@@ -365,42 +418,14 @@ static int check_names(const up_skill *s, up_error *err)
     return rc;
 }
 
-/* Every existing component of dir/rel must not lead outside dir. */
-static int check_components(const char *dir, const char *real, const char *rel,
-                            up_error *err)
-{
-    up_buf path = UP_BUF_INIT;
-    int rc = 0;
-
-    up_fs_join(&path, dir, rel);
-    for (size_t i = path.len - strlen(rel); !rc && i <= path.len; i++) {
-        if (path.data[i] != '/' && path.data[i] != '\0')
-            continue;
-        path.data[i] = '\0';
-        rc = check_link(real, path.data, err);
-        if (i < path.len)
-            path.data[i] = '/';
-    }
-    up_buf_release(&path);
-    return rc;
-}
-
+/* The loader's limits, checked on the skill in memory. */
 static int check_save(const up_skill *s, const char *dir, up_error *err)
 {
-    char *real;
+    struct walk w = {dir, NULL, 0, 0};
     int rc = check_names(s, err);
 
-    if (rc)
-        return rc;
-    real = realpath(dir, NULL);
-    if (!real)
-        return 0; /* nothing exists inside it yet */
-    rc = check_components(dir, real, "SKILL.md", err);
-    if (!rc)
-        rc = check_components(dir, real, "skill_meta.json", err);
     for (size_t i = 0; !rc && i < s->nfiles; i++)
-        rc = check_components(dir, real, s->files[i].path, err);
-    free(real);
+        rc = check_resource(&w, s->files[i].path, s->files[i].len, err);
     return rc;
 }
 
@@ -499,6 +524,111 @@ static int write_file(const char *dir, const char *rel, const void *data,
     return rc;
 }
 
+/* Write every file of the version into the empty folder dir. */
+static int write_version(const up_skill *s, const char *dir, const up_buf *md,
+                         const up_buf *meta, up_error *err)
+{
+    int rc = write_file(dir, "SKILL.md", md->data, md->len, 0644, err);
+
+    if (!rc)
+        rc = write_file(dir, "skill_meta.json", meta->data, meta->len, 0644,
+                        err);
+    for (size_t i = 0; !rc && i < s->nfiles; i++) {
+        const up_skill_file *f = &s->files[i];
+
+        rc = write_file(dir, f->path, f->data, f->len,
+                        f->executable ? 0755 : 0644, err);
+    }
+    return rc;
+}
+
+/*
+ * Where the folder goes: parent and base of dir, resolved when dir exists
+ * (a symlink, ".", a trailing slash), and *mode the old folder's mode.
+ */
+static int save_target(up_buf *parent, up_buf *base, mode_t *mode,
+                       const char *dir, up_error *err)
+{
+    char *real = realpath(dir, NULL);
+    struct stat st;
+    int rc = 0;
+
+    *mode = 0755;
+    if (real && (stat(real, &st) || !S_ISDIR(st.st_mode)))
+        rc = up_error_set(err, UP_EIO, "'%s': exists and is not a folder", dir);
+    else if (real)
+        *mode = st.st_mode & 07777;
+    up_fs_dirname(parent, real ? real : dir);
+    up_fs_basename(base, real ? real : dir);
+    free(real);
+    return rc;
+}
+
+/*
+ * What the loader will read back must load: SKILL.md and skill_meta.json
+ * within the read cap, and parsing as they do on load.
+ */
+static int check_texts(const up_buf *md, const up_buf *meta, const char *dir,
+                       up_error *err)
+{
+    up_buf path = UP_BUF_INIT;
+    up_skill back;
+    int rc = 0;
+
+    up_skill_init(&back);
+    up_fs_join(&path, dir, "SKILL.md");
+    if (md->len > UP_FS_MAX_READ || meta->len > UP_FS_MAX_READ)
+        rc = up_error_set(err, UP_ETOOBIG,
+                          "'%s': SKILL.md or skill_meta.json would be larger "
+                          "than %u bytes",
+                          dir, UP_FS_MAX_READ);
+    if (!rc)
+        rc = up_skill_parse(&back, md->data, md->len, path.data, err);
+    up_buf_reset(&path);
+    up_fs_join(&path, dir, "skill_meta.json");
+    if (!rc)
+        rc = parse_meta(&back, meta, path.data, err);
+    up_skill_release(&back);
+    up_buf_release(&path);
+    return rc;
+}
+
+/* Write the version into a new hidden folder beside target, swap it in. */
+static int replace(const up_skill *s, const up_buf *md, const up_buf *meta,
+                   const char *dir, up_error *err)
+{
+    up_buf parent = UP_BUF_INIT, base = UP_BUF_INIT, target = UP_BUF_INIT,
+           tmp = UP_BUF_INIT;
+    mode_t mode;
+    int rc = save_target(&parent, &base, &mode, dir, err);
+
+    if (!rc)
+        rc = up_fs_mkdir_p(parent.data, 0755, err);
+    if (rc)
+        goto out;
+    up_fs_join(&target, parent.data, base.data);
+    skill_clean_saves(parent.data, base.data, target.data);
+    rc = skill_save_dir(&tmp, parent.data, base.data, "new", err);
+    if (rc)
+        goto out;
+    rc = write_version(s, tmp.data, md, meta, err);
+    if (!rc && chmod(tmp.data, mode))
+        rc = up_error_set(err, UP_EIO, "'%s': cannot chmod: %s", tmp.data,
+                          strerror(errno));
+    if (!rc)
+        rc = skill_swap_in(tmp.data, target.data, parent.data, base.data, err);
+    if (rc) {
+        skill_rm_tree(tmp.data);
+        up_error_prefix(err, "'%s' not saved, the old version is kept: ", dir);
+    }
+out:
+    up_buf_release(&parent);
+    up_buf_release(&base);
+    up_buf_release(&target);
+    up_buf_release(&tmp);
+    return rc;
+}
+
 int up_skill_save(const up_skill *s, const char *dir, up_error *err)
 {
     up_buf md = UP_BUF_INIT, meta = UP_BUF_INIT;
@@ -506,21 +636,12 @@ int up_skill_save(const up_skill *s, const char *dir, up_error *err)
 
     if (!rc)
         rc = meta_text(s, &meta, err);
-    if (rc)
-        goto out;
-    up_skill_render(s, &md);
-    rc = up_fs_mkdir_p(dir, 0755, err);
-    if (!rc)
-        rc = write_file(dir, "SKILL.md", md.data, md.len, 0644, err);
-    if (!rc)
-        rc = write_file(dir, "skill_meta.json", meta.data, meta.len, 0644, err);
-    for (size_t i = 0; !rc && i < s->nfiles; i++) {
-        const up_skill_file *f = &s->files[i];
-
-        rc = write_file(dir, f->path, f->data, f->len,
-                        f->executable ? 0755 : 0644, err);
+    if (!rc) {
+        up_skill_render(s, &md);
+        rc = check_texts(&md, &meta, dir, err);
     }
-out:
+    if (!rc)
+        rc = replace(s, &md, &meta, dir, err);
     up_buf_release(&md);
     up_buf_release(&meta);
     return rc;

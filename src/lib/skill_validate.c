@@ -20,6 +20,7 @@
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
 #include "upskill/fs.h"
+#include "upskill/skill.h"
 
 static const char *const no_fm =
     "SKILL.md must start with YAML frontmatter (---)";
@@ -400,6 +401,19 @@ static void read_failed(struct vctx *c, int rc, const up_error *err)
         vfind(c, NULL, 0, UP_V_ERROR, "read-failed", "%s", err->msg);
 }
 
+/*
+ * What eval and generate --from would refuse beyond SKILL.md: the
+ * loader's own rules (up_skill_check_folder), not a second copy of them.
+ */
+static void check_loadable(struct vctx *c)
+{
+    up_error err = {0};
+
+    if (up_skill_check_folder(c->dir, &err))
+        vfind(c, c->dir, 0, UP_V_ERROR, "unloadable",
+              "upskill cannot load this skill: %s", err.msg);
+}
+
 /* Validate the file at path as the SKILL.md of folder dir. */
 static void validate_file(up_vreport *r, const char *dir, const char *path)
 {
@@ -419,6 +433,8 @@ static void validate_file(up_vreport *r, const char *dir, const char *path)
         read_failed(&c, rc, &err);
     else
         check_text(&c, text.data, text.len);
+    if (!rc)
+        check_loadable(&c);
     ctx_close(&c, r);
     up_buf_release(&text);
     up_buf_release(&base);

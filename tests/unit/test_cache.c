@@ -208,12 +208,14 @@ Test(cache, put_get_round_trip_across_handles, .init = make_tmp,
     base_req(&r);
     key_of(key, &r, 1);
     sample(&in);
-    cr_assert_eq(up_cache_open(&c, path, 30, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, &err), 0, "%s",
+                 err.msg);
     cr_assert_eq(up_cache_get(c, key, &out), 0, "empty cache misses");
     up_response_release(&out);
     cr_assert_eq(up_cache_put(c, key, &in), 0);
     up_cache_close(c);
-    cr_assert_eq(up_cache_open(&c, path, 30, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, &err), 0, "%s",
+                 err.msg);
     cr_assert_eq(up_cache_get(c, key, &out), 1);
     cr_assert_eq(out.code, 0);
     cr_assert_str_eq(out.text, "the answer");
@@ -245,7 +247,7 @@ Test(cache, stores_only_successes_and_counts, .init = make_tmp,
     struct stat sb;
 
     tmp_path(path, sizeof(path), "c.sqlite");
-    cr_assert_eq(up_cache_open(&c, path, 30, NULL), 0);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
     cr_assert_eq(stat(path, &sb), 0);
     cr_assert_eq(sb.st_mode & 0777, 0600, "the cache is private");
     sample(&bad);
@@ -287,7 +289,7 @@ Test(cache, entries_expire, .init = make_tmp, .fini = remove_tmp)
     time_t now = 1700000000;
 
     tmp_path(path, sizeof(path), "c.sqlite");
-    cr_assert_eq(up_cache_open(&c, path, 30, NULL), 0);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
     up_cache_set_clock(c, fake_now, &now);
     sample(&in);
     cr_assert_eq(up_cache_put(c, "k", &in), 0);
@@ -302,13 +304,14 @@ Test(cache, entries_expire, .init = make_tmp, .fini = remove_tmp)
     cr_assert_eq(st.oldest, 1700000000);
     cr_assert_eq(st.newest, 1700000000);
     up_cache_close(c);
-    cr_assert_eq(up_cache_open(&c, path, 0, NULL), 0);
+    cr_assert_eq(up_cache_open(&c, path, 0, UP_CACHE_WAIT_MS, NULL), 0);
     up_cache_set_clock(c, fake_now, &now);
     now += DAYS(1000);
     cr_assert_eq(up_cache_get(c, "k", &out), 1, "ttl 0: never expires");
     up_response_release(&out);
     up_cache_close(c);
-    cr_assert_eq(up_cache_open(&c, path, 30, NULL), 0, "opening prunes");
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL), 0,
+                 "opening prunes");
     cr_assert_eq(up_cache_stats(c, &st, NULL), 0);
     cr_assert_eq(st.entries, 0);
     up_response_release(&in);
@@ -325,7 +328,7 @@ Test(cache, clear_by_age_and_all, .init = make_tmp, .fini = remove_tmp)
     size_t removed = 99;
 
     tmp_path(path, sizeof(path), "c.sqlite");
-    cr_assert_eq(up_cache_open(&c, path, 0, NULL), 0);
+    cr_assert_eq(up_cache_open(&c, path, 0, UP_CACHE_WAIT_MS, NULL), 0);
     up_cache_set_clock(c, fake_now, &now);
     sample(&in);
     cr_assert_eq(up_cache_put(c, "old", &in), 0);
@@ -362,7 +365,7 @@ static void *writer(void *arg)
     long failed = 0;
 
     sample(&in);
-    if (up_cache_open(&c, path, 30, NULL))
+    if (up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL))
         return (void *)1;
     for (int i = 0; i < PER_WRITER; i++) {
         char key[32];
@@ -392,8 +395,8 @@ Test(cache, concurrent_opens_of_one_file, .init = make_tmp, .fini = remove_tmp)
         pthread_join(t[i], &failed);
         cr_assert_null(failed, "writer %d failed", i);
     }
-    cr_assert_eq(up_cache_open(&a, path, 30, NULL), 0);
-    cr_assert_eq(up_cache_open(&b, path, 30, NULL), 0);
+    cr_assert_eq(up_cache_open(&a, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
+    cr_assert_eq(up_cache_open(&b, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
     cr_assert_eq(up_cache_stats(a, &st, NULL), 0);
     cr_assert_eq(st.entries, WRITERS * PER_WRITER);
     sample(&in);
@@ -420,21 +423,125 @@ Test(cache, bad_files_are_clear_errors, .init = make_tmp, .fini = remove_tmp)
     for (int i = 0; i < 100; i++)
         fputs("padding padding padding padding padding padding\n", fp);
     fclose(fp);
-    cr_assert_eq(up_cache_open(&c, path, 30, &err), UP_EIO);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, &err), UP_EPARSE,
+                 "a damaged file is bad input, not a lock");
     cr_assert_null(c);
     cr_assert_not_null(strstr(err.msg, "junk.sqlite"), "%s", err.msg);
+    fp = fopen(path, "a");
+    cr_assert_not_null(fp);
+    fclose(fp);
+    cr_assert_eq(up_cache_remove(path, &err), 0, "%s", err.msg);
+    cr_assert_eq(access(path, F_OK), -1, "removed");
+    cr_assert_eq(up_cache_remove(path, &err), 0, "a missing file is fine");
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, &err), 0, "%s",
+                 err.msg);
+    up_cache_close(c);
 
     tmp_path(path, sizeof(path), "future.sqlite");
-    cr_assert_eq(up_cache_open(&c, path, 30, NULL), 0);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
     up_cache_close(c);
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
     cr_assert_eq(sqlite3_exec(db, "UPDATE schema_version SET version = 99",
                               NULL, NULL, NULL),
                  SQLITE_OK);
     sqlite3_close(db);
-    cr_assert_eq(up_cache_open(&c, path, 30, &err), UP_EPARSE);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, &err),
+                 UP_EPARSE);
     cr_assert_not_null(strstr(err.msg, "version 99"), "%s", err.msg);
 
-    cr_assert_eq(up_cache_open(&c, "/dev/null/x/c.sqlite", 30, &err), UP_EIO);
+    cr_assert_eq(
+        up_cache_open(&c, "/dev/null/x/c.sqlite", 30, UP_CACHE_WAIT_MS, &err),
+        UP_EIO);
     cr_assert_null(c);
+}
+
+/* The -wal and -shm files hold answers too: private like the database,
+ * whatever the umask. */
+Test(cache, wal_and_shm_are_private, .init = make_tmp, .fini = remove_tmp)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm"};
+    char path[128], file[160];
+    up_cache *c = NULL;
+    up_response in;
+    struct stat sb;
+    mode_t old = umask(022);
+
+    tmp_path(path, sizeof(path), "c.sqlite");
+    sample(&in);
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
+    cr_assert_eq(up_cache_put(c, "k", &in), 0);
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(file, sizeof(file), "%s%s", path, suffix[i]);
+        cr_assert_eq(stat(file, &sb), 0, "%s exists while open", file);
+        cr_assert_eq(sb.st_mode & 0777, 0600, "%s has mode %o", file,
+                     (unsigned)(sb.st_mode & 0777));
+    }
+    up_cache_close(c);
+    up_response_release(&in);
+    umask(old);
+}
+
+/* A raw connection holding the write lock of the cache at path. */
+static sqlite3 *hold_lock(const char *path)
+{
+    sqlite3 *db = NULL;
+
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL),
+                 SQLITE_OK);
+    return db;
+}
+
+Test(cache, a_held_lock_bounds_the_wait_at_open, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char path[128];
+    up_cache *c = NULL;
+    up_error err = {0};
+    sqlite3 *db;
+
+    tmp_path(path, sizeof(path), "c.sqlite");
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
+    up_cache_close(c);
+    db = hold_lock(path);
+    cr_assert_eq(up_cache_open(&c, path, 30, 50, &err), UP_EIO);
+    cr_assert_null(c);
+    cr_assert_not_null(strstr(err.msg, "locked by another process"), "%s",
+                       err.msg);
+    cr_assert_not_null(strstr(err.msg, "c.sqlite"), "%s", err.msg);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    cr_assert_eq(up_cache_open(&c, path, 30, 50, &err), 0, "%s", err.msg);
+    up_cache_close(c);
+}
+
+Test(cache, a_lock_during_the_run_turns_the_handle_off, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char path[128];
+    up_cache *c = NULL;
+    up_response in, out;
+    up_cache_info st;
+    sqlite3 *db;
+
+    tmp_path(path, sizeof(path), "c.sqlite");
+    sample(&in);
+    cr_assert_eq(up_cache_open(&c, path, 30, 50, NULL), 0);
+    cr_assert_eq(up_cache_put(c, "before", &in), 0);
+    cr_assert_eq(up_cache_locked(c), 0);
+    db = hold_lock(path);
+    cr_assert_eq(up_cache_put(c, "during", &in), UP_EIO);
+    cr_assert_eq(up_cache_locked(c), 1, "the handle is off");
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    cr_assert_eq(up_cache_get(c, "before", &out), 0,
+                 "an off handle misses without asking the file");
+    up_response_release(&out);
+    cr_assert_eq(up_cache_put(c, "after", &in), UP_EIO, "and stores nothing");
+    cr_assert_eq(up_cache_stats(c, &st, NULL), 0);
+    cr_assert_eq(st.locked, 1);
+    cr_assert_eq(st.errors, 2);
+    cr_assert_eq(st.entries, 1, "only the answer stored before the lock");
+    up_cache_close(c);
+    up_response_release(&in);
 }

@@ -1,12 +1,16 @@
 /* Unit tests for the skill model (src/lib/skill.c, skill_io.c). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/skill_int.h"
 #include "upskill/upskill.h"
 
 static int parse_str(up_skill *s, const char *text, up_error *err)
@@ -443,27 +447,33 @@ Test(skill, save_refuses_file_and_folder, .init = mk_tmp, .fini = rm_tmp)
     up_skill_release(&s);
 }
 
-Test(skill, save_refuses_symlink_outside, .init = mk_tmp, .fini = rm_tmp)
+/* The new version replaces the old folder's references symlink by a real
+ * folder: nothing is written through it, and its target stays. */
+Test(skill, save_never_writes_through_a_symlink, .init = mk_tmp, .fini = rm_tmp)
 {
     up_skill s;
     up_error err = {0};
     char *out = path_in("out"), *link = path_in("out/references");
-    char *outside = path_in("outside"), *skill_md = path_in("out/SKILL.md");
+    char *outside = path_in("outside"), *evil = path_in("outside/evil.md");
+    struct stat st;
 
     cr_assert_eq(mkdir(outside, 0755), 0);
     cr_assert_eq(mkdir(out, 0755), 0);
     cr_assert_eq(symlink(outside, link), 0);
     up_skill_init(&s);
     s.name = up_xstrdup("a");
+    s.description = up_xstrdup("d");
     add_file(&s, "references/evil.md", "x", 0);
-    cr_assert_eq(up_skill_save(&s, out, &err), UP_EUNSAFE);
-    cr_assert(strstr(err.msg, "symlink leads outside"), "%s", err.msg);
-    cr_assert_eq(access(skill_md, F_OK), -1);
+    cr_assert_eq(up_skill_save(&s, out, &err), 0, "%s", err.msg);
+    cr_assert_eq(access(evil, F_OK), -1, "nothing written outside");
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_assert(S_ISDIR(st.st_mode), "references is a folder now");
+    cr_assert_eq(access(outside, F_OK), 0, "the link's target stays");
     up_skill_release(&s);
     free(out);
     free(link);
     free(outside);
-    free(skill_md);
+    free(evil);
 }
 
 Test(skill, load_errors, .init = mk_tmp, .fini = rm_tmp)
@@ -534,4 +544,188 @@ Test(skill, load_symlink_inside_is_fine, .init = mk_tmp, .fini = rm_tmp)
     cr_assert_null(s.tests_json);
     up_skill_release(&s);
     free(ref);
+}
+
+/* ---- saving as a whole ---- */
+
+/* A version of skill "out": SKILL.md says tag, one reference per name. */
+static void version(up_skill *s, const char *tag, const char *const *refs)
+{
+    up_buf body = UP_BUF_INIT;
+
+    up_skill_init(s);
+    s->name = up_xstrdup("out");
+    s->description = up_xstrdup("a skill saved whole");
+    up_buf_addf(&body, "# %s", tag);
+    s->body = up_buf_detach(&body);
+    s->tests_json = up_xstrdup(tag[1] == '1' ? "[{\"input\": \"old\"}]"
+                                             : "[{\"input\": \"new\"}]");
+    for (; *refs; refs++)
+        add_file(s, *refs, tag, 0);
+}
+
+static char *slurp(const char *rel)
+{
+    up_buf b = UP_BUF_INIT;
+    char *p = path_in(rel);
+
+    if (up_fs_read(&b, p, 1 << 20, NULL))
+        up_buf_adds(&b, "(missing)");
+    free(p);
+    return up_buf_detach(&b);
+}
+
+/* Hidden save folders (".out.upskill-...") left in tmp. */
+static int leftovers(void)
+{
+    char **names = NULL;
+    int n = 0;
+
+    cr_assert_eq(up_fs_list(&names, NULL, tmp, NULL), 0);
+    for (char **p = names; *p; p++)
+        n += !strncmp(*p, ".out.upskill-", 13);
+    up_strv_free(names);
+    return n;
+}
+
+static void assert_has(const char *rel, const char *needle)
+{
+    char *text = slurp(rel);
+
+    cr_assert(strstr(text, needle), "%s: %s lacks %s", rel, text, needle);
+    free(text);
+}
+
+static void save_twice(int no_exchange)
+{
+    static const char *const v1[] = {"references/a.md", "references/b.md",
+                                     NULL};
+    static const char *const v2[] = {"references/a.md", NULL};
+    up_skill s;
+    up_error err = {0};
+    char *out = path_in("out"), *b = path_in("out/references/b.md");
+
+    skill_swap_no_exchange = no_exchange;
+    version(&s, "V1", v1);
+    cr_assert_eq(up_skill_save(&s, out, &err), 0, "%s", err.msg);
+    up_skill_release(&s);
+    put("out/README.md", "the user's", 0644);
+    put("out/.git/config", "[core]", 0644);
+    version(&s, "V2", v2);
+    cr_assert_eq(up_skill_save(&s, out, &err), 0, "%s", err.msg);
+    up_skill_release(&s);
+    assert_has("out/SKILL.md", "# V2");
+    assert_has("out/skill_meta.json", "new");
+    assert_has("out/references/a.md", "V2");
+    cr_assert_eq(access(b, F_OK), -1, "the old version's extra file is gone");
+    assert_has("out/README.md", "the user's");
+    assert_has("out/.git/config", "[core]");
+    cr_assert_eq(leftovers(), 0, "no hidden folder is left");
+    skill_swap_no_exchange = 0;
+    free(out);
+    free(b);
+}
+
+Test(skill, save_replaces_the_version_whole, .init = mk_tmp, .fini = rm_tmp)
+{
+    save_twice(0);
+}
+
+Test(skill, save_without_exchange_renames_aside, .init = mk_tmp, .fini = rm_tmp)
+{
+    save_twice(1);
+}
+
+/* In a child whose files may not grow past 64 KiB (a full disk), save a
+ * version with a 256 KiB reference; exit 0 when the save failed. */
+static int save_on_full_disk(const char *out, int no_exchange)
+{
+    static const char *const none[] = {NULL};
+    struct rlimit rl = {65536, 65536};
+    pid_t pid = fork();
+    int status = 0;
+
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        up_skill s;
+        up_error err = {0};
+        char *big = up_xmalloc(262145);
+
+        memset(big, 'x', 262144);
+        big[262144] = '\0';
+        signal(SIGXFSZ, SIG_IGN);
+        setrlimit(RLIMIT_FSIZE, &rl);
+        skill_swap_no_exchange = no_exchange;
+        version(&s, "V2", none);
+        add_file(&s, "references/big.md", big, 0);
+        _exit(up_skill_save(&s, out, &err) != 0 &&
+                      strstr(err.msg, "not saved, the old version is kept")
+                  ? 0
+                  : 1);
+    }
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(skill, a_failed_save_keeps_the_old_version, .init = mk_tmp, .fini = rm_tmp)
+{
+    static const char *const v1[] = {"references/a.md", NULL};
+    up_skill s;
+    up_error err = {0};
+    char *out = path_in("out");
+
+    version(&s, "V1", v1);
+    cr_assert_eq(up_skill_save(&s, out, &err), 0, "%s", err.msg);
+    up_skill_release(&s);
+    for (int no_exchange = 0; no_exchange < 2; no_exchange++) {
+        cr_assert_eq(save_on_full_disk(out, no_exchange), 0,
+                     "the save fails and says so");
+        assert_has("out/SKILL.md", "# V1");
+        assert_has("out/skill_meta.json", "old");
+        assert_has("out/references/a.md", "V1");
+        cr_assert_eq(leftovers(), 0, "the half-written version is removed");
+    }
+    free(out);
+}
+
+Test(skill, save_removes_what_dead_saves_left, .init = mk_tmp, .fini = rm_tmp)
+{
+    static const char *const v1[] = {NULL};
+    up_skill s;
+    up_error err = {0};
+    char *out = path_in("out"), live[64];
+
+    put(".out.upskill-new-999999999-aaaaaa/SKILL.md", "half", 0644);
+    put(".out.upskill-old-999999999-bbbbbb/README.md", "set aside", 0644);
+    snprintf(live, sizeof(live), ".out.upskill-new-%ld-cccccc/SKILL.md",
+             (long)getppid());
+    put(live, "another process is saving", 0644);
+    version(&s, "V1", v1);
+    cr_assert_eq(up_skill_save(&s, out, &err), 0, "%s", err.msg);
+    up_skill_release(&s);
+    assert_has("out/README.md", "set aside");
+    cr_assert_eq(leftovers(), 1, "only the live process's folder stays");
+    free(out);
+}
+
+Test(skill, save_refuses_what_load_would_refuse, .init = mk_tmp, .fini = rm_tmp)
+{
+    static const char *const none[] = {NULL};
+    up_skill s;
+    up_error err = {0};
+    up_buf deep = UP_BUF_INIT;
+    char *out = path_in("out");
+
+    up_buf_adds(&deep, "references");
+    for (int i = 0; i < 17; i++)
+        up_buf_adds(&deep, "/d");
+    up_buf_adds(&deep, ".md");
+    version(&s, "V1", none);
+    add_file(&s, deep.data, "x", 0);
+    cr_assert_eq(up_skill_save(&s, out, &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, "nested deeper than 16"), "%s", err.msg);
+    cr_assert_eq(access(out, F_OK), -1, "nothing is written");
+    up_skill_release(&s);
+    up_buf_release(&deep);
+    free(out);
 }

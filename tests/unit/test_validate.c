@@ -448,3 +448,69 @@ Test(validate, text_and_profiles)
     cr_assert_eq(r.nvalid, 1);
     up_validate_release(&r);
 }
+
+/*
+ * What the loader refuses, validate refuses, with the loader's own words:
+ * folders nested deeper than the loader walks, a corrupt skill_meta.json,
+ * a symlink leaving the skill.  The same folders without the fault pass.
+ */
+static const struct {
+    const char *dir; /* the skill folder */
+    const char *msg; /* in the finding's message */
+} unloadable[] = {
+    {"deep", "folders nested deeper than 16 levels"},
+    {"corrupt", "skill_meta.json"},
+    {"escape", "symlink leads outside the skill folder"},
+};
+
+/* Make root/dir a valid skill, then give it the fault its name says. */
+static void make_faulty(const char *root, const char *dir)
+{
+    up_buf d = UP_BUF_INIT, deep = UP_BUF_INIT, link = UP_BUF_INIT;
+
+    up_fs_join(&d, root, dir);
+    up_buf_addf(&deep, "%s/references", dir);
+    for (int i = 0; i < 17; i++)
+        up_buf_adds(&deep, "/d");
+    up_buf_adds(&deep, "/a.md");
+    up_fs_join(&link, d.data, "references");
+    if (!strcmp(dir, "deep"))
+        PUTS(root, deep.data, "x", 0644);
+    else if (!strcmp(dir, "corrupt"))
+        PUTS(d.data, "skill_meta.json", "{\"metadata\": {\"ver", 0644);
+    else
+        cr_assert_eq(symlink("/", link.data), 0);
+    up_buf_release(&d);
+    up_buf_release(&deep);
+    up_buf_release(&link);
+}
+
+Test(validate, what_the_loader_refuses)
+{
+    char *tmp = make_tmp();
+    up_buf text = UP_BUF_INIT;
+
+    for (size_t i = 0; i < sizeof(unloadable) / sizeof(*unloadable); i++) {
+        up_vreport r;
+        const up_vfinding *f;
+
+        up_buf_reset(&text);
+        up_buf_addf(&text, "---\nname: %s\n" D "---\nbody\n",
+                    unloadable[i].dir);
+        run_one(&r, tmp, unloadable[i].dir, text.data);
+        cr_assert_eq(r.nerrors, 0, "%s: valid before the fault",
+                     unloadable[i].dir);
+        up_validate_release(&r);
+        make_faulty(tmp, unloadable[i].dir);
+        run_one(&r, tmp, unloadable[i].dir, text.data);
+        f = find(&r, "unloadable");
+        cr_assert_not_null(f, "%s: refused", unloadable[i].dir);
+        cr_assert_eq(f->sev, UP_V_ERROR);
+        cr_assert(strstr(f->msg, unloadable[i].msg), "%s: %s",
+                  unloadable[i].dir, f->msg);
+        up_validate_release(&r);
+    }
+    up_buf_release(&text);
+    rm_rf(tmp);
+    free(tmp);
+}
