@@ -807,49 +807,92 @@ static void add_range(up_buf *out, const up_paired *l)
     up_buf_adds(out, " points");
 }
 
+/* "+35 to +100" */
+static void add_span(up_buf *out, double from, double to)
+{
+    add_pts(out, from);
+    up_buf_adds(out, " to ");
+    add_pts(out, to);
+}
+
+/* "22 to 70 points": a drop given by the lift interval [lo, hi] < 0 */
+static void add_drop(up_buf *out, const up_paired *l)
+{
+    up_buf_addf(out, "%ld to %ld points", lround(-l->ci_hi * 100),
+                lround(-l->ci_lo * 100));
+}
+
+static void text_beneficial(up_buf *out, const up_comparison *c)
+{
+    up_buf_adds(out, "a lift of ");
+    add_span(out, c->lift.ci_lo, c->lift.ci_hi);
+    up_buf_adds(out, " points");
+}
+
+static void text_harmful(up_buf *out, const up_comparison *c)
+{
+    up_buf_adds(out, "a drop of ");
+    add_drop(out, &c->lift);
+}
+
 static void text_saver(up_buf *out, const up_comparison *c)
 {
     up_buf_addf(out,
-                "%.0f%% fewer tokens, and the pass rate drops by no "
-                "more than ",
-                -c->token_change * 100);
-    up_buf_addf(out, "%.0f points", fmax(0.0, -c->lift.ci_lo * 100));
+                "%.0f%% fewer tokens, and the pass rate drops by no more "
+                "than %.0f points",
+                -c->token_change * 100, fmax(0.0, -c->lift.ci_lo * 100));
 }
 
 static void text_trade(up_buf *out, const up_comparison *c)
 {
     up_buf_addf(out, "%.0f%% fewer tokens, but ", -c->token_change * 100);
-    if (c->lift.p < UP_STATS_ALPHA)
-        up_buf_adds(out, "the pass rate drops (");
-    else
-        up_buf_adds(out, "the pass rate may drop (");
+    if (c->lift.p < UP_STATS_ALPHA && c->lift.diff < 0) {
+        up_buf_adds(out, "the pass rate drops by ");
+        add_drop(out, &c->lift);
+        return;
+    }
+    up_buf_adds(out, "the pass rate may drop (");
     add_range(out, &c->lift);
     up_buf_adds(out, ")");
 }
 
+static void text_no_effect(up_buf *out, const up_comparison *c)
+{
+    up_buf_adds(out, "the lift lies within ");
+    add_span(out, c->lift.ci_lo, c->lift.ci_hi);
+    up_buf_addf(out, " points, inside the margin of %.0f points",
+                c->margin * 100);
+}
+
+static void text_none(up_buf *out, const up_comparison *c)
+{
+    (void)c;
+    up_buf_adds(out, "no case was answered in both arms");
+}
+
+static void text_inconclusive(up_buf *out, const up_comparison *c)
+{
+    add_range(out, &c->lift);
+}
+
+/* The words after "verdict: ", per verdict. */
+static void (*const verdict_text[UP_VERDICT_COUNT])(up_buf *,
+                                                    const up_comparison *) = {
+    [UP_VERDICT_NOT_MEASURED] = text_none,
+    [UP_VERDICT_BENEFICIAL] = text_beneficial,
+    [UP_VERDICT_HARMFUL] = text_harmful,
+    [UP_VERDICT_TOKEN_SAVER] = text_saver,
+    [UP_VERDICT_TRADE_OFF] = text_trade,
+    [UP_VERDICT_NO_EFFECT] = text_no_effect,
+    [UP_VERDICT_INCONCLUSIVE] = text_inconclusive,
+};
+
 void up_stats_verdict_text(up_buf *out, const up_comparison *c)
 {
-    const up_paired *l = &c->lift;
+    up_verdict v = verdict_index(c->verdict);
 
-    up_buf_addf(out, "%s: ", up_stats_verdict_label(c->verdict));
-    switch (c->verdict) {
-    case UP_VERDICT_NOT_MEASURED:
-        up_buf_adds(out, "no case was answered in both arms");
-        break;
-    case UP_VERDICT_TOKEN_SAVER:
-        text_saver(out, c);
-        break;
-    case UP_VERDICT_TRADE_OFF:
-        text_trade(out, c);
-        break;
-    case UP_VERDICT_NO_EFFECT:
-        add_range(out, l);
-        up_buf_addf(out, ", inside the margin of %.0f points", c->margin * 100);
-        break;
-    default:
-        add_range(out, l);
-        break;
-    }
+    up_buf_addf(out, "%s: ", up_stats_verdict_label(v));
+    verdict_text[v](out, c);
 }
 
 double up_stats_token_savings(double base_total, double skill_total)
@@ -1154,6 +1197,11 @@ int up_stats_power_sentence(up_buf *out, const up_comparison *c)
     }
     if (c->lift.p < UP_STATS_ALPHA)
         return 0;
+    if (c->lift.base_mean >= 1.0) {
+        up_buf_adds(out, "The baseline passes every case: there is no room "
+                         "for a lift, only for a drop.");
+        return 1;
+    }
     up_buf_adds(out, "This suite (");
     add_size(out, c->paired, c->runs);
     if (c->mde < 0)
