@@ -363,7 +363,8 @@ static int pipeline(struct ctx *c, struct eval_args *a)
                       a->inject && !strcmp(a->inject, "agentskills")
                           ? UP_INJECT_AGENTSKILLS
                           : UP_INJECT_UPSKILL);
-    c->plan.margin = a->margin >= 0 ? a->margin / 100 : UP_STATS_MARGIN;
+    c->plan.margin =
+        (a->margin >= 0 ? a->margin : (double)c->cfg.margin_points.value) / 100;
     free(ids);
     rc = up_eval_prepare(&c->plan, a->tests, &c->err);
     if (rc)

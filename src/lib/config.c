@@ -110,6 +110,7 @@ static const struct key top_keys[] = {
     {"concurrency", V_INT, CFG(concurrency), 1, 0, NULL},
     {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
     {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
+    {"margin_points", V_INT, CFG(margin_points), 0, 50, NULL},
     {"auto_eval", V_IGNORE, 0, 0, 0, NULL},
     {"fastagent_config", V_UNUSED, 0, 0, 0, NULL},
     {"providers", V_MAP, 0, 0, 0, load_providers},
@@ -647,6 +648,7 @@ void up_config_init(up_config *cfg)
     cfg->concurrency.value = 4;
     cfg->min_tests.value = 3;
     cfg->max_tests.value = 8;
+    cfg->margin_points.value = 5;
     cfg->cache_enabled.value = 1;
     cfg->cache_ttl_days.value = 30;
     for (int i = 0; i < UP_PROV_COUNT; i++) {

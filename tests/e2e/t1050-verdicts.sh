@@ -114,6 +114,11 @@ like "$out" '"verdict": "no_effect"' "inside a 40-point margin: no meaningful ef
 like "$out" '"margin": 0.4' "the margin is reported"
 ev --margin 99
 is "$rc" 2 "--margin above 50 points is a usage error"
+printf 'margin_points: 40\n' > "$T/margin.yaml"
+UPSKILL_CONFIG="$T/margin.yaml" ev --runs 3 --json
+like "$out" '"margin": 0.4' "the config key margin_points sets the margin"
+UPSKILL_CONFIG="$T/margin.yaml" ev --runs 3 --json --margin 5
+like "$out" '"margin": 0.05' "and --margin overrides it"
 
 # --- the cost line -----------------------------------------------------------
 cat > "$T/priced.yaml" <<'YAML'
