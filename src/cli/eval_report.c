@@ -283,16 +283,18 @@ static void summary_row(char **cells, const up_eval_summary *s)
     render_pct(pct, sizeof(pct), s->arm[UP_ARM_SKILL].rate.rate);
     cells[2] = up_xstrdup(pct);
     render_lift(pct, sizeof(pct), c->lift.diff);
-    cells[3] = up_xstrdup(s->has_baseline ? pct : "-");
+    cells[3] = up_xstrdup(s->has_baseline && c->paired ? pct : "-");
     up_buf_addf(&b, "%.3g", c->lift.p);
     cells[4] =
         s->has_baseline && c->paired ? up_buf_detach(&b) : up_xstrdup("-");
     cells[5] =
         up_xstrdup(s->has_baseline ? up_stats_verdict_label(c->verdict) : "-");
     up_buf_reset(&b);
-    up_buf_addf(&b, "%.0f", s->has_baseline ? c->tokens.skill_mean : 0);
-    if (s->has_baseline)
-        up_buf_addf(&b, " (%+.0f%%)", c->token_change * 100);
+    if (s->has_baseline && c->paired)
+        up_buf_addf(&b, "%.0f (%+.0f%%)", c->tokens.skill_mean,
+                    c->token_change * 100);
+    else
+        up_buf_adds(&b, "-");
     cells[6] = up_buf_detach(&b);
     up_buf_reset(&b);
     if (s->arm[UP_ARM_SKILL].cost_per_pass >= 0)
