@@ -31,7 +31,9 @@ ev() { # ev ARGS...: eval the student fixture on the fake server
 }
 
 # --- issue 9: a skill arm that always errors gets no verdict ---------------
-scenario 1 0.3 100 '{"match": {"system": "## Skill:"}, "reply": {"status": 400,
+# A baseline that never passes: errors counted as zero-token failures used
+# to make this a "token saver" with upstream's is_beneficial true.
+scenario 1 0 100 '{"match": {"system": "## Skill:"}, "reply": {"status": 400,
   "error_message": "the request exceeds the available context size"}},'
 fake_start "$T/s.json"
 ev --json
@@ -90,14 +92,26 @@ like "$out" "lift +100 points, 95% CI [+35, +100]" \
     "8 of 8 better: Tango's interval [+35, +100], not [+100, +100]"
 like "$out" "verdict: beneficial: a lift of +35 to +100 points" "and beneficial"
 ev -t "$T/eight.json" --runs 3 --json
-unlike "$out" '"lift_ci": [1.0, 1.0]' "with 3 runs the t interval is not a point"
+lo=$(printf '%s\n' "$out" | grep -A1 '"lift_ci": \[' | sed -n '2s/[ ,]//gp')
+awk -v lo="$lo" 'BEGIN { exit !(lo > 0.5 && lo < 0.95) }'
+ok $? "with 3 runs the t interval starts at $lo, below +100"
 like "$out" '"verdict": "beneficial"' "and still beneficial"
 
 # --- issue 10: fewer tokens at a lower pass rate is a trade-off -----------
-scenario 0.2 0.6 50
-fake_start "$T/s.json"
-ev
-unlike "$out" "token saver" "fewer tokens at a lower pass rate: no token saver"
+# 8 cases: the baseline passes cases 1-5, the skill only case 1, in 90
+# instead of 140 tokens (was: "lift -50 points ... p = 0.125: token saver").
+good='"reply": {"text": "GOOD ANSWER", "usage": {"input_tokens": 40, "output_tokens":'
+bad='"reply": {"text": "no idea", "usage": {"input_tokens": 40, "output_tokens":'
+cat > "$T/trade.json" <<JSON
+[{"match": {"system": "## Skill:", "user": "number 1"}, $good 50}}},
+ {"match": {"system": "## Skill:"}, $bad 50}}},
+ {"match": {"user": "number 1"}, $good 100}}}, {"match": {"user": "number 2"}, $good 100}}},
+ {"match": {"user": "number 3"}, $good 100}}}, {"match": {"user": "number 4"}, $good 100}}},
+ {"match": {"user": "number 5"}, $good 100}}}, {$bad 100}}}]
+JSON
+fake_start "$T/trade.json"
+ev -t "$T/eight.json"
+unlike "$out" "token saver" "62% -> 12% at fewer tokens: no token saver"
 like "$out" "verdict: trade-off: 36% fewer tokens, but the pass rate drops by" \
     "it is a trade-off naming both sides"
 
