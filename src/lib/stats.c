@@ -1,20 +1,26 @@
 /*
  * Statistics for skill-lift evaluation (docs/statistics.md).
  *
- * Design: the unit of evidence is the case.  Both arms ran the same cases,
- * so the lift is a paired difference d_i = skill_i - base_i of per-case
- * values (pass rates passes/runs, or mean tokens).  Under "the skill makes
- * no difference" each d_i is as likely to be +|d_i| as -|d_i|, which gives
- * the sign-flip permutation test: exact, assumption-light, and for 0/1
- * outcomes identical to McNemar's exact test.  Its p-value is computed
- * exactly whenever affordable: by dynamic programming over integer sums
- * when the |d_i| are multiples of a small 1/q (always true for rates from
- * passes/runs and for integer token counts), by enumerating all 2^m sign
- * assignments for m <= 20 otherwise, and only then by seeded Monte Carlo.
+ * Design: the unit of evidence is the case answered in both arms.  The
+ * lift is the mean of the per-case differences d_i = skill_i - base_i of
+ * pass rates, and its interval and p-value come from one procedure so
+ * that "the interval excludes 0" holds exactly when "p < 0.05": with one
+ * run per case, Tango's score interval for paired proportions and the
+ * score (McNemar) test it inverts; with several, the t interval and t-test
+ * on the d_i, whose variance is floored at the runs' binomial noise so no
+ * interval is ever a single point.  The verdict is a table of rules over
+ * that interval, the test and the token comparison.
  *
- * Randomness (bootstrap, Monte Carlo) comes from our own xoshiro256**
- * seeded through splitmix64, never rand(), so results are reproducible
- * across libcs.  Every output is finite for every input, including n = 0.
+ * Tokens keep the sign-flip permutation test (exact by dynamic
+ * programming over integer sums, by enumeration for m <= 20, else seeded
+ * Monte Carlo) with a bootstrap interval.  Power is the real power of
+ * the lift test: an exact sum over outcomes with one run, a seeded
+ * simulation with several.
+ *
+ * Randomness (bootstrap, Monte Carlo, power simulation) comes from our own
+ * xoshiro256** seeded through splitmix64, never rand(), so results are
+ * reproducible across libcs.  Every output is finite for every input,
+ * including n = 0.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -1210,7 +1216,8 @@ int up_stats_power_sentence(up_buf *out, const up_comparison *c)
     else
         up_buf_addf(out,
                     ") detects a true lift of +%.0f points or more with "
-                    "80%% power; smaller effects can go unseen.",
+                    "80%% power; smaller effects can go unseen (upskill eval "
+                    "--plan: what more cases or --runs would buy).",
                     ceil(c->mde * 100 - 1e-9));
     return 1;
 }
