@@ -115,6 +115,8 @@ typedef struct up_config {
     up_cfg_int max_answer_bytes; /* eval: bytes kept per answer */
     up_cfg_int min_tests; /* generate: fewest cases to ask for (1..100) */
     up_cfg_int max_tests; /* generate: most cases to ask for (1..100) */
+    /* the verdict's "no meaningful effect" margin in points (0..50) */
+    up_cfg_int margin_points;
     up_cfg_int cache_enabled;
     up_cfg_str cache_path;
     up_cfg_int cache_ttl_days;

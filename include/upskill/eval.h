@@ -76,6 +76,7 @@ typedef struct up_eval_plan {
     up_assert_list *asserts; /* per case, after up_eval_prepare */
     up_usage judge_usage;    /* llm-rubric judge tokens, kept apart */
     size_t judge_calls;
+    double margin; /* "no meaningful effect" margin, a share (0.05) */
 } up_eval_plan;
 
 /* Bytes of an answer kept by default (config max_answer_bytes). */
@@ -194,9 +195,11 @@ int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
 
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
-    size_t jobs;   /* conversations run */
+    size_t cases;  /* distinct cases with a conversation in this arm */
+    size_t jobs;   /* conversations run (cases x runs) */
     size_t passed; /* conversations whose assertions all passed */
-    size_t errors; /* conversations that ended in an error */
+    size_t errors; /* conversations that ended in an error: left out of
+                      the pass rate, the token means and the verdict */
     size_t cached; /* answers served from the response cache */
     long asserts_passed;
     long asserts_total;
@@ -206,7 +209,8 @@ typedef struct up_arm_totals {
     double paid_usd;      /* the part not served from the cache: what this
                              run spent; < 0 when no price is configured */
     double cost_per_pass; /* cost_usd / passed; < 0 unknown or no pass */
-    up_rate rate;         /* pass rate with its Wilson interval */
+    up_rate rate;         /* pass rate of the answered conversations,
+                             with its Wilson interval */
 } up_arm_totals;
 
 typedef struct up_eval_summary {
@@ -219,11 +223,29 @@ typedef struct up_eval_summary {
 
 /*
  * Pool the graded jobs of model index m into out; price may be NULL (no
- * price configured).
- * The lift statistics use seed for the bootstrap.
+ * price configured).  Conversations that ended in an error are counted
+ * (errors) but left out of the rates, token means and the comparison,
+ * which pairs only the cases answered in both arms (p->margin sets the
+ * verdict's margin).  The statistics use seed.
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
+
+/*
+ * Does the skill pay for itself at the configured prices: 1 when a passed
+ * case costs no more with the skill than without, 0 when it costs more
+ * (or the skill arm passed nothing), -1 when unknown (no price, no
+ * baseline, or neither arm passed).
+ */
+int up_eval_pays(const up_eval_summary *s);
+
+/*
+ * Append to out the cost-aware decision line: the cost per passed case
+ * of both arms, the change, and whether the skill pays for itself, next
+ * to the lift and the token change.  Nothing when up_eval_pays is -1
+ * for lack of prices or a baseline.
+ */
+void up_eval_pays_text(up_buf *out, const up_eval_summary *s);
 
 /*
  * An endpoint for model m: the wire kind, URL, key (read from the

@@ -1,8 +1,10 @@
 /*
  * Statistics for skill-lift evaluation: Wilson intervals on pass rates,
- * the lift as a paired difference over the same cases with a seeded
- * bootstrap interval and an exact sign-flip p-value, the token side, a
- * verdict, upstream's is_beneficial, and a plain power sentence.
+ * the lift as a paired difference over the same cases with an interval
+ * that agrees with its test (Tango's score interval and the matching
+ * score test with one run per case, a t interval and t-test on per-case
+ * differences with several), the token side, a verdict, upstream's
+ * is_beneficial, and power planning (the smallest detectable lift).
  *
  * Everything here is pure: no I/O, no global state; the same inputs and
  * seed give the same outputs on every machine.  The maths and its
@@ -25,11 +27,13 @@
 #define UP_STATS_BOOT_MIN  2000u    /* ... but never fewer resamples */
 #define UP_STATS_ENUM_MAX  20       /* enumerate 2^m sign flips up to m = 20 */
 #define UP_STATS_SAVER_MIN 0.05     /* token saver: at least 5% fewer tokens */
+#define UP_STATS_MARGIN    0.05 /* default margin of "no meaningful effect" */
+#define UP_STATS_POWER     0.80 /* power that planning aims for */
 
 /* A pass rate with its 95% Wilson score interval. */
 typedef struct up_rate {
     size_t successes; /* passing runs */
-    size_t trials;    /* all runs (errors count as failures) */
+    size_t trials;    /* runs that were answered (errors are left out) */
     double rate;      /* successes / trials, 0 when trials == 0 */
     double n_eff;     /* the sample size the interval uses (< trials when
                          repeats of a case are correlated) */
@@ -41,7 +45,9 @@ enum up_pmethod {
     UP_P_TRIVIAL = 0, /* no non-zero difference: p = 1 */
     UP_P_ENUM,        /* exact: every sign assignment enumerated */
     UP_P_LATTICE,     /* exact: distribution of integer sums */
-    UP_P_MONTE_CARLO  /* seeded Monte Carlo estimate */
+    UP_P_MONTE_CARLO, /* seeded Monte Carlo estimate */
+    UP_P_SCORE,       /* score test of paired 0/1 outcomes (Tango) */
+    UP_P_T            /* paired t-test on per-case differences */
 };
 
 /* A paired comparison of two arms over the same n cases. */
@@ -50,28 +56,35 @@ typedef struct up_paired {
     double base_mean;  /* mean of the baseline values */
     double skill_mean; /* mean of the skill values */
     double diff;       /* skill_mean - base_mean (the lift) */
-    double ci_lo;      /* bootstrap 95% percentile interval of diff */
-    double ci_hi;      /*   ([0, 0] when n == 0) */
-    double p;          /* two-sided sign-flip p-value, 1 when n == 0 */
+    double ci_lo;      /* 95% interval of diff: bootstrap percentile from */
+    double ci_hi;      /*   up_stats_paired, the test's own from
+                          up_stats_lift ([0, 0] when n == 0) */
+    double p;          /* two-sided p-value, 1 when n == 0 */
     double m2;         /* mean squared per-case difference */
     size_t better;     /* cases where skill > baseline */
     size_t worse;      /* cases where skill < baseline */
     int pmethod;       /* enum up_pmethod */
 } up_paired;
 
+/* The verdicts, in the order of docs/statistics.md. */
 typedef enum up_verdict {
-    UP_VERDICT_NONE = 0,    /* no measurable effect */
-    UP_VERDICT_BENEFICIAL,  /* lift > 0, p < 0.05 */
-    UP_VERDICT_HARMFUL,     /* lift < 0, p < 0.05 */
-    UP_VERDICT_TOKEN_SAVER, /* no significant lift; tokens down >= 5% */
+    UP_VERDICT_NOT_MEASURED = 0, /* no case answered in both arms */
+    UP_VERDICT_BENEFICIAL,       /* lift > 0, p < 0.05 */
+    UP_VERDICT_HARMFUL,          /* lift < 0, p < 0.05, tokens not down */
+    UP_VERDICT_TOKEN_SAVER,      /* tokens down significantly, and the
+                                    interval's low end above -margin */
+    UP_VERDICT_TRADE_OFF,        /* tokens down, pass rate may be down */
+    UP_VERDICT_NO_EFFECT,        /* the interval inside [-margin, margin] */
+    UP_VERDICT_INCONCLUSIVE,     /* the interval holds lifts that matter */
+    UP_VERDICT_COUNT
 } up_verdict;
 
 /* One case's raw counts for both arms (input to up_stats_compare). */
 typedef struct up_stats_case {
     unsigned base_pass;  /* baseline runs that passed */
-    unsigned base_runs;  /* baseline runs, > 0 */
+    unsigned base_runs;  /* answered baseline runs (0: not paired) */
     unsigned skill_pass; /* skill runs that passed */
-    unsigned skill_runs; /* skill runs, > 0 */
+    unsigned skill_runs; /* answered skill runs (0: not paired) */
     double base_tokens;  /* total tokens over the baseline runs */
     double skill_tokens; /* total tokens over the skill runs */
 } up_stats_case;
@@ -80,8 +93,13 @@ typedef struct up_stats_case {
 typedef struct up_comparison {
     up_rate base;         /* pooled baseline pass rate */
     up_rate skill;        /* pooled skill pass rate */
-    up_paired lift;       /* per-case pass rates (passes / runs) */
-    up_paired tokens;     /* per-case mean tokens per run */
+    up_paired lift;       /* per-case pass rates over the paired cases */
+    up_paired tokens;     /* per-case mean tokens per run, paired cases */
+    size_t paired;        /* cases answered in both arms (lift.n) */
+    unsigned runs;        /* runs per paired case (rounded mean) */
+    double margin;        /* the "no meaningful effect" margin used */
+    double mde;           /* smallest lift this suite detects with 80%
+                             power; < 0 when none up to 100% */
     double token_change;  /* tokens.skill_mean / tokens.base_mean - 1 */
     double token_savings; /* upstream: 1 - skill total / base total */
     int is_beneficial;    /* upstream's fixed-threshold rule */
@@ -144,15 +162,59 @@ int up_stats_paired(up_paired *out, const double *base, const double *skill,
                     up_error *err);
 
 /*
- * The verdict from the pass-rate lift and the token comparison (tokens
- * may be NULL: no token saver then).  See docs/statistics.md.
+ * Student's t distribution: P(T <= t) with df > 0 degrees of freedom,
+ * and its quantile for 0 < p < 1.
  */
-up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens);
+double up_stats_t_cdf(double t, double df);
+double up_stats_t_quantile(double p, double df);
 
-/* "beneficial", "harmful", "no_effect", "token_saver" (for JSON). */
+/*
+ * Tango's score interval for the difference of paired proportions over n
+ * pairs, b of them passing only in the second arm and c only in the
+ * first, at normal quantile z, into *lo and *hi (within [-1, 1], never a
+ * single point when n > 0; [-1, 1] when n == 0).  The interval is the
+ * set of differences the score test does not reject, so it excludes 0
+ * exactly when up_stats_score_p(b, c) < the level z stands for.
+ */
+void up_stats_tango(size_t b, size_t c, size_t n, double z, double *lo,
+                    double *hi);
+
+/* Two-sided p of the score (McNemar, no correction) test: 1 when b+c=0. */
+double up_stats_score_p(size_t b, size_t c);
+
+/*
+ * The pass-rate lift over the n cases with runs in both arms (cases
+ * without are skipped): per-case rates, their mean difference, and an
+ * interval that agrees with its test.  With one run per case: Tango's
+ * score interval and the score test (pmethod UP_P_SCORE).  Otherwise the
+ * t interval and t-test on per-case differences, whose variance is never
+ * taken below the binomial noise of the runs (pmethod UP_P_T), so no
+ * interval is a single point.  Never fails.
+ */
+void up_stats_lift(up_paired *out, const up_stats_case *c, size_t n);
+
+/*
+ * The verdict from the pass-rate lift and the token comparison (tokens
+ * may be NULL: no token saver then) at margin (a share: 0.05 for 5
+ * points).  lift->n == 0 gives UP_VERDICT_NOT_MEASURED.  See
+ * docs/statistics.md.
+ */
+up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens,
+                            double margin);
+
+/* "beneficial", "harmful", "token_saver", "trade_off", "no_effect",
+ * "inconclusive" (for JSON); NULL for UP_VERDICT_NOT_MEASURED. */
 const char *up_stats_verdict_id(up_verdict v);
-/* "beneficial", "harmful", "no measurable effect", "token saver". */
+/* "beneficial", ..., "no meaningful effect", "not measured". */
 const char *up_stats_verdict_label(up_verdict v);
+
+/*
+ * Append to out the verdict in words with what backs it, e.g.
+ * "inconclusive: the lift could be anywhere from -10 to +60 points" or
+ * "trade-off: 40% fewer tokens, but the pass rate may drop (by up to 30
+ * points)".
+ */
+void up_stats_verdict_text(up_buf *out, const up_comparison *c);
 
 /* Upstream's token_savings: 1 - skill/base, 0 when base_total == 0. */
 double up_stats_token_savings(double base_total, double skill_total);
@@ -171,29 +233,66 @@ int up_stats_is_beneficial(double lift, double token_savings);
 unsigned up_stats_min_discordant(double alpha);
 
 /*
- * Cases needed to detect a lift like the observed one with 80% power at
- * the 5% level (normal approximation of the sign-flip test, floored by
- * the exact test's minimum of discordant cases).  0 when it cannot be
- * estimated: no cases or no observed lift.
+ * The real power of the verdict "beneficial" for a suite of n cases run
+ * runs times per arm, when the baseline passes at rate p0 and the skill
+ * at p0 + lift (cases alike, arms and runs independent).  One run: exact,
+ * summing the score test's rejections over every outcome.  Several runs:
+ * a seeded simulation of the t procedure.  0 when n == 0.
  */
-size_t up_stats_cases_needed(const up_paired *lift);
+double up_stats_power(size_t n, unsigned runs, double p0, double lift,
+                      uint64_t seed);
 
 /*
- * Append to out one plain English sentence when the suite is too small:
- * no cases, fewer cases than the exact test can ever call significant,
- * or a non-significant lift that more cases would likely detect.
- * Returns 1 when a sentence was written, 0 when there is nothing to say.
+ * The minimum detectable effect: the smallest lift (to 0.5 points) that
+ * n cases x runs detect with UP_STATS_POWER power at baseline rate p0;
+ * -1 when even p0 -> 100% is not enough.
  */
-int up_stats_power_sentence(up_buf *out, const up_paired *lift);
+double up_stats_mde(size_t n, unsigned runs, double p0, uint64_t seed);
 
 /*
- * The full comparison over n cases: pooled Wilson rates, paired lift on
- * per-case pass rates, paired tokens on per-case means, token change,
- * upstream's token_savings and is_beneficial, and the verdict.  Fails
- * with UP_EINVALID (message names the case) when a case has no runs in
- * an arm, more passes than runs, or non-finite or negative tokens.
+ * Cases (at runs) or runs (at n cases) needed to detect lift with
+ * UP_STATS_POWER power at baseline p0; 0 when not within 100000 cases or
+ * 100 runs.
+ */
+size_t up_stats_cases_for(double lift, unsigned runs, double p0, uint64_t seed);
+unsigned up_stats_runs_for(double lift, size_t n, double p0, uint64_t seed);
+
+/* Input of up_stats_plan_text. */
+typedef struct up_stats_plan {
+    size_t cases;  /* suite size */
+    unsigned runs; /* runs per case and arm */
+    double p0;     /* expected baseline pass rate */
+    double target; /* lift to plan for; <= 0: none */
+    uint64_t seed;
+} up_stats_plan;
+
+/*
+ * Append to out the power plan, in plain lines: the smallest lift the
+ * suite detects with 80% power, and for the target lift its power and
+ * the cases or runs needed, naming the cheaper lever.  Pure; sends
+ * nothing.
+ */
+void up_stats_plan_text(up_buf *out, const up_stats_plan *pl);
+
+/*
+ * Append to out one plain English note on what this suite can detect:
+ * "No cases were answered in both arms...", or "This suite (10 cases x
+ * 1 run) detects a lift of +45 points or more with 80% power; smaller
+ * effects may go unseen."  Returns 1 when a note was written.
+ */
+int up_stats_power_sentence(up_buf *out, const up_comparison *c);
+
+/*
+ * The full comparison over n cases: pooled Wilson rates per arm (cases
+ * with answered runs in that arm), and over the cases answered in both
+ * arms the paired lift (up_stats_lift), paired tokens on per-case means,
+ * token change, upstream's token_savings and is_beneficial, the minimum
+ * detectable effect, and the verdict at margin.  No paired case: verdict
+ * UP_VERDICT_NOT_MEASURED, is_beneficial 0.  Fails with UP_EINVALID
+ * (message names the case) when a case has more passes than runs, or
+ * non-finite or negative tokens.
  */
 int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
-                     uint64_t seed, up_error *err);
+                     uint64_t seed, double margin, up_error *err);
 
 #endif

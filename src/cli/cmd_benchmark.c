@@ -34,6 +34,7 @@ int cmd_benchmark(int argc, char **argv)
     a.runs = 3;
     a.fail_under = -1;
     a.seed = 1;
+    a.margin = -1;
     a.benchmark = 1;
     rc = opt_parse(&spec, argc, argv, &args, &nargs);
     if (rc) {

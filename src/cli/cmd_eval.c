@@ -13,6 +13,12 @@ static const struct opt opts[] = {
     {0, "runs", OPT_INT, &a.runs, "N", "repeats per case and arm (1)"},
     {0, "runs-dir", OPT_STRING, &a.runs_dir, "DIR", "where runs are logged"},
     {0, "no-log-runs", OPT_FLAG, &a.no_log, NULL, "write no run log"},
+    {0, "plan", OPT_FLAG, &a.plan, NULL,
+     "power planning: print what the suite can detect; send nothing"},
+    {0, "baseline-rate", OPT_DOUBLE, &a.plan_p0, "RATE",
+     "--plan: expected baseline pass rate, 0-1 (0.5)"},
+    {0, "target-lift", OPT_DOUBLE, &a.plan_lift, "POINTS",
+     "--plan: the lift to plan for, in points (20)"},
     EVAL_SHARED_OPTS(a),
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
@@ -34,6 +40,9 @@ int cmd_eval(int argc, char **argv)
     a.runs = 1;
     a.fail_under = -1;
     a.seed = 1;
+    a.margin = -1;
+    a.plan_p0 = 0.5;
+    a.plan_lift = 20;
     rc = opt_parse(&spec, argc, argv, &args, &nargs);
     if (rc == 0) {
         a.skill_path = args[0];

@@ -110,6 +110,7 @@ static const struct plain {
     S("max_answer_bytes", K_INT, max_answer_bytes),
     S("min_tests", K_INT, min_tests),
     S("max_tests", K_INT, max_tests),
+    S("margin_points", K_INT, margin_points),
     S("cache.enabled", K_BOOL, cache_enabled),
     S("cache.path", K_STR, cache_path),
     S("cache.ttl_days", K_INT, cache_ttl_days),

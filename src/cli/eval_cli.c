@@ -345,6 +345,14 @@ static int check_args(const struct eval_args *a, struct ctx *c)
     if (a->fail_under > 1)
         return up_error_set(&c->err, UP_EUSAGE,
                             "--fail-under is a rate between 0 and 1");
+    if (a->margin > 50 || (a->margin < 0 && a->margin != -1))
+        return up_error_set(&c->err, UP_EUSAGE,
+                            "--margin is in points, 0 to 50");
+    if (a->plan && (a->plan_p0 < 0 || a->plan_p0 > 1 || a->plan_lift <= 0 ||
+                    a->plan_lift > 100))
+        return up_error_set(&c->err, UP_EUSAGE,
+                            "--baseline-rate is 0 to 1 and --target-lift "
+                            "is 0 to 100 points");
     if (a->resume && a->no_log)
         return up_error_set(&c->err, UP_EUSAGE,
                             "--resume needs the run log (drop --no-log-runs)");
@@ -394,6 +402,8 @@ static int pipeline(struct ctx *c, struct eval_args *a)
         rc = up_skill_load(&c->skill, a->skill_path, &c->err);
     if (!rc)
         rc = load_tests(c, a);
+    if (!rc && a->plan)
+        return eval_report_plan(&c->suite, a);
     if (!rc)
         rc = resolve_models(c, a);
     if (rc)
@@ -406,6 +416,8 @@ static int pipeline(struct ctx *c, struct eval_args *a)
                       a->inject && !strcmp(a->inject, "agentskills")
                           ? UP_INJECT_AGENTSKILLS
                           : UP_INJECT_UPSKILL);
+    c->plan.margin =
+        (a->margin >= 0 ? a->margin : (double)c->cfg.margin_points.value) / 100;
     free(ids);
     c->plan.max_answer = (size_t)c->cfg.max_answer_bytes.value;
     rc = up_eval_prepare(&c->plan, a->tests, &c->err);

@@ -25,6 +25,10 @@ struct eval_args {
     long jobs;
     long seed;
     double fail_under; /* < 0: no gate */
+    double margin;     /* --margin POINTS; < 0: config or default */
+    int plan;          /* --plan: power planning only, nothing sent */
+    double plan_p0;    /* --baseline-rate: expected baseline (0-1) */
+    double plan_lift;  /* --target-lift POINTS */
     int no_baseline;
     int verbose;
     int no_log;
@@ -62,6 +66,9 @@ struct eval_args {
          OPT_FLAG, &(a).require_lift,                                           \
          NULL,     "exit 1 unless the skill is beneficial for every model"},    \
         {0, "seed", OPT_INT, &(a).seed, "N", "seed of the statistics (1)"},     \
+        {0,          "margin",                                                  \
+         OPT_DOUBLE, &(a).margin,                                               \
+         "POINTS",   "\"no meaningful effect\" margin in points (5)"},          \
         {0,           "inject", OPT_STRING,                                     \
          &(a).inject, "HOW",    "upskill (default) or agentskills"},            \
         {0,          "judge-model",                                             \
@@ -89,6 +96,9 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
                       int verbose);
 /* Several models: one box-drawn row per model. */
 void eval_report_table(const up_eval_summary *s, size_t n);
+/* --plan: the power plan for suite at a's runs, baseline and target on
+ * stdout (one JSON document with --json); returns the exit code. */
+int eval_report_plan(const up_suite *suite, const struct eval_args *a);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id);
 /* One model's entry of that document (a new reference). */

@@ -11,6 +11,11 @@
 
 #include "eval_cli.h"
 
+static json_t *opt_real(double v)
+{
+    return v >= 0 ? json_real(v) : json_null();
+}
+
 static void arm_line(const char *label, const up_rate *r, const char *tail)
 {
     char buf[128];
@@ -36,23 +41,47 @@ static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
     }
 }
 
+static enum color verdict_color(up_verdict v)
+{
+    return v == UP_VERDICT_BENEFICIAL ? C_GREEN
+           : v == UP_VERDICT_HARMFUL  ? C_RED
+                                      : C_YELLOW;
+}
+
 static void lift_lines(const up_eval_summary *s)
 {
     const up_comparison *c = &s->cmp;
-    up_buf sentence = UP_BUF_INIT;
-    enum color col = c->verdict == UP_VERDICT_BENEFICIAL ? C_GREEN
-                     : c->verdict == UP_VERDICT_HARMFUL  ? C_RED
-                                                         : C_YELLOW;
+    up_buf text = UP_BUF_INIT;
 
-    printf("  lift %+.0f points, 95%% CI [%+.0f, %+.0f], p = %.3g: %s%s%s\n",
-           c->lift.diff * 100, c->lift.ci_lo * 100, c->lift.ci_hi * 100,
-           c->lift.p, out_c(col), up_stats_verdict_label(c->verdict),
+    if (c->paired)
+        printf("  lift %+.0f points, 95%% CI [%+.0f, %+.0f], p = %.3g over "
+               "%zu case%s\n",
+               c->lift.diff * 100, c->lift.ci_lo * 100, c->lift.ci_hi * 100,
+               c->lift.p, c->paired, c->paired == 1 ? "" : "s");
+    up_stats_verdict_text(&text, c);
+    printf("  verdict: %s%s%s\n", out_c(verdict_color(c->verdict)), text.data,
            out_c(C_RESET));
-    printf("  tokens per case: %.0f -> %.0f (%+.0f%%)\n", c->tokens.base_mean,
-           c->tokens.skill_mean, c->token_change * 100);
-    if (up_stats_power_sentence(&sentence, &c->lift))
-        printf("  %s%s%s\n", out_c(C_DIM), sentence.data, out_c(C_RESET));
-    up_buf_release(&sentence);
+    if (c->paired)
+        printf("  tokens per case: %.0f -> %.0f (%+.0f%%)\n",
+               c->tokens.base_mean, c->tokens.skill_mean,
+               c->token_change * 100);
+    up_buf_reset(&text);
+    if (up_stats_power_sentence(&text, c))
+        printf("  %s%s%s\n", out_c(C_DIM), text.data, out_c(C_RESET));
+    up_buf_release(&text);
+}
+
+/* "with skill: 3 of 20 conversations errored, excluded" per arm. */
+static void error_lines(const up_eval_summary *s)
+{
+    static const char *const names[2] = {"baseline", "with skill"};
+
+    for (int a = 0; a < 2; a++)
+        if (s->arm[a].errors)
+            printf("  %s%s: %zu of %zu conversations errored, excluded from "
+                   "the rates and the verdict%s\n",
+                   out_c(C_YELLOW), names[a], s->arm[a].errors, s->arm[a].jobs,
+                   out_c(C_RESET));
 }
 
 /* "$0.0123 ($0.0004 per passed case)", or "$0.0123 (no passed case)". */
@@ -65,21 +94,32 @@ static void arm_cost(char *out, size_t n, const up_arm_totals *t)
         snprintf(out, n, "$%.4f (no passed case)", t->cost_usd);
 }
 
-/* What each arm cost, when prices are configured: cost per solved task
- * is where a skill that costs tokens can still pay for itself. */
+/*
+ * What each arm cost, when prices are configured, and whether the skill
+ * pays for itself: cost per passed case is where a skill that costs
+ * tokens can still be worth it, and where a small lift at a large token
+ * price shows for what it is.
+ */
 static void cost_line(const up_eval_summary *s)
 {
+    const up_arm_totals *w = &s->arm[UP_ARM_SKILL],
+                        *b = &s->arm[UP_ARM_BASELINE];
     char with[80], base[80];
+    up_buf why = UP_BUF_INIT;
 
-    if (s->arm[UP_ARM_SKILL].cost_usd < 0)
+    if (w->cost_usd < 0)
         return;
-    arm_cost(with, sizeof(with), &s->arm[UP_ARM_SKILL]);
+    arm_cost(with, sizeof(with), w);
     if (!s->has_baseline) {
         printf("  cost: %s with skill\n", with);
         return;
     }
-    arm_cost(base, sizeof(base), &s->arm[UP_ARM_BASELINE]);
+    arm_cost(base, sizeof(base), b);
     printf("  cost: %s with skill, %s baseline\n", with, base);
+    up_eval_pays_text(&why, s);
+    if (why.len)
+        printf("  %s\n", why.data);
+    up_buf_release(&why);
 }
 
 /*
@@ -117,14 +157,13 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
 
         arm_line("baseline", &s->arm[UP_ARM_BASELINE].rate, NULL);
         render_lift(lift, sizeof(lift), s->cmp.lift.diff);
-        snprintf(tail, sizeof(tail), "  (%s)", lift);
+        snprintf(tail, sizeof(tail), "  (%s)",
+                 s->cmp.paired ? lift : "not measured");
     }
     arm_line("with skill", &w->rate, tail);
     if (s->has_baseline)
         lift_lines(s);
-    if (w->errors)
-        printf("  %s%zu conversation(s) ended in an error%s\n", out_c(C_YELLOW),
-               w->errors + s->arm[0].errors, out_c(C_RESET));
+    error_lines(s);
     if (p->judge_calls)
         printf("  %sjudge: %zu call(s), %ld tokens, not counted above%s\n",
                out_c(C_DIM), p->judge_calls,
@@ -135,23 +174,58 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
 
 static json_t *arm_json(const up_arm_totals *t)
 {
-    return json_pack(
-        "{s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, "
-        "s:b, s:f, s:o, s:o, s:o}",
-        "cases", (json_int_t)t->jobs, "passed", (json_int_t)t->passed, "errors",
-        (json_int_t)t->errors, "cached", (json_int_t)t->cached, "pass_rate",
-        t->rate.rate, "ci_low", t->rate.lo, "ci_high", t->rate.hi,
-        "effective_n", t->rate.n_eff, "input_tokens",
+    json_t *o = json_pack(
+        "{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, "
+        "s:I, s:I}",
+        "cases", (json_int_t)t->cases, "conversations", (json_int_t)t->jobs,
+        "answered", (json_int_t)(t->jobs - t->errors), "passed",
+        (json_int_t)t->passed, "errors", (json_int_t)t->errors, "cached",
+        (json_int_t)t->cached, "pass_rate", t->rate.rate, "ci_low", t->rate.lo,
+        "ci_high", t->rate.hi, "effective_n", t->rate.n_eff, "input_tokens",
         (json_int_t)t->usage.input, "output_tokens",
         (json_int_t)t->usage.output, "cached_tokens",
         (json_int_t)t->usage.cached, "reasoning_tokens",
         (json_int_t)t->usage.reasoning, "assertions_passed",
-        (json_int_t)t->asserts_passed, "tokens_estimated", t->usage.estimated,
-        "latency_ms", t->latency_ms, "cost_usd",
-        t->cost_usd >= 0 ? json_real(t->cost_usd) : json_null(), "paid_usd",
-        t->paid_usd >= 0 ? json_real(t->paid_usd) : json_null(),
-        "cost_per_pass",
-        t->cost_per_pass >= 0 ? json_real(t->cost_per_pass) : json_null());
+        (json_int_t)t->asserts_passed);
+
+    json_object_set_new(o, "tokens_estimated",
+                        json_boolean(t->usage.estimated));
+    json_object_set_new(o, "latency_ms", json_real(t->latency_ms));
+    json_object_set_new(o, "cost_usd", opt_real(t->cost_usd));
+    json_object_set_new(o, "paid_usd", opt_real(t->paid_usd));
+    json_object_set_new(o, "cost_per_pass", opt_real(t->cost_per_pass));
+    return o;
+}
+
+/* The verdict and the numbers behind it (docs/statistics.md). */
+static void verdict_json(json_t *o, const up_comparison *c)
+{
+    const char *id = up_stats_verdict_id(c->verdict);
+    up_buf text = UP_BUF_INIT;
+
+    up_stats_verdict_text(&text, c);
+    json_object_set_new(o, "verdict", id ? json_string(id) : json_null());
+    json_object_set_new(o, "verdict_text", json_string(text.data));
+    json_object_set_new(o, "paired_cases", json_integer((json_int_t)c->paired));
+    json_object_set_new(o, "lift",
+                        c->paired ? json_real(c->lift.diff) : json_null());
+    json_object_set_new(o, "lift_ci",
+                        c->paired
+                            ? json_pack("[f, f]", c->lift.ci_lo, c->lift.ci_hi)
+                            : json_null());
+    json_object_set_new(o, "p_value",
+                        c->paired ? json_real(c->lift.p) : json_null());
+    json_object_set_new(
+        o, "mde", c->paired && c->mde >= 0 ? json_real(c->mde) : json_null());
+    json_object_set_new(o, "margin", json_real(c->margin));
+    json_object_set_new(
+        o, "lift_detail",
+        json_pack("{s:I, s:I, s:s}", "better", (json_int_t)c->lift.better,
+                  "worse", (json_int_t)c->lift.worse, "method",
+                  !c->paired                      ? "none"
+                  : c->lift.pmethod == UP_P_SCORE ? "tango_score"
+                                                  : "t"));
+    up_buf_release(&text);
 }
 
 json_t *eval_report_model_json(const up_eval_summary *s)
@@ -164,17 +238,13 @@ json_t *eval_report_model_json(const up_eval_summary *s)
     if (!s->has_baseline)
         return o;
     json_object_set_new(o, "baseline", arm_json(&s->arm[UP_ARM_BASELINE]));
-    json_object_set_new(
-        o, "lift",
-        json_pack("{s:f, s:f, s:f, s:f, s:I, s:I}", "diff", c->lift.diff,
-                  "ci_low", c->lift.ci_lo, "ci_high", c->lift.ci_hi, "p_value",
-                  c->lift.p, "better", (json_int_t)c->lift.better, "worse",
-                  (json_int_t)c->lift.worse));
+    verdict_json(o, c);
     json_object_set_new(o, "token_change", json_real(c->token_change));
     json_object_set_new(o, "token_savings", json_real(c->token_savings));
     json_object_set_new(o, "is_beneficial", json_boolean(c->is_beneficial));
-    json_object_set_new(o, "verdict",
-                        json_string(up_stats_verdict_id(c->verdict)));
+    json_object_set_new(o, "pays_for_itself",
+                        up_eval_pays(s) < 0 ? json_null()
+                                            : json_boolean(up_eval_pays(s)));
     return o;
 }
 
@@ -213,15 +283,18 @@ static void summary_row(char **cells, const up_eval_summary *s)
     render_pct(pct, sizeof(pct), s->arm[UP_ARM_SKILL].rate.rate);
     cells[2] = up_xstrdup(pct);
     render_lift(pct, sizeof(pct), c->lift.diff);
-    cells[3] = up_xstrdup(s->has_baseline ? pct : "-");
+    cells[3] = up_xstrdup(s->has_baseline && c->paired ? pct : "-");
     up_buf_addf(&b, "%.3g", c->lift.p);
-    cells[4] = s->has_baseline ? up_buf_detach(&b) : up_xstrdup("-");
+    cells[4] =
+        s->has_baseline && c->paired ? up_buf_detach(&b) : up_xstrdup("-");
     cells[5] =
         up_xstrdup(s->has_baseline ? up_stats_verdict_label(c->verdict) : "-");
     up_buf_reset(&b);
-    up_buf_addf(&b, "%.0f", s->has_baseline ? c->tokens.skill_mean : 0);
-    if (s->has_baseline)
-        up_buf_addf(&b, " (%+.0f%%)", c->token_change * 100);
+    if (s->has_baseline && c->paired)
+        up_buf_addf(&b, "%.0f (%+.0f%%)", c->tokens.skill_mean,
+                    c->token_change * 100);
+    else
+        up_buf_adds(&b, "-");
     cells[6] = up_buf_detach(&b);
     up_buf_reset(&b);
     if (s->arm[UP_ARM_SKILL].cost_per_pass >= 0)
@@ -304,4 +377,38 @@ void eval_report_attempt(void *ud, const up_http_attempt *at)
         fprintf(stderr, ", retry in %ld ms%s%s", at->delay_ms,
                 at->why ? " by " : "", at->why ? out_safe(at->why) : "");
     fputc('\n', stderr);
+}
+
+/* ---- --plan ---- */
+
+int eval_report_plan(const up_suite *suite, const struct eval_args *a)
+{
+    up_stats_plan pl = {suite->ncases, (unsigned)a->runs, a->plan_p0,
+                        a->plan_lift / 100, (uint64_t)a->seed};
+    up_buf text = UP_BUF_INIT;
+
+    if (a->json) {
+        double mde = up_stats_mde(pl.cases, pl.runs, pl.p0, pl.seed);
+        json_t *doc = json_pack(
+            "{s:I, s:I, s:f, s:o, s:f, s:f, s:I, s:I}", "cases",
+            (json_int_t)pl.cases, "runs", (json_int_t)pl.runs, "baseline_rate",
+            pl.p0, "mde", mde >= 0 ? json_real(mde) : json_null(),
+            "target_lift", pl.target, "power_at_target",
+            up_stats_power(pl.cases, pl.runs, pl.p0, pl.target, pl.seed),
+            "cases_needed",
+            (json_int_t)up_stats_cases_for(pl.target, pl.runs, pl.p0, pl.seed),
+            "runs_needed",
+            (json_int_t)up_stats_runs_for(pl.target, pl.cases, pl.p0, pl.seed));
+
+        out_json(doc);
+        json_decref(doc);
+        return EXIT_OK;
+    }
+    up_stats_plan_text(&text, &pl);
+    printf("%s", text.data);
+    printf("%s(assumes cases alike and runs independent; when a case is "
+           "always solved or always failed, repeats help less)%s\n",
+           out_c(C_DIM), out_c(C_RESET));
+    up_buf_release(&text);
+    return EXIT_OK;
 }

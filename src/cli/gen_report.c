@@ -77,7 +77,7 @@ static void ev_attempt(const up_gen_event *ev)
         render_pct(w, sizeof(w), s->arm[UP_ARM_SKILL].rate.rate);
         render_lift(l, sizeof(l), s->cmp.lift.diff);
         fprintf(stderr, "  %-8s %s: %s -> %s (%s)\n", m ? "student" : "teacher",
-                out_safe(s->model), b, w, l);
+                out_safe(s->model), b, w, s->cmp.paired ? l : "not measured");
     }
     fprintf(stderr, "  teacher: %s\n", up_gen_teacher_label(a->teacher));
     fprintf(stderr, "  %s%s%s\n", out_c(a->good ? C_GREEN : C_YELLOW),
@@ -170,7 +170,7 @@ static void side_by_side(const up_gen *g, const up_gen_attempt *a)
         render_pct(w, sizeof(w), s->arm[UP_ARM_SKILL].rate.rate);
         render_lift(l, sizeof(l), s->cmp.lift.diff);
         printf("  %-34.34s %-8s %8s %10s %6s  %s\n", out_safe(s->model),
-               m ? "student" : "teacher", b, w, l,
+               m ? "student" : "teacher", b, w, s->cmp.paired ? l : "-",
                up_stats_verdict_label(s->cmp.verdict));
     }
     printf("\n  teacher check: %s%s%s\n",

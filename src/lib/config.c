@@ -111,6 +111,7 @@ static const struct key top_keys[] = {
     {"max_answer_bytes", V_INT, CFG(max_answer_bytes), 1024, 1073741824, NULL},
     {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
     {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
+    {"margin_points", V_INT, CFG(margin_points), 0, 50, NULL},
     {"auto_eval", V_IGNORE, 0, 0, 0, NULL},
     {"fastagent_config", V_UNUSED, 0, 0, 0, NULL},
     {"providers", V_MAP, 0, 0, 0, load_providers},
@@ -650,6 +651,7 @@ void up_config_init(up_config *cfg)
     cfg->max_answer_bytes.value = 1048576;
     cfg->min_tests.value = 3;
     cfg->max_tests.value = 8;
+    cfg->margin_points.value = 5;
     cfg->cache_enabled.value = 1;
     cfg->cache_ttl_days.value = 30;
     cfg->cache_lock_timeout.value = 5; /* as UP_CACHE_WAIT_MS (cache.h) */

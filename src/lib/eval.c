@@ -106,6 +106,7 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     p->suite = suite;
     p->runs = runs < 1 ? 1 : runs;
     p->baseline = baseline;
+    p->margin = UP_STATS_MARGIN;
     p->inject = inject;
     p->nmodels = nmodels;
     p->models = up_xcalloc(nmodels, sizeof(*p->models));

@@ -32,7 +32,7 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     double c = job_cost(j, price);
 
     t->jobs++;
-    t->passed += j->passed != 0;
+    t->passed += j->passed != 0 && !j->error;
     t->errors += j->error != 0;
     t->cached += j->from_cache != 0;
     t->asserts_passed += j->asserts_passed;
@@ -56,8 +56,8 @@ static up_stats_case *per_case(const up_eval_plan *p, size_t m)
         up_stats_case *c = &cs[j->kase];
         double tokens = (double)(j->usage.input + j->usage.output);
 
-        if (j->model != m || !j->done)
-            continue;
+        if (j->model != m || j->error || !j->done)
+            continue; /* errors are no evidence either way */
         if (j->arm == UP_ARM_SKILL) {
             c->skill_runs++;
             c->skill_pass += j->passed != 0;
@@ -69,6 +69,24 @@ static up_stats_case *per_case(const up_eval_plan *p, size_t m)
         }
     }
     return cs;
+}
+
+/* Distinct cases with a conversation of model m in arm a. */
+static size_t arm_cases(const up_eval_plan *p, size_t m, int a)
+{
+    unsigned char *seen = up_xcalloc(p->suite->ncases + 1, 1);
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (j->model == m && (int)j->arm == a && !seen[j->kase]) {
+            seen[j->kase] = 1;
+            n++;
+        }
+    }
+    free(seen);
+    return n;
 }
 
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
@@ -86,6 +104,8 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     for (size_t i = 0; i < p->njobs; i++)
         if (p->jobs[i].model == m && p->jobs[i].done)
             add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
+    for (int a = 0; a < 2; a++)
+        out->arm[a].cases = arm_cases(p, m, a);
     cs = per_case(p, m);
     for (int a = 0; a < 2; a++)
         up_stats_arm_rate(&out->arm[a].rate, cs, p->suite->ncases,
@@ -98,7 +118,8 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                                : -1;
     }
     if (p->baseline && p->suite->ncases)
-        rc = up_stats_compare(&out->cmp, cs, p->suite->ncases, seed, err);
+        rc = up_stats_compare(&out->cmp, cs, p->suite->ncases, seed, p->margin,
+                              err);
     free(cs);
     return rc;
 }
@@ -132,4 +153,48 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
     r->assertions_total = r->cases_total;
     r->passed = r->cases_total && r->cases_passed == r->cases_total;
     r->repeat = repeat;
+}
+
+int up_eval_pays(const up_eval_summary *s)
+{
+    const up_arm_totals *w = &s->arm[UP_ARM_SKILL],
+                        *b = &s->arm[UP_ARM_BASELINE];
+
+    if (!s->has_baseline || w->cost_usd < 0 || b->cost_usd < 0 ||
+        (!w->passed && !b->passed))
+        return -1;
+    if (!w->passed)
+        return 0;
+    if (!b->passed)
+        return 1;
+    return w->cost_per_pass <= b->cost_per_pass;
+}
+
+void up_eval_pays_text(up_buf *out, const up_eval_summary *s)
+{
+    const up_arm_totals *w = &s->arm[UP_ARM_SKILL],
+                        *b = &s->arm[UP_ARM_BASELINE];
+    int pays = up_eval_pays(s);
+
+    if (pays < 0)
+        return;
+    up_buf_adds(out, pays ? "pays for itself: " : "does not pay for itself: ");
+    if (!w->passed)
+        up_buf_adds(out, "the skill arm passed no case");
+    else if (!b->passed)
+        up_buf_addf(out,
+                    "$%.4f per passed case with the skill, none passed "
+                    "without",
+                    w->cost_per_pass);
+    else
+        up_buf_addf(out,
+                    "a passed case costs $%.4f with the skill against "
+                    "$%.4f without",
+                    w->cost_per_pass, b->cost_per_pass);
+    if (w->passed && b->passed && b->cost_per_pass > 0)
+        up_buf_addf(out, " (%+.0f%%)",
+                    (w->cost_per_pass / b->cost_per_pass - 1) * 100);
+    if (s->cmp.paired)
+        up_buf_addf(out, ", for a lift of %+.0f points at %+.0f%% tokens",
+                    s->cmp.lift.diff * 100, s->cmp.token_change * 100);
 }

@@ -113,6 +113,7 @@ static int summarize(up_gen *g, up_gen_attempt *a, up_error *err)
 {
     int rc = 0;
 
+    a->plan.margin = (double)g->cfg->margin_points.value / 100;
     a->sums = up_xcalloc(g->nmodels, sizeof(*a->sums));
     for (size_t m = 0; m < g->nmodels && !rc; m++)
         rc = up_eval_summarize(&a->plan, m,

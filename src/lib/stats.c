@@ -1,20 +1,26 @@
 /*
  * Statistics for skill-lift evaluation (docs/statistics.md).
  *
- * Design: the unit of evidence is the case.  Both arms ran the same cases,
- * so the lift is a paired difference d_i = skill_i - base_i of per-case
- * values (pass rates passes/runs, or mean tokens).  Under "the skill makes
- * no difference" each d_i is as likely to be +|d_i| as -|d_i|, which gives
- * the sign-flip permutation test: exact, assumption-light, and for 0/1
- * outcomes identical to McNemar's exact test.  Its p-value is computed
- * exactly whenever affordable: by dynamic programming over integer sums
- * when the |d_i| are multiples of a small 1/q (always true for rates from
- * passes/runs and for integer token counts), by enumerating all 2^m sign
- * assignments for m <= 20 otherwise, and only then by seeded Monte Carlo.
+ * Design: the unit of evidence is the case answered in both arms.  The
+ * lift is the mean of the per-case differences d_i = skill_i - base_i of
+ * pass rates, and its interval and p-value come from one procedure so
+ * that "the interval excludes 0" holds exactly when "p < 0.05": with one
+ * run per case, Tango's score interval for paired proportions and the
+ * score (McNemar) test it inverts; with several, the t interval and t-test
+ * on the d_i, whose variance is floored at the runs' binomial noise so no
+ * interval is ever a single point.  The verdict is a table of rules over
+ * that interval, the test and the token comparison.
  *
- * Randomness (bootstrap, Monte Carlo) comes from our own xoshiro256**
- * seeded through splitmix64, never rand(), so results are reproducible
- * across libcs.  Every output is finite for every input, including n = 0.
+ * Tokens keep the sign-flip permutation test (exact by dynamic
+ * programming over integer sums, by enumeration for m <= 20, else seeded
+ * Monte Carlo) with a bootstrap interval.  Power is the real power of
+ * the lift test: an exact sum over outcomes with one run, a seeded
+ * simulation with several.
+ *
+ * Randomness (bootstrap, Monte Carlo, power simulation) comes from our own
+ * xoshiro256** seeded through splitmix64, never rand(), so results are
+ * reproducible across libcs.  Every output is finite for every input,
+ * including n = 0.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -483,60 +489,300 @@ int up_stats_paired(up_paired *out, const double *base, const double *skill,
     return 0;
 }
 
+/* ---- Student's t and the normal ---- */
+
+/* Continued fraction of the incomplete beta (modified Lentz). */
+static double beta_cf(double a, double b, double x)
+{
+    double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), h;
+
+    d = 1.0 / (fabs(d) < 1e-300 ? 1e-300 : d);
+    h = d;
+    for (int m = 1; m <= 300; m++) {
+        for (int pass = 0; pass < 2; pass++) {
+            double aa = pass
+                            ? -(a + m) * (a + b + m) * x /
+                                  ((a + 2 * m) * (a + 2 * m + 1))
+                            : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+            double del;
+
+            d = 1.0 + aa * d;
+            d = 1.0 / (fabs(d) < 1e-300 ? 1e-300 : d);
+            c = 1.0 + aa / c;
+            c = fabs(c) < 1e-300 ? 1e-300 : c;
+            del = d * c;
+            h *= del;
+            if (pass && fabs(del - 1.0) < 1e-15)
+                return h;
+        }
+    }
+    return h;
+}
+
+/* Regularized incomplete beta I_x(a, b). */
+static double ibeta(double a, double b, double x)
+{
+    double front;
+
+    if (x <= 0.0)
+        return 0.0;
+    if (x >= 1.0)
+        return 1.0;
+    front =
+        exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    if (x < (a + 1.0) / (a + b + 2.0))
+        return front * beta_cf(a, b, x) / a;
+    return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double up_stats_t_cdf(double t, double df)
+{
+    double tail = 0.5 * ibeta(df / 2.0, 0.5, df / (df + t * t));
+
+    return t >= 0 ? 1.0 - tail : tail;
+}
+
+double up_stats_t_quantile(double p, double df)
+{
+    double lo = -1e6, hi = 1e6;
+
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * (1.0 + fabs(lo)); i++) {
+        double mid = 0.5 * (lo + hi);
+
+        if (up_stats_t_cdf(mid, df) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Two-sided normal p-value of z. */
+static double normal_p(double z)
+{
+    return erfc(fabs(z) / M_SQRT2);
+}
+
+/* ---- Tango's score interval and test (one run per case) ---- */
+
+/*
+ * The score statistic for "the difference is delta" with b pairs passing
+ * only in the second arm and c only in the first, out of n: the
+ * restricted ML estimate of the c cell's probability solves Tango's
+ * quadratic; the variance of b - c - n delta is n (2 q21 + delta (1 -
+ * delta)).  Decreasing in delta.
+ */
+static double tango_z(double b, double c, double n, double delta)
+{
+    double w = -b - c + (2.0 * n - b + c) * delta;
+    double q21 =
+        (sqrt(fmax(0.0, w * w + 8.0 * n * c * delta * (1 - delta))) - w) /
+        (4.0 * n);
+    double var = n * (2.0 * q21 + delta * (1.0 - delta));
+    double num = b - c - n * delta;
+
+    if (var <= 1e-300)
+        return num > 0 ? HUGE_VAL : num < 0 ? -HUGE_VAL : 0.0;
+    return num / sqrt(var);
+}
+
+/* The delta in [from, to] where tango_z crosses target (bisection). */
+static double tango_root(double b, double c, double n, double target,
+                         double from, double to)
+{
+    for (int i = 0; i < 200 && to - from > 1e-13; i++) {
+        double mid = 0.5 * (from + to);
+
+        if (tango_z(b, c, n, mid) > target)
+            from = mid;
+        else
+            to = mid;
+    }
+    return 0.5 * (from + to);
+}
+
+void up_stats_tango(size_t b, size_t c, size_t n, double z, double *lo,
+                    double *hi)
+{
+    double db = (double)b, dc = (double)c, dn = (double)n, est;
+
+    *lo = -1.0;
+    *hi = 1.0;
+    if (!n)
+        return;
+    est = (db - dc) / dn;
+    if (tango_z(db, dc, dn, -1.0) > z)
+        *lo = tango_root(db, dc, dn, z, -1.0, est);
+    if (tango_z(db, dc, dn, 1.0) < -z)
+        *hi = tango_root(db, dc, dn, -z, est, 1.0);
+}
+
+double up_stats_score_p(size_t b, size_t c)
+{
+    if (!b && !c)
+        return 1.0;
+    return normal_p(((double)b - (double)c) / sqrt((double)(b + c)));
+}
+
+/* ---- the lift ---- */
+
+/*
+ * Per-case difference variance below which the sample variance is not
+ * believed: the binomial noise of the runs at the pooled rates, shrunk
+ * towards 1/2 (one pass and one failure added per arm) so that it is
+ * never 0.  Mean over cases of p~s(1-p~s)/rs + p~b(1-p~b)/rb.
+ */
+static double noise_floor(const up_stats_case *c, size_t n)
+{
+    double ks = 1, ms = 2, kb = 1, mb = 2, ps, pb, v = 0;
+    size_t used = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!c[i].base_runs || !c[i].skill_runs)
+            continue;
+        ks += c[i].skill_pass, ms += c[i].skill_runs;
+        kb += c[i].base_pass, mb += c[i].base_runs;
+    }
+    ps = ks / ms;
+    pb = kb / mb;
+    for (size_t i = 0; i < n; i++) {
+        if (!c[i].base_runs || !c[i].skill_runs)
+            continue;
+        v += ps * (1 - ps) / c[i].skill_runs + pb * (1 - pb) / c[i].base_runs;
+        used++;
+    }
+    return used ? v / (double)used : 0.25;
+}
+
+/* Standard error of the mean difference (mean diff, mean square m2,
+ * over n cases), its variance floored at floor_var. */
+static double t_se(double diff, double m2, double n, double floor_var)
+{
+    double var = n > 1 ? (m2 - diff * diff) * n / (n - 1) : 0;
+
+    return sqrt(fmax(var, floor_var) / n);
+}
+
+/* t interval and test on differences with mean out->diff and m2. */
+static void lift_t(up_paired *out, double floor_var)
+{
+    double n = (double)out->n, df = n > 1 ? n - 1 : 1;
+    double se = t_se(out->diff, out->m2, n, floor_var);
+    double half = up_stats_t_quantile(1 - UP_STATS_ALPHA / 2, df) * se;
+
+    out->ci_lo = fmax(-1.0, out->diff - half);
+    out->ci_hi = fmin(1.0, out->diff + half);
+    out->p = 2.0 * up_stats_t_cdf(-fabs(out->diff) / se, df);
+    out->pmethod = UP_P_T;
+}
+
+void up_stats_lift(up_paired *out, const up_stats_case *c, size_t n)
+{
+    double *v = up_xmalloc((2 * n + 1) * sizeof(*v)), *d = v + n;
+    double *base = up_xmalloc((n + 1) * sizeof(*base));
+    size_t used = 0;
+    int one_run = 1;
+
+    memset(out, 0, sizeof(*out));
+    out->p = 1.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!c[i].base_runs || !c[i].skill_runs)
+            continue;
+        base[used] = (double)c[i].base_pass / c[i].base_runs;
+        v[used++] = (double)c[i].skill_pass / c[i].skill_runs;
+        one_run &= c[i].base_runs == 1 && c[i].skill_runs == 1;
+    }
+    if (used) {
+        out->n = used;
+        describe(out, base, v, d, used);
+        if (one_run) {
+            up_stats_tango(out->better, out->worse, used, UP_STATS_Z95,
+                           &out->ci_lo, &out->ci_hi);
+            out->p = up_stats_score_p(out->better, out->worse);
+            out->pmethod = UP_P_SCORE;
+        } else
+            lift_t(out, noise_floor(c, n));
+    }
+    free(v);
+    free(base);
+}
+
 /* ---- verdict ---- */
 
-static int is_helpful(const up_paired *l, const up_paired *t)
+static int is_helpful(const up_paired *l, const up_paired *t, double margin)
 {
-    (void)t;
+    (void)t, (void)margin;
     return l->p < UP_STATS_ALPHA && l->diff > 0.0;
 }
 
-static int is_harmful(const up_paired *l, const up_paired *t)
+static int saves_tokens(const up_paired *t)
 {
-    (void)t;
-    return l->p < UP_STATS_ALPHA && l->diff < 0.0;
-}
-
-static int saves_tokens(const up_paired *l, const up_paired *t)
-{
-    (void)l;
-    return t && t->p < UP_STATS_ALPHA && t->base_mean > 0.0 &&
+    return t && t->n && t->p < UP_STATS_ALPHA && t->base_mean > 0.0 &&
            t->diff <= -UP_STATS_SAVER_MIN * t->base_mean;
 }
 
-/* Checked in order; the first that holds wins. */
+static int is_harmful(const up_paired *l, const up_paired *t, double margin)
+{
+    (void)margin;
+    return l->p < UP_STATS_ALPHA && l->diff < 0.0 && !saves_tokens(t);
+}
+
+static int is_saver(const up_paired *l, const up_paired *t, double margin)
+{
+    return saves_tokens(t) && l->ci_lo > -margin;
+}
+
+static int is_trade_off(const up_paired *l, const up_paired *t, double margin)
+{
+    (void)l, (void)margin;
+    return saves_tokens(t);
+}
+
+static int is_no_effect(const up_paired *l, const up_paired *t, double margin)
+{
+    (void)t;
+    return l->ci_lo >= -margin && l->ci_hi <= margin;
+}
+
+/* Checked in order; the first that holds wins; none: inconclusive. */
 static const struct {
     up_verdict verdict;
-    int (*holds)(const up_paired *lift, const up_paired *tokens);
+    int (*holds)(const up_paired *lift, const up_paired *tokens, double margin);
 } verdict_rules[] = {
-    {UP_VERDICT_BENEFICIAL, is_helpful},
-    {UP_VERDICT_HARMFUL, is_harmful},
-    {UP_VERDICT_TOKEN_SAVER, saves_tokens},
+    {UP_VERDICT_BENEFICIAL, is_helpful},  {UP_VERDICT_HARMFUL, is_harmful},
+    {UP_VERDICT_TOKEN_SAVER, is_saver},   {UP_VERDICT_TRADE_OFF, is_trade_off},
+    {UP_VERDICT_NO_EFFECT, is_no_effect},
 };
 
 static const struct {
     const char *id;
     const char *label;
-} verdict_names[] = {
-    [UP_VERDICT_NONE] = {"no_effect", "no measurable effect"},
+} verdict_names[UP_VERDICT_COUNT] = {
+    [UP_VERDICT_NOT_MEASURED] = {NULL, "not measured"},
     [UP_VERDICT_BENEFICIAL] = {"beneficial", "beneficial"},
     [UP_VERDICT_HARMFUL] = {"harmful", "harmful"},
     [UP_VERDICT_TOKEN_SAVER] = {"token_saver", "token saver"},
+    [UP_VERDICT_TRADE_OFF] = {"trade_off", "trade-off"},
+    [UP_VERDICT_NO_EFFECT] = {"no_effect", "no meaningful effect"},
+    [UP_VERDICT_INCONCLUSIVE] = {"inconclusive", "inconclusive"},
 };
 
-up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens)
+up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens,
+                            double margin)
 {
     size_t nrules = sizeof(verdict_rules) / sizeof(verdict_rules[0]);
 
+    if (!lift->n)
+        return UP_VERDICT_NOT_MEASURED;
     for (size_t i = 0; i < nrules; i++)
-        if (verdict_rules[i].holds(lift, tokens))
+        if (verdict_rules[i].holds(lift, tokens, margin))
             return verdict_rules[i].verdict;
-    return UP_VERDICT_NONE;
+    return UP_VERDICT_INCONCLUSIVE;
 }
 
 static up_verdict verdict_index(up_verdict v)
 {
-    return (unsigned)v <= UP_VERDICT_TOKEN_SAVER ? v : UP_VERDICT_NONE;
+    return (unsigned)v < UP_VERDICT_COUNT ? v : UP_VERDICT_NOT_MEASURED;
 }
 
 const char *up_stats_verdict_id(up_verdict v)
@@ -547,6 +793,112 @@ const char *up_stats_verdict_id(up_verdict v)
 const char *up_stats_verdict_label(up_verdict v)
 {
     return verdict_names[verdict_index(v)].label;
+}
+
+/* "+12" / "-30" / "0" points of a share. */
+static void add_pts(up_buf *out, double x)
+{
+    long v = lround(x * 100.0);
+
+    up_buf_addf(out, v ? "%+ld" : "%ld", v);
+}
+
+/* "could be anywhere from -10 to +60 points" */
+static void add_range(up_buf *out, const up_paired *l)
+{
+    up_buf_adds(out, "the lift could be anywhere from ");
+    add_pts(out, l->ci_lo);
+    up_buf_adds(out, " to ");
+    add_pts(out, l->ci_hi);
+    up_buf_adds(out, " points");
+}
+
+/* "+35 to +100" */
+static void add_span(up_buf *out, double from, double to)
+{
+    add_pts(out, from);
+    up_buf_adds(out, " to ");
+    add_pts(out, to);
+}
+
+/* "22 to 70 points": a drop given by the lift interval [lo, hi] < 0 */
+static void add_drop(up_buf *out, const up_paired *l)
+{
+    up_buf_addf(out, "%ld to %ld points", lround(-l->ci_hi * 100),
+                lround(-l->ci_lo * 100));
+}
+
+static void text_beneficial(up_buf *out, const up_comparison *c)
+{
+    up_buf_adds(out, "a lift of ");
+    add_span(out, c->lift.ci_lo, c->lift.ci_hi);
+    up_buf_adds(out, " points");
+}
+
+static void text_harmful(up_buf *out, const up_comparison *c)
+{
+    up_buf_adds(out, "a drop of ");
+    add_drop(out, &c->lift);
+}
+
+static void text_saver(up_buf *out, const up_comparison *c)
+{
+    up_buf_addf(out,
+                "%.0f%% fewer tokens, and the pass rate drops by no more "
+                "than %.0f points",
+                -c->token_change * 100, fmax(0.0, -c->lift.ci_lo * 100));
+}
+
+static void text_trade(up_buf *out, const up_comparison *c)
+{
+    up_buf_addf(out, "%.0f%% fewer tokens, but ", -c->token_change * 100);
+    if (c->lift.p < UP_STATS_ALPHA && c->lift.diff < 0) {
+        up_buf_adds(out, "the pass rate drops by ");
+        add_drop(out, &c->lift);
+        return;
+    }
+    up_buf_adds(out, "the pass rate may drop (");
+    add_range(out, &c->lift);
+    up_buf_adds(out, ")");
+}
+
+static void text_no_effect(up_buf *out, const up_comparison *c)
+{
+    up_buf_adds(out, "the lift lies within ");
+    add_span(out, c->lift.ci_lo, c->lift.ci_hi);
+    up_buf_addf(out, " points, inside the margin of %.0f points",
+                c->margin * 100);
+}
+
+static void text_none(up_buf *out, const up_comparison *c)
+{
+    (void)c;
+    up_buf_adds(out, "no case was answered in both arms");
+}
+
+static void text_inconclusive(up_buf *out, const up_comparison *c)
+{
+    add_range(out, &c->lift);
+}
+
+/* The words after "verdict: ", per verdict. */
+static void (*const verdict_text[UP_VERDICT_COUNT])(up_buf *,
+                                                    const up_comparison *) = {
+    [UP_VERDICT_NOT_MEASURED] = text_none,
+    [UP_VERDICT_BENEFICIAL] = text_beneficial,
+    [UP_VERDICT_HARMFUL] = text_harmful,
+    [UP_VERDICT_TOKEN_SAVER] = text_saver,
+    [UP_VERDICT_TRADE_OFF] = text_trade,
+    [UP_VERDICT_NO_EFFECT] = text_no_effect,
+    [UP_VERDICT_INCONCLUSIVE] = text_inconclusive,
+};
+
+void up_stats_verdict_text(up_buf *out, const up_comparison *c)
+{
+    up_verdict v = verdict_index(c->verdict);
+
+    up_buf_addf(out, "%s: ", up_stats_verdict_label(v));
+    verdict_text[v](out, c);
 }
 
 double up_stats_token_savings(double base_total, double skill_total)
@@ -561,6 +913,13 @@ int up_stats_is_beneficial(double lift, double token_savings)
 
 /* ---- power ---- */
 
+#define PLAN_CASES_MAX 20000u    /* cap on the cases a plan searches */
+#define PLAN_RUNS_MAX  100u      /* cap on the runs a plan searches */
+#define SIM_WORK       4000000.0 /* simulated runs per power estimate */
+#define SIM_MIN        400.0     /* ... but never fewer suites */
+#define SIM_MAX        4000.0    /* ... nor more */
+#define TAIL_SD        12.0      /* binomial mass beyond is ignored */
+
 unsigned up_stats_min_discordant(double alpha)
 {
     unsigned m = 1;
@@ -570,62 +929,297 @@ unsigned up_stats_min_discordant(double alpha)
     return m;
 }
 
-size_t up_stats_cases_needed(const up_paired *lift)
+static double binom_pmf(size_t k, size_t n, double p)
 {
-    size_t nonzero = lift->better + lift->worse;
-    double delta = fabs(lift->diff), a, need, floor_need;
+    double lc;
 
-    if (!lift->n || !nonzero || delta == 0.0)
+    if (p <= 0.0)
+        return k == 0;
+    if (p >= 1.0)
+        return k == n;
+    lc = lgamma((double)n + 1) - lgamma((double)k + 1) -
+         lgamma((double)(n - k) + 1);
+    return exp(lc + (double)k * log(p) + (double)(n - k) * log1p(-p));
+}
+
+/* P(the score test calls m discordant pairs, b ~ Bin(m, pi), beneficial) */
+static double score_reject(size_t m, double pi)
+{
+    double sd = sqrt((double)m * pi * (1 - pi)), p = 0.0;
+    double stop = (double)m * pi - TAIL_SD * sd - 1;
+
+    for (size_t b = m; 2 * b > m && (double)b >= stop; b--) {
+        if (up_stats_score_p(b, m - b) >= UP_STATS_ALPHA)
+            break;
+        p += binom_pmf(b, m, pi);
+    }
+    return p;
+}
+
+/* Exact power with one run per case: sum over the discordant count. */
+static double power_one_run(size_t n, double p0, double p1)
+{
+    double p12 = p1 * (1 - p0), p21 = p0 * (1 - p1), q = p12 + p21;
+    double sd = sqrt((double)n * q * (1 - q)), power = 0.0;
+    double lo = (double)n * q - TAIL_SD * sd - 1,
+           hi = (double)n * q + TAIL_SD * sd + 1;
+
+    if (q <= 0.0)
+        return 0.0;
+    for (size_t m = lo > 0 ? (size_t)lo : 0; m <= n && (double)m <= hi; m++)
+        power += binom_pmf(m, n, q) * score_reject(m, p12 / q);
+    return fmin(1.0, power);
+}
+
+static double rng_unit(rng *r)
+{
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+static unsigned draw_passes(rng *r, unsigned runs, double p)
+{
+    unsigned k = 0;
+
+    for (unsigned i = 0; i < runs; i++)
+        k += rng_unit(r) < p;
+    return k;
+}
+
+/*
+ * One simulated suite of n cases x runs: does lift_t's test call it
+ * beneficial (t >= tcrit, the two-sided 5% point)?
+ */
+static int sim_suite(rng *r, up_stats_case *c, size_t n, unsigned runs,
+                     double p0, double p1, double tcrit)
+{
+    double sum = 0.0, s2 = 0.0, dn = (double)n, diff;
+
+    for (size_t i = 0; i < n; i++) {
+        double d;
+
+        c[i].base_runs = c[i].skill_runs = runs;
+        c[i].base_pass = draw_passes(r, runs, p0);
+        c[i].skill_pass = draw_passes(r, runs, p1);
+        d = ((double)c[i].skill_pass - (double)c[i].base_pass) / runs;
+        sum += d;
+        s2 += d * d;
+    }
+    diff = sum / dn;
+    return diff > 0 &&
+           diff / t_se(diff, s2 / dn, dn, noise_floor(c, n)) >= tcrit;
+}
+
+/* Simulated power with several runs per case (common random numbers:
+ * the same seed for every lift, so power grows smoothly with it). */
+static double power_sim(size_t n, unsigned runs, double p0, double p1,
+                        uint64_t seed)
+{
+    double sims = fmin(SIM_MAX, fmax(SIM_MIN, SIM_WORK / ((double)n * runs)));
+    double tcrit =
+        up_stats_t_quantile(1 - UP_STATS_ALPHA / 2, n > 1 ? (double)n - 1 : 1);
+    up_stats_case *c = up_xcalloc(n, sizeof(*c));
+    size_t hits = 0, s;
+    rng r;
+
+    rng_seed(&r, seed);
+    for (s = 0; (double)s < sims; s++)
+        hits += (size_t)sim_suite(&r, c, n, runs, p0, p1, tcrit);
+    free(c);
+    return (double)hits / (double)s;
+}
+
+double up_stats_power(size_t n, unsigned runs, double p0, double lift,
+                      uint64_t seed)
+{
+    double p1 = fmin(1.0, fmax(0.0, p0 + lift));
+
+    p0 = fmin(1.0, fmax(0.0, p0));
+    if (!n || !runs)
+        return 0.0;
+    if (runs == 1)
+        return power_one_run(n, p0, p1);
+    return power_sim(n, runs, p0, p1, seed);
+}
+
+double up_stats_mde(size_t n, unsigned runs, double p0, uint64_t seed)
+{
+    double lo = 0.0, hi = 1.0 - p0;
+
+    if (hi <= 0.0 || up_stats_power(n, runs, p0, hi, seed) < UP_STATS_POWER)
+        return -1.0;
+    while (hi - lo > 0.0025) {
+        double mid = 0.5 * (lo + hi);
+
+        if (up_stats_power(n, runs, p0, mid, seed) >= UP_STATS_POWER)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+/* Smallest x in [1, max] with power(x) >= target: doubling, bisection. */
+static size_t smallest(double (*power)(size_t x, const void *ctx),
+                       const void *ctx, size_t max)
+{
+    size_t lo = 0, hi = 1;
+
+    while (power(hi, ctx) < UP_STATS_POWER) {
+        if (hi >= max)
+            return 0;
+        lo = hi;
+        hi = hi * 2 > max ? max : hi * 2;
+    }
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (power(mid, ctx) >= UP_STATS_POWER)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+struct need {
+    double lift, p0;
+    size_t n;
+    unsigned runs;
+    uint64_t seed;
+};
+
+static double power_at_cases(size_t x, const void *ctx)
+{
+    const struct need *q = ctx;
+
+    return up_stats_power(x, q->runs, q->p0, q->lift, q->seed);
+}
+
+static double power_at_runs(size_t x, const void *ctx)
+{
+    const struct need *q = ctx;
+
+    return up_stats_power(q->n, (unsigned)x, q->p0, q->lift, q->seed);
+}
+
+size_t up_stats_cases_for(double lift, unsigned runs, double p0, uint64_t seed)
+{
+    struct need q = {lift, p0, 0, runs ? runs : 1, seed};
+
+    if (lift <= 0.0 || p0 + lift > 1.0 + 1e-12)
         return 0;
-    a = UP_STATS_Z95 * sqrt(lift->m2) +
-        UP_STATS_Z80 * sqrt(fmax(0.0, lift->m2 - delta * delta));
-    need = ceil(a * a / (delta * delta) - 1e-9);
-    /* The exact test needs this many cases that change outcome. */
-    floor_need = ceil((double)up_stats_min_discordant(UP_STATS_ALPHA) *
-                          (double)lift->n / (double)nonzero -
-                      1e-9);
-    need = fmin(fmax(need, floor_need), NEED_MAX);
-    return (size_t)need;
+    return smallest(power_at_cases, &q, PLAN_CASES_MAX);
 }
 
-/* "lift of +20 points" or "drop of 20 points". */
-static void add_change(up_buf *out, double diff)
+unsigned up_stats_runs_for(double lift, size_t n, double p0, uint64_t seed)
 {
-    double pts = fabs(diff) * 100.0;
-    int prec = pts < 0.95 ? 1 : 0;
+    struct need q = {lift, p0, n, 1, seed};
 
-    if (diff > 0)
-        up_buf_addf(out, "lift of +%.*f points", prec, pts);
+    if (lift <= 0.0 || !n || p0 + lift > 1.0 + 1e-12)
+        return 0;
+    return (unsigned)smallest(power_at_runs, &q, PLAN_RUNS_MAX);
+}
+
+/* "10 cases x 3 runs" */
+static void add_size(up_buf *out, size_t n, unsigned runs)
+{
+    up_buf_addf(out, "%zu case%s x %u run%s", n, n == 1 ? "" : "s", runs,
+                runs == 1 ? "" : "s");
+}
+
+static void plan_mde(up_buf *out, const up_stats_plan *pl)
+{
+    double mde = up_stats_mde(pl->cases, pl->runs, pl->p0, pl->seed);
+
+    add_size(out, pl->cases, pl->runs);
+    up_buf_addf(out, " per arm at a %.0f%% baseline: ", pl->p0 * 100);
+    if (mde < 0)
+        up_buf_adds(out, "no lift, however large, is detected with 80% "
+                         "power\n");
     else
-        up_buf_addf(out, "drop of %.*f points", prec, pts);
+        up_buf_addf(out,
+                    "the smallest lift detected with 80%% power is "
+                    "+%.0f points\n",
+                    ceil(mde * 100 - 1e-9));
 }
 
-int up_stats_power_sentence(up_buf *out, const up_paired *lift)
+/* Which lever reaches the target with fewer conversations. */
+static void plan_levers(up_buf *out, const up_stats_plan *pl, size_t cases,
+                        unsigned runs)
 {
-    unsigned mmin = up_stats_min_discordant(UP_STATS_ALPHA);
-    size_t need = up_stats_cases_needed(lift);
-    int wrote = 0;
+    size_t by_cases = cases * pl->runs, by_runs = pl->cases * runs;
 
-    if (!lift->n) {
-        up_buf_adds(out, "No cases were run, so there is nothing to compare.");
+    if (cases)
+        up_buf_addf(out,
+                    "  more cases: about %zu cases x %u run%s (%zu "
+                    "conversations per arm)\n",
+                    cases, pl->runs, pl->runs == 1 ? "" : "s", by_cases);
+    if (runs)
+        up_buf_addf(out,
+                    "  more runs: --runs %u on the %zu cases (%zu "
+                    "conversations per arm, no new case to write)\n",
+                    runs, pl->cases, by_runs);
+    if (!cases && !runs)
+        up_buf_adds(out, "  not reachable within 20000 cases or 100 runs\n");
+    else if (runs && (!cases || by_runs <= by_cases))
+        up_buf_adds(out, "  --runs is the cheaper lever here\n");
+    else
+        up_buf_adds(out, "  more cases are the cheaper lever here\n");
+}
+
+void up_stats_plan_text(up_buf *out, const up_stats_plan *pl)
+{
+    double power;
+
+    plan_mde(out, pl);
+    if (pl->target <= 0.0)
+        return;
+    if (pl->p0 + pl->target > 1.0 + 1e-12) {
+        up_buf_addf(out,
+                    "a lift of +%.0f points is impossible from a %.0f%% "
+                    "baseline\n",
+                    pl->target * 100, pl->p0 * 100);
+        return;
+    }
+    power = up_stats_power(pl->cases, pl->runs, pl->p0, pl->target, pl->seed);
+    up_buf_addf(out,
+                "a true lift of +%.0f points is detected with %.0f%% "
+                "power\n",
+                pl->target * 100, floor(power * 100));
+    if (power >= UP_STATS_POWER)
+        return;
+    up_buf_adds(out, "to reach 80% power:\n");
+    plan_levers(out, pl,
+                up_stats_cases_for(pl->target, pl->runs, pl->p0, pl->seed),
+                up_stats_runs_for(pl->target, pl->cases, pl->p0, pl->seed));
+}
+
+int up_stats_power_sentence(up_buf *out, const up_comparison *c)
+{
+    if (!c->paired) {
+        up_buf_adds(out, "No case was answered in both arms, so there is "
+                         "nothing to compare.");
         return 1;
     }
-    if (lift->n < mmin) {
+    if (c->lift.p < UP_STATS_ALPHA)
+        return 0;
+    if (c->lift.base_mean >= 1.0) {
+        up_buf_adds(out, "The baseline passes every case: there is no room "
+                         "for a lift, only for a drop.");
+        return 1;
+    }
+    up_buf_adds(out, "This suite (");
+    add_size(out, c->paired, c->runs);
+    if (c->mde < 0)
+        up_buf_adds(out, ") cannot detect any lift with 80% power; add cases "
+                         "or --runs (upskill eval --plan).");
+    else
         up_buf_addf(out,
-                    "With %zu case%s, even a perfect record could not show "
-                    "a significant difference (at least %u cases that "
-                    "change outcome are needed).",
-                    lift->n, lift->n == 1 ? "" : "s", mmin);
-        wrote = 1;
-    }
-    if (lift->p >= UP_STATS_ALPHA && need > lift->n) {
-        up_buf_addf(out, "%sAbout %zu cases would be needed to detect a ",
-                    wrote ? " " : "", need);
-        add_change(out, lift->diff);
-        up_buf_adds(out, " (80% power).");
-        wrote = 1;
-    }
-    return wrote;
+                    ") detects a true lift of +%.0f points or more with "
+                    "80%% power; smaller effects can go unseen (upskill eval "
+                    "--plan: what more cases or --runs would buy).",
+                    ceil(c->mde * 100 - 1e-9));
+    return 1;
 }
 
 /* ---- the whole comparison ---- */
@@ -634,9 +1228,7 @@ static int check_case(const up_stats_case *c, size_t i, up_error *err)
 {
     const char *what = NULL;
 
-    if (!c->base_runs || !c->skill_runs)
-        what = "an arm has no runs";
-    else if (c->base_pass > c->base_runs || c->skill_pass > c->skill_runs)
+    if (c->base_pass > c->base_runs || c->skill_pass > c->skill_runs)
         what = "more passes than runs";
     else if (!isfinite(c->base_tokens) || !isfinite(c->skill_tokens) ||
              c->base_tokens < 0 || c->skill_tokens < 0)
@@ -646,49 +1238,58 @@ static int check_case(const up_stats_case *c, size_t i, up_error *err)
     return 0;
 }
 
-/* Per-case rates and mean tokens into v (4 arrays of n), pooled rates. */
-static void per_case(up_comparison *out, const up_stats_case *c, size_t n,
-                     double *v, double totals[2])
+/* Mean tokens per run of the paired cases into v (2 arrays of n), their
+ * totals, and the runs; returns the number of paired cases. */
+static size_t paired_tokens(const up_stats_case *c, size_t n, double *v,
+                            double totals[2], size_t *runs)
 {
+    size_t used = 0;
+
     for (size_t i = 0; i < n; i++) {
-        v[i] = (double)c[i].base_pass / c[i].base_runs;
-        v[n + i] = (double)c[i].skill_pass / c[i].skill_runs;
-        v[2 * n + i] = c[i].base_tokens / c[i].base_runs;
-        v[3 * n + i] = c[i].skill_tokens / c[i].skill_runs;
+        if (!c[i].base_runs || !c[i].skill_runs)
+            continue;
+        v[used] = c[i].base_tokens / c[i].base_runs;
+        v[n + used] = c[i].skill_tokens / c[i].skill_runs;
         totals[0] += c[i].base_tokens;
         totals[1] += c[i].skill_tokens;
+        *runs += c[i].base_runs + c[i].skill_runs;
+        used++;
     }
-    up_stats_arm_rate(&out->base, c, n, 0);
-    up_stats_arm_rate(&out->skill, c, n, 1);
+    return used;
 }
 
 int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
-                     uint64_t seed, up_error *err)
+                     uint64_t seed, double margin, up_error *err)
 {
     double totals[2] = {0.0, 0.0};
     double *v = NULL;
+    size_t used, runs = 0;
     int rc = 0;
 
     memset(out, 0, sizeof(*out));
+    out->margin = margin;
     for (size_t i = 0; i < n && !rc; i++)
         rc = check_case(&cases[i], i, err);
     if (rc)
         goto out;
-    v = up_xmalloc((4 * n + 1) * sizeof(*v));
-    per_case(out, cases, n, v, totals);
-    rc = up_stats_paired(&out->lift, v, v + n, n, seed, 0, err);
-    if (!rc)
-        rc = up_stats_paired(&out->tokens, v + 2 * n, v + 3 * n, n, seed, 0,
-                             err);
-    if (rc)
+    v = up_xmalloc((2 * n + 1) * sizeof(*v));
+    used = paired_tokens(cases, n, v, totals, &runs);
+    up_stats_arm_rate(&out->base, cases, n, 0);
+    up_stats_arm_rate(&out->skill, cases, n, 1);
+    up_stats_lift(&out->lift, cases, n);
+    rc = up_stats_paired(&out->tokens, v, v + n, used, seed, 0, err);
+    if (rc || !used)
         goto out;
+    out->paired = used;
+    out->runs = (unsigned)lround((double)runs / (2.0 * (double)used));
+    out->mde = up_stats_mde(used, out->runs, out->lift.base_mean, seed);
     if (out->tokens.base_mean > 0.0)
         out->token_change = out->tokens.skill_mean / out->tokens.base_mean - 1;
     out->token_savings = up_stats_token_savings(totals[0], totals[1]);
-    out->is_beneficial = up_stats_is_beneficial(
-        out->skill.rate - out->base.rate, out->token_savings);
-    out->verdict = up_stats_verdict(&out->lift, &out->tokens);
+    out->is_beneficial =
+        up_stats_is_beneficial(out->lift.diff, out->token_savings);
 out:
+    out->verdict = up_stats_verdict(&out->lift, &out->tokens, margin);
     free(v);
     return rc;
 }

@@ -178,7 +178,7 @@ assert [x["attempt"] for x in a] == [1, 2] and a[0]["kept"] and not a[1]["kept"]
 m = a[0]["models"]
 assert [x["role"] for x in m] == ["teacher", "student"]
 assert m[1]["model"] == "generic.student" and "verdict" in m[1]
-assert m[1]["lift"]["diff"] == 0.0, m[1]["lift"]
+assert m[1]["lift"] == 0.0, m[1]["lift"]
 u = d["usage"]
 assert u["teacher"]["calls"] == 2 and u["test_gen"]["calls"] == 1, u
 assert [e["calls"] for e in u["eval"]] == [12, 12], u["eval"]

@@ -241,11 +241,8 @@ Test(stats, paired_empty)
     cr_assert_eq(p.p, 1.0);
     cr_assert_eq(p.ci_lo, 0.0);
     cr_assert_eq(p.ci_hi, 0.0);
-    cr_assert_eq(up_stats_verdict(&p, &p), UP_VERDICT_NONE);
-    cr_assert_eq(up_stats_cases_needed(&p), 0);
-    cr_assert_eq(up_stats_power_sentence(&b, &p), 1);
-    cr_assert_str_eq(b.data,
-                     "No cases were run, so there is nothing to compare.");
+    cr_assert_eq(up_stats_verdict(&p, &p, UP_STATS_MARGIN),
+                 UP_VERDICT_NOT_MEASURED);
     up_buf_release(&b);
 }
 
@@ -259,20 +256,18 @@ Test(stats, paired_one_case)
     cr_assert_eq(p.p, 1.0);
     cr_assert_eq(p.ci_lo, 1.0);
     cr_assert_eq(p.ci_hi, 1.0);
-    cr_assert_eq(up_stats_verdict(&p, NULL), UP_VERDICT_NONE);
 }
 
 static const struct {
     double base, skill; /* the same value on all 10 cases */
     double p;
-    up_verdict verdict;
 } extreme_cases[] = {
-    {1, 1, 1.0, UP_VERDICT_NONE},                    /* all pass, identical */
-    {0, 0, 1.0, UP_VERDICT_NONE},                    /* all fail, identical */
-    {0, 1, 2.0 / 1024, UP_VERDICT_BENEFICIAL},       /* perfect lift */
-    {1, 0, 2.0 / 1024, UP_VERDICT_HARMFUL},          /* perfect harm */
-    {0.5, 0.5, 1.0, UP_VERDICT_NONE},                /* identical rates */
-    {1.0 / 3, 1, 2.0 / 1024, UP_VERDICT_BENEFICIAL}, /* runs > 1 */
+    {1, 1, 1.0},              /* all pass, identical */
+    {0, 0, 1.0},              /* all fail, identical */
+    {0, 1, 2.0 / 1024},       /* perfect lift */
+    {1, 0, 2.0 / 1024},       /* perfect harm */
+    {0.5, 0.5, 1.0},          /* identical rates */
+    {1.0 / 3, 1, 2.0 / 1024}, /* runs > 1 */
 };
 
 Test(stats, paired_extremes)
@@ -293,8 +288,6 @@ Test(stats, paired_extremes)
         cr_expect_float_eq(p.diff, d, EPS, "case %zu", i);
         cr_expect_float_eq(p.ci_lo, d, EPS, "case %zu", i);
         cr_expect_float_eq(p.ci_hi, d, EPS, "case %zu", i);
-        cr_expect_eq(up_stats_verdict(&p, NULL), extreme_cases[i].verdict,
-                     "case %zu", i);
     }
 }
 
@@ -308,61 +301,6 @@ Test(stats, paired_rejects_nan)
     cr_assert_str_eq(err.msg,
                      "stats: baseline value for case 1 is not a finite number");
     cr_assert_eq(p.p, 1.0);
-}
-
-/* ---- verdicts ---- */
-
-/* 10 cases: pass rates from b/c discordant counts, tokens base vs skill. */
-static up_verdict verdict_of(unsigned b, unsigned c, double tb, double ts)
-{
-    double base[10] = {0}, skill[10] = {0}, btok[10], stok[10];
-    up_paired lift, tokens;
-
-    for (unsigned i = 0; i < 10; i++) {
-        skill[i] = i < b ? 1.0 : 0.0;
-        base[i] = i >= 10 - c ? 1.0 : 0.0;
-        btok[i] = tb + i;
-        stok[i] = ts + i;
-    }
-    cr_assert_eq(up_stats_paired(&lift, base, skill, 10, 5, 0, NULL), 0);
-    cr_assert_eq(up_stats_paired(&tokens, btok, stok, 10, 5, 0, NULL), 0);
-    return up_stats_verdict(&lift, &tokens);
-}
-
-static const struct {
-    unsigned b, c;
-    double tb, ts;
-    up_verdict want;
-} verdict_cases[] = {
-    {9, 0, 1000, 1000, UP_VERDICT_BENEFICIAL}, /* p = 2/512 */
-    {0, 9, 1000, 1000, UP_VERDICT_HARMFUL},
-    {9, 0, 1000, 500, UP_VERDICT_BENEFICIAL},  /* lift wins over tokens */
-    {2, 1, 1000, 800, UP_VERDICT_TOKEN_SAVER}, /* -20% tokens, p = 2/1024 */
-    {2, 1, 1000, 970, UP_VERDICT_NONE},        /* -3%: too small to count */
-    {2, 1, 1000, 1200, UP_VERDICT_NONE},       /* more tokens */
-    {5, 0, 1000, 1000, UP_VERDICT_NONE},       /* p = 2/32 = 0.0625 */
-    {0, 0, 1000, 1000, UP_VERDICT_NONE},
-};
-
-Test(stats, verdict_table)
-{
-    size_t ncases = sizeof(verdict_cases) / sizeof(verdict_cases[0]);
-
-    for (size_t i = 0; i < ncases; i++)
-        cr_expect_eq(verdict_of(verdict_cases[i].b, verdict_cases[i].c,
-                                verdict_cases[i].tb, verdict_cases[i].ts),
-                     verdict_cases[i].want, "case %zu", i);
-}
-
-Test(stats, verdict_names)
-{
-    cr_assert_str_eq(up_stats_verdict_id(UP_VERDICT_NONE), "no_effect");
-    cr_assert_str_eq(up_stats_verdict_label(UP_VERDICT_NONE),
-                     "no measurable effect");
-    cr_assert_str_eq(up_stats_verdict_id(UP_VERDICT_TOKEN_SAVER),
-                     "token_saver");
-    cr_assert_str_eq(up_stats_verdict_label(UP_VERDICT_HARMFUL), "harmful");
-    cr_assert_str_eq(up_stats_verdict_id((up_verdict)99), "no_effect");
 }
 
 static const struct {
@@ -394,73 +332,6 @@ Test(stats, min_discordant)
     cr_assert_eq(up_stats_min_discordant(0.1), 5);  /* 2/32 < .1 <= 2/16 */
 }
 
-static up_paired paired_of(const double *d, size_t n)
-{
-    double zero[32] = {0};
-    up_paired p;
-
-    cr_assert_eq(up_stats_paired(&p, zero, d, n, 1, 0, NULL), 0);
-    return p;
-}
-
-Test(stats, cases_needed)
-{
-    double one_of_five[5] = {1, 0, 0, 0, 0};
-    double all_five[5] = {1, 1, 1, 1, 1};
-    double none[5] = {0};
-    up_paired p;
-
-    /* pi = 0.2, delta = 0.2: (1.96*sqrt(.2) + .8416*sqrt(.16))^2/.04 = 36.8 */
-    p = paired_of(one_of_five, 5);
-    cr_assert_eq(up_stats_cases_needed(&p), 37);
-    /* normal approximation says 4; the exact test needs 6 discordant */
-    p = paired_of(all_five, 5);
-    cr_assert_eq(up_stats_cases_needed(&p), 6);
-    p = paired_of(none, 5);
-    cr_assert_eq(up_stats_cases_needed(&p), 0);
-}
-
-static const struct {
-    double d[10];
-    size_t n;
-    int wrote;
-    const char *text;
-} sentence_cases[] = {
-    {{1, 0, 0, 0, 0},
-     5,
-     1,
-     "With 5 cases, even a perfect record could not show a significant "
-     "difference (at least 6 cases that change outcome are needed). About "
-     "37 cases would be needed to detect a lift of +20 points (80% power)."},
-    {{0},
-     1,
-     1,
-     "With 1 case, even a perfect record could not show a significant "
-     "difference (at least 6 cases that change outcome are needed)."},
-    {{-1, -1, -1, 1, 0, 0, 0, 0, 0, 0},
-     10,
-     1,
-     "About 77 cases would be needed to detect a drop of 20 points "
-     "(80% power)."},
-    {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 10, 0, ""}, /* significant */
-    {{0}, 10, 0, ""},                            /* no lift at all */
-};
-
-Test(stats, power_sentence)
-{
-    size_t ncases = sizeof(sentence_cases) / sizeof(sentence_cases[0]);
-
-    for (size_t i = 0; i < ncases; i++) {
-        up_paired p = paired_of(sentence_cases[i].d, sentence_cases[i].n);
-        up_buf b = UP_BUF_INIT;
-
-        cr_expect_eq(up_stats_power_sentence(&b, &p), sentence_cases[i].wrote,
-                     "case %zu", i);
-        cr_expect_str_eq(b.data, sentence_cases[i].text, "case %zu", i);
-        up_buf_release(&b);
-    }
-}
-
 /* ---- the whole comparison ---- */
 
 Test(stats, compare_runs)
@@ -473,40 +344,41 @@ Test(stats, compare_runs)
     };
     up_comparison cmp;
 
-    cr_assert_eq(up_stats_compare(&cmp, c, 6, 11, NULL), 0);
+    cr_assert_eq(up_stats_compare(&cmp, c, 6, 11, UP_STATS_MARGIN, NULL), 0);
     cr_assert_eq(cmp.base.successes, 6);
     cr_assert_eq(cmp.base.trials, 18);
     cr_assert_eq(cmp.skill.successes, 15);
     cr_assert_float_eq(cmp.lift.diff, 9.0 / 18, EPS);
-    /* 5 cases up, 1 tie: only +++++ and ----- are as extreme: 2/32 */
-    cr_assert_float_eq(cmp.lift.p, 0.0625, 1e-12);
-    cr_assert_eq(cmp.lift.pmethod, UP_P_LATTICE);
+    /* runs > 1: the t-test on per-case differences */
+    cr_assert_eq(cmp.lift.pmethod, UP_P_T);
+    cr_assert(cmp.lift.p < 0.05 && cmp.lift.ci_lo > 0);
     cr_assert_float_eq(cmp.tokens.base_mean, 1000, EPS);
     cr_assert_float_eq(cmp.tokens.skill_mean, 800, EPS);
     cr_assert_float_eq(cmp.token_change, -0.2, EPS);
     cr_assert_float_eq(cmp.token_savings, 0.2, EPS);
     cr_assert_float_eq(cmp.tokens.p, 2.0 / 64, 1e-12);
     cr_assert_eq(cmp.is_beneficial, 1);
-    cr_assert_eq(cmp.verdict, UP_VERDICT_TOKEN_SAVER);
+    cr_assert_eq(cmp.verdict, UP_VERDICT_BENEFICIAL);
+    cr_assert_eq(cmp.paired, 6);
+    cr_assert_eq(cmp.runs, 3);
 }
 
 Test(stats, compare_empty)
 {
     up_comparison cmp;
 
-    cr_assert_eq(up_stats_compare(&cmp, NULL, 0, 1, NULL), 0);
+    cr_assert_eq(up_stats_compare(&cmp, NULL, 0, 1, UP_STATS_MARGIN, NULL), 0);
     cr_assert_eq(cmp.base.rate, 0.0);
     cr_assert_eq(cmp.base.hi, 1.0);
     cr_assert_eq(cmp.lift.p, 1.0);
     cr_assert_eq(cmp.is_beneficial, 0);
-    cr_assert_eq(cmp.verdict, UP_VERDICT_NONE);
+    cr_assert_eq(cmp.verdict, UP_VERDICT_NOT_MEASURED);
 }
 
 static const struct {
     up_stats_case c;
     const char *msg;
 } bad_cases[] = {
-    {{0, 0, 1, 1, 0, 0}, "stats: case 1: an arm has no runs"},
     {{2, 1, 1, 1, 0, 0}, "stats: case 1: more passes than runs"},
     {{1, 1, 1, 1, -5, 0},
      "stats: case 1: tokens must be finite and not negative"},
@@ -523,7 +395,8 @@ Test(stats, compare_rejects_bad_cases)
         up_error err = {0};
         up_comparison cmp;
 
-        cr_expect_eq(up_stats_compare(&cmp, c, 2, 1, &err), UP_EINVALID);
+        cr_expect_eq(up_stats_compare(&cmp, c, 2, 1, UP_STATS_MARGIN, &err),
+                     UP_EINVALID);
         cr_expect_str_eq(err.msg, bad_cases[i].msg, "case %zu", i);
     }
 }
@@ -606,4 +479,367 @@ Test(stats, clustered_rate_edges)
     /* No cases. */
     up_stats_rate_cases(&r, NULL, NULL, 0);
     expect_rate(&r, 0.0, 0.0, 1.0);
+}
+
+/* ---- Student's t (textbook table values) ---- */
+
+Test(stats, t_quantiles_match_tables)
+{
+    static const struct {
+        double df, q;
+    } t975[] = {{1, 12.706205},
+                {7, 2.364624},
+                {9, 2.262157},
+                {29, 2.045230},
+                {1000, 1.962339}};
+
+    for (size_t i = 0; i < sizeof(t975) / sizeof(*t975); i++)
+        cr_expect(fabs(up_stats_t_quantile(0.975, t975[i].df) - t975[i].q) <
+                      1e-5,
+                  "df %g", t975[i].df);
+    cr_expect(fabs(up_stats_t_cdf(2.0, 10) - 0.963306) < 1e-6);
+    cr_expect(fabs(up_stats_t_cdf(-1.0, 1) - 0.25) < 1e-12);
+    cr_expect_eq(up_stats_t_cdf(0.0, 5), 0.5);
+}
+
+/* ---- Tango's score interval and the score test ---- */
+
+static const struct {
+    size_t b, c, n;
+    double lo, hi; /* from an independent implementation that maximises
+                      the profile likelihood numerically */
+} tango_cases[] = {
+    {40, 20, 160, 0.030865, 0.218064}, /* PropCIs' scoreci.mp example */
+    {1, 7, 21, -0.517232, -0.026003},  /* Bentur et al. 2009 */
+    {12, 2, 50, 0.061112, 0.344709},
+    {8, 0, 8, 0.351185, 1.0},       /* (1-d)/(1+d) = 1.96^2/8: not [1, 1] */
+    {0, 0, 8, -0.324408, 0.324408}, /* d/(1-d) = 1.96^2/8 */
+    {2, 1, 10, -0.280053, 0.453544},
+};
+
+Test(stats, tango_textbook)
+{
+    for (size_t i = 0; i < sizeof(tango_cases) / sizeof(*tango_cases); i++) {
+        double lo, hi;
+
+        up_stats_tango(tango_cases[i].b, tango_cases[i].c, tango_cases[i].n,
+                       UP_STATS_Z95, &lo, &hi);
+        cr_expect(fabs(lo - tango_cases[i].lo) < 1e-5, "case %zu lo %f", i, lo);
+        cr_expect(fabs(hi - tango_cases[i].hi) < 1e-5, "case %zu hi %f", i, hi);
+    }
+    /* McNemar's z without correction: (8 - 2) / sqrt(10) = 1.897 */
+    cr_expect(fabs(up_stats_score_p(8, 2) - 0.057780) < 1e-5);
+    cr_expect_eq(up_stats_score_p(0, 0), 1.0);
+}
+
+/* The interval excludes 0 exactly when the test rejects, and never
+ * collapses to a point (issue 10, defects 2 and 3). */
+Test(stats, tango_agrees_with_its_test)
+{
+    for (size_t n = 1; n <= 40; n++)
+        for (size_t b = 0; b <= n; b++)
+            for (size_t c = 0; b + c <= n; c++) {
+                double lo, hi;
+                int rejects = up_stats_score_p(b, c) < UP_STATS_ALPHA;
+
+                up_stats_tango(b, c, n, UP_STATS_Z95, &lo, &hi);
+                cr_assert_eq(lo > 0 || hi < 0, rejects, "b %zu c %zu n %zu", b,
+                             c, n);
+                cr_assert(hi - lo > 0.05, "b %zu c %zu n %zu", b, c, n);
+            }
+}
+
+/* n cases, all with the same counts. */
+static void same_cases(up_stats_case *c, size_t n, unsigned bp, unsigned sp,
+                       unsigned runs)
+{
+    for (size_t i = 0; i < n; i++)
+        c[i] = (up_stats_case){bp, runs, sp, runs, 100.0 * runs, 100.0 * runs};
+}
+
+Test(stats, lift_t_never_zero_width)
+{
+    up_stats_case c[8];
+    up_paired l;
+
+    same_cases(c, 8, 0, 3, 3); /* every case: 0/3 -> 3/3 */
+    up_stats_lift(&l, c, 8);
+    cr_assert_eq(l.pmethod, UP_P_T);
+    cr_assert_float_eq(l.diff, 1.0, EPS);
+    cr_assert(l.ci_lo < 0.95 && l.ci_lo > 0.5, "lo %f", l.ci_lo);
+    cr_assert_eq(l.ci_hi, 1.0);
+    cr_assert(l.p < 0.05);
+    same_cases(c, 8, 3, 3, 3); /* all pass in both arms */
+    up_stats_lift(&l, c, 8);
+    cr_assert(l.ci_lo < -0.05 && l.ci_hi > 0.05);
+    cr_assert_eq(l.p, 1.0);
+}
+
+Test(stats, lift_t_agrees_with_its_test)
+{
+    uint64_t x = 7;
+
+    for (int rep = 0; rep < 2000; rep++) {
+        up_stats_case c[12];
+        size_t n = 2 + (size_t)(rep % 11);
+        up_paired l;
+
+        for (size_t i = 0; i < n; i++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            c[i] = (up_stats_case){
+                (unsigned)(x >> 33) % 4, 3, (unsigned)(x >> 45) % 4, 3, 0, 0};
+        }
+        up_stats_lift(&l, c, n);
+        cr_assert_eq(l.ci_lo > 0 || l.ci_hi < 0, l.p < UP_STATS_ALPHA, "rep %d",
+                     rep);
+        cr_assert(l.ci_hi > l.ci_lo);
+    }
+}
+
+/* ---- verdicts ---- */
+
+/* n cases, one run: b better, c worse; tokens per case tb -> ts. */
+static up_comparison cmp_of(size_t n, size_t b, size_t c, double tb, double ts)
+{
+    up_stats_case *cs = calloc(n, sizeof(*cs));
+    up_comparison cmp;
+
+    for (size_t i = 0; i < n; i++) {
+        double jitter = (double)(i % 7);
+
+        cs[i] = (up_stats_case){i >= b && i < b + c, 1,          i < b, 1,
+                                tb + jitter,         ts + jitter};
+    }
+    cr_assert_eq(up_stats_compare(&cmp, cs, n, 5, UP_STATS_MARGIN, NULL), 0);
+    free(cs);
+    return cmp;
+}
+
+static const struct {
+    size_t n, b, c;
+    double tb, ts;
+    up_verdict want;
+} verdict_cases[] = {
+    {10, 9, 0, 1000, 1000, UP_VERDICT_BENEFICIAL},
+    {10, 0, 9, 1000, 1000, UP_VERDICT_HARMFUL},
+    {10, 9, 0, 1000, 500, UP_VERDICT_BENEFICIAL}, /* lift wins */
+    /* issue 10 defect 1: 60% -> 20% at half the tokens is no saver */
+    {8, 0, 4, 1000, 500, UP_VERDICT_TRADE_OFF},
+    {10, 1, 0, 1000, 800, UP_VERDICT_TRADE_OFF}, /* could drop 20 points */
+    {400, 0, 0, 1000, 800, UP_VERDICT_TOKEN_SAVER},
+    {400, 5, 5, 1000, 1000, UP_VERDICT_NO_EFFECT}, /* [-2.4, +2.4] */
+    {10, 2, 1, 1000, 1000, UP_VERDICT_INCONCLUSIVE},
+    {10, 5, 0, 1000, 1000, UP_VERDICT_BENEFICIAL}, /* z = 2.24 */
+    {10, 0, 0, 1000, 1000, UP_VERDICT_INCONCLUSIVE},
+    {10, 2, 1, 1000, 970, UP_VERDICT_INCONCLUSIVE}, /* -3%: not counted */
+};
+
+Test(stats, verdict_table)
+{
+    for (size_t i = 0; i < sizeof(verdict_cases) / sizeof(*verdict_cases);
+         i++) {
+        up_comparison c =
+            cmp_of(verdict_cases[i].n, verdict_cases[i].b, verdict_cases[i].c,
+                   verdict_cases[i].tb, verdict_cases[i].ts);
+
+        cr_expect_eq(c.verdict, verdict_cases[i].want, "case %zu: got %s", i,
+                     up_stats_verdict_label(c.verdict));
+    }
+}
+
+Test(stats, verdict_names_and_words)
+{
+    up_comparison c = cmp_of(10, 2, 1, 1000, 1000);
+    up_buf b = UP_BUF_INIT;
+
+    cr_assert_str_eq(up_stats_verdict_id(UP_VERDICT_NO_EFFECT), "no_effect");
+    cr_assert_str_eq(up_stats_verdict_label(UP_VERDICT_NO_EFFECT),
+                     "no meaningful effect");
+    cr_assert_null(up_stats_verdict_id(UP_VERDICT_NOT_MEASURED));
+    cr_assert_null(up_stats_verdict_id((up_verdict)99));
+    up_stats_verdict_text(&b, &c);
+    cr_assert_str_eq(b.data, "inconclusive: the lift could be anywhere from "
+                             "-28 to +45 points");
+    up_buf_reset(&b);
+    c = cmp_of(8, 0, 4, 1000, 500);
+    up_stats_verdict_text(&b, &c);
+    /* 0 better, 4 worse of 8: z = 2, significant */
+    cr_assert_str_eq(b.data, "trade-off: 50% fewer tokens, but the pass rate "
+                             "drops by 1 to 78 points");
+    up_buf_release(&b);
+}
+
+/* Issue 9: a case without an answered run in an arm is not paired; with
+ * none paired there is no verdict at all, and no upstream "beneficial". */
+Test(stats, compare_pairs_only_answered_cases)
+{
+    up_stats_case c[4] = {
+        {0, 1, 0, 0, 100, 0},
+        {0, 1, 0, 0, 100, 0}, /* skill arm errored */
+        {0, 1, 0, 0, 100, 0},
+        {1, 1, 0, 0, 100, 0},
+    };
+    up_comparison cmp;
+    up_buf b = UP_BUF_INIT;
+
+    cr_assert_eq(up_stats_compare(&cmp, c, 4, 1, UP_STATS_MARGIN, NULL), 0);
+    cr_assert_eq(cmp.paired, 0);
+    cr_assert_eq(cmp.verdict, UP_VERDICT_NOT_MEASURED);
+    cr_assert_eq(cmp.is_beneficial, 0);
+    cr_assert_eq(cmp.token_savings, 0.0);
+    cr_assert_eq(cmp.base.trials, 4);
+    cr_assert_eq(cmp.skill.trials, 0);
+    cr_assert_eq(up_stats_power_sentence(&b, &cmp), 1);
+    cr_assert_str_eq(b.data, "No case was answered in both arms, so there is "
+                             "nothing to compare.");
+    up_buf_release(&b);
+    c[0] = (up_stats_case){0, 1, 1, 1, 100, 50}; /* one case paired */
+    cr_assert_eq(up_stats_compare(&cmp, c, 4, 1, UP_STATS_MARGIN, NULL), 0);
+    cr_assert_eq(cmp.paired, 1);
+    cr_assert_float_eq(cmp.tokens.base_mean, 100, EPS);
+    cr_assert_float_eq(cmp.tokens.skill_mean, 50, EPS);
+    cr_assert_eq(cmp.verdict, UP_VERDICT_INCONCLUSIVE);
+}
+
+/* ---- power ---- */
+
+/* Brute force: every (b, c) of the trinomial, score test by hand. */
+static double power_brute(size_t n, double p0, double p1)
+{
+    double p12 = p1 * (1 - p0), p21 = p0 * (1 - p1), pw = 0;
+
+    for (size_t ib = 0; ib <= n; ib++)
+        for (size_t ic = 0; ib + ic <= n; ic++) {
+            double b = (double)ib, c = (double)ic, dn = (double)n;
+            double z = ib + ic ? (b - c) / sqrt(b + c) : 0;
+            double lp = lgamma(dn + 1.0) - lgamma(b + 1.0) - lgamma(c + 1.0) -
+                        lgamma(dn - b - c + 1.0) + b * log(p12) + c * log(p21) +
+                        (dn - b - c) * log1p(-p12 - p21);
+
+            if (z >= UP_STATS_Z95)
+                pw += exp(lp);
+        }
+    return pw;
+}
+
+Test(stats, power_one_run_is_exact)
+{
+    static const struct {
+        size_t n;
+        double p0, lift;
+    } pc[] = {{10, 0.5, 0.3}, {30, 0.4, 0.2}, {60, 0.2, 0.1}, {25, 0.5, 0}};
+
+    for (size_t i = 0; i < sizeof(pc) / sizeof(*pc); i++)
+        cr_expect(fabs(up_stats_power(pc[i].n, 1, pc[i].p0, pc[i].lift, 1) -
+                       power_brute(pc[i].n, pc[i].p0, pc[i].p0 + pc[i].lift)) <
+                      1e-9,
+                  "case %zu", i);
+    /* lift 0: the size of the test, one side, at most about 2.5% */
+    cr_expect(up_stats_power(30, 1, 0.5, 0, 1) < 0.04);
+}
+
+Test(stats, mde_and_needed)
+{
+    double m10 = up_stats_mde(10, 1, 0.5, 1), m40 = up_stats_mde(40, 1, 0.5, 1);
+    size_t need;
+
+    cr_assert(m10 > m40 && m40 > 0, "%f %f", m10, m40);
+    cr_assert(up_stats_power(40, 1, 0.5, m40, 1) >= UP_STATS_POWER);
+    cr_assert(up_stats_power(40, 1, 0.5, m40 - 0.01, 1) < UP_STATS_POWER);
+    cr_assert_eq(up_stats_mde(3, 1, 0.5, 1), -1.0); /* 3 cases: never */
+    need = up_stats_cases_for(0.2, 1, 0.5, 1);
+    cr_assert(up_stats_power(need, 1, 0.5, 0.2, 1) >= UP_STATS_POWER);
+    cr_assert(up_stats_power(need - 1, 1, 0.5, 0.2, 1) < UP_STATS_POWER ||
+              up_stats_power(need / 2, 1, 0.5, 0.2, 1) < UP_STATS_POWER);
+    cr_assert(up_stats_runs_for(0.2, 30, 0.5, 1) > 1);
+    cr_assert_eq(up_stats_cases_for(0.6, 1, 0.5, 1), 0); /* beyond 100% */
+}
+
+Test(stats, plan_text_names_the_lever)
+{
+    up_stats_plan pl = {30, 1, 0.5, 0.2, 1};
+    up_buf b = UP_BUF_INIT;
+
+    up_stats_plan_text(&b, &pl);
+    cr_assert(strstr(b.data, "30 cases x 1 run per arm at a 50% baseline: "
+                             "the smallest lift detected with 80% power is "),
+              "%s", b.data);
+    cr_assert(strstr(b.data, "more runs: --runs "), "%s", b.data);
+    cr_assert(strstr(b.data, "cheaper lever here"), "%s", b.data);
+    up_buf_release(&b);
+}
+
+Test(stats, power_sentence_looks_ahead)
+{
+    up_comparison c = cmp_of(10, 1, 0, 1000, 1000);
+    up_buf b = UP_BUF_INIT;
+
+    cr_assert_eq(up_stats_power_sentence(&b, &c), 1);
+    /* the suite's detectable lift, not the observed +10 */
+    cr_assert(strstr(b.data, "This suite (10 cases x 1 run) detects a true "
+                             "lift of +"),
+              "%s", b.data);
+    cr_assert_null(strstr(b.data, "+10 points"), "%s", b.data);
+    up_buf_release(&b);
+}
+
+/* ---- validation by simulation (issue 10, item 6) ---- */
+
+static double unit(uint64_t *x)
+{
+    *x = *x * 6364136223846793005u + 1442695040888963407u;
+    return (double)(*x >> 11) * 0x1.0p-53;
+}
+
+/*
+ * Suites of n cases x runs drawn from a population whose cases differ
+ * (baseline 0.2 or 0.6, mean 0.4) and a skill adding lift to each: the
+ * share of suites whose interval holds the true lift, and of suites
+ * called beneficial.
+ */
+static void simulate(size_t n, unsigned runs, double lift, unsigned reps,
+                     double *cover, double *beneficial)
+{
+    up_stats_case c[40];
+    uint64_t x = 1000 * n + 10 * runs + (uint64_t)(lift * 100);
+    unsigned hold = 0, ben = 0;
+
+    for (unsigned r = 0; r < reps; r++) {
+        up_paired l;
+
+        for (size_t i = 0; i < n; i++) {
+            double pb = i % 2 ? 0.2 : 0.6;
+
+            c[i] = (up_stats_case){0, runs, 0, runs, 0, 0};
+            for (unsigned k = 0; k < runs; k++) {
+                c[i].base_pass += unit(&x) < pb;
+                c[i].skill_pass += unit(&x) < pb + lift;
+            }
+        }
+        up_stats_lift(&l, c, n);
+        hold += l.ci_lo <= lift + 1e-12 && lift - 1e-12 <= l.ci_hi;
+        ben += l.p < UP_STATS_ALPHA && l.diff > 0;
+    }
+    *cover = (double)hold / reps;
+    *beneficial = (double)ben / reps;
+}
+
+Test(stats, simulation_coverage_and_false_beneficial)
+{
+    static const size_t sizes[] = {10, 20, 40};
+    static const unsigned runs[] = {1, 3};
+    static const double lifts[] = {0, 0.1, 0.2, 0.3};
+
+    for (size_t s = 0; s < 3; s++)
+        for (size_t r = 0; r < 2; r++)
+            for (size_t l = 0; l < 4; l++) {
+                double cover, ben;
+
+                simulate(sizes[s], runs[r], lifts[l], 1000, &cover, &ben);
+                cr_expect(cover >= 0.93, "n %zu runs %u lift %.1f: cover %.3f",
+                          sizes[s], runs[r], lifts[l], cover);
+                if (lifts[l] == 0)
+                    cr_expect(ben <= 0.05, "n %zu runs %u: beneficial %.3f",
+                              sizes[s], runs[r], ben);
+            }
 }
