@@ -150,6 +150,12 @@ static void files(const up_skill *s)
     }
 }
 
+/* Model m answered no conversation of a: no rates, no verdict. */
+static int unanswered(const up_gen_attempt *a, size_t m)
+{
+    return up_eval_unanswered(&a->plan, m, NULL) != 0;
+}
+
 static void side_by_side(const up_gen *g, const up_gen_attempt *a)
 {
     printf("\n  %-34s %-8s %8s %10s %6s  %s\n", "model", "role", "baseline",
@@ -158,6 +164,13 @@ static void side_by_side(const up_gen *g, const up_gen_attempt *a)
         const up_eval_summary *s = &a->sums[m];
         char b[16], w[16], l[16];
 
+        if (unanswered(a, m)) {
+            printf("  %-34.34s %-8s %s(no answer: every conversation "
+                   "failed)%s\n",
+                   s->model, m ? "student" : "teacher", out_c(C_RED),
+                   out_c(C_RESET));
+            continue;
+        }
         render_pct(b, sizeof(b), s->arm[UP_ARM_BASELINE].rate.rate);
         render_pct(w, sizeof(w), s->arm[UP_ARM_SKILL].rate.rate);
         render_lift(l, sizeof(l), s->cmp.lift.diff);
@@ -232,7 +245,8 @@ void gen_report_text(const up_gen *g)
     if (a->evaluated) {
         side_by_side(g, a);
         for (size_t m = 0; m < g->nmodels; m++)
-            eval_report_text(&a->plan, &a->sums[m], 0);
+            if (!unanswered(a, m)) /* no bars from errors */
+                eval_report_text(&a->plan, &a->sums[m], 0);
         attempts(g);
     }
     costs(g);
