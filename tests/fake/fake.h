@@ -45,6 +45,7 @@ enum fake_fault {
     FAKE_FAULT_ERROR_500,    /* 500 in the provider's error shape */
     FAKE_FAULT_OVERLOADED,   /* 529 (Anthropic) or 503 (OpenAI) */
     FAKE_FAULT_STREAM_ERROR, /* an error event in the middle of a stream */
+    FAKE_FAULT_HOLD,         /* accept, never answer (504 at shutdown) */
     FAKE_FAULT_COUNT
 };
 

@@ -39,6 +39,9 @@
 
 #include <microhttpd.h>
 
+/* The "hold" fault's wait: longer than any server lives (--max-seconds). */
+#define HOLD_FOREVER_MS (86400L * 1000L)
+
 #include "upskill/alloc.h"
 
 #include "fake.h"
@@ -282,6 +285,11 @@ static enum MHD_Result hold(struct fake_server *s, struct conn *cn)
     fake_out_init(&cn->out);
     fake_reply_build(&cn->out, &cn->rq, r, s->sc.models);
     cn->held = 1;
+    if (r->fault == FAKE_FAULT_HOLD) { /* until the server ends */
+        MHD_suspend_connection(cn->c);
+        fake_wait_after(&s->wait, &cn->hold, HOLD_FOREVER_MS);
+        return MHD_YES;
+    }
     if (!r->barrier && r->delay_ms <= 0)
         return answer_held(s, cn);
     MHD_suspend_connection(cn->c);

@@ -1,0 +1,135 @@
+#!/bin/sh
+# Dead and failing endpoints: a closed port, a server that accepts and
+# never answers (fake-llm's "hold" fault), a 401 on every request.  eval
+# and generate end quickly with exit 4 and a message naming the model, the
+# endpoint and the cause; the circuit breaker stops sending after one wave;
+# no bars or verdict for a model that answered nothing; the run files
+# record error_message and `upskill runs` shows them as errored, not 0%.
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/fake/lib.sh"
+fake_need_curl
+SKILL="$FIX/eval/student"
+G="$TOP/tests/fixtures/gen"
+DEAD="http://127.0.0.1:1/v1"
+export OPENAI_API_KEY=sk-e2e-1000 ANTHROPIC_API_KEY=sk-ant-e2e-1000
+# Short request timeouts through the documented config key, so a held
+# request costs one second, not ten minutes.
+printf 'providers:\n  generic:\n    timeout: 1\n  anthropic:\n    timeout: 1\n' \
+    > "$T/short.yaml"
+export UPSKILL_CONFIG="$T/short.yaml"
+cd "$T" || exit 1
+nreq() { wc -l < "$1" | tr -d ' '; }
+
+printf '%s\n' '[{"reply": {"fault": "hold"}}]' > "$T/hold.json"
+printf '%s\n' '[{"reply": {"status": 401}}]' > "$T/401.json"
+printf '%s\n' '[{"student": {"p_with": 1, "p_without": 0,
+  "default": {"good": "GOOD ANSWER", "bad": "no idea"}}}]' > "$T/good.json"
+
+# --- fake-llm's hold fault: the request is read, no byte comes back --------
+fake_start "$T/hold.json" --record "$T/rec-h0.jsonl"
+curl -s -m 1 -o /dev/null -d '{"model":"x","messages":[]}' \
+    "$FAKE_URL/v1/chat/completions"
+is "$?" 28 "a held request gets no reply (curl times out)"
+is "$(nreq "$T/rec-h0.jsonl")" 1 "and was received"
+
+# --- eval, closed port -------------------------------------------------------
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$DEAD" -j 4 \
+    --runs-dir "$T/runs"
+is "$rc" 4 "eval against a closed port exits 4"
+like "$err" "'generic.local': no conversation was answered (60 failed)" \
+    "the message names the model"
+like "$err" "'$DEAD/chat/completions': gave up on this endpoint after 4 failed requests in a row" \
+    "the endpoint and the breaker"
+like "$err" "Couldn't connect to server" "and the cause"
+unlike "$out" "with skill" "no bars for a model that answered nothing"
+unlike "$out" "no measurable effect" "and no verdict"
+batch=$(ls "$T/runs")
+res=$(cat "$T/runs/$batch/run_1/run_result.json")
+like "$res" '"error_message": "30 of 30 conversation(s) failed; the first: ' \
+    "run_result.json records error_message"
+like "$res" '"cases_errored": 30' "next to cases_errored"
+run "$UPSKILL" runs -d "$T/runs"
+like "$out" "with skill errored: nothing was answered" \
+    "upskill runs shows the run as errored"
+unlike "$out" "0%" "not as 0%"
+run "$UPSKILL" runs -d "$T/runs" --json
+like "$out" '"with_skill_rate": null' "upskill runs --json: no rate for it"
+
+# --- eval, a server that accepts and never answers ---------------------------
+fake_start "$T/hold.json" --record "$T/rec-h.jsonl"
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    -j 4 --no-log-runs --json
+is "$rc" 4 "eval against a server that never answers exits 4"
+like "$err" "'$FAKE_URL/v1/chat/completions': gave up on this endpoint after 4 failed requests in a row: Operation timed out" \
+    "the endpoint and the timeout are named"
+n=$(nreq "$T/rec-h.jsonl")
+[ "$n" -lt 12 ]
+ok $? "one wave of requests, not 60 x 3 ($n sent)"
+like "$out" '"errors": 30' "--json still shows the errors"
+
+# --- eval, 401 on every request ------------------------------------------------
+fake_start "$T/401.json" --record "$T/rec-a.jsonl"
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    -j 4 --no-log-runs
+is "$rc" 4 "eval with a refused key exits 4"
+like "$err" "'generic.local': no conversation was answered" "names the model"
+like "$err" "'$FAKE_URL/v1/chat/completions': http 401" "the endpoint and 401"
+unlike "$out" "no measurable effect" "no verdict from 401s"
+n=$(nreq "$T/rec-a.jsonl")
+[ "$n" -lt 12 ]
+ok $? "the breaker stops a refused key too ($n sent)"
+
+# --- eval, one dead model among two: the other reports normally ----------------
+fake_start "$T/good.json"
+GENERIC_BASE_URL="$FAKE_URL/v1" ANTHROPIC_BASE_URL="http://127.0.0.1:1" \
+    run "$UPSKILL" eval --no-cache "$SKILL" -m generic.local \
+    -m anthropic.claude-haiku-4-5 --no-log-runs
+is "$rc" 4 "one dead model of two: exit 4"
+like "$out" "generic.local" "the live model is reported"
+like "$out" "with skill" "with its bars"
+like "$err" "'anthropic.claude-haiku-4-5': no conversation was answered" \
+    "the dead one is named"
+unlike "$err" "'generic.local': no conversation" "the live one is not"
+
+# --- generate: the student endpoint is dead ------------------------------------
+# gen STUDENT-URL [ARGS...]: the teacher on a fresh plain.json server.
+gen() {
+    url=$1
+    shift
+    rm -f "$T/rec-g.jsonl"
+    fake_start "$G/plain.json" --record "$T/rec-g.jsonl"
+    GENERIC_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" generate \
+        "write commit messages" -m generic.teacher --eval-model student \
+        --eval-base-url "$url" --max-refine 3 "$@"
+}
+gen "$DEAD" -o "$T/g1/commit-helper" --runs-dir "$T/runs-g" --json
+is "$rc" 4 "generate with a dead student exits 4"
+like "$err" "'generic.student': no conversation was answered (8 failed): '$DEAD/chat/completions'" \
+    "naming the student and its endpoint"
+like "$out" '"stop": "error"' "--json: stopped by an error, not plateaued"
+like "$out" '"error": "'"'"'generic.student'"'"': no conversation' \
+    "--json: the error is given"
+grep -q "A skill you wrote was tested" "$T/rec-g.jsonl"
+ok $((1 - $?)) "the teacher is not asked to refine on connection errors"
+batch=$(ls "$T/runs-g")
+grep -q '"error_message": "4 of 4' "$T/runs-g/$batch"/run_*/run_result.json
+ok $? "generate's run log records error_message"
+
+printf '%s\n' '[{"match": {"model": "student"}, "reply": {"fault": "hold"}}]' \
+    > "$T/hold-s.json"
+fake_start "$T/hold-s.json"
+held="$FAKE_URL/v1"
+gen "$held" -o "$T/g2/commit-helper" --no-log-runs
+is "$rc" 4 "generate with a student that never answers exits 4"
+like "$err" "'generic.student': no conversation was answered" "naming it"
+like "$err" "Operation timed out" "and the timeout"
+like "$out" "(no answer: every conversation failed)" \
+    "the report's row for the dead student has no rates or verdict"
+unlike "$out" "generic.student  (skill" "and no bars"
+
+fake_start "$T/401.json"
+gen "$FAKE_URL/v1" -o "$T/g3/commit-helper" --no-log-runs
+is "$rc" 4 "generate with a refused student key exits 4"
+like "$err" "http 401" "saying why"
+
+done_testing
