@@ -222,6 +222,9 @@ typedef struct up_gen_opts {
                                      UP_EINTR, the best version saved */
     void (*event)(void *ud, const up_gen_event *ev);
     void *event_ud;
+    /* The eval scheduler's "no answer for a while" hook (sched.h), with
+     * event_ud; may be NULL. */
+    void (*waiting)(void *ud, const up_sched_wait *w);
 } up_gen_opts;
 
 /* Tokens and cost of a group of calls. */

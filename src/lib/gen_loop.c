@@ -147,6 +147,8 @@ static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
                        : 4;
     o.sched.stop = g->o->stop;
     o.sched.cancel_at = 1; /* nothing resumes a generate: stop at once */
+    o.sched.waiting = g->o->waiting;
+    o.sched.waiting_ud = g->o->event_ud;
     rc = up_eval_execute(&a->plan, &o, NULL, err);
     if (!rc)
         up_eval_grade(&a->plan);

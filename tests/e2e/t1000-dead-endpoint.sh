@@ -91,6 +91,20 @@ like "$err" "'anthropic.claude-haiku-4-5': no conversation was answered" \
     "the dead one is named"
 unlike "$err" "'generic.local': no conversation" "the live one is not"
 
+# --- a long wait is not silent, even without a terminal ----------------------
+# The first request is told to come back in 11 s; with -j 1 nothing else
+# moves meanwhile, so the 10 s note must come (stderr is a file here).
+printf '%s\n' '[{"match": {"nth": 1}, "reply": {"fault": "retry_after", "retry_after": "11"}},
+ {"student": {"p_with": 1, "p_without": 0, "default": {"good": "GOOD ANSWER", "bad": "x"}}}]' \
+    > "$T/wait.json"
+fake_start "$T/wait.json"
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    -j 1 --no-log-runs
+is "$rc" 0 "a run that waited on a rate limit ends normally"
+like "$err" "upskill: no answer for 10 s: 1 conversation(s) in flight, 0 failed so far; the last failure: '$FAKE_URL/v1/chat/completions': http 429" \
+    "a plain line says what the run is waiting for"
+like "$err" "(next try in 11 s)" "and for how long"
+
 # --- generate: the student endpoint is dead ------------------------------------
 # gen STUDENT-URL [ARGS...]: the teacher on a fresh plain.json server.
 gen() {
