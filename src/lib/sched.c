@@ -15,9 +15,9 @@
  * endpoint trips, the loop cancels that endpoint's jobs in flight and
  * ends its jobs not started without a request, so a dead server costs
  * one wave of attempts, not every job's retries.  The loop also watches
- * for long stretches in which no job ends (retries, rate limits, a
- * silent server) and tells the caller why, so a run without a terminal
- * is never silent for long.
+ * for long stretches in which no job gets its answer (retries, rate
+ * limits, a silent server) and tells the caller why, so a run without a
+ * terminal is never silent for long.
  */
 #include <stdlib.h>
 #include <string.h>
