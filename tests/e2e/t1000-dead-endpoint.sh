@@ -105,6 +105,17 @@ like "$err" "upskill: no answer for 10 s: 1 conversation(s) in flight, 0 failed 
     "a plain line says what the run is waiting for"
 like "$err" "(next try in 11 s)" "and for how long"
 
+# --- -j far above what a server takes: at most 256 connections per host ------
+printf '%s\n' '[{"student": {"p_with": 1, "p_without": 0, "default": {"good": "GOOD ANSWER", "bad": "x"}},
+  "reply": {"delay_ms": 300}}]' > "$T/slow.json"
+fake_start "$T/slow.json" --record "$T/rec-j.jsonl"
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    --runs 7 -j 420 --no-log-runs
+is "$rc" 0 "-j 420 runs all 420 conversations"
+peak=$(grep -o '"conns":[0-9]*' "$T/rec-j.jsonl" | cut -d: -f2 | sort -n | tail -n 1)
+[ "$peak" -le 256 ]
+ok $? "over at most 256 connections at once (peak $peak)"
+
 # --- generate: the student endpoint is dead ------------------------------------
 # gen STUDENT-URL [ARGS...]: the teacher on a fresh plain.json server.
 gen() {
