@@ -34,10 +34,11 @@ typedef struct up_job {
  * The circuit breaker: one per run of jobs (or shared by the caller
  * across runs), one state per endpoint (the up_endpoint pointer).  Every
  * HTTP attempt is noted: a transport failure (refused, reset, DNS), a
- * timeout, or a refused key (401/403) adds one to the endpoint's count;
- * any other answer (a 2xx, a 429, a 500, a 400) sets it back to 0, since
- * the server is there.  At `threshold` in a row the endpoint trips for
- * the rest of the run: its jobs in flight are cancelled and its jobs not
+ * timeout, a refused key (401/403) or an unknown model or path (404)
+ * adds one to the endpoint's count; any other answer (a 2xx, a 429, a
+ * 500, a 400) sets it back to 0, since the server is there and this
+ * request may be what it disliked.  At `threshold` in a row the endpoint trips
+ * for the rest of the run: its jobs in flight are cancelled and its jobs not
  * started end without a request, all with the breaker's error.
  */
 typedef struct up_breaker_ep {

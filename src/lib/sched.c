@@ -68,13 +68,21 @@ struct sched {
 
 /* ---- the circuit breaker ---------------------------------------------- */
 
-/* Codes that say nobody is answering at ep, or that it refuses the key. */
-static const int dead_codes[] = {UP_ENETWORK, UP_ETIMEOUT, UP_EAUTH};
+/* Codes of attempts that got no HTTP answer: nobody is answering at ep. */
+static const int dead_codes[] = {UP_ENETWORK, UP_ETIMEOUT};
 
-static int is_dead(int code)
+/* Answers that no retry or other request to ep will change: the key is
+ * refused, or the model (or the path) is unknown. */
+static const long dead_statuses[] = {401, 403, 404};
+
+static int is_dead(int code, long status)
 {
-    for (size_t i = 0; i < sizeof(dead_codes) / sizeof(*dead_codes); i++)
+    for (size_t i = 0; !status && i < sizeof(dead_codes) / sizeof(*dead_codes);
+         i++)
         if (dead_codes[i] == code)
+            return 1;
+    for (size_t i = 0; i < sizeof(dead_statuses) / sizeof(*dead_statuses); i++)
+        if (dead_statuses[i] == status)
             return 1;
     return 0;
 }
@@ -117,7 +125,7 @@ int up_breaker_note(up_breaker *b, const void *ep, int code, long status,
     }
     if (e->tripped)
         return 0;
-    if (!is_dead(code) || (status && code != UP_EAUTH)) {
+    if (!is_dead(code, status)) {
         e->fails = 0;
         return 0;
     }

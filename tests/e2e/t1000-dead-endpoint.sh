@@ -79,6 +79,20 @@ n=$(nreq "$T/rec-a.jsonl")
 [ "$n" -lt 12 ]
 ok $? "the breaker stops a refused key too ($n sent)"
 
+# --- eval, an unknown model ----------------------------------------------------
+printf '%s\n' '[{"reply": {"status": 404, "error_message": "model nope not found"}}]' \
+    > "$T/404.json"
+fake_start "$T/404.json" --record "$T/rec-u.jsonl"
+run "$UPSKILL" eval --no-cache "$SKILL" -m nope --base-url "$FAKE_URL/v1" \
+    -j 4 --no-log-runs
+is "$rc" 4 "eval of an unknown model exits 4"
+like "$err" "'generic.nope': no conversation was answered" "names the model"
+like "$err" "http 404: model nope not found" "and the server's reason"
+unlike "$out" "no measurable effect" "no verdict for it"
+n=$(nreq "$T/rec-u.jsonl")
+[ "$n" -lt 12 ]
+ok $? "the breaker stops an unknown model too ($n sent)"
+
 # --- eval, one dead model among two: the other reports normally ----------------
 fake_start "$T/good.json"
 GENERIC_BASE_URL="$FAKE_URL/v1" ANTHROPIC_BASE_URL="http://127.0.0.1:1" \

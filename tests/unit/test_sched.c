@@ -79,6 +79,16 @@ Test(breaker, a_refused_key_counts_like_a_dead_server)
     up_breaker_release(&b);
 }
 
+Test(breaker, an_unknown_model_counts_too)
+{
+    up_breaker b;
+
+    up_breaker_init(&b, 3);
+    cr_assert_eq(note(&b, &ep_a, 3, UP_EBADREQ, 404), 1);
+    cr_assert_eq(up_breaker_tripped(&b, &ep_a)->code, UP_EBADREQ);
+    up_breaker_release(&b);
+}
+
 Test(breaker, endpoints_are_counted_apart)
 {
     up_breaker b;
