@@ -29,6 +29,8 @@ static void block(const up_compare *c, const char *label, int tokens)
     printf("%s%s%s\n", out_c(C_BOLD), label, out_c(C_RESET));
     if (c->error)
         printf("  %s%s%s\n", out_c(C_DIM), c->error, out_c(C_RESET));
+    if (c->with_errored || (c->has_baseline && c->base_errored))
+        tokens = 0; /* no token bars from errors: the rates say errored */
     if (!tokens) {
         if (c->has_baseline)
             arm_line("baseline", c->base_rate, c->base_errored, NULL);

@@ -52,6 +52,8 @@ run "$UPSKILL" runs -d "$T/runs"
 like "$out" "with skill errored: nothing was answered" \
     "upskill runs shows the run as errored"
 unlike "$out" "0%" "not as 0%"
+run "$UPSKILL" runs -d "$T/runs" --metric tokens
+like "$out" "with skill errored" "--metric tokens too: no token bars from errors"
 run "$UPSKILL" runs -d "$T/runs" --json
 like "$out" '"with_skill_rate": null' "upskill runs --json: no rate for it"
 
