@@ -178,6 +178,8 @@ static void side_by_side(const up_gen *g, const up_gen_attempt *a)
                m ? "student" : "teacher", b, w, l,
                up_stats_verdict_label(s->cmp.verdict));
     }
+    if (a->failed)
+        return; /* not judged */
     printf("\n  teacher check: %s%s%s\n",
            out_c(a->teacher == UP_GEN_TEACHER_MISCAPTURE ? C_RED
                  : a->teacher == UP_GEN_TEACHER_OK       ? C_GREEN
@@ -193,7 +195,10 @@ static void attempts(const up_gen *g)
         char l[16];
 
         render_lift(l, sizeof(l), a->score);
-        if (a->evaluated)
+        if (a->failed)
+            printf("    %d. not judged: conversations failed%s\n", a->number,
+                   i == g->best ? "  (kept)" : "");
+        else if (a->evaluated)
             printf("    %d. mean lift %s, with skill %.0f%%%s\n", a->number, l,
                    a->skill_rate * 100, i == g->best ? "  (kept)" : "");
         else
@@ -333,6 +338,11 @@ static json_t *attempt_json(const up_gen *g, size_t i)
 
         json_object_set_new(e, "role", json_string(m ? "student" : "teacher"));
         json_array_append_new(models, e);
+    }
+    if (a->failed) { /* not judged: no score, no checks */
+        json_object_set_new(o, "failed", json_true());
+        json_object_set_new(o, "models", models);
+        return o;
     }
     json_object_set_new(o, "score", json_real(a->score));
     json_object_set_new(o, "skill_rate", json_real(a->skill_rate));

@@ -407,8 +407,10 @@ static int attempt_done(up_gen *g, size_t i, up_error *err)
     up_gen_attempt *a = &g->attempts[i];
     int rc = log_attempt(g, a, err);
 
-    if (!rc && (rc = provider_errors(g, a, err)) != 0)
-        return rc; /* logged, but no verdict or report built on errors */
+    if (!rc && (rc = provider_errors(g, a, err)) != 0) {
+        a->failed = 1; /* logged, but no verdict built on errors */
+        return rc;
+    }
     judge(g, a);
     if (i == 0 || better(a, &g->attempts[g->best]))
         g->best = i;

@@ -148,6 +148,7 @@ is "$rc" 4 "generate with a dead student exits 4"
 like "$err" "'generic.student': no conversation was answered (8 failed): '$DEAD/chat/completions'" \
     "naming the student and its endpoint"
 like "$out" '"stop": "error"' "--json: stopped by an error, not plateaued"
+like "$out" '"failed": true' "--json: the attempt is marked failed, not judged"
 like "$out" '"error": "'"'"'generic.student'"'"': no conversation' \
     "--json: the error is given"
 grep -q "A skill you wrote was tested" "$T/rec-g.jsonl"
@@ -167,6 +168,9 @@ like "$err" "Operation timed out" "and the timeout"
 like "$out" "(no answer: every conversation failed)" \
     "the report's row for the dead student has no rates or verdict"
 unlike "$out" "generic.student  (skill" "and no bars"
+like "$out" "1. not judged: conversations failed  (kept)" \
+    "the attempt is not judged"
+unlike "$out" "teacher check" "and no teacher check is drawn from it"
 
 fake_start "$T/401.json"
 gen "$FAKE_URL/v1" -o "$T/g3/commit-helper" --no-log-runs
