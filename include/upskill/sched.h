@@ -37,9 +37,10 @@ typedef struct up_job {
  * timeout, a refused key (401/403) or an unknown model or path (404)
  * adds one to the endpoint's count; any other answer (a 2xx, a 429, a
  * 500, a 400) sets it back to 0, since the server is there and this
- * request may be what it disliked.  At `threshold` in a row the endpoint trips
- * for the rest of the run: its jobs in flight are cancelled and its jobs not
- * started end without a request, all with the breaker's error.
+ * request may be what it disliked.  At `threshold` in a row the
+ * endpoint trips for the rest of the run: its jobs in flight are
+ * cancelled and its jobs not started end without a request, all with
+ * the breaker's error.
  */
 typedef struct up_breaker_ep {
     const void *ep; /* the endpoint, as a key */
