@@ -307,6 +307,20 @@ static int failures(const struct ctx *c, const char *dead)
     return EXIT_PROVIDER;
 }
 
+/* The comparison table, without the models that answered nothing. */
+static void table(const up_eval_summary *s, const char *dead, size_t n)
+{
+    up_eval_summary *live = up_xcalloc(n, sizeof(*live));
+    size_t k = 0;
+
+    for (size_t m = 0; m < n; m++)
+        if (!dead[m])
+            live[k++] = s[m]; /* a view: nothing is released twice */
+    if (k)
+        eval_report_table(live, k);
+    free(live);
+}
+
 static int report(struct ctx *c, const struct eval_args *a)
 {
     up_eval_summary *s = up_xcalloc(c->nmodels, sizeof(*s));
@@ -327,7 +341,7 @@ static int report(struct ctx *c, const struct eval_args *a)
             if (!dead[m]) /* no bars from errors */
                 eval_report_text(&c->plan, &s[m], a->verbose);
     if (!rc && !a->json && c->nmodels > 1)
-        eval_report_table(s, c->nmodels);
+        table(s, dead, c->nmodels);
     if (!rc)
         rc = gates(a, s, c->nmodels);
     if (rc >= 0 && failures(c, dead))

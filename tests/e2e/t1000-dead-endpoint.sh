@@ -106,6 +106,7 @@ like "$out" "with skill" "with its bars"
 like "$err" "'anthropic.claude-haiku-4-5': no conversation was answered" \
     "the dead one is named"
 unlike "$err" "'generic.local': no conversation" "the live one is not"
+unlike "$out" "no measurable effect" "the summary table has no row for the dead one"
 
 # --- a long wait is not silent, even without a terminal ----------------------
 # The first request is told to come back in 11 s; with -j 1 nothing else
