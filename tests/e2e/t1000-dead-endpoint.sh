@@ -95,6 +95,17 @@ n=$(nreq "$T/rec-u.jsonl")
 [ "$n" -lt 12 ]
 ok $? "the breaker stops an unknown model too ($n sent)"
 
+# --- eval, the server dies mid-run (fake-llm exits after 10 answers) ---------
+fake_start "$T/good.json" --record "$T/rec-k.jsonl" --max-requests 10
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    -j 4 --runs 5 --no-log-runs
+is "$rc" 4 "a server that dies mid-run: exit 4"
+like "$err" "gave up on this endpoint after 4 failed requests in a row" \
+    "the rest of its 300 conversations are given up at once"
+n=$(nreq "$T/rec-k.jsonl")
+[ "$n" -lt 30 ]
+ok $? "not retried one by one ($n requests reached the server)"
+
 # --- eval, one dead model among two: the other reports normally ----------------
 fake_start "$T/good.json"
 GENERIC_BASE_URL="$FAKE_URL/v1" ANTHROPIC_BASE_URL="http://127.0.0.1:1" \
