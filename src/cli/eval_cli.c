@@ -135,6 +135,8 @@ static void open_cache(struct ctx *c, const struct eval_args *a)
 void eval_cli_wait_note(void *ud, const up_sched_wait *w)
 {
     (void)ud;
+    if (out_err_is_tty()) /* end the live progress line first */
+        fputc('\n', stderr);
     fprintf(stderr,
             "upskill: no answer for %ld s: %zu conversation(s) in flight, "
             "%zu failed so far",
