@@ -120,3 +120,52 @@ Test(http, connections_are_capped_per_host)
     cr_assert_eq(up_http_conn_cap(256), UP_HTTP_MAX_HOST_CONNS);
     cr_assert_eq(up_http_conn_cap(2000), UP_HTTP_MAX_HOST_CONNS);
 }
+
+/* ---- the breaker inside the scheduler: a closed port ----------------------
+ */
+
+struct tally {
+    size_t calls, network;
+    int gave_up; /* every error names the breaker */
+};
+
+static void count_done(void *ud, size_t index, up_response *res)
+{
+    struct tally *t = ud;
+
+    (void)index;
+    t->calls++;
+    t->network += res->code == UP_ENETWORK;
+    t->gave_up &= strstr(res->err.msg, "gave up on this endpoint") != NULL;
+}
+
+Test(breaker, a_closed_port_ends_every_job_with_the_breakers_error)
+{
+    enum { N = 40 };
+    up_endpoint ep;
+    up_request rq;
+    up_message msg = {"user", "hi"};
+    up_job jobs[N];
+    up_sched_opts o;
+    up_sched_stats st;
+    struct tally t = {0, 0, 1};
+    up_error err;
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    ep.base_url = "http://127.0.0.1:1/v1";
+    ep.model = "m";
+    up_request_init(&rq);
+    rq.messages = &msg;
+    rq.n_messages = 1;
+    for (size_t i = 0; i < N; i++)
+        jobs[i] = (up_job){&ep, &rq, count_done, &t};
+    up_sched_opts_init(&o);
+    o.jobs = 4;
+    cr_assert_eq(up_sched_run(jobs, N, &o, &st, &err), 0);
+    cr_assert_eq(t.calls, N, "every job is called back once");
+    cr_assert_eq(t.network, N, "each with the network error");
+    cr_assert(t.gave_up, "and the breaker's message");
+    cr_assert_eq(st.failed, N);
+    cr_assert_geq(st.broken, N - 4, "at most one wave was tried (%zu)",
+                  st.broken);
+}
