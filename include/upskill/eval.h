@@ -301,6 +301,29 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
 void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
                         int repeat, enum up_arm arm, const up_price *price);
 
+/*
+ * Jobs of model m that ended with an answer; *first_error (may be NULL)
+ * gets the first of m's jobs that ended with an error, or NULL.
+ */
+size_t up_eval_answered(const up_eval_plan *p, size_t m,
+                        const up_eval_job **first_error);
+
+/*
+ * 0 when model m answered at least one conversation (or ran none); else
+ * fill err with a message naming the model and the first failure (whose
+ * message names the endpoint and the cause) and return its code, a
+ * provider error (exit 4).
+ */
+int up_eval_unanswered(const up_eval_plan *p, size_t m, up_error *err);
+
+/*
+ * Set r->error_message (upstream's field) when some conversations of
+ * model m's arm in this repeat failed: how many, and the first error.
+ * Left NULL when all were answered.
+ */
+void up_eval_run_error(up_run_record *r, const up_eval_plan *p, size_t m,
+                       int repeat, enum up_arm arm);
+
 /* Token count of an answer when the provider gives none (chars / 4). */
 long up_eval_estimate_tokens(const char *text);
 

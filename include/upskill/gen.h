@@ -178,6 +178,8 @@ typedef struct up_gen_attempt {
     up_eval_plan plan;     /* its evaluation; models[0] is the teacher */
     up_eval_summary *sums; /* one per plan model */
     int evaluated;         /* plan ran and was graded */
+    int failed;            /* evaluated, but conversations failed after
+                              retries: not judged, and the run stopped */
     double score;          /* mean lift over the driving models */
     double skill_rate;     /* mean with-skill rate over driving models */
     int good;              /* significant lift for every driving model */
@@ -222,6 +224,9 @@ typedef struct up_gen_opts {
                                      UP_EINTR, the best version saved */
     void (*event)(void *ud, const up_gen_event *ev);
     void *event_ud;
+    /* The eval scheduler's "no answer for a while" hook (sched.h), with
+     * event_ud; may be NULL. */
+    void (*waiting)(void *ud, const up_sched_wait *w);
 } up_gen_opts;
 
 /* Tokens and cost of a group of calls. */

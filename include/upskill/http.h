@@ -123,6 +123,7 @@ typedef struct up_http_attempt {
     long elapsed_ms;        /* duration of this attempt */
     long delay_ms;          /* wait before the next attempt, -1 for none */
     const char *why; /* "retry-after", "ratelimit-reset", "backoff", NULL */
+    void *ud;        /* the request's ud: who the attempt was for */
 } up_http_attempt;
 
 typedef void (*up_http_log_fn)(void *ud, const up_http_attempt *a);
@@ -171,7 +172,20 @@ typedef struct up_http_xfer up_http_xfer;
 /* Milliseconds on a monotonic clock. */
 long up_http_now_ms(void);
 
-/* A client for up to max_conns parallel connections (0: 64). */
+/*
+ * Most connections a client opens to one host, and in all: beyond it,
+ * transfers wait inside curl for a free connection, so -j far above what
+ * a server accepts does not end in refused connections and retries.
+ */
+#define UP_HTTP_MAX_HOST_CONNS 256
+
+/* The connection cap for max_conns parallel transfers (0: 64). */
+long up_http_conn_cap(int max_conns);
+
+/*
+ * A client for up to max_conns parallel transfers (0: 64), over at most
+ * up_http_conn_cap(max_conns) connections per host and in all.
+ */
 up_http_client *up_http_client_new(int max_conns);
 
 /* Cancel what is pending (no callbacks) and free the client. */

@@ -30,6 +30,59 @@ typedef struct up_job {
     void *ud;
 } up_job;
 
+/*
+ * The circuit breaker: one per run of jobs (or shared by the caller
+ * across runs), one state per endpoint (the up_endpoint pointer).  Every
+ * HTTP attempt is noted: a transport failure (refused, reset, DNS), a
+ * timeout, a refused key (401/403) or an unknown model or path (404)
+ * adds one to the endpoint's count; any other answer (a 2xx, a 429, a
+ * 500, a 400) sets it back to 0, since the server is there and this
+ * request may be what it disliked.  At `threshold` in a row the
+ * endpoint trips for the rest of the run: its jobs in flight are
+ * cancelled and its jobs not started end without a request, all with
+ * the breaker's error.
+ */
+typedef struct up_breaker_ep {
+    const void *ep; /* the endpoint, as a key */
+    int fails;      /* failed attempts in a row */
+    int tripped;    /* 1: no more requests to ep */
+    up_error why;   /* the error its jobs end with once tripped */
+} up_breaker_ep;
+
+typedef struct up_breaker {
+    int threshold; /* failed attempts in a row that trip an endpoint */
+    up_breaker_ep *v;
+    size_t n, cap;
+} up_breaker;
+
+/* The default threshold for jobs in flight: jobs, clamped to 3..8. */
+int up_breaker_threshold(int jobs);
+
+/* An empty breaker; threshold 0 means up_breaker_threshold(4). */
+void up_breaker_init(up_breaker *b, int threshold);
+void up_breaker_release(up_breaker *b);
+
+/*
+ * Note one attempt to ep that ended with code (0 or UP_E*) and HTTP
+ * status (0: none arrived); target (the URL without secrets) and why
+ * (the short reason, may be NULL) make the message.  Returns 1 when this
+ * attempt trips the endpoint, else 0.
+ */
+int up_breaker_note(up_breaker *b, const void *ep, int code, long status,
+                    const char *target, const char *why);
+
+/* The error of ep's tripped breaker, or NULL while requests may go. */
+const up_error *up_breaker_tripped(const up_breaker *b, const void *ep);
+
+/* What a caller hears when the run has waited long without an answer. */
+typedef struct up_sched_wait {
+    long waited_ms;   /* since the last job got its answer (or start) */
+    size_t in_flight; /* jobs started and not ended */
+    size_t failed;    /* jobs that ended with an error so far */
+    const char *last; /* the last failed attempt's reason, or NULL */
+    long retry_in_ms; /* its wait before the next try, -1 for none */
+} up_sched_wait;
+
 typedef struct up_sched_opts {
     int jobs;            /* most jobs in flight (-j); 0: 4 */
     int grow_after;      /* successes before the limit grows by 1; 0: 8 */
@@ -45,12 +98,27 @@ typedef struct up_sched_opts {
     int cancel_at;
     up_http_log_fn log; /* sees every HTTP attempt; may be NULL */
     void *log_ud;
+    /*
+     * The breaker, borrowed, to share its state across runs (a re-run of
+     * failed jobs must not knock again on a dead endpoint); NULL: one for
+     * this run with up_breaker_threshold(jobs).
+     */
+    up_breaker *breaker;
+    /*
+     * Called when no job has got its answer for wait_every_ms (0: 10 s),
+     * then again every wait_every_ms while that lasts (retries, rate
+     * limits, a silent server); may be NULL.
+     */
+    void (*waiting)(void *ud, const up_sched_wait *w);
+    void *waiting_ud;
+    long wait_every_ms;
 } up_sched_opts;
 
 typedef struct up_sched_stats {
     size_t ok;       /* jobs that ended with code 0 */
     size_t failed;   /* jobs that ended with another code */
     size_t stopped;  /* jobs that ended with UP_EINTR */
+    size_t broken;   /* of failed: ended by a tripped breaker */
     int min_limit;   /* lowest concurrency the 429s pushed it to */
     long elapsed_ms; /* wall time of the run */
 } up_sched_stats;

@@ -130,7 +130,10 @@ typedef struct up_compare {
     double with_tokens; /* mean total_tokens per run */
     double base_tokens;
     int has_baseline;
-    size_t nruns; /* with-skill runs pooled */
+    size_t nruns;      /* with-skill runs pooled */
+    int with_errored;  /* every with-skill case errored: no rate */
+    int base_errored;  /* same for the baseline */
+    const char *error; /* their first error_message, or NULL */
 } up_compare;
 
 /*

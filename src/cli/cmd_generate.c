@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval_cli.h"
 #include "gen_report.h"
 
 static volatile sig_atomic_t stop;
@@ -103,6 +104,7 @@ static void fill_opts(void)
     o.seed = (uint64_t)seed;
     o.stop = &stop;
     o.event = gen_report_event;
+    o.waiting = eval_cli_wait_note;
 }
 
 static int run(up_config *cfg, up_gen *g, up_error *err)

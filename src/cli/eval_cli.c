@@ -149,6 +149,22 @@ static void open_cache(struct ctx *c, const struct eval_args *a)
         out_warn("%s; running without the response cache", err.msg);
 }
 
+void eval_cli_wait_note(void *ud, const up_sched_wait *w)
+{
+    (void)ud;
+    if (out_err_is_tty()) /* end the live progress line first */
+        fputc('\n', stderr);
+    fprintf(stderr,
+            "upskill: no answer for %ld s: %zu conversation(s) in flight, "
+            "%zu failed so far",
+            w->waited_ms / 1000, w->in_flight, w->failed);
+    if (w->last)
+        fprintf(stderr, "; the last failure: %s", w->last);
+    if (w->last && w->retry_in_ms >= 0)
+        fprintf(stderr, " (next try in %ld s)", (w->retry_in_ms + 999) / 1000);
+    fputc('\n', stderr);
+}
+
 static int execute(struct ctx *c, const struct eval_args *a)
 {
     up_eval_run_opts o;
@@ -167,6 +183,7 @@ static int execute(struct ctx *c, const struct eval_args *a)
               : c->cfg.concurrency.value > 0 ? c->cfg.concurrency.value
                                              : 4);
     o.sched.stop = &stop;
+    o.sched.waiting = eval_cli_wait_note;
     if (a->verbose)
         o.sched.log = eval_report_attempt;
     o.journal = c->journal.path ? &c->journal : NULL;
@@ -230,6 +247,7 @@ static void fill_run(up_run_record *r, struct ctx *c, size_t m, int repeat,
     up_eval_run_totals(
         r, &c->plan, m, repeat, arm,
         up_config_price(&c->cfg, c->models[m].resolved, c->models[m].model_id));
+    up_eval_run_error(r, &c->plan, m, repeat, arm);
     r->batch_id = up_xstrdup(c->batch_id.data);
     r->task = up_xstrdup(c->skill.description ? c->skill.description : "");
 }
@@ -289,13 +307,18 @@ static int gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
 /*
  * Conversations that failed after every retry make the results
  * incomplete: say so with the first message, and exit 4 (the results are
- * still printed and saved).
+ * still printed and saved).  A model that answered nothing (dead[m]) also
+ * gets its own line naming the model, the endpoint and the cause.
  */
-static int failures(const struct ctx *c)
+static int failures(const struct ctx *c, const char *dead)
 {
     const up_eval_job *first = NULL;
     size_t n = 0;
+    up_error e;
 
+    for (size_t m = 0; m < c->nmodels; m++)
+        if (dead[m] && up_eval_unanswered(&c->plan, m, &e))
+            out_error("%s", e.msg);
     for (size_t i = 0; i < c->plan.njobs; i++)
         if (c->plan.jobs[i].error) {
             first = first ? first : &c->plan.jobs[i];
@@ -309,27 +332,46 @@ static int failures(const struct ctx *c)
     return EXIT_PROVIDER;
 }
 
+/* The comparison table, without the models that answered nothing. */
+static void table(const up_eval_summary *s, const char *dead, size_t n)
+{
+    up_eval_summary *live = up_xcalloc(n, sizeof(*live));
+    size_t k = 0;
+
+    for (size_t m = 0; m < n; m++)
+        if (!dead[m])
+            live[k++] = s[m]; /* a view: nothing is released twice */
+    if (k)
+        eval_report_table(live, k);
+    free(live);
+}
+
 static int report(struct ctx *c, const struct eval_args *a)
 {
     up_eval_summary *s = up_xcalloc(c->nmodels, sizeof(*s));
+    char *dead = up_xcalloc(c->nmodels, 1);
     int rc = 0;
 
-    for (size_t m = 0; m < c->nmodels && !rc; m++)
+    for (size_t m = 0; m < c->nmodels && !rc; m++) {
+        dead[m] = up_eval_unanswered(&c->plan, m, NULL) != 0;
         rc = up_eval_summarize(&c->plan, m,
                                up_config_price(&c->cfg, c->models[m].resolved,
                                                c->models[m].model_id),
                                (uint64_t)a->seed, &s[m], &c->err);
+    }
     if (!rc && a->json)
         eval_report_json(&c->plan, s, c->batch_id.data);
     else if (!rc)
         for (size_t m = 0; m < c->nmodels; m++)
-            eval_report_text(&c->plan, &s[m], a->verbose);
+            if (!dead[m]) /* no bars from errors */
+                eval_report_text(&c->plan, &s[m], a->verbose);
     if (!rc && !a->json && c->nmodels > 1)
-        eval_report_table(s, c->nmodels);
+        table(s, dead, c->nmodels);
     if (!rc)
         rc = gates(a, s, c->nmodels);
-    if (rc >= 0 && failures(c))
+    if (rc >= 0 && failures(c, dead))
         rc = EXIT_PROVIDER;
+    free(dead);
     free(s);
     return rc;
 }

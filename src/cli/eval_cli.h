@@ -91,6 +91,12 @@ struct eval_progress {
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
 
+/*
+ * The scheduler's "still waiting" hook: one plain stderr line saying how
+ * long no conversation has ended, and the last failure (terminal or not).
+ */
+void eval_cli_wait_note(void *ud, const up_sched_wait *w);
+
 /* Report rendering (eval_report.c). */
 void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
                       int verbose);

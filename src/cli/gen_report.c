@@ -158,6 +158,12 @@ static void files(const up_skill *s)
     }
 }
 
+/* Model m answered no conversation of a: no rates, no verdict. */
+static int unanswered(const up_gen_attempt *a, size_t m)
+{
+    return up_eval_unanswered(&a->plan, m, NULL) != 0;
+}
+
 static void side_by_side(const up_gen *g, const up_gen_attempt *a)
 {
     printf("\n  %-34s %-8s %8s %10s %6s  %s\n", "model", "role", "baseline",
@@ -166,6 +172,13 @@ static void side_by_side(const up_gen *g, const up_gen_attempt *a)
         const up_eval_summary *s = &a->sums[m];
         char b[16], w[16], l[16];
 
+        if (unanswered(a, m)) {
+            printf("  %-34.34s %-8s %s(no answer: every conversation "
+                   "failed)%s\n",
+                   s->model, m ? "student" : "teacher", out_c(C_RED),
+                   out_c(C_RESET));
+            continue;
+        }
         render_pct(b, sizeof(b), s->arm[UP_ARM_BASELINE].rate.rate);
         render_pct(w, sizeof(w), s->arm[UP_ARM_SKILL].rate.rate);
         render_lift(l, sizeof(l), s->cmp.lift.diff);
@@ -173,6 +186,8 @@ static void side_by_side(const up_gen *g, const up_gen_attempt *a)
                m ? "student" : "teacher", b, w, s->cmp.paired ? l : "-",
                up_stats_verdict_label(s->cmp.verdict));
     }
+    if (a->failed)
+        return; /* not judged */
     printf("\n  teacher check: %s%s%s\n",
            out_c(a->teacher == UP_GEN_TEACHER_MISCAPTURE ? C_RED
                  : a->teacher == UP_GEN_TEACHER_OK       ? C_GREEN
@@ -188,7 +203,10 @@ static void attempts(const up_gen *g)
         char l[16];
 
         render_lift(l, sizeof(l), a->score);
-        if (a->evaluated)
+        if (a->failed)
+            printf("    %d. not judged: conversations failed%s\n", a->number,
+                   i == g->best ? "  (kept)" : "");
+        else if (a->evaluated)
             printf("    %d. mean lift %s, with skill %.0f%%%s\n", a->number, l,
                    a->skill_rate * 100, i == g->best ? "  (kept)" : "");
         else
@@ -240,7 +258,8 @@ void gen_report_text(const up_gen *g)
     if (a->evaluated) {
         side_by_side(g, a);
         for (size_t m = 0; m < g->nmodels; m++)
-            eval_report_text(&a->plan, &a->sums[m], 0);
+            if (!unanswered(a, m)) /* no bars from errors */
+                eval_report_text(&a->plan, &a->sums[m], 0);
         attempts(g);
     }
     costs(g);
@@ -327,6 +346,11 @@ static json_t *attempt_json(const up_gen *g, size_t i)
 
         json_object_set_new(e, "role", json_string(m ? "student" : "teacher"));
         json_array_append_new(models, e);
+    }
+    if (a->failed) { /* not judged: no score, no checks */
+        json_object_set_new(o, "failed", json_true());
+        json_object_set_new(o, "models", models);
+        return o;
     }
     json_object_set_new(o, "score", json_real(a->score));
     json_object_set_new(o, "skill_rate", json_real(a->skill_rate));

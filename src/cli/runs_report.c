@@ -9,6 +9,17 @@
 
 #include "cli.h"
 
+/* An arm that answered nothing is shown as errored, never as 0%. */
+static void arm_line(const char *label, double rate, int errored,
+                     const char *tail)
+{
+    if (errored)
+        printf("  %-10s %serrored: nothing was answered%s\n", label,
+               out_c(C_RED), out_c(C_RESET));
+    else
+        render_arm(stdout, label, rate, tail);
+}
+
 static void block(const up_compare *c, const char *label, int tokens)
 {
     char tail[64], lift[16];
@@ -16,14 +27,18 @@ static void block(const up_compare *c, const char *label, int tokens)
         c->with_tokens > c->base_tokens ? c->with_tokens : c->base_tokens;
 
     printf("%s%s%s\n", out_c(C_BOLD), out_safe(label), out_c(C_RESET));
+    if (c->error)
+        printf("  %s%s%s\n", out_c(C_DIM), out_safe(c->error), out_c(C_RESET));
+    if (c->with_errored || (c->has_baseline && c->base_errored))
+        tokens = 0; /* no token bars from errors: the rates say errored */
     if (!tokens) {
         if (c->has_baseline)
-            render_arm(stdout, "baseline", c->base_rate, NULL);
+            arm_line("baseline", c->base_rate, c->base_errored, NULL);
         render_lift(lift, sizeof(lift), c->with_rate - c->base_rate);
         snprintf(tail, sizeof(tail), "  %s(%s)%s",
                  out_c(c->with_rate >= c->base_rate ? C_GREEN : C_RED),
                  c->has_baseline ? lift : "no baseline", out_c(C_RESET));
-        render_arm(stdout, "with skill", c->with_rate, tail);
+        arm_line("with skill", c->with_rate, c->with_errored, tail);
         return;
     }
     m = m < 1 ? 1 : m;
@@ -78,6 +93,10 @@ static char *cell(const up_compare *c, int tokens)
     double to = tokens ? c->with_tokens : c->with_rate;
     int better = tokens ? to < from : to > from;
 
+    if (c->with_errored || c->base_errored) {
+        up_buf_addf(&b, "%serrored%s", out_c(C_RED), out_c(C_RESET));
+        return up_buf_detach(&b);
+    }
     if (tokens) {
         snprintf(x, sizeof(x), "%.0f", from);
         snprintf(y, sizeof(y), "%.0f", to);
@@ -141,13 +160,17 @@ static void print_json(const up_compare *v, size_t n, char *const *skipped)
         json_array_append_new(
             a,
             json_pack(
-                "{s:s, s:s, s:s?, s:f, s:o, s:f, s:o, s:I}", "skill",
+                "{s:s, s:s, s:s?, s:o, s:o, s:f, s:o, s:I, s:s?}", "skill",
                 v[i].skill, "model", v[i].model, "batch_id", v[i].batch_id,
-                "with_skill_rate", v[i].with_rate, "baseline_rate",
-                v[i].has_baseline ? json_real(v[i].base_rate) : json_null(),
+                "with_skill_rate",
+                v[i].with_errored ? json_null() : json_real(v[i].with_rate),
+                "baseline_rate",
+                v[i].has_baseline && !v[i].base_errored
+                    ? json_real(v[i].base_rate)
+                    : json_null(),
                 "with_skill_tokens", v[i].with_tokens, "baseline_tokens",
                 v[i].has_baseline ? json_real(v[i].base_tokens) : json_null(),
-                "runs", (json_int_t)v[i].nruns));
+                "runs", (json_int_t)v[i].nruns, "error", v[i].error));
     for (; skipped && *skipped; skipped++)
         json_array_append_new(s, json_string(*skipped));
     doc = json_pack("{s:o, s:I, s:o}", "results", a, "skipped_files",

@@ -132,6 +132,13 @@ static int transient(int code)
            code == UP_ETIMEOUT;
 }
 
+/* A transient failure worth another pass: not on a tripped endpoint. */
+static int retry_worthy(const up_eval_run_opts *o, const up_eval_job *j)
+{
+    return j->done && transient(j->error) &&
+           !up_breaker_tripped(o->sched.breaker, &o->endpoints[j->model]);
+}
+
 /* Forget a transient failure so the job runs again. */
 static void requeue(up_eval_plan *p, up_eval_job *j)
 {
@@ -193,8 +200,9 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     return rc;
 }
 
-int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
-                    up_sched_stats *stats, up_error *err)
+/* The passes, with one breaker for all of them (o->sched.breaker set). */
+static int execute(up_eval_plan *p, const up_eval_run_opts *o,
+                   up_sched_stats *stats, up_error *err)
 {
     int rc = run_pass(p, o, stats, err);
 
@@ -211,7 +219,7 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
         if (!ok)
             break; /* nothing got through: the endpoint is down, not flaky */
         for (size_t i = 0; i < p->njobs; i++)
-            if (p->jobs[i].done && transient(p->jobs[i].error)) {
+            if (retry_worthy(o, &p->jobs[i])) {
                 requeue(p, &p->jobs[i]);
                 again++;
             }
@@ -222,6 +230,85 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
     if (!rc && o->sched.stop && *o->sched.stop)
         rc = up_error_set(err, UP_EINTR, "interrupted");
     return rc;
+}
+
+int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
+                    up_sched_stats *stats, up_error *err)
+{
+    up_eval_run_opts o2 = *o;
+    up_breaker br;
+    int rc;
+
+    up_breaker_init(&br, up_breaker_threshold(o->sched.jobs));
+    if (!o2.sched.breaker)
+        o2.sched.breaker = &br;
+    rc = execute(p, &o2, stats, err);
+    up_breaker_release(&br);
+    return rc;
+}
+
+size_t up_eval_answered(const up_eval_plan *p, size_t m,
+                        const up_eval_job **first_error)
+{
+    size_t n = 0;
+
+    if (first_error)
+        *first_error = NULL;
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (j->model != m || !j->done)
+            continue;
+        n += !j->error;
+        if (j->error && first_error && !*first_error)
+            *first_error = j;
+    }
+    return n;
+}
+
+int up_eval_unanswered(const up_eval_plan *p, size_t m, up_error *err)
+{
+    const up_eval_job *first;
+    size_t failed = 0;
+    int code;
+
+    if (up_eval_answered(p, m, &first) || !first)
+        return 0;
+    for (size_t i = 0; i < p->njobs; i++)
+        failed += p->jobs[i].model == m && p->jobs[i].error;
+    code = up_exit_code(first->error) == 4 ? first->error : UP_EHTTP;
+    return up_error_set(err, code,
+                        "'%s': no conversation was answered (%zu failed): "
+                        "%.800s",
+                        p->models[m], failed,
+                        first->error_msg ? first->error_msg
+                                         : up_strerror(first->error));
+}
+
+void up_eval_run_error(up_run_record *r, const up_eval_plan *p, size_t m,
+                       int repeat, enum up_arm arm)
+{
+    const up_eval_job *first = NULL;
+    size_t failed = 0, total = 0;
+    up_buf b = UP_BUF_INIT;
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (j->model != m || j->repeat != repeat || j->arm != arm)
+            continue;
+        total++;
+        failed += j->error != 0;
+        if (j->error && !first)
+            first = j;
+    }
+    if (!first)
+        return;
+    up_buf_addf(
+        &b, "%zu of %zu conversation(s) failed; the first: %s", failed, total,
+        first->error_msg ? first->error_msg : up_strerror(first->error));
+    free(r->error_message);
+    r->error_message = up_buf_detach(&b);
 }
 
 struct judging {

@@ -148,6 +148,8 @@ static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
                        : 4;
     o.sched.stop = g->o->stop;
     o.sched.cancel_at = 1; /* nothing resumes a generate: stop at once */
+    o.sched.waiting = g->o->waiting;
+    o.sched.waiting_ud = g->o->event_ud;
     rc = up_eval_execute(&a->plan, &o, NULL, err);
     if (!rc)
         up_eval_grade(&a->plan);
@@ -241,6 +243,7 @@ static void fill_record(up_run_record *r, const up_gen *g,
     up_eval_run_totals(
         r, &a->plan, m, repeat, arm,
         up_config_price(g->cfg, g->models[m].resolved, g->models[m].model_id));
+    up_eval_run_error(r, &a->plan, m, repeat, arm);
     r->batch_id = up_xstrdup(g->batch_id.data);
     r->task = up_xstrdup(g->o->task);
     r->attempt = a->number;
@@ -372,11 +375,43 @@ static int refine(up_gen *g, up_error *err)
 
 /* ---- the loop --------------------------------------------------------- */
 
+/*
+ * Failed conversations are not failures of the skill: refining on them
+ * would teach the teacher about a dead endpoint.  The first model with a
+ * failed conversation ends the loop with a provider error naming it.
+ */
+static int provider_errors(const up_gen *g, const up_gen_attempt *a,
+                           up_error *err)
+{
+    for (size_t m = 0; m < g->nmodels; m++) {
+        const up_eval_job *first;
+        size_t ok = up_eval_answered(&a->plan, m, &first), failed = 0;
+
+        if (!first)
+            continue;
+        if (!ok)
+            return up_eval_unanswered(&a->plan, m, err);
+        for (size_t i = 0; i < a->plan.njobs; i++)
+            failed += a->plan.jobs[i].model == m && a->plan.jobs[i].error;
+        return up_error_set(
+            err, up_exit_code(first->error) == 4 ? first->error : UP_EHTTP,
+            "'%s': %zu conversation(s) failed, so the results cannot guide "
+            "a refinement: %.800s",
+            g->models[m].resolved, failed,
+            first->error_msg ? first->error_msg : up_strerror(first->error));
+    }
+    return 0;
+}
+
 static int attempt_done(up_gen *g, size_t i, up_error *err)
 {
     up_gen_attempt *a = &g->attempts[i];
     int rc = log_attempt(g, a, err);
 
+    if (!rc && (rc = provider_errors(g, a, err)) != 0) {
+        a->failed = 1; /* logged, but no verdict built on errors */
+        return rc;
+    }
     judge(g, a);
     if (i == 0 || better(a, &g->attempts[g->best]))
         g->best = i;

@@ -10,6 +10,14 @@
  * limit, but only for attempts that started after the previous cut, so a
  * burst of 429s from one round counts once (like TCP's one cut per
  * window).
+ *
+ * The circuit breaker (sched.h) sees the same attempts.  Once an
+ * endpoint trips, the loop cancels that endpoint's jobs in flight and
+ * ends its jobs not started without a request, so a dead server costs
+ * one wave of attempts, not every job's retries.  The loop also watches
+ * for long stretches in which no job gets its answer (retries, rate
+ * limits, a silent server) and tells the caller why, so a run without a
+ * terminal is never silent for long.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +47,7 @@ typedef struct job {
     up_response res;
     up_http_xfer *xfer; /* the request in flight */
     long t0, deadline;
+    int broken; /* cancelled by the breaker */
 } job;
 
 struct sched {
@@ -50,7 +59,95 @@ struct sched {
     int successes; /* since the last change of limit */
     long last_cut; /* when the limit was last halved */
     up_sched_stats st;
+    up_breaker *br;   /* o->breaker or own */
+    up_buf last_fail; /* the last failed attempt's target and reason */
+    long last_delay;  /* its wait before the next try, -1 for none */
+    long last_ok;     /* when a job last got its answer (or the start) */
+    long next_note;   /* when to call o->waiting next */
 };
+
+/* ---- the circuit breaker ---------------------------------------------- */
+
+/* Codes of attempts that got no HTTP answer: nobody is answering at ep. */
+static const int dead_codes[] = {UP_ENETWORK, UP_ETIMEOUT};
+
+/* Answers that no retry or other request to ep will change: the key is
+ * refused, or the model (or the path) is unknown. */
+static const long dead_statuses[] = {401, 403, 404};
+
+static int is_dead(int code, long status)
+{
+    for (size_t i = 0; !status && i < sizeof(dead_codes) / sizeof(*dead_codes);
+         i++)
+        if (dead_codes[i] == code)
+            return 1;
+    for (size_t i = 0; i < sizeof(dead_statuses) / sizeof(*dead_statuses); i++)
+        if (dead_statuses[i] == status)
+            return 1;
+    return 0;
+}
+
+int up_breaker_threshold(int jobs)
+{
+    return jobs < 3 ? 3 : jobs > 8 ? 8 : jobs;
+}
+
+void up_breaker_init(up_breaker *b, int threshold)
+{
+    memset(b, 0, sizeof(*b));
+    b->threshold = threshold > 0 ? threshold : up_breaker_threshold(4);
+}
+
+void up_breaker_release(up_breaker *b)
+{
+    free(b->v);
+    memset(b, 0, sizeof(*b));
+}
+
+static up_breaker_ep *find_ep(const up_breaker *b, const void *ep)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (b->v[i].ep == ep)
+            return &b->v[i];
+    return NULL;
+}
+
+int up_breaker_note(up_breaker *b, const void *ep, int code, long status,
+                    const char *target, const char *why)
+{
+    up_breaker_ep *e = find_ep(b, ep);
+
+    if (!e) {
+        UP_GROW(b->v, b->cap, b->n + 1);
+        e = &b->v[b->n++];
+        memset(e, 0, sizeof(*e));
+        e->ep = ep;
+    }
+    if (e->tripped)
+        return 0;
+    if (!is_dead(code, status)) {
+        e->fails = 0;
+        return 0;
+    }
+    if (++e->fails < b->threshold)
+        return 0;
+    e->tripped = 1;
+    up_error_set(&e->why, code,
+                 "'%s': gave up on this endpoint after %d failed requests "
+                 "in a row: %s",
+                 target ? target : "?", e->fails,
+                 why ? why : up_strerror(code));
+    return 1;
+}
+
+const up_error *up_breaker_tripped(const up_breaker *b, const void *ep)
+{
+    const up_breaker_ep *e = b ? find_ep(b, ep) : NULL;
+
+    return e && e->tripped ? &e->why : NULL;
+}
+
+/* ---- the scheduler ---------------------------------------------------- */
 
 void up_sched_opts_init(up_sched_opts *o)
 {
@@ -59,10 +156,26 @@ void up_sched_opts_init(up_sched_opts *o)
     o->grow_after = 8;
 }
 
+/* Remember a failed attempt for the next "still waiting" note. */
+static void note_fail(sched *s, const up_http_attempt *a)
+{
+    up_buf_reset(&s->last_fail);
+    up_buf_addf(&s->last_fail, "'%s': %s", a->target,
+                a->error ? a->error : up_strerror(a->code));
+    s->last_delay = a->delay_ms;
+}
+
 static void on_attempt(void *ud, const up_http_attempt *a)
 {
     sched *s = ud;
     long now = up_http_now_ms();
+    const job *j = a->ud;
+
+    if (j)
+        up_breaker_note(s->br, j->spec->ep, a->code, a->status, a->target,
+                        a->error);
+    if (a->code)
+        note_fail(s, a);
 
     if (a->status == 429 && now - a->elapsed_ms >= s->last_cut &&
         s->limit > 1) {
@@ -91,7 +204,9 @@ static void complete(job *j)
     sched *s = j->s;
 
     j->res.latency_ms = up_http_now_ms() - j->t0;
+    s->st.broken += j->broken;
     if (j->res.code == 0) {
+        s->last_ok = up_http_now_ms();
         s->st.ok++;
         count_success(s);
     } else if (j->res.code == UP_EINTR) {
@@ -242,7 +357,12 @@ static void take_reply(job *j, up_http_result *res)
 static void http_done(void *ud, up_http_result *res)
 {
     job *j = ud;
+    const up_error *tripped = up_breaker_tripped(j->s->br, j->spec->ep);
 
+    if (j->broken && tripped) { /* cancelled: end with the breaker's word */
+        res->code = tripped->code;
+        res->err = *tripped;
+    }
     j->xfer = NULL;
     j->res.attempts += res->attempts;
     j->res.http_status = res->status;
@@ -291,6 +411,57 @@ static void never_ran(sched *s, const up_job *spec, size_t index)
     up_response_release(&res);
 }
 
+/* A job whose endpoint's breaker tripped before it started. */
+static void not_sent(sched *s, const up_job *spec, size_t index,
+                     const up_error *why)
+{
+    up_response res;
+
+    up_response_init(&res);
+    res.code = why->code;
+    res.err = *why;
+    s->st.failed++;
+    s->st.broken++;
+    spec->done(spec->ud, index, &res);
+    up_response_release(&res);
+}
+
+/* Cancel the jobs in flight whose endpoint's breaker has tripped. */
+static void sweep_broken(sched *s)
+{
+    /* Downwards: completing slot i moves the last job, already seen, in. */
+    for (size_t i = s->nactive; i-- > 0;) {
+        job *j = i < s->nactive ? s->active[i] : NULL;
+        const up_error *why = j ? up_breaker_tripped(s->br, j->spec->ep) : NULL;
+
+        if (!why)
+            continue;
+        j->broken = 1;
+        if (j->xfer)
+            up_http_cancel(s->client, j->xfer);
+        else
+            fail(j, why->code, why);
+    }
+}
+
+/* No answer for a while: tell the caller what the run waits for. */
+static void maybe_note_wait(sched *s)
+{
+    long now = up_http_now_ms();
+    long every = s->o->wait_every_ms > 0 ? s->o->wait_every_ms : 10000;
+    up_sched_wait w;
+
+    if (!s->o->waiting || now - s->last_ok < every || now < s->next_note)
+        return;
+    s->next_note = now + every;
+    w.waited_ms = now - s->last_ok;
+    w.in_flight = s->nactive;
+    w.failed = s->st.failed;
+    w.last = s->last_fail.len ? s->last_fail.data : NULL;
+    w.retry_in_ms = s->last_delay;
+    s->o->waiting(s->o->waiting_ud, &w);
+}
+
 static void cancel_all(sched *s)
 {
     while (s->nactive) {
@@ -316,11 +487,18 @@ static void loop(sched *s, const up_job *jobs, size_t n)
             for (; next < n; next++)
                 never_ran(s, &jobs[next], next);
         while (next < n && s->nactive < (size_t)s->limit) {
-            start(s, &jobs[next], next);
+            const up_error *why = up_breaker_tripped(s->br, jobs[next].ep);
+
+            if (why)
+                not_sent(s, &jobs[next], next, why);
+            else
+                start(s, &jobs[next], next);
             next++;
         }
         if (s->nactive)
             up_http_run(s->client, 100);
+        sweep_broken(s);
+        maybe_note_wait(s);
     }
 }
 
@@ -328,11 +506,17 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
                  up_sched_stats *stats, up_error *err)
 {
     sched s;
+    up_breaker own;
     long t0 = up_http_now_ms();
 
     memset(&s, 0, sizeof(s));
     s.o = o;
     s.max = s.limit = o->jobs > 0 ? o->jobs : 4;
+    up_breaker_init(&own, up_breaker_threshold(s.max));
+    s.br = o->breaker ? o->breaker : &own;
+    up_buf_init(&s.last_fail);
+    s.last_delay = -1;
+    s.last_ok = t0;
     s.st.min_limit = s.limit;
     s.client = up_http_client_new(s.max);
     if (!s.client)
@@ -342,6 +526,8 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
     loop(&s, jobs, n);
     up_http_client_free(s.client);
     free(s.active);
+    up_breaker_release(&own);
+    up_buf_release(&s.last_fail);
     s.st.elapsed_ms = up_http_now_ms() - t0;
     if (stats)
         *stats = s.st;

@@ -254,6 +254,8 @@ static const char *skill_of(const up_run_record *r)
 struct pool {
     long passed, total, runs;
     double tokens;
+    long cases, errored; /* cases run and cases errored */
+    const char *error;   /* the first error_message */
 };
 
 /* Pool the runs of one arm in one batch for (model, skill). */
@@ -261,7 +263,7 @@ static struct pool pool_arm(const up_run_record *runs, size_t n,
                             const up_run_record *key, const char *batch,
                             const char *type)
 {
-    struct pool p = {0, 0, 0, 0};
+    struct pool p = {0, 0, 0, 0, 0, 0, NULL};
 
     for (size_t i = 0; i < n; i++) {
         const up_run_record *r = &runs[i];
@@ -274,8 +276,18 @@ static struct pool pool_arm(const up_run_record *runs, size_t n,
         p.total += r->assertions_total;
         p.tokens += (double)r->total_tokens;
         p.runs++;
+        p.cases += r->cases_total;
+        p.errored += r->cases_errored;
+        if (!p.error)
+            p.error = r->error_message;
     }
     return p;
+}
+
+/* Nothing was answered: the rate of these runs is no result. */
+static int pool_errored(struct pool p)
+{
+    return p.cases > 0 && p.errored >= p.cases;
 }
 
 static double pool_rate(struct pool p)
@@ -317,6 +329,9 @@ static void fill_compare(up_compare *c, const up_run_record *runs, size_t n,
     c->base_rate = pool_rate(b);
     c->base_tokens = b.runs ? b.tokens / (double)b.runs : 0;
     c->nruns = (size_t)w.runs;
+    c->with_errored = pool_errored(w);
+    c->base_errored = b.runs && pool_errored(b);
+    c->error = c->with_errored ? w.error : c->base_errored ? b.error : NULL;
 }
 
 static int cmp_compare(const void *a, const void *b)

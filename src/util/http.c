@@ -469,6 +469,13 @@ static double next_rand(up_http_client *c)
     return (double)(c->rng >> 11) / 9007199254740992.0;
 }
 
+long up_http_conn_cap(int max_conns)
+{
+    long n = max_conns > 0 ? max_conns : 64;
+
+    return n < UP_HTTP_MAX_HOST_CONNS ? n : UP_HTTP_MAX_HOST_CONNS;
+}
+
 up_http_client *up_http_client_new(int max_conns)
 {
     up_http_client *c;
@@ -482,7 +489,11 @@ up_http_client *up_http_client_new(int max_conns)
         return NULL;
     }
     curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-                      (long)(max_conns > 0 ? max_conns : 64));
+                      up_http_conn_cap(max_conns));
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+                      up_http_conn_cap(max_conns));
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                      up_http_conn_cap(max_conns));
     c->rng = (unsigned long long)time(NULL) * 2654435761ULL ^
              (unsigned long long)(size_t)c;
     if (!c->rng)
@@ -943,6 +954,7 @@ static void log_attempt(up_http_xfer *x, const outcome *o, long delay,
         .elapsed_ms = up_http_now_ms() - x->t_att,
         .delay_ms = delay,
         .why = how,
+        .ud = x->rq.ud,
     };
 
     if (x->c->log)

@@ -45,6 +45,7 @@ enum fake_fault {
     FAKE_FAULT_ERROR_500,    /* 500 in the provider's error shape */
     FAKE_FAULT_OVERLOADED,   /* 529 (Anthropic) or 503 (OpenAI) */
     FAKE_FAULT_STREAM_ERROR, /* an error event in the middle of a stream */
+    FAKE_FAULT_HOLD,         /* accept, never answer (504 at shutdown) */
     FAKE_FAULT_COUNT
 };
 
@@ -295,6 +296,7 @@ struct fake_server {
     FILE *record;              /* --record file or NULL */
     long requests;             /* requests numbered so far */
     long done;                 /* requests finished (answered or not) */
+    long conns;                /* client connections open now */
     long max_requests;         /* wake the main thread at this many */
     int wake_fd;               /* written when max_requests are done */
     struct fake_wait wait;     /* delayed and barrier-held requests */

@@ -296,6 +296,14 @@ static void build_stream_error(struct fake_out *o,
                                  "type", "server_error", "param", "code"));
 }
 
+/* Sent only if the server shuts down while the request is held. */
+static void build_hold(struct fake_out *o, const struct fake_request *rq,
+                       const struct fake_reply *r, const json_t *models)
+{
+    (void)models;
+    error_body(o, rq, 504, r->error_type, r->error_msg);
+}
+
 typedef void (*build_fn)(struct fake_out *, const struct fake_request *,
                          const struct fake_reply *, const json_t *);
 
@@ -310,6 +318,7 @@ static const build_fn builders[FAKE_FAULT_COUNT] = {
     [FAKE_FAULT_ERROR_500] = build_500,
     [FAKE_FAULT_OVERLOADED] = build_overloaded,
     [FAKE_FAULT_STREAM_ERROR] = build_stream_error,
+    [FAKE_FAULT_HOLD] = build_hold,
 };
 
 void fake_reply_build(struct fake_out *o, const struct fake_request *rq,

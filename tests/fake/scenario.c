@@ -31,8 +31,9 @@ struct field {
 
 /* Indexed by enum fake_fault; the static assert keeps them in step. */
 static const char *const fault_names[] = {
-    "none",        "early_close", "invalid_json", "oversized",  "reset",
-    "retry_after", "no_usage",    "error_500",    "overloaded", "stream_error",
+    "none",       "early_close",  "invalid_json", "oversized",
+    "reset",      "retry_after",  "no_usage",     "error_500",
+    "overloaded", "stream_error", "hold",
 };
 _Static_assert(sizeof(fault_names) / sizeof(fault_names[0]) == FAKE_FAULT_COUNT,
                "one name per fault");
@@ -152,7 +153,7 @@ static int p_fault(void *dst, json_t *v, struct ctx *cx)
     if (f == FAKE_FAULT_COUNT)
         return bad(cx, "expected a fault: early_close, invalid_json, "
                        "oversized, reset, retry_after, no_usage, error_500, "
-                       "overloaded or stream_error");
+                       "overloaded, stream_error or hold");
     *(enum fake_fault *)dst = f;
     return 0;
 }

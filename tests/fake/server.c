@@ -39,6 +39,9 @@
 
 #include <microhttpd.h>
 
+/* The "hold" fault's wait: longer than any server lives (--max-seconds). */
+#define HOLD_FOREVER_MS (86400L * 1000L)
+
 #include "upskill/alloc.h"
 
 #include "fake.h"
@@ -204,9 +207,10 @@ static void record(struct fake_server *s, const struct fake_request *rq,
 
     if (!s->record)
         return;
-    j = json_pack("{sI ss ss sO so? sf}", "n", (json_int_t)rq->n, "method",
+    j = json_pack("{sI ss ss sO so? sf sI}", "n", (json_int_t)rq->n, "method",
                   rq->method, "path", rq->path, "headers", rq->headers, "body",
-                  body_value(rq), "ts", now_seconds());
+                  body_value(rq), "ts", now_seconds(), "conns",
+                  (json_int_t)s->conns);
     if (r && r->rule)
         json_object_set_new(j, "rule", json_string(r->rule));
     else if (r)
@@ -275,6 +279,18 @@ static enum MHD_Result answer_held(struct fake_server *s, struct conn *cn)
  * Build cn's reply now, then hold it until its barrier opens and its
  * delay has passed: the work is done before the clock starts running.
  */
+/* Count the client connections open, for the record's "conns". */
+static void on_connection(void *cls, struct MHD_Connection *c,
+                          void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct fake_server *s = cls;
+
+    (void)c;
+    (void)socket_ctx;
+    s->conns += code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1;
+}
+
 static enum MHD_Result hold(struct fake_server *s, struct conn *cn)
 {
     const struct fake_reply *r = &cn->r;
@@ -282,6 +298,11 @@ static enum MHD_Result hold(struct fake_server *s, struct conn *cn)
     fake_out_init(&cn->out);
     fake_reply_build(&cn->out, &cn->rq, r, s->sc.models);
     cn->held = 1;
+    if (r->fault == FAKE_FAULT_HOLD) { /* until the server ends */
+        MHD_suspend_connection(cn->c);
+        fake_wait_after(&s->wait, &cn->hold, HOLD_FOREVER_MS);
+        return MHD_YES;
+    }
     if (!r->barrier && r->delay_ms <= 0)
         return answer_held(s, cn);
     MHD_suspend_connection(cn->c);
@@ -417,9 +438,9 @@ int fake_server_start(struct fake_server *s, long port, up_error *err)
     s->daemon = MHD_start_daemon(
         MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)port, NULL, NULL,
         on_request, s, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED,
-        on_done, s, MHD_OPTION_CONNECTION_LIMIT, 1024u,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 512u, MHD_OPTION_CONNECTION_TIMEOUT,
-        120u, MHD_OPTION_END);
+        on_done, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+        MHD_OPTION_CONNECTION_LIMIT, 1024u, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+        512u, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_END);
     if (!s->daemon)
         return up_error_set(err, UP_ENETWORK,
                             "cannot listen on 127.0.0.1:%ld: %s", port,
