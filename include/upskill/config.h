@@ -78,6 +78,7 @@ typedef struct up_provider_cfg {
     up_cfg_num connect_timeout; /* seconds */
     up_cfg_num timeout;         /* seconds, whole request */
     up_cfg_num idle_timeout;    /* seconds without a byte */
+    up_cfg_int max_tokens;      /* output cap; 0: the top-level max_tokens */
 } up_provider_cfg;
 
 /* aliases.<name>: a model string, which may name another alias. */
@@ -112,8 +113,10 @@ typedef struct up_config {
     up_cfg_str prompts_dir; /* NULL: the built-in prompts */
     up_cfg_int max_refine_attempts;
     up_cfg_int concurrency;
-    up_cfg_int min_tests; /* generate: fewest cases to ask for (1..100) */
-    up_cfg_int max_tests; /* generate: most cases to ask for (1..100) */
+    up_cfg_int min_tests;  /* generate: fewest cases to ask for (1..100) */
+    up_cfg_int max_tests;  /* generate: most cases to ask for (1..100) */
+    up_cfg_int max_tokens; /* output cap per answer; a flag sets src FLAG,
+                              which beats providers.<name>.max_tokens */
     up_cfg_int cache_enabled;
     up_cfg_str cache_path;
     up_cfg_int cache_ttl_days;

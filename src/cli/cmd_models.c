@@ -47,6 +47,19 @@ static int endpoint(up_endpoint *ep, char ***headers, up_model *m,
     return rc;
 }
 
+/*
+ * 1 when the server's name for the model that answered (its reply's
+ * "model") is not the one asked for: neither is a prefix of the other
+ * (a dated snapshot of the name is the same model), ":suffix" aside.
+ */
+static int other_model(const char *asked, const char *answered)
+{
+    size_t a = strcspn(asked, ":"), b = strlen(answered);
+    size_t n = a < b ? a : b;
+
+    return *answered && strncmp(asked, answered, n) != 0;
+}
+
 static int ping(const char *model_spec, const up_config *cfg, json_t *out)
 {
     up_model m;
@@ -68,16 +81,48 @@ static int ping(const char *model_spec, const up_config *cfg, json_t *out)
         rc = up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res);
     }
     json_array_append_new(
-        out, json_pack("{s:s, s:s?, s:b, s:I, s:I, s:I, s:s?, s:s?}", "model",
-                       model_spec, "resolved", m.resolved, "ok", rc == 0,
-                       "latency_ms", (json_int_t)res.latency_ms, "input_tokens",
-                       (json_int_t)res.usage.input, "output_tokens",
-                       (json_int_t)res.usage.output, "reply",
-                       rc ? NULL : res.text, "error", rc ? res.err.msg : NULL));
+        out,
+        json_pack("{s:s, s:s?, s:s?, s:b, s:b, s:I, s:I, s:I, s:s?, s:s?}",
+                  "model", model_spec, "resolved", m.resolved, "answered_by",
+                  res.model[0] ? res.model : NULL, "other_model",
+                  !rc && m.model_id && other_model(m.model_id, res.model), "ok",
+                  rc == 0, "latency_ms", (json_int_t)res.latency_ms,
+                  "input_tokens", (json_int_t)res.usage.input, "output_tokens",
+                  (json_int_t)res.usage.output, "reply", rc ? NULL : res.text,
+                  "error", rc ? res.err.msg : NULL));
     up_response_release(&res);
     up_strv_free(headers);
     up_model_release(&m);
     return rc;
+}
+
+/* Bytes of s's first max characters: never half a UTF-8 character. */
+static int utf8_cut(const char *s, int max)
+{
+    int n = 0, chars = 0;
+
+    for (; s[n]; n++)
+        if (((unsigned char)s[n] & 0xC0) != 0x80 && ++chars > max)
+            break;
+    return n;
+}
+
+static void print_ok(const json_t *p)
+{
+    const char *reply = json_string_value(json_object_get(p, "reply"));
+    const char *by = json_string_value(json_object_get(p, "answered_by"));
+
+    printf("  %sok%s  %lld ms  %lld in / %lld out tokens  \"%.*s\"",
+           out_c(C_GREEN), out_c(C_RESET),
+           json_integer_value(json_object_get(p, "latency_ms")),
+           json_integer_value(json_object_get(p, "input_tokens")),
+           json_integer_value(json_object_get(p, "output_tokens")),
+           utf8_cut(reply, 60), reply);
+    printf("%s%s\n", by ? "  answered by " : "", by ? by : "");
+    if (json_is_true(json_object_get(p, "other_model")))
+        printf("  %swarning:%s the server answered as '%s', not the model "
+               "asked for (a single-model server answers to any name)\n",
+               out_c(C_YELLOW), out_c(C_RESET), by);
 }
 
 static void print_pings(const json_t *a)
@@ -96,12 +141,7 @@ static void print_pings(const json_t *a)
         if (err)
             printf("  %sfailed:%s %s\n", out_c(C_RED), out_c(C_RESET), err);
         else
-            printf("  %sok%s  %lld ms  %lld in / %lld out tokens  \"%.60s\"\n",
-                   out_c(C_GREEN), out_c(C_RESET),
-                   json_integer_value(json_object_get(p, "latency_ms")),
-                   json_integer_value(json_object_get(p, "input_tokens")),
-                   json_integer_value(json_object_get(p, "output_tokens")),
-                   json_string_value(json_object_get(p, "reply")));
+            print_ok(p);
     }
 }
 
@@ -159,9 +199,12 @@ int cmd_models(int argc, char **argv)
         rc = list(&cfg);
         goto out;
     }
-    for (size_t i = 0; i < models.n; i++)
-        if (ping(models.v[i], &cfg, pings))
-            rc = EXIT_PROVIDER;
+    for (size_t i = 0; i < models.n; i++) {
+        int prc = ping(models.v[i], &cfg, pings);
+
+        if (prc && !rc) /* the first failure's exit code */
+            rc = up_exit_code(prc);
+    }
     if (json)
         out_json(pings);
     else

@@ -224,7 +224,8 @@ static int complete(up_gen *g, size_t i, const char *system,
     rq.n_messages = c->n;
     rq.schema = schema;
     rq.schema_name = schema ? "test_cases" : NULL;
-    ep.max_tokens = TEACHER_MAX_TOKENS;
+    if (!ep.max_tokens) /* no --max-tokens or max_tokens key */
+        ep.max_tokens = TEACHER_MAX_TOKENS;
     rc = up_provider_complete(&ep, &rq, NULL, NULL, g->o->stop, &res);
     if (i < g->nmodels)
         add_usage(&g->writing, g->cfg, &g->models[i], &res.usage);

@@ -311,21 +311,51 @@ int up_http_status_code(long status)
 
 /* ---- error bodies ----------------------------------------------------- */
 
+/* "sk-" also covers OpenAI's sk-proj-... and Anthropic's sk-ant-... */
 static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_"};
 
-/* Length of a key-looking token at s (a known prefix and 8+ more), or 0. */
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, as UTF-8 */
+
+/*
+ * Length of a key's body at s: letters, digits, '-' and '_', plus the
+ * '*' and U+2026 of a masked key as error bodies quote it
+ * ("sk-proj-PL****...abcd"); *masked is set when one of those is seen.
+ */
+static size_t key_body(const char *s, int *masked)
+{
+    size_t n = 0;
+
+    for (;;) {
+        if (isalnum((unsigned char)s[n]) || s[n] == '-' || s[n] == '_') {
+            n++;
+        } else if (s[n] == '*') {
+            n++;
+            *masked = 1;
+        } else if (strncmp(s + n, ELLIPSIS, 3) == 0) {
+            n += 3;
+            *masked = 1;
+        } else {
+            return n;
+        }
+    }
+}
+
+/*
+ * Length of a key-looking token at s (a known prefix and 8+ more, or 2+
+ * more when masked), or 0.
+ */
 static size_t key_at(const char *s)
 {
     for (size_t i = 0; i < sizeof(key_prefixes) / sizeof(*key_prefixes); i++) {
         size_t pn = strlen(key_prefixes[i]);
-        size_t n = pn;
+        int masked = 0;
+        size_t n;
 
         if (strncmp(s, key_prefixes[i], pn) != 0)
             continue;
-        while (isalnum((unsigned char)s[n]) || s[n] == '-' || s[n] == '_')
-            n++;
-        if (n >= pn + 8)
-            return n;
+        n = key_body(s + pn, &masked);
+        if (n >= 8 || (masked && n >= 2))
+            return pn + n;
     }
     return 0;
 }

@@ -202,7 +202,18 @@ static const struct {
     {"opus?reasoning=1024", "'opus?reasoning=1024': query options "
                             "(?reasoning=...) are not supported; use an "
                             "effort suffix such as .high"},
-    {"anthropic.", "'anthropic.': empty model name"},
+    {"anthropic.", "'anthropic.': a part of the model string is empty "
+                   "(expected [provider.]model[.effort], e.g. "
+                   "generic.qwen3-4b.high)"},
+    {"generic..", "'generic..': a part of the model string is empty "
+                  "(expected [provider.]model[.effort], e.g. "
+                  "generic.qwen3-4b.high)"},
+    {".high", "'.high': a part of the model string is empty "
+              "(expected [provider.]model[.effort], e.g. "
+              "generic.qwen3-4b.high)"},
+    {"generic.a..b", "'generic.a..b': a part of the model string is empty "
+                     "(expected [provider.]model[.effort], e.g. "
+                     "generic.qwen3-4b.high)"},
     {"llama3", "'llama3': unknown model or provider (write provider.model, "
                "e.g. generic.llama3, or give a base URL)"},
     {"mistral.large", "'mistral.large': unknown model or provider (write "
