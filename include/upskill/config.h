@@ -142,6 +142,16 @@ void up_config_release(up_config *cfg);
 /* Read the environment through fn(name, ctx) instead (tests). */
 void up_config_set_env(up_config *cfg, up_getenv_fn fn, void *ctx);
 
+/*
+ * The --max-tokens flag: n becomes the output cap of every model, above
+ * the config's keys.  flag names the flag in messages and in the
+ * source; UP_MAX_TOKENS_UNSET (the flag's initial value: not given)
+ * changes nothing.  UP_EUSAGE when n is out of range (1 to 10,000,000).
+ */
+#define UP_MAX_TOKENS_UNSET (-1L)
+int up_config_set_max_tokens(up_config *cfg, long n, const char *flag,
+                             up_error *err);
+
 /* Look up one environment variable through cfg's hook; "" counts as unset. */
 const char *up_config_getenv(const up_config *cfg, const char *name);
 

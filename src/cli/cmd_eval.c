@@ -33,6 +33,7 @@ int cmd_eval(int argc, char **argv)
 
     a.runs = 1;
     a.fail_under = -1;
+    a.max_tokens = UP_MAX_TOKENS_UNSET;
     a.seed = 1;
     rc = opt_parse(&spec, argc, argv, &args, &nargs);
     if (rc == 0) {

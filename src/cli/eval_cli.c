@@ -286,6 +286,23 @@ static int failures(const struct ctx *c)
     return EXIT_PROVIDER;
 }
 
+/* Answers that stopped at the output cap: say how many, and how to raise. */
+static void cut_note(const struct ctx *c)
+{
+    size_t n = 0;
+    int cap = 0;
+
+    for (size_t i = 0; i < c->plan.njobs; i++)
+        if (c->plan.jobs[i].cut_at) {
+            cap = c->plan.jobs[i].cut_at;
+            n++;
+        }
+    if (n)
+        out_warn("%zu answer(s) were cut at max_tokens %d; raise it with "
+                 "--max-tokens or the max_tokens config key",
+                 n, cap);
+}
+
 static int report(struct ctx *c, const struct eval_args *a)
 {
     up_eval_summary *s = up_xcalloc(c->nmodels, sizeof(*s));
@@ -303,6 +320,7 @@ static int report(struct ctx *c, const struct eval_args *a)
             eval_report_text(&c->plan, &s[m], a->verbose);
     if (!rc && !a->json && c->nmodels > 1)
         eval_report_table(s, c->nmodels);
+    cut_note(c);
     if (!rc)
         rc = gates(a, s, c->nmodels);
     if (rc >= 0 && failures(c))
@@ -335,6 +353,9 @@ static int pipeline(struct ctx *c, struct eval_args *a)
 
     if (!rc)
         rc = up_config_load(&c->cfg, &c->err);
+    if (!rc)
+        rc = up_config_set_max_tokens(&c->cfg, a->max_tokens, "--max-tokens",
+                                      &c->err);
     for (size_t i = 0; !rc && i < c->cfg.nwarnings; i++)
         out_warn("%s", c->cfg.warnings[i]);
     if (!rc)

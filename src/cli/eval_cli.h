@@ -24,6 +24,7 @@ struct eval_args {
     long runs;
     long jobs;
     long seed;
+    long max_tokens;   /* --max-tokens; UP_MAX_TOKENS_UNSET: the config's */
     double fail_under; /* < 0: no gate */
     int no_baseline;
     int verbose;
@@ -62,6 +63,9 @@ struct eval_args {
          OPT_FLAG, &(a).require_lift,                                           \
          NULL,     "exit 1 unless the skill is beneficial for every model"},    \
         {0, "seed", OPT_INT, &(a).seed, "N", "seed of the statistics (1)"},     \
+        {0,       "max-tokens",                                                 \
+         OPT_INT, &(a).max_tokens,                                              \
+         "N",     "output cap per answer (max_tokens, 4096)"},                  \
         {0,           "inject", OPT_STRING,                                     \
          &(a).inject, "HOW",    "upskill (default) or agentskills"},            \
         {0,          "judge-model",                                             \

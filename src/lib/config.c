@@ -676,6 +676,19 @@ void up_config_init(up_config *cfg)
     }
 }
 
+int up_config_set_max_tokens(up_config *cfg, long n, const char *flag,
+                             up_error *err)
+{
+    if (n == UP_MAX_TOKENS_UNSET)
+        return 0;
+    if (n < 1 || n > MAX_TOKENS_CAP)
+        return up_error_set(err, UP_EUSAGE, "%s must be 1 to %ld", flag,
+                            MAX_TOKENS_CAP);
+    cfg->max_tokens.value = n;
+    cfg->max_tokens.src = (up_source){UP_SRC_FLAG, flag, 0};
+    return 0;
+}
+
 static void release_strs(up_config *cfg)
 {
     up_cfg_str *strs[] = {&cfg->skill_generation_model,

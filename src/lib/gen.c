@@ -235,6 +235,11 @@ static int complete(up_gen *g, size_t i, const char *system,
         *err = res.err;
     else
         *text = up_xstrdup(res.text ? res.text : "");
+    if (rc && res.truncated) /* the cause the user can act on */
+        up_error_prefix(err,
+                        "a reply was cut at max_tokens %d (raise it with "
+                        "--max-tokens or the max_tokens config key); then: ",
+                        res.max_tokens);
     up_response_release(&res);
     return rc;
 }
