@@ -21,6 +21,10 @@
 #include "upskill/error.h"
 #include "upskill/http.h"
 
+/* The official endpoints: the defaults of the config and of the wire. */
+#define UP_ANTHROPIC_BASE_URL "https://api.anthropic.com"
+#define UP_OPENAI_BASE_URL    "https://api.openai.com/v1"
+
 /* The output cap when neither the config nor a flag sets one. */
 #define UP_DEFAULT_MAX_TOKENS 4096
 

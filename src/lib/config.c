@@ -41,8 +41,8 @@ static const struct prov_default {
     const char *base_url;
     const char *key_env;
 } prov_defaults[UP_PROV_COUNT] = {
-    [UP_PROV_ANTHROPIC] = {"https://api.anthropic.com", "ANTHROPIC_API_KEY"},
-    [UP_PROV_OPENAI] = {"https://api.openai.com/v1", "OPENAI_API_KEY"},
+    [UP_PROV_ANTHROPIC] = {UP_ANTHROPIC_BASE_URL, "ANTHROPIC_API_KEY"},
+    [UP_PROV_OPENAI] = {UP_OPENAI_BASE_URL, "OPENAI_API_KEY"},
     [UP_PROV_GENERIC] = {"http://localhost:11434/v1", "GENERIC_API_KEY"},
     [UP_PROV_HF] = {"https://router.huggingface.co/v1", "HF_TOKEN"},
 };

@@ -15,7 +15,7 @@
 
 #include "providers/providers.h"
 
-#define DEFAULT_BASE "https://api.anthropic.com"
+#define DEFAULT_BASE UP_ANTHROPIC_BASE_URL
 #define VERSION      "2023-06-01"
 
 enum {

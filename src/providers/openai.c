@@ -15,7 +15,7 @@
 
 #include "providers/providers.h"
 
-#define DEFAULT_BASE "https://api.openai.com/v1"
+#define DEFAULT_BASE UP_OPENAI_BASE_URL
 
 static void url(const up_endpoint *ep, up_buf *out)
 {
