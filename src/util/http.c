@@ -472,6 +472,7 @@ struct up_http_xfer {
     char rl_left[UP_HTTP_NLIMITS][24];  /* *ratelimit-*remaining* headers */
     char rl_reset[UP_HTTP_NLIMITS][48]; /* *ratelimit-*reset* headers */
     char errbuf[CURL_ERROR_SIZE];
+    char bad_header[64]; /* name of a header line with a control byte */
 };
 
 struct up_http_client {
@@ -712,6 +713,15 @@ static void set_easy_options(up_http_xfer *x)
     curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 }
 
+/* 1 when s holds a control byte (a CR or LF would start a new header). */
+static int has_cntrl(const char *s)
+{
+    for (; *s; s++)
+        if (iscntrl((unsigned char)*s))
+            return 1;
+    return 0;
+}
+
 /* Copy rq into x, filling defaults. */
 static void copy_request(up_http_xfer *x, const up_http_request *rq)
 {
@@ -723,6 +733,11 @@ static void copy_request(up_http_xfer *x, const up_http_request *rq)
         x->rq.body = x->body;
     }
     for (size_t i = 0; rq->headers && rq->headers[i]; i++) {
+        if (has_cntrl(rq->headers[i])) { /* it would inject headers */
+            keep_value(x->bad_header, sizeof(x->bad_header), rq->headers[i],
+                       strcspn(rq->headers[i], ":\r\n"));
+            continue;
+        }
         x->hdrs = curl_slist_append(x->hdrs, rq->headers[i]);
         note_secret(x, rq->headers[i]);
     }
@@ -801,6 +816,17 @@ static void start_attempt(up_http_xfer *x)
     long now = up_http_now_ms();
     long total = x->rq.total_timeout_ms;
 
+    if (x->bad_header[0]) {
+        up_buf why = UP_BUF_INIT;
+
+        up_buf_addf(&why,
+                    "header '%s' contains a control character (a line "
+                    "break?); nothing was sent",
+                    x->bad_header);
+        fail_now(x, UP_EPARSE, why.data);
+        up_buf_release(&why);
+        return;
+    }
     if (x->rq.deadline_ms && now >= x->rq.deadline_ms) {
         fail_now(x, UP_ETIMEOUT, "job timed out");
         return;
@@ -1056,6 +1082,8 @@ size_t up_http_run(up_http_client *c, long max_wait_ms)
     if (!c->n)
         return 0;
     wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
+    if (!c->n) /* all failed before starting: nothing to wait for */
+        return 0;
     curl_multi_perform(c->multi, &running);
     if (drain(c))
         return c->n;
