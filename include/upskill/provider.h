@@ -119,6 +119,13 @@ int up_endpoint_check(const up_endpoint *ep, up_error *err);
 /* 1 when s (may be NULL) holds no control character (CR, LF, tab...). */
 int up_header_value_ok(const char *s);
 
+/*
+ * The output cap r stopped at (its stop reason is length / max_tokens,
+ * or r->truncated), or 0 when it was not cut.  ep gives the cap for a
+ * response that does not carry it (one read back from the cache).
+ */
+int up_response_cut_at(const up_response *r, const up_endpoint *ep);
+
 /* The provider kind for a name ("anthropic", "openai"), or -1. */
 int up_provider_kind(const char *name);
 

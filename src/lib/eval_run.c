@@ -70,7 +70,7 @@ static void finish(struct run *r, up_eval_job *j, const up_response *res,
     j->latency_ms = (double)res->latency_ms;
     j->attempts = res->attempts;
     j->error = res->code;
-    j->cut_at = res->truncated ? res->max_tokens : 0;
+    j->cut_at = up_response_cut_at(res, &r->o->endpoints[j->model]);
     if (res->code && res->usage.estimated)
         memset(&j->usage, 0, sizeof(j->usage)); /* nothing was answered */
     if (res->code)

@@ -515,6 +515,19 @@ static void add_usage(up_usage *to, const up_usage *u)
     to->estimated |= u->estimated;
 }
 
+/* 1 when a stop reason says the output cap was reached. */
+static int cap_reason(const char *s)
+{
+    return s && (!strcmp(s, "length") || !strcmp(s, "max_tokens"));
+}
+
+int up_response_cut_at(const up_response *r, const up_endpoint *ep)
+{
+    if (!r->truncated && !cap_reason(r->stop_reason))
+        return 0;
+    return r->max_tokens ? r->max_tokens : up_provider_max_tokens(ep);
+}
+
 void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
 {
     split_think(&r->text, &r->reasoning);
@@ -529,8 +542,7 @@ void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
     if (r->model[0])
         memcpy(out->model, r->model, sizeof(out->model));
     out->max_tokens = up_provider_max_tokens(r->ep);
-    if (!strcmp(out->stop_reason, "length") ||
-        !strcmp(out->stop_reason, "max_tokens"))
+    if (cap_reason(out->stop_reason))
         out->truncated = 1; /* sticky over turns: a repair may follow */
 }
 

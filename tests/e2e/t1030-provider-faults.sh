@@ -58,6 +58,12 @@ is "$rc" 0 "eval --max-tokens exits 0"
 like "$(req 1)" '"max_tokens":77' "the flag's cap is sent"
 like "$err" "2 answer(s) were cut at max_tokens 77" "cut answers are counted"
 like "$err" "--max-tokens" "with how to raise the cap"
+for i in 1 2; do # the second run is answered by the cache
+    run "$UPSKILL" eval "$SKILL" -t "$T/tests.json" -m local --no-baseline \
+        --runs-dir "$T/runs" --base-url "$FAKE_URL/v1" --max-tokens 77
+done
+is "$(nreq)" 4 "the second run was answered by the cache"
+like "$err" "2 answer(s) were cut at max_tokens 77" "cached cut answers are counted too"
 printf 'max_tokens: 555\nproviders:\n  generic:\n    max_tokens: 333\n' > "$T/cap.yaml"
 UPSKILL_CONFIG="$T/cap.yaml" GENERIC_BASE_URL="$FAKE_URL/v1" ev -m generic.local
 like "$(tail -n 1 "$T/rec.jsonl")" '"max_tokens":333' "a provider's max_tokens beats the top-level key"
