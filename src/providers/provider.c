@@ -174,7 +174,7 @@ int up_provider_stream_refused(const up_endpoint *ep, long status,
 {
     up_buf k = UP_BUF_INIT;
 
-    if (status != 400 || !up_provider_streams(ep) ||
+    if ((status != 400 && status != 422) || !up_provider_streams(ep) ||
         !mentions_stream(body, len))
         return 0;
     endpoint_key(ep, &k);

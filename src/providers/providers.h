@@ -82,7 +82,8 @@ int up_provider_streams(const up_endpoint *ep);
 
 /*
  * A request to ep failed with status and error body: when it streamed
- * and the server says no to streaming (a 400 naming "stream"), remember
+ * and the server says no to streaming (a 400 or 422 naming "stream"),
+ * remember
  * the endpoint as non-streaming for the rest of the process and return
  * 1 (ask again: the next build has no "stream").  Else 0.
  */

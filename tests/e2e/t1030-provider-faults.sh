@@ -107,7 +107,7 @@ like "$err" "header 'X-Team'" "the message names the header"
 [ ! -s "$T/rec.jsonl" ]; ok $? "nothing reached the server"
 
 # --- models: who answered, cut on a character boundary --------------------
-printf '%s\n' '{"rules": [{"reply": {"model": "qwen3-4b-q4.gguf",
+printf '%s\n' '{"models": ["qwen3-4b-q4.gguf"], "rules": [{"reply": {"model": "qwen3-4b-q4.gguf",
   "text": "ok ééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé"}}]}' \
     > "$T/one.json"
 fake_start "$T/one.json"
@@ -119,6 +119,17 @@ printf '%s' "$out" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1
 ok $? "the shortened reply is valid UTF-8"
 run "$UPSKILL" models -m qwen3-4b-q4.gguf --base-url "$FAKE_URL/v1"
 unlike "$out" "warning:" "no warning when the names agree"
+
+# llama-server lists its one model and echoes whatever name it is given
+printf '%s\n' '{"models": ["qwen3-4b-q4.gguf"], "rules": [{"reply": {"text": "ok"}}]}' \
+    > "$T/echo.json"
+fake_start "$T/echo.json"
+run "$UPSKILL" models -m gpt-5-mini --base-url "$FAKE_URL/v1"
+is "$rc" 0 "pinging an echoing single-model server exits 0"
+like "$out" "answered by gpt-5-mini" "the echoed name is shown"
+like "$out" "the server serves only 'qwen3-4b-q4.gguf'" "with a warning naming the one it serves"
+run "$UPSKILL" models -m gpt-5-mini --base-url "$FAKE_URL/v1" --json
+like "$out" '"served": "qwen3-4b-q4.gguf"' "--json carries it too"
 
 # --- a masked key in an error body is scrubbed ----------------------------
 printf '%s\n' '{"rules": [{"reply": {"status": 401, "error_message":
