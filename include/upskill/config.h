@@ -78,6 +78,7 @@ typedef struct up_provider_cfg {
     up_cfg_num connect_timeout; /* seconds */
     up_cfg_num timeout;         /* seconds, whole request */
     up_cfg_num idle_timeout;    /* seconds without a byte */
+    up_cfg_int max_tokens;      /* output cap; 0: the top-level max_tokens */
 } up_provider_cfg;
 
 /* aliases.<name>: a model string, which may name another alias. */
@@ -117,6 +118,8 @@ typedef struct up_config {
     up_cfg_int max_tests; /* generate: most cases to ask for (1..100) */
     /* the verdict's "no meaningful effect" margin in points (0..50) */
     up_cfg_int margin_points;
+    up_cfg_int max_tokens; /* output cap per answer; a flag sets src FLAG,
+                              which beats providers.<name>.max_tokens */
     up_cfg_int cache_enabled;
     up_cfg_str cache_path;
     up_cfg_int cache_ttl_days;
@@ -142,6 +145,16 @@ void up_config_release(up_config *cfg);
 
 /* Read the environment through fn(name, ctx) instead (tests). */
 void up_config_set_env(up_config *cfg, up_getenv_fn fn, void *ctx);
+
+/*
+ * The --max-tokens flag: n becomes the output cap of every model, above
+ * the config's keys.  flag names the flag in messages and in the
+ * source; UP_MAX_TOKENS_UNSET (the flag's initial value: not given)
+ * changes nothing.  UP_EUSAGE when n is out of range (1 to 10,000,000).
+ */
+#define UP_MAX_TOKENS_UNSET (-1L)
+int up_config_set_max_tokens(up_config *cfg, long n, const char *flag,
+                             up_error *err);
 
 /* Look up one environment variable through cfg's hook; "" counts as unset. */
 const char *up_config_getenv(const up_config *cfg, const char *name);

@@ -49,7 +49,8 @@ typedef struct up_eval_job {
     double latency_ms;
     int attempts;
     int from_cache;
-    int error; /* 0, or an UP_E* code */
+    int error;  /* 0, or an UP_E* code */
+    int cut_at; /* the output cap the answer stopped at, or 0 */
     char *error_msg;
     /* filled by up_eval_grade */
     int asserts_passed;

@@ -130,7 +130,9 @@ typedef void (*up_http_log_fn)(void *ud, const up_http_attempt *a);
 
 typedef struct up_http_request {
     const char *url;
-    const char *const *headers; /* "Name: value" lines, NULL-terminated */
+    const char *const *headers; /* "Name: value" lines, NULL-terminated;
+                                   a line with a control character fails
+                                   the transfer (UP_EPARSE) unsent */
     const char *body;           /* POST body, or NULL for GET */
     size_t body_len;
     long connect_timeout_ms; /* 0: 10 s */

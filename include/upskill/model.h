@@ -58,6 +58,9 @@ typedef struct up_model {
     long connect_timeout_ms;
     long timeout_ms;
     long idle_timeout_ms;
+    int max_tokens; /* output cap: a --max-tokens flag, else
+                       providers.<name>.max_tokens, else max_tokens;
+                       0: none set (the caller's default applies) */
 } up_model;
 
 void up_model_init(up_model *m);

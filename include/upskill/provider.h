@@ -21,6 +21,13 @@
 #include "upskill/error.h"
 #include "upskill/http.h"
 
+/* The official endpoints: the defaults of the config and of the wire. */
+#define UP_ANTHROPIC_BASE_URL "https://api.anthropic.com"
+#define UP_OPENAI_BASE_URL    "https://api.openai.com/v1"
+
+/* The output cap when neither the config nor a flag sets one. */
+#define UP_DEFAULT_MAX_TOKENS 4096
+
 enum up_wire_kind {
     UP_PROVIDER_ANTHROPIC, /* POST {base}/v1/messages */
     UP_PROVIDER_OPENAI     /* POST {base}/chat/completions (+ compatibles) */
@@ -39,8 +46,10 @@ typedef struct up_endpoint {
     int compat;              /* OpenAI kind: 1 = a compatible server (system
                                 role, max_tokens), 0 = decide from the host,
                                 -1 = official OpenAI rules */
-    int stream;              /* 1: SSE streaming, 0: one JSON body */
-    int max_tokens;          /* output cap; 0: 4096 */
+    int stream;              /* 1: SSE streaming (a server that refuses
+                                it with a 400 is asked again without,
+                                and remembered), 0: one JSON body */
+    int max_tokens;          /* output cap; 0: UP_DEFAULT_MAX_TOKENS */
     long connect_timeout_ms; /* 0: 10 s */
     long total_timeout_ms;   /* per attempt; 0: 600 s */
     long idle_timeout_ms;    /* streams: no byte this long aborts; 0: 300 s */
@@ -91,10 +100,31 @@ typedef struct up_response {
     int turns;         /* requests made (1 + JSON repairs) */
     long http_status;  /* status of the last response */
     char request_id[96];
+    char model[128]; /* the model the server says answered ("" if none) */
+    int truncated;   /* 1: the answer stopped at the output cap
+                        (finish_reason length / stop_reason max_tokens) */
+    int max_tokens;  /* the output cap that was sent */
 } up_response;
 
 void up_response_init(up_response *r);
 void up_response_release(up_response *r);
+
+/*
+ * 0 when every header line of ep (the key, the extra headers) is free of
+ * control characters; else UP_EPARSE with err naming the header (never
+ * its value): a CR or LF would start a header of its own.
+ */
+int up_endpoint_check(const up_endpoint *ep, up_error *err);
+
+/* 1 when s (may be NULL) holds no control character (CR, LF, tab...). */
+int up_header_value_ok(const char *s);
+
+/*
+ * The output cap r stopped at (its stop reason is length / max_tokens,
+ * or r->truncated), or 0 when it was not cut.  ep gives the cap for a
+ * response that does not carry it (one read back from the cache).
+ */
+int up_response_cut_at(const up_response *r, const up_endpoint *ep);
 
 /* The provider kind for a name ("anthropic", "openai"), or -1. */
 int up_provider_kind(const char *name);

@@ -33,6 +33,7 @@ int cmd_benchmark(int argc, char **argv)
 
     a.runs = 3;
     a.fail_under = -1;
+    a.max_tokens = UP_MAX_TOKENS_UNSET;
     a.seed = 1;
     a.margin = -1;
     a.benchmark = 1;

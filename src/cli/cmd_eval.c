@@ -39,6 +39,7 @@ int cmd_eval(int argc, char **argv)
 
     a.runs = 1;
     a.fail_under = -1;
+    a.max_tokens = UP_MAX_TOKENS_UNSET;
     a.seed = 1;
     a.margin = -1;
     a.plan_p0 = 0.5;

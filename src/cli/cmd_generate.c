@@ -24,6 +24,7 @@ static void on_sigint(int sig)
 static up_gen_opts o;
 static struct strlist examples, eval_models;
 static long max_refine, runs, jobs, min_tests, max_tests, seed = 1;
+static long max_tokens = UP_MAX_TOKENS_UNSET;
 static int json_out;
 
 static const struct opt opts[] = {
@@ -52,6 +53,8 @@ static const struct opt opts[] = {
     {0, "max-tests", OPT_INT, &max_tests, "N",
      "most generated cases (max_tests, 8)"},
     {'j', "jobs", OPT_INT, &jobs, "N", "conversations at once"},
+    {0, "max-tokens", OPT_INT, &max_tokens, "N",
+     "output cap per answer (max_tokens; teacher 16000, students 4096)"},
     {0, "seed", OPT_INT, &seed, "N", "seed of the statistics (1)"},
     {0, "json", OPT_FLAG, &json_out, NULL,
      "print one JSON document (progress stays on stderr)"},
@@ -113,6 +116,8 @@ static int run(up_config *cfg, up_gen *g, up_error *err)
 
     if (!rc)
         rc = up_config_load(cfg, err);
+    if (!rc)
+        rc = up_config_set_max_tokens(cfg, max_tokens, "--max-tokens", err);
     for (size_t i = 0; !rc && i < cfg->nwarnings; i++)
         out_warn("%s", cfg->warnings[i]);
     if (rc)

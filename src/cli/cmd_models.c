@@ -47,6 +47,55 @@ static int endpoint(up_endpoint *ep, char ***headers, up_model *m,
     return rc;
 }
 
+/*
+ * 1 when the server's name for the model that answered (its reply's
+ * "model") is not the one asked for: neither is a prefix of the other
+ * (a dated snapshot of the name is the same model), ":suffix" aside.
+ */
+static int other_model(const char *asked, const char *answered)
+{
+    size_t a = strcspn(asked, ":"), b = strlen(answered);
+    size_t n = a < b ? a : b;
+
+    return *answered && strncmp(asked, answered, n) != 0;
+}
+
+/*
+ * The one model a single-model server lists when it is not id (such a
+ * server, llama-server for one, answers to any name and may echo it
+ * back), as a new string; NULL otherwise or when there is no list.
+ */
+static char *only_other(const up_endpoint *ep, const char *id)
+{
+    char **ids = NULL;
+    size_t n = 0;
+    char *only = NULL;
+
+    if (!up_provider_models(ep, &ids, &n, NULL) && n == 1 &&
+        other_model(id, ids[0]))
+        only = up_xstrdup(ids[0]);
+    up_strv_free(ids);
+    return only;
+}
+
+/* The ping's JSON entry. */
+static json_t *ping_json(const char *model_spec, const up_model *m, int rc,
+                         const up_response *res, const char *served)
+{
+    const char *by = res->model[0] ? res->model : NULL;
+    int other =
+        !rc && m->model_id && (served || (by && other_model(m->model_id, by)));
+
+    return json_pack(
+        "{s:s, s:s?, s:s?, s:s?, s:b, s:b, s:I, s:I, s:I, s:s?, s:s?}", "model",
+        model_spec, "resolved", m->resolved, "answered_by", by, "served",
+        served, "other_model", other, "ok", rc == 0, "latency_ms",
+        (json_int_t)res->latency_ms, "input_tokens",
+        (json_int_t)res->usage.input, "output_tokens",
+        (json_int_t)res->usage.output, "reply", rc ? NULL : res->text, "error",
+        rc ? res->err.msg : NULL);
+}
+
 static int ping(const char *model_spec, const up_config *cfg, json_t *out)
 {
     up_model m;
@@ -54,7 +103,7 @@ static int ping(const char *model_spec, const up_config *cfg, json_t *out)
     up_request rq;
     up_response res;
     up_message msg = {"user", "Reply with the single word: ok"};
-    char **headers = NULL;
+    char **headers = NULL, *served = NULL;
     int rc;
 
     up_model_init(&m);
@@ -67,17 +116,49 @@ static int ping(const char *model_spec, const up_config *cfg, json_t *out)
         rq.n_messages = 1;
         rc = up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res);
     }
-    json_array_append_new(
-        out, json_pack("{s:s, s:s?, s:b, s:I, s:I, s:I, s:s?, s:s?}", "model",
-                       model_spec, "resolved", m.resolved, "ok", rc == 0,
-                       "latency_ms", (json_int_t)res.latency_ms, "input_tokens",
-                       (json_int_t)res.usage.input, "output_tokens",
-                       (json_int_t)res.usage.output, "reply",
-                       rc ? NULL : res.text, "error", rc ? res.err.msg : NULL));
+    if (!rc)
+        served = only_other(&ep, m.model_id);
+    json_array_append_new(out, ping_json(model_spec, &m, rc, &res, served));
+    free(served);
     up_response_release(&res);
     up_strv_free(headers);
     up_model_release(&m);
     return rc;
+}
+
+/* Bytes of s's first max characters: never half a UTF-8 character. */
+static int utf8_cut(const char *s, int max)
+{
+    int n = 0, chars = 0;
+
+    for (; s[n]; n++)
+        if (((unsigned char)s[n] & 0xC0) != 0x80 && ++chars > max)
+            break;
+    return n;
+}
+
+static void print_ok(const json_t *p)
+{
+    const char *reply = json_string_value(json_object_get(p, "reply"));
+    const char *by = json_string_value(json_object_get(p, "answered_by"));
+    const char *served = json_string_value(json_object_get(p, "served"));
+    char cut[256];
+
+    /* the first 60 characters, cut on a character, then escaped */
+    snprintf(cut, sizeof(cut), "%.*s", reply ? utf8_cut(reply, 60) : 0,
+             reply ? reply : "");
+    printf(
+        "  %sok%s  %lld ms  %lld in / %lld out tokens  \"%s\"", out_c(C_GREEN),
+        out_c(C_RESET), json_integer_value(json_object_get(p, "latency_ms")),
+        json_integer_value(json_object_get(p, "input_tokens")),
+        json_integer_value(json_object_get(p, "output_tokens")), out_safe(cut));
+    printf("%s%s\n", by ? "  answered by " : "", by ? out_safe(by) : "");
+    if (json_is_true(json_object_get(p, "other_model")))
+        printf("  %swarning:%s the server %s '%s', not the model asked for "
+               "(a single-model server answers to any name)\n",
+               out_c(C_YELLOW), out_c(C_RESET),
+               served ? "serves only" : "answered as",
+               out_safe(served ? served : by));
 }
 
 static void print_pings(const json_t *a)
@@ -97,12 +178,7 @@ static void print_pings(const json_t *a)
             printf("  %sfailed:%s %s\n", out_c(C_RED), out_c(C_RESET),
                    out_safe(err));
         else
-            printf("  %sok%s  %lld ms  %lld in / %lld out tokens  \"%.60s\"\n",
-                   out_c(C_GREEN), out_c(C_RESET),
-                   json_integer_value(json_object_get(p, "latency_ms")),
-                   json_integer_value(json_object_get(p, "input_tokens")),
-                   json_integer_value(json_object_get(p, "output_tokens")),
-                   out_safe(json_string_value(json_object_get(p, "reply"))));
+            print_ok(p);
     }
 }
 
@@ -160,9 +236,12 @@ int cmd_models(int argc, char **argv)
         rc = list(&cfg);
         goto out;
     }
-    for (size_t i = 0; i < models.n; i++)
-        if (ping(models.v[i], &cfg, pings))
-            rc = EXIT_PROVIDER;
+    for (size_t i = 0; i < models.n; i++) {
+        int prc = ping(models.v[i], &cfg, pings);
+
+        if (prc && !rc) /* the first failure's exit code */
+            rc = up_exit_code(prc);
+    }
     if (json)
         out_json(pings);
     else

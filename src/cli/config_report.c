@@ -87,6 +87,10 @@ static void put_provider(json_t *st, const up_config *cfg,
     put(st, PNAME("timeout"), json_real(pc->timeout.value), &pc->timeout.src);
     put(st, PNAME("idle_timeout"), json_real(pc->idle_timeout.value),
         &pc->idle_timeout.src);
+    put(st, PNAME("max_tokens"),
+        pc->max_tokens.value > 0 ? json_integer(pc->max_tokens.value)
+                                 : json_null(),
+        &pc->max_tokens.src);
 #undef PNAME
 }
 
@@ -111,6 +115,7 @@ static const struct plain {
     S("min_tests", K_INT, min_tests),
     S("max_tests", K_INT, max_tests),
     S("margin_points", K_INT, margin_points),
+    S("max_tokens", K_INT, max_tokens),
     S("cache.enabled", K_BOOL, cache_enabled),
     S("cache.path", K_STR, cache_path),
     S("cache.ttl_days", K_INT, cache_ttl_days),

@@ -304,6 +304,11 @@ static int gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
     return rc;
 }
 
+static const char *job_error(const up_eval_job *j)
+{
+    return j->error_msg ? j->error_msg : up_strerror(j->error);
+}
+
 /*
  * Conversations that failed after every retry make the results
  * incomplete: say so with the first message, and exit 4 (the results are
@@ -312,7 +317,7 @@ static int gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
  */
 static int failures(const struct ctx *c, const char *dead)
 {
-    const up_eval_job *first = NULL;
+    const up_eval_job *first = NULL, *last = NULL;
     size_t n = 0;
     up_error e;
 
@@ -322,13 +327,17 @@ static int failures(const struct ctx *c, const char *dead)
     for (size_t i = 0; i < c->plan.njobs; i++)
         if (c->plan.jobs[i].error) {
             first = first ? first : &c->plan.jobs[i];
+            last = &c->plan.jobs[i];
             n++;
         }
     if (!n)
         return EXIT_OK;
-    out_error("%zu of %zu conversation(s) failed after retries; the first: %s",
-              n, c->plan.njobs,
-              first->error_msg ? first->error_msg : up_strerror(first->error));
+    /* the last names a breaker that gave up on the rest, if one did */
+    out_error("%zu of %zu conversation(s) failed after retries; the first: "
+              "%s%s%s",
+              n, c->plan.njobs, job_error(first),
+              strcmp(job_error(first), job_error(last)) ? "; the last: " : "",
+              strcmp(job_error(first), job_error(last)) ? job_error(last) : "");
     return EXIT_PROVIDER;
 }
 
@@ -344,6 +353,23 @@ static void table(const up_eval_summary *s, const char *dead, size_t n)
     if (k)
         eval_report_table(live, k);
     free(live);
+}
+
+/* Answers that stopped at the output cap: say how many, and how to raise. */
+static void cut_note(const struct ctx *c)
+{
+    size_t n = 0;
+    int cap = 0;
+
+    for (size_t i = 0; i < c->plan.njobs; i++)
+        if (c->plan.jobs[i].cut_at) {
+            cap = c->plan.jobs[i].cut_at;
+            n++;
+        }
+    if (n)
+        out_warn("%zu answer(s) were cut at max_tokens %d; raise it with "
+                 "--max-tokens or the max_tokens config key",
+                 n, cap);
 }
 
 static int report(struct ctx *c, const struct eval_args *a)
@@ -367,6 +393,7 @@ static int report(struct ctx *c, const struct eval_args *a)
                 eval_report_text(&c->plan, &s[m], a->verbose);
     if (!rc && !a->json && c->nmodels > 1)
         table(s, dead, c->nmodels);
+    cut_note(c);
     if (!rc)
         rc = gates(a, s, c->nmodels);
     if (rc >= 0 && failures(c, dead))
@@ -438,6 +465,9 @@ static int pipeline(struct ctx *c, struct eval_args *a)
 
     if (!rc)
         rc = up_config_load(&c->cfg, &c->err);
+    if (!rc)
+        rc = up_config_set_max_tokens(&c->cfg, a->max_tokens, "--max-tokens",
+                                      &c->err);
     for (size_t i = 0; !rc && i < c->cfg.nwarnings; i++)
         out_warn("%s", c->cfg.warnings[i]);
     if (!rc)

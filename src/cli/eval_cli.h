@@ -24,6 +24,7 @@ struct eval_args {
     long runs;
     long jobs;
     long seed;
+    long max_tokens;   /* --max-tokens; UP_MAX_TOKENS_UNSET: the config's */
     double fail_under; /* < 0: no gate */
     double margin;     /* --margin POINTS; < 0: config or default */
     int plan;          /* --plan: power planning only, nothing sent */
@@ -69,6 +70,9 @@ struct eval_args {
         {0,          "margin",                                                  \
          OPT_DOUBLE, &(a).margin,                                               \
          "POINTS",   "\"no meaningful effect\" margin in points (5)"},          \
+        {0,       "max-tokens",                                                 \
+         OPT_INT, &(a).max_tokens,                                              \
+         "N",     "output cap per answer (max_tokens, 4096)"},                  \
         {0,           "inject", OPT_STRING,                                     \
          &(a).inject, "HOW",    "upskill (default) or agentskills"},            \
         {0,          "judge-model",                                             \

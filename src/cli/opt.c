@@ -133,6 +133,8 @@ static int set_value(const struct cmd_spec *spec, const struct opt *o,
             *(int *)o->value = 1;
         return 0;
     case OPT_STRING:
+        if (!*val) /* --base-url '' would quietly mean "not given" */
+            return usage_err(spec, "--%s needs a non-empty value", o->longname);
         *(const char **)o->value = val;
         return 0;
     case OPT_LIST:

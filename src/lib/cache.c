@@ -113,8 +113,9 @@ static json_t *canonical_json(const up_endpoint *ep, const up_request *rq,
     json_object_set_new(o, "model", up_json_str_or_null(ep->model));
     json_object_set_new(o, "effort", up_json_str_or_null(ep->effort));
     json_object_set_new(o, "compat", json_integer(ep->compat));
-    json_object_set_new(o, "max_tokens",
-                        json_integer(ep->max_tokens ? ep->max_tokens : 4096));
+    json_object_set_new(
+        o, "max_tokens",
+        json_integer(ep->max_tokens ? ep->max_tokens : UP_DEFAULT_MAX_TOKENS));
     json_object_set_new(o, "temperature",
                         rq->temperature < 0 ? json_null()
                                             : json_real(rq->temperature));

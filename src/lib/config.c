@@ -12,6 +12,7 @@
  * Secrets are never read here: a provider holds the NAME of the variable
  * with its key.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "upskill/alloc.h"
 #include "upskill/config.h"
 #include "upskill/fs.h"
+#include "upskill/provider.h"
 #include "util/yaml.h"
 
 #define CONFIG_MAX_READ (1024u * 1024u)
@@ -39,8 +41,8 @@ static const struct prov_default {
     const char *base_url;
     const char *key_env;
 } prov_defaults[UP_PROV_COUNT] = {
-    [UP_PROV_ANTHROPIC] = {"https://api.anthropic.com", "ANTHROPIC_API_KEY"},
-    [UP_PROV_OPENAI] = {"https://api.openai.com/v1", "OPENAI_API_KEY"},
+    [UP_PROV_ANTHROPIC] = {UP_ANTHROPIC_BASE_URL, "ANTHROPIC_API_KEY"},
+    [UP_PROV_OPENAI] = {UP_OPENAI_BASE_URL, "OPENAI_API_KEY"},
     [UP_PROV_GENERIC] = {"http://localhost:11434/v1", "GENERIC_API_KEY"},
     [UP_PROV_HF] = {"https://router.huggingface.co/v1", "HF_TOKEN"},
 };
@@ -95,8 +97,9 @@ static int load_prices(struct loader *ld, void *base, const up_ynode *node,
 static int load_cache(struct loader *ld, void *base, const up_ynode *node,
                       const char *name);
 
-#define CFG(f) offsetof(up_config, f)
-#define PRV(f) offsetof(up_provider_cfg, f)
+#define CFG(f)         offsetof(up_config, f)
+#define MAX_TOKENS_CAP 10000000L
+#define PRV(f)         offsetof(up_provider_cfg, f)
 
 static const struct key top_keys[] = {
     {"skill_generation_model", V_STR, CFG(skill_generation_model), 0, 0, NULL},
@@ -112,6 +115,7 @@ static const struct key top_keys[] = {
     {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
     {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
     {"margin_points", V_INT, CFG(margin_points), 0, 50, NULL},
+    {"max_tokens", V_INT, CFG(max_tokens), 1, MAX_TOKENS_CAP, NULL},
     {"auto_eval", V_IGNORE, 0, 0, 0, NULL},
     {"fastagent_config", V_UNUSED, 0, 0, 0, NULL},
     {"providers", V_MAP, 0, 0, 0, load_providers},
@@ -136,6 +140,7 @@ static const struct key prov_keys[] = {
     {"connect_timeout", V_SECS, PRV(connect_timeout), 0, 0, NULL},
     {"timeout", V_SECS, PRV(timeout), 0, 0, NULL},
     {"idle_timeout", V_SECS, PRV(idle_timeout), 0, 0, NULL},
+    {"max_tokens", V_INT, PRV(max_tokens), 1, MAX_TOKENS_CAP, NULL},
     {NULL, V_STR, 0, 0, 0, NULL},
 };
 
@@ -487,9 +492,18 @@ static void clear_headers(up_provider_cfg *pc)
 }
 
 /* A header must not smuggle another one in. */
+/* No control byte (a CR or LF would start a header of its own). */
+static int no_cntrl(const char *s)
+{
+    for (; *s; s++)
+        if (iscntrl((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
 static int header_ok(const char *name, const char *value)
 {
-    return *name && !strpbrk(name, ": \t\r\n") && !strpbrk(value, "\r\n");
+    return *name && !strpbrk(name, ": ") && no_cntrl(name) && no_cntrl(value);
 }
 
 static int load_headers(struct loader *ld, void *base, const up_ynode *node,
@@ -507,7 +521,8 @@ static int load_headers(struct loader *ld, void *base, const up_ynode *node,
         if (v->kind != UP_Y_SCALAR || !header_ok(key_text(node, i), v->value))
             return bad(ld, v, name,
                        "header '%s': expected a name without ':' or "
-                       "spaces and a one-line string value",
+                       "spaces and a one-line string value without control "
+                       "characters",
                        key_text(node, i));
     }
     clear_headers(pc);
@@ -652,6 +667,7 @@ void up_config_init(up_config *cfg)
     cfg->min_tests.value = 3;
     cfg->max_tests.value = 8;
     cfg->margin_points.value = 5;
+    cfg->max_tokens.value = UP_DEFAULT_MAX_TOKENS;
     cfg->cache_enabled.value = 1;
     cfg->cache_ttl_days.value = 30;
     cfg->cache_lock_timeout.value = 5; /* as UP_CACHE_WAIT_MS (cache.h) */
@@ -664,6 +680,19 @@ void up_config_init(up_config *cfg)
         pc->timeout.value = 600;
         pc->idle_timeout.value = 300;
     }
+}
+
+int up_config_set_max_tokens(up_config *cfg, long n, const char *flag,
+                             up_error *err)
+{
+    if (n == UP_MAX_TOKENS_UNSET)
+        return 0;
+    if (n < 1 || n > MAX_TOKENS_CAP)
+        return up_error_set(err, UP_EUSAGE, "%s must be 1 to %ld", flag,
+                            MAX_TOKENS_CAP);
+    cfg->max_tokens.value = n;
+    cfg->max_tokens.src = (up_source){UP_SRC_FLAG, flag, 0};
+    return 0;
 }
 
 static void release_strs(up_config *cfg)

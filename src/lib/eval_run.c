@@ -34,7 +34,15 @@ int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
     ep->connect_timeout_ms = m->connect_timeout_ms;
     ep->total_timeout_ms = m->timeout_ms;
     ep->idle_timeout_ms = m->idle_timeout_ms;
+    ep->max_tokens = m->max_tokens;
+    ep->stream = 1;
     *headers = h;
+    if (!up_header_value_ok(key))
+        return up_error_set(err, UP_EPARSE,
+                            "'%s': the key in this variable contains a "
+                            "control character (a line break?); nothing was "
+                            "sent",
+                            m->api_key_env);
     if (!ep->api_key && m->key_required)
         return up_error_set(err, UP_EAUTH, "no API key for '%s': set %s",
                             m->resolved, m->api_key_env);
@@ -67,6 +75,7 @@ static int finish(struct run *r, up_eval_job *j, const up_response *res,
     j->latency_ms = (double)res->latency_ms;
     j->attempts = res->attempts;
     j->error = res->code;
+    j->cut_at = up_response_cut_at(res, &r->o->endpoints[j->model]);
     if (res->code && res->usage.estimated)
         memset(&j->usage, 0, sizeof(j->usage)); /* nothing was answered */
     if (res->code)

@@ -224,7 +224,8 @@ static int complete(up_gen *g, size_t i, const char *system,
     rq.n_messages = c->n;
     rq.schema = schema;
     rq.schema_name = schema ? "test_cases" : NULL;
-    ep.max_tokens = TEACHER_MAX_TOKENS;
+    if (!ep.max_tokens) /* no --max-tokens or max_tokens key */
+        ep.max_tokens = TEACHER_MAX_TOKENS;
     rc = up_provider_complete(&ep, &rq, NULL, NULL, g->o->stop, &res);
     if (i < g->nmodels)
         add_usage(&g->writing, g->cfg, &g->models[i], &res.usage);
@@ -234,6 +235,11 @@ static int complete(up_gen *g, size_t i, const char *system,
         *err = res.err;
     else
         *text = up_xstrdup(res.text ? res.text : "");
+    if (rc && res.truncated) /* the cause the user can act on */
+        up_error_prefix(err,
+                        "a reply was cut at max_tokens %d (raise it with "
+                        "--max-tokens or the max_tokens config key); then: ",
+                        res.max_tokens);
     up_response_release(&res);
     return rc;
 }

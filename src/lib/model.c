@@ -379,6 +379,19 @@ static long to_ms(double secs)
     return (long)(secs * 1000.0 + 0.5);
 }
 
+/*
+ * The output cap: a flag, else the provider's key, else the top-level
+ * key; 0 when nobody set one (the caller's default applies).
+ */
+static int pick_max_tokens(const up_config *cfg, const up_provider_cfg *pc)
+{
+    if (cfg->max_tokens.src.kind == UP_SRC_FLAG || pc->max_tokens.value <= 0)
+        return cfg->max_tokens.src.kind == UP_SRC_DEFAULT
+                   ? 0
+                   : (int)cfg->max_tokens.value;
+    return (int)pc->max_tokens.value;
+}
+
 /* Fill the endpoint from cfg's settings for out->provider. */
 static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
 {
@@ -394,6 +407,7 @@ static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
     out->connect_timeout_ms = to_ms(pc->connect_timeout.value);
     out->timeout_ms = to_ms(pc->timeout.value);
     out->idle_timeout_ms = to_ms(pc->idle_timeout.value);
+    out->max_tokens = pick_max_tokens(cfg, pc);
     if (!headers || !pc->nheaders)
         return;
     out->headers = up_xcalloc(pc->nheaders, sizeof(*out->headers));
@@ -449,6 +463,14 @@ static int resolve_override(up_model *out, struct parts *p, const char *url,
     return set_effort(out, p->effort, err);
 }
 
+/* 1 when a dot of [provider.]model starts, ends or doubles a part. */
+static int bad_dots(const char *base)
+{
+    size_t n = strlen(base);
+
+    return base[0] == '.' || base[n - 1] == '.' || strstr(base, "..");
+}
+
 int up_model_resolve(up_model *out, const char *spec,
                      const char *base_url_override,
                      const char *api_key_env_override, const up_config *cfg,
@@ -475,6 +497,14 @@ int up_model_resolve(up_model *out, const char *spec,
     if (!p.base.len) {
         rc =
             up_error_set(err, UP_EPARSE, "'%s': empty model string", out->spec);
+        goto out;
+    }
+    if (bad_dots(p.base.data)) {
+        rc = up_error_set(err, UP_EPARSE,
+                          "'%s': a part of the model string is empty "
+                          "(expected [provider.]model[.effort], e.g. "
+                          "generic.qwen3-4b.high)",
+                          out->spec);
         goto out;
     }
     if (base_url_override && *base_url_override) {

@@ -371,6 +371,11 @@ static void http_done(void *ud, up_http_result *res)
         take_reply(j, res);
         return;
     }
+    if (up_provider_stream_refused(j->spec->ep, res->status, res->body.data,
+                                   res->body.len)) {
+        submit(j); /* once more without "stream"; remembered */
+        return;
+    }
     up_reply_finish(&j->reply, &j->rq, &j->res); /* keep partial output */
     fail(j, res->code, &res->err);
 }

@@ -180,9 +180,11 @@ static int parse_meta(up_skill *s, const up_buf *text, const char *path,
     json_t *meta, *tests;
     int rc = 0;
 
-    if (!root)
+    if (!root) {
+        up_json_error_words(&je);
         return up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", path, je.line,
                             je.column, je.text);
+    }
     meta = json_object_get(root, "metadata");
     tests = json_object_get(root, "tests");
     if (!json_is_object(root))

@@ -22,6 +22,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/suite.h"
+#include "util/json.h"
 
 /* State of one parse: where we are and where errors go. */
 struct walk {
@@ -453,6 +454,7 @@ int up_suite_parse(up_suite *s, const char *text, size_t len, const char *file,
     doc =
         json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
     if (!doc) {
+        up_json_error_words(&jerr);
         rc = up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", file, jerr.line,
                           jerr.column, jerr.text);
         goto out;

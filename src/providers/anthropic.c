@@ -15,7 +15,7 @@
 
 #include "providers/providers.h"
 
-#define DEFAULT_BASE "https://api.anthropic.com"
+#define DEFAULT_BASE UP_ANTHROPIC_BASE_URL
 #define VERSION      "2023-06-01"
 
 enum {
@@ -161,7 +161,7 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
     if (json_object_size(oc))
         json_object_set(b, "output_config", oc);
     json_decref(oc);
-    if (ep->stream)
+    if (up_provider_streams(ep))
         json_object_set_new(b, "stream", json_true());
     return b;
 }
@@ -224,6 +224,7 @@ static int parse(up_reply *r, json_t *root)
     if (up_json_str(root, "stop_reason"))
         up_buf_adds(&r->stop, up_json_str(root, "stop_reason"));
     read_usage(r, json_object_get(root, "usage"));
+    up_reply_model(r, root);
     r->ended = 1;
     return 0;
 }
@@ -285,10 +286,11 @@ static int event(up_reply *r, const char *name, json_t *data)
         return 0;
     if (strcmp(name, "error") == 0)
         return stream_error(r, data);
-    if (strcmp(name, "message_start") == 0)
+    if (strcmp(name, "message_start") == 0) {
         read_usage(r,
                    json_object_get(json_object_get(data, "message"), "usage"));
-    else if (strcmp(name, "content_block_delta") == 0)
+        up_reply_model(r, json_object_get(data, "message"));
+    } else if (strcmp(name, "content_block_delta") == 0)
         delta(r, d);
     else if (strcmp(name, "message_delta") == 0) {
         if (up_json_str(d, "stop_reason")) {

@@ -52,6 +52,8 @@ int up_provider_models(const up_endpoint *ep, char ***ids, size_t *n,
 
     if (!ops)
         return up_error_set(err, UP_EUSAGE, "unknown provider kind");
+    if (up_endpoint_check(ep, err))
+        return UP_EPARSE;
     up_provider_base(ep, ops->default_base, &url);
     up_buf_adds(&url,
                 ep->kind == UP_PROVIDER_ANTHROPIC ? "/v1/models" : "/models");

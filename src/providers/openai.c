@@ -15,7 +15,7 @@
 
 #include "providers/providers.h"
 
-#define DEFAULT_BASE "https://api.openai.com/v1"
+#define DEFAULT_BASE UP_OPENAI_BASE_URL
 
 static void url(const up_endpoint *ep, up_buf *out)
 {
@@ -94,7 +94,7 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, rq);
-    if (ep->stream) {
+    if (up_provider_streams(ep)) {
         json_object_set_new(b, "stream", json_true());
         json_object_set_new(b, "stream_options",
                             json_pack("{s:b}", "include_usage", 1));
@@ -162,6 +162,7 @@ static int parse(up_reply *r, json_t *root)
     read_fields(r, m);
     read_finish(r, choice);
     read_usage(r, json_object_get(root, "usage"));
+    up_reply_model(r, root);
     r->ended = 1;
     return 0;
 }
@@ -192,6 +193,7 @@ static int event(up_reply *r, const char *name, json_t *data)
         read_finish(r, choice);
     }
     read_usage(r, json_object_get(data, "usage"));
+    up_reply_model(r, data);
     return 0;
 }
 

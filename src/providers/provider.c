@@ -15,6 +15,7 @@
  * type is not trusted for this; it only appears in error messages.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,100 @@ void up_hdrs_release(up_hdrs *h)
 
 int up_provider_max_tokens(const up_endpoint *ep)
 {
-    return ep->max_tokens > 0 ? ep->max_tokens : 4096;
+    return ep->max_tokens > 0 ? ep->max_tokens : UP_DEFAULT_MAX_TOKENS;
+}
+
+int up_header_value_ok(const char *s)
+{
+    for (; s && *s; s++)
+        if (iscntrl((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+int up_endpoint_check(const up_endpoint *ep, up_error *err)
+{
+    if (!up_header_value_ok(ep->api_key))
+        return up_error_set(err, UP_EPARSE,
+                            "the API key for '%s' contains a control "
+                            "character (a line break?); it was not sent",
+                            ep->model ? ep->model : "?");
+    for (size_t i = 0; ep->headers && ep->headers[i]; i++)
+        if (!up_header_value_ok(ep->headers[i]))
+            return up_error_set(err, UP_EPARSE,
+                                "header '%.*s' contains a control character "
+                                "(a line break?); it was not sent",
+                                (int)strcspn(ep->headers[i], ":\r\n"),
+                                ep->headers[i]);
+    return 0;
+}
+
+/* Endpoints ("kind base-url") that refused "stream": true with a 400. */
+static struct {
+    char **v;
+    size_t n, cap;
+} no_stream;
+static pthread_mutex_t no_stream_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void endpoint_key(const up_endpoint *ep, up_buf *out)
+{
+    const struct up_provider_ops *ops = up_provider_ops_for(ep->kind);
+
+    up_buf_addf(out, "%d ", ep->kind);
+    up_provider_base(ep, ops ? ops->default_base : "", out);
+}
+
+int up_provider_streams(const up_endpoint *ep)
+{
+    up_buf k = UP_BUF_INIT;
+    int on = ep->stream != 0;
+
+    if (!on)
+        return 0;
+    endpoint_key(ep, &k);
+    pthread_mutex_lock(&no_stream_mu);
+    for (size_t i = 0; on && i < no_stream.n; i++)
+        on = strcmp(no_stream.v[i], k.data) != 0;
+    pthread_mutex_unlock(&no_stream_mu);
+    up_buf_release(&k);
+    return on;
+}
+
+/* 1 when the first len bytes of body mention "stream" in any case. */
+static int mentions_stream(const char *body, size_t len)
+{
+    up_buf low = UP_BUF_INIT;
+    int hit;
+
+    for (size_t i = 0; body && i < len; i++)
+        up_buf_addc(&low, (char)tolower((unsigned char)body[i]));
+    hit = low.len && strstr(low.data, "stream") != NULL;
+    up_buf_release(&low);
+    return hit;
+}
+
+int up_provider_stream_refused(const up_endpoint *ep, long status,
+                               const char *body, size_t len)
+{
+    up_buf k = UP_BUF_INIT;
+
+    if ((status != 400 && status != 422) || !up_provider_streams(ep) ||
+        !mentions_stream(body, len))
+        return 0;
+    endpoint_key(ep, &k);
+    pthread_mutex_lock(&no_stream_mu);
+    UP_GROW(no_stream.v, no_stream.cap, no_stream.n + 1);
+    no_stream.v[no_stream.n++] = up_buf_detach(&k);
+    pthread_mutex_unlock(&no_stream_mu);
+    return 1;
+}
+
+void up_reply_model(up_reply *r, json_t *obj)
+{
+    const char *m = up_json_str(obj, "model");
+
+    if (m && *m)
+        snprintf(r->model, sizeof(r->model), "%s", m);
 }
 
 const char *up_provider_effort(const up_endpoint *ep)
@@ -145,6 +239,8 @@ int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
     if (!ops)
         return up_error_set(err, UP_EUSAGE, "unknown provider kind %d",
                             ep->kind);
+    if (up_endpoint_check(ep, err))
+        return UP_EPARSE;
     if (rq->schema && !(schema = json_loads(rq->schema, 0, &je)))
         return up_error_set(err, UP_EUSAGE, "schema:%d: %s", je.line, je.text);
     json_decref(schema);
@@ -220,6 +316,7 @@ void up_reply_reset(up_reply *r)
     r->inband = 0;
     r->shape = REPLY_UNKNOWN;
     r->events = 0;
+    r->model[0] = '\0';
 }
 
 /* The shape the first non-blank byte of p announces, or REPLY_UNKNOWN. */
@@ -304,10 +401,12 @@ int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err)
     json_t *j = json_loadb(body, len, 0, &je);
     int rc;
 
-    if (!j)
+    if (!j) {
+        up_json_error_words(&je);
         return up_error_set(err, UP_EPARSE,
                             "%s reply is not JSON: %s (line %d)", r->ops->name,
                             je.text, je.line);
+    }
     rc = r->ops->parse(r, j);
     json_decref(j);
     if (rc)
@@ -378,8 +477,22 @@ static size_t request_chars(const up_request *rq)
     return n;
 }
 
+/* Something of a reply arrived (a rejected request has nothing). */
+static int received(const up_reply *r)
+{
+    return r->has_usage || r->events || r->ended || r->text.len ||
+           r->reasoning.len || r->tool.len;
+}
+
+/*
+ * Missing counts become chars/4 estimates, flagged; a request that got
+ * no reply at all (a 4xx/5xx, a refused connection) used no tokens as far
+ * as anyone can tell, so it adds none.
+ */
 static void fill_usage(up_reply *r, const up_request *rq)
 {
+    if (!received(r))
+        return;
     if (!r->has_usage) {
         r->usage.input = est_tokens(request_chars(rq));
         r->usage.output =
@@ -402,6 +515,19 @@ static void add_usage(up_usage *to, const up_usage *u)
     to->estimated |= u->estimated;
 }
 
+/* 1 when a stop reason says the output cap was reached. */
+static int cap_reason(const char *s)
+{
+    return s && (!strcmp(s, "length") || !strcmp(s, "max_tokens"));
+}
+
+int up_response_cut_at(const up_response *r, const up_endpoint *ep)
+{
+    if (!r->truncated && !cap_reason(r->stop_reason))
+        return 0;
+    return r->max_tokens ? r->max_tokens : up_provider_max_tokens(ep);
+}
+
 void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
 {
     split_think(&r->text, &r->reasoning);
@@ -413,6 +539,11 @@ void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
     out->text = up_buf_detach(r->tool.len ? &r->tool : &r->text);
     out->reasoning = up_buf_detach(&r->reasoning);
     out->stop_reason = up_buf_detach(&r->stop);
+    if (r->model[0])
+        memcpy(out->model, r->model, sizeof(out->model));
+    out->max_tokens = up_provider_max_tokens(r->ep);
+    if (cap_reason(out->stop_reason))
+        out->truncated = 1; /* sticky over turns: a repair may follow */
 }
 
 /* Cut [from, to] out of s as a new string if it parses as JSON. */
@@ -447,6 +578,7 @@ int up_provider_check_json(char **text, up_buf *why)
         *text = cut;
         return 0;
     }
+    up_json_error_words(&je);
     up_buf_addf(why, "line %d column %d: %s", je.line, je.column, je.text);
     return UP_EPARSE;
 }

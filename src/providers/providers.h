@@ -45,6 +45,7 @@ typedef struct up_reply {
     size_t events;    /* JSON events the stream delivered */
     int inband;       /* in-band error status from the stream, 0 */
     up_buf *msg;      /* where the in-band message goes (during feed) */
+    char model[128];  /* the reply's "model" (who answered), or "" */
 } up_reply;
 
 struct up_provider_ops {
@@ -69,6 +70,25 @@ extern const struct up_provider_ops up_openai_ops;
 
 /* The ops for an enum up_wire_kind, or NULL. */
 const struct up_provider_ops *up_provider_ops_for(int kind);
+
+/* Keep obj's "model" string (if any) as the model that answered. */
+void up_reply_model(up_reply *r, json_t *obj);
+
+/*
+ * 1 when a request to ep streams: ep->stream, unless this endpoint (kind
+ * and base URL) refused a stream before.
+ */
+int up_provider_streams(const up_endpoint *ep);
+
+/*
+ * A request to ep failed with status and error body: when it streamed
+ * and the server says no to streaming (a 400 or 422 naming "stream"),
+ * remember
+ * the endpoint as non-streaming for the rest of the process and return
+ * 1 (ask again: the next build has no "stream").  Else 0.
+ */
+int up_provider_stream_refused(const up_endpoint *ep, long status,
+                               const char *body, size_t len);
 
 /* ep->max_tokens or the default. */
 int up_provider_max_tokens(const up_endpoint *ep);

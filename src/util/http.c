@@ -311,21 +311,51 @@ int up_http_status_code(long status)
 
 /* ---- error bodies ----------------------------------------------------- */
 
+/* "sk-" also covers OpenAI's sk-proj-... and Anthropic's sk-ant-... */
 static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_"};
 
-/* Length of a key-looking token at s (a known prefix and 8+ more), or 0. */
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, as UTF-8 */
+
+/*
+ * Length of a key's body at s: letters, digits, '-' and '_', plus the
+ * '*' and U+2026 of a masked key as error bodies quote it
+ * ("sk-proj-PL****...abcd"); *masked is set when one of those is seen.
+ */
+static size_t key_body(const char *s, int *masked)
+{
+    size_t n = 0;
+
+    for (;;) {
+        if (isalnum((unsigned char)s[n]) || s[n] == '-' || s[n] == '_') {
+            n++;
+        } else if (s[n] == '*') {
+            n++;
+            *masked = 1;
+        } else if (strncmp(s + n, ELLIPSIS, 3) == 0) {
+            n += 3;
+            *masked = 1;
+        } else {
+            return n;
+        }
+    }
+}
+
+/*
+ * Length of a key-looking token at s (a known prefix and 8+ more, or 2+
+ * more when masked), or 0.
+ */
 static size_t key_at(const char *s)
 {
     for (size_t i = 0; i < sizeof(key_prefixes) / sizeof(*key_prefixes); i++) {
         size_t pn = strlen(key_prefixes[i]);
-        size_t n = pn;
+        int masked = 0;
+        size_t n;
 
         if (strncmp(s, key_prefixes[i], pn) != 0)
             continue;
-        while (isalnum((unsigned char)s[n]) || s[n] == '-' || s[n] == '_')
-            n++;
-        if (n >= pn + 8)
-            return n;
+        n = key_body(s + pn, &masked);
+        if (n >= 8 || (masked && n >= 2))
+            return pn + n;
     }
     return 0;
 }
@@ -442,6 +472,7 @@ struct up_http_xfer {
     char rl_left[UP_HTTP_NLIMITS][24];  /* *ratelimit-*remaining* headers */
     char rl_reset[UP_HTTP_NLIMITS][48]; /* *ratelimit-*reset* headers */
     char errbuf[CURL_ERROR_SIZE];
+    char bad_header[64]; /* name of a header line with a control byte */
 };
 
 struct up_http_client {
@@ -693,6 +724,15 @@ static void set_easy_options(up_http_xfer *x)
     curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 }
 
+/* 1 when s holds a control byte (a CR or LF would start a new header). */
+static int has_cntrl(const char *s)
+{
+    for (; *s; s++)
+        if (iscntrl((unsigned char)*s))
+            return 1;
+    return 0;
+}
+
 /* Copy rq into x, filling defaults. */
 static void copy_request(up_http_xfer *x, const up_http_request *rq)
 {
@@ -704,6 +744,11 @@ static void copy_request(up_http_xfer *x, const up_http_request *rq)
         x->rq.body = x->body;
     }
     for (size_t i = 0; rq->headers && rq->headers[i]; i++) {
+        if (has_cntrl(rq->headers[i])) { /* it would inject headers */
+            keep_value(x->bad_header, sizeof(x->bad_header), rq->headers[i],
+                       strcspn(rq->headers[i], ":\r\n"));
+            continue;
+        }
         x->hdrs = curl_slist_append(x->hdrs, rq->headers[i]);
         note_secret(x, rq->headers[i]);
     }
@@ -782,6 +827,17 @@ static void start_attempt(up_http_xfer *x)
     long now = up_http_now_ms();
     long total = x->rq.total_timeout_ms;
 
+    if (x->bad_header[0]) {
+        up_buf why = UP_BUF_INIT;
+
+        up_buf_addf(&why,
+                    "header '%s' contains a control character (a line "
+                    "break?); nothing was sent",
+                    x->bad_header);
+        fail_now(x, UP_EPARSE, why.data);
+        up_buf_release(&why);
+        return;
+    }
     if (x->rq.deadline_ms && now >= x->rq.deadline_ms) {
         fail_now(x, UP_ETIMEOUT, "job timed out");
         return;
@@ -1038,6 +1094,8 @@ size_t up_http_run(up_http_client *c, long max_wait_ms)
     if (!c->n)
         return 0;
     wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
+    if (!c->n) /* all failed before starting: nothing to wait for */
+        return 0;
     curl_multi_perform(c->multi, &running);
     if (drain(c))
         return c->n;

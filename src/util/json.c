@@ -1,6 +1,7 @@
 /*
  * jansson helpers shared by the run store, the skill model and others.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,31 @@
 #include "upskill/buf.h"
 #include "upskill/fs.h"
 #include "util/json.h"
+
+/* jansson's texts that name its options -> what they mean to a user. */
+static const struct {
+    const char *jansson;
+    const char *user;
+} je_words[] = {
+    {"\\u0000 is not allowed without JSON_ALLOW_NUL",
+     "a string holds \\u0000 (a NUL character), which is not accepted"},
+    {"NUL byte in object key not supported",
+     "a key holds \\u0000 (a NUL character), which is not accepted"},
+};
+
+void up_json_error_words(json_error_t *je)
+{
+    for (size_t i = 0; i < sizeof(je_words) / sizeof(*je_words); i++) {
+        const char *hit = strstr(je->text, je_words[i].jansson);
+        char tail[JSON_ERROR_TEXT_LENGTH];
+
+        if (!hit)
+            continue;
+        snprintf(tail, sizeof(tail), "%s", hit + strlen(je_words[i].jansson));
+        snprintf(je->text, sizeof(je->text), "%s%s", je_words[i].user, tail);
+        return;
+    }
+}
 
 int up_json_load_file(json_t **out, const char *path, up_error *err)
 {
@@ -20,9 +46,11 @@ int up_json_load_file(json_t **out, const char *path, up_error *err)
     if (rc)
         goto out;
     *out = json_loadb(text.data, text.len, JSON_REJECT_DUPLICATES, &je);
-    if (!*out)
+    if (!*out) {
+        up_json_error_words(&je);
         rc = up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", path, je.line,
                           je.column, je.text);
+    }
 out:
     up_buf_release(&text);
     return rc;

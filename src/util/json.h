@@ -13,6 +13,13 @@
  * "'path':LINE:COL: message" on bad JSON; read errors as up_fs_read. */
 int up_json_load_file(json_t **out, const char *path, up_error *err);
 
+/*
+ * Rewrite je->text where jansson names one of its own options (e.g.
+ * "\\u0000 is not allowed without JSON_ALLOW_NUL") in words a user knows;
+ * other texts are kept.  Call it before putting je->text in a message.
+ */
+void up_json_error_words(json_error_t *je);
+
 /* Write v to path atomically, indented by 2, with a final newline. */
 int up_json_write_file(const char *path, const json_t *v, up_error *err);
 

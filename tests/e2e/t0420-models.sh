@@ -26,7 +26,7 @@ like "$(tail -n 1 "$T/rec.jsonl")" "Bearer $KEY" "the key went in the Authorizat
 ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=$KEY run "$UPSKILL" models \
     -m anthropic.claude-haiku-4-5
 is "$rc" 0 "pinging an Anthropic model exits 0"
-like "$(tail -n 1 "$T/rec.jsonl")" '"path":"/v1/messages"' "Anthropic's Messages API was called"
+like "$(cat "$T/rec.jsonl")" '"path":"/v1/messages"' "Anthropic's Messages API was called"
 
 run "$UPSKILL" models -m local-model --base-url "$FAKE_URL/v1" --api-key-env MY_UNSET_KEY
 is "$rc" 4 "a named key variable that is unset is an error"

@@ -242,7 +242,14 @@ static const struct {
      "string"},
     {"providers:\n  openai:\n    headers:\n      X-A: \"a\\r\\nX-B: b\"\n",
      "'upskill.config.yaml':4: providers.openai.headers: header 'X-A': "
-     "expected a name without ':' or spaces and a one-line string value"},
+     "expected a name without ':' or spaces and a one-line string value "
+     "without control characters"},
+    {"providers:\n  openai:\n    headers:\n      X-A: \"a\\tb\\u0001\"\n",
+     "'upskill.config.yaml':4: providers.openai.headers: header 'X-A': "
+     "expected a name without ':' or spaces and a one-line string value "
+     "without control characters"},
+    {"max_tokens: 0\n", "'upskill.config.yaml':1: max_tokens: expected a "
+                        "whole number from 1 to 10000000"},
     {"aliases:\n  fast: [haiku]\n", "'upskill.config.yaml':2: aliases: alias "
                                     "'fast': expected a model string"},
     {"prices:\n  m: {input: 1}\n", "'upskill.config.yaml':2: prices.m: "

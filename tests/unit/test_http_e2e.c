@@ -17,6 +17,7 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "upskill/fs.h"
@@ -899,5 +900,88 @@ Test(http_e2e, complete_first_stop_cancels_the_call)
     cr_assert_eq(stop_flag, 1, "one Ctrl-C was enough");
     cr_assert_eq(recorded(&f), 1, "the retry never went out");
     up_response_release(&res);
+    fake_stop(&f);
+}
+
+/* A header line with CR/LF never reaches the wire: nothing is sent. */
+Test(http_e2e, control_characters_in_a_header_refused)
+{
+    const char *hdrs[] = {"X-Team: a\r\nX-Injected: yes", NULL};
+    fake f;
+    up_http_request rq;
+    up_http_result res;
+    char url[128];
+    struct stat st;
+
+    fake_start(&f, "[{\"reply\":{\"text\":\"ok\"}}]");
+    snprintf(url, sizeof(url), "%s/chat/completions", f.url_v1);
+    memset(&rq, 0, sizeof(rq));
+    rq.url = url;
+    rq.headers = hdrs;
+    rq.body = "{}";
+    rq.body_len = 2;
+    cr_assert_eq(up_http_perform(&rq, &res), UP_EPARSE);
+    cr_assert(strstr(res.err.msg, "header 'X-Team'"), "%s", res.err.msg);
+    cr_assert_null(strstr(res.err.msg, "Injected"), "%s", res.err.msg);
+    cr_assert_eq(res.attempts, 0);
+    up_http_result_release(&res);
+    cr_assert(stat(f.rec, &st) != 0 || st.st_size == 0,
+              "the server got no request");
+    fake_stop(&f);
+}
+
+/* A request the server rejects adds no tokens, estimated or not. */
+Test(http_e2e, rejected_request_has_no_usage)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"status\":400,\"error_message\":"
+                   "\"exceeds the available context size\"}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    ep.stream = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
+                 UP_EBADREQ, "%s", res.err.msg);
+    cr_assert_eq(res.usage.input, 0);
+    cr_assert_eq(res.usage.output, 0);
+    cr_assert_eq(res.usage.estimated, 0);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+/* stream_options refused with a 400: asked again once, without. */
+Test(http_e2e, stream_refused_then_plain)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+    json_t *rec;
+
+    fake_start(&f, "[{\"match\":{\"body\":\"stream_options\"},\"reply\":"
+                   "{\"status\":400,\"error_message\":\"stream_options: "
+                   "Extra inputs are not permitted\"}},{\"reply\":{\"text\":"
+                   "\"plain\",\"usage\":{\"input_tokens\":5,"
+                   "\"output_tokens\":1}}}]");
+    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    ep.stream = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
+    cr_assert_str_eq(res.text, "plain");
+    cr_assert_eq(res.usage.input, 5);
+    cr_assert_eq(res.usage.estimated, 0);
+    up_response_release(&res);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
+                 "%s", res.err.msg);
+    up_response_release(&res);
+    rec = records(&f);
+    cr_assert_eq(json_array_size(rec), 3, "one refusal, then two plain");
+    cr_assert(json_is_true(json_object_get(
+        json_object_get(json_array_get(rec, 0), "body"), "stream")));
+    cr_assert_null(json_object_get(
+        json_object_get(json_array_get(rec, 2), "body"), "stream"));
+    json_decref(rec);
     fake_stop(&f);
 }

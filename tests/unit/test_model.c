@@ -202,7 +202,18 @@ static const struct {
     {"opus?reasoning=1024", "'opus?reasoning=1024': query options "
                             "(?reasoning=...) are not supported; use an "
                             "effort suffix such as .high"},
-    {"anthropic.", "'anthropic.': empty model name"},
+    {"anthropic.", "'anthropic.': a part of the model string is empty "
+                   "(expected [provider.]model[.effort], e.g. "
+                   "generic.qwen3-4b.high)"},
+    {"generic..", "'generic..': a part of the model string is empty "
+                  "(expected [provider.]model[.effort], e.g. "
+                  "generic.qwen3-4b.high)"},
+    {".high", "'.high': a part of the model string is empty "
+              "(expected [provider.]model[.effort], e.g. "
+              "generic.qwen3-4b.high)"},
+    {"generic.a..b", "'generic.a..b': a part of the model string is empty "
+                     "(expected [provider.]model[.effort], e.g. "
+                     "generic.qwen3-4b.high)"},
     {"llama3", "'llama3': unknown model or provider (write provider.model, "
                "e.g. generic.llama3, or give a base URL)"},
     {"mistral.large", "'mistral.large': unknown model or provider (write "
@@ -415,4 +426,60 @@ Test(model, key_required_for_hosted_providers_not_local_servers)
         cr_expect_eq(m.key_required, cases[i].required, "%s", cases[i].spec);
         up_model_release(&m);
     }
+}
+
+Test(model, empty_parts_refused_with_a_base_url_too)
+{
+    up_model m;
+    up_error err = {0};
+
+    up_model_init(&m);
+    cr_assert_eq(
+        up_model_resolve(&m, ".high", "http://127.0.0.1:1", NULL, NULL, &err),
+        UP_EPARSE);
+    cr_assert(strstr(err.msg, "'.high': a part of the model string is empty"),
+              "%s", err.msg);
+    cr_assert_eq(up_model_resolve(&m, "generic..", "http://127.0.0.1:1", NULL,
+                                  NULL, &err),
+                 UP_EPARSE);
+    cr_assert_eq(up_model_resolve(&m, "qwen2.5-7b.high", "http://127.0.0.1:1",
+                                  NULL, NULL, &err),
+                 0, "a dot inside the name is fine: %s", err.msg);
+    cr_assert_str_eq(m.model_id, "qwen2.5-7b");
+    up_model_release(&m);
+}
+
+Test(model, max_tokens_flag_then_provider_then_top_level)
+{
+    up_config cfg;
+    up_model m;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    up_model_init(&m);
+    cr_assert_eq(up_model_resolve(&m, "generic.q", NULL, NULL, &cfg, &err), 0);
+    cr_assert_eq(m.max_tokens, 0, "nobody set one: the caller's default");
+    cfg_alias(&cfg, "max_tokens: 2000\n"
+                    "providers:\n"
+                    "  generic:\n"
+                    "    max_tokens: 500\n");
+    cr_assert_eq(up_model_resolve(&m, "generic.q", NULL, NULL, &cfg, &err), 0);
+    cr_assert_eq(m.max_tokens, 500, "the provider's key first");
+    cr_assert_eq(up_model_resolve(&m, "openai.gpt-x", NULL, NULL, &cfg, &err),
+                 0);
+    cr_assert_eq(m.max_tokens, 2000, "else the top-level key");
+    cr_assert_eq(
+        up_model_resolve(&m, "q", "http://127.0.0.1:1", NULL, &cfg, &err), 0);
+    cr_assert_eq(m.max_tokens, 500, "a base URL flag is generic's");
+    cr_assert_eq(up_config_set_max_tokens(&cfg, 64, "--max-tokens", &err), 0);
+    cr_assert_eq(up_model_resolve(&m, "generic.q", NULL, NULL, &cfg, &err), 0);
+    cr_assert_eq(m.max_tokens, 64, "the flag beats both");
+    cr_assert_eq(up_config_set_max_tokens(&cfg, 0, "--max-tokens", &err),
+                 UP_EUSAGE);
+    cr_assert_str_eq(err.msg, "--max-tokens must be 1 to 10000000");
+    cr_assert_eq(up_config_set_max_tokens(&cfg, UP_MAX_TOKENS_UNSET,
+                                          "--max-tokens", &err),
+                 0, "not given: no change");
+    up_model_release(&m);
+    up_config_release(&cfg);
 }

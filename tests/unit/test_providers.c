@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "providers/providers.h"
+#include "upskill/http.h"
 
 static const up_message hello[] = {{"user", "Hello there"}};
 
@@ -726,4 +727,150 @@ Test(providers, kinds_by_name)
     cr_assert_eq(up_provider_kind("anthropic"), UP_PROVIDER_ANTHROPIC);
     cr_assert_eq(up_provider_kind("openai"), UP_PROVIDER_OPENAI);
     cr_assert_eq(up_provider_kind("nope"), -1);
+}
+
+Test(providers, control_characters_in_a_key_or_header_refused)
+{
+    static const char *const bad_hdr[] = {"X-Team: a\r\nX-Injected: yes", NULL};
+    up_endpoint ep;
+    up_request rq = basic();
+    up_buf url = UP_BUF_INIT, body = UP_BUF_INIT;
+    up_hdrs h = {0};
+    up_error err;
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    ep.api_key = "sk-abc\r\nX-Injected: yes";
+    cr_assert_eq(up_provider_build(&ep, &rq, &url, &h, &body, &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, "control character"), "%s", err.msg);
+    cr_assert_null(strstr(err.msg, "sk-abc"), "%s", err.msg);
+    cr_assert_eq(h.n, 0, "no header was built");
+    ep.api_key = "sk-abc\tdef";
+    cr_assert_eq(up_endpoint_check(&ep, &err), UP_EPARSE);
+    ep.api_key = "sk-fine";
+    ep.headers = bad_hdr;
+    cr_assert_eq(up_endpoint_check(&ep, &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, "header 'X-Team'"), "%s", err.msg);
+    cr_assert_null(strstr(err.msg, "X-Injected"), "%s", err.msg);
+    cr_assert(up_header_value_ok("Bearer sk-abc"));
+    cr_assert(up_header_value_ok(NULL));
+    cr_assert_not(up_header_value_ok("a\x7f"));
+    up_buf_release(&url);
+    up_buf_release(&body);
+    up_hdrs_release(&h);
+}
+
+Test(providers, a_refused_stream_is_asked_again_without)
+{
+    up_endpoint ep, other;
+    up_request rq = basic();
+    const char *no = "{\"error\":{\"message\":\"Unrecognized request "
+                     "argument supplied: stream_options\"}}";
+    const char *busy = "{\"error\":{\"message\":\"bad model\"}}";
+    built b;
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    ep.base_url = "http://127.0.0.1:9/v1";
+    ep.stream = 1;
+    other = ep;
+    other.base_url = "http://127.0.0.1:10/v1";
+    b = build(&ep, &rq);
+    cr_assert(json_is_true(at(b.body, "stream")));
+    cr_assert(json_is_true(at(b.body, "stream_options.include_usage")));
+    built_release(&b);
+    /* other 400s and other statuses are not about streaming */
+    cr_assert_not(up_provider_stream_refused(&ep, 400, busy, strlen(busy)));
+    cr_assert_not(up_provider_stream_refused(&ep, 500, no, strlen(no)));
+    cr_assert(up_provider_stream_refused(&ep, 400, no, strlen(no)));
+    b = build(&ep, &rq);
+    cr_assert_null(at(b.body, "stream"));
+    cr_assert_null(at(b.body, "stream_options"));
+    built_release(&b);
+    /* once only: the next refusal is a real error */
+    cr_assert_not(up_provider_stream_refused(&ep, 400, no, strlen(no)));
+    cr_assert(up_provider_streams(&other), "remembered per endpoint");
+}
+
+Test(providers, a_rejected_request_adds_no_estimated_tokens)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_request rq = basic();
+    up_response res;
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_reply_init(&r, &ep);
+    up_response_init(&res);
+    up_reply_finish(&r, &rq, &res); /* a 400: nothing arrived */
+    cr_assert_eq(res.usage.input, 0);
+    cr_assert_eq(res.usage.output, 0);
+    cr_assert_eq(res.usage.estimated, 0);
+    up_reply_release(&r);
+    up_response_release(&res);
+}
+
+Test(providers, cut_at_the_output_cap_and_who_answered)
+{
+    got g;
+
+    parse_body(&g, UP_PROVIDER_OPENAI,
+               "{\"model\":\"qwen3-4b-q4\",\"choices\":[{\"message\":"
+               "{\"content\":\"half\"},\"finish_reason\":\"length\"}]}");
+    cr_assert_eq(g.res.truncated, 1);
+    cr_assert_eq(g.res.max_tokens, UP_DEFAULT_MAX_TOKENS);
+    cr_assert_str_eq(g.res.model, "qwen3-4b-q4");
+    got_release(&g);
+    parse_stream(&g, UP_PROVIDER_ANTHROPIC,
+                 "event: message_start\ndata: {\"type\":\"message_start\","
+                 "\"message\":{\"model\":\"claude-x-1\",\"usage\":"
+                 "{\"input_tokens\":3}}}\n\n"
+                 "event: message_delta\ndata: {\"type\":\"message_delta\","
+                 "\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":"
+                 "{\"output_tokens\":7}}\n\n"
+                 "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    cr_assert_eq(g.res.truncated, 1);
+    cr_assert_str_eq(g.res.model, "claude-x-1");
+    got_release(&g);
+    parse_body(&g, UP_PROVIDER_OPENAI,
+               "{\"choices\":[{\"message\":{\"content\":\"all\"},"
+               "\"finish_reason\":\"stop\"}]}");
+    cr_assert_eq(g.res.truncated, 0);
+    cr_assert_str_eq(g.res.model, "");
+    got_release(&g);
+}
+
+Test(providers, masked_and_project_keys_scrubbed)
+{
+    static const char *const bodies[] = {
+        "{\"error\":{\"message\":\"Incorrect API key provided: "
+        "sk-proj-PL****************************************abcd. You can "
+        "find your API key at https://platform.openai.com\"}}",
+        "{\"error\":{\"message\":\"bad key sk-proj-PL**\xe2\x80\xa6\"}}",
+        "{\"error\":{\"message\":\"bad key sk-ant-api03-AbCdEfGhIjKl\"}}",
+        "{\"error\":{\"message\":\"bad key sk-****\"}}",
+    };
+
+    for (size_t i = 0; i < sizeof(bodies) / sizeof(*bodies); i++) {
+        up_buf out = UP_BUF_INIT;
+
+        up_http_error_message(bodies[i], strlen(bodies[i]), &out);
+        cr_assert_null(strstr(out.data, "sk-"), "%s", out.data);
+        cr_assert(strstr(out.data, "[redacted]"), "%s", out.data);
+        up_buf_release(&out);
+    }
+}
+
+Test(providers, json_option_names_never_reach_a_message)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_error err;
+    const char *body =
+        "{\"choices\":[{\"message\":{\"content\":\"a\\u0000\"}}]}";
+
+    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_reply_init(&r, &ep);
+    cr_assert_eq(up_reply_parse(&r, body, strlen(body), &err), UP_EPARSE);
+    cr_assert_null(strstr(err.msg, "JSON_"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "NUL character"), "%s", err.msg);
+    up_reply_release(&r);
 }
