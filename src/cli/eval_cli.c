@@ -339,6 +339,8 @@ static int pipeline(struct ctx *c, struct eval_args *a)
         out_warn("%s", c->cfg.warnings[i]);
     if (!rc)
         rc = up_skill_load(&c->skill, a->skill_path, &c->err);
+    for (size_t i = 0; !rc && i < c->skill.nwarnings; i++)
+        out_warn("%s", c->skill.warnings[i]);
     if (!rc)
         rc = load_tests(c, a);
     if (!rc)

@@ -26,6 +26,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/skill.h"
+#include "skill_legacy.h"
 #include "util/json.h"
 
 #define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ)
@@ -82,6 +83,8 @@ static int read_skill_md(up_skill *s, const struct walk *w, up_error *err)
         rc = up_fs_read(&text, path.data, UP_FS_MAX_READ, err);
     if (!rc)
         rc = up_skill_parse(s, text.data, text.len, path.data, err);
+    if (rc == UP_EPARSE)
+        rc = up_skill_legacy_parse(s, text.data, text.len, path.data, rc, err);
     up_buf_release(&text);
     up_buf_release(&path);
     return rc;
