@@ -16,7 +16,8 @@ static const struct opt opts[] = {
     {'d', "dir", OPT_STRING, &dir, "DIR",
      "runs folder (default: config runs_dir, else runs)"},
     {'s', "skill", OPT_LIST, &skills, "NAME", "only this skill"},
-    {'m', "model", OPT_LIST, &models, "MODEL", "only this resolved model"},
+    {'m', "model", OPT_LIST, &models, "MODEL",
+     "only this model (aliases resolved)"},
     {0, "metric", OPT_STRING, &metric, "M", "success (default) or tokens"},
     {0, "csv", OPT_STRING, &csv, "PATH", "write every run as CSV instead"},
     {0, "best", OPT_FLAG, &best, NULL, "best-ever result, not the latest"},
@@ -34,15 +35,23 @@ static const struct cmd_spec spec = {
     0,
     0};
 
-static int show(const up_run_record *runs, size_t n, char *const *skipped)
+/* Aliases and resolved ids are one model: both sides go through the
+ * alias table before grouping and filtering. */
+static int show(up_run_record *runs, size_t n, char *const *skipped)
 {
+    const up_config *cfg = cli_config();
     up_compare *v = NULL;
+    char **keys = up_xcalloc(models.n + 1, sizeof(*keys));
     size_t nv = 0;
 
-    up_store_compare(&v, &nv, runs, n, skills.v, skills.n, models.v, models.n,
-                     best);
+    for (size_t i = 0; i < models.n; i++)
+        keys[i] = up_store_model_key(models.v[i], cfg);
+    up_store_key_models(runs, n, cfg);
+    up_store_compare(&v, &nv, runs, n, skills.v, skills.n,
+                     (const char *const *)keys, models.n, best);
     runs_print(v, nv, n, !strcmp(metric, "tokens"), json, skipped);
     free(v);
+    up_strv_free(keys);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "upskill/model.h"
 #include "upskill/store.h"
 #include "util/json.h"
 
@@ -229,6 +230,34 @@ double up_run_rate(const up_run_record *r)
     return r->assertions_total
                ? (double)r->assertions_passed / (double)r->assertions_total
                : 0.0;
+}
+
+char *up_store_model_key(const char *s, const up_config *cfg)
+{
+    up_model m;
+    up_error e;
+    char *key;
+
+    up_model_init(&m);
+    if (up_model_resolve(&m, s, NULL, NULL, cfg, &e) || !m.resolved)
+        key = up_xstrdup(s);
+    else
+        key = up_xstrdup(m.resolved);
+    up_model_release(&m);
+    return key;
+}
+
+void up_store_key_models(up_run_record *runs, size_t n, const up_config *cfg)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *key;
+
+        if (!runs[i].model)
+            continue;
+        key = up_store_model_key(runs[i].model, cfg);
+        free(runs[i].model);
+        runs[i].model = key;
+    }
 }
 
 static int in_list(const char *s, const char *const *list, size_t n)
