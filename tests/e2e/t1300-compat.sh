@@ -77,6 +77,14 @@ like "$rec" "The answer achieves this expected output: A one-line note" \
 is "$(grep -c '<rubric>' "$T/rec.jsonl")" 4 "one judgement per expectation"
 like "$out" '"passed": 2,' "the judge's failing verdict fails its case (2 of 3 pass)"
 
+# --- generate --from an upstream skill (the teacher refuses: no retries) ---
+echo '{"rules": [{"reply": {"status": 400}}]}' > "$T/refuse.json"
+fake_start "$T/refuse.json"
+OPENAI_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" generate "tighten it" \
+    --from "$C/skills/pr-writer" -m openai.gpt-4.1-mini --no-eval -o "$T/out"
+like "$err" "Improving pr-writer with" "generate --from loads upstream's skill"
+like "$err" "SKILL.md':3: invalid YAML" "and warns about the unquoted line"
+
 # --- runs: upstream's alias-named history and resolved ids are one model ---
 run "$UPSKILL" runs -d "$C/runs" -m sonnet
 is "$rc" 0 "runs -m sonnet exits 0"
