@@ -132,6 +132,15 @@ void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
  */
 char *up_store_model_key(const char *s, const up_config *cfg);
 
+/*
+ * The runs whose model's key (up_store_model_key) is one of keys, as
+ * shallow copies in a heap array (their strings belong to runs: free only
+ * the array); *nout gets their number.
+ */
+up_run_record *up_store_pick_models(const up_run_record *runs, size_t n,
+                                    const char *const *keys, size_t nkeys,
+                                    const up_config *cfg, size_t *nout);
+
 /* Replace each record's model by its up_store_model_key. */
 void up_store_key_models(up_run_record *runs, size_t n, const up_config *cfg);
 

@@ -232,6 +232,16 @@ double up_run_rate(const up_run_record *r)
                : 0.0;
 }
 
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+    if (!n)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (s && !strcmp(s, list[i]))
+            return 1;
+    return 0;
+}
+
 char *up_store_model_key(const char *s, const up_config *cfg)
 {
     up_model m;
@@ -247,6 +257,24 @@ char *up_store_model_key(const char *s, const up_config *cfg)
     return key;
 }
 
+up_run_record *up_store_pick_models(const up_run_record *runs, size_t n,
+                                    const char *const *keys, size_t nkeys,
+                                    const up_config *cfg, size_t *nout)
+{
+    up_run_record *v = up_xcalloc(n + 1, sizeof(*v));
+
+    *nout = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *key =
+            runs[i].model ? up_store_model_key(runs[i].model, cfg) : NULL;
+
+        if (key && in_list(key, keys, nkeys))
+            v[(*nout)++] = runs[i];
+        free(key);
+    }
+    return v;
+}
+
 void up_store_key_models(up_run_record *runs, size_t n, const up_config *cfg)
 {
     for (size_t i = 0; i < n; i++) {
@@ -258,16 +286,6 @@ void up_store_key_models(up_run_record *runs, size_t n, const up_config *cfg)
         free(runs[i].model);
         runs[i].model = key;
     }
-}
-
-static int in_list(const char *s, const char *const *list, size_t n)
-{
-    if (!n)
-        return 1;
-    for (size_t i = 0; i < n; i++)
-        if (s && !strcmp(s, list[i]))
-            return 1;
-    return 0;
 }
 
 static int same(const char *a, const char *b)

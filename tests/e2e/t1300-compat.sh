@@ -95,4 +95,7 @@ is "$(printf '%s\n' "$out" | grep -c '"model"')" 1 \
     "'sonnet' and 'anthropic.claude-sonnet-4-5' show as one model"
 run "$UPSKILL" runs -d "$C/runs" -m anthropic.claude-sonnet-4-5 --best
 like "$out" "anthropic.claude-sonnet-4-5" "the resolved id as -m finds them too"
+run "$UPSKILL" runs -d "$C/runs" -m sonnet --csv "$T/r.csv"
+is "$(grep -c ',sonnet,\|,anthropic.claude-sonnet-4-5,' "$T/r.csv")" 4 \
+    "runs --csv -m sonnet keeps both histories, each model as logged"
 done_testing

@@ -64,6 +64,16 @@ Test(compat, alias_and_resolved_runs_group_as_one_model)
     free(cmp);
     up_store_compare(&cmp, &ncmp, r, 4, NULL, 0, NULL, 0, 0);
     cr_assert_eq(ncmp, 1, "one model, not two");
+    {
+        up_run_record *sel;
+        size_t nsel = 0;
+
+        r[0].model[0] = 'X'; /* no longer this model */
+        sel = up_store_pick_models(r, 4, filter, 1, NULL, &nsel);
+        cr_assert_eq(nsel, 3);
+        cr_assert_eq(sel[0].model, r[1].model, "shallow copies");
+        free(sel);
+    }
     free(cmp);
     for (int i = 0; i < 4; i++)
         up_run_record_release(&r[i]);
