@@ -25,6 +25,8 @@ like "$err" "pr-writer/SKILL.md':3: invalid YAML (mapping values are not allowed
     "a warning names the file and the line"
 like "$err" 'quote the value: description: "Use when: writing a pull request description"' \
     "and the fix"
+run "$UPSKILL" list -v -d "$C/skills"
+like "$out" "tests (3 cases)" "list -v counts skill-creator's evals/evals.json"
 run "$UPSKILL" validate "$C/skills/pr-writer"
 is "$rc" 3 "validate still calls it an error under the spec"
 like "$out$err" 'quote the value: description: "Use when: writing' \
