@@ -19,7 +19,8 @@ typedef struct up_catalog_entry {
     up_error err;     /* when !ok */
     size_t md_tokens; /* estimate for the whole SKILL.md */
     size_t ref_tokens;
-    long ncases; /* tests in skill_meta.json; -1 without the file */
+    long ncases; /* tests in skill_meta.json, else in skill-creator's
+                    evals/evals.json; -1 without either file */
 } up_catalog_entry;
 
 typedef struct up_catalog {

@@ -64,6 +64,10 @@ typedef struct up_skill {
     up_skill_meta meta;
     int has_meta;     /* skill_meta.json existed */
     char *tests_json; /* its "tests" value as compact JSON, or NULL */
+    /* load warnings for the CLI to print, e.g. "'x/SKILL.md':3: invalid
+     * YAML (...), read line by line as upstream upskill does; quote ..." */
+    char **warnings;
+    size_t nwarnings, warnings_cap;
 } up_skill;
 
 void up_skill_init(up_skill *s);
@@ -90,7 +94,9 @@ void up_skill_render(const up_skill *s, up_buf *out);
  * Load the skill folder dir: SKILL.md (required), skill_meta.json (if
  * present) and every regular file under references/, scripts/, assets/.
  * Errors name the file: UP_ENOTFOUND, UP_EPARSE, UP_ETOOBIG, UP_EUNSAFE
- * (a symlink leading outside the folder).
+ * (a symlink leading outside the folder).  Frontmatter that is not valid
+ * YAML but has upstream upskill's unquoted "key: value" line shape is
+ * read as upstream reads it, with one entry in s->warnings per line.
  */
 int up_skill_load(up_skill *s, const char *dir, up_error *err);
 

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "upskill/buf.h"
+#include "upskill/config.h"
 #include "upskill/error.h"
 
 typedef struct up_run_record {
@@ -147,6 +148,27 @@ typedef struct up_compare {
 void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
                       size_t n, const char *const *skills, size_t nskills,
                       const char *const *models, size_t nmodels, int best);
+
+/*
+ * The model string s as one key for grouping and filtering: its resolved
+ * id through the alias table (cfg's aliases, then the built-in ones; cfg
+ * may be NULL), so upstream's "sonnet" and this project's
+ * "anthropic.claude-sonnet-4-5" are one model; a copy of s when it does
+ * not resolve.  The caller frees the result.
+ */
+char *up_store_model_key(const char *s, const up_config *cfg);
+
+/*
+ * The runs whose model's key (up_store_model_key) is one of keys, as
+ * shallow copies in a heap array (their strings belong to runs: free only
+ * the array); *nout gets their number.
+ */
+up_run_record *up_store_pick_models(const up_run_record *runs, size_t n,
+                                    const char *const *keys, size_t nkeys,
+                                    const up_config *cfg, size_t *nout);
+
+/* Replace each record's model by its up_store_model_key. */
+void up_store_key_models(up_run_record *runs, size_t n, const up_config *cfg);
 
 /* assertions_passed / assertions_total, 0 when the total is 0. */
 double up_run_rate(const up_run_record *r);

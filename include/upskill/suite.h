@@ -13,6 +13,7 @@
 
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/skill.h"
 
 typedef struct up_ctx_file {
     char *name;
@@ -51,6 +52,30 @@ int up_suite_parse(up_suite *s, const char *text, size_t len, const char *file,
 
 /* Read and parse the tests file at path (a list or {"cases": [...]}). */
 int up_suite_load(up_suite *s, const char *path, up_error *err);
+
+/*
+ * Read Anthropic skill-creator's evals.json at path into s (appending):
+ * {"skill_name", "evals": [{id, prompt, expected_output, files,
+ * expectations}]} or a bare list of evals ("assertions" is read as
+ * "expectations").  Each eval is one case: prompt as input, each file
+ * (relative to skill_dir) as a context file named by its path, each
+ * expectation an llm-rubric assertion; with none, expected_output is the
+ * rubric.  Errors (UP_EPARSE, UP_ENOTFOUND, UP_EUNSAFE) name the file and
+ * evals[i].key.
+ */
+int up_suite_load_evals(up_suite *s, const char *path, const char *skill_dir,
+                        up_error *err);
+
+/*
+ * Load the suite for skill (loaded from folder skill_dir) into s, from the
+ * first source with cases: tests_file (-t) when not NULL, else
+ * skill_meta.json's tests, else skill_dir/evals/evals.json.  note gets
+ * what to tell the user: "5 cases from 'x/evals/evals.json' (skill-creator
+ * format)".  Errors: those of each reader; UP_EPARSE when no source has
+ * a case.
+ */
+int up_suite_pick(up_suite *s, up_buf *note, const char *tests_file,
+                  const up_skill *skill, const char *skill_dir, up_error *err);
 
 /* The suite as a compact JSON array of upstream-shaped cases. */
 void up_suite_to_json(const up_suite *s, up_buf *out);

@@ -4,8 +4,6 @@
 #ifndef UPSKILL_UPSKILL_H
 #define UPSKILL_UPSKILL_H
 
-#define UPSKILL_VERSION "0.1.0"
-
 #include "upskill/alloc.h"
 #include "upskill/assert.h"
 #include "upskill/buf.h"
@@ -26,5 +24,6 @@
 #include "upskill/suite.h"
 #include "upskill/trace.h"
 #include "upskill/validate.h"
+#include "upskill/version.h"
 
 #endif

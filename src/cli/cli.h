@@ -133,6 +133,10 @@ void render_table(FILE *fp, const char *const *head, const char *const *cells,
  */
 const char *cli_config_dir(const char *given, int runs, const char *dflt);
 
+/* The configuration, loaded once (defaults and a warning when it cannot
+ * be read); released at exit. */
+const up_config *cli_config(void);
+
 /* ---- commands --------------------------------------------------------- */
 
 /*

@@ -27,7 +27,8 @@ static const struct cmd_spec spec = {
     "eval",
     "SKILL_PATH",
     "measure a skill's lift: with it and without it",
-    "Tests come from -t or the skill's skill_meta.json.  See docs/eval.md.",
+    "Tests come from -t, else the skill's skill_meta.json, else its\n"
+    "evals/evals.json (skill-creator).  See docs/eval.md.",
     opts,
     1,
     1};

@@ -124,6 +124,8 @@ static int run(up_config *cfg, up_gen *g, up_error *err)
         return rc;
     fill_opts();
     rc = up_gen_init(g, &o, cfg, err);
+    for (size_t i = 0; !rc && i < g->source.nwarnings; i++)
+        out_warn("%s", g->source.warnings[i]);
     if (rc)
         return rc;
     gen_report_plan(g);

@@ -54,6 +54,9 @@ int cmd_list(int argc, char **argv)
         rc = out_fail(&err);
         goto out;
     }
+    for (size_t i = 0; i < l.n; i++)
+        for (size_t k = 0; k < l.v[i].skill.nwarnings; k++)
+            out_warn("%s", l.v[i].skill.warnings[k]);
     if (as_json)
         list_print_json(&l, dir);
     else if (!l.n)

@@ -16,7 +16,8 @@ static const struct opt opts[] = {
     {'d', "dir", OPT_STRING, &dir, "DIR",
      "runs folder (default: config runs_dir, else runs)"},
     {'s', "skill", OPT_LIST, &skills, "NAME", "only this skill"},
-    {'m', "model", OPT_LIST, &models, "MODEL", "only this resolved model"},
+    {'m', "model", OPT_LIST, &models, "MODEL",
+     "only this model (aliases resolved)"},
     {0, "metric", OPT_STRING, &metric, "M", "success (default) or tokens"},
     {0, "csv", OPT_STRING, &csv, "PATH", "write every run as CSV instead"},
     {0, "best", OPT_FLAG, &best, NULL, "best-ever result, not the latest"},
@@ -34,16 +35,52 @@ static const struct cmd_spec spec = {
     0,
     0};
 
-static int show(const up_run_record *runs, size_t n, char *const *skipped)
+/* The -m models through the alias table (NULL-terminated): aliases and
+ * resolved ids are one model, in the runs and in the filter alike. */
+static char **model_keys(const up_config *cfg)
 {
+    char **keys = up_xcalloc(models.n + 1, sizeof(*keys));
+
+    for (size_t i = 0; i < models.n; i++)
+        keys[i] = up_store_model_key(models.v[i], cfg);
+    return keys;
+}
+
+static int show(up_run_record *runs, size_t n, char *const *skipped)
+{
+    const up_config *cfg = cli_config();
     up_compare *v = NULL;
+    char **keys = model_keys(cfg);
     size_t nv = 0;
 
-    up_store_compare(&v, &nv, runs, n, skills.v, skills.n, models.v, models.n,
-                     best);
+    up_store_key_models(runs, n, cfg);
+    up_store_compare(&v, &nv, runs, n, skills.v, skills.n,
+                     (const char *const *)keys, models.n, best);
     runs_print(v, nv, n, !strcmp(metric, "tokens"), json, skipped);
     free(v);
+    up_strv_free(keys);
     return 0;
+}
+
+/* The CSV keeps each model as logged; -m matches through the aliases. */
+static int export_csv(const up_run_record *runs, size_t n, up_error *err)
+{
+    const up_config *cfg = cli_config();
+    char **keys = model_keys(cfg);
+    up_run_record *sel = NULL;
+    size_t nsel = n;
+    int rc;
+
+    if (models.n)
+        sel = up_store_pick_models(runs, n, (const char *const *)keys, models.n,
+                                   cfg, &nsel);
+    rc = up_store_csv(csv, sel ? sel : runs, nsel, skills.v, skills.n, NULL, 0,
+                      err);
+    if (!rc)
+        printf("Summary written to %s\n", out_safe(csv));
+    free(sel);
+    up_strv_free(keys);
+    return rc;
 }
 
 /* Corrupt run files are left out of the results, never silently. */
@@ -85,10 +122,7 @@ int cmd_runs(int argc, char **argv)
     rc = up_store_load(&runs, &n, &skipped, dir, &err);
     warn_skipped(skipped);
     if (!rc && csv) {
-        rc = up_store_csv(csv, runs, n, skills.v, skills.n, models.v, models.n,
-                          &err);
-        if (!rc)
-            printf("Summary written to %s\n", out_safe(csv));
+        rc = export_csv(runs, n, &err);
     } else if (!rc) {
         rc = show(runs, n, skipped);
     }

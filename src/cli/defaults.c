@@ -16,13 +16,10 @@ static void release(void)
     up_config_release(&cfg);
 }
 
-const char *cli_config_dir(const char *given, int runs, const char *dflt)
+const up_config *cli_config(void)
 {
-    const up_cfg_str *v;
     up_error err;
 
-    if (given)
-        return given;
     if (!loaded) {
         loaded = 1;
         up_config_init(&cfg);
@@ -30,6 +27,16 @@ const char *cli_config_dir(const char *given, int runs, const char *dflt)
             out_warn("%s (using defaults)", err.msg);
         atexit(release);
     }
+    return &cfg;
+}
+
+const char *cli_config_dir(const char *given, int runs, const char *dflt)
+{
+    const up_cfg_str *v;
+
+    if (given)
+        return given;
+    cli_config();
     v = runs ? &cfg.runs_dir : &cfg.skills_dir;
     return v->value && *v->value ? v->value : dflt;
 }

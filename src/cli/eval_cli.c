@@ -38,23 +38,13 @@ struct ctx {
 
 static int load_tests(struct ctx *c, const struct eval_args *a)
 {
-    up_buf file = UP_BUF_INIT;
-    int rc = 0;
+    up_buf note = UP_BUF_INIT;
+    int rc = up_suite_pick(&c->suite, &note, a->tests, &c->skill, a->skill_path,
+                           &c->err);
 
-    if (a->tests)
-        rc = up_suite_load(&c->suite, a->tests, &c->err);
-    else if (c->skill.tests_json) {
-        up_fs_join(&file, a->skill_path, "skill_meta.json");
-        rc = up_suite_parse(&c->suite, c->skill.tests_json,
-                            strlen(c->skill.tests_json), file.data, "tests",
-                            &c->err);
-    }
-    if (!rc && !c->suite.ncases)
-        rc = up_error_set(&c->err, UP_EPARSE,
-                          "'%s': no test cases: give -t FILE or add tests to "
-                          "skill_meta.json",
-                          a->tests ? a->tests : a->skill_path);
-    up_buf_release(&file);
+    if (!rc)
+        fprintf(stderr, "tests: %s\n", out_safe(note.data));
+    up_buf_release(&note);
     return rc;
 }
 
@@ -472,6 +462,8 @@ static int pipeline(struct ctx *c, struct eval_args *a)
         out_warn("%s", c->cfg.warnings[i]);
     if (!rc)
         rc = up_skill_load(&c->skill, a->skill_path, &c->err);
+    for (size_t i = 0; !rc && i < c->skill.nwarnings; i++)
+        out_warn("%s", c->skill.warnings[i]);
     if (!rc)
         rc = load_tests(c, a);
     if (!rc && a->plan)

@@ -9,6 +9,25 @@
 #include "upskill/fs.h"
 #include "upskill/suite.h"
 
+/* Cases in skill-creator's evals/evals.json, when skill_meta.json has
+ * none and the file exists. */
+static int count_evals(up_catalog_entry *e, const char *path)
+{
+    up_buf file = UP_BUF_INIT;
+    up_suite suite;
+    int rc = 0;
+
+    up_suite_init(&suite);
+    up_fs_join(&file, path, "evals/evals.json");
+    if (e->ncases <= 0 && up_fs_exists(file.data)) {
+        rc = up_suite_load_evals(&suite, file.data, path, &e->err);
+        e->ncases = (long)suite.ncases;
+    }
+    up_suite_release(&suite);
+    up_buf_release(&file);
+    return rc;
+}
+
 static int count_tests(up_catalog_entry *e, const char *path)
 {
     up_buf file = UP_BUF_INIT;
@@ -47,6 +66,8 @@ static int load_entry(up_catalog_entry *e, const char *path)
             e->ref_tokens += up_tokens_estimate(e->skill.files[i].data,
                                                 e->skill.files[i].len);
     rc = count_tests(e, path);
+    if (!rc)
+        rc = count_evals(e, path);
 out:
     up_buf_release(&md);
     up_buf_release(&file);

@@ -84,6 +84,7 @@ void up_skill_release(up_skill *s)
     free(m->license);
     free(m->compatibility);
     free(s->tests_json);
+    up_strv_free(s->warnings);
     up_skill_init(s);
 }
 

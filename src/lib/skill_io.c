@@ -31,6 +31,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/skill.h"
+#include "skill_legacy.h"
 #include "util/json.h"
 
 static const char *const resource_dirs[] = {"references", "scripts", "assets"};
@@ -124,6 +125,8 @@ static int read_skill_md(up_skill *s, const struct walk *w, int parse,
         rc = up_fs_read(&text, path.data, UP_FS_MAX_READ, err);
     if (!rc && parse)
         rc = up_skill_parse(s, text.data, text.len, path.data, err);
+    if (rc == UP_EPARSE)
+        rc = up_skill_legacy_parse(s, text.data, text.len, path.data, rc, err);
     up_buf_release(&text);
     up_buf_release(&path);
     return rc;

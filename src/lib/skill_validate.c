@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "skill_legacy.h"
 #include "skill_validate_int.h"
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
@@ -270,9 +271,12 @@ static void check_dashes(struct vctx *c, const char *fm, const char *end)
               n, n == 1 ? "" : "s");
 }
 
-/* Turn the YAML parser's "line N: what" into a finding. */
-static void yaml_error(struct vctx *c, const char *msg)
+/* Turn the YAML parser's "line N: what" into a finding, with the fix when
+ * the frontmatter [fm, fm+len) is upstream's unquoted "key: value" shape. */
+static void yaml_error(struct vctx *c, const char *msg, const char *fm,
+                       size_t len)
 {
+    up_buf hint = UP_BUF_INIT;
     char *end = NULL;
     long line = 0;
 
@@ -283,8 +287,11 @@ static void yaml_error(struct vctx *c, const char *msg)
         else
             line = 0;
     }
+    up_skill_legacy_hint(&hint, fm, len, 2);
     vfind(c, NULL, line > 0 && line < 1000000000 ? (int)line : 0, UP_V_ERROR,
-          "yaml-syntax", "Invalid YAML in frontmatter: %s", msg);
+          "yaml-syntax", "Invalid YAML in frontmatter: %s%s%s", msg,
+          hint.len ? "; " : "", hint.len ? hint.data : "");
+    up_buf_release(&hint);
 }
 
 /* Codes for the YAML tree's issues, by a phrase of their message; the
@@ -323,7 +330,7 @@ static void check_frontmatter(struct vctx *c, const char *fm, size_t len)
               issue_code(doc.issues[i].msg), "Invalid YAML in frontmatter: %s",
               doc.issues[i].msg);
     if (rc) {
-        yaml_error(c, err.msg);
+        yaml_error(c, err.msg, fm, len);
         goto out;
     }
     if (!doc.root || doc.root->kind != UP_Y_MAP) {

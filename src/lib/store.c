@@ -20,6 +20,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/store.h"
+#include "upskill/version.h"
 #include "util/json.h"
 
 void up_run_record_init(up_run_record *r)
@@ -73,10 +74,11 @@ int up_store_batch_new(up_buf *dir, up_buf *id, const char *runs_dir,
 static json_t *metadata_json(const up_run_record *r)
 {
     return json_pack(
-        "{s:o, s:o, s:o, s:i, s:o}", "model", up_json_str_or_null(r->model),
-        "task", up_json_str_or_null(r->task), "batch_id",
-        up_json_str_or_null(r->batch_id), "run_number", r->run_number,
-        "timestamp", up_json_str_or_null(r->timestamp));
+        "{s:o, s:o, s:o, s:i, s:o, s:s}", "model",
+        up_json_str_or_null(r->model), "task", up_json_str_or_null(r->task),
+        "batch_id", up_json_str_or_null(r->batch_id), "run_number",
+        r->run_number, "timestamp", up_json_str_or_null(r->timestamp),
+        "upskill_version", UPSKILL_VERSION);
 }
 
 static json_t *stats_json(const up_run_record *r)

@@ -11,6 +11,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "upskill/model.h"
 #include "upskill/store.h"
 #include "util/json.h"
 
@@ -239,6 +240,52 @@ static int in_list(const char *s, const char *const *list, size_t n)
         if (s && !strcmp(s, list[i]))
             return 1;
     return 0;
+}
+
+char *up_store_model_key(const char *s, const up_config *cfg)
+{
+    up_model m;
+    up_error e;
+    char *key;
+
+    up_model_init(&m);
+    if (up_model_resolve(&m, s, NULL, NULL, cfg, &e) || !m.resolved)
+        key = up_xstrdup(s);
+    else
+        key = up_xstrdup(m.resolved);
+    up_model_release(&m);
+    return key;
+}
+
+up_run_record *up_store_pick_models(const up_run_record *runs, size_t n,
+                                    const char *const *keys, size_t nkeys,
+                                    const up_config *cfg, size_t *nout)
+{
+    up_run_record *v = up_xcalloc(n + 1, sizeof(*v));
+
+    *nout = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *key =
+            runs[i].model ? up_store_model_key(runs[i].model, cfg) : NULL;
+
+        if (key && in_list(key, keys, nkeys))
+            v[(*nout)++] = runs[i];
+        free(key);
+    }
+    return v;
+}
+
+void up_store_key_models(up_run_record *runs, size_t n, const up_config *cfg)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *key;
+
+        if (!runs[i].model)
+            continue;
+        key = up_store_model_key(runs[i].model, cfg);
+        free(runs[i].model);
+        runs[i].model = key;
+    }
 }
 
 static int same(const char *a, const char *b)

@@ -31,6 +31,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/http.h"
+#include "upskill/version.h"
 #include "util/curl_dl.h"
 
 #define DEF_CONNECT_MS   10000L
@@ -700,6 +701,7 @@ static void set_easy_options(up_http_xfer *x)
 
     curl_easy_setopt(e, CURLOPT_URL, x->url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "upskill/" UPSKILL_VERSION);
     if (x->body) {
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,

@@ -1,0 +1,36 @@
+/*
+ * Upstream upskill's SKILL.md frontmatter, read the way upstream reads it
+ * (line by line, "key: value", the value taken literally) for the files
+ * its unquoted writer made that are not valid YAML.  Internal to the
+ * library: the loader falls back to it, the validator borrows its hint.
+ */
+#ifndef UPSKILL_SKILL_LEGACY_H
+#define UPSKILL_SKILL_LEGACY_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+#include "upskill/skill.h"
+
+/*
+ * Called by the loader after up_skill_parse failed with rc on SKILL.md
+ * text: when the frontmatter is not valid YAML and every line has the
+ * simple "key: value" shape upstream writes, parse it again with each
+ * offending value quoted, add one warning per such line to s->warnings
+ * ("'file':3: ...; quote the value: key: \"...\"") and return 0.
+ * Otherwise return rc and leave err (the YAML error) as it was.
+ */
+int up_skill_legacy_parse(up_skill *s, const char *text, size_t len,
+                          const char *file, int rc, up_error *err);
+
+/*
+ * For frontmatter [fm, fm+len) whose first line is file line first_line:
+ * when it is upstream's line shape, the 1-based file line of the first
+ * value YAML cannot read, with the fix ("quote the value: key: \"...\"")
+ * appended to hint; 0 (hint untouched) otherwise.
+ */
+int up_skill_legacy_hint(up_buf *hint, const char *fm, size_t len,
+                         int first_line);
+
+#endif
