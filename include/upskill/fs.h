@@ -60,6 +60,12 @@ int up_fs_exists(const char *path);
  */
 int up_fs_check_input(const char *path, up_error *err);
 
+/*
+ * Remove path and, when it is a folder, everything below it; symlinks are
+ * removed, never followed.  Best effort: what cannot be removed stays.
+ */
+void up_fs_rm_tree(const char *path);
+
 /* Append "a/b" to out, with exactly one slash between. */
 void up_fs_join(up_buf *out, const char *a, const char *b);
 

@@ -212,30 +212,6 @@ static int path_ok(const char *path, up_buf *errors)
     return 0;
 }
 
-/* Remove the tree at path (ours: just created, no symlinks followed). */
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    char **names = NULL;
-    up_buf sub = UP_BUF_INIT;
-
-    if (lstat(path, &st))
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlink(path);
-        return;
-    }
-    if (!up_fs_list(&names, NULL, path, NULL))
-        for (char **n = names; *n; n++) {
-            up_buf_reset(&sub);
-            up_fs_join(&sub, path, *n);
-            remove_tree(sub.data);
-        }
-    up_strv_free(names);
-    up_buf_release(&sub);
-    rmdir(path);
-}
-
 /* The folder name for the copy: the skill's name when it can be one. */
 static void stage_name(up_buf *out, const char *md)
 {
@@ -319,7 +295,7 @@ int up_gen_draft_check(const up_gen_draft *d, up_buf *errors, up_buf *warnings,
         up_validate_path(&r, dir.data);
     add_findings(&r, dir.data, errors, warnings);
     nerr += (int)r.nerrors;
-    remove_tree(root.data);
+    up_fs_rm_tree(root.data);
 out:
     up_validate_release(&r);
     up_buf_release(&root);

@@ -47,7 +47,4 @@ void skill_clean_saves(const char *parent, const char *base, const char *dir);
 int skill_swap_in(const char *tmp, const char *dir, const char *parent,
                   const char *base, up_error *err);
 
-/* rm -rf path, without following symlinks; errors are ignored. */
-void skill_rm_tree(const char *path);
-
 #endif

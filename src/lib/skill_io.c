@@ -623,7 +623,7 @@ static int replace(const up_skill *s, const up_buf *md, const up_buf *meta,
     if (!rc)
         rc = skill_swap_in(tmp.data, target.data, parent.data, base.data, err);
     if (rc) {
-        skill_rm_tree(tmp.data);
+        up_fs_rm_tree(tmp.data);
         up_error_prefix(err, "'%s' not saved, the old version is kept: ", dir);
     }
 out:

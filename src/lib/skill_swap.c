@@ -53,29 +53,6 @@ static int is_skill_entry(const char *name)
     return 0;
 }
 
-void skill_rm_tree(const char *path)
-{
-    struct stat st;
-    char **names = NULL;
-    up_buf child = UP_BUF_INIT;
-
-    if (lstat(path, &st))
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlink(path);
-        return;
-    }
-    if (up_fs_list(&names, NULL, path, NULL) == 0)
-        for (char **p = names; *p; p++) {
-            up_buf_reset(&child);
-            up_fs_join(&child, path, *p);
-            skill_rm_tree(child.data);
-        }
-    up_strv_free(names);
-    up_buf_release(&child);
-    rmdir(path);
-}
-
 static void sync_dir(const char *path)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -120,7 +97,7 @@ void skill_clean_dead(const char *parent, const char *prefix,
         up_fs_join(&path, parent, *p);
         if (!(restore && access(restore, F_OK) &&
               rename(path.data, restore) == 0))
-            skill_rm_tree(path.data);
+            up_fs_rm_tree(path.data);
     }
     up_strv_free(names);
     up_buf_release(&path);
@@ -226,7 +203,7 @@ static int swap_by_renames(const char *tmp, const char *dir, const char *parent,
         rc = -1;
     }
     if (aside.len)
-        skill_rm_tree(aside.data); /* the old version, or the empty spare */
+        up_fs_rm_tree(aside.data); /* the old version, or the empty spare */
     up_buf_release(&aside);
     return rc;
 }
@@ -238,7 +215,7 @@ static int swap_existing(const char *tmp, const char *dir, const char *parent,
     int rc = move_foreign(dir, tmp);
 
     if (!rc && exchange(tmp, dir) == 0) {
-        skill_rm_tree(tmp); /* now the old version */
+        up_fs_rm_tree(tmp); /* now the old version */
         return 0;
     }
     if (!rc && (errno == ENOSYS || errno == EINVAL || errno == ENOTSUP))
