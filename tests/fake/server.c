@@ -324,6 +324,11 @@ static enum MHD_Result answer(struct fake_server *s, struct conn *cn)
     if (cn->held)
         return answer_held(s, cn);
     MHD_get_connection_values(cn->c, MHD_HEADER_KIND, add_header, rq);
+    if (s->max_requests && s->requests >= s->max_requests) {
+        rq->n = ++s->requests; /* recorded, then refused: it is going away */
+        record(s, rq, NULL);
+        return MHD_NO;
+    }
     rq->n = ++s->requests;
     fake_out_init(&o);
     picked = decide(s, rq, &cn->r, &o);
@@ -339,6 +344,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
                                   const char *version, const char *data,
                                   size_t *size, void **con_cls)
 {
+    struct fake_server *s = cls;
     struct conn *cn = *con_cls;
 
     (void)version;
@@ -356,7 +362,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
         *size = 0;
         return MHD_YES;
     }
-    return answer(cls, cn);
+    return answer(s, cn);
 }
 
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
