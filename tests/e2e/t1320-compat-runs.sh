@@ -2,7 +2,9 @@
 # Upstream's run history reads as upstream reads it, and our run files
 # mean what upstream's mean: "passed", batch_summary's model list, the
 # metadata-only row and Python float text in the CSV, a generate batch's
-# last attempt in `runs`, upstream's pick with --best.
+# last attempt in `runs`, upstream's pick with --best.  Keys where upstream
+# users keep them (fastagent.secrets.yaml, fastagent.config.yaml, .env)
+# reach the request header and nothing else.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -68,5 +70,56 @@ like "$sum" '"model": "generic.a, generic.b",' \
     "a multi-model batch_summary.json names every model"
 like "$(cat "$T/runs2/$batch/run_1/run_result.json")" '"passed": false,' \
     "benchmark mode: passed means every case passed, as upstream"
+
+# --- keys from fast-agent's files and .env ----------------------------------
+unset OPENAI_API_KEY ANTHROPIC_API_KEY GENERIC_API_KEY HF_TOKEN \
+    GENERIC_BASE_URL OPENAI_BASE_URL OPENAI_API_BASE
+export XDG_CACHE_HOME="$T/cache"
+fake_start "$T/s.json" --record "$T/rec.jsonl"
+mkdir -p "$T/fa" "$T/de"
+cp "$C/fastagent.secrets.yaml" "$T/fa/"
+cp "$C/dotenv" "$T/de/.env"
+sed "s|FAKE_URL|$FAKE_URL|" "$C/fastagent.config.yaml" > "$T/de/fastagent.config.yaml"
+
+cd "$T/fa" || exit 1
+run "$UPSKILL" config
+is "$rc" 0 "config reads fastagent.secrets.yaml"
+like "$out" "OPENAI_API_KEY: set (fastagent.secrets.yaml:3)" \
+    "config shows the key as set, with its file and line"
+run "$UPSKILL" config --json
+like "$out" '"key_source": "fastagent.secrets.yaml:3"' "and in --json"
+OPENAI_API_KEY=sk-env-wins run "$UPSKILL" config
+like "$out" "OPENAI_API_KEY: set (env OPENAI_API_KEY)" "the environment beats the file"
+OPENAI_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" eval "$T/skill" -t "$T/t.json" \
+    -m openai.gpt-4.1-mini --no-baseline --runs-dir "$T/fa/runs"
+is "$rc" 0 "eval with the key from fastagent.secrets.yaml"
+like "$(cat "$T/rec.jsonl")" "Bearer sk-FASECRETS-e2e-1320" \
+    "the fastagent.secrets.yaml key reaches the request header"
+: > "$T/rec.jsonl"
+
+cd "$T/de" || exit 1
+run "$UPSKILL" config
+like "$out" "GENERIC_API_KEY: set (.env:3)" "config shows a .env key with its line"
+like "$out" "$FAKE_URL/v1  [fastagent.config.yaml:3]" \
+    "fastagent.config.yaml's generic.base_url, with its source"
+like "$err" "'.env':5: expected KEY=VALUE" "a bad .env line is a warning naming it"
+run "$UPSKILL" eval "$T/skill" -t "$T/t.json" -m generic.local \
+    --no-baseline --runs-dir "$T/de/runs"
+is "$rc" 0 "eval with the key from .env, the URL from fastagent.config.yaml"
+like "$(cat "$T/rec.jsonl")" "Bearer gk-DOTENV-e2e-1320 # kept" \
+    "the .env key (quoted, with its #) reaches the request header"
+cd "$T" || exit 1
+leaks=$(grep -rl -e FASECRETS -e DOTENV-e2e "$T" | grep -v -e rec.jsonl \
+    -e '/fa/fastagent.secrets.yaml$' -e '/de/.env$')
+is "$leaks" "" "no key in any run file, cache or other file"
+unlike "$out$err" "e2e-1320" "nor in any output"
+printf 'openai:\n  api_key: [sk-BAD-e2e-1320]\n' > "$T/fa/fastagent.secrets.yaml"
+cd "$T/fa" || exit 1
+run "$UPSKILL" config
+is "$rc" 3 "a fast-agent file of the wrong shape is bad input"
+like "$err" "'fastagent.secrets.yaml':2: openai.api_key: expected a string" \
+    "naming the file and line"
+unlike "$err" "sk-BAD" "never the value"
+cd "$T" || exit 1
 
 done_testing
