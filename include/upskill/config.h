@@ -3,9 +3,12 @@
  *
  * Layers, lowest first: built-in defaults, the config file, the
  * environment, command-line flags.  Each setting records where its value
- * came from (up_source) so `upskill config` can say so.  The config never
- * holds a secret: providers name the environment variable that holds the
- * key (api_key_env), and only the HTTP layer reads its value.
+ * came from (up_source) so `upskill config` can say so.  Providers name
+ * the environment variable that holds the key (api_key_env), and only the
+ * HTTP layer reads its value.  Below the environment lie the fallback
+ * files upstream users keep keys in (fastagent.secrets.yaml,
+ * fastagent.config.yaml, .env): their values are held in memory
+ * (fallback) and never printed, logged, hashed or put in a message.
  *
  * Ownership: an up_config owns every string it points to, except the
  * `what` of a flag source (borrowed, normally a string literal) and the
@@ -97,6 +100,17 @@ typedef struct up_price {
     up_source src;
 } up_price;
 
+/*
+ * One variable from a fallback file: fast-agent's provider settings under
+ * the variable they stand for ("openai.api_key" -> OPENAI_API_KEY), or a
+ * .env line.  value may be a secret: never print it.
+ */
+typedef struct up_fallback_var {
+    char *name;
+    char *value;
+    up_source src; /* UP_SRC_FILE: the file and line */
+} up_fallback_var;
+
 /* Reads one environment variable: NULL when unset. */
 typedef const char *(*up_getenv_fn)(const char *name, void *ctx);
 
@@ -134,6 +148,9 @@ typedef struct up_config {
     size_t aliases_cap, prices_cap, warnings_cap; /* private: allocated */
     up_getenv_fn getenv_fn; /* how the environment is read */
     void *getenv_ctx;
+    /* below the environment, first match wins (see config_secrets.c) */
+    up_fallback_var *fallback;
+    size_t nfallback, fallback_cap;
 } up_config;
 
 /*
@@ -156,8 +173,39 @@ void up_config_set_env(up_config *cfg, up_getenv_fn fn, void *ctx);
 int up_config_set_max_tokens(up_config *cfg, long n, const char *flag,
                              up_error *err);
 
-/* Look up one environment variable through cfg's hook; "" counts as unset. */
+/*
+ * Look up one environment variable through cfg's hook; "" counts as unset.
+ * When the environment does not set it, the fallback files' value (see
+ * up_config_load_fallbacks), if any.
+ */
 const char *up_config_getenv(const up_config *cfg, const char *name);
+
+/*
+ * As up_config_getenv, and *src (when not NULL) says where the value came
+ * from: UP_SRC_ENV with the name, or UP_SRC_FILE with a fallback file and
+ * line; UP_SRC_DEFAULT when unset.
+ */
+const char *up_config_getenv_src(const up_config *cfg, const char *name,
+                                 up_source *src);
+
+/*
+ * Read the fallback files in dir, highest first: fastagent.secrets.yaml
+ * and fastagent.config.yaml (fast-agent's provider sections: api_key and
+ * base_url of anthropic, openai, generic, hf and the other providers'
+ * api_key), then .env (KEY=VALUE lines).  Missing files are fine.  A
+ * fast-agent file that is not YAML, or a provider setting of the wrong
+ * type: UP_EPARSE naming the file and line.  A .env line that is not
+ * KEY=VALUE only adds a warning (as python-dotenv), never its text.
+ */
+int up_config_load_fallbacks(up_config *cfg, const char *dir, up_error *err);
+
+/* The fast-agent layer from len bytes of YAML; path names it. */
+int up_config_parse_fastagent(up_config *cfg, const char *text, size_t len,
+                              const char *path, up_error *err);
+
+/* The .env layer from len bytes of text; path names it.  Never fails. */
+void up_config_parse_dotenv(up_config *cfg, const char *text, size_t len,
+                            const char *path);
 
 /*
  * Find the config file in upstream's order (UPSKILL_CONFIG, used even

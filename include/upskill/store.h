@@ -27,13 +27,15 @@ typedef struct up_run_record {
     char *timestamp; /* ISO 8601 */
     char *run_type;  /* "baseline" or "with_skill" */
     char *skill_name;
-    int passed;
+    int passed;     /* upstream's meaning (docs/runs-format.md) */
+    int all_passed; /* ours: every case passed ("all_cases_passed") */
     long assertions_passed;
     long assertions_total;
     char *error_message; /* NULL: null */
     /* upstream's ConversationStats subset */
     double span_ms;
     double llm_time_ms;
+    double tool_time_ms;
     long turns;
     long input_tokens;
     long output_tokens;
@@ -47,6 +49,7 @@ typedef struct up_run_record {
     int repeat;      /* 1-based repeat index within the model */
     int attempt;     /* generate: 1-based refinement attempt; 0: none */
     int superseded;  /* in memory: a generate attempt that was not kept */
+    int upstream;    /* in memory: written by upstream (no "repeat" key) */
     double cost_usd; /* < 0: unknown (no price configured) */
 } up_run_record;
 
@@ -140,9 +143,11 @@ typedef struct up_compare {
 /*
  * Pair runs into comparisons, one per (model, skill), after filtering by
  * the given skills and models (NULL/0: all).  best = 0 keeps the latest
- * batch; best = 1 the batch with the highest with-skill rate (upstream's
- * behaviour; ties keep the earliest).  When the chosen batch has no
- * baseline run, the latest earlier baseline is used.  The result is a
+ * batch (its kept generate attempt, its repeats pooled); when it has no
+ * baseline run, the latest earlier baseline is used.  best = 1 is
+ * upstream's pick exactly: each with-skill run on its own (superseded
+ * attempts included) with upstream's baseline from its batch, the
+ * highest rate kept, ties keeping the earliest.  The result is a
  * heap array sorted by skill, then model; free it with free().
  */
 void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,

@@ -60,6 +60,20 @@ static void put_model(json_t *st, const char *name, const up_cfg_str *s,
     up_model_release(&m);
 }
 
+/*
+ * "key": "set" or "unset", never the value, and "key_source": where a set
+ * key comes from ("env OPENAI_API_KEY", "fastagent.secrets.yaml:3").
+ */
+static void put_key(json_t *e, const up_config *cfg, const char *var)
+{
+    up_source src;
+    const char *v = var ? up_config_getenv_src(cfg, var, &src) : NULL;
+
+    json_object_set_new(e, "key", json_string(v ? "set" : "unset"));
+    if (v)
+        json_object_set_new(e, "key_source", source(&src));
+}
+
 static void put_provider(json_t *st, const up_config *cfg,
                          enum up_provider_kind k)
 {
@@ -73,12 +87,7 @@ static void put_provider(json_t *st, const up_config *cfg,
         &pc->base_url.src);
     e = put(st, PNAME("api_key_env"), str_or_null(pc->api_key_env.value),
             &pc->api_key_env.src);
-    json_object_set_new(
-        e, "key",
-        json_string(pc->api_key_env.value &&
-                            up_config_getenv(cfg, pc->api_key_env.value)
-                        ? "set"
-                        : "unset"));
+    put_key(e, cfg, pc->api_key_env.value);
     for (size_t i = 0; i < pc->nheaders; i++)
         json_array_append_new(names, json_string(pc->headers[i].name));
     put(st, PNAME("headers"), names, &pc->headers_src);
@@ -230,6 +239,8 @@ static void print_value(const json_t *e)
                out_safe(json_string_value(x)), out_c(C_RESET));
     if ((x = json_object_get(e, "key")))
         printf(": %s", out_safe(json_string_value(x)));
+    if ((x = json_object_get(e, "key_source")))
+        printf(" (%s)", out_safe(json_string_value(x)));
 }
 
 static void print_section(const json_t *obj, const char *title)

@@ -10,7 +10,8 @@
  * rows with a handler.  The same rows apply command-line flags.
  *
  * Secrets are never read here: a provider holds the NAME of the variable
- * with its key.
+ * with its key (config_secrets.c reads the fallback files below the
+ * environment).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -189,9 +190,7 @@ static const char *real_getenv(const char *name, void *ctx)
 
 const char *up_config_getenv(const up_config *cfg, const char *name)
 {
-    const char *v = cfg->getenv_fn(name, cfg->getenv_ctx);
-
-    return v && *v ? v : NULL;
+    return up_config_getenv_src(cfg, name, NULL);
 }
 
 static void set_str(up_cfg_str *s, const char *value, up_source src)
@@ -729,6 +728,15 @@ void up_config_release(up_config *cfg)
     for (size_t i = 0; i < cfg->nwarnings; i++)
         free(cfg->warnings[i]);
     free(cfg->warnings);
+    for (size_t i = 0; i < cfg->nfallback; i++) {
+        up_fallback_var *v = &cfg->fallback[i];
+
+        memset(v->value, 0, strlen(v->value));
+        free(v->value);
+        free(v->name);
+        free((char *)v->src.what);
+    }
+    free(cfg->fallback);
     free(cfg->path);
     memset(cfg, 0, sizeof(*cfg));
 }
@@ -818,11 +826,13 @@ out:
 void up_config_apply_env(up_config *cfg)
 {
     for (size_t i = 0; i < sizeof(env_urls) / sizeof(env_urls[0]); i++) {
-        const char *v = up_config_getenv(cfg, env_urls[i].var);
-        up_source src = {UP_SRC_ENV, env_urls[i].var, 0};
+        up_cfg_str *url = &cfg->providers[env_urls[i].kind].base_url;
+        up_source src;
+        const char *v = up_config_getenv_src(cfg, env_urls[i].var, &src);
 
-        if (v)
-            set_str(&cfg->providers[env_urls[i].kind].base_url, v, src);
+        /* a fallback file's URL is below the config file and the env */
+        if (v && (src.kind == UP_SRC_ENV || url->src.kind == UP_SRC_DEFAULT))
+            set_str(url, v, src);
     }
 }
 
@@ -872,8 +882,10 @@ int up_config_load(up_config *cfg, up_error *err)
 {
     up_buf text = UP_BUF_INIT;
     char *path = NULL;
-    int rc = 0;
+    int rc = up_config_load_fallbacks(cfg, ".", err);
 
+    if (rc)
+        return rc;
     find_file(cfg);
     if (cfg->path_exists) {
         path = up_xstrdup(cfg->path);

@@ -124,6 +124,55 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     return rc;
 }
 
+struct arm_sum {
+    long passed, total, tokens;
+};
+
+static struct arm_sum arm_sum(const up_eval_plan *p, size_t m, int repeat,
+                              enum up_arm arm)
+{
+    struct arm_sum s = {0, 0, 0};
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (j->model != m || j->repeat != repeat || j->arm != arm)
+            continue;
+        s.total++;
+        s.passed += j->passed != 0;
+        s.tokens += j->usage.input + j->usage.output;
+    }
+    return s;
+}
+
+static double sum_rate(struct arm_sum s)
+{
+    return s.total ? (double)s.passed / (double)s.total : 0.0;
+}
+
+/*
+ * Upstream's "passed" for a run: benchmark mode (several models or runs)
+ * every case passed; otherwise a baseline, or a with-skill run without
+ * one, passes above 50%, and a with-skill run with a baseline passes when
+ * upstream's is_beneficial holds (lift above 5 points, or no loss and
+ * more than 20% fewer tokens).
+ */
+static int upstream_passed(const up_eval_plan *p, size_t m, int repeat,
+                           enum up_arm arm)
+{
+    struct arm_sum w = arm_sum(p, m, repeat, arm), b;
+    double lift, savings;
+
+    if (p->nmodels > 1 || p->runs > 1)
+        return w.total && w.passed == w.total;
+    if (arm == UP_ARM_BASELINE || !p->baseline)
+        return sum_rate(w) > 0.5;
+    b = arm_sum(p, m, repeat, UP_ARM_BASELINE);
+    lift = sum_rate(w) - sum_rate(b);
+    savings = b.tokens ? 1.0 - (double)w.tokens / (double)b.tokens : 0.0;
+    return lift > 0.05 || (lift >= 0 && savings > 0.2);
+}
+
 void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
                         int repeat, enum up_arm arm, const up_price *price)
 {
@@ -151,7 +200,8 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
     r->total_tokens = r->input_tokens + r->output_tokens;
     r->assertions_passed = r->cases_passed;
     r->assertions_total = r->cases_total;
-    r->passed = r->cases_total && r->cases_passed == r->cases_total;
+    r->all_passed = r->cases_total && r->cases_passed == r->cases_total;
+    r->passed = upstream_passed(p, m, repeat, arm);
     r->repeat = repeat;
 }
 

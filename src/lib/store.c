@@ -83,7 +83,7 @@ static json_t *metadata_json(const up_run_record *r)
 
 static json_t *stats_json(const up_run_record *r)
 {
-    double tool = 0;
+    double tool = r->tool_time_ms;
 
     return json_pack(
         "{s:f, s:f, s:f, s:I, s:i, s:i, s:i, s:i, s:{}, s:{}, s:I, s:I, "
@@ -109,6 +109,7 @@ static json_t *result_json(const up_run_record *r)
         "session_history_file", "run_type", up_json_str_or_null(r->run_type),
         "skill_name", up_json_str_or_null(r->skill_name));
 
+    json_object_set_new(o, "all_cases_passed", json_boolean(r->all_passed));
     json_object_set_new(o, "cases_passed", json_integer(r->cases_passed));
     json_object_set_new(o, "cases_total", json_integer(r->cases_total));
     json_object_set_new(o, "cases_errored", json_integer(r->cases_errored));
@@ -185,6 +186,34 @@ int up_store_case_write(const char *batch_dir, int run_number,
     return rc;
 }
 
+/*
+ * batch_summary.json's "model": upstream joins every model of a
+ * multi-model batch with ", "; one model is given as it is.
+ */
+static json_t *summary_model(const char *model, const up_run_record *runs,
+                             size_t n)
+{
+    up_buf b = UP_BUF_INIT;
+    size_t distinct = 0;
+    json_t *v;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+
+        if (!runs[i].model)
+            continue;
+        while (j < i &&
+               !(runs[j].model && !strcmp(runs[j].model, runs[i].model)))
+            j++;
+        if (j < i)
+            continue;
+        up_buf_addf(&b, "%s%s", distinct++ ? ", " : "", runs[i].model);
+    }
+    v = distinct > 1 ? json_string(b.data) : up_json_str_or_null(model);
+    up_buf_release(&b);
+    return v;
+}
+
 int up_store_summary_write(const char *batch_dir, const char *batch_id,
                            const char *model, const char *task,
                            const up_run_record *runs, size_t n,
@@ -198,7 +227,7 @@ int up_store_summary_write(const char *batch_dir, const char *batch_id,
         passed += runs[i].passed != 0;
     }
     o = json_pack("{s:s, s:o, s:o, s:I, s:I, s:o}", "batch_id", batch_id,
-                  "model", up_json_str_or_null(model), "task",
+                  "model", summary_model(model, runs, n), "task",
                   up_json_str_or_null(task), "total_runs", (json_int_t)n,
                   "passed_runs", (json_int_t)passed, "results", results);
     if (stats_json_text) {

@@ -4,6 +4,7 @@
  * file that cannot be read is skipped with a message saying which and why,
  * never silently: the caller decides how to show them.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +36,12 @@ static void record_from_json(up_run_record *r, const json_t *o)
     r->skill_name = dup_or_null(up_json_str(o, "skill_name"));
     r->error_message = dup_or_null(up_json_str(o, "error_message"));
     r->passed = json_is_true(json_object_get(o, "passed"));
+    r->all_passed = json_is_true(json_object_get(o, "all_cases_passed"));
     r->assertions_passed = up_json_long(o, "assertions_passed", 0);
     r->assertions_total = up_json_long(o, "assertions_total", 0);
     r->span_ms = up_json_num(st, "conversation_span_ms", 0);
     r->llm_time_ms = up_json_num(st, "llm_time_ms", 0);
+    r->tool_time_ms = up_json_num(st, "tool_time_ms", 0);
     r->turns = up_json_long(st, "turns", 0);
     r->input_tokens = up_json_long(st, "input_tokens", 0);
     r->output_tokens = up_json_long(st, "output_tokens", 0);
@@ -50,6 +53,7 @@ static void record_from_json(up_run_record *r, const json_t *o)
     r->cases_errored = up_json_long(o, "cases_errored", 0);
     r->repeat = (int)up_json_long(o, "repeat", 1);
     r->attempt = (int)up_json_long(o, "attempt", 0);
+    r->upstream = !json_object_get(o, "repeat");
     r->cost_usd = up_json_num(o, "cost_usd", -1);
 }
 
@@ -160,6 +164,34 @@ static int cmp_run_names(const void *a, const void *b)
     return run_num(*(char *const *)a) - run_num(*(char *const *)b);
 }
 
+/*
+ * A run folder with run_metadata.json but no run_result.json: upstream's
+ * CSV row for it (passed false, "No result file found").  It has no
+ * run_type, so it never enters a comparison.
+ */
+static int add_metadata_only(struct loader *l, const char *dir,
+                             const char *name, const char *batch)
+{
+    up_buf path = UP_BUF_INIT;
+    json_t *md = NULL, *o;
+    up_error err;
+    up_run_record *r;
+    int rc;
+
+    up_buf_addf(&path, "%s/%s/run_metadata.json", dir, name);
+    rc = up_json_load_file(&md, path.data, &err);
+    up_buf_release(&path);
+    if (rc)
+        return rc;
+    o = json_pack("{s:O}", "metadata", md);
+    r = add_record(l, o, batch, "run_metadata.json");
+    if (r)
+        r->error_message = up_xstrdup("No result file found");
+    json_decref(o);
+    json_decref(md);
+    return 0;
+}
+
 static void load_runs(struct loader *l, const char *dir, const char *batch)
 {
     char **names = NULL;
@@ -179,7 +211,8 @@ static void load_runs(struct loader *l, const char *dir, const char *batch)
         if (up_json_load_file(&o, path.data, &err) == 0) {
             up_buf_addf(&where, "'%s'", path.data);
             add_record(l, o, batch, where.data);
-        } else {
+        } else if (up_fs_exists(path.data) ||
+                   add_metadata_only(l, dir, names[i], batch)) {
             skipped(l, "%s", err.msg);
         }
         json_decref(o);
@@ -187,6 +220,75 @@ static void load_runs(struct loader *l, const char *dir, const char *batch)
         up_buf_release(&path);
     }
     up_strv_free(names);
+}
+
+static int same_group(const up_run_record *a, const up_run_record *b)
+{
+    return a->batch_id && b->batch_id && !strcmp(a->batch_id, b->batch_id) &&
+           a->model && b->model && !strcmp(a->model, b->model) &&
+           a->skill_name && b->skill_name &&
+           !strcmp(a->skill_name, b->skill_name);
+}
+
+static int is_type(const up_run_record *r, const char *type)
+{
+    return r->run_type && !strcmp(r->run_type, type);
+}
+
+/*
+ * Upstream's baseline for with-skill run w among v[0..n): of the baselines
+ * of w's batch, model and skill, the last with run_number <= w's, else
+ * the last one; NULL when there is none.
+ */
+static const up_run_record *upstream_baseline(const up_run_record *v, size_t n,
+                                              const up_run_record *w)
+{
+    const up_run_record *before = NULL, *last = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        const up_run_record *b = &v[i];
+
+        if (!is_type(b, "baseline") || !same_group(b, w))
+            continue;
+        if (!last || b->run_number >= last->run_number)
+            last = b;
+        if (b->run_number <= w->run_number &&
+            (!before || b->run_number >= before->run_number))
+            before = b;
+    }
+    return before ? before : last;
+}
+
+/*
+ * An upstream generate batch logs a baseline and a with-skill run per
+ * attempt and saves the last attempt's skill: only the last with-skill
+ * run of a (model, skill) and its baseline speak for the batch.  Such a
+ * batch is one whose group holds several upstream baselines.
+ */
+static void mark_upstream_attempts(up_run_record *v, size_t from, size_t n)
+{
+    for (size_t i = from; i < n; i++) {
+        const up_run_record *last = NULL, *base;
+        size_t nbase = 0;
+
+        if (!v[i].upstream || !is_type(&v[i], "with_skill"))
+            continue;
+        for (size_t j = from; j < n; j++) {
+            if (!v[j].upstream || !same_group(&v[j], &v[i]))
+                continue;
+            nbase += is_type(&v[j], "baseline");
+            if (is_type(&v[j], "with_skill") &&
+                (!last || v[j].run_number > last->run_number))
+                last = &v[j];
+        }
+        if (nbase < 2)
+            continue;
+        base = upstream_baseline(v + from, n - from, last);
+        for (size_t j = from; j < n; j++)
+            if (v[j].upstream && same_group(&v[j], &v[i]) && &v[j] != last &&
+                &v[j] != base)
+                v[j].superseded = 1;
+    }
 }
 
 int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
@@ -200,10 +302,12 @@ int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
         return rc;
     for (char **p = names; *p; p++) {
         up_buf dir = UP_BUF_INIT;
+        size_t first = l.n;
 
         up_fs_join(&dir, runs_dir, *p);
         if (up_fs_is_dir(dir.data) && load_summary(&l, dir.data, *p))
             load_runs(&l, dir.data, *p);
+        mark_upstream_attempts(l.v, first, l.n);
         up_buf_release(&dir);
     }
     up_strv_free(names);
@@ -398,6 +502,69 @@ static up_compare *find_pair(up_compare *v, size_t n, const char *model,
     return NULL;
 }
 
+static int run_errored(const up_run_record *r)
+{
+    return r->cases_total > 0 && r->cases_errored >= r->cases_total;
+}
+
+/* Upstream's comparison for one with-skill run and its baseline. */
+static void fill_upstream(up_compare *c, const up_run_record *runs, size_t n,
+                          const up_run_record *w)
+{
+    const up_run_record *b = upstream_baseline(runs, n, w);
+
+    c->model = w->model ? w->model : "unknown";
+    c->skill = skill_of(w);
+    c->batch_id = w->batch_id;
+    c->with_rate = up_run_rate(w);
+    c->with_tokens = (double)w->total_tokens;
+    c->has_baseline = b != NULL;
+    c->base_rate = b ? up_run_rate(b) : 0;
+    c->base_tokens = b ? (double)b->total_tokens : 0;
+    c->nruns = 1;
+    c->with_errored = run_errored(w);
+    c->base_errored = b && run_errored(b);
+    c->error = c->with_errored   ? w->error_message
+               : c->base_errored ? b->error_message
+                                 : NULL;
+}
+
+/*
+ * --best: upstream's pick exactly.  Every with-skill run counts on its
+ * own (generate's earlier attempts and each repeat too), paired with
+ * upstream's baseline; the highest rate wins, ties keep the earliest.
+ */
+static void upstream_best(up_compare **out, size_t *nout,
+                          const up_run_record *runs, size_t n,
+                          const char *const *skills, size_t nskills,
+                          const char *const *models, size_t nmodels)
+{
+    up_compare *v = NULL, c;
+    size_t nv = 0, cap = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const up_run_record *r = &runs[i];
+        up_compare *old;
+
+        if (!same(r->run_type, "with_skill") ||
+            !in_list(skill_of(r), skills, nskills) ||
+            !in_list(r->model, models, nmodels))
+            continue;
+        fill_upstream(&c, runs, n, r);
+        old = find_pair(v, nv, c.model, c.skill);
+        if (!old) {
+            UP_GROW(v, cap, nv + 1);
+            v[nv++] = c;
+        } else if (c.with_rate > old->with_rate) {
+            *old = c;
+        }
+    }
+    if (nv)
+        qsort(v, nv, sizeof(*v), cmp_compare);
+    *out = v;
+    *nout = nv;
+}
+
 void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
                       size_t n, const char *const *skills, size_t nskills,
                       const char *const *models, size_t nmodels, int best)
@@ -405,6 +572,10 @@ void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
     up_compare *v = NULL, c;
     size_t nv = 0, cap = 0;
 
+    if (best) {
+        upstream_best(out, nout, runs, n, skills, nskills, models, nmodels);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         const up_run_record *r = &runs[i];
         up_compare *old;
@@ -418,7 +589,7 @@ void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
         if (!old) {
             UP_GROW(v, cap, nv + 1);
             v[nv++] = c;
-        } else if (!best || c.with_rate > old->with_rate) {
+        } else {
             *old = c;
         }
     }
@@ -445,6 +616,59 @@ static void csv_field(up_buf *b, const char *s)
     up_buf_addc(b, '"');
 }
 
+/* The digits and decimal exponent of v's shortest round-trip form. */
+static int shortest_digits(char *digits, size_t size, double v)
+{
+    char s[40], *p, *e;
+    size_t n = 0;
+    int prec;
+
+    for (prec = 1; prec < 17; prec++) {
+        snprintf(s, sizeof(s), "%.*e", prec - 1, v);
+        if (strtod(s, NULL) == v)
+            break;
+    }
+    snprintf(s, sizeof(s), "%.*e", prec - 1, v);
+    e = strchr(s, 'e');
+    for (p = s; p < e && n + 1 < size; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[n++] = *p;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+    return (int)strtol(e + 1, NULL, 10);
+}
+
+/*
+ * v as Python's repr(float) writes it (upstream's CSV): the shortest text
+ * that reads back as v, "1.0" not "1", exponent form below 1e-4 and from
+ * 1e16 ("1e+16", "1.5e-05").
+ */
+static void py_float(up_buf *b, double v)
+{
+    char d[24];
+    int exp, nd;
+
+    if (isnan(v) || isinf(v)) {
+        up_buf_adds(b, isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+        return;
+    }
+    if (signbit(v))
+        up_buf_addc(b, '-');
+    exp = shortest_digits(d, sizeof(d), fabs(v));
+    nd = (int)strlen(d);
+    if (exp < -4 || exp >= 16) {
+        up_buf_addf(b, "%c%s%s", d[0], nd > 1 ? "." : "", d + 1);
+        up_buf_addf(b, "e%c%02d", exp < 0 ? '-' : '+', abs(exp));
+    } else if (exp < 0) {
+        up_buf_addf(b, "0.%.*s%s", -exp - 1, "0000", d);
+    } else {
+        for (int i = 0; i <= exp; i++)
+            up_buf_addc(b, i < nd ? d[i] : '0');
+        up_buf_addf(b, ".%s", nd > exp + 1 ? d + exp + 1 : "0");
+    }
+}
+
 static void csv_row(up_buf *b, const up_run_record *r)
 {
     csv_field(b, r->batch_id);
@@ -454,10 +678,15 @@ static void csv_row(up_buf *b, const up_run_record *r)
     csv_field(b, r->task);
     up_buf_addc(b, ',');
     csv_field(b, r->timestamp);
-    up_buf_addf(b, ",%s,%ld,%ld,%ld,%ld,%ld,%.17g,%.17g,0.0,%ld,0,0,0,0,",
-                r->passed ? "True" : "False", r->assertions_passed,
-                r->assertions_total, r->input_tokens, r->output_tokens,
-                r->total_tokens, r->span_ms, r->llm_time_ms, r->turns);
+    up_buf_addf(b, ",%s,%ld,%ld,%ld,%ld,%ld,", r->passed ? "True" : "False",
+                r->assertions_passed, r->assertions_total, r->input_tokens,
+                r->output_tokens, r->total_tokens);
+    py_float(b, r->span_ms);
+    up_buf_addc(b, ',');
+    py_float(b, r->llm_time_ms);
+    up_buf_addc(b, ',');
+    py_float(b, r->tool_time_ms);
+    up_buf_addf(b, ",%ld,0,0,0,0,", r->turns);
     csv_field(b, r->error_message);
     up_buf_adds(b, ",,,");
     csv_field(b, r->run_type);

@@ -479,3 +479,136 @@ Test(config, load_reports_bad_file)
     unlink(path);
     rmdir(dir);
 }
+
+/* ---- fallback files: fastagent.secrets.yaml, fastagent.config.yaml, .env */
+
+static const char *env_src(const up_config *cfg, const char *name,
+                           char **src_text)
+{
+    up_source src;
+    const char *v = up_config_getenv_src(cfg, name, &src);
+
+    *src_text = source_text(&src);
+    return v;
+}
+
+Test(config, dotenv_common_format)
+{
+    static const char text[] = "# comment\n"
+                               "export A_KEY=plain value  # note\n"
+                               "B_KEY = 'single # kept'\n"
+                               "C_KEY=\"dq \\\"x\\\" # kept\" # gone\n"
+                               "D_KEY=${A_KEY}\n"
+                               "BARE\n"
+                               "not a line\n"
+                               "E_KEY=\"open\n"
+                               "A_KEY=later\r\n";
+    struct fake_env env = {{{"B_KEY", "from-env"}}};
+    up_config cfg;
+    char *src;
+
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    up_config_parse_dotenv(&cfg, text, strlen(text), ".env");
+    cr_assert_str_eq(env_src(&cfg, "A_KEY", &src), "later");
+    cr_assert_str_eq(src, ".env:9", "the last line of a name wins");
+    free(src);
+    cr_assert_str_eq(env_src(&cfg, "B_KEY", &src), "from-env");
+    cr_assert_str_eq(src, "env B_KEY", "the environment beats .env");
+    free(src);
+    cr_assert_str_eq(up_config_getenv(&cfg, "C_KEY"), "dq \"x\" # kept");
+    cr_assert_str_eq(up_config_getenv(&cfg, "D_KEY"), "${A_KEY}",
+                     "no variable expansion");
+    cr_assert_null(up_config_getenv(&cfg, "BARE"));
+    cr_assert_null(up_config_getenv(&cfg, "E_KEY"));
+    cr_assert_eq(cfg.nwarnings, 2);
+    cr_assert_str_eq(cfg.warnings[0], "'.env':7: expected KEY=VALUE (a quote "
+                                      "left open?); the line is ignored");
+    cr_assert(strstr(cfg.warnings[1], "'.env':8:"));
+    cr_assert_null(strstr(cfg.warnings[1], "E_KEY"),
+                   "a warning never quotes the line");
+    up_config_release(&cfg);
+}
+
+Test(config, fastagent_providers_map_onto_ours)
+{
+    static const char secrets[] = "openai:\n"
+                                  "  api_key: sk-from-secrets\n"
+                                  "mcp: {servers: {}}\n";
+    static const char fa_config[] = "default_model: kimi\n"
+                                    "openai:\n"
+                                    "  api_key: sk-from-config\n"
+                                    "generic:\n"
+                                    "  api_key: local\n"
+                                    "  base_url: http://127.0.0.1:9/v1\n"
+                                    "anthropic:\n"
+                                    "  api_key: ${ANTHROPIC_API_KEY}\n";
+    struct fake_env env = {{{"HOME", "/nonexistent"}}};
+    up_config cfg;
+    up_error err = {0};
+    char *src;
+
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    cr_assert_eq(up_config_parse_fastagent(&cfg, secrets, strlen(secrets),
+                                           "fastagent.secrets.yaml", &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(up_config_parse_fastagent(&cfg, fa_config, strlen(fa_config),
+                                           "fastagent.config.yaml", &err),
+                 0, "%s", err.msg);
+    cr_assert_str_eq(env_src(&cfg, "OPENAI_API_KEY", &src), "sk-from-secrets");
+    cr_assert_str_eq(src, "fastagent.secrets.yaml:2", "secrets beat config");
+    free(src);
+    cr_assert_str_eq(up_config_getenv(&cfg, "GENERIC_API_KEY"), "local");
+    cr_assert_null(up_config_getenv(&cfg, "ANTHROPIC_API_KEY"));
+    cr_assert_eq(cfg.nwarnings, 1);
+    cr_assert(strstr(cfg.warnings[0], "'fastagent.config.yaml':8: "
+                                      "anthropic.api_key: ${...} is not "
+                                      "expanded"),
+              "%s", cfg.warnings[0]);
+    /* A fallback base URL is below the config file and the environment. */
+    up_config_apply_env(&cfg);
+    cr_assert_str_eq(cfg.providers[UP_PROV_GENERIC].base_url.value,
+                     "http://127.0.0.1:9/v1");
+    assert_source(&cfg.providers[UP_PROV_GENERIC].base_url.src,
+                  "fastagent.config.yaml:6");
+    up_config_release(&cfg);
+
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    cr_assert_eq(up_config_parse_fastagent(&cfg, fa_config, strlen(fa_config),
+                                           "fastagent.config.yaml", &err),
+                 0);
+    cr_assert_eq(parse(&cfg,
+                       "providers:\n"
+                       "  generic: {base_url: 'http://127.0.0.1:1/v1'}\n",
+                       &err),
+                 0, "%s", err.msg);
+    up_config_apply_env(&cfg);
+    assert_source(&cfg.providers[UP_PROV_GENERIC].base_url.src,
+                  "upskill.config.yaml:2");
+    up_config_release(&cfg);
+}
+
+Test(config, fastagent_bad_file_names_file_and_line)
+{
+    static const char *const bad[] = {"openai:\n  api_key: [sk-x]\n",
+                                      "openai: [1]\n", "openai:\n\tapi: x\n"};
+    static const char *const want[] = {
+        "'fastagent.secrets.yaml':2: openai.api_key: expected a string",
+        "'fastagent.secrets.yaml':1: openai: expected a mapping",
+        "'fastagent.secrets.yaml': line "};
+
+    for (size_t i = 0; i < 3; i++) {
+        up_config cfg;
+        up_error err = {0};
+
+        up_config_init(&cfg);
+        cr_assert_eq(up_config_parse_fastagent(&cfg, bad[i], strlen(bad[i]),
+                                               "fastagent.secrets.yaml", &err),
+                     UP_EPARSE);
+        cr_assert(strstr(err.msg, want[i]), "%s", err.msg);
+        cr_assert_null(strstr(err.msg, "sk-x"), "no value in a message");
+        up_config_release(&cfg);
+    }
+}

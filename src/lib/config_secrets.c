@@ -1,0 +1,322 @@
+/*
+ * The fallback files upstream users keep their keys in, below the
+ * environment: fast-agent's fastagent.secrets.yaml and
+ * fastagent.config.yaml (provider sections mapped onto the variables we
+ * read, "openai: {api_key}" -> OPENAI_API_KEY) and a .env in the working
+ * directory.  Values are stored as variables the environment lookup
+ * falls back on; they may be secrets, so no message ever quotes one.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/config.h"
+#include "upskill/fs.h"
+#include "util/yaml.h"
+
+#define FALLBACK_MAX_READ (1024u * 1024u)
+
+/* fast-agent's provider sections and the variables they stand for. */
+static const struct fa_map {
+    const char *section;
+    const char *key_var;  /* api_key */
+    const char *base_var; /* base_url; NULL: not ours to set */
+} fa_map[] = {
+    {"anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"},
+    {"openai", "OPENAI_API_KEY", "OPENAI_BASE_URL"},
+    {"generic", "GENERIC_API_KEY", "GENERIC_BASE_URL"},
+    {"hf", "HF_TOKEN", NULL},
+    {"google", "GOOGLE_API_KEY", NULL},
+    {"deepseek", "DEEPSEEK_API_KEY", NULL},
+    {"xai", "XAI_API_KEY", NULL},
+    {"groq", "GROQ_API_KEY", NULL},
+    {"openrouter", "OPENROUTER_API_KEY", NULL},
+};
+
+static void cfg_warn(up_config *cfg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void cfg_warn(up_config *cfg, const char *fmt, ...)
+{
+    up_buf b = UP_BUF_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    up_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    UP_GROW(cfg->warnings, cfg->warnings_cap, cfg->nwarnings + 1);
+    cfg->warnings[cfg->nwarnings++] = up_buf_detach(&b);
+}
+
+/* The fallback entry for name from file path, or NULL. */
+static up_fallback_var *find_var(up_config *cfg, const char *name,
+                                 const char *path)
+{
+    for (size_t i = 0; i < cfg->nfallback; i++)
+        if (!strcmp(cfg->fallback[i].name, name) &&
+            (!path || !strcmp(cfg->fallback[i].src.what, path)))
+            return &cfg->fallback[i];
+    return NULL;
+}
+
+/*
+ * Add name=value from path (owned by the entry: path strings are kept
+ * per entry so a source outlives the loader); a later line of the same
+ * file replaces the earlier one, as python-dotenv and YAML do.
+ */
+static void add_var(up_config *cfg, const char *name, const char *value,
+                    const char *path, int line)
+{
+    up_fallback_var *v = find_var(cfg, name, path);
+
+    if (!v) {
+        UP_GROW(cfg->fallback, cfg->fallback_cap, cfg->nfallback + 1);
+        v = &cfg->fallback[cfg->nfallback++];
+        v->name = up_xstrdup(name);
+        v->src = (up_source){UP_SRC_FILE, up_xstrdup(path), line};
+    } else {
+        free(v->value);
+        v->src.line = line;
+    }
+    v->value = up_xstrdup(value);
+}
+
+const char *up_config_getenv_src(const up_config *cfg, const char *name,
+                                 up_source *src)
+{
+    const char *v = cfg->getenv_fn(name, cfg->getenv_ctx);
+
+    if (v && *v) {
+        if (src)
+            *src = (up_source){UP_SRC_ENV, name, 0};
+        return v;
+    }
+    for (size_t i = 0; i < cfg->nfallback; i++)
+        if (!strcmp(cfg->fallback[i].name, name) && *cfg->fallback[i].value) {
+            if (src)
+                *src = cfg->fallback[i].src;
+            return cfg->fallback[i].value;
+        }
+    if (src)
+        *src = (up_source){UP_SRC_DEFAULT, NULL, 0};
+    return NULL;
+}
+
+/* ---- fast-agent's files ----------------------------------------------- */
+
+static int fa_value(up_config *cfg, const up_ynode *v, const char *section,
+                    const char *key, const char *var, const char *path,
+                    up_error *err)
+{
+    if (!v ||
+        (v->kind == UP_Y_SCALAR && v->style == UP_YS_PLAIN &&
+         (!strcmp(v->value, "null") || !strcmp(v->value, "~") || !*v->value)))
+        return 0;
+    if (v->kind != UP_Y_SCALAR)
+        return up_error_set(err, UP_EPARSE,
+                            "'%s':%d: %s.%s: expected a string, not %s", path,
+                            v->line, section, key, up_yaml_kind_name(v));
+    if (strstr(v->value, "${")) {
+        cfg_warn(cfg,
+                 "'%s':%d: %s.%s: ${...} is not expanded here; the value is "
+                 "ignored (set %s in the environment instead)",
+                 path, v->line, section, key, var);
+        return 0;
+    }
+    add_var(cfg, var, v->value, path, v->line);
+    return 0;
+}
+
+static int fa_section(up_config *cfg, const up_ynode *root,
+                      const struct fa_map *m, const char *path, up_error *err)
+{
+    const up_ynode *sec = up_yaml_get(root, m->section);
+    int rc;
+
+    if (!sec || sec->kind == UP_Y_SCALAR)
+        return 0;
+    if (sec->kind != UP_Y_MAP)
+        return up_error_set(err, UP_EPARSE,
+                            "'%s':%d: %s: expected a mapping, not %s", path,
+                            sec->line, m->section, up_yaml_kind_name(sec));
+    rc = fa_value(cfg, up_yaml_get(sec, "api_key"), m->section, "api_key",
+                  m->key_var, path, err);
+    if (!rc && m->base_var)
+        rc = fa_value(cfg, up_yaml_get(sec, "base_url"), m->section, "base_url",
+                      m->base_var, path, err);
+    return rc;
+}
+
+int up_config_parse_fastagent(up_config *cfg, const char *text, size_t len,
+                              const char *path, up_error *err)
+{
+    up_ydoc doc = {0};
+    int rc = up_yaml_parse(&doc, text, len, 1, err);
+
+    if (rc) {
+        /* the parser says "line N: what"; no value is quoted */
+        char msg[UP_ERROR_MAX];
+
+        memcpy(msg, err->msg, sizeof(msg));
+        rc = up_error_set(err, UP_EPARSE, "'%s': %s", path, msg);
+        goto out;
+    }
+    if (!doc.root || doc.root->kind != UP_Y_MAP)
+        goto out;
+    for (size_t i = 0; i < sizeof(fa_map) / sizeof(fa_map[0]) && !rc; i++)
+        rc = fa_section(cfg, doc.root, &fa_map[i], path, err);
+out:
+    up_ydoc_release(&doc);
+    return rc;
+}
+
+/* ---- .env --------------------------------------------------------------- */
+
+static int is_name_char(char c, int first)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+           (!first && ((c >= '0' && c <= '9') || c == '.' || c == '-'));
+}
+
+/* After a value: only blanks, then an optional # comment. */
+static int rest_ok(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p == end || *p == '#';
+}
+
+/* A quoted value from p (at the quote); 0 when it does not close. */
+static int quoted(up_buf *out, const char *p, const char *end)
+{
+    char q = *p++;
+
+    for (; p < end && *p != q; p++) {
+        if (q == '"' && *p == '\\' && p + 1 < end) {
+            static const char from[] = "nt\"\\", to[] = "\n\t\"\\";
+            const char *f = strchr(from, p[1]);
+
+            if (f) {
+                up_buf_addc(out, to[f - from]);
+                p++;
+                continue;
+            }
+        }
+        up_buf_addc(out, *p);
+    }
+    return p < end && rest_ok(p + 1, end);
+}
+
+static void unquoted(up_buf *out, const char *p, const char *end)
+{
+    const char *e = p;
+
+    /* a # starts a comment only after a blank */
+    while (e < end && !(*e == '#' && e > p && (e[-1] == ' ' || e[-1] == '\t')))
+        e++;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    up_buf_add(out, p, (size_t)(e - p));
+}
+
+/*
+ * One line: 1 added, 0 blank or comment or a bare KEY (python-dotenv
+ * ignores those), -1 not KEY=VALUE.
+ */
+static int dotenv_line(up_config *cfg, const char *p, const char *end,
+                       const char *path, int line)
+{
+    up_buf name = UP_BUF_INIT, value = UP_BUF_INIT;
+    int rc = -1;
+
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (end > p && end[-1] == '\r')
+        end--;
+    if (p == end || *p == '#')
+        return 0;
+    if (end - p > 7 && !strncmp(p, "export ", 7))
+        p += 7;
+    for (; p < end && is_name_char(*p, !name.len); p++)
+        up_buf_addc(&name, *p);
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (name.len && rest_ok(p, end)) {
+        rc = 0;
+        goto out;
+    }
+    if (!name.len || p == end || *p++ != '=')
+        goto out;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p < end && (*p == '"' || *p == '\'')) {
+        if (!quoted(&value, p, end))
+            goto out;
+    } else {
+        unquoted(&value, p, end);
+    }
+    add_var(cfg, name.data, value.len ? value.data : "", path, line);
+    rc = 1;
+out:
+    up_buf_release(&name);
+    up_buf_release(&value);
+    return rc;
+}
+
+void up_config_parse_dotenv(up_config *cfg, const char *text, size_t len,
+                            const char *path)
+{
+    const char *p = text, *end = text + len;
+
+    for (int line = 1; p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+
+        if (dotenv_line(cfg, p, e, path, line) < 0)
+            cfg_warn(cfg,
+                     "'%s':%d: expected KEY=VALUE (a quote left open?); the "
+                     "line is ignored",
+                     path, line);
+        p = nl ? nl + 1 : end;
+    }
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+/* 0 read, 1 no such file, or an error. */
+static int read_file(up_buf *text, const char *dir, const char *name,
+                     up_buf *path, up_error *err)
+{
+    up_buf_reset(path);
+    if (!strcmp(dir, "."))
+        up_buf_adds(path, name);
+    else
+        up_fs_join(path, dir, name);
+    if (!up_fs_is_file(path->data))
+        return 1;
+    up_buf_reset(text);
+    return up_fs_read(text, path->data, FALLBACK_MAX_READ, err);
+}
+
+int up_config_load_fallbacks(up_config *cfg, const char *dir, up_error *err)
+{
+    static const char *const fa_files[] = {"fastagent.secrets.yaml",
+                                           "fastagent.config.yaml"};
+    up_buf text = UP_BUF_INIT, path = UP_BUF_INIT;
+    int rc = 0;
+
+    for (size_t i = 0; i < 2 && !rc; i++) {
+        rc = read_file(&text, dir, fa_files[i], &path, err);
+        if (!rc)
+            rc = up_config_parse_fastagent(cfg, text.data, text.len, path.data,
+                                           err);
+        if (rc > 0)
+            rc = 0;
+    }
+    if (!rc && !(rc = read_file(&text, dir, ".env", &path, err)))
+        up_config_parse_dotenv(cfg, text.data, text.len, path.data);
+    up_buf_release(&text);
+    up_buf_release(&path);
+    return rc > 0 ? 0 : rc;
+}
