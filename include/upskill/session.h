@@ -126,7 +126,8 @@ int up_session_jobs(long jobs, const up_config *cfg);
 const char *up_session_runs_dir(const char *dir, const up_config *cfg);
 
 /* Start a session with a copy of o (its strings borrowed) over cfg
- * (borrowed); nothing is opened yet.  Release with up_session_release. */
+ * (borrowed); nothing is opened yet.  Release with up_session_release
+ * (also safe on a zeroed session never initialised). */
 void up_session_init(up_session *s, const up_session_opts *o,
                      const up_config *cfg);
 void up_session_release(up_session *s);
@@ -153,7 +154,8 @@ const up_price *up_session_price(const up_session *s, size_t m);
  * half-written files are cleaned and finished jobs replayed (counted in
  * s->restored).  Else, unless o.no_log, a new batch in the runs folder
  * (s->created_runs_dir when the folder was made), with a journal and a
- * plan mark when o.journal.  Errors: UP_ENOTFOUND (no such batch),
+ * plan mark when o.journal (p may be NULL when neither o.resume nor
+ * o.journal is set).  Errors: UP_ENOTFOUND (no such batch),
  * UP_EIO (lock, disk), UP_EPARSE (the batch was made for another plan).
  */
 int up_session_open_batch(up_session *s, const up_eval_plan *p, up_error *err);

@@ -87,6 +87,14 @@ static int check(up_error *err)
     return o.from ? up_fs_check_input(o.from, err) : 0;
 }
 
+/* The evaluation session's warnings (its other notes are eval's). */
+static void gen_note(void *ud, enum up_session_note kind, const char *text)
+{
+    (void)ud;
+    if (kind == UP_SESSION_WARN)
+        out_warn("%s", text);
+}
+
 static void fill_opts(void)
 {
     struct sigaction sa;
@@ -108,6 +116,7 @@ static void fill_opts(void)
     o.stop = &stop;
     o.event = gen_report_event;
     o.waiting = eval_cli_wait_note;
+    o.note = gen_note;
 }
 
 static int run(up_config *cfg, up_gen *g, up_error *err)

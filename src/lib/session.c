@@ -55,6 +55,8 @@ void up_session_release(up_session *s)
 {
     up_error err;
 
+    if (!s->cfg) /* zeroed, never initialised */
+        return;
     for (size_t i = 0; i < s->ntargets; i++) {
         up_strv_free(s->targets[i].headers);
         up_model_release(&s->targets[i].model);
