@@ -211,6 +211,7 @@ typedef struct up_gen_opts {
     const char *runs_dir;         /* NULL: config's, or "runs" */
     int no_eval;                  /* save the skill without tests */
     int no_log;                   /* write no run log */
+    int no_cache;                 /* evaluations skip the response cache */
     int max_attempts;             /* evaluations; 0: config's */
     int runs;                     /* repeats per case and arm; 0: 1 */
     int jobs;                     /* conversations at once; 0: config */

@@ -45,6 +45,8 @@ static const struct opt opts[] = {
     {0, "no-eval", OPT_FLAG, &o.no_eval, NULL, "save without tests or eval"},
     {0, "runs-dir", OPT_STRING, &o.runs_dir, "DIR", "where runs are logged"},
     {0, "no-log-runs", OPT_FLAG, &o.no_log, NULL, "write no run log"},
+    {0, "no-cache", OPT_FLAG, &o.no_cache, NULL,
+     "send every evaluation; neither read nor fill the response cache"},
     {0, "max-refine", OPT_INT, &max_refine, "N",
      "evaluations at most (max_refine_attempts)"},
     {0, "runs", OPT_INT, &runs, "N", "repeats per case and arm (1)"},

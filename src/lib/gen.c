@@ -34,6 +34,7 @@ static void session_opts(up_gen *g, up_session_opts *so, const char *tests)
     so->jobs = o->jobs;
     so->runs_dir = o->runs_dir;
     so->no_log = o->no_log;
+    so->no_cache = o->no_cache;
     so->cancel_at = 1; /* nothing resumes a generate: stop at once */
     so->judge_model = tests;
     so->stop = o->stop;
