@@ -158,7 +158,7 @@ const up_price *up_session_price(const up_session *s, size_t m);
  * o.journal is set).  Errors: UP_ENOTFOUND (no such batch),
  * UP_EIO (lock, disk), UP_EPARSE (the batch was made for another plan).
  */
-int up_session_open_batch(up_session *s, const up_eval_plan *p, up_error *err);
+int up_session_open_batch(up_session *s, up_eval_plan *p, up_error *err);
 
 /* Sync and close the journal; UP_EIO when it could not be synced. */
 int up_session_close_journal(up_session *s, up_error *err);

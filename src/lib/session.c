@@ -105,7 +105,7 @@ const up_price *up_session_price(const up_session *s, size_t m)
 }
 
 /* --resume: the lock first, as the checks and repairs are the holder's. */
-static int resume_batch(up_session *s, const up_eval_plan *p, up_error *err)
+static int resume_batch(up_session *s, up_eval_plan *p, up_error *err)
 {
     int rc;
 
@@ -120,8 +120,7 @@ static int resume_batch(up_session *s, const up_eval_plan *p, up_error *err)
     if (!rc)
         up_store_batch_clean(s->batch_dir.data);
     if (!rc)
-        rc = up_journal_replay((up_eval_plan *)p, s->batch_dir.data,
-                               &s->restored, err);
+        rc = up_journal_replay(p, s->batch_dir.data, &s->restored, err);
     return rc;
 }
 
@@ -138,7 +137,7 @@ static int new_batch(up_session *s, const up_eval_plan *p, up_error *err)
     return rc;
 }
 
-int up_session_open_batch(up_session *s, const up_eval_plan *p, up_error *err)
+int up_session_open_batch(up_session *s, up_eval_plan *p, up_error *err)
 {
     up_buf line = UP_BUF_INIT;
     int rc;
