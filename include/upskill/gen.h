@@ -24,6 +24,7 @@
 #include "upskill/error.h"
 #include "upskill/eval.h"
 #include "upskill/model.h"
+#include "upskill/session.h"
 #include "upskill/skill.h"
 #include "upskill/store.h"
 #include "upskill/suite.h"
@@ -210,6 +211,7 @@ typedef struct up_gen_opts {
     const char *runs_dir;         /* NULL: config's, or "runs" */
     int no_eval;                  /* save the skill without tests */
     int no_log;                   /* write no run log */
+    int no_cache;                 /* evaluations skip the response cache */
     int max_attempts;             /* evaluations; 0: config's */
     int runs;                     /* repeats per case and arm; 0: 1 */
     int jobs;                     /* conversations at once; 0: config */
@@ -227,6 +229,9 @@ typedef struct up_gen_opts {
     /* The eval scheduler's "no answer for a while" hook (sched.h), with
      * event_ud; may be NULL. */
     void (*waiting)(void *ud, const up_sched_wait *w);
+    /* The evaluation session's warnings (upskill/session.h), with
+     * event_ud; may be NULL. */
+    void (*note)(void *ud, enum up_session_note kind, const char *text);
 } up_gen_opts;
 
 /* Tokens and cost of a group of calls. */
@@ -239,11 +244,11 @@ typedef struct up_gen_cost {
 typedef struct up_gen {
     const up_gen_opts *o;
     const up_config *cfg; /* borrowed */
-    up_model *models;     /* [0] teacher, then the students */
+    /* The evaluation session: its targets are the teacher, the students
+     * (nmodels in all: the models evaluated), then the test-gen model;
+     * it owns the cache, the judge and the run log. */
+    up_session session;
     size_t nmodels;
-    up_model test_model;
-    up_endpoint *eps; /* one per model, then the test-gen model's */
-    char ***headers;
     up_skill source;  /* --from DIR: the skill improved */
     int has_source;   /* source was loaded */
     up_buf trace;     /* --from FILE: the trace text for the prompt */
@@ -257,10 +262,7 @@ typedef struct up_gen {
     up_gen_cost testing;      /* the test-gen model writing the tests */
     int min_tests, max_tests; /* cases asked for, resolved at init */
     up_buf output;            /* the folder the skill was saved to */
-    up_buf batch_dir, batch_id;
-    up_run_record *runs; /* the run log so far, nruns records */
-    size_t nruns;
-    up_vreport saved; /* validation of the saved folder */
+    up_vreport saved;         /* validation of the saved folder */
 } up_gen;
 
 /*
@@ -300,6 +302,10 @@ void up_gen_eval_cost(const up_gen *g, size_t m, up_gen_cost *out);
  */
 int up_gen_test_counts(const up_gen_opts *o, const up_config *cfg, int *min,
                        int *max, up_error *err);
+
+/* Model m of the evaluated ones (0: the teacher), or with m == nmodels
+ * the test-gen model. */
+const up_model *up_gen_model(const up_gen *g, size_t m);
 
 /* The kept version (NULL before one exists). */
 const up_skill *up_gen_skill(const up_gen *g);

@@ -45,6 +45,8 @@ static const struct opt opts[] = {
     {0, "no-eval", OPT_FLAG, &o.no_eval, NULL, "save without tests or eval"},
     {0, "runs-dir", OPT_STRING, &o.runs_dir, "DIR", "where runs are logged"},
     {0, "no-log-runs", OPT_FLAG, &o.no_log, NULL, "write no run log"},
+    {0, "no-cache", OPT_FLAG, &o.no_cache, NULL,
+     "send every evaluation; neither read nor fill the response cache"},
     {0, "max-refine", OPT_INT, &max_refine, "N",
      "evaluations at most (max_refine_attempts)"},
     {0, "runs", OPT_INT, &runs, "N", "repeats per case and arm (1)"},
@@ -87,6 +89,14 @@ static int check(up_error *err)
     return o.from ? up_fs_check_input(o.from, err) : 0;
 }
 
+/* The evaluation session's warnings (its other notes are eval's). */
+static void gen_note(void *ud, enum up_session_note kind, const char *text)
+{
+    (void)ud;
+    if (kind == UP_SESSION_WARN)
+        out_warn("%s", text);
+}
+
 static void fill_opts(void)
 {
     struct sigaction sa;
@@ -108,6 +118,7 @@ static void fill_opts(void)
     o.stop = &stop;
     o.event = gen_report_event;
     o.waiting = eval_cli_wait_note;
+    o.note = gen_note;
 }
 
 static int run(up_config *cfg, up_gen *g, up_error *err)

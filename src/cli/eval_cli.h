@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "upskill/session.h"
 
 struct eval_args {
     const char *skill_path;
@@ -94,6 +95,21 @@ struct eval_progress {
 
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
+
+/* The session's notes (an up_session_opts.note; ud: the eval_args). */
+void eval_note(void *ud, enum up_session_note kind, const char *text);
+/* "Evaluating SKILL on N model(s): ..." on stderr. */
+void eval_report_start(const up_eval_session *e);
+/*
+ * After a run: reports, table, cut answers, gates, failures; returns the
+ * exit code (EXIT_GATE, EXIT_PROVIDER), or a negative UP_E* in err.
+ */
+int eval_outcome(const up_eval_session *e, const struct eval_args *a,
+                 up_error *err);
+/* After a journal write failure (err): what was answered, the cause;
+ * returns EXIT_IO. */
+int eval_outcome_unsaved(const up_eval_session *e, const struct eval_args *a,
+                         up_error *err);
 
 /*
  * The scheduler's "still waiting" hook: one plain stderr line saying how

@@ -128,16 +128,16 @@ void gen_report_plan(const up_gen *g)
 {
     fprintf(stderr, "%sResolved model plan:%s\n", out_c(C_DIM), out_c(C_RESET));
     fprintf(stderr, "  Skill Generation Model: %s\n",
-            out_safe(g->models[0].resolved));
+            out_safe(up_gen_model(g, 0)->resolved));
     if (!g->o->no_eval) {
         fprintf(stderr, "  Test Generation Model: %s\n",
-                out_safe(g->test_model.resolved));
+                out_safe(up_gen_model(g, g->nmodels)->resolved));
         fprintf(stderr, "  Evaluation Model (teacher): %s\n",
-                out_safe(g->models[0].resolved));
+                out_safe(up_gen_model(g, 0)->resolved));
     }
     for (size_t i = 1; !g->o->no_eval && i < g->nmodels; i++)
         fprintf(stderr, "  Evaluation Model (student, drives refinement): %s\n",
-                out_safe(g->models[i].resolved));
+                out_safe(up_gen_model(g, i)->resolved));
 }
 
 /* ---- the report ------------------------------------------------------- */
@@ -241,7 +241,7 @@ static void costs(const up_gen *g)
         up_buf role = UP_BUF_INIT;
 
         up_gen_eval_cost(g, m, &c);
-        up_buf_addf(&role, "eval, %s", g->models[m].resolved);
+        up_buf_addf(&role, "eval, %s", up_gen_model(g, m)->resolved);
         cost_line(role.data, "conversation(s)", &c);
         up_buf_release(&role);
     }
@@ -272,8 +272,8 @@ void gen_report_text(const up_gen *g)
     if (g->suite.ncases)
         printf(" (%zu test case(s) in skill_meta.json)", g->suite.ncases);
     printf("\n");
-    if (g->batch_dir.len)
-        printf("Run log: %s\n", out_safe(g->batch_dir.data));
+    if (g->session.batch_dir.len)
+        printf("Run log: %s\n", out_safe(g->session.batch_dir.data));
 }
 
 /* ---- --json ----------------------------------------------------------- */
@@ -384,7 +384,8 @@ static json_t *usage_json(const up_gen *g)
 
         up_gen_eval_cost(g, m, &c);
         e = cost_json(&c);
-        json_object_set_new(e, "model", json_string(g->models[m].resolved));
+        json_object_set_new(e, "model",
+                            json_string(up_gen_model(g, m)->resolved));
         json_object_set_new(e, "role", json_string(m ? "student" : "teacher"));
         json_array_append_new(evals, e);
     }
@@ -397,10 +398,12 @@ static json_t *models_json(const up_gen *g)
     json_t *students = json_array();
 
     for (size_t m = 1; m < g->nmodels; m++)
-        json_array_append_new(students, json_string(g->models[m].resolved));
-    return json_pack("{s:s, s:s?, s:o}", "teacher", g->models[0].resolved,
-                     "test_gen", g->o->no_eval ? NULL : g->test_model.resolved,
-                     "students", students);
+        json_array_append_new(students,
+                              json_string(up_gen_model(g, m)->resolved));
+    return json_pack(
+        "{s:s, s:s?, s:o}", "teacher", up_gen_model(g, 0)->resolved, "test_gen",
+        g->o->no_eval ? NULL : up_gen_model(g, g->nmodels)->resolved,
+        "students", students);
 }
 
 void gen_report_json(const up_gen *g, const up_error *err)
@@ -421,8 +424,8 @@ void gen_report_json(const up_gen *g, const up_error *err)
         saved ? json_integer(g->attempts[g->best].number) : json_null(), "stop",
         stop_ids[stop], "stop_reason", up_gen_stop_label(stop), "tests_reused",
         g->tests_reused, "usage", usage_json(g), "batch_id",
-        g->batch_id.len ? g->batch_id.data : NULL, "run_log",
-        g->batch_dir.len ? g->batch_dir.data : NULL, "error",
+        g->session.batch_id.len ? g->session.batch_id.data : NULL, "run_log",
+        g->session.batch_dir.len ? g->session.batch_dir.data : NULL, "error",
         err ? err->msg : NULL);
     out_json(doc);
     json_decref(doc);

@@ -26,13 +26,25 @@
 
 /* ---- set-up ----------------------------------------------------------- */
 
-static int resolve(up_gen *g, up_model *m, const char *spec, const char *url,
-                   const char *key, up_error *err)
+static void session_opts(up_gen *g, up_session_opts *so, const char *tests)
 {
-    up_model_init(m);
-    return up_model_resolve(m, spec, url, key, g->cfg, err);
+    const up_gen_opts *o = g->o;
+
+    up_session_opts_init(so);
+    so->jobs = o->jobs;
+    so->runs_dir = o->runs_dir;
+    so->no_log = o->no_log;
+    so->no_cache = o->no_cache;
+    so->cancel_at = 1; /* nothing resumes a generate: stop at once */
+    so->judge_model = tests;
+    so->stop = o->stop;
+    so->note = o->note;
+    so->note_ud = o->event_ud;
+    so->waiting = o->waiting;
+    so->waiting_ud = o->event_ud;
 }
 
+/* The session's targets: teacher, students, then the test-gen model. */
 static int resolve_all(up_gen *g, up_error *err)
 {
     const up_gen_opts *o = g->o;
@@ -44,25 +56,26 @@ static int resolve_all(up_gen *g, up_error *err)
                         : g->cfg->test_gen_model.value
                             ? g->cfg->test_gen_model.value
                             : teacher;
+    up_session_opts so;
     int rc;
 
-    g->models = up_xcalloc(o->neval_models + 1, sizeof(*g->models));
-    g->eps = up_xcalloc(o->neval_models + 2, sizeof(*g->eps));
-    g->headers = up_xcalloc(o->neval_models + 2, sizeof(*g->headers));
-    g->nmodels = 1;
-    rc = resolve(g, &g->models[0], teacher, NULL, NULL, err);
-    for (size_t i = 0; !rc && i < o->neval_models; i++) {
-        g->nmodels++;
-        rc = resolve(g, &g->models[i + 1], o->eval_models[i], o->eval_base_url,
-                     o->eval_api_key_env, err);
-    }
+    session_opts(g, &so, tests);
+    up_session_init(&g->session, &so, g->cfg);
+    rc = up_session_add_target(&g->session, teacher, NULL, NULL, NULL, err);
+    for (size_t i = 0; !rc && i < o->neval_models; i++)
+        rc = up_session_add_target(&g->session, o->eval_models[i],
+                                   o->eval_base_url, o->eval_api_key_env, NULL,
+                                   err);
     if (!rc)
-        rc = resolve(g, &g->test_model, tests, NULL, NULL, err);
-    for (size_t i = 0; !rc && i <= g->nmodels; i++)
-        rc = up_eval_endpoint(&g->eps[i], &g->headers[i],
-                              i < g->nmodels ? &g->models[i] : &g->test_model,
-                              g->cfg, err);
+        rc = up_session_add_target(&g->session, tests, NULL, NULL, NULL, err);
+    if (!rc)
+        g->nmodels = 1 + o->neval_models;
     return rc;
+}
+
+const up_model *up_gen_model(const up_gen *g, size_t m)
+{
+    return &g->session.targets[m].model;
 }
 
 /*
@@ -98,7 +111,6 @@ int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
     memset(g, 0, sizeof(*g));
     g->o = o;
     g->cfg = cfg;
-    up_model_init(&g->test_model);
     up_skill_init(&g->source);
     up_suite_init(&g->suite);
     up_validate_init(&g->saved, UP_VP_SPEC);
@@ -130,21 +142,11 @@ void up_gen_release(up_gen *g)
         up_skill_release(&a->skill);
     }
     free(g->attempts);
-    for (size_t i = 0; g->headers && i <= g->nmodels; i++)
-        up_strv_free(g->headers[i]);
-    for (size_t i = 0; i < g->nmodels; i++)
-        up_model_release(&g->models[i]);
-    free(g->models);
-    free(g->eps);
-    free(g->headers);
-    up_model_release(&g->test_model);
+    up_session_release(&g->session);
     up_skill_release(&g->source);
     up_suite_release(&g->suite);
-    up_store_free(g->runs, g->nruns);
     up_buf_release(&g->trace);
     up_buf_release(&g->output);
-    up_buf_release(&g->batch_dir);
-    up_buf_release(&g->batch_id);
     up_validate_release(&g->saved);
     memset(g, 0, sizeof(*g));
 }
@@ -206,14 +208,14 @@ static void add_usage(up_gen_cost *c, const up_config *cfg, const up_model *m,
 }
 
 /*
- * One completion on endpoint ep (index i of g->eps); the answer goes to
+ * One completion on target i's endpoint; the answer goes to
  * *text (owned).  schema may be NULL.
  */
 static int complete(up_gen *g, size_t i, const char *system,
                     const struct convo *c, const char *schema, char **text,
                     up_error *err)
 {
-    up_endpoint ep = g->eps[i];
+    up_endpoint ep = g->session.targets[i].ep;
     up_request rq;
     up_response res;
     int rc;
@@ -227,10 +229,8 @@ static int complete(up_gen *g, size_t i, const char *system,
     if (!ep.max_tokens) /* no --max-tokens or max_tokens key */
         ep.max_tokens = TEACHER_MAX_TOKENS;
     rc = up_provider_complete(&ep, &rq, NULL, NULL, g->o->stop, &res);
-    if (i < g->nmodels)
-        add_usage(&g->writing, g->cfg, &g->models[i], &res.usage);
-    else
-        add_usage(&g->testing, g->cfg, &g->test_model, &res.usage);
+    add_usage(i < g->nmodels ? &g->writing : &g->testing, g->cfg,
+              up_gen_model(g, i), &res.usage);
     if (rc)
         *err = res.err;
     else
@@ -345,7 +345,7 @@ static int give_up(up_gen *g, const up_buf *errors, int repairs, up_error *err)
     rc = up_error_set(err, UP_EINVALID,
                       "'%s': the teacher's skill is still invalid after %d "
                       "repair(s):%s",
-                      g->models[0].resolved, repairs, line.data);
+                      up_gen_model(g, 0)->resolved, repairs, line.data);
     up_buf_release(&line);
     return rc;
 }
@@ -390,7 +390,7 @@ int gen_ask_skill(up_gen *g, const char *user, const up_skill *prev,
         if (rc == 1 && turn >= max)
             rc = give_up(g, &errors, turn, err);
         else if (rc == 1) {
-            gen_emit(g, UP_GEN_EV_REPAIR, attempt, g->models[0].resolved,
+            gen_emit(g, UP_GEN_EV_REPAIR, attempt, up_gen_model(g, 0)->resolved,
                      errors.data, NULL);
             up_skill_release(s);
             rc = repair_turn(g, &c, reply, &errors, err);
@@ -437,7 +437,7 @@ static void set_meta(up_gen *g, up_skill *s)
     s->meta.version = up_xstrdup(g->has_source && g->source.meta.version
                                      ? g->source.meta.version
                                      : "1.0");
-    s->meta.generated_by = up_xstrdup(g->models[0].resolved);
+    s->meta.generated_by = up_xstrdup(up_gen_model(g, 0)->resolved);
     s->meta.generated_at = up_xstrdup(stamp);
     if (g->has_source && g->source.meta.source_task)
         up_buf_adds(&task, g->source.meta.source_task);
@@ -476,7 +476,7 @@ int gen_first(up_gen *g, up_skill *s, up_error *err)
                           {"skill", cur.data}};
 
         up_gen_expand(&user, tmpl.data, v, 4);
-        gen_emit(g, UP_GEN_EV_SKILL, 0, g->models[0].resolved,
+        gen_emit(g, UP_GEN_EV_SKILL, 0, up_gen_model(g, 0)->resolved,
                  g->has_source  ? "improve"
                  : g->trace.len ? "trace"
                                 : "task",
@@ -545,7 +545,8 @@ int gen_tests(up_gen *g, up_error *err)
 
         up_gen_expand(&user, tmpl.data, v, 4);
         convo_add(&c, "user", up_buf_detach(&user));
-        gen_emit(g, UP_GEN_EV_TESTS, 0, g->test_model.resolved, NULL, NULL);
+        gen_emit(g, UP_GEN_EV_TESTS, 0, up_gen_model(g, g->nmodels)->resolved,
+                 NULL, NULL);
         rc = ask_tests(g, &c, sys.data, &notes, err);
     }
     if (rc && c.n == 2) {
@@ -559,7 +560,7 @@ int gen_tests(up_gen *g, up_error *err)
         rc = ask_tests(g, &c, sys.data, &notes, err);
     }
     if (!rc)
-        gen_emit(g, UP_GEN_EV_TESTS, 0, g->test_model.resolved,
+        gen_emit(g, UP_GEN_EV_TESTS, 0, up_gen_model(g, g->nmodels)->resolved,
                  notes.len ? notes.data : "", NULL);
     convo_release(&c);
     up_buf_release(&sys);

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
@@ -116,21 +115,20 @@ static int summarize(up_gen *g, up_gen_attempt *a, up_error *err)
     a->plan.margin = (double)g->cfg->margin_points.value / 100;
     a->sums = up_xcalloc(g->nmodels, sizeof(*a->sums));
     for (size_t m = 0; m < g->nmodels && !rc; m++)
-        rc = up_eval_summarize(&a->plan, m,
-                               up_config_price(g->cfg, g->models[m].resolved,
-                                               g->models[m].model_id),
+        rc = up_eval_summarize(&a->plan, m, up_session_price(&g->session, m),
                                g->o->seed, &a->sums[m], err);
     return rc;
 }
 
+/*
+ * One version through the evaluation session: its -j, cache, stop flag
+ * and judge, as eval's.
+ */
 static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
 {
-    const char **ids = up_xcalloc(g->nmodels, sizeof(*ids));
-    up_eval_run_opts o;
+    const char **ids = up_session_model_ids(&g->session, g->nmodels);
     int rc;
 
-    for (size_t i = 0; i < g->nmodels; i++)
-        ids[i] = g->models[i].resolved;
     up_eval_plan_init(&a->plan, &a->skill, &g->suite, ids, g->nmodels,
                       g->o->runs > 0 ? g->o->runs : 1, 1, UP_INJECT_UPSKILL);
     free(ids);
@@ -139,20 +137,9 @@ static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
         return rc;
     if (a != g->attempts)
         reuse_baseline(&a->plan, &g->attempts[0].plan);
-    memset(&o, 0, sizeof(o));
-    o.endpoints = g->eps;
-    up_sched_opts_init(&o.sched);
-    o.sched.jobs = g->o->jobs > 0 ? g->o->jobs
-                   : g->cfg->concurrency.value > 0
-                       ? (int)g->cfg->concurrency.value
-                       : 4;
-    o.sched.stop = g->o->stop;
-    o.sched.cancel_at = 1; /* nothing resumes a generate: stop at once */
-    o.sched.waiting = g->o->waiting;
-    o.sched.waiting_ud = g->o->event_ud;
-    rc = up_eval_execute(&a->plan, &o, NULL, err);
+    rc = up_session_execute(&g->session, &a->plan, NULL, err);
     if (!rc)
-        up_eval_grade(&a->plan);
+        rc = up_session_grade(&g->session, &a->plan, err);
     if (!rc)
         rc = summarize(g, a, err);
     a->evaluated = !rc;
@@ -236,55 +223,19 @@ void up_gen_eval_cost(const up_gen *g, size_t m, up_gen_cost *out)
 
 /* ---- the run log ------------------------------------------------------ */
 
-static void fill_record(up_run_record *r, const up_gen *g,
-                        const up_gen_attempt *a, size_t m, int repeat,
-                        enum up_arm arm)
-{
-    up_eval_run_totals(
-        r, &a->plan, m, repeat, arm,
-        up_config_price(g->cfg, g->models[m].resolved, g->models[m].model_id));
-    up_eval_run_error(r, &a->plan, m, repeat, arm);
-    r->batch_id = up_xstrdup(g->batch_id.data);
-    r->task = up_xstrdup(g->o->task);
-    r->attempt = a->number;
-}
-
 static int log_attempt(up_gen *g, const up_gen_attempt *a, up_error *err)
 {
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    int rc = 0;
-
-    if (!g->batch_dir.len)
-        return 0;
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    for (size_t m = 0; m < g->nmodels && !rc; m++)
-        for (int r = 1; r <= a->plan.runs && !rc; r++)
-            for (int arm = 0; arm <= 1 && !rc; arm++) {
-                up_run_record *rec;
-
-                g->runs = up_xrealloc(g->runs, (g->nruns + 1) * sizeof(*rec));
-                rec = &g->runs[g->nruns++];
-                up_run_record_init(rec);
-                fill_record(rec, g, a, m, r, (enum up_arm)arm);
-                rec->timestamp = up_xstrdup(stamp);
-                rec->run_number = (int)g->nruns;
-                rc = up_store_run_write(g->batch_dir.data, rec, err);
-            }
-    return rc;
+    return up_session_log_runs(&g->session, &a->plan, g->o->task, a->number,
+                               err);
 }
 
 static int open_batch(up_gen *g, up_error *err)
 {
-    const char *dir = g->o->runs_dir           ? g->o->runs_dir
-                      : g->cfg->runs_dir.value ? g->cfg->runs_dir.value
-                                               : "runs";
+    int rc = up_session_open_batch(&g->session, NULL, err);
 
-    if (g->o->no_log)
-        return 0;
-    return up_store_batch_new(&g->batch_dir, &g->batch_id, dir, err);
+    if (!rc)
+        up_session_open_cache(&g->session);
+    return rc;
 }
 
 /* ---- refining --------------------------------------------------------- */
@@ -357,8 +308,8 @@ static int refine(up_gen *g, up_error *err)
     up_skill_init(&a->skill);
     a->number = (int)g->nattempts + 1;
     if (!rc) {
-        gen_emit(g, UP_GEN_EV_REFINE, a->number, g->models[0].resolved, NULL,
-                 base);
+        gen_emit(g, UP_GEN_EV_REFINE, a->number, up_gen_model(g, 0)->resolved,
+                 NULL, base);
         rc = gen_ask_skill(g, user.data, &base->skill, &a->skill, a->number,
                            err);
     }
@@ -397,7 +348,7 @@ static int provider_errors(const up_gen *g, const up_gen_attempt *a,
             err, up_exit_code(first->error) == 4 ? first->error : UP_EHTTP,
             "'%s': %zu conversation(s) failed, so the results cannot guide "
             "a refinement: %.800s",
-            g->models[m].resolved, failed,
+            up_gen_model(g, m)->resolved, failed,
             first->error_msg ? first->error_msg : up_strerror(first->error));
     }
     return 0;
@@ -483,16 +434,14 @@ static int summary(up_gen *g, up_error *err)
     up_buf stats = UP_BUF_INIT;
     int rc;
 
-    if (!g->batch_dir.len || !g->nruns)
+    if (!g->session.batch_dir.len || !g->session.nruns)
         return 0;
     up_buf_addf(&stats,
                 "{\"generate\": {\"attempts\": %zu, \"kept_attempt\": %d, "
                 "\"stop\": \"%s\"}}",
                 g->nattempts, g->attempts[g->best].number,
                 up_gen_stop_label(g->stop));
-    rc = up_store_summary_write(g->batch_dir.data, g->batch_id.data,
-                                g->models[0].resolved, g->o->task, g->runs,
-                                g->nruns, stats.data, err);
+    rc = up_session_log_summary(&g->session, g->o->task, stats.data, err);
     up_buf_release(&stats);
     return rc;
 }
@@ -508,11 +457,11 @@ static void saved_note(up_gen *g, int rc, up_error *err)
                      "%.900s; the best version so far is saved to "
                      "'%s'",
                      msg, g->output.data);
-    else if (g->nruns)
+    else if (g->session.nruns)
         up_error_set(err, rc,
                      "interrupted; the best version so far is saved to "
                      "'%s', finished attempts to '%s'",
-                     g->output.data, g->batch_dir.data);
+                     g->output.data, g->session.batch_dir.data);
     else
         up_error_set(err, rc,
                      "interrupted; the best version so far is saved to "

@@ -1,0 +1,280 @@
+/*
+ * One evaluation session: what `eval`, `benchmark` and `generate` share
+ * when they measure a skill.  A session owns
+ * - the targets: one value per model (the resolved model, its endpoint
+ *   and the endpoint's header lines), never parallel arrays;
+ * - the defaults, each worked out here once: -j (flag, config
+ *   concurrency, 4) and the runs folder (flag, config runs_dir, "runs");
+ * - the run log's batch folder, with the journal (its batch lock and the
+ *   plan check on --resume) when the caller resumes or wants one;
+ * - the response cache;
+ * - the judge of llm-rubric assertions;
+ * - the run log's records (run_N files and batch_summary.json).
+ * A new eval feature lands here once and reaches all three commands.
+ *
+ * The session never prints: warnings go to opts.warn, the scheduler's
+ * "still waiting" note and progress to the hooks the caller sets, and
+ * facts the caller may report (a created runs folder, jobs restored by a
+ * resume) are left in the session's fields.
+ */
+#ifndef UPSKILL_SESSION_H
+#define UPSKILL_SESSION_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/cache.h"
+#include "upskill/config.h"
+#include "upskill/error.h"
+#include "upskill/eval.h"
+#include "upskill/model.h"
+#include "upskill/provider.h"
+#include "upskill/sched.h"
+#include "upskill/store.h"
+
+/* -j when neither the flag nor the config's concurrency sets it. */
+#define UP_SESSION_JOBS 4
+/* Agent mode's turn limit when none is given. */
+#define UP_SESSION_MAX_TURNS 20
+
+/* How the skill reaches an agent-mode student (agent mode: not yet). */
+enum up_session_inject {
+    UP_SESSION_INJECT_CATALOG = 0, /* catalogue; the model reads SKILL.md */
+    UP_SESSION_INJECT_PRELOAD = 1  /* the body in the system prompt */
+};
+
+/* What the session hands its caller to show; it never prints. */
+enum up_session_note {
+    UP_SESSION_WARN = 0, /* a warning (config, skill loader, cache) */
+    UP_SESSION_TESTS,    /* where the tests came from */
+    UP_SESSION_CREATED,  /* a line: the runs folder was created */
+    UP_SESSION_RESUMED,  /* a line: how much of a resumed batch was done */
+    UP_SESSION_LOGGING   /* the batch folder the run log goes to */
+};
+
+/* One model under evaluation (or the judge, or generate's test writer). */
+typedef struct up_target {
+    up_model model; /* resolved */
+    up_endpoint ep; /* points into model and headers */
+    char **headers; /* the endpoint's header lines, owned */
+} up_target;
+
+typedef struct up_session_opts {
+    long jobs;            /* -j; <= 0: config concurrency, else 4 */
+    const char *runs_dir; /* NULL: config runs_dir, else "runs" */
+    const char *resume;   /* batch id to finish, or NULL */
+    int no_log;           /* write no run log */
+    int journal;          /* a new batch gets a journal and a plan mark */
+    int no_cache;         /* neither read nor fill the response cache */
+    int cancel_at;        /* the scheduler's cancel_at (1: stop at once) */
+    /* llm-rubric judge: judge_model, else the config's test_gen_model or
+     * skill_generation_model; with judge_base_url and no judge_model, the
+     * first target judges (through judge_base_url, judge_api_key_env) */
+    const char *judge_model;
+    const char *judge_base_url;
+    const char *judge_api_key_env;
+    volatile sig_atomic_t *stop; /* Ctrl-C flag, or NULL */
+    /* warnings and notes (see up_session_note); may be NULL */
+    void (*note)(void *ud, enum up_session_note kind, const char *text);
+    void *note_ud;
+    /* the scheduler's hooks (sched.h), each with its ud; may be NULL */
+    void (*waiting)(void *ud, const up_sched_wait *w);
+    void *waiting_ud;
+    void (*log)(void *ud, const up_http_attempt *at);
+    void *log_ud;
+    /* up_eval_run_opts.progress, with progress_ud; may be NULL */
+    void (*progress)(void *ud, const up_eval_plan *p, size_t done,
+                     const up_eval_job *job);
+    void *progress_ud;
+    /* Agent mode (issue 11): read by nothing yet; up_session_opts_init
+     * sets the defaults. */
+    int agent;                           /* a tool loop per conversation */
+    int max_turns;                       /* model turns per conversation */
+    long token_budget;                   /* tokens per conversation; 0: none */
+    long wall_ms;                        /* ms per conversation; 0: none */
+    enum up_session_inject agent_inject; /* skill injection in agent mode */
+} up_session_opts;
+
+typedef struct up_session {
+    up_session_opts o;    /* a copy of the caller's */
+    const up_config *cfg; /* borrowed */
+    up_target *targets;   /* ntargets, in the order added */
+    size_t ntargets;
+    int jobs;             /* the -j in force */
+    const char *runs_dir; /* the runs folder in force (borrowed) */
+    up_buf batch_dir;     /* empty: no run log */
+    up_buf batch_id;
+    up_journal journal;   /* open when journal.path is set */
+    up_cache *cache;      /* NULL: no cache */
+    int created_runs_dir; /* open_batch made the runs folder */
+    size_t restored;      /* jobs a resume found done */
+    up_run_record *runs;  /* the run log so far, nruns records */
+    size_t nruns;
+} up_session;
+
+/* o's defaults: everything off, max_turns UP_SESSION_MAX_TURNS. */
+void up_session_opts_init(up_session_opts *o);
+
+/*
+ * The -j default, worked out once: jobs when > 0, else cfg's concurrency
+ * when > 0, else UP_SESSION_JOBS.
+ */
+int up_session_jobs(long jobs, const up_config *cfg);
+
+/* The runs folder: dir, else cfg's runs_dir, else "runs" (borrowed). */
+const char *up_session_runs_dir(const char *dir, const up_config *cfg);
+
+/* Start a session with a copy of o (its strings borrowed) over cfg
+ * (borrowed); nothing is opened yet.  Release with up_session_release
+ * (also safe on a zeroed session never initialised). */
+void up_session_init(up_session *s, const up_session_opts *o,
+                     const up_config *cfg);
+void up_session_release(up_session *s);
+
+/*
+ * Resolve spec (through base_url and api_key_env when not NULL) and its
+ * endpoint, and append it as a target; *index (may be NULL) gets its
+ * position.  Errors: those of up_model_resolve and up_eval_endpoint.
+ */
+int up_session_add_target(up_session *s, const char *spec, const char *base_url,
+                          const char *api_key_env, size_t *index,
+                          up_error *err);
+
+/* The resolved ids of the first n targets (a new array of borrowed
+ * strings; free it), for up_eval_plan_init. */
+const char **up_session_model_ids(const up_session *s, size_t n);
+
+/* The configured price of target m, or NULL. */
+const up_price *up_session_price(const up_session *s, size_t m);
+
+/*
+ * The run log's batch for plan p.  With o.resume: the batch must exist;
+ * the journal takes its lock, the plan must match what it was made for,
+ * half-written files are cleaned and finished jobs replayed (counted in
+ * s->restored).  Else, unless o.no_log, a new batch in the runs folder
+ * (s->created_runs_dir when the folder was made), with a journal and a
+ * plan mark when o.journal (p may be NULL when neither o.resume nor
+ * o.journal is set).  Errors: UP_ENOTFOUND (no such batch),
+ * UP_EIO (lock, disk), UP_EPARSE (the batch was made for another plan).
+ */
+int up_session_open_batch(up_session *s, up_eval_plan *p, up_error *err);
+
+/* Sync and close the journal; UP_EIO when it could not be synced. */
+int up_session_close_journal(up_session *s, up_error *err);
+
+/*
+ * Open the response cache (once), unless o.no_cache or the config turns
+ * it off; a cache that will not open is a warning, not an error.
+ */
+void up_session_open_cache(up_session *s);
+
+/*
+ * Run every job of p not done yet through the first p->nmodels targets,
+ * with the session's -j, stop flag, hooks, journal and cache (see
+ * up_eval_execute for the errors); a cache locked by another process
+ * mid-run is a warning.
+ */
+int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,
+                       up_error *err);
+
+/*
+ * Grade p, then settle its llm-rubric assertions with the session's
+ * judge (resolved only when some are pending).
+ */
+int up_session_grade(up_session *s, up_eval_plan *p, up_error *err);
+
+/*
+ * Append to the run log one record per model, repeat and arm of p (the
+ * baseline arm only when p runs it), with task and attempt (0: none), and
+ * write each as run_N, numbered on from the session's earlier records.
+ * Nothing without a batch.  Errors: write errors.
+ */
+int up_session_log_runs(up_session *s, const up_eval_plan *p, const char *task,
+                        int attempt, up_error *err);
+
+/*
+ * batch_summary.json over the run log so far, with stats (JSON text, may
+ * be NULL) under "stats".  Nothing without a batch or records.
+ */
+int up_session_log_summary(up_session *s, const char *task, const char *stats,
+                           up_error *err);
+
+/* ---- eval and benchmark ---------------------------------------------- */
+
+/* What `eval` or `benchmark` asks for. */
+typedef struct up_eval_request {
+    const char *skill_path;
+    const char *tests;         /* -t, or NULL: the skill's own */
+    const char *const *models; /* nmodels; none: the config's eval_model,
+                                  skill_generation_model, else "sonnet" */
+    size_t nmodels;
+    const char *base_url;    /* OpenAI-compatible URL for them, or NULL */
+    const char *api_key_env; /* its key variable, or NULL */
+    long max_tokens;         /* UP_MAX_TOKENS_UNSET: the config's */
+    int runs;                /* repeats per case and arm */
+    int baseline;            /* run the baseline arm */
+    enum up_inject inject;
+    double margin; /* points; < 0: the config's */
+} up_eval_request;
+
+/* An eval's state: config, skill, suite, session and plan, all owned. */
+typedef struct up_eval_session {
+    up_config cfg;
+    up_skill skill;
+    up_suite suite;
+    up_session s;
+    up_eval_plan plan; /* after up_eval_session_start */
+} up_eval_session;
+
+/* Empty e, with a copy of the session options o (notes go to o.note). */
+void up_eval_session_init(up_eval_session *e, const up_session_opts *o);
+void up_eval_session_release(up_eval_session *e);
+
+/*
+ * Load the config (with rq's --max-tokens), the skill and its tests (the
+ * suite-loading step: up_suite_pick), handing their warnings and the
+ * tests' source over as notes.  Errors: those of the loaders.
+ */
+int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
+                         up_error *err);
+
+/*
+ * Resolve the targets and build the plan, its assertions parsed (a typo
+ * in the tests costs no request).  Errors: model, key and UP_EPARSE.
+ */
+int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
+                          up_error *err);
+
+/* The run log's batch (up_session_open_batch, with its notes), then the
+ * cache. */
+int up_eval_session_open(up_eval_session *e, up_error *err);
+
+/*
+ * Run the plan, close the journal, grade and judge, and write the run
+ * log.  UP_EIO when the journal could not be written: nothing more was
+ * sent, the journal is closed and what was answered is graded, no run
+ * files are written.  UP_EINTR (with a batch: naming the --resume) when
+ * the stop flag ended the run.
+ */
+int up_eval_session_run(up_eval_session *e, up_error *err);
+
+/*
+ * Summaries of every model (a new array of e->plan.nmodels, free it) at
+ * the configured prices with the statistics seed, and *dead (a new array
+ * of flags, free it): 1 for a model that answered nothing.
+ */
+int up_eval_session_summarize(const up_eval_session *e, uint64_t seed,
+                              up_eval_summary **sums, char **dead,
+                              up_error *err);
+
+/* Conversations that failed after every retry, with the first and the
+ * last of them (NULL when none). */
+size_t up_eval_session_failed(const up_eval_session *e,
+                              const up_eval_job **first,
+                              const up_eval_job **last);
+
+/* Answers that stopped at the output cap; *cap gets the cap. */
+size_t up_eval_session_cut(const up_eval_session *e, int *cap);
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * What `eval` and `benchmark` show around a run: the session's notes,
+ * the "still waiting" line, the start line, then the outcome (reports,
+ * the comparison table, cut answers, gates, failures) and its exit code.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval_cli.h"
+
+void eval_note(void *ud, enum up_session_note kind, const char *text)
+{
+    const struct eval_args *a = ud;
+
+    switch (kind) {
+    case UP_SESSION_WARN:
+        out_warn("%s", text);
+        break;
+    case UP_SESSION_TESTS:
+        fprintf(stderr, "tests: %s\n", out_safe(text));
+        break;
+    case UP_SESSION_CREATED:
+        fprintf(stderr, "%s\n", text);
+        break;
+    case UP_SESSION_RESUMED:
+        if (!a->json)
+            fprintf(stderr, "%s\n", text);
+        break;
+    case UP_SESSION_LOGGING:
+        if (!a->json)
+            fprintf(stderr, "%sLogging to: %s%s\n", out_c(C_DIM), text,
+                    out_c(C_RESET));
+        break;
+    }
+}
+
+void eval_cli_wait_note(void *ud, const up_sched_wait *w)
+{
+    (void)ud;
+    if (out_err_is_tty()) /* end the live progress line first */
+        fputc('\n', stderr);
+    fprintf(stderr,
+            "upskill: no answer for %ld s: %zu conversation(s) in flight, "
+            "%zu failed so far",
+            w->waited_ms / 1000, w->in_flight, w->failed);
+    if (w->last)
+        fprintf(stderr, "; the last failure: %s", w->last);
+    if (w->last && w->retry_in_ms >= 0)
+        fprintf(stderr, " (next try in %ld s)", (w->retry_in_ms + 999) / 1000);
+    fputc('\n', stderr);
+}
+
+void eval_report_start(const up_eval_session *e)
+{
+    fprintf(stderr,
+            "Evaluating %s on %zu model(s): %zu case(s) x %d "
+            "run(s), baseline %s\n",
+            out_safe(e->skill.name), e->plan.nmodels, e->suite.ncases,
+            e->plan.runs, e->plan.baseline ? "on" : "off");
+}
+
+static int gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
+{
+    int rc = EXIT_OK;
+
+    for (size_t m = 0; m < n; m++) {
+        if (a->fail_under >= 0 &&
+            s[m].arm[UP_ARM_SKILL].rate.rate < a->fail_under) {
+            out_error("'%s': with-skill pass rate %.2f is under %.2f",
+                      s[m].model, s[m].arm[UP_ARM_SKILL].rate.rate,
+                      a->fail_under);
+            rc = EXIT_GATE;
+        }
+        if (a->require_lift &&
+            (!s[m].has_baseline || s[m].cmp.verdict != UP_VERDICT_BENEFICIAL)) {
+            out_error("'%s': the skill is not shown to be beneficial",
+                      s[m].model);
+            rc = EXIT_GATE;
+        }
+    }
+    return rc;
+}
+
+static const char *job_error(const up_eval_job *j)
+{
+    return j->error_msg ? j->error_msg : up_strerror(j->error);
+}
+
+/*
+ * Conversations that failed after every retry make the results
+ * incomplete: say so with the first message, and exit 4 (the results are
+ * still printed and saved).  A model that answered nothing (dead[m]) also
+ * gets its own line naming the model, the endpoint and the cause.
+ */
+static int failures(const up_eval_session *e, const char *dead)
+{
+    const up_eval_job *first, *last;
+    size_t n = up_eval_session_failed(e, &first, &last);
+    up_error err;
+
+    for (size_t m = 0; m < e->plan.nmodels; m++)
+        if (dead[m] && up_eval_unanswered(&e->plan, m, &err))
+            out_error("%s", err.msg);
+    if (!n)
+        return EXIT_OK;
+    /* the last names a breaker that gave up on the rest, if one did */
+    out_error("%zu of %zu conversation(s) failed after retries; the first: "
+              "%s%s%s",
+              n, e->plan.njobs, job_error(first),
+              strcmp(job_error(first), job_error(last)) ? "; the last: " : "",
+              strcmp(job_error(first), job_error(last)) ? job_error(last) : "");
+    return EXIT_PROVIDER;
+}
+
+/* The comparison table, without the models that answered nothing. */
+static void table(const up_eval_summary *s, const char *dead, size_t n)
+{
+    up_eval_summary *live = up_xcalloc(n, sizeof(*live));
+    size_t k = 0;
+
+    for (size_t m = 0; m < n; m++)
+        if (!dead[m])
+            live[k++] = s[m]; /* a view: nothing is released twice */
+    if (k)
+        eval_report_table(live, k);
+    free(live);
+}
+
+/* Answers that stopped at the output cap: say how many, and how to raise. */
+static void cut_note(const up_eval_session *e)
+{
+    int cap;
+    size_t n = up_eval_session_cut(e, &cap);
+
+    if (n)
+        out_warn("%zu answer(s) were cut at max_tokens %d; raise it with "
+                 "--max-tokens or the max_tokens config key",
+                 n, cap);
+}
+
+int eval_outcome(const up_eval_session *e, const struct eval_args *a,
+                 up_error *err)
+{
+    size_t n = e->plan.nmodels;
+    up_eval_summary *s;
+    char *dead;
+    int rc = up_eval_session_summarize(e, (uint64_t)a->seed, &s, &dead, err);
+
+    if (!rc && a->json)
+        eval_report_json(&e->plan, s, e->s.batch_id.data);
+    else if (!rc)
+        for (size_t m = 0; m < n; m++)
+            if (!dead[m]) /* no bars from errors */
+                eval_report_text(&e->plan, &s[m], a->verbose);
+    if (!rc && !a->json && n > 1)
+        table(s, dead, n);
+    cut_note(e);
+    if (!rc)
+        rc = gates(a, s, n);
+    if (rc >= 0 && failures(e, dead))
+        rc = EXIT_PROVIDER;
+    free(dead);
+    free(s);
+    return rc;
+}
+
+/*
+ * The journal could not be written (a full disk): no more was sent.
+ * Print what was answered, then the cause; run files wait for the resume
+ * that completes the batch.
+ */
+int eval_outcome_unsaved(const up_eval_session *e, const struct eval_args *a,
+                         up_error *err)
+{
+    up_error cause = *err;
+    int rc = eval_outcome(e, a, err);
+
+    if (rc < 0)
+        out_fail(err);
+    out_error("%s; no more requests were sent and what was answered is "
+              "shown above: free some space, then resume with --resume %s",
+              cause.msg, e->s.batch_id.data);
+    return EXIT_IO;
+}

@@ -1,0 +1,249 @@
+/*
+ * The evaluation session (upskill/session.h): targets, defaults, the run
+ * log's batch with its journal, the cache and the executor.  The judge
+ * and the run log's records are in session_log.c.
+ *
+ * Invariant: a target's endpoint points into its own model and header
+ * lines, so the targets array never moves once the session executes;
+ * up_session_add_target is for set-up only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/session.h"
+
+#include "lib/session_int.h"
+
+void up_session_opts_init(up_session_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_turns = UP_SESSION_MAX_TURNS;
+    o->agent_inject = UP_SESSION_INJECT_CATALOG;
+}
+
+int up_session_jobs(long jobs, const up_config *cfg)
+{
+    if (jobs > 0)
+        return (int)jobs;
+    return cfg->concurrency.value > 0 ? (int)cfg->concurrency.value
+                                      : UP_SESSION_JOBS;
+}
+
+const char *up_session_runs_dir(const char *dir, const up_config *cfg)
+{
+    if (dir)
+        return dir;
+    return cfg->runs_dir.value ? cfg->runs_dir.value : "runs";
+}
+
+void up_session_init(up_session *s, const up_session_opts *o,
+                     const up_config *cfg)
+{
+    memset(s, 0, sizeof(*s));
+    s->o = *o;
+    s->cfg = cfg;
+    session_settle(s);
+    up_buf_init(&s->batch_dir);
+    up_buf_init(&s->batch_id);
+    up_journal_init(&s->journal);
+}
+
+void up_session_release(up_session *s)
+{
+    up_error err;
+
+    if (!s->cfg) /* zeroed, never initialised */
+        return;
+    for (size_t i = 0; i < s->ntargets; i++) {
+        up_strv_free(s->targets[i].headers);
+        up_model_release(&s->targets[i].model);
+    }
+    free(s->targets);
+    up_journal_close(&s->journal, &err);
+    up_cache_close(s->cache);
+    up_store_free(s->runs, s->nruns);
+    up_buf_release(&s->batch_dir);
+    up_buf_release(&s->batch_id);
+    memset(s, 0, sizeof(*s));
+}
+
+int up_session_add_target(up_session *s, const char *spec, const char *base_url,
+                          const char *api_key_env, size_t *index, up_error *err)
+{
+    up_target *t;
+    int rc;
+
+    s->targets =
+        up_xrealloc(s->targets, (s->ntargets + 1) * sizeof(*s->targets));
+    t = &s->targets[s->ntargets++];
+    memset(t, 0, sizeof(*t));
+    up_model_init(&t->model);
+    if (index)
+        *index = s->ntargets - 1;
+    rc = up_model_resolve(&t->model, spec, base_url, api_key_env, s->cfg, err);
+    if (!rc)
+        rc = up_eval_endpoint(&t->ep, &t->headers, &t->model, s->cfg, err);
+    return rc;
+}
+
+const char **up_session_model_ids(const up_session *s, size_t n)
+{
+    const char **ids = up_xcalloc(n ? n : 1, sizeof(*ids));
+
+    for (size_t i = 0; i < n && i < s->ntargets; i++)
+        ids[i] = s->targets[i].model.resolved;
+    return ids;
+}
+
+const up_price *up_session_price(const up_session *s, size_t m)
+{
+    return up_config_price(s->cfg, s->targets[m].model.resolved,
+                           s->targets[m].model.model_id);
+}
+
+/* --resume: the lock first, as the checks and repairs are the holder's. */
+static int resume_batch(up_session *s, up_eval_plan *p, up_error *err)
+{
+    int rc;
+
+    up_buf_adds(&s->batch_id, s->o.resume);
+    up_fs_join(&s->batch_dir, s->runs_dir, s->o.resume);
+    if (!up_fs_is_dir(s->batch_dir.data))
+        return up_error_set(err, UP_ENOTFOUND, "'%s': no such batch to resume",
+                            s->batch_dir.data);
+    rc = up_journal_open(&s->journal, s->batch_dir.data, err);
+    if (!rc)
+        rc = up_eval_batch_match(p, s->batch_dir.data, err);
+    if (!rc)
+        up_store_batch_clean(s->batch_dir.data);
+    if (!rc)
+        rc = up_journal_replay(p, s->batch_dir.data, &s->restored, err);
+    return rc;
+}
+
+static int new_batch(up_session *s, const up_eval_plan *p, up_error *err)
+{
+    int had = up_fs_is_dir(s->runs_dir);
+    int rc = up_store_batch_new(&s->batch_dir, &s->batch_id, s->runs_dir, err);
+
+    s->created_runs_dir = !rc && !had;
+    if (!rc && s->o.journal)
+        rc = up_journal_open(&s->journal, s->batch_dir.data, err);
+    if (!rc && s->o.journal)
+        rc = up_eval_batch_mark(p, s->batch_dir.data, err);
+    return rc;
+}
+
+int up_session_open_batch(up_session *s, up_eval_plan *p, up_error *err)
+{
+    up_buf line = UP_BUF_INIT;
+    int rc;
+
+    if (!s->o.resume && s->o.no_log)
+        return 0;
+    rc = s->o.resume ? resume_batch(s, p, err) : new_batch(s, p, err);
+    if (!rc && s->o.resume)
+        up_buf_addf(&line, "resuming %s: %zu of %zu jobs already done",
+                    s->batch_id.data, s->restored, p->njobs);
+    else if (!rc && s->created_runs_dir)
+        up_buf_addf(&line, "created the runs folder '%s'", s->runs_dir);
+    if (line.len)
+        session_note(s, s->o.resume ? UP_SESSION_RESUMED : UP_SESSION_CREATED,
+                     line.data);
+    if (!rc)
+        session_note(s, UP_SESSION_LOGGING, s->batch_dir.data);
+    up_buf_release(&line);
+    return rc;
+}
+
+int up_session_close_journal(up_session *s, up_error *err)
+{
+    return up_journal_close(&s->journal, err);
+}
+
+void up_session_open_cache(up_session *s)
+{
+    const up_config *c = s->cfg;
+    up_error err;
+    char msg[UP_ERROR_MAX + 64];
+
+    if (s->cache || s->o.no_cache || !c->cache_enabled.value ||
+        !c->cache_path.value)
+        return;
+    if (!up_cache_open(&s->cache, c->cache_path.value, c->cache_ttl_days.value,
+                       (long)(c->cache_lock_timeout.value * 1000), &err))
+        return;
+    snprintf(msg, sizeof(msg), "%s; running without the response cache",
+             err.msg);
+    session_note(s, UP_SESSION_WARN, msg);
+}
+
+/* The scheduler options every run of the session shares. */
+static void sched_opts(const up_session *s, up_sched_opts *o)
+{
+    up_sched_opts_init(o);
+    o->jobs = s->jobs;
+    o->stop = s->o.stop;
+    o->cancel_at = s->o.cancel_at;
+    o->log = s->o.log;
+    o->log_ud = s->o.log_ud;
+    o->waiting = s->o.waiting;
+    o->waiting_ud = s->o.waiting_ud;
+}
+
+static void cache_note(const up_session *s)
+{
+    char msg[1200];
+
+    if (!up_cache_locked(s->cache))
+        return;
+    snprintf(msg, sizeof(msg),
+             "'%s': the cache was locked by another process; the rest of "
+             "the run went without it",
+             s->cfg->cache_path.value);
+    session_note(s, UP_SESSION_WARN, msg);
+}
+
+int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,
+                       up_error *err)
+{
+    up_endpoint *eps = up_xcalloc(p->nmodels ? p->nmodels : 1, sizeof(*eps));
+    up_eval_run_opts o;
+    int rc;
+
+    /* the executor takes an array of endpoints: views of the targets' */
+    for (size_t i = 0; i < p->nmodels && i < s->ntargets; i++)
+        eps[i] = s->targets[i].ep;
+    memset(&o, 0, sizeof(o));
+    o.endpoints = eps;
+    sched_opts(s, &o.sched);
+    o.journal = s->journal.path ? &s->journal : NULL;
+    o.cache = s->cache;
+    o.progress = s->o.progress;
+    o.progress_ud = s->o.progress_ud;
+    rc = up_eval_execute(p, &o, st, err);
+    cache_note(s);
+    free(eps);
+    return rc;
+}
+
+void session_note(const up_session *s, enum up_session_note kind,
+                  const char *text)
+{
+    if (s->o.note)
+        s->o.note(s->o.note_ud, kind, text);
+}
+
+void session_settle(up_session *s)
+{
+    s->jobs = up_session_jobs(s->o.jobs, s->cfg);
+    s->runs_dir = up_session_runs_dir(s->o.runs_dir, s->cfg);
+}
+
+void session_sched_opts(const up_session *s, up_sched_opts *o)
+{
+    sched_opts(s, o);
+}

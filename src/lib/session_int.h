@@ -1,0 +1,19 @@
+/*
+ * Private to the session module: what session.c and session_log.c share.
+ */
+#ifndef UPSKILL_LIB_SESSION_INT_H
+#define UPSKILL_LIB_SESSION_INT_H
+
+#include "upskill/session.h"
+
+/* The scheduler options every run of s shares (-j, stop, hooks). */
+void session_sched_opts(const up_session *s, up_sched_opts *o);
+
+/* Hand a note to the caller's hook, if any. */
+void session_note(const up_session *s, enum up_session_note kind,
+                  const char *text);
+
+/* Work out the defaults (-j, runs folder) again, after the config loads. */
+void session_settle(up_session *s);
+
+#endif
