@@ -39,8 +39,13 @@ struct ctx {
 static int load_tests(struct ctx *c, const struct eval_args *a)
 {
     up_buf note = UP_BUF_INIT;
-    int rc = up_suite_pick(&c->suite, &note, a->tests, &c->skill, a->skill_path,
-                           &c->err);
+    up_gen_tests_req rq = {
+        a->test_gen_model, a->models.n ? a->models.v[0] : NULL,
+        a->base_url,       a->api_key_env,
+        a->no_save_tests,  &stop};
+    int rc =
+        up_gen_suite_pick(&c->suite, &note, a->tests, &c->skill, a->skill_path,
+                          a->plan ? NULL : &rq, &c->cfg, &c->err);
 
     if (!rc)
         fprintf(stderr, "tests: %s\n", out_safe(note.data));

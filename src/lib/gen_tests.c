@@ -11,6 +11,8 @@
 #include "upskill/alloc.h"
 #include "upskill/gen.h"
 
+#include "lib/gen_loop.h"
+
 /* Strict-mode friendly: every property required, no extra keys. */
 const char up_gen_tests_schema[] =
     "{\"type\":\"object\",\"properties\":{\"cases\":{\"type\":\"array\","
@@ -127,4 +129,61 @@ int up_gen_test_counts(const up_gen_opts *o, const up_config *cfg, int *min,
     *min = (int)lo.value;
     *max = (int)hi.value;
     return 0;
+}
+
+/* ---- for eval and benchmark ------------------------------------------- */
+
+/* A generator with no teacher: endpoint 0 is the test-gen model's. */
+static int tests_only(up_gen *g, const up_gen_opts *o, const char *spec,
+                      const up_gen_tests_req *rq, const up_config *cfg,
+                      up_error *err)
+{
+    int rc;
+
+    memset(g, 0, sizeof(*g));
+    g->o = o;
+    g->cfg = cfg;
+    up_model_init(&g->test_model);
+    up_skill_init(&g->source);
+    up_suite_init(&g->suite);
+    up_validate_init(&g->saved, UP_VP_SPEC);
+    g->eps = up_xcalloc(1, sizeof(*g->eps));
+    g->headers = up_xcalloc(1, sizeof(*g->headers));
+    rc = up_gen_test_counts(o, cfg, &g->min_tests, &g->max_tests, err);
+    if (!rc)
+        rc = up_model_resolve(&g->test_model, spec, rq->base_url,
+                              rq->base_url ? rq->api_key_env : NULL, cfg, err);
+    if (!rc)
+        rc = up_eval_endpoint(&g->eps[0], &g->headers[0], &g->test_model, cfg,
+                              err);
+    return rc;
+}
+
+int up_gen_tests_for(up_suite *s, char **resolved, const up_skill *skill,
+                     const char *spec, const up_gen_tests_req *rq,
+                     const up_config *cfg, up_error *err)
+{
+    up_gen_opts o;
+    up_gen g;
+    up_buf task = UP_BUF_INIT;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    up_buf_addf(&task, "%s: %s", skill->name ? skill->name : "",
+                skill->description ? skill->description : "");
+    o.task = task.data;
+    o.stop = rq->stop;
+    rc = tests_only(&g, &o, spec, rq, cfg, err);
+    if (g.test_model.resolved)
+        *resolved = up_xstrdup(g.test_model.resolved);
+    if (!rc)
+        rc = gen_tests(&g, err);
+    if (!rc) {
+        up_suite_release(s);
+        *s = g.suite;
+        up_suite_init(&g.suite);
+    }
+    up_gen_release(&g);
+    up_buf_release(&task);
+    return rc;
 }
