@@ -159,9 +159,24 @@ static int tests_only(up_gen *g, const up_gen_opts *o, const char *spec,
     return rc;
 }
 
-int up_gen_tests_for(up_suite *s, char **resolved, const up_skill *skill,
-                     const char *spec, const up_gen_tests_req *rq,
-                     const up_config *cfg, up_error *err)
+/* The generator's notes (cases dropped) into ud, one "; "-joined line. */
+static void keep_notes(void *ud, const up_gen_event *ev)
+{
+    up_buf *notes = ud;
+    const char *d = ev->detail;
+
+    for (size_t n; ev->stage == UP_GEN_EV_TESTS && d && *d; d += n) {
+        n = strcspn(d, "\n");
+        if (n)
+            up_buf_addf(notes, "%s%.*s", notes->len ? "; " : "", (int)n, d);
+        n += d[n] == '\n';
+    }
+}
+
+int up_gen_tests_for(up_suite *s, char **resolved, up_buf *notes,
+                     const up_skill *skill, const char *spec,
+                     const up_gen_tests_req *rq, const up_config *cfg,
+                     up_error *err)
 {
     up_gen_opts o;
     up_gen g;
@@ -173,6 +188,8 @@ int up_gen_tests_for(up_suite *s, char **resolved, const up_skill *skill,
                 skill->description ? skill->description : "");
     o.task = task.data;
     o.stop = rq->stop;
+    o.event = keep_notes;
+    o.event_ud = notes;
     rc = tests_only(&g, &o, spec, rq, cfg, err);
     if (g.test_model.resolved)
         *resolved = up_xstrdup(g.test_model.resolved);
