@@ -216,6 +216,10 @@ typedef struct up_eval_request {
     int baseline;            /* run the baseline arm */
     enum up_inject inject;
     double margin; /* points; < 0: the config's */
+    /* a skill with no tests anywhere: generate them (upstream's rule) */
+    int gen_tests;              /* 0: never (e.g. --plan) */
+    const char *test_gen_model; /* --test-gen-model, or NULL */
+    int no_save_tests;          /* --no-save-tests */
 } up_eval_request;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */
@@ -233,8 +237,9 @@ void up_eval_session_release(up_eval_session *e);
 
 /*
  * Load the config (with rq's --max-tokens), the skill and its tests (the
- * suite-loading step: up_suite_pick), handing their warnings and the
- * tests' source over as notes.  Errors: those of the loaders.
+ * suite-loading step: up_gen_suite_pick, which with rq->gen_tests writes
+ * and saves a suite for a skill that has none), handing their warnings
+ * and the tests' source over as notes.  Errors: those of the loaders.
  */
 int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
                          up_error *err);

@@ -128,6 +128,16 @@ int up_skill_check_folder(const char *dir, up_error *err);
  */
 int up_skill_save(const up_skill *s, const char *dir, up_error *err);
 
+/*
+ * Set the "tests" of dir/skill_meta.json to tests_json (a JSON value),
+ * keeping every other key as it was, unknown ones included, and the
+ * file's mode; a missing file is created with upstream's default
+ * metadata.  The file is replaced atomically.  Errors: UP_EPARSE (tests
+ * not JSON, the file not a JSON object), read errors, the codes of
+ * up_fs_write_atomic.
+ */
+int up_skill_save_tests(const char *dir, const char *tests_json, up_error *err);
+
 /* Rough token estimate of text (upstream: words x 1.3). */
 size_t up_tokens_estimate(const char *text, size_t len);
 

@@ -67,6 +67,14 @@ int up_suite_load_evals(up_suite *s, const char *path, const char *skill_dir,
                         up_error *err);
 
 /*
+ * The sources of up_suite_pick, in its order, without its "no test cases"
+ * error: s may end with no case.  src gets the source with cases, quoted
+ * ("'x/skill_meta.json'"), or the -t file.  Errors: those of each reader.
+ */
+int up_suite_find(up_suite *s, up_buf *src, const char *tests_file,
+                  const up_skill *skill, const char *skill_dir, up_error *err);
+
+/*
  * Load the suite for skill (loaded from folder skill_dir) into s, from the
  * first source with cases: tests_file (-t) when not NULL, else
  * skill_meta.json's tests, else skill_dir/evals/evals.json.  note gets

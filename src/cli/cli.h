@@ -161,6 +161,7 @@ void runs_print(const up_compare *v, size_t nv, size_t nruns, int tokens,
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_benchmark(int argc, char **argv);

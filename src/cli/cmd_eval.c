@@ -13,6 +13,7 @@ static const struct opt opts[] = {
     {0, "runs", OPT_INT, &a.runs, "N", "repeats per case and arm (1)"},
     {0, "runs-dir", OPT_STRING, &a.runs_dir, "DIR", "where runs are logged"},
     {0, "no-log-runs", OPT_FLAG, &a.no_log, NULL, "write no run log"},
+    {0, "log-runs", OPT_FLAG, &a.log_runs, NULL, "write the run log (default)"},
     {0, "plan", OPT_FLAG, &a.plan, NULL,
      "power planning: print what the suite can detect; send nothing"},
     {0, "baseline-rate", OPT_DOUBLE, &a.plan_p0, "RATE",
@@ -28,7 +29,8 @@ static const struct cmd_spec spec = {
     "SKILL_PATH",
     "measure a skill's lift: with it and without it",
     "Tests come from -t, else the skill's skill_meta.json, else its\n"
-    "evals/evals.json (skill-creator).  See docs/eval.md.",
+    "evals/evals.json (skill-creator), else the test-gen model writes them\n"
+    "and they are saved into skill_meta.json.  See docs/eval.md.",
     opts,
     1,
     1};

@@ -25,7 +25,8 @@ static up_gen_opts o;
 static struct strlist examples, eval_models;
 static long max_refine, runs, jobs, min_tests, max_tests, seed = 1;
 static long max_tokens = UP_MAX_TOKENS_UNSET;
-static int json_out;
+static int json_out, log_runs;
+static const char *tool; /* upstream's --tool: accepted, does nothing */
 
 static const struct opt opts[] = {
     {'e', "example", OPT_LIST, &examples, "TEXT", "an example for the prompt"},
@@ -47,6 +48,9 @@ static const struct opt opts[] = {
     {0, "no-log-runs", OPT_FLAG, &o.no_log, NULL, "write no run log"},
     {0, "no-cache", OPT_FLAG, &o.no_cache, NULL,
      "send every evaluation; neither read nor fill the response cache"},
+    {0, "log-runs", OPT_FLAG, &log_runs, NULL, "write the run log (default)"},
+    {0, "tool", OPT_STRING, &tool, "SPEC",
+     "accepted for upstream's scripts; ignored, as upstream does"},
     {0, "max-refine", OPT_INT, &max_refine, "N",
      "evaluations at most (max_refine_attempts)"},
     {0, "runs", OPT_INT, &runs, "N", "repeats per case and arm (1)"},
@@ -164,6 +168,9 @@ int cmd_generate(int argc, char **argv)
         return rc > 0 ? 0 : EXIT_USAGE;
     }
     o.task = args[0];
+    if (tool)
+        out_warn("--tool '%s' is ignored (upstream ignores it too)",
+                 out_safe(tool));
     up_config_init(&cfg);
     memset(&g, 0, sizeof(g));
     rc = run(&cfg, &g, &err);

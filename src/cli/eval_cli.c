@@ -85,6 +85,9 @@ static void request(up_eval_request *rq, const struct eval_args *a)
                      ? UP_INJECT_AGENTSKILLS
                      : UP_INJECT_UPSKILL;
     rq->margin = a->margin;
+    rq->gen_tests = !a->plan;
+    rq->test_gen_model = a->test_gen_model;
+    rq->no_save_tests = a->no_save_tests;
 }
 
 /* Progress: live on a TTY; plain lines for runs long enough to log. */

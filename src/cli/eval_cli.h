@@ -21,6 +21,7 @@ struct eval_args {
     const char *inject;
     const char *resume;
     const char *judge_model;
+    const char *test_gen_model; /* --test-gen-model: when tests are made */
     struct strlist models;
     long runs;
     long jobs;
@@ -34,7 +35,9 @@ struct eval_args {
     int no_baseline;
     int verbose;
     int no_log;
-    int no_cache; /* --no-cache: neither read nor write the cache */
+    int log_runs;      /* --log-runs: upstream's default, accepted */
+    int no_save_tests; /* --no-save-tests: generated tests stay unsaved */
+    int no_cache;      /* --no-cache: neither read nor write the cache */
     int json;
     int require_lift;
     int benchmark; /* 1 for `upskill benchmark` */
@@ -79,6 +82,12 @@ struct eval_args {
         {0,          "judge-model",                                             \
          OPT_STRING, &(a).judge_model,                                          \
          "MODEL",    "judge for llm-rubric assertions"},                        \
+        {0,          "test-gen-model",                                          \
+         OPT_STRING, &(a).test_gen_model,                                       \
+         "MODEL",    "writes the tests when the skill has none"},               \
+        {0,        "no-save-tests",                                             \
+         OPT_FLAG, &(a).no_save_tests,                                          \
+         NULL,     "do not save generated tests into skill_meta.json"},         \
     {                                                                           \
         0, "resume", OPT_STRING, &(a).resume, "BATCH",                          \
             "finish an interrupted batch"                                       \

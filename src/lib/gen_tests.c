@@ -11,6 +11,8 @@
 #include "upskill/alloc.h"
 #include "upskill/gen.h"
 
+#include "lib/gen_loop.h"
+
 /* Strict-mode friendly: every property required, no extra keys. */
 const char up_gen_tests_schema[] =
     "{\"type\":\"object\",\"properties\":{\"cases\":{\"type\":\"array\","
@@ -127,4 +129,78 @@ int up_gen_test_counts(const up_gen_opts *o, const up_config *cfg, int *min,
     *min = (int)lo.value;
     *max = (int)hi.value;
     return 0;
+}
+
+/* ---- for eval and benchmark ------------------------------------------- */
+
+/* A generator with no teacher: the session's one target (index nmodels,
+ * 0) is the test-gen model. */
+static int tests_only(up_gen *g, const up_gen_opts *o, const char *spec,
+                      const up_gen_tests_req *rq, const up_config *cfg,
+                      up_error *err)
+{
+    up_session_opts so;
+    int rc;
+
+    memset(g, 0, sizeof(*g));
+    g->o = o;
+    g->cfg = cfg;
+    up_skill_init(&g->source);
+    up_suite_init(&g->suite);
+    up_validate_init(&g->saved, UP_VP_SPEC);
+    up_session_opts_init(&so);
+    so.stop = rq->stop;
+    up_session_init(&g->session, &so, cfg);
+    rc = up_gen_test_counts(o, cfg, &g->min_tests, &g->max_tests, err);
+    if (!rc)
+        rc = up_session_add_target(&g->session, spec, rq->base_url,
+                                   rq->base_url ? rq->api_key_env : NULL, NULL,
+                                   err);
+    return rc;
+}
+
+/* The generator's notes (cases dropped) into ud, one "; "-joined line. */
+static void keep_notes(void *ud, const up_gen_event *ev)
+{
+    up_buf *notes = ud;
+    const char *d = ev->detail;
+
+    for (size_t n; ev->stage == UP_GEN_EV_TESTS && d && *d; d += n) {
+        n = strcspn(d, "\n");
+        if (n)
+            up_buf_addf(notes, "%s%.*s", notes->len ? "; " : "", (int)n, d);
+        n += d[n] == '\n';
+    }
+}
+
+int up_gen_tests_for(up_suite *s, char **resolved, up_buf *notes,
+                     const up_skill *skill, const char *spec,
+                     const up_gen_tests_req *rq, const up_config *cfg,
+                     up_error *err)
+{
+    up_gen_opts o;
+    up_gen g;
+    up_buf task = UP_BUF_INIT;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    up_buf_addf(&task, "%s: %s", skill->name ? skill->name : "",
+                skill->description ? skill->description : "");
+    o.task = task.data;
+    o.stop = rq->stop;
+    o.event = keep_notes;
+    o.event_ud = notes;
+    rc = tests_only(&g, &o, spec, rq, cfg, err);
+    if (g.session.ntargets && up_gen_model(&g, 0)->resolved)
+        *resolved = up_xstrdup(up_gen_model(&g, 0)->resolved);
+    if (!rc)
+        rc = gen_tests(&g, err);
+    if (!rc) {
+        up_suite_release(s);
+        *s = g.suite;
+        up_suite_init(&g.suite);
+    }
+    up_gen_release(&g);
+    up_buf_release(&task);
+    return rc;
 }

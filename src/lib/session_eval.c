@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "upskill/alloc.h"
+#include "upskill/gen.h"
 #include "upskill/session.h"
 
 #include "lib/session_int.h"
@@ -40,6 +41,10 @@ int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
                          up_error *err)
 {
     up_buf note = UP_BUF_INIT;
+    up_gen_tests_req gen = {
+        rq->test_gen_model, rq->nmodels ? rq->models[0] : NULL,
+        rq->base_url,       rq->api_key_env,
+        rq->no_save_tests,  e->s.o.stop};
     int rc = up_config_load(&e->cfg, err);
 
     if (!rc)
@@ -53,8 +58,9 @@ int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
     if (!rc)
         notes(e, e->skill.warnings, e->skill.nwarnings);
     if (!rc)
-        rc = up_suite_pick(&e->suite, &note, rq->tests, &e->skill,
-                           rq->skill_path, err);
+        rc = up_gen_suite_pick(&e->suite, &note, rq->tests, &e->skill,
+                               rq->skill_path, rq->gen_tests ? &gen : NULL,
+                               &e->cfg, err);
     if (!rc)
         session_note(&e->s, UP_SESSION_TESTS, note.data);
     up_buf_release(&note);

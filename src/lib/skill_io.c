@@ -651,3 +651,63 @@ int up_skill_save(const up_skill *s, const char *dir, up_error *err)
     up_buf_release(&meta);
     return rc;
 }
+
+/* ---- tests only --------------------------------------------------------- */
+
+/* The skill_meta.json object at path (a new one when it is missing). */
+static int meta_root(json_t **root, const char *path, mode_t *mode,
+                     up_error *err)
+{
+    up_skill_meta blank;
+    up_buf text = UP_BUF_INIT;
+    json_error_t je;
+    struct stat st;
+    int rc = 0;
+
+    if (stat(path, &st) && errno == ENOENT) {
+        memset(&blank, 0, sizeof(blank));
+        *root = json_object();
+        json_object_set_new(*root, "metadata", meta_json(&blank));
+        return 0;
+    }
+    if (S_ISREG(st.st_mode))
+        *mode = st.st_mode & 0777;
+    rc = up_fs_read(&text, path, UP_FS_MAX_READ, err);
+    if (!rc)
+        *root = json_loadb(text.data, text.len, JSON_REJECT_DUPLICATES, &je);
+    if (!rc && !json_is_object(*root)) {
+        json_decref(*root);
+        *root = NULL;
+        rc = up_error_set(err, UP_EPARSE, "'%s': expected a json object", path);
+    }
+    up_buf_release(&text);
+    return rc;
+}
+
+int up_skill_save_tests(const char *dir, const char *tests_json, up_error *err)
+{
+    up_buf path = UP_BUF_INIT, out = UP_BUF_INIT;
+    json_t *root = NULL, *tests = json_loads(tests_json, JSON_DECODE_ANY, NULL);
+    mode_t mode = 0644;
+    char *text = NULL;
+    int rc;
+
+    if (!tests)
+        return up_error_set(err, UP_EPARSE, "tests are not valid json");
+    up_fs_join(&path, dir, "skill_meta.json");
+    rc = meta_root(&root, path.data, &mode, err);
+    if (!rc) {
+        json_object_set(root, "tests", tests);
+        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                    JSON_REAL_PRECISION(real_precision(root)));
+        up_buf_adds(&out, text);
+        up_buf_addc(&out, '\n');
+        rc = up_fs_write_atomic(path.data, out.data, out.len, mode, err);
+    }
+    free(text);
+    up_buf_release(&out);
+    json_decref(tests);
+    json_decref(root);
+    up_buf_release(&path);
+    return rc;
+}

@@ -230,20 +230,28 @@ static int from_evals(up_suite *s, up_buf *note, const char *dir, up_error *err)
     return rc;
 }
 
-int up_suite_pick(up_suite *s, up_buf *note, const char *tests_file,
+int up_suite_find(up_suite *s, up_buf *src, const char *tests_file,
                   const up_skill *skill, const char *skill_dir, up_error *err)
 {
-    up_buf src = UP_BUF_INIT;
     int rc = 0;
 
     if (tests_file) {
         rc = up_suite_load(s, tests_file, err);
-        up_buf_addf(&src, "'%s'", tests_file);
+        up_buf_addf(src, "'%s'", tests_file);
     } else if (skill->tests_json) {
-        rc = from_meta(s, &src, skill, skill_dir, err);
+        rc = from_meta(s, src, skill, skill_dir, err);
     }
     if (!rc && !tests_file && !s->ncases)
-        rc = from_evals(s, &src, skill_dir, err);
+        rc = from_evals(s, src, skill_dir, err);
+    return rc;
+}
+
+int up_suite_pick(up_suite *s, up_buf *note, const char *tests_file,
+                  const up_skill *skill, const char *skill_dir, up_error *err)
+{
+    up_buf src = UP_BUF_INIT;
+    int rc = up_suite_find(s, &src, tests_file, skill, skill_dir, err);
+
     if (!rc && !s->ncases)
         rc = up_error_set(err, UP_EPARSE,
                           "'%s': no test cases: give -t FILE, add tests to "

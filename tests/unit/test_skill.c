@@ -409,6 +409,63 @@ Test(skill, save_meta_json_layout, .init = mk_tmp, .fini = rm_tmp)
     free(meta);
 }
 
+/* Generated tests go into an upstream skill_meta.json; nothing else moves. */
+Test(skill, save_tests_keeps_every_other_key, .init = mk_tmp, .fini = rm_tmp)
+{
+    up_buf got = UP_BUF_INIT;
+    char *meta = path_in("skill_meta.json");
+    struct stat st;
+
+    put("skill_meta.json",
+        "{\"metadata\": {\"version\": \"1.0\", \"test_pass_rate\": 1.0, "
+        "\"mine\": [1, 0.1]}, \"tests\": [], \"notes\": {\"a\": null}}",
+        0600);
+    cr_assert_eq(up_skill_save_tests(tmp, "[{\"input\":\"x\"}]", NULL), 0);
+    cr_assert_eq(up_fs_read(&got, meta, 10000, NULL), 0);
+    cr_assert_str_eq(got.data, "{\n"
+                               "  \"metadata\": {\n"
+                               "    \"version\": \"1.0\",\n"
+                               "    \"test_pass_rate\": 1.0,\n"
+                               "    \"mine\": [\n"
+                               "      1,\n"
+                               "      0.1\n"
+                               "    ]\n"
+                               "  },\n"
+                               "  \"tests\": [\n"
+                               "    {\n"
+                               "      \"input\": \"x\"\n"
+                               "    }\n"
+                               "  ],\n"
+                               "  \"notes\": {\n"
+                               "    \"a\": null\n"
+                               "  }\n"
+                               "}\n");
+    cr_assert_eq(stat(meta, &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0600, "the file keeps its mode");
+    up_buf_release(&got);
+    free(meta);
+}
+
+Test(skill, save_tests_creates_and_refuses, .init = mk_tmp, .fini = rm_tmp)
+{
+    up_buf got = UP_BUF_INIT;
+    char *meta = path_in("skill_meta.json");
+    up_error err;
+
+    cr_assert_eq(up_skill_save_tests(tmp, "[]", NULL), 0);
+    cr_assert_eq(up_fs_read(&got, meta, 10000, NULL), 0);
+    cr_assert(strstr(got.data, "\"version\": \"1.0\""), "%s", got.data);
+    cr_assert(strstr(got.data, "\"tests\": []"), "%s", got.data);
+    put("skill_meta.json", "[1]", 0644);
+    cr_assert_eq(up_skill_save_tests(tmp, "[]", &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, "expected a json object"), "%s", err.msg);
+    up_buf_reset(&got);
+    cr_assert_eq(up_fs_read(&got, meta, 10000, NULL), 0);
+    cr_assert_str_eq(got.data, "[1]", "a refused file is left as it was");
+    up_buf_release(&got);
+    free(meta);
+}
+
 static const char *const unsafe_paths[] = {
     "../x",          "/abs",         "references/a\x01b", "references/../x",
     "SKILL.md",      "other/file",   "references",        "scripts/a\\b",
