@@ -126,6 +126,17 @@ void up_workspace_snapshot(const up_workspace *w, size_t max_file,
  */
 void up_workspace_note_use(up_workspace *w, const char *rel);
 
+/*
+ * Append to out the tool side of upstream's run_result fields as a JSON
+ * object: "tool_calls", "tool_errors" (ints), "tool_call_map",
+ * "tool_error_map" ({tool: count}, tools with a count only; calls to
+ * tools not in the table under "unknown"), "tool_time_ms" (time spent
+ * in tool handlers), and for the installed skill "skill_read" (bool;
+ * null in the baseline arm, which has no skill), "references_read" and
+ * "scripts_used" (lists of paths relative to the skill folder).
+ */
+void up_workspace_stats_json(const up_workspace *w, up_buf *out);
+
 /* ---- tools ---- */
 
 struct json_t;

@@ -472,3 +472,46 @@ int up_tool_call(up_workspace *w, const char *name, const char *args,
     w->stat[row].time_ms += now_ms() - t0;
     return rc;
 }
+
+/* ---- accounting ---- */
+
+static json_t *strv_json(char **v, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+void up_workspace_stats_json(const up_workspace *w, up_buf *out)
+{
+    json_t *calls = json_object(), *errors = json_object(), *o;
+    json_int_t ncalls = 0, nerrors = 0;
+    double ms = 0;
+    char *text;
+
+    for (size_t i = 0; up_tool_stat_name(i); i++) {
+        const up_tool_stat *st = &w->stat[i];
+
+        if (st->calls)
+            json_object_set_new(calls, up_tool_stat_name(i),
+                                json_integer(st->calls));
+        if (st->errors)
+            json_object_set_new(errors, up_tool_stat_name(i),
+                                json_integer(st->errors));
+        ncalls += st->calls;
+        nerrors += st->errors;
+        ms += st->time_ms;
+    }
+    o = json_pack("{s:I, s:I, s:o, s:o, s:f, s:o, s:o, s:o}", "tool_calls",
+                  ncalls, "tool_errors", nerrors, "tool_call_map", calls,
+                  "tool_error_map", errors, "tool_time_ms", ms, "skill_read",
+                  w->skill_dir ? json_boolean(w->skill_read) : json_null(),
+                  "references_read", strv_json(w->refs_read, w->nrefs_read),
+                  "scripts_used", strv_json(w->scripts_used, w->nscripts_used));
+    text = json_dumps(o, JSON_COMPACT);
+    up_buf_adds(out, text);
+    free(text);
+    json_decref(o);
+}

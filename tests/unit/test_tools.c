@@ -354,6 +354,9 @@ Test(tools, many_calls_bounded_and_counted)
     cr_assert_eq(w->stat[4].calls, 5000);
     cr_assert_eq(w->stat[4].errors, 5000);
     cr_assert_geq(w->stat[0].time_ms, 0.0);
+    up_buf_reset(&out);
+    up_workspace_stats_json(w, &out);
+    cr_assert_not_null(strstr(out.data, "\"skill_read\":null"), "%s", out.data);
     up_buf_release(&out);
 }
 
@@ -402,6 +405,21 @@ Test(tools, skill_use_is_recorded)
     cr_assert_str_eq(w->refs_read[0], "references/api.md");
     cr_assert_eq(w->nscripts_used, 1);
     cr_assert_str_eq(w->scripts_used[0], "scripts/run.sh");
+    call("nope", "{}", &out);
+    call("read_file", "{\"path\":\"nope\"}", &out);
+    up_buf_reset(&out);
+    up_workspace_stats_json(w, &out);
+    cr_assert_not_null(strstr(out.data, "{\"tool_calls\":7,\"tool_errors\":2,"
+                                        "\"tool_call_map\":{\"read_file\":5,"
+                                        "\"list_files\":1,\"unknown\":1},"
+                                        "\"tool_error_map\":{\"read_file\":1,"
+                                        "\"unknown\":1},\"tool_time_ms\":"),
+                       "%s", out.data);
+    cr_assert_not_null(strstr(out.data, ",\"skill_read\":true,"
+                                        "\"references_read\":[\"references/"
+                                        "api.md\"],\"scripts_used\":[\"scripts/"
+                                        "run.sh\"]}"),
+                       "%s", out.data);
     up_skill_release(&s);
     up_buf_release(&out);
 }
