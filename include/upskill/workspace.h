@@ -48,7 +48,7 @@ typedef struct up_tool_stat {
     double time_ms;
 } up_tool_stat;
 
-#define UP_TOOL_ROWS 8 /* room in the per-tool counters: table + unknown */
+#define UP_TOOL_ROWS 16 /* room in the per-tool counters: table + unknown */
 
 typedef struct up_workspace {
     char *path;       /* the folder, absolute when parent was */
@@ -57,7 +57,7 @@ typedef struct up_workspace {
     char *skill_dir;  /* ".agents/skills/<name>", or NULL (baseline) */
     size_t written;   /* bytes the tools wrote */
     size_t created;   /* files the tools created */
-    up_tool_stat stat[UP_TOOL_ROWS]; /* by tool row; the last: unknown */
+    up_tool_stat stat[UP_TOOL_ROWS]; /* by row, see up_tool_stat_name */
     int skill_read;   /* SKILL.md of the installed skill was read */
     char **refs_read; /* references/ files read, relative to skill_dir */
     size_t nrefs_read, refs_cap;

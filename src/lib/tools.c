@@ -65,8 +65,9 @@ static int get_path(up_workspace *w, const json_t *a, const char **path,
 
 static int t_read(up_workspace *w, const json_t *a, up_buf *out)
 {
+    up_buf text = UP_BUF_INIT;
     const char *path;
-    size_t size = 0;
+    size_t size = 0, len = 0;
     int fd, rc = 0;
 
     if (get_path(w, a, &path, out))
@@ -74,16 +75,24 @@ static int t_read(up_workspace *w, const json_t *a, up_buf *out)
     fd = up_ws_open_read(w, path, out);
     if (fd < 0)
         return 1;
-    if (up_ws_read_fd(fd, w->lim.max_read, out, &size, out))
+    if (up_ws_read_fd(fd, w->lim.max_read, &text, &size, out))
         rc = 1;
-    else if (size > w->lim.max_read)
-        up_buf_addf(out,
-                    "\n[cut: the file has %zu bytes, only the first %zu "
-                    "are shown]",
-                    size, w->lim.max_read);
+    else
+        len = up_ws_text_len(text.data, text.len, size > text.len);
     close(fd);
-    if (!rc)
+    if (!rc && len == (size_t)-1) {
+        up_buf_addf(out, "'%s': not UTF-8 text (%zu bytes)", path, size);
+        rc = 1;
+    } else if (!rc) {
+        up_buf_add(out, text.data, len);
+        if (size > len)
+            up_buf_addf(out,
+                        "\n[cut: the file has %zu bytes, only the "
+                        "first %zu are shown]",
+                        size, len);
         up_workspace_note_use(w, path);
+    }
+    up_buf_release(&text);
     return rc;
 }
 

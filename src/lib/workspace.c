@@ -259,6 +259,38 @@ int up_ws_read_fd(int fd, size_t max, up_buf *out, size_t *size, up_buf *why)
     return 0;
 }
 
+/* Length of the UTF-8 sequence led by byte c (0: not a lead byte). */
+static size_t seq_len(unsigned char c)
+{
+    if (c < 0x80)
+        return c ? 1 : 0;
+    if (c >= 0xC2 && c <= 0xDF)
+        return 2;
+    if (c >= 0xE0 && c <= 0xEF)
+        return 3;
+    return c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+}
+
+size_t up_ws_text_len(const char *s, size_t n, int cut)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+
+    while (i < n) {
+        size_t k = seq_len(u[i]);
+
+        if (!k)
+            return (size_t)-1;
+        if (i + k > n)
+            return cut ? i : (size_t)-1;
+        for (size_t j = 1; j < k; j++)
+            if ((u[i + j] & 0xC0) != 0x80)
+                return (size_t)-1;
+        i += k;
+    }
+    return i;
+}
+
 /* ---- lifecycle ---- */
 
 int up_workspace_new(up_workspace **out, const char *parent,
@@ -461,23 +493,16 @@ struct snap {
     int cut;
 };
 
-/* data[0..n) as a string when it is UTF-8; when cut (n < size) a
+/* data[0..n) as a string when it is text; when cut (n < size) a
  * character split at the end is dropped.  NULL: binary. */
 static json_t *utf8_prefix(const char *data, size_t n, size_t size,
                            size_t *kept)
 {
-    size_t tries = n < size ? 4 : 1;
+    size_t len = up_ws_text_len(data, n, n < size);
+    json_t *s = len == (size_t)-1 ? NULL : json_stringn(data, len);
 
-    for (size_t back = 0; back < tries && back < n; back++) {
-        json_t *s = json_stringn(data, n - back);
-
-        if (s) {
-            *kept = n - back;
-            return s;
-        }
-    }
-    *kept = 0;
-    return n ? NULL : json_string("");
+    *kept = s ? len : 0;
+    return s;
 }
 
 static void snap_file(struct snap *sn, int dir, const char *name,

@@ -36,4 +36,9 @@ int up_ws_open_write(const up_workspace *w, const char *rel, mode_t mode,
  * whole size.  0, or -1 with why. */
 int up_ws_read_fd(int fd, size_t max, up_buf *out, size_t *size, up_buf *why);
 
+/* The bytes of s[0..n) that are text: n when s is UTF-8 without NUL;
+ * when cut (more bytes followed), a character split at the end is left
+ * out; (size_t)-1 when s is not text. */
+size_t up_ws_text_len(const char *s, size_t n, int cut);
+
 #endif

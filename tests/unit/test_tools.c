@@ -432,3 +432,25 @@ Test(tools, skill_use_is_recorded)
     up_skill_release(&s);
     up_buf_release(&out);
 }
+
+Test(tools, read_text_only_and_cut_at_characters)
+{
+    up_ws_limits lim;
+    up_buf out = UP_BUF_INIT;
+    up_error err;
+
+    up_workspace_free(w);
+    up_ws_limits_default(&lim);
+    lim.max_read = 4;
+    cr_assert_eq(up_workspace_new(&w, parent, &lim, &err), 0);
+    plant("e", "ab\xc3\xa9\xc3\xa9");
+    cr_assert_eq(up_workspace_add_file(w, "bin", "a\0b", 3, 0, &err), 0);
+    plant("bad", "\xff\xfe");
+    cr_assert_eq(call("read_file", "{\"path\":\"e\"}", &out), 0);
+    cr_assert_str_eq(out.data, "ab\xc3\xa9\n[cut: the file has 6 bytes, only "
+                               "the first 4 are shown]");
+    cr_assert_eq(call("read_file", "{\"path\":\"bin\"}", &out), 1);
+    cr_assert_str_eq(out.data, "'bin': not UTF-8 text (3 bytes)");
+    cr_assert_eq(call("read_file", "{\"path\":\"bad\"}", &out), 1);
+    up_buf_release(&out);
+}

@@ -187,3 +187,23 @@ Test(workspace, free_removes_deep_trees_and_links)
     cr_assert(!up_fs_exists(path));
     free(path);
 }
+
+Test(workspace, partial_install_is_removed)
+{
+    up_workspace *w = make();
+    up_skill s;
+    up_error err;
+    char *path = up_xstrdup(w->path);
+
+    demo_skill(&s);
+    /* a file where the next one needs a folder: the install stops half
+     * way, and the release still removes everything */
+    free(s.files[1].path);
+    s.files[1].path = up_xstrdup("references/api.md/x");
+    cr_assert_neq(up_workspace_install_skill(w, &s, &err), 0);
+    cr_assert_null(w->skill_dir);
+    up_workspace_free(w);
+    cr_assert(!up_fs_exists(path));
+    free(path);
+    up_skill_release(&s);
+}
