@@ -349,8 +349,10 @@ static void remove_tree(int fd, int depth)
                   ? openat(fd, e->d_name,
                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                   : -1;
-        if (sub >= 0)
+        if (sub >= 0) {
+            (void)fchmod(sub, 0700); /* a read-only folder empties too */
             remove_tree(sub, depth - 1);
+        }
         unlinkat(fd, e->d_name, AT_REMOVEDIR);
     }
     closedir(d);
@@ -486,6 +488,9 @@ void up_workspace_note_use(up_workspace *w, const char *rel)
 
 /* ---- snapshot ---- */
 
+/* Entries of one folder a snapshot lists at most. */
+#define SNAP_MAX_DIR 4096
+
 struct snap {
     const up_workspace *w;
     size_t max_file, left;
@@ -543,9 +548,16 @@ static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
         close(fd);
         return;
     }
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            note(&names, &n, &cap, e->d_name);
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n >= SNAP_MAX_DIR) {
+            sn->cut = 1; /* a folder too large to list whole */
+            break;
+        }
+        UP_GROW(names, cap, n + 1);
+        names[n++] = up_xstrdup(e->d_name);
+    }
     qsort(names, n, sizeof(*names), up_strptr_cmp);
     for (size_t i = 0; i < n; i++) {
         up_buf rel = UP_BUF_INIT;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -182,7 +183,8 @@ Test(workspace, free_removes_deep_trees_and_links)
 
     up_workspace_add_file(w, "a/b/c/d/e/f.txt", "x", 1, 0, &err);
     cr_assert_eq(symlinkat(parent, w->dirfd, "up"), 0);
-    cr_assert_eq(mkdirat(w->dirfd, "ro", 0500), 0);
+    up_workspace_add_file(w, "ro/x", "x", 1, 0, &err);
+    cr_assert_eq(fchmodat(w->dirfd, "ro", 0500, 0), 0);
     up_workspace_free(w);
     cr_assert(!up_fs_exists(path));
     free(path);
