@@ -32,6 +32,7 @@ typedef struct up_assert {
     char *type;      /* canonical type as given: "not-icontains" */
     char *name;      /* the optional "name" (display only), or NULL */
     char *value;     /* string value (text, pattern, rubric), or NULL */
+    char *file;      /* file-* kinds: the workspace file, or NULL */
     char **list;     /* list value of the -any/-all kinds */
     size_t nlist;    /* entries in list */
     long long limit; /* max-output-tokens: the allowed maximum */
@@ -45,9 +46,14 @@ typedef struct up_assert_list {
     size_t cap;
 } up_assert_list;
 
-/* What the grader knows about the answer's cost. */
+struct up_workspace;
+
+/* What the grader knows besides the answer: its cost and, in agent mode,
+ * the conversation's workspace. */
 typedef struct up_assert_usage {
     long long output_tokens; /* the case's output tokens; < 0: unknown */
+    const struct up_workspace *workspace; /* agent mode, else NULL */
+    const char *output_file;              /* the case's output_file, or NULL */
 } up_assert_usage;
 
 enum up_assert_status {
@@ -104,7 +110,12 @@ void up_assert_results_free(up_assert_result *r, size_t n);
 
 /*
  * Grade answer (NUL-terminated UTF-8; NULL is taken as "") against each
- * assertion of l, writing results[i] for l->items[i].  results must hold
+ * assertion of l.  With usage->output_file set, the content of that
+ * workspace file is graded instead of answer; when there is no
+ * workspace (chat mode) or the file cannot be read, every assertion
+ * except the file-* kinds fails saying why.  The file-* kinds read
+ * usage->workspace; without one they fail with "needs agent mode".
+ * Writes results[i] for l->items[i].  results must hold
  * l->n initialised entries (up_assert_results_new); their buffers are
  * reset first, so an array can be reused.  usage may be NULL (then
  * max-output-tokens fails as unknown).  Never fails: an answer that
@@ -113,6 +124,9 @@ void up_assert_results_free(up_assert_result *r, size_t n);
  */
 void up_assert_check(const up_assert_list *l, const char *answer,
                      const up_assert_usage *usage, up_assert_result *results);
+
+/* 1 when l has a file-* assertion (it needs a workspace), else 0. */
+int up_assert_list_needs_workspace(const up_assert_list *l);
 
 /* 1 when a needs a judge model (llm-rubric), else 0. */
 int up_assert_needs_judge(const up_assert *a);

@@ -58,6 +58,9 @@ typedef struct up_eval_job {
     int passed;                /* every assertion passed and no error */
     char *grading;             /* one line per failed assertion, or NULL */
     up_assert_result *results; /* one per assertion of the case */
+    /* agent mode: the conversation's workspace, graded by the file-*
+     * assertions and output_file; borrowed (the loop frees it), or NULL */
+    const struct up_workspace *workspace;
 } up_eval_job;
 
 typedef struct up_eval_plan {

@@ -85,6 +85,13 @@ int up_suite_find(up_suite *s, up_buf *src, const char *tests_file,
 int up_suite_pick(up_suite *s, up_buf *note, const char *tests_file,
                   const up_skill *skill, const char *skill_dir, up_error *err);
 
+/*
+ * 1 when case c needs a workspace (agent mode): it has an output_file,
+ * or an assertion in its "assert" list of a file-* type
+ * ("file-exists", "not-file-contains", "file_regex"...), else 0.
+ */
+int up_case_needs_workspace(const up_case *c);
+
 /* The suite as a compact JSON array of upstream-shaped cases. */
 void up_suite_to_json(const up_suite *s, up_buf *out);
 

@@ -25,5 +25,6 @@
 #include "upskill/trace.h"
 #include "upskill/validate.h"
 #include "upskill/version.h"
+#include "upskill/workspace.h"
 
 #endif

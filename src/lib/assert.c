@@ -37,6 +37,8 @@
 
 #include "upskill/alloc.h"
 #include "upskill/assert.h"
+#include "upskill/fs.h"
+#include "upskill/workspace.h"
 
 enum { NOT_HOLDS = 0, HOLDS = 1, BROKEN = -1, JUDGE = 2 };
 
@@ -84,7 +86,11 @@ struct kind {
     int (*parse)(up_assert *a, json_t *obj, const struct pctx *c);
     int (*check)(const up_assert *a, struct answer *ans, up_assert_result *r);
     void (*release)(up_assert *a);
+    int workspace; /* 1: checks a workspace file, needs agent mode */
 };
+
+/* Bytes of a workspace file an assertion reads. */
+#define FILE_MAX (4u * 1024u * 1024u)
 
 static int kind_icase(int kind);
 
@@ -503,6 +509,38 @@ static int parse_json_path(up_assert *a, json_t *obj, const struct pctx *c)
     return rc;
 }
 
+/* The workspace file the assertion checks: "file", a relative path. */
+static int parse_file(up_assert *a, json_t *obj, const struct pctx *c)
+{
+    up_error e;
+    int rc = get_string(c, obj, "file", 1, &a->file);
+
+    if (!rc && up_fs_check_relative(a->file, &e))
+        rc = perr(c, "file", "%s", e.msg);
+    return rc;
+}
+
+static int parse_file_text(up_assert *a, json_t *obj, const struct pctx *c)
+{
+    int rc = parse_file(a, obj, c);
+
+    return rc ? rc : parse_text(a, obj, c);
+}
+
+static int parse_file_regex(up_assert *a, json_t *obj, const struct pctx *c)
+{
+    int rc = parse_file(a, obj, c);
+
+    return rc ? rc : parse_regex(a, obj, c);
+}
+
+static int parse_file_json_path(up_assert *a, json_t *obj, const struct pctx *c)
+{
+    int rc = parse_file(a, obj, c);
+
+    return rc ? rc : parse_json_path(a, obj, c);
+}
+
 static void release_regex(up_assert *a)
 {
     pcre2_code_free(a->compiled);
@@ -687,23 +725,115 @@ static int check_rubric(const up_assert *a, struct answer *ans,
     return JUDGE;
 }
 
+/* ---- workspace files ---- */
+
+/* Read the file of a into data; BROKEN with the reason in r when there
+ * is no workspace (chat mode) or it cannot be read, NOT_HOLDS when it
+ * does not exist. */
+static int read_file(const up_assert *a, struct answer *ans,
+                     up_assert_result *r, up_buf *data)
+{
+    const up_workspace *ws = ans->usage ? ans->usage->workspace : NULL;
+    up_error e;
+    int rc;
+
+    up_buf_addf(&r->message, "'%s': ", a->file);
+    if (!ws) {
+        up_buf_adds(&r->message, "needs agent mode (a workspace file), "
+                                 "but the case ran without a workspace");
+        return BROKEN;
+    }
+    rc = up_workspace_read(ws, a->file, FILE_MAX, data, &e);
+    if (!rc)
+        return HOLDS;
+    up_buf_adds(&r->message, rc == UP_ENOTFOUND ? "no such file" : e.msg);
+    return rc == UP_ENOTFOUND ? NOT_HOLDS : BROKEN;
+}
+
+static int check_file_exists(const up_assert *a, struct answer *ans,
+                             up_assert_result *r)
+{
+    up_buf data = UP_BUF_INIT;
+    int rc = read_file(a, ans, r, &data);
+
+    if (rc == HOLDS)
+        up_buf_addf(&r->message, "exists (%zu bytes)", data.len);
+    up_buf_release(&data);
+    return rc;
+}
+
+/* Run check on the file's content as if it were the answer. */
+static int check_in_file(const up_assert *a, struct answer *ans,
+                         up_assert_result *r,
+                         int (*check)(const up_assert *, struct answer *,
+                                      up_assert_result *))
+{
+    up_buf data = UP_BUF_INIT;
+    struct answer sub;
+    int rc = read_file(a, ans, r, &data);
+
+    if (rc == NOT_HOLDS)
+        rc = BROKEN; /* a missing file holds nothing, negated or not */
+    if (rc != HOLDS)
+        goto out;
+    memset(&sub, 0, sizeof(sub));
+    sub.text = data.data;
+    sub.len = data.len;
+    sub.usage = ans->usage;
+    up_buf_init(&sub.json_err);
+    rc = check(a, &sub, r);
+    free(sub.folded);
+    json_decref(sub.json);
+    up_buf_release(&sub.json_err);
+out:
+    up_buf_release(&data);
+    return rc;
+}
+
+static int check_file_contains(const up_assert *a, struct answer *ans,
+                               up_assert_result *r)
+{
+    return check_in_file(a, ans, r, check_contains);
+}
+
+static int check_file_regex(const up_assert *a, struct answer *ans,
+                            up_assert_result *r)
+{
+    return check_in_file(a, ans, r, check_regex);
+}
+
+static int check_file_json_path(const up_assert *a, struct answer *ans,
+                                up_assert_result *r)
+{
+    return check_in_file(a, ans, r, check_json_path);
+}
+
 /* ---- the kinds table ---- */
 
 static const struct kind kinds[] = {
-    {"contains", 1, 0, "value", parse_text, check_contains, NULL},
-    {"icontains", 1, 1, "value", parse_text, check_contains, NULL},
-    {"contains-any", 1, 0, "value", parse_list, check_any, NULL},
-    {"icontains-any", 1, 1, "value", parse_list, check_any, NULL},
-    {"contains-all", 1, 0, "value", parse_list, check_all, NULL},
-    {"icontains-all", 1, 1, "value", parse_list, check_all, NULL},
-    {"regex", 1, 0, "value flags", parse_regex, check_regex, release_regex},
-    {"equals", 1, 0, "value", parse_equals, check_equals, NULL},
-    {"starts-with", 1, 0, "value", parse_text, check_starts_with, NULL},
-    {"is-json", 1, 0, "", parse_none, check_is_json, NULL},
+    {"contains", 1, 0, "value", parse_text, check_contains, NULL, 0},
+    {"icontains", 1, 1, "value", parse_text, check_contains, NULL, 0},
+    {"contains-any", 1, 0, "value", parse_list, check_any, NULL, 0},
+    {"icontains-any", 1, 1, "value", parse_list, check_any, NULL, 0},
+    {"contains-all", 1, 0, "value", parse_list, check_all, NULL, 0},
+    {"icontains-all", 1, 1, "value", parse_list, check_all, NULL, 0},
+    {"regex", 1, 0, "value flags", parse_regex, check_regex, release_regex, 0},
+    {"equals", 1, 0, "value", parse_equals, check_equals, NULL, 0},
+    {"starts-with", 1, 0, "value", parse_text, check_starts_with, NULL, 0},
+    {"is-json", 1, 0, "", parse_none, check_is_json, NULL, 0},
     {"json-path", 1, 0, "path value", parse_json_path, check_json_path,
-     release_json_path},
-    {"max-output-tokens", 0, 0, "value", parse_count, check_tokens, NULL},
-    {"llm-rubric", 0, 0, "value", parse_text, check_rubric, NULL},
+     release_json_path, 0},
+    {"max-output-tokens", 0, 0, "value", parse_count, check_tokens, NULL, 0},
+    {"llm-rubric", 0, 0, "value", parse_text, check_rubric, NULL, 0},
+    {"file-exists", 1, 0, "file", parse_file, check_file_exists, NULL, 1},
+    {"file-contains", 1, 0, "file value", parse_file_text, check_file_contains,
+     NULL, 1},
+    {"file-icontains", 1, 1, "file value", parse_file_text, check_file_contains,
+     NULL, 1},
+    {"file-regex", 1, 0, "file value flags", parse_file_regex, check_file_regex,
+     release_regex, 1},
+    {"file-json-path", 1, 0, "file path value", parse_file_json_path,
+     check_file_json_path, release_json_path, 1},
 };
 static const size_t nkinds = sizeof(kinds) / sizeof(kinds[0]);
 
@@ -789,6 +919,7 @@ static void assert_release(up_assert *a)
     free(a->type);
     free(a->name);
     free(a->value);
+    free(a->file);
     memset(a, 0, sizeof(*a));
 }
 
@@ -915,21 +1046,61 @@ static void check_one(const up_assert *a, struct answer *ans,
             (rc == HOLDS) != a->negate ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
 }
 
+/* The case's output_file as the text to grade, into data; 0, or -1
+ * with the reason every answer assertion fails with in why. */
+static int output_file(const up_assert_usage *u, up_buf *data, up_buf *why)
+{
+    up_error e;
+
+    if (!u->workspace) {
+        up_buf_addf(why,
+                    "output_file '%s' needs agent mode, but the case "
+                    "ran without a workspace",
+                    u->output_file);
+        return -1;
+    }
+    if (!up_workspace_read(u->workspace, u->output_file, FILE_MAX, data, &e))
+        return 0;
+    up_buf_addf(why, "output_file: %s", e.msg);
+    return -1;
+}
+
 void up_assert_check(const up_assert_list *l, const char *answer,
                      const up_assert_usage *usage, up_assert_result *results)
 {
+    up_buf file = UP_BUF_INIT, why = UP_BUF_INIT;
     struct answer ans;
 
+    if (usage && usage->output_file && !output_file(usage, &file, &why))
+        answer = file.data;
     memset(&ans, 0, sizeof(ans));
     ans.text = answer ? answer : "";
     ans.len = strlen(ans.text);
     ans.usage = usage;
     up_buf_init(&ans.json_err);
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
+        if (why.len && !kinds[l->items[i].kind].workspace) {
+            up_buf_reset(&results[i].message);
+            up_buf_reset(&results[i].judge_prompt);
+            up_buf_add(&results[i].message, why.data, why.len);
+            results[i].status = UP_ASSERT_FAIL;
+            continue;
+        }
         check_one(&l->items[i], &ans, &results[i]);
+    }
     free(ans.folded);
     json_decref(ans.json);
     up_buf_release(&ans.json_err);
+    up_buf_release(&file);
+    up_buf_release(&why);
+}
+
+int up_assert_list_needs_workspace(const up_assert_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (kinds[l->items[i].kind].workspace)
+            return 1;
+    return 0;
 }
 
 int up_assert_needs_judge(const up_assert *a)

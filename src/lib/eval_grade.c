@@ -58,7 +58,8 @@ static void settle(up_eval_job *j, const up_assert_list *l)
 void up_eval_grade_job(up_eval_plan *p, up_eval_job *j)
 {
     const up_assert_list *l = &p->asserts[j->kase];
-    up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output};
+    up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output,
+                         j->workspace, p->suite->cases[j->kase].output_file};
 
     if (!j->done)
         return;

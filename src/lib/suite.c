@@ -560,3 +560,30 @@ void up_suite_to_json(const up_suite *s, up_buf *out)
     free(text);
     json_decref(arr);
 }
+
+/* 1 when type names a file-* assertion kind, "not-" and "_" allowed. */
+static int file_kind(const char *type)
+{
+    if (!strncmp(type, "not-", 4) || !strncmp(type, "not_", 4))
+        type += 4;
+    return !strncmp(type, "file-", 5) || !strncmp(type, "file_", 5);
+}
+
+int up_case_needs_workspace(const up_case *c)
+{
+    json_t *arr, *v;
+    size_t i;
+    int need = c->output_file != NULL;
+
+    if (need || !c->assert_json)
+        return need;
+    arr = json_loads(c->assert_json, JSON_DECODE_ANY, NULL);
+    json_array_foreach(arr, i, v)
+    {
+        const char *t = json_string_value(json_object_get(v, "type"));
+
+        need |= t && file_kind(t);
+    }
+    json_decref(arr);
+    return need;
+}

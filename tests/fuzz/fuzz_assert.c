@@ -18,7 +18,7 @@ static void parse_list(const char *text)
     up_assert_list_init(&l);
     if (up_assert_list_parse(&l, text, "fuzz.json", "assert", &err) == 0) {
         up_assert_result *r = up_assert_results_new(l.n);
-        up_assert_usage u = {42};
+        up_assert_usage u = {.output_tokens = 42};
 
         up_assert_check(&l, "GOOD ANSWER {\"a\": [1, 2]}", &u, r);
         up_assert_results_free(r, l.n);

@@ -214,8 +214,8 @@ Test(assert, max_output_tokens)
         {"[{\"type\":\"max_output_tokens\",\"value\":400}]", "x", F,
          "420 output tokens > 400"},
     };
-    up_assert_usage usage = {420};
-    up_assert_usage unknown = {-1};
+    up_assert_usage usage = {.output_tokens = 420};
+    up_assert_usage unknown = {.output_tokens = -1};
     up_assert_result *r = up_assert_results_new(1);
 
     run_grades(t, N(t), &usage);
@@ -570,4 +570,177 @@ Test(assert, doc_examples_parse_and_cover_every_kind)
     up_assert_list_release(&l);
     up_buf_release(&text);
     up_buf_release(&blocks);
+}
+
+/* ---- workspace files (file-* kinds, output_file) ------------------- */
+
+static up_workspace *ws_make(void)
+{
+    up_workspace *w = NULL;
+    up_error err;
+
+    cr_assert_eq(up_workspace_new(&w, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_workspace_add_file(w, "out/r.json",
+                                       "{\"items\":[{\"id\":7}]}", 20, 0, &err),
+                 0);
+    cr_assert_eq(
+        up_workspace_add_file(w, "notes.md", "Summary: Done\n", 14, 0, &err),
+        0);
+    return w;
+}
+
+Test(assert, file_kinds_on_a_workspace)
+{
+    static const struct grade_case t[] = {
+        {"[{\"type\":\"file-exists\",\"file\":\"notes.md\"}]", "", P,
+         "'notes.md': exists (14 bytes)"},
+        {"[{\"type\":\"file-exists\",\"file\":\"nope.md\"}]", "", F,
+         "'nope.md': no such file"},
+        {"[{\"type\":\"not-file-exists\",\"file\":\"nope.md\"}]", "", P,
+         "no such file"},
+        {"[{\"type\":\"not-file-exists\",\"file\":\"notes.md\"}]", "", F,
+         "exists"},
+        {"[{\"type\":\"file-contains\",\"file\":\"notes.md\",\"value\":"
+         "\"Done\"}]",
+         "", P, "'notes.md': found 'Done'"},
+        {"[{\"type\":\"file-contains\",\"file\":\"notes.md\",\"value\":"
+         "\"done\"}]",
+         "done", F, "missing 'done'"},
+        {"[{\"type\":\"file-icontains\",\"file\":\"notes.md\",\"value\":"
+         "\"done\"}]",
+         "", P, "found"},
+        {"[{\"type\":\"not-file-contains\",\"file\":\"nope.md\",\"value\":"
+         "\"x\"}]",
+         "", F, "no such file"},
+        {"[{\"type\":\"file-regex\",\"file\":\"notes.md\",\"value\":"
+         "\"^Summary: \\\\w+$\",\"flags\":\"m\"}]",
+         "", P, "matched"},
+        {"[{\"type\":\"file-json-path\",\"file\":\"out/r.json\",\"path\":"
+         "\"$.items[0].id\",\"value\":7}]",
+         "", P, "$.items[0].id is 7"},
+        {"[{\"type\":\"file-json-path\",\"file\":\"notes.md\",\"path\":"
+         "\"$.a\",\"value\":7}]",
+         "", F, "not JSON"},
+    };
+    up_workspace *w = ws_make();
+    up_assert_usage u = {.output_tokens = -1, .workspace = w};
+
+    run_grades(t, N(t), &u);
+    up_workspace_free(w);
+}
+
+Test(assert, file_kinds_without_workspace_need_agent_mode)
+{
+    static const struct grade_case t[] = {
+        {"[{\"type\":\"file-exists\",\"file\":\"a\"}]", "a", F,
+         "needs agent mode"},
+        {"[{\"type\":\"not-file-exists\",\"file\":\"a\"}]", "", F,
+         "needs agent mode"},
+        {"[{\"type\":\"not-file-contains\",\"file\":\"a\",\"value\":\"x\"}]",
+         "", F, "needs agent mode"},
+        {"[{\"type\":\"file-json-path\",\"file\":\"a\",\"path\":\"$\","
+         "\"value\":1}]",
+         "1", F, "needs agent mode"},
+    };
+
+    run_grades(t, N(t), NULL);
+}
+
+Test(assert, file_kinds_bad_input_at_load)
+{
+    static const char *const wrong[] = {
+        "[{\"type\":\"file-exists\"}]",
+        "[{\"type\":\"file-exists\",\"file\":\"../x\"}]",
+        "[{\"type\":\"file-exists\",\"file\":\"/etc/passwd\"}]",
+        "[{\"type\":\"file-contains\",\"file\":\"a\"}]",
+        "[{\"type\":\"file-exists\",\"file\":\"a\",\"value\":\"x\"}]",
+        "[{\"type\":\"file-regex\",\"file\":\"a\",\"value\":\"(\"}]",
+    };
+    up_assert_list l;
+    up_error err;
+
+    up_assert_list_init(&l);
+    for (size_t i = 0; i < N(wrong); i++)
+        cr_assert_eq(up_assert_list_parse(&l, wrong[i], "t.json", "a", &err),
+                     UP_EPARSE, "%s", wrong[i]);
+    cr_assert_eq(l.n, 0);
+    cr_assert_eq(
+        up_assert_list_parse(&l, "[{\"type\":\"contains\",\"value\":\"x\"}]",
+                             NULL, NULL, &err),
+        0);
+    cr_assert_not(up_assert_list_needs_workspace(&l));
+    cr_assert_eq(
+        up_assert_list_parse(&l, "[{\"type\":\"file_exists\",\"file\":\"x\"}]",
+                             NULL, NULL, &err),
+        0);
+    cr_assert(up_assert_list_needs_workspace(&l));
+    up_assert_list_release(&l);
+}
+
+/* Grade json against answer with output_file of; one result. */
+static void grade_output(const char *json, const char *answer,
+                         const up_workspace *w, const char *of,
+                         up_assert_result *r)
+{
+    up_assert_usage u = {
+        .output_tokens = -1, .workspace = w, .output_file = of};
+    up_assert_list l;
+    up_error err;
+    char word[] = "summary";
+    char *c[] = {word};
+
+    up_assert_list_init(&l);
+    up_assert_list_add_contains(&l, c, 1);
+    cr_assert_eq(up_assert_list_parse(&l, json, NULL, NULL, &err), 0);
+    up_assert_check(&l, answer, &u, r);
+    up_assert_list_release(&l);
+}
+
+Test(assert, output_file_graded_instead_of_answer)
+{
+    up_workspace *w = ws_make();
+    up_assert_result *r = up_assert_results_new(2);
+    const char *j = "[{\"type\":\"file-exists\",\"file\":\"notes.md\"}]";
+
+    grade_output(j, "no", w, "notes.md", r);
+    cr_assert_eq(r[0].status, P, "%s", r[0].message.data);
+    cr_assert_eq(r[1].status, P);
+    grade_output(j, "summary", w, "missing.md", r);
+    cr_assert_eq(r[0].status, F);
+    cr_assert_str_eq(r[0].message.data,
+                     "output_file: 'missing.md': no such file or folder");
+    cr_assert_eq(r[1].status, P, "file kinds are graded on their own");
+    grade_output(j, "summary", NULL, "notes.md", r);
+    cr_assert_eq(r[0].status, F);
+    cr_assert_not_null(strstr(r[0].message.data, "needs agent mode"));
+    cr_assert_eq(r[1].status, F);
+    grade_output(j, "summary", w, "../x", r);
+    cr_assert_eq(r[0].status, F);
+    cr_assert_not_null(strstr(r[0].message.data, "stay inside"));
+    up_assert_results_free(r, 2);
+    up_workspace_free(w);
+}
+
+Test(assert, case_needs_workspace)
+{
+    static const struct {
+        const char *output_file, *assert_json;
+        int need;
+    } t[] = {
+        {NULL, NULL, 0},
+        {"out.txt", NULL, 1},
+        {NULL, "[{\"type\":\"contains\",\"value\":\"x\"}]", 0},
+        {NULL, "[{\"type\":\"contains\",\"value\":\"file-exists\"}]", 0},
+        {NULL, "[{\"type\":\"file-exists\",\"file\":\"x\"}]", 1},
+        {NULL, "[{\"type\":\"not_file_contains\",\"file\":\"x\"}]", 1},
+        {NULL, "[{\"type\":\"regex\"},{\"type\":\"not-file-regex\"}]", 1},
+    };
+
+    for (size_t i = 0; i < N(t); i++) {
+        up_case c = {0};
+
+        c.output_file = (char *)t[i].output_file;
+        c.assert_json = (char *)t[i].assert_json;
+        cr_assert_eq(up_case_needs_workspace(&c), t[i].need, "row %zu", i);
+    }
 }

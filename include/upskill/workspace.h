@@ -1,0 +1,200 @@
+/*
+ * A workspace: the private folder one agent conversation works in, and
+ * the tools a model uses on it (docs/agent-mode.md).
+ *
+ * up_workspace_new makes a fresh 0700 folder under a parent the caller
+ * names; the case's context.files are added as files and, in the skill
+ * arm only, the skill folder is installed at .agents/skills/<name>/.
+ * Every tool works through the folder's descriptor (the root) and never
+ * leaves it: "..", absolute paths and symlinks that would lead outside
+ * are refused with a tool error the model reads.  The workspace records
+ * what the tools did (calls, errors and time per tool; whether the
+ * installed SKILL.md was read, which references/ and scripts/ files)
+ * and up_workspace_free removes the folder.
+ *
+ * Thread safety: one workspace belongs to one conversation; calls on
+ * different workspaces may run at once.
+ */
+#ifndef UPSKILL_WORKSPACE_H
+#define UPSKILL_WORKSPACE_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+#include "upskill/skill.h"
+
+/* Caps on what the tools may do in one workspace. */
+typedef struct up_ws_limits {
+    size_t max_write; /* bytes one write_file / edit_file may leave */
+    size_t max_total; /* bytes the tools may write in all */
+    size_t max_files; /* files the tools may create */
+    size_t max_read;  /* bytes read_file hands back (then cut, marked) */
+    size_t max_list;  /* entries list_files hands back (then cut) */
+    size_t max_args;  /* bytes of one call's JSON arguments */
+    size_t max_path;  /* bytes of one path */
+    size_t max_depth; /* folders in one path */
+} up_ws_limits;
+
+/* The defaults: 1 MiB per write, 16 MiB in all, 256 files, 64 KiB per
+ * read, 1,000 entries, 2 MiB of arguments, 1,024-byte paths, 32 deep. */
+void up_ws_limits_default(up_ws_limits *l);
+
+/* What one tool did in one workspace (upstream's tool_call_map,
+ * tool_error_map and tool_time_ms). */
+typedef struct up_tool_stat {
+    long calls;
+    long errors;
+    double time_ms;
+} up_tool_stat;
+
+#define UP_TOOL_ROWS 16 /* room in the per-tool counters: table + unknown */
+
+typedef struct up_workspace {
+    char *path;       /* the folder, absolute when parent was */
+    int dirfd;        /* the folder, the root of every tool path */
+    up_ws_limits lim; /* caps in force */
+    char *skill_dir;  /* ".agents/skills/<name>", or NULL (baseline) */
+    size_t written;   /* bytes the tools wrote */
+    size_t created;   /* files the tools created */
+    up_tool_stat stat[UP_TOOL_ROWS]; /* by row, see up_tool_stat_name */
+    int skill_read;   /* SKILL.md of the installed skill was read */
+    char **refs_read; /* references/ files read, relative to skill_dir */
+    size_t nrefs_read, refs_cap;
+    char **scripts_used; /* scripts/ files read or run */
+    size_t nscripts_used, scripts_cap;
+} up_workspace;
+
+/*
+ * Make a fresh private folder ("upskill-ws-XXXXXX", mode 0700) under
+ * parent (NULL: $TMPDIR or /tmp) and return its workspace in *out.  lim
+ * NULL takes the defaults.  Errors: UP_EIO naming the parent.
+ */
+int up_workspace_new(up_workspace **out, const char *parent,
+                     const up_ws_limits *lim, up_error *err);
+
+/*
+ * Remove the folder and everything in it (symlinks are removed, never
+ * followed) and free w.  NULL is fine.  Safe after any partial failure.
+ */
+void up_workspace_free(up_workspace *w);
+
+/*
+ * Add len bytes of data as the file rel (relative, no "..", no empty
+ * part), making its folders; mode 0755 when executable, else 0644.
+ * Setup, not a tool call: the tool caps do not apply.  Errors:
+ * UP_EUNSAFE (a path that would leave the folder), UP_EIO.
+ */
+int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
+                          size_t len, int executable, up_error *err);
+
+/*
+ * Install skill s at .agents/skills/<name>/: SKILL.md (rendered as
+ * up_skill_save writes it) and every resource file with its run bit.
+ * Records the folder in w->skill_dir.  Errors: those of add_file,
+ * UP_EPARSE for a skill without a safe name.
+ */
+int up_workspace_install_skill(up_workspace *w, const up_skill *s,
+                               up_error *err);
+
+/*
+ * Append the whole file rel (at most max bytes) to out, for grading.
+ * Errors: UP_ENOTFOUND, UP_EUNSAFE (outside the folder, a symlink out),
+ * UP_ETOOBIG, UP_EPARSE (not a regular file), UP_EIO.
+ */
+int up_workspace_read(const up_workspace *w, const char *rel, size_t max,
+                      up_buf *out, up_error *err);
+
+/*
+ * Append to out a JSON object listing the files after the run:
+ * {"files": [{"path", "size", "content", "truncated", "binary"}],
+ *  "truncated": bool}.  Each content holds at most max_file bytes (cut at
+ * a character boundary, "truncated": true), contents together at most
+ * max_total (later files get "content": null, "truncated": true).  Text
+ * that is not UTF-8 gets "content": null, "binary": true.  The installed
+ * skill folder is left out; symlinks are listed with "symlink": true and
+ * never followed.
+ */
+void up_workspace_snapshot(const up_workspace *w, size_t max_file,
+                           size_t max_total, up_buf *out);
+
+/*
+ * Record that the file rel was read or used: SKILL.md of the installed
+ * skill sets skill_read; a references/ or scripts/ file of it is added
+ * (once) to refs_read or scripts_used.  Tools call this; a future run
+ * tool calls it for the script it runs.
+ */
+void up_workspace_note_use(up_workspace *w, const char *rel);
+
+/*
+ * Append to out the tool side of upstream's run_result fields as a JSON
+ * object: "tool_calls", "tool_errors" (ints), "tool_call_map",
+ * "tool_error_map" ({tool: count}, tools with a count only; calls to
+ * tools not in the table under "unknown"), "tool_time_ms" (time spent
+ * in tool handlers), and for the installed skill "skill_read" (bool;
+ * null in the baseline arm, which has no skill), "references_read" and
+ * "scripts_used" (lists of paths relative to the skill folder).
+ */
+void up_workspace_stats_json(const up_workspace *w, up_buf *out);
+
+/* ---- tools ---- */
+
+struct json_t;
+
+/*
+ * A tool handler: run with the parsed arguments (a JSON object whose
+ * keys the table's checker has already validated) and append the text
+ * the model reads to out.  Return 0, or 1 for a tool error (out says
+ * why).  Never fails otherwise.
+ */
+typedef int (*up_tool_fn)(up_workspace *w, const struct json_t *args,
+                          up_buf *out);
+
+/* One argument of a tool, as the checker validates it. */
+typedef struct up_tool_arg {
+    const char *name;
+    int type;     /* UP_TOOL_ARG_STRING, _BOOL, _INT */
+    int required; /* 1: missing is a tool error */
+} up_tool_arg;
+
+enum { UP_TOOL_ARG_STRING, UP_TOOL_ARG_BOOL, UP_TOOL_ARG_INT };
+
+enum {
+    UP_TOOL_SLOW = 1 /* may take seconds: a caller may run it off the
+                      * event thread (the next issue's "run") */
+};
+
+/* One row of the tool table. */
+typedef struct up_tool {
+    const char *name;        /* "read_file" */
+    const char *description; /* what the model reads */
+    const char *parameters;  /* JSON schema of the arguments object */
+    const up_tool_arg *args; /* the same, for the checker; ends at name NULL */
+    unsigned flags;          /* UP_TOOL_SLOW... */
+    up_tool_fn run;
+} up_tool;
+
+/* The table: *n rows (n may be NULL). */
+const up_tool *up_tool_table(size_t *n);
+
+/* The row named name, or NULL. */
+const up_tool *up_tool_find(const char *name);
+
+/*
+ * Call the tool name with the model's JSON argument text (args, len
+ * bytes; "" is taken as {}) on w, appending the text the model reads to
+ * out.  Returns 0, or 1 for a tool error: an unknown tool, arguments that
+ * are not a JSON object or over the cap, a missing, ill-typed or unknown
+ * argument, and each handler's refusals.  Counts the call, error and
+ * time in w->stat.  Never touches anything outside w's folder.
+ */
+int up_tool_call(up_workspace *w, const char *name, const char *args,
+                 size_t len, up_buf *out);
+
+/*
+ * Name of counter row i of w->stat ("read_file", ..., "unknown" for the
+ * calls to tools not in the table), or NULL past the end.
+ */
+const char *up_tool_stat_name(size_t i);
+
+#endif

@@ -1,0 +1,456 @@
+/* Unit tests for the agent's tools (src/lib/tools.c): the table, each
+ * tool, and every bad or hostile call, with a sentinel outside the
+ * workspace that must stay untouched. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/workspace.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static char top[] = "/tmp/upskill-tools-XXXXXX";
+static char outside[256], sentinel[300], parent[300];
+static up_workspace *w;
+
+static void setup(void)
+{
+    up_error err;
+    FILE *f;
+
+    cr_assert_not_null(mkdtemp(top));
+    snprintf(outside, sizeof(outside), "%s/outside", top);
+    snprintf(sentinel, sizeof(sentinel), "%s/sentinel", outside);
+    snprintf(parent, sizeof(parent), "%s/ws", top);
+    cr_assert_eq(mkdir(outside, 0700), 0);
+    cr_assert_eq(mkdir(parent, 0700), 0);
+    f = fopen(sentinel, "w");
+    cr_assert_not_null(f);
+    fputs("SENTINEL", f);
+    fclose(f);
+    cr_assert_eq(up_workspace_new(&w, parent, NULL, &err), 0, "%s", err.msg);
+}
+
+static size_t entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+
+    if (!d)
+        return (size_t)-1;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* The sentinel is unchanged and nothing new appeared outside. */
+static void check_outside_n(size_t in_parent)
+{
+    up_buf b = UP_BUF_INIT;
+
+    /* cr_expect: the teardown goes on to clean up after a failure */
+    cr_expect_eq(up_fs_read(&b, sentinel, 100, NULL), 0);
+    cr_expect_str_eq(b.data, "SENTINEL");
+    cr_expect_eq(entries(outside), 1, "a file appeared outside");
+    cr_expect_eq(entries(top), 2, "a file appeared beside the workspace");
+    cr_expect_eq(entries(parent), in_parent,
+                 "a file appeared beside the workspace");
+    up_buf_release(&b);
+}
+
+static void check_outside(void)
+{
+    check_outside_n(1);
+}
+
+static void teardown(void)
+{
+    char *path = up_xstrdup(w->path);
+
+    int gone, clean;
+    up_buf cmd = UP_BUF_INIT;
+
+    up_workspace_free(w);
+    gone = !up_fs_exists(path);
+    free(path);
+    check_outside_n(0);
+    unlink(sentinel);
+    clean = !rmdir(outside) && !rmdir(parent);
+    /* leave no litter in /tmp even when a check failed */
+    up_buf_addf(&cmd, "rm -rf '%s'", top);
+    cr_assert_eq(system(cmd.data), 0);
+    up_buf_release(&cmd);
+    cr_assert(gone, "workspace left behind");
+    cr_assert(clean, "something left outside the workspace");
+}
+
+/* A skill "demo" with a reference, a script (run bit) and an asset. */
+static void demo_skill(up_skill *s)
+{
+    static const struct {
+        const char *path, *data;
+        int x;
+    } f[] = {{"references/api.md", "API", 0},
+             {"scripts/run.sh", "#!/bin/sh\n", 1},
+             {"assets/t.txt", "T", 0}};
+
+    up_skill_init(s);
+    s->name = up_xstrdup("demo");
+    s->description = up_xstrdup("a demo");
+    s->body = up_xstrdup("Read references/api.md.");
+    s->files = up_xcalloc(3, sizeof(*s->files));
+    s->nfiles = 3;
+    for (size_t i = 0; i < 3; i++) {
+        s->files[i].path = up_xstrdup(f[i].path);
+        s->files[i].data = up_xstrdup(f[i].data);
+        s->files[i].len = strlen(f[i].data);
+        s->files[i].executable = f[i].x;
+    }
+}
+
+TestSuite(tools, .init = setup, .fini = teardown);
+
+/* Call name with args; the is_error flag and the text. */
+static int call(const char *name, const char *args, up_buf *out)
+{
+    up_buf_reset(out);
+    return up_tool_call(w, name, args, args ? strlen(args) : 0, out);
+}
+
+static void plant(const char *rel, const char *text)
+{
+    up_error err;
+
+    cr_assert_eq(up_workspace_add_file(w, rel, text, strlen(text), 0, &err), 0,
+                 "%s", err.msg);
+}
+
+Test(tools, table_rows_have_schemas)
+{
+    size_t n;
+    const up_tool *t = up_tool_table(&n);
+
+    cr_assert_geq(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_not_null(t[i].description);
+        cr_assert_not_null(strstr(t[i].parameters, "\"type\":\"object\""));
+        cr_assert_eq(up_tool_find(t[i].name), &t[i]);
+        cr_assert_str_eq(up_tool_stat_name(i), t[i].name);
+    }
+    cr_assert_str_eq(up_tool_stat_name(n), "unknown");
+    cr_assert_null(up_tool_stat_name(n + 1));
+    cr_assert_null(up_tool_find("run"));
+}
+
+Test(tools, write_read_list_edit)
+{
+    up_buf out = UP_BUF_INIT;
+
+    cr_assert_eq(call("write_file",
+                      "{\"path\":\"d/e/a.txt\",\"content\":"
+                      "\"one two two\"}",
+                      &out),
+                 0, "%s", out.data);
+    cr_assert_eq(call("read_file", "{\"path\":\"d/e/a.txt\"}", &out), 0);
+    cr_assert_str_eq(out.data, "one two two");
+    cr_assert_eq(call("list_files", "{}", &out), 0);
+    cr_assert_str_eq(out.data, "d/\n");
+    cr_assert_eq(call("list_files", "{\"recursive\":true}", &out), 0);
+    cr_assert_str_eq(out.data, "d/\nd/e/\nd/e/a.txt\n");
+    cr_assert_eq(call("list_files", "{\"path\":\"d\"}", &out), 0);
+    cr_assert_str_eq(out.data, "d/e/\n");
+    cr_assert_eq(call("edit_file",
+                      "{\"path\":\"d/e/a.txt\",\"old_string\":"
+                      "\"two\",\"new_string\":\"2\"}",
+                      &out),
+                 1);
+    cr_assert_not_null(strstr(out.data, "more than once"));
+    cr_assert_eq(call("edit_file",
+                      "{\"path\":\"d/e/a.txt\",\"old_string\":"
+                      "\"one\",\"new_string\":\"1\"}",
+                      &out),
+                 0);
+    cr_assert_eq(call("edit_file",
+                      "{\"path\":\"d/e/a.txt\",\"old_string\":"
+                      "\"two\",\"new_string\":\"2\","
+                      "\"replace_all\":true}",
+                      &out),
+                 0);
+    cr_assert_eq(call("edit_file",
+                      "{\"path\":\"d/e/a.txt\",\"old_string\":"
+                      "\"zzz\",\"new_string\":\"2\"}",
+                      &out),
+                 1);
+    cr_assert_not_null(strstr(out.data, "not found"));
+    cr_assert_eq(call("read_file", "{\"path\":\"d/e/a.txt\"}", &out), 0);
+    cr_assert_str_eq(out.data, "1 2 2");
+    cr_assert_eq(w->stat[1].calls, 1); /* write_file */
+    cr_assert_eq(w->stat[3].calls, 4); /* edit_file */
+    cr_assert_eq(w->stat[3].errors, 2);
+    up_buf_release(&out);
+}
+
+/* A hostile or bad call: tool, arguments, a piece of the error. */
+struct bad {
+    const char *tool;
+    const char *args;
+    const char *msg;
+};
+
+static const struct bad bads[] = {
+    {"rm_rf", "{}", "unknown tool 'rm_rf'"},
+    {"read_file", "{\"path\":", "not valid JSON"},
+    {"read_file", "[\"x\"]", "must be a JSON object"},
+    {"read_file", "{}", "missing argument 'path'"},
+    {"read_file", "{\"path\":7}", "'path' must be a string"},
+    {"read_file", "{\"path\":\"a\",\"path\":\"b\"}", "not valid JSON"},
+    {"read_file", "{\"path\":\"a\",\"mode\":1}", "unknown argument 'mode'"},
+    {"list_files", "{\"recursive\":\"yes\"}", "must be a boolean"},
+    {"write_file", "{\"path\":\"x\"}", "missing argument 'content'"},
+    {"read_file", "{\"path\":\"../outside/sentinel\"}", "stay inside"},
+    {"read_file", "{\"path\":\"/etc/passwd\"}", "absolute"},
+    {"read_file", "{\"path\":\"a/../../outside/sentinel\"}", "stay inside"},
+    {"read_file", "{\"path\":\"./a\"}", "stay inside"},
+    {"read_file", "{\"path\":\"a//b\"}", "stay inside"},
+    {"read_file", "{\"path\":\"\"}", "empty"},
+    {"read_file", "{\"path\":\"a\\u0000b\"}", "NUL"},
+    {"read_file", "{\"path\":\"a\\nb\"}", "control character"},
+    {"read_file", "{\"path\":\"link\"}", "outside"},
+    {"read_file", "{\"path\":\"linkdir/sentinel\"}", "outside"},
+    {"read_file", "{\"path\":\"nope\"}", "no such file"},
+    {"read_file", "{\"path\":\"sub\"}", "folder"},
+    {"write_file", "{\"path\":\"link\",\"content\":\"X\"}", "symlink"},
+    {"write_file", "{\"path\":\"linkdir/new\",\"content\":\"X\"}", "symlink"},
+    {"write_file", "{\"path\":\"linkdir/sentinel\",\"content\":\"X\"}",
+     "symlink"},
+    {"write_file", "{\"path\":\"../outside/new\",\"content\":\"X\"}",
+     "stay inside"},
+    {"write_file", "{\"path\":\"/tmp/upskill-x\",\"content\":\"X\"}",
+     "absolute"},
+    {"edit_file",
+     "{\"path\":\"link\",\"old_string\":\"S\",\"new_string\":\"X\"}",
+     "outside"},
+    {"edit_file", "{\"path\":\"f\",\"old_string\":\"\",\"new_string\":\"X\"}",
+     "empty"},
+    {"list_files", "{\"path\":\"linkdir\"}", "symlink"},
+    {"list_files", "{\"path\":\"..\"}", "stay inside"},
+    {"list_files", "{\"path\":\"/\"}", "absolute"},
+};
+
+Test(tools, hostile_calls_are_tool_errors)
+{
+    up_buf out = UP_BUF_INIT;
+    char target[300];
+
+    plant("f", "text");
+    plant("sub/g", "text");
+    cr_assert_eq(symlinkat(sentinel, w->dirfd, "link"), 0);
+    cr_assert_eq(symlinkat(outside, w->dirfd, "linkdir"), 0);
+    for (size_t i = 0; i < N(bads); i++) {
+        int rc = call(bads[i].tool, bads[i].args, &out);
+
+        cr_assert_eq(rc, 1, "%s %s: passed: %s", bads[i].tool, bads[i].args,
+                     out.data);
+        cr_assert_not_null(strstr(out.data, bads[i].msg), "%s %s: '%s'",
+                           bads[i].tool, bads[i].args, out.data);
+        check_outside();
+    }
+    cr_assert(!up_fs_exists("/tmp/upskill-x"));
+    snprintf(target, sizeof(target), "%s/sub/g", w->path);
+    cr_assert(up_fs_exists(target));
+    cr_assert_eq(w->stat[N(bads) > 0 ? 4 : 0].calls, 1); /* unknown */
+    up_buf_release(&out);
+}
+
+Test(tools, symlink_inside_is_read)
+{
+    up_buf out = UP_BUF_INIT;
+
+    plant("real.txt", "inside");
+    cr_assert_eq(symlinkat("real.txt", w->dirfd, "alias"), 0);
+    /* openat2 follows a link that stays beneath; the fallback walk
+     * refuses every link: either way nothing outside is read */
+    if (call("read_file", "{\"path\":\"alias\"}", &out) == 0)
+        cr_assert_str_eq(out.data, "inside");
+    else
+        cr_assert_not_null(strstr(out.data, "symlink"));
+    up_buf_release(&out);
+}
+
+Test(tools, caps_on_writes_files_reads_and_args)
+{
+    up_ws_limits lim;
+    up_buf out = UP_BUF_INIT, args = UP_BUF_INIT, big = UP_BUF_INIT;
+    up_error err;
+
+    up_workspace_free(w);
+    up_ws_limits_default(&lim);
+    lim.max_write = 1000;
+    lim.max_total = 2500;
+    lim.max_files = 3;
+    lim.max_read = 10;
+    lim.max_args = 100000;
+    cr_assert_eq(up_workspace_new(&w, parent, &lim, &err), 0);
+    for (int i = 0; i < 1001; i++)
+        up_buf_addc(&big, 'x');
+    up_buf_addf(&args, "{\"path\":\"big\",\"content\":\"%s\"}", big.data);
+    cr_assert_eq(call("write_file", args.data, &out), 1);
+    cr_assert_not_null(strstr(out.data, "over the cap of 1000 per write"));
+    up_buf_truncate(&big, 900);
+    for (int i = 0; i < 3; i++) {
+        up_buf_reset(&args);
+        up_buf_addf(&args, "{\"path\":\"f%d\",\"content\":\"%s\"}", i,
+                    big.data);
+        cr_assert_eq(call("write_file", args.data, &out), i < 2 ? 0 : 1);
+    }
+    cr_assert_not_null(strstr(out.data, "written in all"));
+    cr_assert_eq(call("write_file", "{\"path\":\"g\",\"content\":\"\"}", &out),
+                 0);
+    cr_assert_eq(call("write_file", "{\"path\":\"h\",\"content\":\"\"}", &out),
+                 1);
+    cr_assert_not_null(strstr(out.data, "new files"));
+    /* replacing an existing file is no new file */
+    cr_assert_eq(call("write_file", "{\"path\":\"g\",\"content\":\"1\"}", &out),
+                 0);
+    cr_assert_eq(call("read_file", "{\"path\":\"f0\"}", &out), 0);
+    cr_assert_not_null(strstr(out.data, "xxxxxxxxxx\n[cut: the file has 900 "
+                                        "bytes, only the first 10"));
+    up_buf_reset(&args);
+    for (int i = 0; i < 100001; i++)
+        up_buf_addc(&args, ' ');
+    cr_assert_eq(call("read_file", args.data, &out), 1);
+    cr_assert_not_null(strstr(out.data, "arguments over the cap"));
+    up_buf_release(&out);
+    up_buf_release(&args);
+    up_buf_release(&big);
+}
+
+Test(tools, fifty_megabytes_refused_by_default)
+{
+    size_t n = 50u << 20;
+    char *args = up_xmalloc(n + 64);
+    int len;
+    up_buf out = UP_BUF_INIT;
+
+    len = snprintf(args, 64, "{\"path\":\"big\",\"content\":\"");
+    memset(args + len, 'a', n);
+    memcpy(args + (size_t)len + n, "\"}", 3);
+    cr_assert_eq(up_tool_call(w, "write_file", args, strlen(args), &out), 1);
+    cr_assert_not_null(strstr(out.data, "over the cap"));
+    cr_assert_eq(entries(w->path), 0);
+    free(args);
+    up_buf_release(&out);
+}
+
+Test(tools, many_calls_bounded_and_counted)
+{
+    up_buf out = UP_BUF_INIT;
+
+    plant("a", "x");
+    for (int i = 0; i < 10000; i++)
+        call(i % 2 ? "read_file" : "nope", "{\"path\":\"a\"}", &out);
+    cr_assert_eq(w->stat[0].calls, 5000);
+    cr_assert_eq(w->stat[0].errors, 0);
+    cr_assert_eq(w->stat[4].calls, 5000);
+    cr_assert_eq(w->stat[4].errors, 5000);
+    cr_assert_geq(w->stat[0].time_ms, 0.0);
+    up_buf_reset(&out);
+    up_workspace_stats_json(w, &out);
+    cr_assert_not_null(strstr(out.data, "\"skill_read\":null"), "%s", out.data);
+    up_buf_release(&out);
+}
+
+Test(tools, list_caps_entries)
+{
+    up_ws_limits lim;
+    up_buf out = UP_BUF_INIT;
+    up_error err;
+
+    up_workspace_free(w);
+    up_ws_limits_default(&lim);
+    lim.max_list = 3;
+    cr_assert_eq(up_workspace_new(&w, parent, &lim, &err), 0);
+    for (int i = 0; i < 5; i++) {
+        char name[8];
+
+        snprintf(name, sizeof(name), "f%d", i);
+        plant(name, "");
+    }
+    cr_assert_eq(call("list_files", "", &out), 0);
+    cr_assert_not_null(strstr(out.data, "[cut: more than 3 entries]"));
+    up_buf_release(&out);
+}
+
+Test(tools, skill_use_is_recorded)
+{
+    up_skill s;
+    up_buf out = UP_BUF_INIT;
+    up_error err;
+
+    demo_skill(&s);
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(call("list_files", "{\"recursive\":true}", &out), 0);
+    cr_assert_eq(w->skill_read, 0);
+    cr_assert_eq(
+        call("read_file", "{\"path\":\".agents/skills/demo/SKILL.md\"}", &out),
+        0);
+    cr_assert_not_null(strstr(out.data, "name: demo"));
+    cr_assert_eq(w->skill_read, 1);
+    for (int i = 0; i < 2; i++)
+        call("read_file",
+             "{\"path\":\".agents/skills/demo/references/api.md\"}", &out);
+    call("read_file", "{\"path\":\".agents/skills/demo/scripts/run.sh\"}",
+         &out);
+    cr_assert_eq(w->nrefs_read, 1);
+    cr_assert_str_eq(w->refs_read[0], "references/api.md");
+    cr_assert_eq(w->nscripts_used, 1);
+    cr_assert_str_eq(w->scripts_used[0], "scripts/run.sh");
+    call("nope", "{}", &out);
+    call("read_file", "{\"path\":\"nope\"}", &out);
+    up_buf_reset(&out);
+    up_workspace_stats_json(w, &out);
+    cr_assert_not_null(strstr(out.data, "{\"tool_calls\":7,\"tool_errors\":2,"
+                                        "\"tool_call_map\":{\"read_file\":5,"
+                                        "\"list_files\":1,\"unknown\":1},"
+                                        "\"tool_error_map\":{\"read_file\":1,"
+                                        "\"unknown\":1},\"tool_time_ms\":"),
+                       "%s", out.data);
+    cr_assert_not_null(strstr(out.data, ",\"skill_read\":true,"
+                                        "\"references_read\":[\"references/"
+                                        "api.md\"],\"scripts_used\":[\"scripts/"
+                                        "run.sh\"]}"),
+                       "%s", out.data);
+    up_skill_release(&s);
+    up_buf_release(&out);
+}
+
+Test(tools, read_text_only_and_cut_at_characters)
+{
+    up_ws_limits lim;
+    up_buf out = UP_BUF_INIT;
+    up_error err;
+
+    up_workspace_free(w);
+    up_ws_limits_default(&lim);
+    lim.max_read = 4;
+    cr_assert_eq(up_workspace_new(&w, parent, &lim, &err), 0);
+    plant("e", "ab\xc3\xa9\xc3\xa9");
+    cr_assert_eq(up_workspace_add_file(w, "bin", "a\0b", 3, 0, &err), 0);
+    plant("bad", "\xff\xfe");
+    cr_assert_eq(call("read_file", "{\"path\":\"e\"}", &out), 0);
+    cr_assert_str_eq(out.data, "ab\xc3\xa9\n[cut: the file has 6 bytes, only "
+                               "the first 4 are shown]");
+    cr_assert_eq(call("read_file", "{\"path\":\"bin\"}", &out), 1);
+    cr_assert_str_eq(out.data, "'bin': not UTF-8 text (3 bytes)");
+    cr_assert_eq(call("read_file", "{\"path\":\"bad\"}", &out), 1);
+    up_buf_release(&out);
+}

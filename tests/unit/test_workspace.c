@@ -1,0 +1,211 @@
+/* Unit tests for workspaces (src/lib/workspace.c): setup, the installed
+ * skill, reads for grading, the snapshot, removal. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/workspace.h"
+
+static char parent[] = "/tmp/upskill-ws-test-XXXXXX";
+
+static void setup(void)
+{
+    cr_assert_not_null(mkdtemp(parent));
+}
+
+static void teardown(void)
+{
+    cr_assert_eq(rmdir(parent), 0, "something left in the parent");
+}
+
+/* A skill "demo" with a reference, a script (run bit) and an asset. */
+static void demo_skill(up_skill *s)
+{
+    static const struct {
+        const char *path, *data;
+        int x;
+    } f[] = {{"references/api.md", "API", 0},
+             {"scripts/run.sh", "#!/bin/sh\n", 1},
+             {"assets/t.txt", "T", 0}};
+
+    up_skill_init(s);
+    s->name = up_xstrdup("demo");
+    s->description = up_xstrdup("a demo");
+    s->body = up_xstrdup("Read references/api.md.");
+    s->files = up_xcalloc(3, sizeof(*s->files));
+    s->nfiles = 3;
+    for (size_t i = 0; i < 3; i++) {
+        s->files[i].path = up_xstrdup(f[i].path);
+        s->files[i].data = up_xstrdup(f[i].data);
+        s->files[i].len = strlen(f[i].data);
+        s->files[i].executable = f[i].x;
+    }
+}
+
+TestSuite(workspace, .init = setup, .fini = teardown);
+
+static up_workspace *make(void)
+{
+    up_workspace *w = NULL;
+    up_error err;
+
+    cr_assert_eq(up_workspace_new(&w, parent, NULL, &err), 0, "%s", err.msg);
+    return w;
+}
+
+Test(workspace, fresh_private_and_removed)
+{
+    up_workspace *w = make(), *v = make();
+    struct stat st;
+    char *path = up_xstrdup(w->path);
+
+    cr_assert_str_neq(w->path, v->path);
+    cr_assert_eq(stat(w->path, &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0700);
+    cr_assert_eq(strncmp(w->path, parent, strlen(parent)), 0);
+    up_workspace_free(w);
+    up_workspace_free(v);
+    up_workspace_free(NULL);
+    cr_assert(!up_fs_exists(path));
+    free(path);
+}
+
+Test(workspace, bad_parent)
+{
+    up_workspace *w = NULL;
+    up_error err;
+
+    cr_assert_eq(up_workspace_new(&w, "/nonexistent/x", NULL, &err), UP_EIO);
+    cr_assert_null(w);
+    cr_assert_not_null(strstr(err.msg, "'/nonexistent/x'"));
+}
+
+Test(workspace, context_files_and_read)
+{
+    up_workspace *w = make();
+    up_buf b = UP_BUF_INIT;
+    up_error err;
+
+    cr_assert_eq(up_workspace_add_file(w, "data/in.csv", "a,b\n", 4, 0, &err),
+                 0);
+    cr_assert_eq(up_workspace_read(w, "data/in.csv", 100, &b, &err), 0);
+    cr_assert_str_eq(b.data, "a,b\n");
+    up_buf_reset(&b);
+    cr_assert_eq(up_workspace_read(w, "data/in.csv", 2, &b, &err), UP_ETOOBIG);
+    cr_assert_eq(up_workspace_read(w, "nope", 2, &b, &err), UP_ENOTFOUND);
+    cr_assert_eq(up_workspace_read(w, "../x", 2, &b, &err), UP_EUNSAFE);
+    cr_assert_eq(up_workspace_add_file(w, "../evil", "x", 1, 0, &err),
+                 UP_EUNSAFE);
+    cr_assert_eq(up_workspace_add_file(w, "/tmp/evil", "x", 1, 0, &err),
+                 UP_EUNSAFE);
+    /* a file in the way of a folder */
+    cr_assert_neq(up_workspace_add_file(w, "data/in.csv/x", "x", 1, 0, &err),
+                  0);
+    up_buf_release(&b);
+    up_workspace_free(w);
+}
+
+Test(workspace, skill_installed_with_run_bits)
+{
+    up_workspace *w = make();
+    up_skill s;
+    up_buf p = UP_BUF_INIT, b = UP_BUF_INIT;
+    struct stat st;
+    up_error err;
+
+    demo_skill(&s);
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(w->skill_dir, ".agents/skills/demo");
+    cr_assert_eq(
+        up_workspace_read(w, ".agents/skills/demo/SKILL.md", 1000, &b, &err),
+        0);
+    cr_assert_not_null(strstr(b.data, "description: a demo"));
+    up_buf_addf(&p, "%s/.agents/skills/demo/scripts/run.sh", w->path);
+    cr_assert_eq(stat(p.data, &st), 0);
+    cr_assert(st.st_mode & S_IXUSR);
+    up_buf_reset(&p);
+    up_buf_addf(&p, "%s/.agents/skills/demo/references/api.md", w->path);
+    cr_assert_eq(stat(p.data, &st), 0);
+    cr_assert_not(st.st_mode & S_IXUSR);
+    free(s.name);
+    s.name = up_xstrdup("../x");
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), UP_EPARSE);
+    up_skill_release(&s);
+    up_buf_release(&p);
+    up_buf_release(&b);
+    up_workspace_free(w);
+}
+
+Test(workspace, snapshot_caps_and_marks)
+{
+    up_workspace *w = make();
+    up_skill s;
+    up_buf b = UP_BUF_INIT;
+    up_error err;
+
+    demo_skill(&s);
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), 0);
+    up_workspace_add_file(w, "a.txt", "hello world", 11, 0, &err);
+    up_workspace_add_file(w, "b/c.txt", "0123456789", 10, 0, &err);
+    up_workspace_add_file(w, "bin", "\xff\xfe\x00", 3, 0, &err);
+    up_workspace_add_file(w, "e\xc3\xa9", "\xc3\xa9\xc3\xa9", 4, 0, &err);
+    cr_assert_eq(symlinkat("/etc/passwd", w->dirfd, "ln"), 0);
+    up_workspace_snapshot(w, 5, 1000, &b);
+    cr_assert_str_eq(
+        b.data,
+        "{\"files\":[{\"path\":\"a.txt\",\"size\":11,\"content\":\"hello\","
+        "\"truncated\":true,\"binary\":false},{\"path\":\"b/c.txt\","
+        "\"size\":10,\"content\":\"01234\",\"truncated\":true,\"binary\":"
+        "false},{\"path\":\"bin\",\"size\":3,\"content\":null,\"truncated\":"
+        "false,\"binary\":true},{\"path\":\"e\xc3\xa9\",\"size\":4,"
+        "\"content\":\"\xc3\xa9\xc3\xa9\",\"truncated\":false,\"binary\":"
+        "false},{\"path\":\"ln\",\"symlink\":true}],\"truncated\":true}");
+    up_buf_reset(&b);
+    up_workspace_snapshot(w, 100, 12, &b);
+    cr_assert_not_null(strstr(b.data, "\"path\":\"b/c.txt\",\"size\":10,"
+                                      "\"content\":\"0\",\"truncated\":true"));
+    up_skill_release(&s);
+    up_buf_release(&b);
+    up_workspace_free(w);
+}
+
+Test(workspace, free_removes_deep_trees_and_links)
+{
+    up_workspace *w = make();
+    up_error err;
+    char *path = up_xstrdup(w->path);
+
+    up_workspace_add_file(w, "a/b/c/d/e/f.txt", "x", 1, 0, &err);
+    cr_assert_eq(symlinkat(parent, w->dirfd, "up"), 0);
+    up_workspace_add_file(w, "ro/x", "x", 1, 0, &err);
+    cr_assert_eq(fchmodat(w->dirfd, "ro", 0500, 0), 0);
+    up_workspace_free(w);
+    cr_assert(!up_fs_exists(path));
+    free(path);
+}
+
+Test(workspace, partial_install_is_removed)
+{
+    up_workspace *w = make();
+    up_skill s;
+    up_error err;
+    char *path = up_xstrdup(w->path);
+
+    demo_skill(&s);
+    /* a file where the next one needs a folder: the install stops half
+     * way, and the release still removes everything */
+    free(s.files[1].path);
+    s.files[1].path = up_xstrdup("references/api.md/x");
+    cr_assert_neq(up_workspace_install_skill(w, &s, &err), 0);
+    cr_assert_null(w->skill_dir);
+    up_workspace_free(w);
+    cr_assert(!up_fs_exists(path));
+    free(path);
+    up_skill_release(&s);
+}
