@@ -39,6 +39,7 @@
 #include "upskill/assert.h"
 #include "upskill/fs.h"
 #include "upskill/workspace.h"
+#include "util/json.h"
 
 enum { NOT_HOLDS = 0, HOLDS = 1, BROKEN = -1, JUDGE = 2 };
 
@@ -240,6 +241,8 @@ static json_t *answer_json(struct answer *ans)
         ans->source = "```json block";
         ans->json = json_loadb(body, len, JSON_DECODE_ANY, &je);
     }
+    if (!ans->json)
+        up_json_error_words(&je);
     if (!ans->json)
         up_buf_addf(&ans->json_err, "%s is not JSON: line %d: %s", ans->source,
                     je.line, je.text);
@@ -977,6 +980,8 @@ int up_assert_list_parse(up_assert_list *out, const char *assert_json,
         return 0;
     root =
         json_loads(assert_json, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        up_json_error_words(&je);
     if (!root)
         return perr(&c, NULL, "bad JSON at character %d: %s", je.position,
                     je.text);

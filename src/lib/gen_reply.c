@@ -20,6 +20,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"
+#include "util/json.h"
 
 static const char *const resource_dirs[] = {"references/", "scripts/",
                                             "assets/"};
@@ -175,6 +176,8 @@ int up_gen_reply_parse(up_gen_draft *d, const char *reply, up_error *err)
     unfence(&b, &e);
     braced = b < e && *b == '{';
     root = find_json(b, e, &je);
+    if (!root)
+        up_json_error_words(&je);
     if (root && json_is_object(root) &&
         (braced || json_object_get(root, "files")))
         rc = from_json(d, root, err);

@@ -498,6 +498,7 @@ static int meta_text(const up_skill *s, up_buf *out, up_error *err)
         tests = json_loads(s->tests_json, JSON_DECODE_ANY, &je);
         if (!tests) {
             json_decref(root);
+            up_json_error_words(&je);
             return up_error_set(err, UP_EPARSE, "tests are not valid json: %s",
                                 je.text);
         }

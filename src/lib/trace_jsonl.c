@@ -240,6 +240,8 @@ int trace_jsonl(up_trace *t, const char *text, size_t len)
         json_t *o = json_loadb(s, n, JSON_ALLOW_NUL, &jerr);
 
         if (!o)
+            up_json_error_words(&jerr);
+        if (!o)
             trace_warn(t, "'%s':%ld: skipped: invalid JSON: %s", t->name, l.no,
                        jerr.text);
         else if (!json_is_object(o))
