@@ -346,7 +346,8 @@ static void take_reply(job *j, up_http_result *res)
         fail(j, rc, &err);
     } else {
         up_reply_finish(&j->reply, &j->rq, &j->res);
-        if (j->rq.schema && up_provider_check_json(&j->res.text, &why))
+        if (j->rq.schema && !j->rq.msgs &&
+            up_provider_check_json(&j->res.text, &why))
             repair_or_fail(j, why.data);
         else
             complete(j);

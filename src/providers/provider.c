@@ -67,8 +67,46 @@ void up_response_init(up_response *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* Wire stop reasons -> enum up_stop. */
+static const struct {
+    const char *reason;
+    int stop;
+} stops[] = {
+    {"end_turn", UP_STOP_END},      {"stop", UP_STOP_END},
+    {"stop_sequence", UP_STOP_END}, {"tool_use", UP_STOP_TOOL},
+    {"tool_calls", UP_STOP_TOOL},   {"max_tokens", UP_STOP_LENGTH},
+    {"length", UP_STOP_LENGTH},
+};
+
+int up_stop_kind(const char *reason)
+{
+    for (size_t i = 0; reason && i < sizeof(stops) / sizeof(*stops); i++)
+        if (strcmp(stops[i].reason, reason) == 0)
+            return stops[i].stop;
+    return UP_STOP_OTHER;
+}
+
+const char *up_role_name(int role)
+{
+    static const char *const names[] = {"user", "assistant", "tool"};
+
+    return role >= 0 && role <= UP_ROLE_TOOL ? names[role] : "user";
+}
+
+static void free_calls(up_tool_call *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(c[i].id);
+        free(c[i].name);
+        free(c[i].args);
+    }
+    free(c);
+}
+
 void up_response_release(up_response *r)
 {
+    free_calls(r->calls, r->ncalls);
+    free(r->carry);
     free(r->text);
     free(r->reasoning);
     free(r->stop_reason);
@@ -280,6 +318,43 @@ static int on_event(void *ud, const char *event, const char *data, size_t len)
     return rc;
 }
 
+up_reply_call *up_reply_call_at(up_reply *r, int index)
+{
+    up_reply_call *c;
+
+    for (size_t i = 0; i < r->ncalls; i++)
+        if (r->calls[i].index == index)
+            return &r->calls[i];
+    UP_GROW(r->calls, r->ccap, r->ncalls + 1);
+    c = &r->calls[r->ncalls++];
+    c->index = index;
+    up_buf_init(&c->id);
+    up_buf_init(&c->name);
+    up_buf_init(&c->args);
+    return c;
+}
+
+void up_reply_carry(up_reply *r, json_t *b)
+{
+    if (!r->carry)
+        r->carry = json_array();
+    json_array_append_new(r->carry, b);
+}
+
+static void drop_calls(up_reply *r)
+{
+    for (size_t i = 0; i < r->ncalls; i++) {
+        up_buf_release(&r->calls[i].id);
+        up_buf_release(&r->calls[i].name);
+        up_buf_release(&r->calls[i].args);
+    }
+    r->ncalls = 0;
+    json_decref(r->carry);
+    r->carry = NULL;
+    r->blk = BLK_NONE;
+    up_buf_reset(&r->sig);
+}
+
 void up_reply_init(up_reply *r, const up_endpoint *ep)
 {
     memset(r, 0, sizeof(*r));
@@ -290,6 +365,7 @@ void up_reply_init(up_reply *r, const up_endpoint *ep)
     up_buf_init(&r->tool);
     up_buf_init(&r->stop);
     up_buf_init(&r->raw);
+    up_buf_init(&r->sig);
     up_sse_init(&r->sse, on_event, r);
 }
 
@@ -300,6 +376,9 @@ void up_reply_release(up_reply *r)
     up_buf_release(&r->tool);
     up_buf_release(&r->stop);
     up_buf_release(&r->raw);
+    drop_calls(r);
+    free(r->calls);
+    up_buf_release(&r->sig);
     up_sse_release(&r->sse);
 }
 
@@ -310,6 +389,7 @@ void up_reply_reset(up_reply *r)
     up_buf_reset(&r->tool);
     up_buf_reset(&r->stop);
     up_buf_reset(&r->raw);
+    drop_calls(r);
     up_sse_reset(&r->sse);
     memset(&r->usage, 0, sizeof(r->usage));
     r->has_usage = r->has_rtokens = r->committed = r->ended = 0;
@@ -474,6 +554,14 @@ static size_t request_chars(const up_request *rq)
 
     for (size_t i = 0; i < rq->n_messages; i++)
         n += strlen(rq->messages[i].content);
+    for (size_t i = 0; i < rq->nmsgs; i++) {
+        n += rq->msgs[i].text ? strlen(rq->msgs[i].text) : 0;
+        for (size_t k = 0; k < rq->msgs[i].ncalls; k++)
+            n += rq->msgs[i].calls[k].args ? strlen(rq->msgs[i].calls[k].args)
+                                           : 0;
+    }
+    for (size_t i = 0; i < rq->ntools; i++)
+        n += rq->tools[i].parameters ? strlen(rq->tools[i].parameters) : 0;
     return n;
 }
 
@@ -481,7 +569,16 @@ static size_t request_chars(const up_request *rq)
 static int received(const up_reply *r)
 {
     return r->has_usage || r->events || r->ended || r->text.len ||
-           r->reasoning.len || r->tool.len;
+           r->reasoning.len || r->tool.len || r->ncalls;
+}
+
+static size_t calls_chars(const up_reply *r)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->ncalls; i++)
+        n += r->calls[i].name.len + r->calls[i].args.len;
+    return n;
 }
 
 /*
@@ -495,8 +592,8 @@ static void fill_usage(up_reply *r, const up_request *rq)
         return;
     if (!r->has_usage) {
         r->usage.input = est_tokens(request_chars(rq));
-        r->usage.output =
-            est_tokens(r->text.len + r->tool.len + r->reasoning.len);
+        r->usage.output = est_tokens(r->text.len + r->tool.len +
+                                     r->reasoning.len + calls_chars(r));
         r->usage.estimated = 1;
     }
     if (!r->has_rtokens && r->reasoning.len) {
@@ -528,20 +625,56 @@ int up_response_cut_at(const up_response *r, const up_endpoint *ep)
     return r->max_tokens ? r->max_tokens : up_provider_max_tokens(ep);
 }
 
+/* The calls received, into out (a call without arguments gets "{}"). */
+static void take_calls(up_reply *r, up_response *out)
+{
+    free_calls(out->calls, out->ncalls);
+    out->calls = NULL;
+    out->ncalls = 0;
+    if (!r->ncalls)
+        return;
+    out->calls = up_xcalloc(r->ncalls, sizeof(*out->calls));
+    for (size_t i = 0; i < r->ncalls; i++) {
+        up_tool_call *c = &out->calls[out->ncalls++];
+
+        c->id = up_buf_detach(&r->calls[i].id);
+        c->name = up_buf_detach(&r->calls[i].name);
+        c->args = r->calls[i].args.len ? up_buf_detach(&r->calls[i].args)
+                                       : up_xstrdup("{}");
+    }
+}
+
+/* Tool-conversation parts of the reply: calls, carried blocks. */
+static void finish_tools(up_reply *r, up_response *out)
+{
+    char *carry = r->carry && json_array_size(r->carry)
+                      ? json_dumps(r->carry, JSON_COMPACT)
+                      : NULL;
+
+    take_calls(r, out);
+    free(out->carry);
+    out->carry = carry;
+}
+
 void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
 {
+    int tools = rq->ntools > 0;
+
     split_think(&r->text, &r->reasoning);
     fill_usage(r, rq);
     add_usage(&out->usage, &r->usage);
+    if (tools)
+        finish_tools(r, out);
     free(out->text);
     free(out->reasoning);
     free(out->stop_reason);
-    out->text = up_buf_detach(r->tool.len ? &r->tool : &r->text);
+    out->text = up_buf_detach(r->tool.len && !tools ? &r->tool : &r->text);
     out->reasoning = up_buf_detach(&r->reasoning);
     out->stop_reason = up_buf_detach(&r->stop);
     if (r->model[0])
         memcpy(out->model, r->model, sizeof(out->model));
     out->max_tokens = up_provider_max_tokens(r->ep);
+    out->stop = up_stop_kind(out->stop_reason);
     if (cap_reason(out->stop_reason))
         out->truncated = 1; /* sticky over turns: a repair may follow */
 }
