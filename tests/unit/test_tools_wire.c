@@ -317,61 +317,44 @@ Test(tools_wire, anthropic_reply_with_parallel_calls_and_thinking)
     got_release(&g);
 }
 
-#define EV(name, json) "event: " name "\ndata: " json "\n\n"
-
-static const char anthropic_stream[] = EV(
-    "message_start",
-    "{\"type\":\"message_start\",\"message\":{\"usage\":"
-    "{\"input_tokens\":5,\"output_tokens\":1}}}") EV("content_block_start",
-                                                     "{\"type\":\"content_"
-                                                     "block_start\",\"index\":"
-                                                     "0,\"content_block\":{"
-                                                     "\"type\":\"thinking\","
-                                                     "\"thinking\":\"\"}}")
-    EV("content_block_delta",
-       "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
-       "\"thinking_delta\",\"thinking\":\"h\"}}") EV("content_block_delta",
-                                                     "{\"type\":\"content_"
-                                                     "block_delta\",\"index\":"
-                                                     "0,\"delta\":{\"type\":"
-                                                     "\"thinking_delta\","
-                                                     "\"thinking\":\"m\"}}")
-        EV(
-            "content_block_delta", "{\"type\":\"content_block_delta\","
-                                   "\"index\":0,\"delta\":{\"type\":"
-                                   "\"signature_delta\",\"signature\":\"sig\"}"
-                                   "}") EV("content_block_stop",
-                                           "{\"type\":\"content_block_stop\","
-                                           "\"index\":0}")
-            EV("content_block_start",
-               "{\"type\":\"content_block_start\",\"index\":1,\"content_"
-               "block\":{"
-               "\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"read_file\","
-               "\"input\":{}}}") EV("content_block_delta",
-                                    "{\"type\":\"content_block_delta\","
-                                    "\"index\":1,\"delta\":{\"type\":"
-                                    "\"input_json_delta\",\"partial_json\":\"{"
-                                    "\\\"path\\\": \"}}")
-                EV("content_block_delta",
-                   "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{"
-                   "\"type\":"
-                   "\"input_json_delta\",\"partial_json\":\"\\\"a.txt\\\"}\"}}")
-                    EV("content_block_stop",
-                       "{\"type\":\"content_block_stop\",\"index\":1}")
-                        EV("content_block_start",
-                           "{\"type\":\"content_block_start\",\"index\":2,"
-                           "\"content_block\":{"
-                           "\"type\":\"tool_use\",\"id\":\"c2\",\"name\":"
-                           "\"list_files\","
-                           "\"input\":{}}}")
-                            EV("content_block_stop",
-                               "{\"type\":\"content_block_stop\",\"index\":2}")
-                                EV("message_delta",
-                                   "{\"type\":\"message_delta\",\"delta\":{"
-                                   "\"stop_reason\":\"tool_use\"},\"usage\":{"
-                                   "\"output_tokens\":9}}")
-                                    EV("message_stop",
-                                       "{\"type\":\"message_stop\"}");
+static const char anthropic_stream[] =
+    "event: message_start\ndata: {\"type\":\"message_start\",\"me"
+    "ssage\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}"
+    "}\n\n"
+    "event: content_block_start\ndata: {\"type\":\"content_block_"
+    "start\",\"index\":0,\"content_block\":{\"type\":\"thinking\""
+    ",\"thinking\":\"\"}}\n\n"
+    "event: content_block_delta\ndata: {\"type\":\"content_block_"
+    "delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\""
+    "thinking\":\"h\"}}\n\n"
+    "event: content_block_delta\ndata: {\"type\":\"content_block_"
+    "delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\""
+    "thinking\":\"m\"}}\n\n"
+    "event: content_block_delta\ndata: {\"type\":\"content_block_"
+    "delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\","
+    "\"signature\":\"sig\"}}\n\n"
+    "event: content_block_stop\ndata: {\"type\":\"content_block_s"
+    "top\",\"index\":0}\n\n"
+    "event: content_block_start\ndata: {\"type\":\"content_block_"
+    "start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\""
+    ",\"id\":\"c1\",\"name\":\"read_file\",\"input\":{}}}\n\n"
+    "event: content_block_delta\ndata: {\"type\":\"content_block_"
+    "delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\""
+    ",\"partial_json\":\"{\\\"path\\\": \"}}\n\n"
+    "event: content_block_delta\ndata: {\"type\":\"content_block_"
+    "delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\""
+    ",\"partial_json\":\"\\\"a.txt\\\"}\"}}\n\n"
+    "event: content_block_stop\ndata: {\"type\":\"content_block_s"
+    "top\",\"index\":1}\n\n"
+    "event: content_block_start\ndata: {\"type\":\"content_block_"
+    "start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\""
+    ",\"id\":\"c2\",\"name\":\"list_files\",\"input\":{}}}\n\n"
+    "event: content_block_stop\ndata: {\"type\":\"content_block_s"
+    "top\",\"index\":2}\n\n"
+    "event: message_delta\ndata: {\"type\":\"message_delta\",\"de"
+    "lta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tok"
+    "ens\":9}}\n\n"
+    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
 
 Test(tools_wire, anthropic_stream_tool_use_and_signed_thinking)
 {
