@@ -59,6 +59,13 @@ typedef struct up_endpoint {
 /* Fill ep with defaults for kind (everything else NULL/0). */
 void up_endpoint_init(up_endpoint *ep, int kind);
 
+/*
+ * Fill ep with defaults for a configured provider (enum up_provider_kind
+ * in config.h): the wire it speaks and its OpenAI-compat rule, from the
+ * providers' one table.  Returns 0, or UP_EUSAGE for an unknown one.
+ */
+int up_endpoint_init_for(up_endpoint *ep, int provider);
+
 typedef struct up_message {
     const char *role;    /* "user" or "assistant" */
     const char *content; /* the text */
@@ -185,8 +192,22 @@ int up_header_value_ok(const char *s);
  */
 int up_response_cut_at(const up_response *r, const up_endpoint *ep);
 
-/* The provider kind for a name ("anthropic", "openai"), or -1. */
-int up_provider_kind(const char *name);
+/* The wire kind (enum up_wire_kind) for a name ("anthropic", "openai"),
+   or -1. */
+int up_wire_kind_of(const char *name);
+
+/* The name of a wire kind ("anthropic", "openai"), or "?". */
+const char *up_wire_name(int kind);
+
+/*
+ * Every provider's key prefixes (NULL-ended), for scrubbing error text
+ * whichever server it came from (up_http_error_message).
+ */
+const char *const *up_provider_key_prefixes(void);
+
+/* The rate-limit headers of a wire kind (up_http_request.limits), or
+   NULL. */
+const up_http_limit *up_provider_limits(int kind);
 
 /*
  * Complete rq on ep and wait for the answer: one request, retried as the

@@ -141,10 +141,7 @@ static json_t *canonical_json(const up_endpoint *ep, const up_request *rq,
     json_t *o = json_object();
 
     json_object_set_new(o, "v", json_integer(KEY_FORMAT));
-    json_object_set_new(o, "kind",
-                        json_string(ep->kind == UP_PROVIDER_ANTHROPIC
-                                        ? "anthropic"
-                                        : "openai"));
+    json_object_set_new(o, "kind", json_string(up_wire_name(ep->kind)));
     json_object_set_new(o, "base_url", base_url_json(ep->base_url));
     json_object_set_new(o, "model", up_json_str_or_null(ep->model));
     json_object_set_new(o, "effort", up_json_str_or_null(ep->effort));

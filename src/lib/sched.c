@@ -270,6 +270,8 @@ static void fill_request(job *j, up_http_request *hr)
     hr->on_reset = on_reset;
     hr->committed = committed;
     hr->ud = j;
+    hr->limits = up_provider_limits(ep->kind);
+    hr->key_prefixes = up_provider_key_prefixes();
 }
 
 /* Build and submit the next turn; on failure the job completes. */

@@ -67,6 +67,21 @@ static int effort_index(const char *effort)
     return effort ? 3 : -1; /* unknown names think "high" */
 }
 
+/* anthropic-ratelimit-<limit>-remaining / -reset (RFC 3339 times). */
+#define LIMIT(l)                                                               \
+    {                                                                          \
+        "anthropic-ratelimit-" l "-remaining",                                 \
+            "anthropic-ratelimit-" l "-reset"                                  \
+    }
+static const up_http_limit limits[] = {
+    LIMIT("requests"),      LIMIT("tokens"), LIMIT("input-tokens"),
+    LIMIT("output-tokens"), {NULL, NULL},
+};
+#undef LIMIT
+
+/* sk-ant-api03-..., sk-ant-admin01-... */
+static const char *const key_prefixes[] = {"sk-ant-", NULL};
+
 static void url(const up_endpoint *ep, up_buf *out)
 {
     up_provider_base(ep, DEFAULT_BASE, out);
@@ -475,6 +490,9 @@ const struct up_provider_ops up_anthropic_ops = {
     .name = "anthropic",
     .kind = UP_PROVIDER_ANTHROPIC,
     .default_base = DEFAULT_BASE,
+    .models_path = "/v1/models",
+    .limits = limits,
+    .key_prefixes = key_prefixes,
     .url = url,
     .headers = headers,
     .body = body,

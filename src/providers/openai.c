@@ -17,6 +17,17 @@
 
 #define DEFAULT_BASE UP_OPENAI_BASE_URL
 
+/* x-ratelimit-remaining-<limit> / x-ratelimit-reset-<limit> (durations) */
+static const up_http_limit limits[] = {
+    {"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"},
+    {"x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
+    {NULL, NULL},
+};
+
+/* OpenAI's sk-... and sk-proj-..., and the keys of the servers this wire
+   reaches: the HF router (hf_), xAI (xai-), Groq (gsk_). */
+static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_", NULL};
+
 static void url(const up_endpoint *ep, up_buf *out)
 {
     up_provider_base(ep, DEFAULT_BASE, out);
@@ -295,6 +306,9 @@ const struct up_provider_ops up_openai_ops = {
     .name = "openai",
     .kind = UP_PROVIDER_OPENAI,
     .default_base = DEFAULT_BASE,
+    .models_path = "/models",
+    .limits = limits,
+    .key_prefixes = key_prefixes,
     .url = url,
     .headers = headers,
     .body = body,

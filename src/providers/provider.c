@@ -23,6 +23,7 @@
 
 #include "providers/providers.h"
 #include "upskill/alloc.h"
+#include "upskill/config.h"
 #include "upskill/http.h"
 
 #define RAW_HEAD 200 /* first stream bytes kept for an error message */
@@ -40,12 +41,78 @@ const struct up_provider_ops *up_provider_ops_for(int kind)
     return NULL;
 }
 
-int up_provider_kind(const char *name)
+int up_wire_kind_of(const char *name)
 {
     for (size_t i = 0; name && i < sizeof(ops_table) / sizeof(*ops_table); i++)
         if (strcmp(ops_table[i]->name, name) == 0)
             return ops_table[i]->kind;
     return -1;
+}
+
+const char *up_wire_name(int kind)
+{
+    const struct up_provider_ops *ops = up_provider_ops_for(kind);
+
+    return ops ? ops->name : "?";
+}
+
+#define MAX_PREFIXES 32
+
+static const char *all_prefixes[MAX_PREFIXES + 1];
+static pthread_once_t prefixes_once = PTHREAD_ONCE_INIT;
+
+static void collect_prefixes(void)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < sizeof(ops_table) / sizeof(*ops_table); i++)
+        for (size_t k = 0; ops_table[i]->key_prefixes &&
+                           ops_table[i]->key_prefixes[k] && n < MAX_PREFIXES;
+             k++)
+            all_prefixes[n++] = ops_table[i]->key_prefixes[k];
+    all_prefixes[n] = NULL;
+}
+
+const char *const *up_provider_key_prefixes(void)
+{
+    pthread_once(&prefixes_once, collect_prefixes);
+    return all_prefixes;
+}
+
+const up_http_limit *up_provider_limits(int kind)
+{
+    const struct up_provider_ops *ops = up_provider_ops_for(kind);
+
+    return ops ? ops->limits : NULL;
+}
+
+/*
+ * The configured providers (config.h) and the wire each speaks: a new
+ * provider on an existing wire is one row here.  compat: the OpenAI
+ * wire's rule (0: decide from the host, 1: a compatible server; the
+ * Anthropic row keeps 1, as cache keys always had it).
+ */
+static const struct {
+    int provider;
+    int wire;
+    int compat;
+} providers[] = {
+    {UP_PROV_ANTHROPIC, UP_PROVIDER_ANTHROPIC, 1},
+    {UP_PROV_OPENAI, UP_PROVIDER_OPENAI, 0},
+    {UP_PROV_GENERIC, UP_PROVIDER_OPENAI, 1},
+    {UP_PROV_HF, UP_PROVIDER_OPENAI, 1},
+};
+
+int up_endpoint_init_for(up_endpoint *ep, int provider)
+{
+    for (size_t i = 0; i < sizeof(providers) / sizeof(*providers); i++)
+        if (providers[i].provider == provider) {
+            up_endpoint_init(ep, providers[i].wire);
+            ep->compat = providers[i].compat;
+            return 0;
+        }
+    up_endpoint_init(ep, UP_PROVIDER_OPENAI);
+    return UP_EUSAGE;
 }
 
 void up_endpoint_init(up_endpoint *ep, int kind)
@@ -448,7 +515,8 @@ static int bad_body(up_reply *r, const char *ctype, const char *what,
 {
     up_buf said = UP_BUF_INIT;
 
-    up_http_error_message(r->raw.data, r->raw.len, &said);
+    up_http_error_message(r->raw.data, r->raw.len, up_provider_key_prefixes(),
+                          &said);
     scrub_key(r->ep, &said);
     up_error_set(err, UP_EHTTP, "%s (content-type '%s'): %s", what,
                  ctype && *ctype ? ctype : "none", said.data);

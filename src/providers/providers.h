@@ -80,6 +80,12 @@ struct up_provider_ops {
     const char *name;
     int kind;
     const char *default_base;
+    const char *models_path; /* GET {base}<this> lists the models */
+    /* Rate-limit headers (remaining, reset pairs) whose reset says how
+       long a 429 without retry-after waits; NULL-name ended. */
+    const up_http_limit *limits;
+    /* Prefixes of the provider's keys, scrubbed from error text. */
+    const char *const *key_prefixes;
     /* Append the request URL for ep. */
     void (*url)(const up_endpoint *ep, up_buf *out);
     /* Add the provider's headers (auth, version). */

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     up_reply_end(&r, "text/event-stream", &err);
     finish(&r, &rq);
     up_reply_release(&r);
-    up_http_error_message(body, len, &msg);
+    up_http_error_message(body, len, up_provider_key_prefixes(), &msg);
     up_buf_release(&msg);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "upskill/http.h"
+#include "upskill/provider.h"
 
 static up_http_policy policy(void)
 {
@@ -131,7 +132,7 @@ static void expect_message(const char *body, const char *want)
 {
     up_buf b = UP_BUF_INIT;
 
-    up_http_error_message(body, strlen(body), &b);
+    up_http_error_message(body, strlen(body), up_provider_key_prefixes(), &b);
     cr_assert_str_eq(b.data, want);
     up_buf_release(&b);
 }
@@ -165,7 +166,7 @@ Test(retry, error_message_raw_capped)
     up_buf b = UP_BUF_INIT;
 
     memset(body, 'a', sizeof(body));
-    up_http_error_message(body, sizeof(body), &b);
+    up_http_error_message(body, sizeof(body), up_provider_key_prefixes(), &b);
     cr_assert_eq(b.len, 200);
     up_buf_release(&b);
 }
