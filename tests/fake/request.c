@@ -175,7 +175,9 @@ static void scan_messages(struct fake_request *rq, const json_t *messages)
             content_text(&rq->system, content);
         else
             scan_turn(rq, role, content);
-        if (role && !strcmp(role, "user")) {
+        /* an Anthropic turn of tool results is not user text */
+        if (role && !strcmp(role, "user") && rq->last_role &&
+            strcmp(rq->last_role, "tool")) {
             up_buf_reset(&rq->user);
             content_text(&rq->user, content);
         }
