@@ -110,11 +110,14 @@ void up_http_error_message(const char *body, size_t len,
                            const char *const *prefixes, up_buf *out);
 
 /*
- * True when an error body says a quota or spend limit is exhausted
- * (insufficient_quota, enforced_spend_limit_reached, ...): such a 429 will
- * not clear by waiting and is never retried.
+ * True when an error body holds one of quota_words (NULL-ended, may be
+ * NULL; the providers give theirs, see up_provider_quota_words: OpenAI's
+ * insufficient_quota, Anthropic's enforced_spend_limit_reached, ...): a
+ * spent quota or spend limit, a 429 that will not clear by waiting and
+ * is never retried.
  */
-int up_http_quota_exhausted(const char *body, size_t len);
+int up_http_quota_exhausted(const char *body, size_t len,
+                            const char *const *quota_words);
 
 /* Remove userinfo, query and fragment from url (for logs and errors). */
 void up_http_redact_url(const char *url, up_buf *out);
@@ -167,6 +170,8 @@ typedef struct up_http_request {
                                         NULL-ended, NULL: none */
     const char *const *key_prefixes; /* key prefixes scrubbed from error
                                         text (NULL-ended), or NULL */
+    const char *const *quota_words;  /* error-body words of a spent quota:
+                                        never retried (NULL-ended), NULL */
 } up_http_request;
 
 typedef struct up_http_result {

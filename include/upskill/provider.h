@@ -205,6 +205,13 @@ const char *up_wire_name(int kind);
  */
 const char *const *up_provider_key_prefixes(void);
 
+/*
+ * Every provider's error codes of a spent quota (NULL-ended), for
+ * up_http_quota_exhausted: such a 429 is never retried, whichever server
+ * (or proxy) said it.
+ */
+const char *const *up_provider_quota_words(void);
+
 /* The rate-limit headers of a wire kind (up_http_request.limits), or
    NULL. */
 const up_http_limit *up_provider_limits(int kind);

@@ -82,6 +82,9 @@ static const up_http_limit limits[] = {
 /* sk-ant-api03-..., sk-ant-admin01-... */
 static const char *const key_prefixes[] = {"sk-ant-", NULL};
 
+/* a 429 for the month's spend cap: waiting will not clear it */
+static const char *const quota_words[] = {"enforced_spend_limit_reached", NULL};
+
 static void url(const up_endpoint *ep, up_buf *out)
 {
     up_provider_base(ep, DEFAULT_BASE, out);
@@ -493,6 +496,7 @@ const struct up_provider_ops up_anthropic_ops = {
     .models_path = "/v1/models",
     .limits = limits,
     .key_prefixes = key_prefixes,
+    .quota_words = quota_words,
     .url = url,
     .headers = headers,
     .body = body,

@@ -64,6 +64,7 @@ int up_provider_models(const up_endpoint *ep, char ***ids, size_t *n,
     rq.total_timeout_ms = ep->total_timeout_ms;
     rq.limits = ops->limits;
     rq.key_prefixes = up_provider_key_prefixes();
+    rq.quota_words = up_provider_quota_words();
     up_http_result_init(&res);
     rc = up_http_perform(&rq, &res);
     up_http_redact_url(url.data, &safe);

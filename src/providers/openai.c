@@ -28,6 +28,11 @@ static const up_http_limit limits[] = {
    reaches: the HF router (hf_), xAI (xai-), Groq (gsk_). */
 static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_", NULL};
 
+/* a 429 for a spent quota or credit: waiting will not clear it */
+static const char *const quota_words[] = {"insufficient_quota",
+                                          "credit_balance_exhausted",
+                                          "billing_hard_limit_reached", NULL};
+
 static void url(const up_endpoint *ep, up_buf *out)
 {
     up_provider_base(ep, DEFAULT_BASE, out);
@@ -309,6 +314,7 @@ const struct up_provider_ops up_openai_ops = {
     .models_path = "/models",
     .limits = limits,
     .key_prefixes = key_prefixes,
+    .quota_words = quota_words,
     .url = url,
     .headers = headers,
     .body = body,

@@ -56,27 +56,39 @@ const char *up_wire_name(int kind)
     return ops ? ops->name : "?";
 }
 
-#define MAX_PREFIXES 32
+#define MAX_WORDS 32
 
-static const char *all_prefixes[MAX_PREFIXES + 1];
-static pthread_once_t prefixes_once = PTHREAD_ONCE_INIT;
+/* Every provider's key prefixes and quota words, joined once. */
+static const char *all_prefixes[MAX_WORDS + 1], *all_quota[MAX_WORDS + 1];
+static pthread_once_t words_once = PTHREAD_ONCE_INIT;
 
-static void collect_prefixes(void)
+static void join(const char **to, const char *const *from, size_t *n)
 {
-    size_t n = 0;
+    for (size_t k = 0; from && from[k] && *n < MAX_WORDS; k++)
+        to[(*n)++] = from[k];
+    to[*n] = NULL;
+}
 
-    for (size_t i = 0; i < sizeof(ops_table) / sizeof(*ops_table); i++)
-        for (size_t k = 0; ops_table[i]->key_prefixes &&
-                           ops_table[i]->key_prefixes[k] && n < MAX_PREFIXES;
-             k++)
-            all_prefixes[n++] = ops_table[i]->key_prefixes[k];
-    all_prefixes[n] = NULL;
+static void collect_words(void)
+{
+    size_t np = 0, nq = 0;
+
+    for (size_t i = 0; i < sizeof(ops_table) / sizeof(*ops_table); i++) {
+        join(all_prefixes, ops_table[i]->key_prefixes, &np);
+        join(all_quota, ops_table[i]->quota_words, &nq);
+    }
 }
 
 const char *const *up_provider_key_prefixes(void)
 {
-    pthread_once(&prefixes_once, collect_prefixes);
+    pthread_once(&words_once, collect_words);
     return all_prefixes;
+}
+
+const char *const *up_provider_quota_words(void)
+{
+    pthread_once(&words_once, collect_words);
+    return all_quota;
 }
 
 const up_http_limit *up_provider_limits(int kind)

@@ -86,6 +86,8 @@ struct up_provider_ops {
     const up_http_limit *limits;
     /* Prefixes of the provider's keys, scrubbed from error text. */
     const char *const *key_prefixes;
+    /* Error codes of a spent quota or spend limit (a 429 not retried). */
+    const char *const *quota_words;
     /* Append the request URL for ep. */
     void (*url)(const up_endpoint *ep, up_buf *out);
     /* Add the provider's headers (auth, version). */

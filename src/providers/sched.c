@@ -272,6 +272,7 @@ static void fill_request(job *j, up_http_request *hr)
     hr->ud = j;
     hr->limits = up_provider_limits(ep->kind);
     hr->key_prefixes = up_provider_key_prefixes();
+    hr->quota_words = up_provider_quota_words();
 }
 
 /* Build and submit the next turn; on failure the job completes. */

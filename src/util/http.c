@@ -416,17 +416,14 @@ void up_http_error_message(const char *body, size_t len,
     json_decref(root);
 }
 
-static const char *const quota_words[] = {
-    "insufficient_quota", "enforced_spend_limit_reached",
-    "credit_balance_exhausted", "billing_hard_limit_reached"};
-
-int up_http_quota_exhausted(const char *body, size_t len)
+int up_http_quota_exhausted(const char *body, size_t len,
+                            const char *const *quota_words)
 {
     up_buf tmp = UP_BUF_INIT;
     int hit = 0;
 
     up_buf_add(&tmp, body, len);
-    for (size_t i = 0; i < sizeof(quota_words) / sizeof(*quota_words); i++)
+    for (size_t i = 0; quota_words && quota_words[i]; i++)
         if (strstr(tmp.data, quota_words[i]))
             hit = 1;
     up_buf_release(&tmp);
@@ -950,7 +947,8 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
     } else if ((o->code = up_http_status_code(o->status)) != 0) {
         o->retryable =
             up_http_retryable(o->status, 0, xs) &&
-            !up_http_quota_exhausted(x->res.body.data, x->res.body.len);
+            !up_http_quota_exhausted(x->res.body.data, x->res.body.len,
+                                     x->rq.quota_words);
         up_buf_addf(&o->why, "http %ld: ", o->status);
         up_http_error_message(x->res.body.data, x->res.body.len,
                               x->rq.key_prefixes, &o->why);

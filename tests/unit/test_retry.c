@@ -177,9 +177,9 @@ Test(retry, quota_not_retried)
     const char *a = "{\"error\":{\"details\":{\"error_code\":"
                     "\"enforced_spend_limit_reached\"}}}";
 
-    cr_assert(up_http_quota_exhausted(q, strlen(q)));
-    cr_assert(up_http_quota_exhausted(a, strlen(a)));
-    cr_assert_not(up_http_quota_exhausted("{}", 2));
+    cr_assert(up_http_quota_exhausted(q, strlen(q), up_provider_quota_words()));
+    cr_assert(up_http_quota_exhausted(a, strlen(a), up_provider_quota_words()));
+    cr_assert_not(up_http_quota_exhausted("{}", 2, up_provider_quota_words()));
 }
 
 Test(retry, redact_url)
