@@ -7,6 +7,9 @@
  * it with retries, the provider reads the reply back into up_response:
  * the graded text, the reasoning kept apart from it, token usage
  * (estimated and marked so when the server gave none), latency, attempts.
+ * A conversation may offer tools and carry earlier turns with their tool
+ * calls and results (up_msg); the reply then brings its tool calls back
+ * (up_response.calls), on both wires, streaming or not.
  *
  * Backends sit behind one ops table (src/providers/): Anthropic Messages,
  * and OpenAI Chat Completions, which also serves OpenAI-compatible

@@ -442,6 +442,8 @@ static void delta(up_reply *r, json_t *d)
         up_buf_adds(&r->sig, s);
         return;
     }
+    /* a tool call's arguments go to its call, and (below) to r->tool,
+       which holds a structured-output tool's input */
     if (strcmp(type, "input_json_delta") == 0 &&
         (s = up_json_str(d, "partial_json")))
         up_buf_adds(&up_reply_call_at(r, r->blk_index)->args, s);
