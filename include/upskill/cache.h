@@ -115,8 +115,9 @@ int up_cache_get(up_cache *c, const char *key, up_response *out);
 
 /*
  * Store res under key, replacing an older entry.  Only successful
- * responses (code 0 with text) are stored; others are skipped and return
- * 0.  Returns UP_EIO when the database refuses the write.
+ * responses (code 0 with text, no tool calls, nothing to carry) are
+ * stored; others are skipped and return 0.  Returns UP_EIO when the database
+ * refuses the write.
  */
 int up_cache_put(up_cache *c, const char *key, const up_response *res);
 

@@ -52,18 +52,25 @@ int up_http_retryable(long status, int transport_retryable,
 long up_http_retry_hint_ms(const char *retry_after_ms, const char *retry_after,
                            time_t now);
 
+/* At most this many rate limits are read from one response. */
+#define UP_HTTP_NLIMITS 8
+
 /*
- * Rate limits with reset headers: Anthropic's requests, tokens,
- * input-tokens and output-tokens, then OpenAI's requests and tokens.
+ * A rate limit's headers: the names of its "remaining" and "reset"
+ * headers, given by the provider (the transport knows no provider).
  */
-#define UP_HTTP_NLIMITS 6
+typedef struct up_http_limit {
+    const char *remaining;
+    const char *reset;
+} up_http_limit;
 
 /*
  * A wait hint from rate-limit headers, for a 429 without retry-after:
- * remaining[i] and reset[i] are the values (or NULL) of
- * anthropic-ratelimit-<limit>-remaining and -reset, or OpenAI's
- * x-ratelimit-remaining-<limit> and x-ratelimit-reset-<limit>, for n
- * limits.  A reset is an RFC 3339 time (fractional seconds, "Z" or
+ * remaining[i] and reset[i] are the values (or NULL) of the headers an
+ * up_http_limit names (e.g. anthropic-ratelimit-<limit>-remaining and
+ * -reset, OpenAI's x-ratelimit-remaining-<limit> and
+ * x-ratelimit-reset-<limit>), for n limits.  A reset is an RFC 3339 time
+ * (fractional seconds, "Z" or
  * "+hh:mm" / "-hh:mm", as Anthropic sends) or a duration from now ("20ms",
  * "1s", "6m0s", "1h2m3.5s", as OpenAI sends).  When some limits say
  * remaining "0", the hint is the latest of their resets (all of them must
@@ -94,17 +101,23 @@ int up_http_status_code(long status);
  * Append to out the provider's own message from an error body: error.message
  * (OpenAI, Anthropic, llama.cpp, vLLM), error as a string (Ollama),
  * message (old vLLM), else the first 200 bytes of the raw body with
- * control characters blanked.  Anything that looks like a key (sk-...,
- * hf_...) is replaced by "[redacted]".
+ * control characters blanked.  Anything that looks like a key (one of
+ * prefixes, NULL-ended, may be NULL: the providers give theirs, see
+ * up_provider_key_prefixes, followed by 8+ key characters, or 2+ when
+ * masked with '*' or an ellipsis) is replaced by "[redacted]".
  */
-void up_http_error_message(const char *body, size_t len, up_buf *out);
+void up_http_error_message(const char *body, size_t len,
+                           const char *const *prefixes, up_buf *out);
 
 /*
- * True when an error body says a quota or spend limit is exhausted
- * (insufficient_quota, enforced_spend_limit_reached, ...): such a 429 will
- * not clear by waiting and is never retried.
+ * True when an error body holds one of quota_words (NULL-ended, may be
+ * NULL; the providers give theirs, see up_provider_quota_words: OpenAI's
+ * insufficient_quota, Anthropic's enforced_spend_limit_reached, ...): a
+ * spent quota or spend limit, a 429 that will not clear by waiting and
+ * is never retried.
  */
-int up_http_quota_exhausted(const char *body, size_t len);
+int up_http_quota_exhausted(const char *body, size_t len,
+                            const char *const *quota_words);
 
 /* Remove userinfo, query and fragment from url (for logs and errors). */
 void up_http_redact_url(const char *url, up_buf *out);
@@ -152,6 +165,13 @@ typedef struct up_http_request {
     void (*on_reset)(void *ud); /* before every attempt after the first */
     int (*committed)(void *ud); /* nonzero: output seen, do not retry */
     void *ud;
+    const up_http_limit *limits;     /* rate limits a 429 without
+                                        retry-after reads its wait from;
+                                        NULL-ended, NULL: none */
+    const char *const *key_prefixes; /* key prefixes scrubbed from error
+                                        text (NULL-ended), or NULL */
+    const char *const *quota_words;  /* error-body words of a spent quota:
+                                        never retried (NULL-ended), NULL */
 } up_http_request;
 
 typedef struct up_http_result {

@@ -44,8 +44,6 @@ typedef struct up_model {
                                  (reasoning_effort for OpenAI-like,
                                  output_config.effort for Anthropic), or
                                  NULL when effort is unset */
-    long thinking_budget;     /* Anthropic models that take budget-style
-                                 thinking: budget_tokens; 0 when unset */
     char *base_url;           /* no trailing slash */
     up_source base_url_src;
     char *api_key_env;  /* NAME of the key's variable, or NULL: send

@@ -7,6 +7,9 @@
  * it with retries, the provider reads the reply back into up_response:
  * the graded text, the reasoning kept apart from it, token usage
  * (estimated and marked so when the server gave none), latency, attempts.
+ * A conversation may offer tools and carry earlier turns with their tool
+ * calls and results (up_msg); the reply then brings its tool calls back
+ * (up_response.calls), on both wires, streaming or not.
  *
  * Backends sit behind one ops table (src/providers/): Anthropic Messages,
  * and OpenAI Chat Completions, which also serves OpenAI-compatible
@@ -59,16 +62,65 @@ typedef struct up_endpoint {
 /* Fill ep with defaults for kind (everything else NULL/0). */
 void up_endpoint_init(up_endpoint *ep, int kind);
 
+/*
+ * Fill ep with defaults for a configured provider (enum up_provider_kind
+ * in config.h): the wire it speaks and its OpenAI-compat rule, from the
+ * providers' one table.  Returns 0, or UP_EUSAGE for an unknown one.
+ */
+int up_endpoint_init_for(up_endpoint *ep, int provider);
+
 typedef struct up_message {
     const char *role;    /* "user" or "assistant" */
     const char *content; /* the text */
 } up_message;
+
+/* Who speaks a turn of a tool conversation (up_msg). */
+enum up_role { UP_ROLE_USER, UP_ROLE_ASSISTANT, UP_ROLE_TOOL };
+
+/* One tool call of an assistant turn.  Heap strings in an up_response
+   (freed by up_response_release), borrowed in an up_msg. */
+typedef struct up_tool_call {
+    char *id;   /* the provider's call id ("call_..", "toolu_..") */
+    char *name; /* the tool's name */
+    char *args; /* the arguments as JSON text, as the model sent it (may
+                   be malformed: the tool decides) */
+} up_tool_call;
+
+/* A tool the model may call.  Strings are borrowed. */
+typedef struct up_tool_spec {
+    const char *name;
+    const char *description;
+    const char *parameters; /* JSON Schema text of the arguments object */
+} up_tool_spec;
+
+/*
+ * One turn of a conversation beyond the system prompt.  Strings and
+ * arrays are borrowed.  A user turn has text; an assistant turn has text
+ * and/or calls, and carry (its up_response's carry, handed back
+ * verbatim); a tool turn answers call_id with text, is_error set when the
+ * tool failed.  Consecutive tool turns become one Anthropic user message.
+ */
+typedef struct up_msg {
+    int role;                  /* enum up_role */
+    const char *text;          /* may be NULL (an assistant with calls) */
+    const up_tool_call *calls; /* assistant: the calls it made */
+    size_t ncalls;
+    const char *call_id; /* tool: the call answered */
+    int is_error;        /* tool: the result is an error */
+    const char *carry;   /* assistant: up_response.carry, or NULL */
+} up_msg;
 
 /* One conversation to complete.  Strings and arrays are borrowed. */
 typedef struct up_request {
     const char *system; /* system prompt, or NULL */
     const up_message *messages;
     size_t n_messages;
+    const up_msg *msgs; /* a tool conversation, sent after messages; NULL:
+                           the request is exactly today's (no JSON repairs
+                           when set) */
+    size_t nmsgs;
+    const up_tool_spec *tools; /* tools offered to the model, or NULL */
+    size_t ntools;
     const char *schema;      /* JSON Schema text: reply must be JSON */
     const char *schema_name; /* its name; NULL: "result" */
     int json_repairs;        /* follow-up turns when the JSON is bad;
@@ -88,6 +140,14 @@ typedef struct up_usage {
     int estimated;    /* 1 when some count is a chars/4 estimate */
 } up_usage;
 
+/* Why a reply ended, over every wire (up_response.stop). */
+enum up_stop {
+    UP_STOP_OTHER, /* unknown, refusal, none */
+    UP_STOP_END,   /* the model finished (end_turn, stop, stop_sequence) */
+    UP_STOP_TOOL,  /* it called tools (tool_use, tool_calls) */
+    UP_STOP_LENGTH /* the output cap (max_tokens, length) */
+};
+
 typedef struct up_response {
     int code;          /* 0 or UP_E* */
     up_error err;      /* when code != 0 */
@@ -100,13 +160,22 @@ typedef struct up_response {
     int turns;         /* requests made (1 + JSON repairs) */
     long http_status;  /* status of the last response */
     char request_id[96];
-    char model[128]; /* the model the server says answered ("" if none) */
-    int truncated;   /* 1: the answer stopped at the output cap
-                        (finish_reason length / stop_reason max_tokens) */
-    int max_tokens;  /* the output cap that was sent */
+    char model[128];     /* the model the server says answered ("" if none) */
+    int truncated;       /* 1: the answer stopped at the output cap
+                            (finish_reason length / stop_reason max_tokens) */
+    int max_tokens;      /* the output cap that was sent */
+    int stop;            /* enum up_stop, from stop_reason */
+    up_tool_call *calls; /* the reply's tool calls (several: parallel
+                            calls), in order; NULL when none */
+    size_t ncalls;
+    char *carry; /* what the assistant turn must carry back verbatim (JSON
+                    array text of Anthropic thinking blocks), or NULL */
 } up_response;
 
 void up_response_init(up_response *r);
+
+/* The enum up_stop a wire stop reason (may be NULL) stands for. */
+int up_stop_kind(const char *reason);
 void up_response_release(up_response *r);
 
 /*
@@ -126,8 +195,29 @@ int up_header_value_ok(const char *s);
  */
 int up_response_cut_at(const up_response *r, const up_endpoint *ep);
 
-/* The provider kind for a name ("anthropic", "openai"), or -1. */
-int up_provider_kind(const char *name);
+/* The wire kind (enum up_wire_kind) for a name ("anthropic", "openai"),
+   or -1. */
+int up_wire_kind_of(const char *name);
+
+/* The name of a wire kind ("anthropic", "openai"), or "?". */
+const char *up_wire_name(int kind);
+
+/*
+ * Every provider's key prefixes (NULL-ended), for scrubbing error text
+ * whichever server it came from (up_http_error_message).
+ */
+const char *const *up_provider_key_prefixes(void);
+
+/*
+ * Every provider's error codes of a spent quota (NULL-ended), for
+ * up_http_quota_exhausted: such a 429 is never retried, whichever server
+ * (or proxy) said it.
+ */
+const char *const *up_provider_quota_words(void);
+
+/* The rate-limit headers of a wire kind (up_http_request.limits), or
+   NULL. */
+const up_http_limit *up_provider_limits(int kind);
 
 /*
  * Complete rq on ep and wait for the answer: one request, retried as the

@@ -99,16 +99,49 @@ static json_t *messages_json(const up_request *rq)
     return a;
 }
 
+/* A tool conversation's turns, as the wire sees them. */
+static json_t *msgs_json(const up_request *rq)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < rq->nmsgs; i++) {
+        const up_msg *m = &rq->msgs[i];
+        json_t *calls = json_array();
+
+        for (size_t k = 0; k < m->ncalls; k++)
+            json_array_append_new(
+                calls,
+                json_pack("[o, o, o]", up_json_str_or_null(m->calls[k].id),
+                          up_json_str_or_null(m->calls[k].name),
+                          up_json_str_or_null(m->calls[k].args)));
+        json_array_append_new(
+            a, json_pack("{s:i, s:o, s:o, s:o, s:b, s:o}", "role", m->role,
+                         "text", up_json_str_or_null(m->text), "calls", calls,
+                         "call_id", up_json_str_or_null(m->call_id), "is_error",
+                         m->is_error, "carry", up_json_str_or_null(m->carry)));
+    }
+    return a;
+}
+
+static json_t *tools_json(const up_request *rq)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < rq->ntools; i++)
+        json_array_append_new(
+            a, json_pack("[o, o, o]", up_json_str_or_null(rq->tools[i].name),
+                         up_json_str_or_null(rq->tools[i].description),
+                         up_json_str_or_null(rq->tools[i].parameters)));
+    return a;
+}
+
 static json_t *canonical_json(const up_endpoint *ep, const up_request *rq,
                               int repeat)
 {
     json_t *o = json_object();
 
     json_object_set_new(o, "v", json_integer(KEY_FORMAT));
-    json_object_set_new(o, "kind",
-                        json_string(ep->kind == UP_PROVIDER_ANTHROPIC
-                                        ? "anthropic"
-                                        : "openai"));
+    json_object_set_new(o, "kind", json_string(up_wire_name(ep->kind)));
     json_object_set_new(o, "base_url", base_url_json(ep->base_url));
     json_object_set_new(o, "model", up_json_str_or_null(ep->model));
     json_object_set_new(o, "effort", up_json_str_or_null(ep->effort));
@@ -121,6 +154,10 @@ static json_t *canonical_json(const up_endpoint *ep, const up_request *rq,
                                             : json_real(rq->temperature));
     json_object_set_new(o, "system", up_json_str_or_null(rq->system));
     json_object_set_new(o, "messages", messages_json(rq));
+    if (rq->msgs) /* absent otherwise: single-turn keys stay as they were */
+        json_object_set_new(o, "msgs", msgs_json(rq));
+    if (rq->ntools)
+        json_object_set_new(o, "tools", tools_json(rq));
     json_object_set_new(o, "schema", up_json_str_or_null(rq->schema));
     json_object_set_new(
         o, "schema_name",
@@ -440,6 +477,7 @@ static void fill(up_response *out, sqlite3_stmt *st)
     out->text = col_dup(st, 0);
     out->reasoning = col_dup(st, 1);
     out->stop_reason = col_dup(st, 2);
+    out->stop = up_stop_kind(out->stop_reason);
     out->usage.input = (long)sqlite3_column_int64(st, 3);
     out->usage.output = (long)sqlite3_column_int64(st, 4);
     out->usage.cached = (long)sqlite3_column_int64(st, 5);
@@ -501,7 +539,9 @@ int up_cache_put(up_cache *c, const char *key, const up_response *res)
                            res->turns,           res->http_status};
     int rc = 0;
 
-    if (res->code || !res->text)
+    /* a reply with tool calls or carried blocks is not stored: the table
+       has no place for them, and a hit without them would be wrong */
+    if (res->code || !res->text || res->ncalls || res->carry)
         return 0;
     if (c->locked) {
         rc = UP_EIO;

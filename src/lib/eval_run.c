@@ -16,9 +16,7 @@ int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
         m->api_key_env && cfg ? up_config_getenv(cfg, m->api_key_env) : NULL;
     char **h = up_xcalloc(m->nheaders + 1, sizeof(*h));
 
-    up_endpoint_init(ep, m->provider == UP_PROV_ANTHROPIC
-                             ? UP_PROVIDER_ANTHROPIC
-                             : UP_PROVIDER_OPENAI);
+    up_endpoint_init_for(ep, (int)m->provider);
     for (size_t i = 0; i < m->nheaders; i++) {
         up_buf b = UP_BUF_INIT;
 
@@ -30,7 +28,6 @@ int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
     ep->headers = (const char *const *)h;
     ep->model = m->model_id;
     ep->effort = m->effort_value;
-    ep->compat = m->provider == UP_PROV_OPENAI ? 0 : 1;
     ep->connect_timeout_ms = m->connect_timeout_ms;
     ep->total_timeout_ms = m->timeout_ms;
     ep->idle_timeout_ms = m->idle_timeout_ms;

@@ -77,25 +77,22 @@ static const up_builtin_alias builtin[] = {
  * kind; NULL means the provider cannot take that level.  OpenAI takes
  * every reasoning_effort level it documents; OpenAI-compatible servers
  * (generic, the HF router's backends) the common subset that llama.cpp,
- * Ollama and vLLM accept; Anthropic takes output_config.effort levels and,
- * for models with budget-style thinking, the budget_tokens in `budget`.
+ * Ollama and vLLM accept; Anthropic takes output_config.effort levels
+ * (what a level means on the wire, thinking budgets included, is the
+ * provider's business: src/providers/anthropic.c).
  */
 static const struct effort_row {
     enum up_effort level;
     const char *name;
     const char *value[UP_PROV_COUNT];
-    long budget;
 } efforts[] = {
-    {UP_EFFORT_NONE, "none", {NULL, "none", "none", "none"}, 0},
-    {UP_EFFORT_MINIMAL, "minimal", {NULL, "minimal", NULL, NULL}, 0},
-    {UP_EFFORT_LOW, "low", {"low", "low", "low", "low"}, 1024},
-    {UP_EFFORT_MEDIUM,
-     "medium",
-     {"medium", "medium", "medium", "medium"},
-     4096},
-    {UP_EFFORT_HIGH, "high", {"high", "high", "high", "high"}, 16384},
-    {UP_EFFORT_XHIGH, "xhigh", {"xhigh", "xhigh", NULL, NULL}, 32768},
-    {UP_EFFORT_MAX, "max", {"max", "max", NULL, NULL}, 65536},
+    {UP_EFFORT_NONE, "none", {NULL, "none", "none", "none"}},
+    {UP_EFFORT_MINIMAL, "minimal", {NULL, "minimal", NULL, NULL}},
+    {UP_EFFORT_LOW, "low", {"low", "low", "low", "low"}},
+    {UP_EFFORT_MEDIUM, "medium", {"medium", "medium", "medium", "medium"}},
+    {UP_EFFORT_HIGH, "high", {"high", "high", "high", "high"}},
+    {UP_EFFORT_XHIGH, "xhigh", {"xhigh", "xhigh", NULL, NULL}},
+    {UP_EFFORT_MAX, "max", {"max", "max", NULL, NULL}},
 };
 
 #define NEFFORTS (sizeof(efforts) / sizeof(efforts[0]))
@@ -351,8 +348,6 @@ static int set_effort(up_model *out, const struct effort_row *e, up_error *err)
     if (e->value[out->provider]) {
         out->effort = e->level;
         out->effort_value = e->value[out->provider];
-        if (out->provider == UP_PROV_ANTHROPIC)
-            out->thinking_budget = e->budget;
         return 0;
     }
     for (size_t i = 0; i < NEFFORTS; i++)

@@ -67,6 +67,24 @@ static int effort_index(const char *effort)
     return effort ? 3 : -1; /* unknown names think "high" */
 }
 
+/* anthropic-ratelimit-<limit>-remaining / -reset (RFC 3339 times). */
+#define LIMIT(l)                                                               \
+    {                                                                          \
+        "anthropic-ratelimit-" l "-remaining",                                 \
+            "anthropic-ratelimit-" l "-reset"                                  \
+    }
+static const up_http_limit limits[] = {
+    LIMIT("requests"),      LIMIT("tokens"), LIMIT("input-tokens"),
+    LIMIT("output-tokens"), {NULL, NULL},
+};
+#undef LIMIT
+
+/* sk-ant-api03-..., sk-ant-admin01-... */
+static const char *const key_prefixes[] = {"sk-ant-", NULL};
+
+/* a 429 for the month's spend cap: waiting will not clear it */
+static const char *const quota_words[] = {"enforced_spend_limit_reached", NULL};
+
 static void url(const up_endpoint *ep, up_buf *out)
 {
     up_provider_base(ep, DEFAULT_BASE, out);
@@ -82,15 +100,104 @@ static void headers(const up_endpoint *ep, up_hdrs *h)
     up_hdrs_add(h, "anthropic-version", VERSION);
 }
 
+/* The model's argument text as an object; malformed text gives {} (the
+   API takes only an object, and the tool already saw the bad text). */
+static json_t *args_json(const char *args)
+{
+    json_t *j = args ? json_loads(args, 0, NULL) : NULL;
+
+    if (json_is_object(j))
+        return j;
+    json_decref(j);
+    return json_object();
+}
+
+/* An assistant turn: carried thinking blocks, text, tool_use blocks. */
+static json_t *assistant_json(const up_msg *m)
+{
+    json_t *c = m->carry ? json_loads(m->carry, 0, NULL) : NULL;
+
+    if (!json_is_array(c)) {
+        json_decref(c);
+        if (!m->ncalls)
+            return json_pack("{s:s, s:s}", "role", "assistant", "content",
+                             m->text ? m->text : "");
+        c = json_array();
+    }
+    if (m->text && *m->text)
+        json_array_append_new(
+            c, json_pack("{s:s, s:s}", "type", "text", "text", m->text));
+    for (size_t i = 0; i < m->ncalls; i++)
+        json_array_append_new(
+            c, json_pack("{s:s, s:s, s:s, s:o}", "type", "tool_use", "id",
+                         m->calls[i].id ? m->calls[i].id : "", "name",
+                         m->calls[i].name ? m->calls[i].name : "", "input",
+                         args_json(m->calls[i].args)));
+    return json_pack("{s:s, s:o}", "role", "assistant", "content", c);
+}
+
+/* A tool_result block; into the user message that holds the run of
+   consecutive tool turns (*run, opened here when NULL). */
+static void tool_result(json_t *a, json_t **run, const up_msg *m)
+{
+    json_t *b = json_pack("{s:s, s:s, s:s}", "type", "tool_result",
+                          "tool_use_id", m->call_id ? m->call_id : "",
+                          "content", m->text ? m->text : "");
+
+    if (m->is_error)
+        json_object_set_new(b, "is_error", json_true());
+    if (!*run) {
+        *run = json_array();
+        json_array_append_new(
+            a, json_pack("{s:s, s:o}", "role", "user", "content", *run));
+    }
+    json_array_append_new(*run, b);
+}
+
 static json_t *messages(const up_request *rq)
 {
     json_t *a = json_array();
+    json_t *run = NULL;
 
     for (size_t i = 0; i < rq->n_messages; i++)
         json_array_append_new(a, json_pack("{s:s, s:s}", "role",
                                            rq->messages[i].role, "content",
                                            rq->messages[i].content));
+    for (size_t i = 0; i < rq->nmsgs; i++) {
+        const up_msg *m = &rq->msgs[i];
+
+        if (m->role == UP_ROLE_TOOL) {
+            tool_result(a, &run, m);
+            continue;
+        }
+        run = NULL;
+        json_array_append_new(a, m->role == UP_ROLE_ASSISTANT
+                                     ? assistant_json(m)
+                                     : json_pack("{s:s, s:s}", "role", "user",
+                                                 "content",
+                                                 m->text ? m->text : ""));
+    }
     return a;
+}
+
+/* The offered tools: {name, description, input_schema}. */
+static void add_tools(json_t *b, const up_request *rq)
+{
+    json_t *a = json_object_get(b, "tools");
+
+    if (!a) {
+        a = json_array();
+        json_object_set_new(b, "tools", a);
+    }
+    for (size_t i = 0; i < rq->ntools; i++) {
+        const up_tool_spec *t = &rq->tools[i];
+        json_t *p = t->parameters ? json_loads(t->parameters, 0, NULL) : NULL;
+
+        json_array_append_new(
+            a, json_pack("{s:s, s:s, s:o}", "name", t->name, "description",
+                         t->description ? t->description : "", "input_schema",
+                         p ? p : json_pack("{s:s}", "type", "object")));
+    }
 }
 
 /* thinking / output_config.effort; returns whether thinking is on. */
@@ -158,6 +265,8 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, oc, rq, flags, thinking);
+    if (rq->ntools)
+        add_tools(b, rq);
     if (json_object_size(oc))
         json_object_set(b, "output_config", oc);
     json_decref(oc);
@@ -193,13 +302,39 @@ static void read_usage(up_reply *r, json_t *u)
     r->has_usage |= seen;
 }
 
-static void read_block(up_reply *r, json_t *blk)
+/* A whole tool_use block (a JSON body) as a call. */
+static void read_call(up_reply *r, json_t *blk, int index)
+{
+    up_reply_call *c = up_reply_call_at(r, index);
+    char *s = json_dumps(json_object_get(blk, "input"),
+                         JSON_COMPACT | JSON_ENCODE_ANY);
+
+    up_buf_adds(&c->id, up_json_str(blk, "id") ? up_json_str(blk, "id") : "");
+    up_buf_adds(&c->name,
+                up_json_str(blk, "name") ? up_json_str(blk, "name") : "");
+    if (s)
+        up_buf_adds(&c->args, s);
+    free(s);
+}
+
+/* Thinking blocks go back verbatim in a tool loop. */
+static int is_thinking(const char *type)
+{
+    return strcmp(type, "thinking") == 0 ||
+           strcmp(type, "redacted_thinking") == 0;
+}
+
+static void read_block(up_reply *r, json_t *blk, int index)
 {
     const char *type = up_json_str(blk, "type");
     char *s;
 
     if (!type)
         return;
+    if (is_thinking(type))
+        up_reply_carry(r, json_incref(blk));
+    if (strcmp(type, "tool_use") == 0)
+        read_call(r, blk, index);
     if (strcmp(type, "text") == 0 && up_json_str(blk, "text"))
         up_buf_adds(&r->text, up_json_str(blk, "text"));
     else if (strcmp(type, "thinking") == 0 && up_json_str(blk, "thinking"))
@@ -220,7 +355,7 @@ static int parse(up_reply *r, json_t *root)
 
     if (!json_is_array(content))
         return UP_EPARSE;
-    json_array_foreach(content, i, blk) read_block(r, blk);
+    json_array_foreach(content, i, blk) read_block(r, blk, (int)i);
     if (up_json_str(root, "stop_reason"))
         up_buf_adds(&r->stop, up_json_str(root, "stop_reason"));
     read_usage(r, json_object_get(root, "usage"));
@@ -256,6 +391,45 @@ static int stream_error(up_reply *r, json_t *data)
     return 500;
 }
 
+/* content_block_start: a tool call or a thinking block opens. */
+static void block_start(up_reply *r, json_t *data)
+{
+    json_t *blk = json_object_get(data, "content_block");
+    json_t *ix = json_object_get(data, "index");
+    const char *type = up_json_str(blk, "type");
+    up_reply_call *c;
+
+    r->blk = BLK_OTHER;
+    r->blk_index = json_is_integer(ix) ? (int)json_integer_value(ix) : 0;
+    if (!type)
+        return;
+    if (strcmp(type, "redacted_thinking") == 0)
+        up_reply_carry(r, json_incref(blk));
+    else if (strcmp(type, "thinking") == 0) {
+        r->blk = BLK_THINKING;
+        r->blk_from = r->reasoning.len;
+        up_buf_reset(&r->sig);
+    } else if (strcmp(type, "tool_use") == 0) {
+        c = up_reply_call_at(r, r->blk_index);
+        up_buf_adds(&c->id,
+                    up_json_str(blk, "id") ? up_json_str(blk, "id") : "");
+        up_buf_adds(&c->name,
+                    up_json_str(blk, "name") ? up_json_str(blk, "name") : "");
+        r->committed = 1;
+    }
+}
+
+/* content_block_stop: a thinking block is whole, keep it to carry. */
+static void block_stop(up_reply *r)
+{
+    if (r->blk == BLK_THINKING)
+        up_reply_carry(r, json_pack("{s:s, s:s%, s:s%}", "type", "thinking",
+                                    "thinking", r->reasoning.data + r->blk_from,
+                                    r->reasoning.len - r->blk_from, "signature",
+                                    r->sig.data, r->sig.len));
+    r->blk = BLK_NONE;
+}
+
 static void delta(up_reply *r, json_t *d)
 {
     const char *type = up_json_str(d, "type");
@@ -263,6 +437,16 @@ static void delta(up_reply *r, json_t *d)
 
     if (!type)
         return;
+    if (strcmp(type, "signature_delta") == 0 &&
+        (s = up_json_str(d, "signature"))) {
+        up_buf_adds(&r->sig, s);
+        return;
+    }
+    /* a tool call's arguments go to its call, and (below) to r->tool,
+       which holds a structured-output tool's input */
+    if (strcmp(type, "input_json_delta") == 0 &&
+        (s = up_json_str(d, "partial_json")))
+        up_buf_adds(&up_reply_call_at(r, r->blk_index)->args, s);
     if (strcmp(type, "text_delta") == 0 && (s = up_json_str(d, "text")))
         up_buf_adds(&r->text, s);
     else if (strcmp(type, "thinking_delta") == 0 &&
@@ -290,7 +474,11 @@ static int event(up_reply *r, const char *name, json_t *data)
         read_usage(r,
                    json_object_get(json_object_get(data, "message"), "usage"));
         up_reply_model(r, json_object_get(data, "message"));
-    } else if (strcmp(name, "content_block_delta") == 0)
+    } else if (strcmp(name, "content_block_start") == 0)
+        block_start(r, data);
+    else if (strcmp(name, "content_block_stop") == 0)
+        block_stop(r);
+    else if (strcmp(name, "content_block_delta") == 0)
         delta(r, d);
     else if (strcmp(name, "message_delta") == 0) {
         if (up_json_str(d, "stop_reason")) {
@@ -307,6 +495,10 @@ const struct up_provider_ops up_anthropic_ops = {
     .name = "anthropic",
     .kind = UP_PROVIDER_ANTHROPIC,
     .default_base = DEFAULT_BASE,
+    .models_path = "/v1/models",
+    .limits = limits,
+    .key_prefixes = key_prefixes,
+    .quota_words = quota_words,
     .url = url,
     .headers = headers,
     .body = body,

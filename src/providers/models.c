@@ -55,14 +55,16 @@ int up_provider_models(const up_endpoint *ep, char ***ids, size_t *n,
     if (up_endpoint_check(ep, err))
         return UP_EPARSE;
     up_provider_base(ep, ops->default_base, &url);
-    up_buf_adds(&url,
-                ep->kind == UP_PROVIDER_ANTHROPIC ? "/v1/models" : "/models");
+    up_buf_adds(&url, ops->models_path);
     ops->headers(ep, &h);
     memset(&rq, 0, sizeof(rq));
     rq.url = url.data;
     rq.headers = (const char *const *)h.v;
     rq.connect_timeout_ms = ep->connect_timeout_ms;
     rq.total_timeout_ms = ep->total_timeout_ms;
+    rq.limits = ops->limits;
+    rq.key_prefixes = up_provider_key_prefixes();
+    rq.quota_words = up_provider_quota_words();
     up_http_result_init(&res);
     rc = up_http_perform(&rq, &res);
     up_http_redact_url(url.data, &safe);

@@ -17,6 +17,22 @@
 
 #define DEFAULT_BASE UP_OPENAI_BASE_URL
 
+/* x-ratelimit-remaining-<limit> / x-ratelimit-reset-<limit> (durations) */
+static const up_http_limit limits[] = {
+    {"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"},
+    {"x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
+    {NULL, NULL},
+};
+
+/* OpenAI's sk-... and sk-proj-..., and the keys of the servers this wire
+   reaches: the HF router (hf_), xAI (xai-), Groq (gsk_). */
+static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_", NULL};
+
+/* a 429 for a spent quota or credit: waiting will not clear it */
+static const char *const quota_words[] = {"insufficient_quota",
+                                          "credit_balance_exhausted",
+                                          "billing_hard_limit_reached", NULL};
+
 static void url(const up_endpoint *ep, up_buf *out)
 {
     up_provider_base(ep, DEFAULT_BASE, out);
@@ -51,6 +67,64 @@ static void headers(const up_endpoint *ep, up_hdrs *h)
     up_buf_release(&v);
 }
 
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* An assistant's calls: {id, type: function, function: {name, arguments}}. */
+static json_t *calls_json(const up_msg *m)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < m->ncalls; i++) {
+        const up_tool_call *c = &m->calls[i];
+
+        json_array_append_new(a, json_pack("{s:o, s:s, s:{s:o, s:s}}", "id",
+                                           str_or_null(c->id), "type",
+                                           "function", "function", "name",
+                                           str_or_null(c->name), "arguments",
+                                           c->args ? c->args : "{}"));
+    }
+    return a;
+}
+
+/* One up_msg; a tool error is a tool message like any other (the wire
+   has no error flag: the text says what went wrong). */
+static json_t *msg_json(const up_msg *m)
+{
+    json_t *o = json_pack("{s:s}", "role", up_role_name(m->role));
+
+    if (m->role == UP_ROLE_TOOL)
+        json_object_set_new(o, "tool_call_id", str_or_null(m->call_id));
+    json_object_set_new(o, "content",
+                        m->text || m->role != UP_ROLE_ASSISTANT
+                            ? json_string(m->text ? m->text : "")
+                            : json_null());
+    if (m->role == UP_ROLE_ASSISTANT && m->ncalls)
+        json_object_set_new(o, "tool_calls", calls_json(m));
+    return o;
+}
+
+/* tools: [{type: function, function: {name, description, parameters}}] */
+static json_t *tools_json(const up_request *rq)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < rq->ntools; i++) {
+        const up_tool_spec *t = &rq->tools[i];
+        json_t *params =
+            t->parameters ? json_loads(t->parameters, 0, NULL) : NULL;
+
+        json_array_append_new(
+            a, json_pack("{s:s, s:{s:s, s:s, s:o}}", "type", "function",
+                         "function", "name", t->name, "description",
+                         t->description ? t->description : "", "parameters",
+                         params ? params : json_object()));
+    }
+    return a;
+}
+
 static json_t *messages(const up_endpoint *ep, const up_request *rq)
 {
     json_t *a = json_array();
@@ -64,6 +138,8 @@ static json_t *messages(const up_endpoint *ep, const up_request *rq)
         json_array_append_new(a, json_pack("{s:s, s:s}", "role",
                                            rq->messages[i].role, "content",
                                            rq->messages[i].content));
+    for (size_t i = 0; i < rq->nmsgs; i++)
+        json_array_append_new(a, msg_json(&rq->msgs[i]));
     return a;
 }
 
@@ -94,6 +170,8 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, rq);
+    if (rq->ntools)
+        json_object_set_new(b, "tools", tools_json(rq));
     if (up_provider_streams(ep)) {
         json_object_set_new(b, "stream", json_true());
         json_object_set_new(b, "stream_options",
@@ -142,6 +220,36 @@ static int read_fields(up_reply *r, json_t *m)
     return any;
 }
 
+/*
+ * tool_calls of a message or a delta: id and name arrive once, arguments
+ * in fragments joined per index (a whole message has one fragment each).
+ * Returns 1 if any arrived.
+ */
+static int read_calls(up_reply *r, json_t *m)
+{
+    json_t *tc, *a = json_object_get(m, "tool_calls");
+    size_t i;
+    int any = 0;
+
+    json_array_foreach(a, i, tc)
+    {
+        json_t *fn = json_object_get(tc, "function");
+        json_t *ix = json_object_get(tc, "index");
+        up_reply_call *c = up_reply_call_at(
+            r, json_is_integer(ix) ? (int)json_integer_value(ix) : (int)i);
+        const char *s;
+
+        if ((s = up_json_str(tc, "id")) && !c->id.len)
+            up_buf_adds(&c->id, s);
+        if ((s = up_json_str(fn, "name")) && !c->name.len)
+            up_buf_adds(&c->name, s);
+        if ((s = up_json_str(fn, "arguments")))
+            up_buf_adds(&c->args, s);
+        any = 1;
+    }
+    return any;
+}
+
 static void read_finish(up_reply *r, json_t *choice)
 {
     const char *f = up_json_str(choice, "finish_reason");
@@ -160,6 +268,7 @@ static int parse(up_reply *r, json_t *root)
     if (!json_is_object(m))
         return UP_EPARSE;
     read_fields(r, m);
+    read_calls(r, m);
     read_finish(r, choice);
     read_usage(r, json_object_get(root, "usage"));
     up_reply_model(r, root);
@@ -188,7 +297,8 @@ static int event(up_reply *r, const char *name, json_t *data)
     if (json_object_get(data, "error"))
         return stream_error(r, json_object_get(data, "error"));
     if (choice) {
-        if (read_fields(r, json_object_get(choice, "delta")))
+        if (read_fields(r, json_object_get(choice, "delta")) |
+            read_calls(r, json_object_get(choice, "delta")))
             r->committed = 1;
         read_finish(r, choice);
     }
@@ -201,6 +311,10 @@ const struct up_provider_ops up_openai_ops = {
     .name = "openai",
     .kind = UP_PROVIDER_OPENAI,
     .default_base = DEFAULT_BASE,
+    .models_path = "/models",
+    .limits = limits,
+    .key_prefixes = key_prefixes,
+    .quota_words = quota_words,
     .url = url,
     .headers = headers,
     .body = body,

@@ -23,6 +23,7 @@
 
 #include "providers/providers.h"
 #include "upskill/alloc.h"
+#include "upskill/config.h"
 #include "upskill/http.h"
 
 #define RAW_HEAD 200 /* first stream bytes kept for an error message */
@@ -40,12 +41,90 @@ const struct up_provider_ops *up_provider_ops_for(int kind)
     return NULL;
 }
 
-int up_provider_kind(const char *name)
+int up_wire_kind_of(const char *name)
 {
     for (size_t i = 0; name && i < sizeof(ops_table) / sizeof(*ops_table); i++)
         if (strcmp(ops_table[i]->name, name) == 0)
             return ops_table[i]->kind;
     return -1;
+}
+
+const char *up_wire_name(int kind)
+{
+    const struct up_provider_ops *ops = up_provider_ops_for(kind);
+
+    return ops ? ops->name : "?";
+}
+
+#define MAX_WORDS 32
+
+/* Every provider's key prefixes and quota words, joined once. */
+static const char *all_prefixes[MAX_WORDS + 1], *all_quota[MAX_WORDS + 1];
+static pthread_once_t words_once = PTHREAD_ONCE_INIT;
+
+static void join(const char **to, const char *const *from, size_t *n)
+{
+    for (size_t k = 0; from && from[k] && *n < MAX_WORDS; k++)
+        to[(*n)++] = from[k];
+    to[*n] = NULL;
+}
+
+static void collect_words(void)
+{
+    size_t np = 0, nq = 0;
+
+    for (size_t i = 0; i < sizeof(ops_table) / sizeof(*ops_table); i++) {
+        join(all_prefixes, ops_table[i]->key_prefixes, &np);
+        join(all_quota, ops_table[i]->quota_words, &nq);
+    }
+}
+
+const char *const *up_provider_key_prefixes(void)
+{
+    pthread_once(&words_once, collect_words);
+    return all_prefixes;
+}
+
+const char *const *up_provider_quota_words(void)
+{
+    pthread_once(&words_once, collect_words);
+    return all_quota;
+}
+
+const up_http_limit *up_provider_limits(int kind)
+{
+    const struct up_provider_ops *ops = up_provider_ops_for(kind);
+
+    return ops ? ops->limits : NULL;
+}
+
+/*
+ * The configured providers (config.h) and the wire each speaks: a new
+ * provider on an existing wire is one row here.  compat: the OpenAI
+ * wire's rule (0: decide from the host, 1: a compatible server; the
+ * Anthropic row keeps 1, as cache keys always had it).
+ */
+static const struct {
+    int provider;
+    int wire;
+    int compat;
+} providers[] = {
+    {UP_PROV_ANTHROPIC, UP_PROVIDER_ANTHROPIC, 1},
+    {UP_PROV_OPENAI, UP_PROVIDER_OPENAI, 0},
+    {UP_PROV_GENERIC, UP_PROVIDER_OPENAI, 1},
+    {UP_PROV_HF, UP_PROVIDER_OPENAI, 1},
+};
+
+int up_endpoint_init_for(up_endpoint *ep, int provider)
+{
+    for (size_t i = 0; i < sizeof(providers) / sizeof(*providers); i++)
+        if (providers[i].provider == provider) {
+            up_endpoint_init(ep, providers[i].wire);
+            ep->compat = providers[i].compat;
+            return 0;
+        }
+    up_endpoint_init(ep, UP_PROVIDER_OPENAI);
+    return UP_EUSAGE;
 }
 
 void up_endpoint_init(up_endpoint *ep, int kind)
@@ -67,8 +146,46 @@ void up_response_init(up_response *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* Wire stop reasons -> enum up_stop. */
+static const struct {
+    const char *reason;
+    int stop;
+} stops[] = {
+    {"end_turn", UP_STOP_END},      {"stop", UP_STOP_END},
+    {"stop_sequence", UP_STOP_END}, {"tool_use", UP_STOP_TOOL},
+    {"tool_calls", UP_STOP_TOOL},   {"max_tokens", UP_STOP_LENGTH},
+    {"length", UP_STOP_LENGTH},
+};
+
+int up_stop_kind(const char *reason)
+{
+    for (size_t i = 0; reason && i < sizeof(stops) / sizeof(*stops); i++)
+        if (strcmp(stops[i].reason, reason) == 0)
+            return stops[i].stop;
+    return UP_STOP_OTHER;
+}
+
+const char *up_role_name(int role)
+{
+    static const char *const names[] = {"user", "assistant", "tool"};
+
+    return role >= 0 && role <= UP_ROLE_TOOL ? names[role] : "user";
+}
+
+static void free_calls(up_tool_call *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(c[i].id);
+        free(c[i].name);
+        free(c[i].args);
+    }
+    free(c);
+}
+
 void up_response_release(up_response *r)
 {
+    free_calls(r->calls, r->ncalls);
+    free(r->carry);
     free(r->text);
     free(r->reasoning);
     free(r->stop_reason);
@@ -280,6 +397,43 @@ static int on_event(void *ud, const char *event, const char *data, size_t len)
     return rc;
 }
 
+up_reply_call *up_reply_call_at(up_reply *r, int index)
+{
+    up_reply_call *c;
+
+    for (size_t i = 0; i < r->ncalls; i++)
+        if (r->calls[i].index == index)
+            return &r->calls[i];
+    UP_GROW(r->calls, r->ccap, r->ncalls + 1);
+    c = &r->calls[r->ncalls++];
+    c->index = index;
+    up_buf_init(&c->id);
+    up_buf_init(&c->name);
+    up_buf_init(&c->args);
+    return c;
+}
+
+void up_reply_carry(up_reply *r, json_t *b)
+{
+    if (!r->carry)
+        r->carry = json_array();
+    json_array_append_new(r->carry, b);
+}
+
+static void drop_calls(up_reply *r)
+{
+    for (size_t i = 0; i < r->ncalls; i++) {
+        up_buf_release(&r->calls[i].id);
+        up_buf_release(&r->calls[i].name);
+        up_buf_release(&r->calls[i].args);
+    }
+    r->ncalls = 0;
+    json_decref(r->carry);
+    r->carry = NULL;
+    r->blk = BLK_NONE;
+    up_buf_reset(&r->sig);
+}
+
 void up_reply_init(up_reply *r, const up_endpoint *ep)
 {
     memset(r, 0, sizeof(*r));
@@ -290,6 +444,7 @@ void up_reply_init(up_reply *r, const up_endpoint *ep)
     up_buf_init(&r->tool);
     up_buf_init(&r->stop);
     up_buf_init(&r->raw);
+    up_buf_init(&r->sig);
     up_sse_init(&r->sse, on_event, r);
 }
 
@@ -300,6 +455,9 @@ void up_reply_release(up_reply *r)
     up_buf_release(&r->tool);
     up_buf_release(&r->stop);
     up_buf_release(&r->raw);
+    drop_calls(r);
+    free(r->calls);
+    up_buf_release(&r->sig);
     up_sse_release(&r->sse);
 }
 
@@ -310,6 +468,7 @@ void up_reply_reset(up_reply *r)
     up_buf_reset(&r->tool);
     up_buf_reset(&r->stop);
     up_buf_reset(&r->raw);
+    drop_calls(r);
     up_sse_reset(&r->sse);
     memset(&r->usage, 0, sizeof(r->usage));
     r->has_usage = r->has_rtokens = r->committed = r->ended = 0;
@@ -368,7 +527,8 @@ static int bad_body(up_reply *r, const char *ctype, const char *what,
 {
     up_buf said = UP_BUF_INIT;
 
-    up_http_error_message(r->raw.data, r->raw.len, &said);
+    up_http_error_message(r->raw.data, r->raw.len, up_provider_key_prefixes(),
+                          &said);
     scrub_key(r->ep, &said);
     up_error_set(err, UP_EHTTP, "%s (content-type '%s'): %s", what,
                  ctype && *ctype ? ctype : "none", said.data);
@@ -474,6 +634,14 @@ static size_t request_chars(const up_request *rq)
 
     for (size_t i = 0; i < rq->n_messages; i++)
         n += strlen(rq->messages[i].content);
+    for (size_t i = 0; i < rq->nmsgs; i++) {
+        n += rq->msgs[i].text ? strlen(rq->msgs[i].text) : 0;
+        for (size_t k = 0; k < rq->msgs[i].ncalls; k++)
+            n += rq->msgs[i].calls[k].args ? strlen(rq->msgs[i].calls[k].args)
+                                           : 0;
+    }
+    for (size_t i = 0; i < rq->ntools; i++)
+        n += rq->tools[i].parameters ? strlen(rq->tools[i].parameters) : 0;
     return n;
 }
 
@@ -481,7 +649,16 @@ static size_t request_chars(const up_request *rq)
 static int received(const up_reply *r)
 {
     return r->has_usage || r->events || r->ended || r->text.len ||
-           r->reasoning.len || r->tool.len;
+           r->reasoning.len || r->tool.len || r->ncalls;
+}
+
+static size_t calls_chars(const up_reply *r)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->ncalls; i++)
+        n += r->calls[i].name.len + r->calls[i].args.len;
+    return n;
 }
 
 /*
@@ -495,8 +672,8 @@ static void fill_usage(up_reply *r, const up_request *rq)
         return;
     if (!r->has_usage) {
         r->usage.input = est_tokens(request_chars(rq));
-        r->usage.output =
-            est_tokens(r->text.len + r->tool.len + r->reasoning.len);
+        r->usage.output = est_tokens(r->text.len + r->tool.len +
+                                     r->reasoning.len + calls_chars(r));
         r->usage.estimated = 1;
     }
     if (!r->has_rtokens && r->reasoning.len) {
@@ -528,20 +705,56 @@ int up_response_cut_at(const up_response *r, const up_endpoint *ep)
     return r->max_tokens ? r->max_tokens : up_provider_max_tokens(ep);
 }
 
+/* The calls received, into out (a call without arguments gets "{}"). */
+static void take_calls(up_reply *r, up_response *out)
+{
+    free_calls(out->calls, out->ncalls);
+    out->calls = NULL;
+    out->ncalls = 0;
+    if (!r->ncalls)
+        return;
+    out->calls = up_xcalloc(r->ncalls, sizeof(*out->calls));
+    for (size_t i = 0; i < r->ncalls; i++) {
+        up_tool_call *c = &out->calls[out->ncalls++];
+
+        c->id = up_buf_detach(&r->calls[i].id);
+        c->name = up_buf_detach(&r->calls[i].name);
+        c->args = r->calls[i].args.len ? up_buf_detach(&r->calls[i].args)
+                                       : up_xstrdup("{}");
+    }
+}
+
+/* Tool-conversation parts of the reply: calls, carried blocks. */
+static void finish_tools(up_reply *r, up_response *out)
+{
+    char *carry = r->carry && json_array_size(r->carry)
+                      ? json_dumps(r->carry, JSON_COMPACT)
+                      : NULL;
+
+    take_calls(r, out);
+    free(out->carry);
+    out->carry = carry;
+}
+
 void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
 {
+    int tools = rq->ntools > 0;
+
     split_think(&r->text, &r->reasoning);
     fill_usage(r, rq);
     add_usage(&out->usage, &r->usage);
+    if (tools)
+        finish_tools(r, out);
     free(out->text);
     free(out->reasoning);
     free(out->stop_reason);
-    out->text = up_buf_detach(r->tool.len ? &r->tool : &r->text);
+    out->text = up_buf_detach(r->tool.len && !tools ? &r->tool : &r->text);
     out->reasoning = up_buf_detach(&r->reasoning);
     out->stop_reason = up_buf_detach(&r->stop);
     if (r->model[0])
         memcpy(out->model, r->model, sizeof(out->model));
     out->max_tokens = up_provider_max_tokens(r->ep);
+    out->stop = up_stop_kind(out->stop_reason);
     if (cap_reason(out->stop_reason))
         out->truncated = 1; /* sticky over turns: a repair may follow */
 }

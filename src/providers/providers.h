@@ -1,7 +1,7 @@
 /*
  * Inside the providers: the ops table each backend fills, the reply
  * accumulator shared by streaming and non-streaming reads, and the
- * request builder.  Used by src/lib/sched.c and by the unit tests.
+ * request builder.  Used by src/providers/sched.c and by the unit tests.
  */
 #ifndef UPSKILL_PROVIDERS_H
 #define UPSKILL_PROVIDERS_H
@@ -26,32 +26,68 @@ void up_hdrs_release(up_hdrs *h);
 /* What a streamed body turned out to be, from its first byte. */
 enum { REPLY_UNKNOWN, REPLY_SSE, REPLY_JSON };
 
+/* A tool call being received: fragments are joined per index. */
+typedef struct up_reply_call {
+    int index; /* the wire's index (OpenAI) or content block (Anthropic) */
+    up_buf id;
+    up_buf name;
+    up_buf args; /* the JSON argument text, joined */
+} up_reply_call;
+
 /* What a reply has delivered so far. */
 typedef struct up_reply {
     const up_endpoint *ep;
     const struct up_provider_ops *ops;
-    up_buf text;      /* answer text as received (think tags not split) */
-    up_buf reasoning; /* reasoning_content / reasoning / thinking */
-    up_buf tool;      /* JSON input of the forced tool call (Anthropic) */
-    up_buf stop;      /* stop / finish reason */
-    up_usage usage;   /* as reported */
-    int has_usage;    /* the server reported input/output counts */
-    int has_rtokens;  /* ... and a reasoning token count */
-    int committed;    /* content arrived: a retry would bill twice */
-    int ended;        /* the stream's end marker arrived */
-    up_sse sse;       /* streaming parser */
-    int shape;        /* what the body turned out to be: REPLY_* */
-    up_buf raw;       /* a JSON body, or a stream's first bytes */
-    size_t events;    /* JSON events the stream delivered */
-    int inband;       /* in-band error status from the stream, 0 */
-    up_buf *msg;      /* where the in-band message goes (during feed) */
-    char model[128];  /* the reply's "model" (who answered), or "" */
+    up_buf text;          /* answer text as received (think tags not split) */
+    up_buf reasoning;     /* reasoning_content / reasoning / thinking */
+    up_buf tool;          /* JSON input of the forced tool call (Anthropic) */
+    up_buf stop;          /* stop / finish reason */
+    up_usage usage;       /* as reported */
+    int has_usage;        /* the server reported input/output counts */
+    int has_rtokens;      /* ... and a reasoning token count */
+    int committed;        /* content arrived: a retry would bill twice */
+    int ended;            /* the stream's end marker arrived */
+    up_sse sse;           /* streaming parser */
+    int shape;            /* what the body turned out to be: REPLY_* */
+    up_buf raw;           /* a JSON body, or a stream's first bytes */
+    size_t events;        /* JSON events the stream delivered */
+    int inband;           /* in-band error status from the stream, 0 */
+    up_buf *msg;          /* where the in-band message goes (during feed) */
+    char model[128];      /* the reply's "model" (who answered), or "" */
+    up_reply_call *calls; /* tool calls, in the order they began */
+    size_t ncalls, ccap;
+    json_t *carry;   /* blocks the assistant turn hands back (Anthropic
+                        thinking with signatures), an array or NULL */
+    int blk;         /* streams: the open block's BLK_* */
+    int blk_index;   /* ... its index */
+    size_t blk_from; /* ... where its thinking began in reasoning */
+    up_buf sig;      /* ... its signature, joined */
 } up_reply;
+
+/* The kind of block a stream has open (up_reply.blk). */
+enum { BLK_NONE, BLK_THINKING, BLK_OTHER };
+
+/* The call with the wire's index, added (empty) if new. */
+up_reply_call *up_reply_call_at(up_reply *r, int index);
+
+/* Append b to r->carry (reference stolen). */
+void up_reply_carry(up_reply *r, json_t *b);
+
+/* The role name of an up_msg on the wire: "user", "assistant", "tool". */
+const char *up_role_name(int role);
 
 struct up_provider_ops {
     const char *name;
     int kind;
     const char *default_base;
+    const char *models_path; /* GET {base}<this> lists the models */
+    /* Rate-limit headers (remaining, reset pairs) whose reset says how
+       long a 429 without retry-after waits; NULL-name ended. */
+    const up_http_limit *limits;
+    /* Prefixes of the provider's keys, scrubbed from error text. */
+    const char *const *key_prefixes;
+    /* Error codes of a spent quota or spend limit (a 429 not retried). */
+    const char *const *quota_words;
     /* Append the request URL for ep. */
     void (*url)(const up_endpoint *ep, up_buf *out);
     /* Add the provider's headers (auth, version). */

@@ -10,8 +10,10 @@
  * so backoff never blocks other transfers.  All callbacks run on the
  * thread that calls up_http_run.  The server's wait hint is retry-after-ms
  * or retry-after; a 429 without either falls back to the rate-limit
- * reset headers (Anthropic's anthropic-ratelimit-*-reset times, OpenAI's
- * x-ratelimit-reset-* durations), collected with the other headers.
+ * reset headers the request names (the providers know which: Anthropic's
+ * anthropic-ratelimit-*-reset times, OpenAI's x-ratelimit-reset-*
+ * durations), collected with the other headers.  Which key prefixes to
+ * scrub from error text is the request's word too.
  * A streaming request's 2xx body goes to the caller's sink whatever its
  * content type: the sink tells events from a whole JSON reply.
  *
@@ -312,9 +314,6 @@ int up_http_status_code(long status)
 
 /* ---- error bodies ----------------------------------------------------- */
 
-/* "sk-" also covers OpenAI's sk-proj-... and Anthropic's sk-ant-... */
-static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_"};
-
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026, as UTF-8 */
 
 /*
@@ -345,9 +344,9 @@ static size_t key_body(const char *s, int *masked)
  * Length of a key-looking token at s (a known prefix and 8+ more, or 2+
  * more when masked), or 0.
  */
-static size_t key_at(const char *s)
+static size_t key_at(const char *s, const char *const *key_prefixes)
 {
-    for (size_t i = 0; i < sizeof(key_prefixes) / sizeof(*key_prefixes); i++) {
+    for (size_t i = 0; key_prefixes && key_prefixes[i]; i++) {
         size_t pn = strlen(key_prefixes[i]);
         int masked = 0;
         size_t n;
@@ -362,14 +361,15 @@ static size_t key_at(const char *s)
 }
 
 /* Append s[0..n) to out, blanking control bytes and redacting keys. */
-static void add_scrubbed(up_buf *out, const char *s, size_t n)
+static void add_scrubbed(up_buf *out, const char *s, size_t n,
+                         const char *const *prefixes)
 {
     up_buf tmp = UP_BUF_INIT;
 
     up_buf_add(&tmp, s, n);
     for (size_t i = 0; i < tmp.len;) {
         size_t k = (i == 0 || !isalnum((unsigned char)tmp.data[i - 1]))
-                       ? key_at(tmp.data + i)
+                       ? key_at(tmp.data + i, prefixes)
                        : 0;
         if (k) {
             up_buf_adds(out, "[redacted]");
@@ -400,31 +400,30 @@ static const char *json_message(json_t *root)
     return NULL;
 }
 
-void up_http_error_message(const char *body, size_t len, up_buf *out)
+void up_http_error_message(const char *body, size_t len,
+                           const char *const *prefixes, up_buf *out)
 {
     json_t *root = len ? json_loadb(body, len, 0, NULL) : NULL;
     const char *m = root ? json_message(root) : NULL;
 
     if (m && *m)
-        add_scrubbed(out, m, strlen(m));
+        add_scrubbed(out, m, strlen(m), prefixes);
     else if (len)
-        add_scrubbed(out, body, len < RAW_MSG_MAX ? len : RAW_MSG_MAX);
+        add_scrubbed(out, body, len < RAW_MSG_MAX ? len : RAW_MSG_MAX,
+                     prefixes);
     else
         up_buf_adds(out, "empty response body");
     json_decref(root);
 }
 
-static const char *const quota_words[] = {
-    "insufficient_quota", "enforced_spend_limit_reached",
-    "credit_balance_exhausted", "billing_hard_limit_reached"};
-
-int up_http_quota_exhausted(const char *body, size_t len)
+int up_http_quota_exhausted(const char *body, size_t len,
+                            const char *const *quota_words)
 {
     up_buf tmp = UP_BUF_INIT;
     int hit = 0;
 
     up_buf_add(&tmp, body, len);
-    for (size_t i = 0; i < sizeof(quota_words) / sizeof(*quota_words); i++)
+    for (size_t i = 0; quota_words && quota_words[i]; i++)
         if (strstr(tmp.data, quota_words[i]))
             hit = 1;
     up_buf_release(&tmp);
@@ -648,7 +647,21 @@ static void forget_hints(up_http_xfer *x)
     memset(x->rl_reset, 0, sizeof(x->rl_reset));
 }
 
-#define RL(kind, i) x->rl_##kind[i], sizeof(x->rl_##kind[i])
+/* A header named by one of the request's rate limits: keep its value. */
+static void keep_limit(up_http_xfer *x, const char *name, size_t nn,
+                       const char *v, size_t vn)
+{
+    const up_http_limit *l = x->rq.limits;
+
+    for (size_t i = 0; l && l[i].remaining && i < UP_HTTP_NLIMITS; i++) {
+        if (nn == strlen(l[i].remaining) &&
+            strncasecmp(name, l[i].remaining, nn) == 0)
+            keep_value(x->rl_left[i], sizeof(x->rl_left[i]), v, vn);
+        else if (nn == strlen(l[i].reset) &&
+                 strncasecmp(name, l[i].reset, nn) == 0)
+            keep_value(x->rl_reset[i], sizeof(x->rl_reset[i]), v, vn);
+    }
+}
 
 static size_t on_header(char *p, size_t sz, size_t nm, void *u)
 {
@@ -667,18 +680,6 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
         {"request-id", x->res.request_id, sizeof(x->res.request_id)},
         {"x-request-id", x->res.request_id, sizeof(x->res.request_id)},
         {"content-type", x->res.ctype, sizeof(x->res.ctype)},
-        {"anthropic-ratelimit-requests-remaining", RL(left, 0)},
-        {"anthropic-ratelimit-tokens-remaining", RL(left, 1)},
-        {"anthropic-ratelimit-input-tokens-remaining", RL(left, 2)},
-        {"anthropic-ratelimit-output-tokens-remaining", RL(left, 3)},
-        {"anthropic-ratelimit-requests-reset", RL(reset, 0)},
-        {"anthropic-ratelimit-tokens-reset", RL(reset, 1)},
-        {"anthropic-ratelimit-input-tokens-reset", RL(reset, 2)},
-        {"anthropic-ratelimit-output-tokens-reset", RL(reset, 3)},
-        {"x-ratelimit-remaining-requests", RL(left, 4)},
-        {"x-ratelimit-remaining-tokens", RL(left, 5)},
-        {"x-ratelimit-reset-requests", RL(reset, 4)},
-        {"x-ratelimit-reset-tokens", RL(reset, 5)},
     };
 
     if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
@@ -689,10 +690,10 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
     for (size_t i = 0; colon && i < sizeof(keep) / sizeof(*keep); i++)
         if (nn == strlen(keep[i].name) && strncasecmp(p, keep[i].name, nn) == 0)
             keep_value(keep[i].dst, keep[i].cap, colon + 1, n - nn - 1);
+    if (colon)
+        keep_limit(x, p, nn, colon + 1, n - nn - 1);
     return n;
 }
-
-#undef RL
 
 static void set_easy_options(up_http_xfer *x)
 {
@@ -946,9 +947,11 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
     } else if ((o->code = up_http_status_code(o->status)) != 0) {
         o->retryable =
             up_http_retryable(o->status, 0, xs) &&
-            !up_http_quota_exhausted(x->res.body.data, x->res.body.len);
+            !up_http_quota_exhausted(x->res.body.data, x->res.body.len,
+                                     x->rq.quota_words);
         up_buf_addf(&o->why, "http %ld: ", o->status);
-        up_http_error_message(x->res.body.data, x->res.body.len, &o->why);
+        up_http_error_message(x->res.body.data, x->res.body.len,
+                              x->rq.key_prefixes, &o->why);
     }
     if (o->code && x->rq.committed && x->rq.committed(x->rq.ud))
         o->retryable = 0;
@@ -957,7 +960,8 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
 
 /*
  * The server's wait hint: retry-after(-ms), else on a 429 the reset time
- * of the exhausted Anthropic or OpenAI rate limit; *how says which.
+ * of the exhausted rate limit (of those the request names); *how says
+ * which.
  */
 static long server_hint(const up_http_xfer *x, long status, const char **how)
 {

@@ -71,6 +71,13 @@ struct fake_request {
     up_buf user;       /* text of the last user message */
     up_buf all;        /* system text and every message's text */
     uint64_t hash;     /* of path, model and all: the "same prompt" key */
+    /* the conversation so far (tool calling) */
+    int has_tools;         /* "tools" is a non-empty array */
+    const char *last_role; /* the last message's role ("tool" also for an
+                              Anthropic user turn of tool_result blocks) */
+    up_buf tool_result;    /* text of the trailing run of tool results */
+    int tool_error;        /* one of them has "is_error": true */
+    long assistant_turns;  /* assistant messages so far */
 };
 
 /* Token counts of a reply; -1 means "derive from the text". */
@@ -104,15 +111,21 @@ struct fake_reply {
     const char *student;     /* "good" or "bad" when a student answered */
     const char *rule;        /* the rule's name, for the record */
     long barrier;            /* hold until this many requests wait too */
+    json_t *tool_calls;      /* [{name, arguments, id?}] to call, or NULL */
     size_t rule_index;       /* which rule answered */
 };
 
 /* Per-rule scripted behaviour; see docs/fake-llm.md. */
 struct fake_match {
     const char *path, *method, *model, *system, *user, *body;
-    json_t *headers; /* name -> string (equal), true (present), false */
-    long nth;        /* only the nth request overall; 0 = any */
-    int stream;      /* -1 any, else must equal the request's */
+    json_t *headers;         /* name -> string (equal), true (present), false */
+    long nth;                /* only the nth request overall; 0 = any */
+    int stream;              /* -1 any, else must equal the request's */
+    int tools;               /* -1 any, else must equal rq->has_tools */
+    const char *last_role;   /* the last message's role */
+    const char *tool_result; /* substring of the trailing tool results */
+    int tool_error;          /* -1 any, else must equal rq->tool_error */
+    long assistant_turns;    /* -1 any, else must equal the request's */
 };
 
 /* A student's two possible answers. */

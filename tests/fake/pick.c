@@ -55,6 +55,20 @@ static int headers_match(const json_t *want, const json_t *have)
     return 1;
 }
 
+/* The conversation so far: tools offered, the last turn, its results. */
+static int convo_matches(const struct fake_match *m,
+                         const struct fake_request *rq)
+{
+    return (m->tools < 0 || m->tools == rq->has_tools) &&
+           same(m->last_role, rq->last_role) &&
+           (!m->tool_result ||
+            (!strcmp(rq->last_role ? rq->last_role : "", "tool") &&
+             has(&rq->tool_result, m->tool_result))) &&
+           (m->tool_error < 0 || m->tool_error == rq->tool_error) &&
+           (m->assistant_turns < 0 ||
+            m->assistant_turns == rq->assistant_turns);
+}
+
 static int rule_matches(const struct fake_rule *r,
                         const struct fake_request *rq)
 {
@@ -65,7 +79,7 @@ static int rule_matches(const struct fake_rule *r,
            has(&rq->system, m->system) && has(&rq->user, m->user) &&
            has(&rq->raw, m->body) && (!m->nth || m->nth == rq->n) &&
            (m->stream < 0 || m->stream == rq->stream) &&
-           headers_match(m->headers, rq->headers);
+           headers_match(m->headers, rq->headers) && convo_matches(m, rq);
 }
 
 /* Grow the prompt-hash map to twice its size (keys are never 0). */

@@ -43,6 +43,7 @@ void fake_request_init(struct fake_request *rq, const char *method,
     up_buf_init(&rq->system);
     up_buf_init(&rq->user);
     up_buf_init(&rq->all);
+    up_buf_init(&rq->tool_result);
 }
 
 void fake_request_release(struct fake_request *rq)
@@ -53,6 +54,7 @@ void fake_request_release(struct fake_request *rq)
     up_buf_release(&rq->system);
     up_buf_release(&rq->user);
     up_buf_release(&rq->all);
+    up_buf_release(&rq->tool_result);
 }
 
 void fake_request_add_body(struct fake_request *rq, const char *data,
@@ -111,6 +113,53 @@ static int is_system_role(const char *role)
     return role && (!strcmp(role, "system") || !strcmp(role, "developer"));
 }
 
+/* Tool results of one message: OpenAI role "tool", or Anthropic
+   tool_result blocks in a user turn.  Returns 1 if it held any. */
+static int scan_tool_results(struct fake_request *rq, const char *role,
+                             const json_t *content)
+{
+    size_t i;
+    const json_t *b;
+    int any = 0;
+
+    if (role && !strcmp(role, "tool")) {
+        content_text(&rq->tool_result, content);
+        return 1;
+    }
+    json_array_foreach(content, i, b)
+    {
+        const char *type = json_string_value(json_object_get(b, "type"));
+
+        if (!type || strcmp(type, "tool_result"))
+            continue;
+        content_text(&rq->tool_result, json_object_get(b, "content"));
+        rq->tool_error |= json_is_true(json_object_get(b, "is_error"));
+        any = 1;
+    }
+    return any;
+}
+
+/* The conversation facts of one message (in order). */
+static void scan_turn(struct fake_request *rq, const char *role,
+                      const json_t *content)
+{
+    int was_tool = rq->last_role && !strcmp(rq->last_role, "tool");
+
+    if (role && !strcmp(role, "assistant"))
+        rq->assistant_turns++;
+    if (!was_tool) {
+        up_buf_reset(&rq->tool_result);
+        rq->tool_error = 0;
+    }
+    if (!scan_tool_results(rq, role, content)) {
+        up_buf_reset(&rq->tool_result);
+        rq->tool_error = 0;
+        rq->last_role = role;
+        return;
+    }
+    rq->last_role = "tool";
+}
+
 /* Walk "messages": system roles, last user text, all text. */
 static void scan_messages(struct fake_request *rq, const json_t *messages)
 {
@@ -124,7 +173,11 @@ static void scan_messages(struct fake_request *rq, const json_t *messages)
 
         if (is_system_role(role))
             content_text(&rq->system, content);
-        if (role && !strcmp(role, "user")) {
+        else
+            scan_turn(rq, role, content);
+        /* an Anthropic turn of tool results is not user text */
+        if (role && !strcmp(role, "user") && rq->last_role &&
+            strcmp(rq->last_role, "tool")) {
             up_buf_reset(&rq->user);
             content_text(&rq->user, content);
         }
@@ -150,6 +203,7 @@ static void scan_body(struct fake_request *rq)
     rq->model = json_string_value(json_object_get(j, "model"));
     rq->stream = json_is_true(json_object_get(j, "stream"));
     rq->include_usage = json_is_true(json_object_get(opts, "include_usage"));
+    rq->has_tools = json_array_size(json_object_get(j, "tools")) > 0;
     content_text(&rq->system, json_object_get(j, "system"));
     up_buf_add(&rq->all, rq->system.data, rq->system.len);
     scan_messages(rq, json_object_get(j, "messages"));

@@ -227,6 +227,36 @@ static int p_usage(void *dst, json_t *v, struct ctx *cx)
     return parse_object(v, usage_fields, dst, cx);
 }
 
+/* [{"name": s, "arguments": object or string, "id": s}] */
+static int p_tool_calls(void *dst, json_t *v, struct ctx *cx)
+{
+    size_t i;
+    json_t *c;
+
+    if (!json_is_array(v))
+        return bad(cx, "expected a list of tool calls");
+    json_array_foreach(v, i, c)
+    {
+        json_t *args = json_object_get(c, "arguments");
+        const char *key;
+        json_t *val;
+
+        if (!json_is_string(json_object_get(c, "name")))
+            return bad(cx, "each tool call needs a string \"name\"");
+        if (args && !json_is_object(args) && !json_is_string(args))
+            return bad(cx, "a tool call's \"arguments\" must be an object "
+                           "or a string");
+        json_object_foreach(c, key, val)
+        {
+            if (strcmp(key, "name") && strcmp(key, "arguments") &&
+                strcmp(key, "id"))
+                return bad(cx, "a tool call takes only name, arguments, id");
+        }
+    }
+    *(json_t **)dst = v;
+    return 0;
+}
+
 #define R(m) offsetof(struct fake_reply, m)
 static const struct field reply_fields[] = {
     {"status", p_long, R(status)},
@@ -246,6 +276,7 @@ static const struct field reply_fields[] = {
     {"fault", p_fault, R(fault)},
     {"bytes", p_long, R(bytes)},
     {"retry_after", p_strnum, R(retry_after)},
+    {"tool_calls", p_tool_calls, R(tool_calls)},
     {NULL, NULL, 0},
 };
 #undef R
@@ -266,6 +297,11 @@ static const struct field match_fields[] = {
     {"headers", p_header_match, M(headers)},
     {"nth", p_long, M(nth)},
     {"stream", p_bool, M(stream)},
+    {"tools", p_bool, M(tools)},
+    {"last_role", p_str, M(last_role)},
+    {"tool_result", p_str, M(tool_result)},
+    {"tool_error", p_bool, M(tool_error)},
+    {"assistant_turns", p_long, M(assistant_turns)},
     {NULL, NULL, 0},
 };
 #undef M
@@ -352,6 +388,9 @@ static void rule_defaults(struct fake_rule *r, size_t i)
 {
     memset(r, 0, sizeof(*r));
     r->match.stream = -1;
+    r->match.tools = -1;
+    r->match.tool_error = -1;
+    r->match.assistant_turns = -1;
     r->reply.status = 200;
     r->reply.usage = (struct fake_usage){-1, -1, -1, -1, -1};
     r->reply.stream = -1;

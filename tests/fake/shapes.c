@@ -73,6 +73,8 @@ static long estimate(const char *text)
     return n > 4 ? (long)((n + 3) / 4) : 1;
 }
 
+static long calls_estimate(const struct fake_reply *r);
+
 /* The reply's token counts, derived from the texts where not given. */
 static struct fake_usage usage_of(const struct fake_request *rq,
                                   const struct fake_reply *r)
@@ -84,7 +86,7 @@ static struct fake_usage usage_of(const struct fake_request *rq,
     if (u.reasoning < 0)
         u.reasoning = r->reasoning ? estimate(r->reasoning) : 0;
     if (u.output < 0)
-        u.output = estimate(r->text) + u.reasoning;
+        u.output = estimate(r->text) + u.reasoning + calls_estimate(r);
     if (u.cached < 0)
         u.cached = 0;
     if (u.cache_creation < 0)
@@ -108,6 +110,69 @@ static const char *text_of(const struct fake_reply *r)
 static int with_usage(const struct fake_reply *r)
 {
     return r->fault != FAKE_FAULT_NO_USAGE;
+}
+
+/* ---- tool calls (reply "tool_calls") ---- */
+
+static size_t ncalls(const struct fake_reply *r)
+{
+    return json_array_size(r->tool_calls);
+}
+
+static const char *call_name(const struct fake_reply *r, size_t i)
+{
+    return json_string_value(
+        json_object_get(json_array_get(r->tool_calls, i), "name"));
+}
+
+/* The call's id: its "id", else "<prefix><request>_<i>". */
+static void call_id(const struct fake_request *rq, const struct fake_reply *r,
+                    size_t i, const char *prefix, char *out, size_t n)
+{
+    const char *id = json_string_value(
+        json_object_get(json_array_get(r->tool_calls, i), "id"));
+
+    if (id)
+        snprintf(out, n, "%s", id);
+    else
+        snprintf(out, n, "%s%06ld_%zu", prefix, rq->n, i);
+}
+
+/* The arguments as JSON text (a string is sent as it is: it may be
+   malformed on purpose); the caller frees. */
+static char *call_args(const struct fake_reply *r, size_t i)
+{
+    json_t *a = json_object_get(json_array_get(r->tool_calls, i), "arguments");
+
+    if (json_is_string(a))
+        return up_xstrdup(json_string_value(a));
+    return a ? json_dumps(a, JSON_COMPACT) : up_xstrdup("{}");
+}
+
+/* The arguments as an object (Anthropic's input): bad text gives {}. */
+static json_t *call_input(const struct fake_reply *r, size_t i)
+{
+    char *s = call_args(r, i);
+    json_t *j = json_loads(s, 0, NULL);
+
+    free(s);
+    if (json_is_object(j))
+        return j;
+    json_decref(j);
+    return json_object();
+}
+
+static long calls_estimate(const struct fake_reply *r)
+{
+    long n = 0;
+
+    for (size_t i = 0; i < ncalls(r); i++) {
+        char *s = call_args(r, i);
+
+        n += estimate(s) + estimate(call_name(r, i));
+        free(s);
+    }
+    return n;
 }
 
 /* ---- OpenAI ---- */
@@ -136,6 +201,32 @@ static json_t *openai_head(const struct fake_request *rq,
                      (json_int_t)time(NULL), "model", model_of(rq, r));
 }
 
+static const char *openai_finish(const struct fake_reply *r)
+{
+    if (r->finish)
+        return r->finish;
+    return ncalls(r) ? "tool_calls" : "stop";
+}
+
+/* message.tool_calls: [{id, type, function: {name, arguments}}] */
+static json_t *openai_calls(const struct fake_request *rq,
+                            const struct fake_reply *r)
+{
+    json_t *a = json_array();
+    char id[64];
+
+    for (size_t i = 0; i < ncalls(r); i++) {
+        char *args = call_args(r, i);
+
+        call_id(rq, r, i, "call_fake", id, sizeof(id));
+        json_array_append_new(a, json_pack("{ss ss s{ss ss}}", "id", id, "type",
+                                           "function", "function", "name",
+                                           call_name(r, i), "arguments", args));
+        free(args);
+    }
+    return a;
+}
+
 static void openai_json(struct fake_out *o, const struct fake_request *rq,
                         const struct fake_reply *r)
 {
@@ -147,10 +238,15 @@ static void openai_json(struct fake_out *o, const struct fake_request *rq,
     if (r->reasoning)
         json_object_set_new(msg, "reasoning_content",
                             json_string(r->reasoning));
+    if (ncalls(r)) {
+        if (!r->text)
+            json_object_set_new(msg, "content", json_null());
+        json_object_set_new(msg, "tool_calls", openai_calls(rq, r));
+    }
     json_object_set_new(j, "choices",
                         json_pack("[{sI so sn ss}]", "index", (json_int_t)0,
                                   "message", msg, "logprobs", "finish_reason",
-                                  r->finish ? r->finish : "stop"));
+                                  openai_finish(r)));
     if (with_usage(r))
         json_object_set_new(j, "usage", openai_usage(&u));
     json_object_set_new(j, "system_fingerprint", json_string("fp_fake"));
@@ -187,6 +283,33 @@ static void openai_pieces(struct fake_out *o, const struct fake_request *rq,
     }
 }
 
+/* One streamed call: id and name first, then argument fragments of
+   chunk_size characters, all keyed by the call's index. */
+static void openai_call_chunks(struct fake_out *o,
+                               const struct fake_request *rq,
+                               const struct fake_reply *r, size_t i)
+{
+    char id[64];
+    char *args = call_args(r, i);
+    const char *p = args;
+
+    call_id(rq, r, i, "call_fake", id, sizeof(id));
+    openai_chunk(o, rq, r,
+                 json_pack("{s[{sI ss ss s{ss ss}}]}", "tool_calls", "index",
+                           (json_int_t)i, "id", id, "type", "function",
+                           "function", "name", call_name(r, i), "arguments",
+                           ""),
+                 NULL);
+    for (size_t n; *p; p += n) {
+        n = piece_len(p, r->chunk_size);
+        openai_chunk(o, rq, r,
+                     json_pack("{s[{sI s{ss%}}]}", "tool_calls", "index",
+                               (json_int_t)i, "function", "arguments", p, n),
+                     NULL);
+    }
+    free(args);
+}
+
 static void openai_sse(struct fake_out *o, const struct fake_request *rq,
                        const struct fake_reply *r)
 {
@@ -198,7 +321,9 @@ static void openai_sse(struct fake_out *o, const struct fake_request *rq,
         NULL);
     openai_pieces(o, rq, r, "reasoning_content", r->reasoning);
     openai_pieces(o, rq, r, "content", text_of(r));
-    openai_chunk(o, rq, r, json_object(), r->finish ? r->finish : "stop");
+    for (size_t i = 0; i < ncalls(r); i++)
+        openai_call_chunks(o, rq, r, i);
+    openai_chunk(o, rq, r, json_object(), openai_finish(r));
     if (rq->include_usage && with_usage(r)) {
         json_t *j = openai_head(rq, r, "chat.completion.chunk");
 
@@ -263,7 +388,26 @@ static json_t *anthropic_message(const struct fake_request *rq,
 
 static const char *stop_of(const struct fake_reply *r)
 {
-    return r->finish ? r->finish : "end_turn";
+    if (r->finish)
+        return r->finish;
+    return ncalls(r) ? "tool_use" : "end_turn";
+}
+
+/* A text block is sent unless the reply only calls tools. */
+static int has_text_block(const struct fake_reply *r)
+{
+    return r->text || !ncalls(r);
+}
+
+static json_t *tool_use_block(const struct fake_request *rq,
+                              const struct fake_reply *r, size_t i,
+                              json_t *input)
+{
+    char id[64];
+
+    call_id(rq, r, i, "toolu_fake", id, sizeof(id));
+    return json_pack("{ss ss ss so}", "type", "tool_use", "id", id, "name",
+                     call_name(r, i), "input", input);
 }
 
 static void anthropic_json(struct fake_out *o, const struct fake_request *rq,
@@ -277,8 +421,12 @@ static void anthropic_json(struct fake_out *o, const struct fake_request *rq,
         json_array_append_new(
             content, json_pack("{ss ss ss}", "type", "thinking", "thinking",
                                r->reasoning, "signature", "fake-signature"));
-    json_array_append_new(
-        content, json_pack("{ss ss}", "type", "text", "text", text_of(r)));
+    if (has_text_block(r))
+        json_array_append_new(
+            content, json_pack("{ss ss}", "type", "text", "text", text_of(r)));
+    for (size_t i = 0; i < ncalls(r); i++)
+        json_array_append_new(content,
+                              tool_use_block(rq, r, i, call_input(r, i)));
     msg = anthropic_message(rq, r, content, stop_of(r), u.output);
     anthropic_thinking(json_object_get(msg, "usage"), &u);
     fake_out_json(o, msg);
@@ -323,6 +471,35 @@ static void anthropic_block(struct fake_out *o, const struct fake_reply *r,
                              (json_int_t)index));
 }
 
+/* A tool_use block: start with input {}, input_json_delta fragments of
+   chunk_size characters, stop. */
+static void anthropic_tool_block(struct fake_out *o,
+                                 const struct fake_request *rq,
+                                 const struct fake_reply *r, size_t index,
+                                 size_t i)
+{
+    char *args = call_args(r, i);
+
+    fake_out_event(o, "content_block_start",
+                   json_pack("{ss sI so}", "type", "content_block_start",
+                             "index", (json_int_t)index, "content_block",
+                             tool_use_block(rq, r, i, json_object())));
+    for (const char *p = args, *end = args + strlen(args); p < end;) {
+        size_t n = piece_len(p, r->chunk_size);
+
+        fake_out_event(o, "content_block_delta",
+                       json_pack("{ss sI s{ss ss%}}", "type",
+                                 "content_block_delta", "index",
+                                 (json_int_t)index, "delta", "type",
+                                 "input_json_delta", "partial_json", p, n));
+        p += n;
+    }
+    fake_out_event(o, "content_block_stop",
+                   json_pack("{ss sI}", "type", "content_block_stop", "index",
+                             (json_int_t)index));
+    free(args);
+}
+
 static void anthropic_sse(struct fake_out *o, const struct fake_request *rq,
                           const struct fake_reply *r)
 {
@@ -335,7 +512,10 @@ static void anthropic_sse(struct fake_out *o, const struct fake_request *rq,
                              anthropic_message(rq, r, json_array(), NULL, 1)));
     if (r->reasoning)
         anthropic_block(o, r, index++, &thinking_block, r->reasoning);
-    anthropic_block(o, r, index, &text_block, text_of(r));
+    if (has_text_block(r))
+        anthropic_block(o, r, index++, &text_block, text_of(r));
+    for (size_t i = 0; i < ncalls(r); i++)
+        anthropic_tool_block(o, rq, r, index++, i);
     delta = json_pack("{ss s{ss sn}}", "type", "message_delta", "delta",
                       "stop_reason", stop_of(r), "stop_sequence");
     if (with_usage(r)) {

@@ -2,7 +2,9 @@
  * libFuzzer target: everything that reads a provider's reply.  The first
  * byte picks the provider; the rest is read as a whole body, as an SSE
  * stream, and as an error body, then finished into a response and checked
- * as JSON.  Nothing may crash or leak, whatever the server sends.
+ * as JSON; the second bit offers a tool, so tool calls and carried
+ * thinking blocks are taken too.  Nothing may crash or leak, whatever
+ * the server sends.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@ static void finish(up_reply *r, const up_request *rq)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const up_message m = {"user", "hi"};
+    static const up_tool_spec tool = {"read_file", "Read a file.", NULL};
     up_endpoint ep;
     up_request rq;
     up_reply r;
@@ -41,6 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     up_request_init(&rq);
     rq.messages = &m;
     rq.n_messages = 1;
+    if (size && (data[0] & 2)) {
+        rq.tools = &tool;
+        rq.ntools = 1;
+    }
     up_reply_init(&r, &ep);
     up_reply_parse(&r, body, len, &err);
     finish(&r, &rq);
@@ -49,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     up_reply_end(&r, "text/event-stream", &err);
     finish(&r, &rq);
     up_reply_release(&r);
-    up_http_error_message(body, len, &msg);
+    up_http_error_message(body, len, up_provider_key_prefixes(), &msg);
     up_buf_release(&msg);
     return 0;
 }

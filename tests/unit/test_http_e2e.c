@@ -985,3 +985,141 @@ Test(http_e2e, stream_refused_then_plain)
     json_decref(rec);
     fake_stop(&f);
 }
+
+/* ---- tool calling, both wires, against recorded requests ------------- */
+
+static const char tool_scenario[] =
+    "[{\"name\":\"calls\",\"match\":{\"tools\":true,\"last_role\":\"user\"},"
+    "\"reply\":{\"reasoning\":\"plan\",\"chunk_size\":3,\"tool_calls\":["
+    "{\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}},"
+    "{\"name\":\"read_file\",\"arguments\":{\"path\":\"../x\"}}],"
+    "\"usage\":{\"input_tokens\":11,\"output_tokens\":5}}},"
+    "{\"name\":\"done\",\"match\":{\"path\":\"/v1/messages\",\"user\":"
+    "\"Read a.txt\",\"last_role\":"
+    "\"tool\",\"tool_result\":\"alpha\",\"tool_error\":true,"
+    "\"assistant_turns\":1},"
+    "\"reply\":{\"text\":\"done\",\"usage\":{\"input_tokens\":20,"
+    "\"output_tokens\":3}}},"
+    /* OpenAI's wire has no error flag: the text says it */
+    "{\"name\":\"done\",\"match\":{\"path\":\"/v1/chat/completions\","
+    "\"user\":\"Read a.txt\","
+    "\"last_role\":\"tool\",\"tool_result\":\"path leaves\","
+    "\"assistant_turns\":1},"
+    "\"reply\":{\"text\":\"done\",\"usage\":{\"input_tokens\":20,"
+    "\"output_tokens\":3}}},"
+    "{\"name\":\"other\",\"reply\":{\"text\":\"unexpected\"}}]";
+
+static const up_tool_spec read_tool[] = {
+    {"read_file", "Read a file.",
+     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}"},
+};
+
+static const char *rec_str(json_t *rec, size_t n, const char *path)
+{
+    json_t *j = json_object_get(json_array_get(rec, n), "body");
+    char key[64];
+
+    while (j && *path) {
+        size_t k = strcspn(path, ".");
+
+        snprintf(key, sizeof(key), "%.*s", (int)k, path);
+        j = json_is_array(j) ? json_array_get(j, strtoul(key, NULL, 10))
+                             : json_object_get(j, key);
+        path += k + (path[k] == '.');
+    }
+    return json_is_string(j) ? json_string_value(j)
+           : json_is_true(j) ? "true"
+                             : "";
+}
+
+/* Turn 1 asks, two parallel calls come back; turn 2 answers them, the
+   second as a tool error; the fake matches on that conversation. */
+static void tool_round_trip(int kind, int stream)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response r1, r2;
+    up_msg m[4] = {{UP_ROLE_USER, "Read a.txt", NULL, 0, NULL, 0, NULL}};
+    json_t *rec;
+    int anth = kind == UP_PROVIDER_ANTHROPIC;
+
+    fake_start(&f, tool_scenario);
+    setup(&ep, &rq, kind, &f);
+    ep.stream = stream;
+    rq.messages = NULL;
+    rq.n_messages = 0;
+    rq.msgs = m;
+    rq.nmsgs = 1;
+    rq.tools = read_tool;
+    rq.ntools = 1;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &r1), 0, "%s",
+                 r1.err.msg);
+    cr_assert_eq(r1.ncalls, 2);
+    cr_assert_eq(r1.stop, UP_STOP_TOOL);
+    cr_assert_str_eq(r1.calls[1].args, "{\"path\":\"../x\"}");
+    cr_assert_str_eq(r1.text, "");
+    cr_assert_str_eq(r1.reasoning, "plan");
+    cr_assert_eq(r1.usage.input, 11);
+    cr_assert_eq(r1.usage.estimated, 0);
+    cr_assert_eq(anth, r1.carry != NULL);
+    m[1] = (up_msg){UP_ROLE_ASSISTANT, NULL, r1.calls, 2, NULL, 0, r1.carry};
+    m[2] = (up_msg){UP_ROLE_TOOL, "alpha", NULL, 0, r1.calls[0].id, 0, NULL};
+    m[3] = (up_msg){
+        UP_ROLE_TOOL, "path leaves the workspace", NULL, 0, r1.calls[1].id, 1,
+        NULL};
+    rq.nmsgs = 4;
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &r2), 0, "%s",
+                 r2.err.msg);
+    cr_assert_str_eq(r2.text, "done");
+    cr_assert_eq(r2.ncalls, 0);
+    cr_assert_eq(r2.stop, UP_STOP_END);
+    cr_assert_eq(r1.usage.output + r2.usage.output, 8);
+    rec = records(&f);
+    cr_assert_eq(json_array_size(rec), 2);
+    if (anth) {
+        cr_assert_str_eq(rec_str(rec, 0, "tools.0.name"), "read_file");
+        cr_assert_str_eq(rec_str(rec, 1, "messages.1.content.0.signature"),
+                         "fake-signature");
+        cr_assert_str_eq(rec_str(rec, 1, "messages.1.content.2.id"),
+                         r1.calls[1].id);
+        cr_assert_str_eq(rec_str(rec, 1, "messages.2.content.0.tool_use_id"),
+                         r1.calls[0].id);
+        cr_assert_str_eq(rec_str(rec, 1, "messages.2.content.1.is_error"),
+                         "true");
+    } else {
+        cr_assert_str_eq(rec_str(rec, 0, "tools.0.function.name"), "read_file");
+        cr_assert_str_eq(rec_str(rec, 1, "messages.2.tool_calls.1.id"),
+                         r1.calls[1].id);
+        cr_assert_str_eq(rec_str(rec, 1, "messages.4.role"), "tool");
+        cr_assert_str_eq(rec_str(rec, 1, "messages.4.tool_call_id"),
+                         r1.calls[1].id);
+    }
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(rec, 1), "rule")),
+        "done");
+    json_decref(rec);
+    up_response_release(&r1);
+    up_response_release(&r2);
+    fake_stop(&f);
+}
+
+Test(http_e2e, anthropic_tool_calls_json)
+{
+    tool_round_trip(UP_PROVIDER_ANTHROPIC, 0);
+}
+
+Test(http_e2e, anthropic_tool_calls_stream)
+{
+    tool_round_trip(UP_PROVIDER_ANTHROPIC, 1);
+}
+
+Test(http_e2e, openai_tool_calls_json)
+{
+    tool_round_trip(UP_PROVIDER_OPENAI, 0);
+}
+
+Test(http_e2e, openai_tool_calls_stream)
+{
+    tool_round_trip(UP_PROVIDER_OPENAI, 1);
+}

@@ -107,50 +107,47 @@ static const struct {
     const char *model_id;
     const char *resolved;
     const char *effort; /* effort_value, or NULL */
-    long budget;
 } ok_cases[] = {
     {"anthropic.claude-opus-4-6", UP_PROV_ANTHROPIC, "claude-opus-4-6",
-     "anthropic.claude-opus-4-6", NULL, 0},
+     "anthropic.claude-opus-4-6", NULL},
     {"sonnet.high", UP_PROV_ANTHROPIC, "claude-sonnet-4-5",
-     "anthropic.claude-sonnet-4-5.high", "high", 16384},
+     "anthropic.claude-sonnet-4-5.high", "high"},
     {"haiku.low", UP_PROV_ANTHROPIC, "claude-haiku-4-5",
-     "anthropic.claude-haiku-4-5.low", "low", 1024},
+     "anthropic.claude-haiku-4-5.low", "low"},
     {"opus.max", UP_PROV_ANTHROPIC, "claude-opus-4-6",
-     "anthropic.claude-opus-4-6.max", "max", 65536},
+     "anthropic.claude-opus-4-6.max", "max"},
     {"claude-3-7-sonnet-latest", UP_PROV_ANTHROPIC, "claude-3-7-sonnet-latest",
-     "anthropic.claude-3-7-sonnet-latest", NULL, 0},
-    {"openai.gpt-4o", UP_PROV_OPENAI, "gpt-4o", "openai.gpt-4o", NULL, 0},
-    {"gpt-4.1", UP_PROV_OPENAI, "gpt-4.1", "openai.gpt-4.1", NULL, 0},
+     "anthropic.claude-3-7-sonnet-latest", NULL},
+    {"openai.gpt-4o", UP_PROV_OPENAI, "gpt-4o", "openai.gpt-4o", NULL},
+    {"gpt-4.1", UP_PROV_OPENAI, "gpt-4.1", "openai.gpt-4.1", NULL},
     {"o3-mini.medium", UP_PROV_OPENAI, "o3-mini", "openai.o3-mini.medium",
-     "medium", 0},
+     "medium"},
     {"openai.gpt-5.minimal", UP_PROV_OPENAI, "gpt-5", "openai.gpt-5.minimal",
-     "minimal", 0},
+     "minimal"},
     {"responses.gpt-5.1.xhigh", UP_PROV_OPENAI, "gpt-5.1",
-     "openai.gpt-5.1.xhigh", "xhigh", 0},
-    {"generic.llama3.2", UP_PROV_GENERIC, "llama3.2", "generic.llama3.2", NULL,
-     0},
+     "openai.gpt-5.1.xhigh", "xhigh"},
+    {"generic.llama3.2", UP_PROV_GENERIC, "llama3.2", "generic.llama3.2", NULL},
     {"generic.llama3.2:latest", UP_PROV_GENERIC, "llama3.2:latest",
-     "generic.llama3.2:latest", NULL, 0},
+     "generic.llama3.2:latest", NULL},
     {"generic.qwen3.none", UP_PROV_GENERIC, "qwen3", "generic.qwen3.none",
-     "none", 0},
+     "none"},
     {"hf.openai/gpt-oss-120b:cerebras", UP_PROV_HF,
-     "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras", NULL,
-     0},
+     "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras", NULL},
     {"hf.openai/gpt-oss-120b.high:cerebras", UP_PROV_HF,
      "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras.high",
-     "high", 0},
+     "high"},
     {"hf.openai/gpt-oss-120b:cerebras.high", UP_PROV_HF,
      "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras.high",
-     "high", 0},
+     "high"},
     {"kimi:together", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:together",
-     "hf.moonshotai/Kimi-K2-Instruct-0905:together", NULL, 0},
+     "hf.moonshotai/Kimi-K2-Instruct-0905:together", NULL},
     {"kimi.low", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:groq",
-     "hf.moonshotai/Kimi-K2-Instruct-0905:groq.low", "low", 0},
+     "hf.moonshotai/Kimi-K2-Instruct-0905:groq.low", "low"},
     {"gpt-oss-20b:fastest", UP_PROV_HF, "openai/gpt-oss-20b:fastest",
-     "hf.openai/gpt-oss-20b:fastest", NULL, 0},
+     "hf.openai/gpt-oss-20b:fastest", NULL},
     {"hf.meta-llama/Llama-3.1-8B-Instruct", UP_PROV_HF,
      "meta-llama/Llama-3.1-8B-Instruct", "hf.meta-llama/Llama-3.1-8B-Instruct",
-     NULL, 0},
+     NULL},
 };
 
 Test(model, provider_prefixes_and_efforts)
@@ -171,8 +168,6 @@ Test(model, provider_prefixes_and_efforts)
             cr_assert_str_eq(m.effort_value, ok_cases[i].effort);
         else
             cr_assert_null(m.effort_value, "%s", ok_cases[i].spec);
-        cr_assert_eq(m.thinking_budget, ok_cases[i].budget, "%s",
-                     ok_cases[i].spec);
         cr_assert_str_eq(m.spec, ok_cases[i].spec);
         up_model_release(&m);
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "providers/providers.h"
+#include "upskill/config.h"
 #include "upskill/http.h"
 
 static const up_message hello[] = {{"user", "Hello there"}};
@@ -724,9 +725,10 @@ Test(providers, check_json)
 
 Test(providers, kinds_by_name)
 {
-    cr_assert_eq(up_provider_kind("anthropic"), UP_PROVIDER_ANTHROPIC);
-    cr_assert_eq(up_provider_kind("openai"), UP_PROVIDER_OPENAI);
-    cr_assert_eq(up_provider_kind("nope"), -1);
+    cr_assert_eq(up_wire_kind_of("anthropic"), UP_PROVIDER_ANTHROPIC);
+    cr_assert_eq(up_wire_kind_of("openai"), UP_PROVIDER_OPENAI);
+    cr_assert_eq(up_wire_kind_of("nope"), -1);
+    cr_assert_str_eq(up_wire_name(UP_PROVIDER_ANTHROPIC), "anthropic");
 }
 
 Test(providers, control_characters_in_a_key_or_header_refused)
@@ -852,7 +854,8 @@ Test(providers, masked_and_project_keys_scrubbed)
     for (size_t i = 0; i < sizeof(bodies) / sizeof(*bodies); i++) {
         up_buf out = UP_BUF_INIT;
 
-        up_http_error_message(bodies[i], strlen(bodies[i]), &out);
+        up_http_error_message(bodies[i], strlen(bodies[i]),
+                              up_provider_key_prefixes(), &out);
         cr_assert_null(strstr(out.data, "sk-"), "%s", out.data);
         cr_assert(strstr(out.data, "[redacted]"), "%s", out.data);
         up_buf_release(&out);
@@ -873,4 +876,46 @@ Test(providers, json_option_names_never_reach_a_message)
     cr_assert_null(strstr(err.msg, "JSON_"), "%s", err.msg);
     cr_assert(strstr(err.msg, "NUL character"), "%s", err.msg);
     up_reply_release(&r);
+}
+
+Test(providers, configured_providers_map_to_their_wire)
+{
+    static const struct {
+        int provider, wire, compat;
+    } rows[] = {
+        {UP_PROV_ANTHROPIC, UP_PROVIDER_ANTHROPIC, 1},
+        {UP_PROV_OPENAI, UP_PROVIDER_OPENAI, 0},
+        {UP_PROV_GENERIC, UP_PROVIDER_OPENAI, 1},
+        {UP_PROV_HF, UP_PROVIDER_OPENAI, 1},
+    };
+    up_endpoint ep;
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+        cr_assert_eq(up_endpoint_init_for(&ep, rows[i].provider), 0);
+        cr_assert_eq(ep.kind, rows[i].wire);
+        cr_assert_eq(ep.compat, rows[i].compat);
+        cr_assert_eq(ep.max_retries, -1);
+    }
+    cr_assert_eq(up_endpoint_init_for(&ep, 99), UP_EUSAGE);
+}
+
+Test(providers, wire_knowledge_comes_from_the_providers)
+{
+    const char *const *p = up_provider_key_prefixes();
+    const up_http_limit *a = up_provider_limits(UP_PROVIDER_ANTHROPIC);
+    const up_http_limit *o = up_provider_limits(UP_PROVIDER_OPENAI);
+    size_t n = 0;
+    int ant = 0, groq = 0;
+
+    for (; p[n]; n++) {
+        ant |= !strcmp(p[n], "sk-ant-");
+        groq |= !strcmp(p[n], "gsk_");
+    }
+    cr_assert(ant && groq);
+    cr_assert_str_eq(a[0].remaining, "anthropic-ratelimit-requests-remaining");
+    cr_assert_str_eq(a[3].reset, "anthropic-ratelimit-output-tokens-reset");
+    cr_assert_null(a[4].remaining);
+    cr_assert_str_eq(o[1].reset, "x-ratelimit-reset-tokens");
+    cr_assert_null(o[2].remaining);
+    cr_assert_null(up_provider_limits(99));
 }

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "upskill/http.h"
+#include "upskill/provider.h"
 
 static up_http_policy policy(void)
 {
@@ -131,7 +132,7 @@ static void expect_message(const char *body, const char *want)
 {
     up_buf b = UP_BUF_INIT;
 
-    up_http_error_message(body, strlen(body), &b);
+    up_http_error_message(body, strlen(body), up_provider_key_prefixes(), &b);
     cr_assert_str_eq(b.data, want);
     up_buf_release(&b);
 }
@@ -165,7 +166,7 @@ Test(retry, error_message_raw_capped)
     up_buf b = UP_BUF_INIT;
 
     memset(body, 'a', sizeof(body));
-    up_http_error_message(body, sizeof(body), &b);
+    up_http_error_message(body, sizeof(body), up_provider_key_prefixes(), &b);
     cr_assert_eq(b.len, 200);
     up_buf_release(&b);
 }
@@ -176,9 +177,9 @@ Test(retry, quota_not_retried)
     const char *a = "{\"error\":{\"details\":{\"error_code\":"
                     "\"enforced_spend_limit_reached\"}}}";
 
-    cr_assert(up_http_quota_exhausted(q, strlen(q)));
-    cr_assert(up_http_quota_exhausted(a, strlen(a)));
-    cr_assert_not(up_http_quota_exhausted("{}", 2));
+    cr_assert(up_http_quota_exhausted(q, strlen(q), up_provider_quota_words()));
+    cr_assert(up_http_quota_exhausted(a, strlen(a), up_provider_quota_words()));
+    cr_assert_not(up_http_quota_exhausted("{}", 2, up_provider_quota_words()));
 }
 
 Test(retry, redact_url)

@@ -270,6 +270,9 @@ static void fill_request(job *j, up_http_request *hr)
     hr->on_reset = on_reset;
     hr->committed = committed;
     hr->ud = j;
+    hr->limits = up_provider_limits(ep->kind);
+    hr->key_prefixes = up_provider_key_prefixes();
+    hr->quota_words = up_provider_quota_words();
 }
 
 /* Build and submit the next turn; on failure the job completes. */
@@ -346,7 +349,8 @@ static void take_reply(job *j, up_http_result *res)
         fail(j, rc, &err);
     } else {
         up_reply_finish(&j->reply, &j->rq, &j->res);
-        if (j->rq.schema && up_provider_check_json(&j->res.text, &why))
+        if (j->rq.schema && !j->rq.msgs &&
+            up_provider_check_json(&j->res.text, &why))
             repair_or_fail(j, why.data);
         else
             complete(j);
