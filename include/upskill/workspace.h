@@ -188,8 +188,8 @@ const up_tool *up_tool_find(const char *name);
  * argument, and each handler's refusals.  Counts the call, error and
  * time in w->stat.  Never touches anything outside w's folder.
  */
-int up_tool_call(up_workspace *w, const char *name, const char *args,
-                 size_t len, up_buf *out);
+int up_tool_invoke(up_workspace *w, const char *name, const char *args,
+                   size_t len, up_buf *out);
 
 /*
  * Name of counter row i of w->stat ("read_file", ..., "unknown" for the

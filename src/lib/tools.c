@@ -2,7 +2,7 @@
  * The agent's tools: one static table of rows (name, description,
  * JSON schema of the arguments, the checker's argument list, handler).
  *
- * up_tool_call is the one way in: it finds the row, parses and checks
+ * up_tool_invoke is the one way in: it finds the row, parses and checks
  * the arguments against the row's list (so a handler sees only the
  * keys and types it declared), runs the handler, and counts the call,
  * the error and the time.  Everything a model can get wrong or try
@@ -457,8 +457,8 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int up_tool_call(up_workspace *w, const char *name, const char *args,
-                 size_t len, up_buf *out)
+int up_tool_invoke(up_workspace *w, const char *name, const char *args,
+                   size_t len, up_buf *out)
 {
     const up_tool *t = up_tool_find(name);
     size_t row = t ? (size_t)(t - tools) : NTOOLS;

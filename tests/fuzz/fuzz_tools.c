@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ws || ++runs % 256 == 0)
         fresh();
     name = data[0] % (n + 1) < n ? t[data[0] % (n + 1)].name : "nope";
-    up_tool_call(ws, name, (const char *)data + 1, size - 1, &out);
+    up_tool_invoke(ws, name, (const char *)data + 1, size - 1, &out);
     if (entries(parent) != 1)
         abort(); /* a file escaped the workspace */
     up_buf_release(&out);

@@ -123,7 +123,7 @@ TestSuite(tools, .init = setup, .fini = teardown);
 static int call(const char *name, const char *args, up_buf *out)
 {
     up_buf_reset(out);
-    return up_tool_call(w, name, args, args ? strlen(args) : 0, out);
+    return up_tool_invoke(w, name, args, args ? strlen(args) : 0, out);
 }
 
 static void plant(const char *rel, const char *text)
@@ -344,7 +344,7 @@ Test(tools, fifty_megabytes_refused_by_default)
     len = snprintf(args, 64, "{\"path\":\"big\",\"content\":\"");
     memset(args + len, 'a', n);
     memcpy(args + (size_t)len + n, "\"}", 3);
-    cr_assert_eq(up_tool_call(w, "write_file", args, strlen(args), &out), 1);
+    cr_assert_eq(up_tool_invoke(w, "write_file", args, strlen(args), &out), 1);
     cr_assert_not_null(strstr(out.data, "over the cap"));
     cr_assert_eq(entries(w->path), 0);
     free(args);
