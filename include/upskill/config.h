@@ -76,12 +76,13 @@ typedef struct up_provider_cfg {
     up_cfg_str api_key_env; /* the NAME of the variable, never its value */
     up_header *headers;     /* extra request headers, in file order */
     size_t nheaders;
-    size_t headers_cap;         /* private: allocated entries */
-    up_source headers_src;      /* where the headers mapping came from */
-    up_cfg_num connect_timeout; /* seconds */
-    up_cfg_num timeout;         /* seconds, whole request */
-    up_cfg_num idle_timeout;    /* seconds without a byte */
-    up_cfg_int max_tokens;      /* output cap; 0: the top-level max_tokens */
+    size_t headers_cap;            /* private: allocated entries */
+    up_source headers_src;         /* where the headers mapping came from */
+    up_cfg_num connect_timeout;    /* seconds */
+    up_cfg_num timeout;            /* seconds, whole request */
+    up_cfg_num idle_timeout;       /* seconds without a byte */
+    up_cfg_num first_byte_timeout; /* seconds until a streamed reply begins */
+    up_cfg_int max_tokens;         /* output cap; 0: the top-level max_tokens */
 } up_provider_cfg;
 
 /* aliases.<name>: a model string, which may name another alias. */

@@ -152,6 +152,9 @@ typedef struct up_http_request {
     long total_timeout_ms;   /* per attempt; 0: 600 s */
     long idle_timeout_ms;    /* streams (on_data set) only: abort when no
                                 byte came for this long; 0: 300 s */
+    long first_byte_ms;      /* streams only: abort an attempt whose reply
+                                has not begun (no header) by then, a server
+                                that accepts and never answers; 0: 45 s */
     long deadline_ms;        /* up_http_now_ms() limit for all attempts, 0 */
     up_http_policy policy;   /* zeroed: use up_http_policy_default */
     size_t max_response;     /* body cap in bytes; 0: 32 MB */

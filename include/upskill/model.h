@@ -56,6 +56,7 @@ typedef struct up_model {
     long connect_timeout_ms;
     long timeout_ms;
     long idle_timeout_ms;
+    long first_byte_ms;
     int max_tokens; /* output cap: a --max-tokens flag, else
                        providers.<name>.max_tokens, else max_tokens;
                        0: none set (the caller's default applies) */

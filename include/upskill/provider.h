@@ -56,6 +56,7 @@ typedef struct up_endpoint {
     long connect_timeout_ms; /* 0: 10 s */
     long total_timeout_ms;   /* per attempt; 0: 600 s */
     long idle_timeout_ms;    /* streams: no byte this long aborts; 0: 300 s */
+    long first_byte_ms;      /* streams: no reply begun by then; 0: 45 s */
     int max_retries;         /* -1: the SDK default (2) */
 } up_endpoint;
 

@@ -96,6 +96,8 @@ static void put_provider(json_t *st, const up_config *cfg,
     put(st, PNAME("timeout"), json_real(pc->timeout.value), &pc->timeout.src);
     put(st, PNAME("idle_timeout"), json_real(pc->idle_timeout.value),
         &pc->idle_timeout.src);
+    put(st, PNAME("first_byte_timeout"),
+        json_real(pc->first_byte_timeout.value), &pc->first_byte_timeout.src);
     put(st, PNAME("max_tokens"),
         pc->max_tokens.value > 0 ? json_integer(pc->max_tokens.value)
                                  : json_null(),

@@ -141,6 +141,7 @@ static const struct key prov_keys[] = {
     {"connect_timeout", V_SECS, PRV(connect_timeout), 0, 0, NULL},
     {"timeout", V_SECS, PRV(timeout), 0, 0, NULL},
     {"idle_timeout", V_SECS, PRV(idle_timeout), 0, 0, NULL},
+    {"first_byte_timeout", V_SECS, PRV(first_byte_timeout), 0, 0, NULL},
     {"max_tokens", V_INT, PRV(max_tokens), 1, MAX_TOKENS_CAP, NULL},
     {NULL, V_STR, 0, 0, 0, NULL},
 };
@@ -678,6 +679,7 @@ void up_config_init(up_config *cfg)
         pc->connect_timeout.value = 10;
         pc->timeout.value = 600;
         pc->idle_timeout.value = 300;
+        pc->first_byte_timeout.value = 45;
     }
 }
 

@@ -31,6 +31,7 @@ int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
     ep->connect_timeout_ms = m->connect_timeout_ms;
     ep->total_timeout_ms = m->timeout_ms;
     ep->idle_timeout_ms = m->idle_timeout_ms;
+    ep->first_byte_ms = m->first_byte_ms;
     ep->max_tokens = m->max_tokens;
     ep->stream = 1;
     *headers = h;

@@ -402,6 +402,7 @@ static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
     out->connect_timeout_ms = to_ms(pc->connect_timeout.value);
     out->timeout_ms = to_ms(pc->timeout.value);
     out->idle_timeout_ms = to_ms(pc->idle_timeout.value);
+    out->first_byte_ms = to_ms(pc->first_byte_timeout.value);
     out->max_tokens = pick_max_tokens(cfg, pc);
     if (!headers || !pc->nheaders)
         return;

@@ -261,6 +261,7 @@ static void fill_request(job *j, up_http_request *hr)
     hr->connect_timeout_ms = ep->connect_timeout_ms;
     hr->total_timeout_ms = ep->total_timeout_ms;
     hr->idle_timeout_ms = ep->idle_timeout_ms;
+    hr->first_byte_ms = ep->first_byte_ms;
     hr->deadline_ms = j->deadline;
     up_http_policy_default(&hr->policy);
     if (ep->max_retries >= 0)

@@ -36,11 +36,12 @@
 #include "upskill/version.h"
 #include "util/curl_dl.h"
 
-#define DEF_CONNECT_MS   10000L
-#define DEF_TOTAL_MS     600000L
-#define DEF_IDLE_MS      300000L
-#define DEF_MAX_RESPONSE (32u * 1024u * 1024u)
-#define RAW_MSG_MAX      200
+#define DEF_CONNECT_MS    10000L
+#define DEF_TOTAL_MS      600000L
+#define DEF_IDLE_MS       300000L
+#define DEF_FIRST_BYTE_MS 45000L
+#define DEF_MAX_RESPONSE  (32u * 1024u * 1024u)
+#define RAW_MSG_MAX       200
 
 /* ---- retry policy ----------------------------------------------------- */
 
@@ -467,6 +468,8 @@ struct up_http_xfer {
     long inband; /* status the sink reported, 0 if none */
     up_buf msg;  /* the sink's message */
     int too_big; /* the body went over max_response */
+    int begun;   /* a header of this attempt arrived */
+    int unbegun; /* aborted: no reply began within first_byte_ms */
     size_t got;  /* body bytes of this attempt */
     char ra_ms[32], ra[64], should[16];
     char rl_left[UP_HTTP_NLIMITS][24];  /* *ratelimit-*remaining* headers */
@@ -663,6 +666,23 @@ static void keep_limit(up_http_xfer *x, const char *name, size_t nn,
     }
 }
 
+/*
+ * A streamed reply's first byte: a server that accepted the connection
+ * and never answers would otherwise hold the attempt for the whole idle
+ * timeout (curl's low-speed check), minutes per wave of requests.
+ */
+static int on_progress(void *u, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+                       curl_off_t un)
+{
+    up_http_xfer *x = u;
+
+    (void)dt, (void)dn, (void)ut, (void)un;
+    if (x->begun || up_http_now_ms() - x->t_att < x->rq.first_byte_ms)
+        return 0;
+    x->unbegun = 1;
+    return 1;
+}
+
 static size_t on_header(char *p, size_t sz, size_t nm, void *u)
 {
     up_http_xfer *x = u;
@@ -682,6 +702,7 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *u)
         {"content-type", x->res.ctype, sizeof(x->res.ctype)},
     };
 
+    x->begun = 1; /* the status line counts: the reply has begun */
     if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
         forget_hints(x);
         x->res.ctype[0] = '\0';
@@ -718,6 +739,9 @@ static void set_easy_options(up_http_xfer *x)
     if (x->rq.on_data) { /* a plain reply is silent until it is whole */
         curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
         curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, idle_s > 0 ? idle_s : 1L);
+        curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
+        curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
     }
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
@@ -762,6 +786,8 @@ static void copy_request(up_http_xfer *x, const up_http_request *rq)
         x->rq.total_timeout_ms = DEF_TOTAL_MS;
     if (!x->rq.idle_timeout_ms)
         x->rq.idle_timeout_ms = DEF_IDLE_MS;
+    if (!x->rq.first_byte_ms)
+        x->rq.first_byte_ms = DEF_FIRST_BYTE_MS;
     if (!x->rq.max_response)
         x->rq.max_response = DEF_MAX_RESPONSE;
     if (!x->rq.policy.base_delay_ms)
@@ -853,6 +879,8 @@ static void start_attempt(up_http_xfer *x)
     x->t_att = now;
     x->inband = 0;
     x->too_big = 0;
+    x->begun = 0;
+    x->unbegun = 0;
     x->got = 0;
     x->errbuf[0] = '\0';
     forget_hints(x); /* no stale hints */
@@ -922,10 +950,15 @@ typedef struct outcome {
 
 static void classify_transport(up_http_xfer *x, CURLcode rc, outcome *o)
 {
-    o->code = rc == CURLE_OPERATION_TIMEDOUT ? UP_ETIMEOUT : UP_ENETWORK;
-    o->retryable = up_http_retryable(0, transport_retryable(rc),
+    o->code = rc == CURLE_OPERATION_TIMEDOUT || x->unbegun ? UP_ETIMEOUT
+                                                           : UP_ENETWORK;
+    o->retryable = up_http_retryable(0, x->unbegun || transport_retryable(rc),
                                      x->should[0] ? x->should : NULL);
-    up_buf_adds(&o->why, x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+    if (x->unbegun)
+        up_buf_addf(&o->why, "no reply began within %ld s (first_byte_timeout)",
+                    (x->rq.first_byte_ms + 999) / 1000);
+    else
+        up_buf_adds(&o->why, x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
 }
 
 static void classify(up_http_xfer *x, CURLcode rc, outcome *o)

@@ -69,6 +69,16 @@ n=$(nreq "$T/rec-h.jsonl")
 ok $? "one wave of requests, not 60 x 3 ($n sent)"
 like "$out" '"errors": 30' "--json still shows the errors"
 
+# --- the same, with only the first-byte timeout short: a streamed reply
+# that never begins is given up on at first_byte_timeout, long before the
+# whole-request and idle timeouts (600 s and 300 s by default) ------------
+printf 'providers:\n  generic:\n    first_byte_timeout: 1\n' > "$T/fb.yaml"
+UPSKILL_CONFIG="$T/fb.yaml" run "$UPSKILL" eval --no-cache "$SKILL" -m local \
+    --base-url "$FAKE_URL/v1" -j 4 --no-log-runs
+is "$rc" 4 "first_byte_timeout: a reply that never begins: exit 4"
+like "$err" "gave up on this endpoint after 4 failed requests in a row: no reply began within 1 s (first_byte_timeout)" \
+    "the first-byte timeout is named as the cause"
+
 # --- eval, 401 on every request ------------------------------------------------
 fake_start "$T/401.json" --record "$T/rec-a.jsonl"
 run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
