@@ -1,6 +1,7 @@
 #!/bin/sh
 # Lint: formatting must match .clang-format; banned functions must not
-# appear in the sources.
+# appear in the sources; no profiler or trace output is committed; every
+# end-to-end script has a number of its own.
 set -u
 status=0
 files=$(find src include tests bench -path bench/node_modules -prune -o -name '*.[ch]' -print | sort)
@@ -18,6 +19,20 @@ fi
 banned='\b(strcpy|strcat|sprintf|vsprintf|strtok|gets|atoi|atol)[[:space:]]*\('
 if grep -nE "$banned" $files; then
     echo "lint: banned functions above (see docs/style)" >&2
+    status=1
+fi
+# Profiler data, syscall traces and scratch files belong in scratch/ (ignored).
+scratch='(^|/)(perf\.data[^/]*|[^/]*\.srv|sched\.data|st2?\.txt|[^/]*\.strace|callgrind\.out\.[^/]*|massif\.out\.[^/]*)$'
+if command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1; then
+    if git ls-files | grep -E "$scratch"; then
+        echo "lint: profiler or trace output committed above: move it to scratch/" >&2
+        status=1
+    fi
+fi
+
+dups=$(ls tests/e2e | sed -n 's/^\(t[0-9]\{4\}\)-.*/\1/p' | sort | uniq -d)
+if [ -n "$dups" ]; then
+    echo "lint: e2e scripts share a number: $dups" >&2
     status=1
 fi
 exit $status
