@@ -34,7 +34,8 @@ static const struct opt_range {
     {"generate", "min-tests", 1, 100}, {"generate", "max-tests", 1, 100},
     {NULL, "runs", 1, 1000},           {NULL, "jobs", 1, 10000},
     {NULL, "fail-under", 0, 1},        {NULL, "budget", 1, 1e9},
-    {NULL, "older-than", 0, 36500},
+    {NULL, "margin", 0, 50},           {NULL, "baseline-rate", 0, 1},
+    {NULL, "target-lift", 0.1, 100},   {NULL, "older-than", 0, 36500},
 };
 
 static const struct opt_range *find_range(const struct cmd_spec *spec,
