@@ -99,6 +99,46 @@ int up_store_case_write(const char *batch_dir, int run_number,
                         size_t case_index, int repeat, const char *json,
                         up_error *err);
 
+/* ---- case artifacts (docs/runs-format.md, "Case artifacts") -------- */
+
+struct json_t;
+
+/* Default of config artifact_max_bytes: message text per artifact. */
+#define UP_STORE_CASE_MAX ((size_t)256 << 10)
+
+/* A run folder's system prompt, named by its artifacts' system message. */
+#define UP_STORE_SYSTEM_FILE "system_prompt.md"
+
+/* Write run_N/name (len bytes of data) atomically, creating run_N. */
+int up_store_run_file_write(const char *batch_dir, int run_number,
+                            const char *name, const char *data, size_t len,
+                            up_error *err);
+
+/*
+ * Cap the texts of a case artifact (a JSON object with "messages"): every
+ * message's "content" and every tool call's "arguments" together hold at
+ * most cap bytes.  Short texts stay whole and the long ones share what is
+ * left equally; a cut text ends at a UTF-8 character boundary and its
+ * object gets KEY_cut: true and KEY_bytes, the size before the cut (kept
+ * when already set, e.g. by an answer cut at max_answer_bytes).
+ */
+void up_store_case_cap(struct json_t *artifact, size_t cap);
+
+/*
+ * The artifacts of case case_index (0-based) in batch_dir: every
+ * run_N/cases/case_NNNN_r*.json, runs in number order, as a new JSON
+ * array in *out (the caller decrefs it; empty when the batch has none).
+ * Errors: UP_EPARSE naming a file that is not a JSON object, UP_EIO.
+ */
+int up_store_case_load(struct json_t **out, const char *batch_dir,
+                       size_t case_index, up_error *err);
+
+/*
+ * The newest batch in runs_dir (the greatest folder name: batch ids are
+ * times) into id.  UP_ENOTFOUND when runs_dir has no batch.
+ */
+int up_store_batch_latest(up_buf *id, const char *runs_dir, up_error *err);
+
 /*
  * Write batch_summary.json: {batch_id, model, task, total_runs,
  * passed_runs, results: [run_result...]} plus our "stats" object given as

@@ -162,11 +162,14 @@ void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
                         size_t case_index, int repeat)
 {
     char name[64];
+    up_buf dir = UP_BUF_INIT;
 
-    run_dir(out, batch_dir, run_number);
+    /* out may hold text already: the run folder is built apart */
+    run_dir(&dir, batch_dir, run_number);
     snprintf(name, sizeof(name), "cases/case_%04zu_r%d.json", case_index + 1,
              repeat);
-    up_fs_join(out, out->data, name);
+    up_fs_join(out, dir.data, name);
+    up_buf_release(&dir);
 }
 
 int up_store_case_write(const char *batch_dir, int run_number,
@@ -346,4 +349,102 @@ static size_t clean_in(const char *dir, int depth)
 size_t up_store_batch_clean(const char *batch_dir)
 {
     return clean_in(batch_dir, 2); /* batch, run_N, run_N/cases */
+}
+
+int up_store_run_file_write(const char *batch_dir, int run_number,
+                            const char *name, const char *data, size_t len,
+                            up_error *err)
+{
+    up_buf dir = UP_BUF_INIT, path = UP_BUF_INIT;
+    int rc;
+
+    run_dir(&dir, batch_dir, run_number);
+    up_fs_join(&path, dir.data, name);
+    rc = up_fs_mkdir_p(dir.data, 0755, err);
+    if (!rc)
+        rc = up_fs_write_atomic(path.data, data, len, 0644, err);
+    up_buf_release(&dir);
+    up_buf_release(&path);
+    return rc;
+}
+
+/* ---- the cap on a case artifact's texts ------------------------------ */
+
+/* One capped text: obj[key], a string of len bytes. */
+typedef struct cap_item {
+    json_t *obj;
+    const char *key;
+    size_t len;
+} cap_item;
+
+static void cap_add(cap_item **v, size_t *n, json_t *obj, const char *key)
+{
+    json_t *s = json_object_get(obj, key);
+
+    if (!json_is_string(s))
+        return;
+    *v = up_xrealloc(*v, (*n + 1) * sizeof(**v));
+    (*v)[*n].obj = obj;
+    (*v)[*n].key = key;
+    (*v)[(*n)++].len = json_string_length(s);
+}
+
+static int cap_cmp(const void *a, const void *b)
+{
+    size_t x = ((const cap_item *)a)->len, y = ((const cap_item *)b)->len;
+
+    return (x > y) - (x < y);
+}
+
+/* Cut item to keep bytes (at a character boundary) and mark it: KEY_cut,
+ * and KEY_bytes the size before any cut (an earlier one may have set it). */
+static void cap_cut(const cap_item *it, size_t keep)
+{
+    const char *s = json_string_value(json_object_get(it->obj, it->key));
+    char mark[64];
+    json_t *before;
+
+    while (keep && ((unsigned char)s[keep] & 0xC0) == 0x80)
+        keep--;
+    snprintf(mark, sizeof(mark), "%s_bytes", it->key);
+    before = json_object_get(it->obj, mark);
+    if (!json_is_integer(before))
+        json_object_set_new(it->obj, mark, json_integer((json_int_t)it->len));
+    json_object_set_new(it->obj, it->key, json_stringn(s, keep));
+    snprintf(mark, sizeof(mark), "%s_cut", it->key);
+    json_object_set_new(it->obj, mark, json_true());
+}
+
+/* Every message's content and every tool call's arguments. */
+static void cap_collect(cap_item **v, size_t *n, json_t *artifact)
+{
+    json_t *msgs = json_object_get(artifact, "messages"), *m, *c;
+    size_t i, k;
+
+    json_array_foreach(msgs, i, m)
+    {
+        cap_add(v, n, m, "content");
+        json_array_foreach(json_object_get(m, "tool_calls"), k, c)
+            cap_add(v, n, c, "arguments");
+    }
+}
+
+void up_store_case_cap(json_t *artifact, size_t cap)
+{
+    cap_item *v = NULL;
+    size_t n = 0, left = cap;
+
+    cap_collect(&v, &n, artifact);
+    /* Shortest first, each taking at most an equal share of what is left:
+     * short texts stay whole and the long ones split the rest. */
+    qsort(v, n, sizeof(*v), cap_cmp);
+    for (size_t i = 0; i < n; i++) {
+        size_t share = left / (n - i);
+        size_t keep = v[i].len < share ? v[i].len : share;
+
+        if (keep < v[i].len)
+            cap_cut(&v[i], keep);
+        left -= keep;
+    }
+    free(v);
 }

@@ -727,3 +727,88 @@ int up_store_csv(const char *path, const up_run_record *runs, size_t n,
     up_buf_release(&dir);
     return rc;
 }
+
+/* ---- case artifacts -------------------------------------------------- */
+
+/* Append run folder dir's artifacts of the case (file names starting
+ * with prefix) to out, in name (repeat) order. */
+static int load_cases_in(json_t *out, const char *dir, const char *prefix,
+                         up_error *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    int rc = 0;
+
+    if (!up_fs_is_dir(dir) || up_fs_list(&names, &n, dir, NULL))
+        return 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        up_buf path = UP_BUF_INIT;
+        size_t len = strlen(names[i]);
+        json_t *o = NULL;
+
+        if (strncmp(names[i], prefix, strlen(prefix)) || len < 5 ||
+            strcmp(names[i] + len - 5, ".json"))
+            continue;
+        up_fs_join(&path, dir, names[i]);
+        rc = up_json_load_file(&o, path.data, err);
+        if (!rc && !json_is_object(o))
+            rc = up_error_set(err, UP_EPARSE,
+                              "'%s': expected a case artifact (a JSON object)",
+                              path.data);
+        if (!rc)
+            json_array_append(out, o);
+        json_decref(o);
+        up_buf_release(&path);
+    }
+    up_strv_free(names);
+    return rc;
+}
+
+int up_store_case_load(json_t **out, const char *batch_dir, size_t case_index,
+                       up_error *err)
+{
+    char **names = NULL, prefix[48];
+    size_t n = 0;
+    int rc = up_fs_list(&names, &n, batch_dir, err);
+
+    *out = json_array();
+    if (rc)
+        return rc;
+    snprintf(prefix, sizeof(prefix), "case_%04zu_r", case_index + 1);
+    qsort(names, n, sizeof(*names), cmp_run_names);
+    for (size_t i = 0; i < n && !rc; i++) {
+        up_buf dir = UP_BUF_INIT;
+
+        if (run_num(names[i]) >= 0) {
+            up_buf_addf(&dir, "%s/%s/cases", batch_dir, names[i]);
+            rc = load_cases_in(*out, dir.data, prefix, err);
+        }
+        up_buf_release(&dir);
+    }
+    up_strv_free(names);
+    return rc;
+}
+
+int up_store_batch_latest(up_buf *id, const char *runs_dir, up_error *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    const char *best = NULL;
+    int rc = up_fs_list(&names, &n, runs_dir, err);
+
+    for (size_t i = 0; i < n && !rc; i++) {
+        up_buf path = UP_BUF_INIT;
+
+        up_fs_join(&path, runs_dir, names[i]);
+        if (up_fs_is_dir(path.data) && (!best || strcmp(names[i], best) > 0))
+            best = names[i];
+        up_buf_release(&path);
+    }
+    if (!rc && best)
+        up_buf_adds(id, best);
+    else if (!rc)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "'%s': no batch in the runs folder", runs_dir);
+    up_strv_free(names);
+    return rc;
+}
