@@ -1,13 +1,15 @@
 /*
- * Case artifacts (docs/runs-format.md, "Case artifacts"): one JSON file
- * per conversation, run_N/cases/case_NNNN_rR.json, written by the run log
- * for every command that goes through the session.
+ * Case artifacts (docs/runs-format.md, "Case artifacts"): one JSON object
+ * per conversation, a line of its run folder's run_N/cases.jsonl, written
+ * by the run log for every command that goes through the session.
  *
  * When: with the run's records (up_session_log_runs), after grading and
  * the judge, so llm-rubric verdicts are in; the run folder's number is
  * known only then.  One artifact is built, written and freed at a time
- * from what the jobs already hold, so chat mode keeps nothing more in
- * memory than before.  The system prompt (in the skill arm the whole
+ * from what the jobs already hold and streamed into the file, so chat mode
+ * keeps nothing more in memory than before.  One file per run folder, not
+ * one per case: creating 2,000 small files doubled the time of a 1,000
+ * case eval (bench/README.md).  The system prompt (in the skill arm the whole
  * skill body) is written once per run folder, as UP_STORE_SYSTEM_FILE,
  * and the artifacts' system message names it instead of repeating it.
  */
@@ -151,8 +153,9 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
     return o;
 }
 
-static int write_one(const up_session *s, const up_eval_plan *p,
-                     const up_eval_job *j, int run, int attempt, up_error *err)
+static int write_one(const up_session *s, up_store_cases *w,
+                     const up_eval_plan *p, const up_eval_job *j, int run,
+                     int attempt, up_error *err)
 {
     json_t *o = artifact(p, j, run, attempt);
     long cap = s->cfg->artifact_max_bytes.value;
@@ -162,8 +165,7 @@ static int write_one(const up_session *s, const up_eval_plan *p,
     up_store_case_cap(o, cap > 0 ? (size_t)cap : UP_STORE_CASE_MAX);
     text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    rc = up_store_case_write(s->batch_dir.data, run, j->kase, j->repeat, text,
-                             err);
+    rc = up_store_cases_add(w, text, err);
     free(text);
     return rc;
 }
@@ -173,15 +175,22 @@ int session_log_cases(const up_session *s, const up_eval_plan *p, size_t m,
                       up_error *err)
 {
     const char *system = arm == UP_ARM_SKILL ? p->system_skill : p->system_base;
+    up_store_cases w;
     int rc =
         up_store_run_file_write(s->batch_dir.data, run, UP_STORE_SYSTEM_FILE,
                                 system, strlen(system), err);
 
+    if (!rc)
+        rc = up_store_cases_open(&w, s->batch_dir.data, run, err);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < p->njobs && !rc; i++) {
         const up_eval_job *j = &p->jobs[i];
 
         if (j->done && j->model == m && j->repeat == repeat && j->arm == arm)
-            rc = write_one(s, p, j, run, attempt, err);
+            rc = write_one(s, &w, p, j, run, attempt, err);
     }
-    return rc;
+    if (rc)
+        up_store_cases_abort(&w);
+    return rc ? rc : up_store_cases_close(&w, err);
 }

@@ -448,3 +448,86 @@ void up_store_case_cap(json_t *artifact, size_t cap)
     }
     free(v);
 }
+
+/* ---- run_N/cases.jsonl ----------------------------------------------- */
+
+static void cases_reset(up_store_cases *w)
+{
+    w->fd = -1;
+    up_buf_init(&w->tmp);
+    up_buf_init(&w->path);
+}
+
+int up_store_cases_open(up_store_cases *w, const char *batch_dir,
+                        int run_number, up_error *err)
+{
+    up_buf dir = UP_BUF_INIT;
+    int rc;
+
+    cases_reset(w);
+    run_dir(&dir, batch_dir, run_number);
+    up_fs_join(&w->path, dir.data, UP_STORE_CASES_FILE);
+    up_buf_addf(&w->tmp, "%s.tmp.XXXXXX", w->path.data);
+    rc = up_fs_mkdir_p(dir.data, 0755, err);
+    if (!rc && (w->fd = mkstemp(w->tmp.data)) < 0)
+        rc = up_error_set(err, UP_EIO, "'%s': cannot create: %s", w->path.data,
+                          strerror(errno));
+    up_buf_release(&dir);
+    if (rc)
+        up_store_cases_abort(w);
+    return rc;
+}
+
+int up_store_cases_add(up_store_cases *w, const char *json, up_error *err)
+{
+    if (up_fs_write_all(w->fd, json, strlen(json)) ||
+        up_fs_write_all(w->fd, "\n", 1))
+        return up_error_set(err, UP_EIO, "'%s': cannot write: %s", w->path.data,
+                            strerror(errno));
+    return 0;
+}
+
+/* The folder's entry of the renamed file reaches the disk too. */
+static void sync_parent(const char *path)
+{
+    up_buf dir = UP_BUF_INIT;
+    int fd;
+
+    up_fs_dirname(&dir, path);
+    fd = open(dir.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    up_buf_release(&dir);
+}
+
+int up_store_cases_close(up_store_cases *w, up_error *err)
+{
+    int rc = 0, fd = w->fd, bad;
+
+    w->fd = -1;
+    bad = fchmod(fd, 0644) || fsync(fd);
+    bad = close(fd) || bad;
+    if (bad || rename(w->tmp.data, w->path.data)) {
+        rc = up_error_set(err, UP_EIO, "'%s': cannot write: %s", w->path.data,
+                          strerror(errno));
+        unlink(w->tmp.data);
+    } else {
+        sync_parent(w->path.data);
+    }
+    up_buf_release(&w->tmp);
+    up_buf_release(&w->path);
+    return rc;
+}
+
+void up_store_cases_abort(up_store_cases *w)
+{
+    if (w->fd >= 0) {
+        close(w->fd);
+        unlink(w->tmp.data);
+    }
+    w->fd = -1;
+    up_buf_release(&w->tmp);
+    up_buf_release(&w->path);
+}

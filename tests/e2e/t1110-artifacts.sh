@@ -1,7 +1,7 @@
 #!/bin/sh
 # Case artifacts (docs/runs-format.md, "Case artifacts"): every
-# conversation of eval and of generate's evaluations gets
-# run_N/cases/case_NNNN_rR.json with its transcript, error, verdicts
+# conversation of eval and of generate's evaluations gets a line in its
+# run folder's run_N/cases.jsonl with its transcript, error, verdicts
 # (llm-rubric ones after the judge) and usage; texts are capped and marked;
 # a resumed batch gets complete artifacts; `runs --case` shows one case,
 # escaped, and --json prints the artifacts.
@@ -38,14 +38,18 @@ run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m local \
     --base-url "$FAKE_URL/v1" --runs 2 --runs-dir "$T/runs"
 batch=$(ls "$T/runs")
 B="$T/runs/$batch"
-is "$(ls "$B"/run_*/cases/*.json | wc -l | tr -d ' ')" 12 \
+# art RUN CASE: the artifact of case CASE (from 1) in run_RUN
+art() { sed -n "$2p" "$B/run_$1/cases.jsonl"; }
+is "$(cat "$B"/run_*/cases.jsonl | wc -l | tr -d ' ')" 12 \
     "every conversation has its artifact (3 cases x 2 arms x 2 runs)"
+is "$(wc -l < "$B/run_1/cases.jsonl" | tr -d ' ')" 3 \
+    "one line per case in each run folder"
 is "$(ls "$B"/run_*/system_prompt.md | wc -l | tr -d ' ')" 4 \
     "each run folder has its system prompt once"
 like "$(cat "$B/run_2/system_prompt.md")" "Answer with the words GOOD ANSWER" \
     "the with-skill run's system prompt holds the skill"
 
-a=$(cat "$B/run_2/cases/case_0001_r1.json")
+a=$(art 2 1)
 for f in '"case":1,' '"case_index":0,' '"repeat":1,' '"arm":"with_skill"' \
     '"model":"generic.local"' '"run_number":2,' '"input":"case one"' \
     '{"role":"system","content":null,"content_file":"system_prompt.md"' \
@@ -59,17 +63,17 @@ done
 like "$a" '{"type":"llm-rubric","name":null,"value":"a good answer","file":null,"passed":true' \
     "the llm-rubric verdict is the judge's, not pending"
 like "$a" '"message":"found '"'"'GOOD'"'"'"' "each verdict says why"
-like "$(cat "$B/run_3/cases/case_0001_r2.json")" '"arm":"baseline","model":"generic.local","run_number":3' \
+like "$(art 3 1)" '"repeat":2,"arm":"baseline","model":"generic.local","run_number":3' \
     "the second repeat's baseline is in run_3"
 
-e=$(cat "$B/run_1/cases/case_0002_r1.json")
+e=$(art 1 2)
 like "$e" '"passed":false' "a failed conversation did not pass"
 like "$e" 'bad request here' "its artifact holds the error"
 unlike "$e" '"role":"assistant"' "and no answer"
 like "$e" '"message":"not graded: the conversation failed"' \
     "its verdicts say why"
 
-c=$(cat "$B/run_2/cases/case_0003_r1.json")
+c=$(art 2 3)
 like "$c" '"content_bytes":3014,"content_cut":true' \
     "a long answer is cut to the artifact's cap and marked"
 ok $([ ${#c} -lt 2600 ] && echo 0 || echo 1) \
@@ -108,9 +112,9 @@ run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m local \
     --base-url "$FAKE_URL/v1" --runs 2 --runs-dir "$T/runs" --resume "$batch"
 like "$err" "resuming $batch: 8 of 12 jobs already done" \
     "the resume restores the answered conversations"
-is "$(ls "$B"/run_*/cases/*.json | wc -l | tr -d ' ')" 12 \
+is "$(cat "$B"/run_*/cases.jsonl | wc -l | tr -d ' ')" 12 \
     "the resumed batch has every artifact"
-like "$(cat "$B/run_2/cases/case_0001_r1.json")" \
+like "$(art 2 1)" \
     '{"role":"assistant","content":"GOOD ANSWER"' \
     "a restored conversation's artifact has its answer"
 
@@ -123,15 +127,15 @@ GENERIC_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" generate \
 is "$rc" 0 "generate exits 0"
 G="$T/gruns/$(ls "$T/gruns")"
 nruns=$(ls -d "$G"/run_* | wc -l | tr -d ' ')
-ncases=$(ls "$G"/run_*/cases/*.json | wc -l | tr -d ' ')
+ncases=$(cat "$G"/run_*/cases.jsonl | wc -l | tr -d ' ')
 ok $([ "$nruns" -ge 2 ] && [ "$ncases" -ge "$nruns" ] && echo 0 || echo 1) \
     "generate's evaluations have artifacts ($ncases in $nruns runs)"
-like "$(cat "$G/run_1/cases/case_0001_r1.json")" '"attempt":1' \
+like "$(sed -n 1p "$G/run_1/cases.jsonl")" '"attempt":1' \
     "generate's artifacts name the attempt"
 missing=0
 for d in "$G"/run_*; do
     n=$(sed 's/.*"cases_total": *\([0-9]*\).*/\1/;t;d' "$d/run_result.json")
-    [ "$(ls "$d/cases" | wc -l | tr -d ' ')" = "$n" ] || missing=1
+    [ "$(wc -l < "$d/cases.jsonl" | tr -d ' ')" = "$n" ] || missing=1
 done
 is "$missing" 0 "every run folder has one artifact per case"
 

@@ -336,21 +336,40 @@ Test(store, case_cap_keeps_short_texts_and_splits_the_rest)
     json_decref(a);
 }
 
+/* run_N/cases.jsonl with the given lines. */
+static void cases_file(const char *batch, int run, const char *const *lines)
+{
+    up_store_cases w;
+    up_error err;
+
+    cr_assert_eq(up_store_cases_open(&w, batch, run, &err), 0, "%s", err.msg);
+    for (; *lines; lines++)
+        cr_assert_eq(up_store_cases_add(&w, *lines, &err), 0);
+    cr_assert_eq(up_store_cases_close(&w, &err), 0, "%s", err.msg);
+}
+
 Test(store, case_load_reads_a_case_in_run_order)
 {
+    static const char *const r2[] = {"{\"case_index\":0,\"r\":2}",
+                                     "{\"case_index\":1,\"r\":2}", NULL};
+    static const char *const r10[] = {"{\"case_index\":1,\"r\":10}", NULL};
+    static const char *const bad[] = {"{\"case_index\":1}", "[1]", NULL};
     char *root = mkroot();
     json_t *v = NULL;
-    up_buf id = UP_BUF_INIT, batch = UP_BUF_INIT;
+    up_buf id = UP_BUF_INIT, batch = UP_BUF_INIT, path = UP_BUF_INIT;
+    char **names = NULL;
+    size_t n = 0;
     up_error err;
 
     up_fs_join(&batch, root, "2026_11_29_18_40_12");
     cr_assert_eq(up_fs_mkdir_p(batch.data, 0755, &err), 0);
-    cr_assert_eq(up_store_case_write(batch.data, 10, 1, 1, "{\"r\":10}", &err),
-                 0);
-    cr_assert_eq(up_store_case_write(batch.data, 2, 1, 1, "{\"r\":2}", &err),
-                 0);
-    cr_assert_eq(up_store_case_write(batch.data, 2, 0, 1, "{\"r\":0}", &err),
-                 0);
+    cases_file(batch.data, 10, r10);
+    cases_file(batch.data, 2, r2);
+    up_buf_addf(&path, "%s/run_2", batch.data);
+    cr_assert_eq(up_fs_list(&names, &n, path.data, &err), 0);
+    cr_assert_eq(n, 1, "no temporary file is left");
+    cr_assert_str_eq(names[0], "cases.jsonl");
+    up_strv_free(names);
     cr_assert_eq(up_store_case_load(&v, batch.data, 1, &err), 0);
     cr_assert_eq(json_array_size(v), 2);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "r")),
@@ -359,9 +378,9 @@ Test(store, case_load_reads_a_case_in_run_order)
     cr_assert_eq(up_store_case_load(&v, batch.data, 7, &err), 0);
     cr_assert_eq(json_array_size(v), 0, "a case with no artifact: none");
     json_decref(v);
-    cr_assert_eq(up_store_case_write(batch.data, 3, 1, 1, "[1]", &err), 0);
+    cases_file(batch.data, 3, bad);
     cr_assert_eq(up_store_case_load(&v, batch.data, 1, &err), UP_EPARSE);
-    cr_assert(strstr(err.msg, "case_0002_r1.json"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "run_3/cases.jsonl':2:"), "%s", err.msg);
     json_decref(v);
 
     cr_assert_eq(up_store_batch_latest(&id, root, &err), 0);
@@ -374,6 +393,7 @@ Test(store, case_load_reads_a_case_in_run_order)
     cr_assert_str_eq(id.data, "2026_11_30_08_00_00");
     up_buf_release(&id);
     up_buf_release(&batch);
+    up_buf_release(&path);
     rmroot(root);
 }
 
