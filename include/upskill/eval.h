@@ -71,7 +71,9 @@ typedef struct up_eval_job {
      * artifact is built from the case's user message and the answer.
      * workspace_json is up_workspace_snapshot's object and tools_json
      * up_workspace_stats_json's, parsed, taken before the workspace is
-     * released. */
+     * released.  They are read when the run log writes the artifacts
+     * (after grading and the judge), so they live until then; the
+     * artifact's cap (config artifact_max_bytes) applies on writing. */
     struct json_t *transcript;
     struct json_t *workspace_json;
     struct json_t *tools_json;

@@ -3,6 +3,7 @@
  * runs folder, as bars, a skills x models matrix, JSON (runs_report.c) or
  * CSV (up_store_csv).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 static const char *dir, *metric = "success", *csv, *batch;
 static struct strlist skills, models;
 static int best, json;
-static long kase;
+static long kase = LONG_MIN; /* --case; LONG_MIN: not given */
 
 static const struct opt opts[] = {
     {'d', "dir", OPT_STRING, &dir, "DIR",
@@ -89,14 +90,17 @@ static int export_csv(const up_run_record *runs, size_t n, up_error *err)
     return rc;
 }
 
-/* --case takes no --csv, --best or --metric; --batch needs --case. */
+/* --case takes no --csv, --best, -s or --metric; --batch needs --case. */
 static int case_conflicts(void)
 {
-    if (batch && !kase)
+    int given = kase != LONG_MIN;
+
+    if (batch && !given)
         out_error("--batch needs --case");
-    else if (kase && (csv || best || strcmp(metric, "success")))
-        out_error("--case cannot be combined with --csv, --best or --metric");
-    else if (kase < 0)
+    else if (given && (csv || best || skills.n || strcmp(metric, "success")))
+        out_error("--case cannot be combined with --csv, --best, -s or "
+                  "--metric");
+    else if (given && kase < 1)
         out_error("--case must be a case number from 1, not %ld", kase);
     else
         return 0;
@@ -141,7 +145,7 @@ int cmd_runs(int argc, char **argv)
         rc = EXIT_INPUT;
         goto out;
     }
-    if (kase) {
+    if (kase != LONG_MIN) {
         char **keys = model_keys(cli_config());
 
         rc = runs_case(dir, batch, kase, (const char *const *)keys, models.n,

@@ -105,6 +105,9 @@ is "$rc" 3 "a case with no artifact exits 3"
 like "$err" "no artifact for case 9" "and says so"
 run "$UPSKILL" runs -d "$T/runs" --case 1 --best
 is "$rc" 2 "--case with --best is a usage error"
+run "$UPSKILL" runs -d "$T/runs" --case 0
+is "$rc" 2 "--case 0 is a usage error"
+like "$err" "--case must be a case number from 1, not 0" "and says so"
 
 # --- a resumed batch: the journal's answers get artifacts too ---------------
 rm -rf "$B"/run_* "$B/batch_summary.json"
