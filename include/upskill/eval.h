@@ -32,6 +32,8 @@
 #include "upskill/store.h"
 #include "upskill/suite.h"
 
+struct json_t;
+
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
 enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
 
@@ -61,6 +63,20 @@ typedef struct up_eval_job {
     /* agent mode: the conversation's workspace, graded by the file-*
      * assertions and output_file; borrowed (the loop frees it), or NULL */
     const struct up_workspace *workspace;
+    /* The case artifact's hook (docs/runs-format.md, "Case artifacts"),
+     * each owned by the job (freed with the plan), NULL in chat mode:
+     * transcript is the conversation after the system prompt as a JSON
+     * array of artifact messages ({role, content, reasoning, tool_calls:
+     * [{id, name, arguments}], tool_call_id, is_error}); when NULL the
+     * artifact is built from the case's user message and the answer.
+     * workspace_json is up_workspace_snapshot's object and tools_json
+     * up_workspace_stats_json's, parsed, taken before the workspace is
+     * released.  They are read when the run log writes the artifacts
+     * (after grading and the judge), so they live until then; the
+     * artifact's cap (config artifact_max_bytes) applies on writing. */
+    struct json_t *transcript;
+    struct json_t *workspace_json;
+    struct json_t *tools_json;
 } up_eval_job;
 
 typedef struct up_eval_plan {

@@ -3,7 +3,8 @@
  *
  *   <runs_dir>/<batch_id>/batch_summary.json
  *   <runs_dir>/<batch_id>/run_N/run_metadata.json, run_result.json
- *   <runs_dir>/<batch_id>/run_N/cases/case_NNNN_rR.json   (ours: artifacts)
+ *   <runs_dir>/<batch_id>/run_N/cases.jsonl, system_prompt.md   (ours:
+ *                                         case artifacts, a line each)
  *
  * Batch ids are local time to the second and never collide (a suffix is
  * added when the folder exists; creation is an exclusive mkdir).  Every
@@ -90,7 +91,11 @@ size_t up_store_batch_clean(const char *batch_dir);
 int up_store_run_write(const char *batch_dir, const up_run_record *r,
                        up_error *err);
 
-/* Path of a case artifact: run_N/cases/case_NNNN_rR.json. */
+/*
+ * A case artifact as a file of its own, run_N/cases/case_NNNN_rR.json
+ * (the layout planned first; the run log writes run_N/cases.jsonl, see
+ * up_store_cases_open).  Path of such a file.
+ */
 void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
                         size_t case_index, int repeat);
 
@@ -98,6 +103,74 @@ void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
 int up_store_case_write(const char *batch_dir, int run_number,
                         size_t case_index, int repeat, const char *json,
                         up_error *err);
+
+/* ---- case artifacts (docs/runs-format.md, "Case artifacts") -------- */
+
+struct json_t;
+
+/* Default of config artifact_max_bytes: message text per artifact. */
+#define UP_STORE_CASE_MAX ((size_t)256 << 10)
+
+/* A run folder's system prompt, named by its artifacts' system message. */
+#define UP_STORE_SYSTEM_FILE "system_prompt.md"
+
+/* Write run_N/name (len bytes of data) atomically, creating run_N. */
+int up_store_run_file_write(const char *batch_dir, int run_number,
+                            const char *name, const char *data, size_t len,
+                            up_error *err);
+
+/*
+ * Cap the texts of a case artifact (a JSON object with "messages"): every
+ * message's "content" and every tool call's "arguments" together hold at
+ * most cap bytes.  Short texts stay whole and the long ones share what is
+ * left equally; a cut text ends at a UTF-8 character boundary and its
+ * object gets KEY_cut: true and KEY_bytes, the size before the cut (kept
+ * when already set, e.g. by an answer cut at max_answer_bytes).
+ */
+void up_store_case_cap(struct json_t *artifact, size_t cap);
+
+/* A run folder's artifacts, one compact JSON object per line. */
+#define UP_STORE_CASES_FILE "cases.jsonl"
+
+/*
+ * Writing run_N/cases.jsonl as a stream: lines go to a temporary file in
+ * run_N as they come (one artifact in memory at a time), and close makes
+ * it whole at once (fsync, rename, folder fsync), so a reader sees the
+ * old file or the complete new one.  One file per run folder, not one per
+ * case: creating thousands of small files cost more than the run itself
+ * (bench/README.md).
+ */
+typedef struct up_store_cases {
+    int fd;     /* the temporary file, or -1 */
+    up_buf tmp; /* its path */
+    up_buf path;
+} up_store_cases;
+
+/* Open run_N's (created if needed) temporary cases file.  Errors: UP_EIO. */
+int up_store_cases_open(up_store_cases *w, const char *batch_dir,
+                        int run_number, up_error *err);
+/* Append one artifact (compact JSON text, no newline) as a line. */
+int up_store_cases_add(up_store_cases *w, const char *json, up_error *err);
+/* Sync and rename into place; the writer is released either way. */
+int up_store_cases_close(up_store_cases *w, up_error *err);
+/* Drop the temporary file (after an error); safe when not open. */
+void up_store_cases_abort(up_store_cases *w);
+
+/*
+ * The artifacts of case case_index (0-based) in batch_dir: its line in
+ * every run_N/cases.jsonl, runs in number order, as a new JSON array in
+ * *out (the caller decrefs it; empty when the batch has none).  Files
+ * are read a line at a time.  Errors: UP_EPARSE naming the file and line
+ * that is not a JSON object, UP_EIO.
+ */
+int up_store_case_load(struct json_t **out, const char *batch_dir,
+                       size_t case_index, up_error *err);
+
+/*
+ * The newest batch in runs_dir (the greatest folder name: batch ids are
+ * times) into id.  UP_ENOTFOUND when runs_dir has no batch.
+ */
+int up_store_batch_latest(up_buf *id, const char *runs_dir, up_error *err);
 
 /*
  * Write batch_summary.json: {batch_id, model, task, total_runs,

@@ -158,6 +158,15 @@ void list_print_json(const up_catalog *l, const char *dir);
 void runs_print(const up_compare *v, size_t nv, size_t nruns, int tokens,
                 int json, char *const *skipped);
 
+/*
+ * upskill runs --case (runs_case.c): the artifacts of case kase in batch
+ * (NULL: the newest) of the runs folder dir, of the models whose key is
+ * one of keys (none: all), as readable transcripts with their verdicts,
+ * or as JSON.  UP_ENOTFOUND when there is none.
+ */
+int runs_case(const char *dir, const char *batch, long kase,
+              const char *const *keys, size_t nkeys, int json, up_error *err);
+
 int cmd_validate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_runs(int argc, char **argv);

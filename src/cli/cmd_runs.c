@@ -3,14 +3,16 @@
  * runs folder, as bars, a skills x models matrix, JSON (runs_report.c) or
  * CSV (up_store_csv).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char *dir, *metric = "success", *csv;
+static const char *dir, *metric = "success", *csv, *batch;
 static struct strlist skills, models;
 static int best, json;
+static long kase = LONG_MIN; /* --case; LONG_MIN: not given */
 
 static const struct opt opts[] = {
     {'d', "dir", OPT_STRING, &dir, "DIR",
@@ -22,6 +24,9 @@ static const struct opt opts[] = {
     {0, "csv", OPT_STRING, &csv, "PATH", "write every run as CSV instead"},
     {0, "best", OPT_FLAG, &best, NULL, "best-ever result, not the latest"},
     {0, "json", OPT_FLAG, &json, NULL, "print JSON"},
+    {0, "case", OPT_INT, &kase, "N", "show case N's transcripts and verdicts"},
+    {0, "batch", OPT_STRING, &batch, "ID",
+     "--case: the batch to read (default: the newest)"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
@@ -30,7 +35,9 @@ static const struct cmd_spec spec = {
     NULL,
     "show evaluation results from the runs folder",
     "Shows the latest batch per (model, skill); --best shows upstream's\n"
-    "best-ever pick instead.",
+    "best-ever pick instead.  --case N shows what the students of case N\n"
+    "(numbered from 1, the Nth line of run_N/cases.jsonl) were sent and\n"
+    "answered, and why each assertion passed or failed.",
     opts,
     0,
     0};
@@ -83,6 +90,23 @@ static int export_csv(const up_run_record *runs, size_t n, up_error *err)
     return rc;
 }
 
+/* --case takes no --csv, --best, -s or --metric; --batch needs --case. */
+static int case_conflicts(void)
+{
+    int given = kase != LONG_MIN;
+
+    if (batch && !given)
+        out_error("--batch needs --case");
+    else if (given && (csv || best || skills.n || strcmp(metric, "success")))
+        out_error("--case cannot be combined with --csv, --best, -s or "
+                  "--metric");
+    else if (given && kase < 1)
+        out_error("--case must be a case number from 1, not %ld", kase);
+    else
+        return 0;
+    return EXIT_USAGE;
+}
+
 /* Corrupt run files are left out of the results, never silently. */
 static void warn_skipped(char *const *skipped)
 {
@@ -114,10 +138,20 @@ int cmd_runs(int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
+    if ((rc = case_conflicts()))
+        goto out;
     if (!up_fs_is_dir(dir)) {
         out_error("no runs folder found at '%s'", dir);
         rc = EXIT_INPUT;
         goto out;
+    }
+    if (kase != LONG_MIN) {
+        char **keys = model_keys(cli_config());
+
+        rc = runs_case(dir, batch, kase, (const char *const *)keys, models.n,
+                       json, &err);
+        up_strv_free(keys);
+        goto fail;
     }
     rc = up_store_load(&runs, &n, &skipped, dir, &err);
     warn_skipped(skipped);
@@ -126,6 +160,7 @@ int cmd_runs(int argc, char **argv)
     } else if (!rc) {
         rc = show(runs, n, skipped);
     }
+fail:
     if (rc < 0)
         rc = out_fail(&err);
 out:

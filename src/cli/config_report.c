@@ -123,6 +123,7 @@ static const struct plain {
     S("max_refine_attempts", K_INT, max_refine_attempts),
     S("concurrency", K_INT, concurrency),
     S("max_answer_bytes", K_INT, max_answer_bytes),
+    S("artifact_max_bytes", K_INT, artifact_max_bytes),
     S("min_tests", K_INT, min_tests),
     S("max_tests", K_INT, max_tests),
     S("margin_points", K_INT, margin_points),

@@ -113,6 +113,8 @@ static const struct key top_keys[] = {
     {"max_refine_attempts", V_INT, CFG(max_refine_attempts), 1, 0, NULL},
     {"concurrency", V_INT, CFG(concurrency), 1, 0, NULL},
     {"max_answer_bytes", V_INT, CFG(max_answer_bytes), 1024, 1073741824, NULL},
+    {"artifact_max_bytes", V_INT, CFG(artifact_max_bytes), 1024, 1073741824,
+     NULL},
     {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
     {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
     {"margin_points", V_INT, CFG(margin_points), 0, 50, NULL},
@@ -664,6 +666,7 @@ void up_config_init(up_config *cfg)
     cfg->max_refine_attempts.value = 2;
     cfg->concurrency.value = 4;
     cfg->max_answer_bytes.value = 1048576;
+    cfg->artifact_max_bytes.value = 262144;
     cfg->min_tests.value = 3;
     cfg->max_tests.value = 8;
     cfg->margin_points.value = 5;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 
@@ -127,6 +129,9 @@ static void job_release(up_eval_job *j)
     free(j->answer);
     free(j->error_msg);
     free(j->grading);
+    json_decref(j->transcript);
+    json_decref(j->workspace_json);
+    json_decref(j->tools_json);
 }
 
 void up_eval_plan_release(up_eval_plan *p)

@@ -16,4 +16,13 @@ void session_note(const up_session *s, enum up_session_note kind,
 /* Work out the defaults (-j, runs folder) again, after the config loads. */
 void session_settle(up_session *s);
 
+/*
+ * Write the case artifacts of model m's arm in one repeat into run folder
+ * run (attempt 0: none), with the folder's system prompt file; one
+ * artifact in memory at a time (session_artifact.c).  Errors: writes.
+ */
+int session_log_cases(const up_session *s, const up_eval_plan *p, size_t m,
+                      int repeat, enum up_arm arm, int run, int attempt,
+                      up_error *err);
+
 #endif

@@ -104,6 +104,9 @@ int up_session_log_runs(up_session *s, const up_eval_plan *p, const char *task,
                 rec->attempt = attempt;
                 rec->timestamp = up_xstrdup(stamp);
                 rc = up_store_run_write(s->batch_dir.data, rec, err);
+                if (!rc)
+                    rc = session_log_cases(s, p, m, r, (enum up_arm)arm,
+                                           rec->run_number, attempt, err);
             }
     return rc;
 }

@@ -162,11 +162,14 @@ void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
                         size_t case_index, int repeat)
 {
     char name[64];
+    up_buf dir = UP_BUF_INIT;
 
-    run_dir(out, batch_dir, run_number);
+    /* out may hold text already: the run folder is built apart */
+    run_dir(&dir, batch_dir, run_number);
     snprintf(name, sizeof(name), "cases/case_%04zu_r%d.json", case_index + 1,
              repeat);
-    up_fs_join(out, out->data, name);
+    up_fs_join(out, dir.data, name);
+    up_buf_release(&dir);
 }
 
 int up_store_case_write(const char *batch_dir, int run_number,
@@ -346,4 +349,185 @@ static size_t clean_in(const char *dir, int depth)
 size_t up_store_batch_clean(const char *batch_dir)
 {
     return clean_in(batch_dir, 2); /* batch, run_N, run_N/cases */
+}
+
+int up_store_run_file_write(const char *batch_dir, int run_number,
+                            const char *name, const char *data, size_t len,
+                            up_error *err)
+{
+    up_buf dir = UP_BUF_INIT, path = UP_BUF_INIT;
+    int rc;
+
+    run_dir(&dir, batch_dir, run_number);
+    up_fs_join(&path, dir.data, name);
+    rc = up_fs_mkdir_p(dir.data, 0755, err);
+    if (!rc)
+        rc = up_fs_write_atomic(path.data, data, len, 0644, err);
+    up_buf_release(&dir);
+    up_buf_release(&path);
+    return rc;
+}
+
+/* ---- the cap on a case artifact's texts ------------------------------ */
+
+/* One capped text: obj[key], a string of len bytes. */
+typedef struct cap_item {
+    json_t *obj;
+    const char *key;
+    size_t len;
+} cap_item;
+
+static void cap_add(cap_item **v, size_t *n, json_t *obj, const char *key)
+{
+    json_t *s = json_object_get(obj, key);
+
+    if (!json_is_string(s))
+        return;
+    *v = up_xrealloc(*v, (*n + 1) * sizeof(**v));
+    (*v)[*n].obj = obj;
+    (*v)[*n].key = key;
+    (*v)[(*n)++].len = json_string_length(s);
+}
+
+static int cap_cmp(const void *a, const void *b)
+{
+    size_t x = ((const cap_item *)a)->len, y = ((const cap_item *)b)->len;
+
+    return (x > y) - (x < y);
+}
+
+/* Cut item to keep bytes (at a character boundary) and mark it: KEY_cut,
+ * and KEY_bytes the size before any cut (an earlier one may have set it). */
+static void cap_cut(const cap_item *it, size_t keep)
+{
+    const char *s = json_string_value(json_object_get(it->obj, it->key));
+    char mark[64];
+    json_t *before;
+
+    while (keep && ((unsigned char)s[keep] & 0xC0) == 0x80)
+        keep--;
+    snprintf(mark, sizeof(mark), "%s_bytes", it->key);
+    before = json_object_get(it->obj, mark);
+    if (!json_is_integer(before))
+        json_object_set_new(it->obj, mark, json_integer((json_int_t)it->len));
+    json_object_set_new(it->obj, it->key, json_stringn(s, keep));
+    snprintf(mark, sizeof(mark), "%s_cut", it->key);
+    json_object_set_new(it->obj, mark, json_true());
+}
+
+/* Every message's content and every tool call's arguments. */
+static void cap_collect(cap_item **v, size_t *n, json_t *artifact)
+{
+    json_t *msgs = json_object_get(artifact, "messages"), *m, *c;
+    size_t i, k;
+
+    json_array_foreach(msgs, i, m)
+    {
+        cap_add(v, n, m, "content");
+        json_array_foreach(json_object_get(m, "tool_calls"), k, c)
+            cap_add(v, n, c, "arguments");
+    }
+}
+
+void up_store_case_cap(json_t *artifact, size_t cap)
+{
+    cap_item *v = NULL;
+    size_t n = 0, left = cap;
+
+    cap_collect(&v, &n, artifact);
+    /* Shortest first, each taking at most an equal share of what is left:
+     * short texts stay whole and the long ones split the rest. */
+    qsort(v, n, sizeof(*v), cap_cmp);
+    for (size_t i = 0; i < n; i++) {
+        size_t share = left / (n - i);
+        size_t keep = v[i].len < share ? v[i].len : share;
+
+        if (keep < v[i].len)
+            cap_cut(&v[i], keep);
+        left -= keep;
+    }
+    free(v);
+}
+
+/* ---- run_N/cases.jsonl ----------------------------------------------- */
+
+static void cases_reset(up_store_cases *w)
+{
+    w->fd = -1;
+    up_buf_init(&w->tmp);
+    up_buf_init(&w->path);
+}
+
+int up_store_cases_open(up_store_cases *w, const char *batch_dir,
+                        int run_number, up_error *err)
+{
+    up_buf dir = UP_BUF_INIT;
+    int rc;
+
+    cases_reset(w);
+    run_dir(&dir, batch_dir, run_number);
+    up_fs_join(&w->path, dir.data, UP_STORE_CASES_FILE);
+    up_buf_addf(&w->tmp, "%s.tmp.XXXXXX", w->path.data);
+    rc = up_fs_mkdir_p(dir.data, 0755, err);
+    if (!rc && (w->fd = mkstemp(w->tmp.data)) < 0)
+        rc = up_error_set(err, UP_EIO, "'%s': cannot create: %s", w->path.data,
+                          strerror(errno));
+    up_buf_release(&dir);
+    if (rc)
+        up_store_cases_abort(w);
+    return rc;
+}
+
+int up_store_cases_add(up_store_cases *w, const char *json, up_error *err)
+{
+    if (up_fs_write_all(w->fd, json, strlen(json)) ||
+        up_fs_write_all(w->fd, "\n", 1))
+        return up_error_set(err, UP_EIO, "'%s': cannot write: %s", w->path.data,
+                            strerror(errno));
+    return 0;
+}
+
+/* The folder's entry of the renamed file reaches the disk too. */
+static void sync_parent(const char *path)
+{
+    up_buf dir = UP_BUF_INIT;
+    int fd;
+
+    up_fs_dirname(&dir, path);
+    fd = open(dir.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    up_buf_release(&dir);
+}
+
+int up_store_cases_close(up_store_cases *w, up_error *err)
+{
+    int rc = 0, fd = w->fd, bad;
+
+    w->fd = -1;
+    bad = fchmod(fd, 0644) || fsync(fd);
+    bad = close(fd) || bad;
+    if (bad || rename(w->tmp.data, w->path.data)) {
+        rc = up_error_set(err, UP_EIO, "'%s': cannot write: %s", w->path.data,
+                          strerror(errno));
+        unlink(w->tmp.data);
+    } else {
+        sync_parent(w->path.data);
+    }
+    up_buf_release(&w->tmp);
+    up_buf_release(&w->path);
+    return rc;
+}
+
+void up_store_cases_abort(up_store_cases *w)
+{
+    if (w->fd >= 0) {
+        close(w->fd);
+        unlink(w->tmp.data);
+    }
+    w->fd = -1;
+    up_buf_release(&w->tmp);
+    up_buf_release(&w->path);
 }

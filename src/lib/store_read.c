@@ -4,6 +4,7 @@
  * file that cannot be read is skipped with a message saying which and why,
  * never silently: the caller decides how to show them.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -725,5 +726,102 @@ int up_store_csv(const char *path, const up_run_record *runs, size_t n,
         rc = up_fs_write_atomic(path, b.data, b.len, 0644, err);
     up_buf_release(&b);
     up_buf_release(&dir);
+    return rc;
+}
+
+/* ---- case artifacts -------------------------------------------------- */
+
+/* Parse line n of path: it must be a JSON object. */
+static int case_line(json_t **o, const char *line, size_t len, const char *path,
+                     long n, up_error *err)
+{
+    json_error_t je;
+
+    *o = json_loadb(line, len, 0, &je);
+    if (json_is_object(*o))
+        return 0;
+    json_decref(*o);
+    *o = NULL;
+    return up_error_set(err, UP_EPARSE,
+                        "'%s':%ld: expected a case artifact (a JSON object)",
+                        path, n);
+}
+
+/* Append the artifacts of case_index in the cases file path to out. */
+static int load_cases_in(json_t *out, const char *path, size_t case_index,
+                         up_error *err)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long n = 0;
+    int rc = 0;
+
+    if (!f)
+        return 0; /* a run folder without artifacts (upstream's) */
+    while (!rc && (len = getline(&line, &cap, f)) > 0) {
+        json_t *o = NULL;
+
+        n++;
+        rc = case_line(&o, line, (size_t)len, path, n, err);
+        if (!rc && up_json_long(o, "case_index", -1) == (long)case_index)
+            json_array_append(out, o);
+        json_decref(o);
+    }
+    if (!rc && ferror(f))
+        rc = up_error_set(err, UP_EIO, "'%s': cannot read: %s", path,
+                          strerror(errno));
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+int up_store_case_load(json_t **out, const char *batch_dir, size_t case_index,
+                       up_error *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    int rc = up_fs_list(&names, &n, batch_dir, err);
+
+    *out = json_array();
+    if (rc)
+        return rc;
+    qsort(names, n, sizeof(*names), cmp_run_names);
+    for (size_t i = 0; i < n && !rc; i++) {
+        up_buf path = UP_BUF_INIT;
+
+        if (run_num(names[i]) >= 0) {
+            up_buf_addf(&path, "%s/%s/%s", batch_dir, names[i],
+                        UP_STORE_CASES_FILE);
+            rc = load_cases_in(*out, path.data, case_index, err);
+        }
+        up_buf_release(&path);
+    }
+    up_strv_free(names);
+    return rc;
+}
+
+int up_store_batch_latest(up_buf *id, const char *runs_dir, up_error *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    const char *best = NULL;
+    int rc = up_fs_list(&names, &n, runs_dir, err);
+
+    for (size_t i = 0; i < n && !rc; i++) {
+        up_buf path = UP_BUF_INIT;
+
+        up_fs_join(&path, runs_dir, names[i]);
+        if (up_fs_is_dir(path.data) && (!best || strcmp(names[i], best) > 0))
+            best = names[i];
+        up_buf_release(&path);
+    }
+    if (!rc && best)
+        up_buf_adds(id, best);
+    else if (!rc)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "'%s': no batch in the runs folder", runs_dir);
+    up_strv_free(names);
     return rc;
 }

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "upskill/upskill.h"
 
 static char *mkroot(void)
@@ -264,6 +266,134 @@ Test(store, batch_clean_removes_temp_leftovers_only)
     cr_assert_eq(n, 3, "journal, notes.tmp.long-name and run_1 stay");
     up_strv_free(names);
     up_buf_release(&run);
+    rmroot(root);
+}
+
+/* ---- case artifacts ------------------------------------------------------ */
+
+Test(store, case_path_is_the_run_folder_s_cases_file)
+{
+    up_buf b = UP_BUF_INIT;
+
+    /* was: run_N joined onto itself (batch/run_3batch/run_3/cases/...) */
+    up_store_case_path(&b, "runs/b1", 3, 11, 2);
+    cr_assert_str_eq(b.data, "runs/b1/run_3/cases/case_0012_r2.json");
+    up_buf_release(&b);
+}
+
+static json_t *msg(const char *role, const char *text)
+{
+    return json_pack("{s:s, s:s}", "role", role, "content", text);
+}
+
+static const char *content(json_t *a, size_t i)
+{
+    return json_string_value(json_object_get(
+        json_array_get(json_object_get(a, "messages"), i), "content"));
+}
+
+static int cut(json_t *a, size_t i, const char *key)
+{
+    json_t *m = json_array_get(json_object_get(a, "messages"), i);
+
+    return json_is_true(json_object_get(m, key));
+}
+
+Test(store, case_cap_keeps_short_texts_and_splits_the_rest)
+{
+    char big[3001];
+    json_t *a, *call;
+
+    memset(big, 'x', 3000);
+    big[3000] = '\0';
+    big[999] = (char)0xC3; /* a two-byte character across the cut */
+    big[1000] = (char)0xA9;
+    call = json_pack("{s:s, s:s, s:s}", "id", "c1", "name", "write_file",
+                     "arguments", big);
+    a = json_pack("{s:[o, o, o, {s:s, s:n, s:[o]}]}", "messages",
+                  msg("user", "short"), msg("assistant", big), msg("tool", big),
+                  "role", "assistant", "content", "tool_calls", call);
+    up_store_case_cap(a, 2005);
+    cr_assert_str_eq(content(a, 0), "short");
+    cr_assert_not(cut(a, 0, "content_cut"));
+    /* 2000 left for three long texts: 666 or 667 each */
+    cr_assert(cut(a, 1, "content_cut"));
+    cr_assert(strlen(content(a, 1)) == 666 || strlen(content(a, 1)) == 667);
+    cr_assert(strlen(content(a, 2)) == 666 || strlen(content(a, 2)) == 667);
+    cr_assert_eq(json_integer_value(json_object_get(
+                     json_array_get(json_object_get(a, "messages"), 1),
+                     "content_bytes")),
+                 3000);
+    cr_assert(json_is_true(json_object_get(call, "arguments_cut")));
+    cr_assert_eq(json_integer_value(json_object_get(call, "arguments_bytes")),
+                 3000);
+    json_decref(a);
+
+    /* the cut never splits a character */
+    a = json_pack("{s:[o]}", "messages", msg("assistant", big));
+    up_store_case_cap(a, 1000);
+    cr_assert_eq(strlen(content(a, 0)), 999);
+    json_decref(a);
+}
+
+/* run_N/cases.jsonl with the given lines. */
+static void cases_file(const char *batch, int run, const char *const *lines)
+{
+    up_store_cases w;
+    up_error err;
+
+    cr_assert_eq(up_store_cases_open(&w, batch, run, &err), 0, "%s", err.msg);
+    for (; *lines; lines++)
+        cr_assert_eq(up_store_cases_add(&w, *lines, &err), 0);
+    cr_assert_eq(up_store_cases_close(&w, &err), 0, "%s", err.msg);
+}
+
+Test(store, case_load_reads_a_case_in_run_order)
+{
+    static const char *const r2[] = {"{\"case_index\":0,\"r\":2}",
+                                     "{\"case_index\":1,\"r\":2}", NULL};
+    static const char *const r10[] = {"{\"case_index\":1,\"r\":10}", NULL};
+    static const char *const bad[] = {"{\"case_index\":1}", "[1]", NULL};
+    char *root = mkroot();
+    json_t *v = NULL;
+    up_buf id = UP_BUF_INIT, batch = UP_BUF_INIT, path = UP_BUF_INIT;
+    char **names = NULL;
+    size_t n = 0;
+    up_error err;
+
+    up_fs_join(&batch, root, "2026_11_29_18_40_12");
+    cr_assert_eq(up_fs_mkdir_p(batch.data, 0755, &err), 0);
+    cases_file(batch.data, 10, r10);
+    cases_file(batch.data, 2, r2);
+    up_buf_addf(&path, "%s/run_2", batch.data);
+    cr_assert_eq(up_fs_list(&names, &n, path.data, &err), 0);
+    cr_assert_eq(n, 1, "no temporary file is left");
+    cr_assert_str_eq(names[0], "cases.jsonl");
+    up_strv_free(names);
+    cr_assert_eq(up_store_case_load(&v, batch.data, 1, &err), 0);
+    cr_assert_eq(json_array_size(v), 2);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "r")),
+                 2, "run_2 before run_10");
+    json_decref(v);
+    cr_assert_eq(up_store_case_load(&v, batch.data, 7, &err), 0);
+    cr_assert_eq(json_array_size(v), 0, "a case with no artifact: none");
+    json_decref(v);
+    cases_file(batch.data, 3, bad);
+    cr_assert_eq(up_store_case_load(&v, batch.data, 1, &err), UP_EPARSE);
+    cr_assert(strstr(err.msg, "run_3/cases.jsonl':2:"), "%s", err.msg);
+    json_decref(v);
+
+    cr_assert_eq(up_store_batch_latest(&id, root, &err), 0);
+    cr_assert_str_eq(id.data, "2026_11_29_18_40_12");
+    up_buf_release(&id);
+    up_buf_release(&batch);
+    up_fs_join(&batch, root, "2026_11_30_08_00_00");
+    cr_assert_eq(up_fs_mkdir_p(batch.data, 0755, &err), 0);
+    cr_assert_eq(up_store_batch_latest(&id, root, &err), 0);
+    cr_assert_str_eq(id.data, "2026_11_30_08_00_00");
+    up_buf_release(&id);
+    up_buf_release(&batch);
+    up_buf_release(&path);
     rmroot(root);
 }
 

@@ -1,0 +1,161 @@
+/*
+ * Case artifacts written by the session's run log: chat mode's three
+ * messages, and the hook agent mode fills (a job's transcript, workspace
+ * and tool counts) showing up as written, capped.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "upskill/alloc.h"
+#include "upskill/session.h"
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+struct fixture {
+    char root[64];
+    up_config cfg;
+    up_skill skill;
+    up_suite suite;
+    up_eval_plan p;
+    up_session s;
+};
+
+static void setup(struct fixture *f)
+{
+    static const char tests[] =
+        "[{\"input\": \"first\", \"expected\": {\"contains\": [\"ok\"]}},"
+        "{\"input\": \"second\", \"expected\": {\"contains\": [\"ok\"]}}]";
+    const char *models[] = {"generic.local"};
+    up_session_opts o;
+    up_error err;
+
+    snprintf(f->root, sizeof(f->root), "/tmp/upskill-artifact.XXXXXX");
+    cr_assert_not_null(mkdtemp(f->root));
+    up_config_init(&f->cfg);
+    up_skill_init(&f->skill);
+    f->skill.name = up_xstrdup("s");
+    f->skill.body = up_xstrdup("# S\n\nSay ok.");
+    up_suite_init(&f->suite);
+    cr_assert_eq(up_suite_parse(&f->suite, tests, strlen(tests), "t", "", NULL),
+                 0);
+    up_eval_plan_init(&f->p, &f->skill, &f->suite, models, 1, 1, 1,
+                      UP_INJECT_UPSKILL);
+    cr_assert_eq(up_eval_prepare(&f->p, NULL, &err), 0);
+    up_session_opts_init(&o);
+    up_session_init(&f->s, &o, &f->cfg);
+    cr_assert_eq(up_session_add_target(&f->s, "local", "http://127.0.0.1:9/v1",
+                                       NULL, NULL, &err),
+                 0, "%s", err.msg);
+    up_buf_adds(&f->s.batch_dir, f->root);
+    up_buf_adds(&f->s.batch_id, "b");
+}
+
+static void teardown(struct fixture *f)
+{
+    up_session_release(&f->s);
+    up_eval_plan_release(&f->p);
+    up_suite_release(&f->suite);
+    up_skill_release(&f->skill);
+    up_config_release(&f->cfg);
+    nftw(f->root, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void answer(up_eval_plan *p, up_eval_job *j, const char *text)
+{
+    up_eval_keep_answer(p, j, text, strlen(text));
+    j->done = 1;
+}
+
+/* The artifact of case k (0-based) in the with-skill run (run_2). */
+static json_t *skill_artifact(struct fixture *f, size_t k)
+{
+    json_t *v = NULL, *a;
+    up_error err;
+
+    cr_assert_eq(up_store_case_load(&v, f->root, k, &err), 0, "%s", err.msg);
+    cr_assert_eq(json_array_size(v), 2, "both arms");
+    a = json_incref(json_array_get(v, 1));
+    json_decref(v);
+    cr_assert_str_eq(json_string_value(json_object_get(a, "arm")),
+                     "with_skill");
+    return a;
+}
+
+static json_t *message(json_t *a, size_t i)
+{
+    return json_array_get(json_object_get(a, "messages"), i);
+}
+
+Test(artifact, agent_transcript_workspace_and_tools_are_written)
+{
+    struct fixture f;
+    up_error err;
+    json_t *a, *call;
+    char big[4000];
+
+    setup(&f);
+    memset(big, 'y', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    f.cfg.artifact_max_bytes.value = 2048;
+    for (size_t i = 0; i < f.p.njobs; i++) {
+        up_eval_job *j = &f.p.jobs[i];
+
+        answer(&f.p, j, "ok");
+        if (j->arm != UP_ARM_SKILL || j->kase != 1)
+            continue;
+        j->transcript = json_pack(
+            "[{s:s, s:s}, {s:s, s:n, s:n, s:[{s:s, s:s, s:s}]},"
+            " {s:s, s:s, s:s, s:b}, {s:s, s:s, s:n, s:[]}]",
+            "role", "user", "content", "second", "role", "assistant", "content",
+            "reasoning", "tool_calls", "id", "c1", "name", "write_file",
+            "arguments", big, "role", "tool", "tool_call_id", "c1", "content",
+            big, "is_error", 1, "role", "assistant", "content", "ok",
+            "reasoning", "tool_calls");
+        j->workspace_json = json_pack("{s:[], s:b}", "files", "truncated", 0);
+        j->tools_json = json_pack("{s:i}", "tool_calls", 1);
+    }
+    up_eval_grade(&f.p);
+    cr_assert_eq(up_session_log_runs(&f.s, &f.p, "task", 0, &err), 0, "%s",
+                 err.msg);
+
+    a = skill_artifact(&f, 0); /* chat mode: system, user, assistant */
+    cr_assert_eq(json_array_size(json_object_get(a, "messages")), 3);
+    cr_assert_str_eq(
+        json_string_value(json_object_get(message(a, 0), "content_file")),
+        "system_prompt.md");
+    cr_assert(json_is_null(json_object_get(a, "workspace")));
+    cr_assert(json_is_null(json_object_get(a, "tools")));
+    json_decref(a);
+
+    a = skill_artifact(&f, 1); /* the hook: the loop's messages */
+    cr_assert_eq(json_array_size(json_object_get(a, "messages")), 5);
+    cr_assert_str_eq(json_string_value(json_object_get(message(a, 3), "role")),
+                     "tool");
+    cr_assert(json_is_true(json_object_get(message(a, 3), "is_error")));
+    cr_assert(json_is_true(json_object_get(message(a, 3), "content_cut")));
+    call = json_array_get(json_object_get(message(a, 2), "tool_calls"), 0);
+    cr_assert(json_is_true(json_object_get(call, "arguments_cut")));
+    cr_assert_eq(json_integer_value(json_object_get(call, "arguments_bytes")),
+                 3999);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(a, "tools"),
+                                                    "tool_calls")),
+                 1);
+    cr_assert(json_is_array(
+        json_object_get(json_object_get(a, "workspace"), "files")));
+    cr_assert(json_is_true(json_object_get(a, "passed")));
+    json_decref(a);
+    teardown(&f);
+}
