@@ -44,6 +44,7 @@ struct up_sandbox_run {
     double t0, deadline;   /* start and wall-clock deadline (ms) */
     up_sandbox_limit hit;  /* a limit enforced here (wall, output) */
     int reaped, status;    /* waitpid done, and its status */
+    int pidfd;             /* readable when pid exits; -1 if unsupported */
     sbx_cgroup cg;         /* per-call pids cgroup, when available */
 };
 
@@ -135,6 +136,7 @@ static up_sandbox_run *run_new(up_sandbox_mode mode,
     up_buf_init(&r->err);
     up_buf_init(&r->info);
     r->cg.procs_fd = -1;
+    r->pidfd = -1;
     return r;
 }
 
@@ -143,6 +145,8 @@ static void run_free(up_sandbox_run *r)
     for (int i = 0; i < S_N; i++)
         if (r->fd[i] >= 0)
             close(r->fd[i]);
+    if (r->pidfd >= 0)
+        close(r->pidfd);
     sbx_cgroup_close(&r->cg);
     up_buf_release(&r->out);
     up_buf_release(&r->err);
@@ -175,6 +179,9 @@ static int spawn(up_sandbox_run *r, const char *ws, const char *cmd,
     }
     if (r->pid == 0)
         child(r, p[S_OUT][1], p[S_ERR][1], p[S_INFO][1], ws, argv, envp);
+#ifdef SYS_pidfd_open
+    r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+#endif
     for (int i = 0; i < S_N; i++) {
         r->fd[i] = p[i][0];
         p[i][0] = -1;
@@ -220,6 +227,9 @@ int up_sandbox_pollfds(const up_sandbox_run *r, int fds[3])
     for (int i = 0; i < S_N; i++)
         if (r->fd[i] >= 0)
             fds[n++] = r->fd[i];
+    /* Output closed but not yet reaped: wake up when the process exits. */
+    if (r->fd[S_OUT] < 0 && r->fd[S_ERR] < 0 && !r->reaped && r->pidfd >= 0)
+        fds[n++] = r->pidfd;
     return n;
 }
 
@@ -329,9 +339,9 @@ static void wait_done(up_sandbox_run *r)
             pfd[i].events = POLLIN;
         }
         if (n == 0) {
-            /* Output closed, process not yet gone: wait for it, within
-             * the wall clock. */
-            struct timespec ms = {0, 2000000};
+            /* No pidfd (kernel before 5.3): wait for the exit in short
+             * naps, within the wall clock. */
+            struct timespec ms = {0, 1000000};
             nanosleep(&ms, NULL);
             continue;
         }

@@ -98,8 +98,9 @@ static void push_inner(char ***v, size_t *n, size_t *cap, const char *cmd,
 
     /* RLIMIT_NPROC set here, inside the user namespace, counts only the
      * sandbox's own processes (set before bwrap it would count every
-     * process of the user).  Not enforced when the caller is root. */
-    if (nproc > 0 && access(PRLIMIT, X_OK) == 0) {
+     * process of the user).  Not enforced for root, which gets a pids
+     * cgroup instead (sandbox_cgroup.c). */
+    if (nproc > 0 && geteuid() != 0 && access(PRLIMIT, X_OK) == 0) {
         snprintf(opt, sizeof(opt), "--nproc=%u", nproc);
         strv_push(v, n, cap, PRLIMIT);
         strv_push(v, n, cap, opt);
@@ -179,18 +180,18 @@ static void first_line(char *dst, size_t cap, const up_buf *b)
     dst[len] = '\0';
 }
 
-static int probe_run(up_error *err)
+int sbx_probe(const char *bwrap, up_error *err)
 {
     char tmpl[] = "/tmp/upskill-sandbox-probe-XXXXXX";
     char why[256];
     up_sandbox_result res;
     int rc;
 
-    if (access(BWRAP, X_OK) != 0)
+    if (access(bwrap, X_OK) != 0)
         return up_error_set(err, UP_ENOTFOUND,
                             "sandbox: '%s' not found: install bubblewrap: "
                             "apt-get install bubblewrap",
-                            BWRAP);
+                            bwrap);
     if (!mkdtemp(tmpl))
         return up_error_set(err, UP_EIO, "sandbox: cannot make '%s'", tmpl);
     rc = up_sandbox_exec(&res, UP_SANDBOX_BWRAP, tmpl, "true", NULL, err);
@@ -221,7 +222,7 @@ int up_sandbox_check(up_error *err)
     if (!probe_done) {
         probe_err.code = 0;
         probe_err.msg[0] = '\0';
-        probe_run(&probe_err);
+        sbx_probe(BWRAP, &probe_err);
         probe_done = 1;
     }
     rc = probe_err.code;

@@ -26,6 +26,12 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
 /* The allow-listed environment (heap strv); HOME is home. */
 char **sbx_envp(const char *home);
 
+/*
+ * The probe behind up_sandbox_check, uncached: UP_ENOTFOUND when bwrap
+ * (a path) is not executable, UP_EUNSAFE when `bwrap ... true` fails.
+ */
+int sbx_probe(const char *bwrap, up_error *err);
+
 /* Make cg a fresh pids cgroup capped at nproc; 0, or -1 when none. */
 int sbx_cgroup_open(sbx_cgroup *cg, unsigned nproc);
 

@@ -25,6 +25,7 @@
 #include "upskill/buf.h"
 #include "upskill/fs.h"
 #include "upskill/sandbox.h"
+#include "lib/sandbox_int.h"
 
 #define SECRET   "sk-ant-planted-0123456789abcdef"
 #define SSH_KEY  "-----BEGIN PLANTED SSH KEY-----"
@@ -486,4 +487,24 @@ Test(sandbox, missing_workspace_is_an_error)
                  UP_ENOTFOUND);
     cr_assert_not_null(strstr(e.msg, "'/nonexistent/ws'"));
     up_sandbox_result_release(&r);
+}
+
+Test(sandbox, missing_bwrap_says_what_to_install)
+{
+    up_error e = {0};
+
+    cr_assert_eq(sbx_probe("/nonexistent/bwrap", &e), UP_ENOTFOUND);
+    cr_assert_str_eq(e.msg, "sandbox: '/nonexistent/bwrap' not found: "
+                            "install bubblewrap: apt-get install bubblewrap");
+}
+
+Test(sandbox, check_is_cached_and_agrees_with_the_probe)
+{
+    up_error a = {0}, b = {0};
+    int rc = up_sandbox_check(&a);
+
+    cr_assert_eq(up_sandbox_check(&b), rc);
+    cr_assert_str_eq(a.msg, b.msg);
+    if (access("/usr/bin/bwrap", X_OK) != 0)
+        cr_assert_eq(rc, UP_ENOTFOUND);
 }
