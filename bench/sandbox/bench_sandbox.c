@@ -15,11 +15,11 @@
 
 #include "upskill/sandbox.h"
 
-enum { ROW_FORK, ROW_NONE, ROW_BWRAP, ROW_BWRAP_NOCG, ROWS };
+enum { ROW_FORK, ROW_NONE, ROW_NONE_NOCG, ROW_BWRAP, ROW_BWRAP_NOCG, ROWS };
 
-static const char *const row_names[ROWS] = {"fork+exec /bin/true",
-                                            "sandbox none", "sandbox bwrap",
-                                            "sandbox bwrap, no cgroup"};
+static const char *const row_names[ROWS] = {
+    "fork+exec /bin/true", "sandbox none", "sandbox none, no cgroup",
+    "sandbox bwrap", "sandbox bwrap, no cgroup"};
 
 static double now_ms(void)
 {
@@ -57,10 +57,12 @@ static double sandbox_true(int row, const char *ws)
     double t0 = now_ms();
 
     up_sandbox_limits_default(&l);
-    if (row == ROW_BWRAP_NOCG)
+    if (row == ROW_BWRAP_NOCG || row == ROW_NONE_NOCG)
         l.nproc = 0;
     if (up_sandbox_exec(&r,
-                        row == ROW_NONE ? UP_SANDBOX_NONE : UP_SANDBOX_BWRAP,
+                        row == ROW_NONE || row == ROW_NONE_NOCG
+                            ? UP_SANDBOX_NONE
+                            : UP_SANDBOX_BWRAP,
                         ws, "true", &l, &e) < 0 ||
         r.exit_code != 0) {
         fprintf(stderr, "bench-sandbox: %s: %s%s\n", row_names[row], e.msg,

@@ -377,17 +377,30 @@ static up_sandbox_limit classify(const up_sandbox_run *r,
         return UP_SANDBOX_FSIZE;
     if (sbx_cgroup_hit(&r->cg))
         return UP_SANDBOX_NPROC;
-    if (res->exit_code == 0)
-        return UP_SANDBOX_OK;
+    /* Even on exit 0: a shell whose background forks failed says so. */
     for (size_t i = 0; i < sizeof(err_markers) / sizeof(err_markers[0]); i++)
         if (strstr(res->err.data, err_markers[i].text))
             return err_markers[i].limit;
     return UP_SANDBOX_OK;
 }
 
+/* "64 MiB", "100 KiB", "1000 bytes": the largest exact unit. */
+static const char *size_text(char buf[32], size_t n)
+{
+    if (n >= (1 << 20) && n % (1 << 20) == 0)
+        snprintf(buf, 32, "%zu MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, 32, "%zu KiB", n >> 10);
+    else
+        snprintf(buf, 32, "%zu bytes", n);
+    return buf;
+}
+
 static void limit_text(char *dst, size_t cap, up_sandbox_limit l,
                        const up_sandbox_limits *lim)
 {
+    char sz[32];
+
     switch (l) {
     case UP_SANDBOX_CPU:
         snprintf(dst, cap, "cpu time limit (%u s)", lim->cpu_s);
@@ -396,13 +409,13 @@ static void limit_text(char *dst, size_t cap, up_sandbox_limit l,
         snprintf(dst, cap, "wall clock (%g s)", lim->wall_ms / 1000.0);
         break;
     case UP_SANDBOX_OUTPUT:
-        snprintf(dst, cap, "output cap (%zu KiB)", lim->out_kill >> 10);
+        snprintf(dst, cap, "output cap (%s)", size_text(sz, lim->out_kill));
         break;
     case UP_SANDBOX_FSIZE:
-        snprintf(dst, cap, "file size (%zu KiB)", lim->fsize_bytes >> 10);
+        snprintf(dst, cap, "file size (%s)", size_text(sz, lim->fsize_bytes));
         break;
     case UP_SANDBOX_MEMORY:
-        snprintf(dst, cap, "memory (%zu MiB)", lim->mem_bytes >> 20);
+        snprintf(dst, cap, "memory (%s)", size_text(sz, lim->mem_bytes));
         break;
     case UP_SANDBOX_NPROC:
         snprintf(dst, cap, "processes (%u)", lim->nproc);

@@ -353,7 +353,7 @@ Test(sandbox, yes_forever_hits_the_output_cap)
     l.out_kill = 1 << 20;
     run(&r, "yes", &l);
     cr_assert_eq(r.limit, UP_SANDBOX_OUTPUT);
-    cr_assert_str_eq(r.limit_text, "output cap (1024 KiB)");
+    cr_assert_str_eq(r.limit_text, "output cap (1 MiB)");
     cr_assert_eq(r.out.len, 1000);
     cr_assert_eq(r.out_cut, 1);
     cr_assert_eq(r.err_cut, 0);
@@ -390,7 +390,7 @@ Test(sandbox, huge_file_hits_the_file_size_limit)
     l.fsize_bytes = 1 << 20;
     run(&r, "head -c 10000000000 /dev/zero > big", &l);
     cr_assert_eq(r.limit, UP_SANDBOX_FSIZE, "%d %s", r.exit_code, r.err.data);
-    cr_assert_str_eq(r.limit_text, "file size (1024 KiB)");
+    cr_assert_str_eq(r.limit_text, "file size (1 MiB)");
     up_fs_join(&p, ws.data, "big");
     cr_assert_eq(stat(p.data, &st), 0);
     cr_assert_leq(st.st_size, 1 << 20);
