@@ -440,13 +440,25 @@ static void fill_status(up_sandbox_result *res, int status)
         res->signal = res->exit_code - 128;
 }
 
+/* The none mode has no pid namespace: kill what is left in the command's
+ * process group and wait (up to about 1 s) until init has reaped it. */
+static void kill_strays(pid_t pgid)
+{
+    struct timespec ms = {0, 1000000};
+
+    if (kill(-pgid, SIGKILL) != 0)
+        return;
+    for (int i = 0; i < 1000 && kill(-pgid, 0) == 0; i++)
+        nanosleep(&ms, NULL);
+}
+
 int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
 {
     (void)err;
     memset(res, 0, sizeof(*res));
     wait_done(r);
     if (r->mode == UP_SANDBOX_NONE)
-        kill(-r->pid, SIGKILL); /* strays left in its process group */
+        kill_strays(r->pid);
     res->wall_ms = now_ms() - r->t0;
     fill_status(res, r->status);
     res->out = r->out;
