@@ -547,3 +547,18 @@ Test(sandbox, background_job_dies_with_the_call_in_none_mode)
 {
     background_job_dies(UP_SANDBOX_NONE);
 }
+
+Test(sandbox, closed_output_then_hang_hits_the_wall_clock)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+
+    need_bwrap();
+    lims(&l);
+    l.wall_ms = 500;
+    run(&r, "echo bye; exec >&- 2>&-; sleep 100000", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_WALL);
+    cr_assert_str_eq(r.limit_text, "wall clock (0.5 s)");
+    cr_assert_str_eq(r.out.data, "bye\n");
+    up_sandbox_result_release(&r);
+}
