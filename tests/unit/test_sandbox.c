@@ -313,10 +313,18 @@ Test(sandbox, fork_bomb_is_contained)
     up_sandbox_result r;
     up_buf cmd = UP_BUF_INIT, mark = UP_BUF_INIT;
 
+    sbx_cgroup cg;
+
     need_bwrap();
     lims(&l);
     l.nproc = 32;
     l.wall_ms = 3000;
+    /* Root without a pids cgroup has no process cap (docs/sandbox.md):
+     * only the wall clock ends the bomb, so keep it short. */
+    if (sbx_cgroup_open(&cg, 1) == 0)
+        sbx_cgroup_close(&cg);
+    else if (geteuid() == 0)
+        l.wall_ms = 1000;
     up_buf_addf(&mark, "upskill-bomb-%ld", (long)getpid());
     up_buf_addf(&cmd, ": %s; b() { b | b & }; b; wait", mark.data);
     run(&r, cmd.data, &l);
