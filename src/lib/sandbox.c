@@ -78,6 +78,19 @@ static void set_limit(int res, size_t soft, size_t hard)
         setrlimit(res, &rl);
 }
 
+/* Close every fd from lo up: none of the caller's files or sockets (API
+ * connections included) may reach the command.  Async-signal-safe. */
+static void close_from(int lo)
+{
+    long max;
+
+    if (syscall(SYS_close_range, lo, ~0U, 0) == 0)
+        return;
+    max = sysconf(_SC_OPEN_MAX); /* kernels before 5.9 */
+    for (long fd = lo; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+        close((int)fd);
+}
+
 /* After fork: only async-signal-safe calls; never returns. */
 static void child(const up_sandbox_run *r, int out, int err, int info,
                   const char *ws, char **argv, char **envp)
@@ -90,7 +103,7 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
         _exit(127);
     if (r->cg.procs_fd >= 0 && write(r->cg.procs_fd, "0", 1) != 1)
         _exit(127);
-    syscall(SYS_close_range, info >= 0 ? SBX_INFO_FD + 1 : 3, ~0U, 0);
+    close_from(info >= 0 ? SBX_INFO_FD + 1 : 3);
     set_limit(RLIMIT_CPU, r->lim.cpu_s, r->lim.cpu_s ? r->lim.cpu_s + 1 : 0);
     set_limit(RLIMIT_AS, r->lim.mem_bytes, r->lim.mem_bytes);
     set_limit(RLIMIT_FSIZE, r->lim.fsize_bytes, r->lim.fsize_bytes);

@@ -570,3 +570,24 @@ Test(sandbox, closed_output_then_hang_hits_the_wall_clock)
     cr_assert_str_eq(r.out.data, "bye\n");
     up_sandbox_result_release(&r);
 }
+
+Test(sandbox, open_files_of_the_caller_do_not_leak_in)
+{
+    up_sandbox_result r;
+    up_buf p = UP_BUF_INIT, cmd = UP_BUF_INIT;
+    int fd;
+
+    need_bwrap();
+    up_fs_join(&p, root, "home/.ssh/id_rsa");
+    fd = open(p.data, O_RDONLY); /* no O_CLOEXEC, on purpose */
+    cr_assert_geq(fd, 0);
+    up_buf_addf(&cmd, "cat <&%d; cat /proc/self/fd/%d; ls /proc/self/fd", fd,
+                fd);
+    run(&r, cmd.data, NULL);
+    cr_assert_null(strstr(r.out.data, "PLANTED"), "%s", r.out.data);
+    cr_assert_str_eq(r.out.data, "0\n1\n2\n3\n"); /* 3: ls's own */
+    close(fd);
+    up_sandbox_result_release(&r);
+    up_buf_release(&p);
+    up_buf_release(&cmd);
+}
