@@ -12,6 +12,7 @@
  * pid bwrap reports on --info-fd) kills every process of the sandbox, and
  * bwrap exits only once that namespace is gone.
  */
+#define _GNU_SOURCE /* pipe2: no fd leaks to another thread's fork */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -119,10 +120,8 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
 
 static int make_pipe(int p[2])
 {
-    if (pipe(p) != 0)
+    if (pipe2(p, O_CLOEXEC) != 0)
         return -1;
-    fcntl(p[0], F_SETFD, FD_CLOEXEC);
-    fcntl(p[1], F_SETFD, FD_CLOEXEC);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     return 0;
 }
