@@ -249,7 +249,7 @@ int up_sandbox_timeout_ms(const up_sandbox_run *r)
 {
     double left;
 
-    if (!r->deadline)
+    if (r->deadline <= 0)
         return 1000;
     left = r->deadline - now_ms();
     if (left <= 0) /* killed already: give the kernel time to finish */
@@ -332,7 +332,7 @@ int up_sandbox_step(up_sandbox_run *r)
     parse_info(r);
     if (r->lim.out_kill && r->total > r->lim.out_kill)
         kill_all(r, UP_SANDBOX_OUTPUT);
-    if (r->deadline && now_ms() >= r->deadline)
+    if (r->deadline > 0 && now_ms() >= r->deadline)
         kill_all(r, UP_SANDBOX_WALL);
     if (r->fd[S_OUT] >= 0 || r->fd[S_ERR] >= 0)
         return 0;
