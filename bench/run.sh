@@ -6,6 +6,8 @@
 #   upskill    upskill eval: 1,000 cases x 2 arms at -j 64
 #   promptfoo  the same 2,000 conversations through promptfoo 0.121.20
 #              (issue 4), skipped with a message when npm is missing
+#   sandbox    bench/sandbox.sh: start-up of one sandboxed `true` per
+#              call (bwrap and none modes) against a bare fork/exec
 #   curl-Z     reference: the same 2,000 bare requests as transport sent by
 #              `curl -Z --parallel-immediate --parallel-max 64` (libcurl's
 #              own multi client; without --parallel-immediate curl holds
@@ -273,6 +275,9 @@ fi
 if [ "$BENCH_PF" = 1 ]; then
     measure pf-version 1 0 "$PF" --version || true
 fi
+
+# Sandbox start-up per call (issue 12): bench/sandbox.sh.
+sh "$TOP/bench/sandbox.sh" -n 200 | tee "$B/sandbox.txt"
 
 # Summary: medians per tool and the ratios.
 median() {

@@ -6,7 +6,8 @@ set -eu
 
 PKGS="build-essential pkg-config perl curl python3 clang clang-format \
 libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
-libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev"
+libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev \
+bubblewrap"
 
 missing=""
 for p in $PKGS; do

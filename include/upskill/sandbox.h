@@ -1,0 +1,123 @@
+/*
+ * Run one command line in a sandbox (docs/sandbox.md).
+ *
+ * `/bin/sh -c CMD` runs under bubblewrap (/usr/bin/bwrap) in new user,
+ * pid, net, ipc, uts and cgroup namespaces, with the system read-only, a
+ * private /tmp, no network beyond loopback, and the caller's workspace
+ * directory bound at /workspace as the only writable place and the
+ * working directory.  The environment is a fixed allow-list: no variable
+ * of the caller (API keys included) ever reaches the command.  Limits per
+ * call: CPU seconds, address space, file size, process count, wall clock
+ * and an output cap.  A broken limit is data in the result, never an
+ * error of the caller.
+ *
+ * Asynchronous use: up_sandbox_start, then poll the fds of
+ * up_sandbox_pollfds and call up_sandbox_step when one is readable (or
+ * when up_sandbox_timeout_ms runs out), until step returns 1; then
+ * up_sandbox_finish.  up_sandbox_exec does all of that in one call.
+ */
+#ifndef UPSKILL_SANDBOX_H
+#define UPSKILL_SANDBOX_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
+/* How a command is run. */
+typedef enum up_sandbox_mode {
+    UP_SANDBOX_BWRAP = 0, /* bubblewrap: the default */
+    UP_SANDBOX_NONE = 1   /* explicit opt-out: fork/exec in the workspace */
+} up_sandbox_mode;
+
+/* Limits per call; 0 in a field means "no limit" except where noted. */
+typedef struct up_sandbox_limits {
+    unsigned cpu_s;     /* RLIMIT_CPU seconds (default 10) */
+    unsigned wall_ms;   /* wall clock, whole sandbox killed (30000) */
+    size_t mem_bytes;   /* RLIMIT_AS per process (default 1 GiB) */
+    size_t fsize_bytes; /* RLIMIT_FSIZE per file (default 64 MiB) */
+    unsigned nproc;     /* processes of the sandbox (default 64) */
+    size_t out_cap;     /* bytes kept per stream (default 64 KiB) */
+    size_t out_kill;    /* total output that kills the command (8 MiB) */
+} up_sandbox_limits;
+
+/* The limit a call broke. */
+typedef enum up_sandbox_limit {
+    UP_SANDBOX_OK = 0,
+    UP_SANDBOX_CPU,    /* "cpu time limit (10 s)" */
+    UP_SANDBOX_WALL,   /* "wall clock (30 s)" */
+    UP_SANDBOX_OUTPUT, /* "output cap": killed for printing over out_kill */
+    UP_SANDBOX_FSIZE,  /* "file size" */
+    UP_SANDBOX_MEMORY, /* "memory" */
+    UP_SANDBOX_NPROC   /* "processes" */
+} up_sandbox_limit;
+
+/* What a call did.  Release with up_sandbox_result_release. */
+typedef struct up_sandbox_result {
+    int exit_code;          /* the shell's exit code; -1 when signalled */
+    int signal;             /* signal that ended it (incl. 128+n codes) */
+    up_sandbox_limit limit; /* the limit broken, UP_SANDBOX_OK if none */
+    char limit_text[64];    /* e.g. "wall clock (30 s)"; "" if none */
+    up_buf out;             /* stdout, at most out_cap bytes */
+    up_buf err;             /* stderr, at most out_cap bytes */
+    int out_cut;            /* 1 when stdout was longer than out_cap */
+    int err_cut;            /* 1 when stderr was longer than out_cap */
+    double wall_ms;         /* wall time of the call */
+} up_sandbox_result;
+
+/* A command under way (opaque). */
+typedef struct up_sandbox_run up_sandbox_run;
+
+/* Fill l with the defaults listed in up_sandbox_limits. */
+void up_sandbox_limits_default(up_sandbox_limits *l);
+
+/*
+ * 0 when bubblewrap is installed and can create the namespaces here, else
+ * UP_ENOTFOUND (not installed) or UP_EUNSAFE (the probe failed) with a
+ * message saying why and how to fix it.  The probe (`bwrap ... true`)
+ * runs once per process; the answer is cached.  Thread-safe.
+ */
+int up_sandbox_check(up_error *err);
+
+/*
+ * Start `/bin/sh -c cmd` in mode with workspace (an existing directory,
+ * absolute or relative) as /workspace.  lim NULL means the defaults.
+ * *out is the run; the caller must end it with up_sandbox_finish.
+ * Errors: UP_ENOTFOUND (no workspace), UP_EIO (pipe/fork failed).  The
+ * bwrap mode does not call up_sandbox_check: do that first.
+ */
+int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
+                     const char *workspace, const char *cmd,
+                     const up_sandbox_limits *lim, up_error *err);
+
+/*
+ * The fds to poll for POLLIN (at most 3) into fds; returns how many.
+ * They change after each up_sandbox_step: ask again.
+ */
+int up_sandbox_pollfds(const up_sandbox_run *r, int fds[3]);
+
+/* Milliseconds until the run's wall-clock deadline (0 when past). */
+int up_sandbox_timeout_ms(const up_sandbox_run *r);
+
+/*
+ * Drain what is readable without blocking, enforce the wall clock and the
+ * output kill cap.  Returns 1 when the command is over (all output read
+ * and the process reaped), 0 while it runs.
+ */
+int up_sandbox_step(up_sandbox_run *r);
+
+/*
+ * Wait for the run to end (enforcing its limits), fill res (initialised
+ * here) and free r.  Returns 0; a broken limit is in res, not an error.
+ */
+int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err);
+
+/* start + finish: run cmd and wait for it. */
+int up_sandbox_exec(up_sandbox_result *res, up_sandbox_mode mode,
+                    const char *workspace, const char *cmd,
+                    const up_sandbox_limits *lim, up_error *err);
+
+/* Free res's buffers. */
+void up_sandbox_result_release(up_sandbox_result *res);
+
+#endif

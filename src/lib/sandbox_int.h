@@ -1,0 +1,44 @@
+/*
+ * Internals of the sandbox (src/lib/sandbox*.c), not part of the API.
+ */
+#ifndef UPSKILL_SANDBOX_INT_H
+#define UPSKILL_SANDBOX_INT_H
+
+#include "upskill/sandbox.h"
+
+/* The fd bwrap writes its JSON status ("child-pid") to, in the child. */
+#define SBX_INFO_FD 3
+
+/* A per-call pids cgroup, when one is writable here (else dir is NULL). */
+typedef struct sbx_cgroup {
+    char *dir;    /* the cgroup's folder, owned; NULL when none */
+    int procs_fd; /* its cgroup.procs open for writing, -1 when none */
+} sbx_cgroup;
+
+/*
+ * argv for mode (a NULL-terminated heap strv, free with up_strv_free):
+ * bwrap and its options around `/bin/sh -c cmd` with ws (absolute) bound
+ * at /workspace, or `/bin/sh -c cmd` alone for UP_SANDBOX_NONE.
+ */
+char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
+                unsigned nproc);
+
+/* The allow-listed environment (heap strv); HOME is home. */
+char **sbx_envp(const char *home);
+
+/*
+ * The probe behind up_sandbox_check, uncached: UP_ENOTFOUND when bwrap
+ * (a path) is not executable, UP_EUNSAFE when `bwrap ... true` fails.
+ */
+int sbx_probe(const char *bwrap, up_error *err);
+
+/* Make cg a fresh pids cgroup capped at nproc; 0, or -1 when none. */
+int sbx_cgroup_open(sbx_cgroup *cg, unsigned nproc);
+
+/* 1 when a fork in cg was refused by its pids.max. */
+int sbx_cgroup_hit(const sbx_cgroup *cg);
+
+/* Kill whatever is left in cg, wait for it to empty, remove it. */
+void sbx_cgroup_close(sbx_cgroup *cg);
+
+#endif

@@ -1,0 +1,595 @@
+/*
+ * Unit tests for the sandbox (src/lib/sandbox*.c): hostile commands are
+ * contained (issue 12 item 6), limits are reported by name, no secret of
+ * the caller's environment reaches a command.  Tests that need bubblewrap
+ * are skipped, with the probe's reason, where it is missing or cannot
+ * create namespaces.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/buf.h"
+#include "upskill/fs.h"
+#include "upskill/sandbox.h"
+#include "lib/sandbox_int.h"
+
+#define SECRET   "sk-ant-planted-0123456789abcdef"
+#define SSH_KEY  "-----BEGIN PLANTED SSH KEY-----"
+#define SENTINEL "the user's file, untouched\n"
+
+/* A temp root: ws/ (the workspace), outside.txt, home/.ssh/id_rsa. */
+static char root[64];
+static up_buf ws = UP_BUF_INIT;
+
+static void put(const char *rel, const char *text)
+{
+    up_buf p = UP_BUF_INIT;
+
+    up_fs_join(&p, root, rel);
+    cr_assert_eq(up_fs_write_atomic(p.data, text, strlen(text), 0600, NULL), 0);
+    up_buf_release(&p);
+}
+
+static void slurp(up_buf *out, const char *rel)
+{
+    up_buf p = UP_BUF_INIT;
+
+    up_buf_reset(out);
+    up_fs_join(&p, root, rel);
+    cr_assert_eq(up_fs_read(out, p.data, 1 << 20, NULL), 0, "%s", p.data);
+    up_buf_release(&p);
+}
+
+static void setup(void)
+{
+    up_buf p = UP_BUF_INIT;
+
+    snprintf(root, sizeof(root), "/tmp/upskill-sbx-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(root));
+    up_fs_join(&ws, root, "ws");
+    cr_assert_eq(mkdir(ws.data, 0700), 0);
+    up_fs_join(&p, root, "home/.ssh");
+    cr_assert_eq(up_fs_mkdir_p(p.data, 0700, NULL), 0);
+    put("home/.ssh/id_rsa", SSH_KEY "\n");
+    put("outside.txt", SENTINEL);
+    up_buf_release(&p);
+}
+
+static void teardown(void)
+{
+    up_fs_rm_tree(root);
+    up_buf_release(&ws);
+}
+
+static void need_bwrap(void)
+{
+    up_error e = {0};
+
+    if (up_sandbox_check(&e) < 0) {
+        teardown(); /* a skipped test does not run .fini */
+        cr_skip_test("no sandbox here: %s", e.msg);
+    }
+}
+
+static void lims(up_sandbox_limits *l)
+{
+    up_sandbox_limits_default(l);
+    l->wall_ms = 20000;
+}
+
+/* Run cmd under bwrap with limits l (NULL: lims()). */
+static void run(up_sandbox_result *res, const char *cmd,
+                const up_sandbox_limits *l)
+{
+    up_sandbox_limits d;
+    up_error e = {0};
+
+    lims(&d);
+    cr_assert_eq(
+        up_sandbox_exec(res, UP_SANDBOX_BWRAP, ws.data, cmd, l ? l : &d, &e), 0,
+        "%s", e.msg);
+}
+
+/* 1 when some process's command line contains mark. */
+static int process_with(const char *mark)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    int found = 0;
+
+    cr_assert_not_null(d);
+    while (!found && (de = readdir(d)) != NULL) {
+        up_buf p = UP_BUF_INIT, text = UP_BUF_INIT;
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        up_buf_addf(&p, "/proc/%s/cmdline", de->d_name);
+        if (up_fs_read(&text, p.data, 1 << 16, NULL) == 0)
+            for (size_t i = 0; i < text.len; i += strlen(text.data + i) + 1)
+                if (strstr(text.data + i, mark))
+                    found = 1;
+        up_buf_release(&p);
+        up_buf_release(&text);
+    }
+    closedir(d);
+    return found;
+}
+
+static void user_files_untouched(void)
+{
+    up_buf b = UP_BUF_INIT;
+    char **names = NULL;
+    size_t n = 0;
+
+    slurp(&b, "outside.txt");
+    cr_assert_str_eq(b.data, SENTINEL);
+    slurp(&b, "home/.ssh/id_rsa");
+    cr_assert_str_eq(b.data, SSH_KEY "\n");
+    cr_assert_eq(up_fs_list(&names, &n, root, NULL), 0);
+    cr_assert_eq(n, 3, "something new appeared next to the workspace");
+    up_strv_free(names);
+    up_buf_release(&b);
+}
+
+TestSuite(sandbox, .init = setup, .fini = teardown, .timeout = 60);
+
+Test(sandbox, runs_in_the_workspace)
+{
+    up_sandbox_result r;
+    up_buf b = UP_BUF_INIT;
+
+    need_bwrap();
+    run(&r, "pwd; echo made > f.txt; id -u >/dev/null; exit 3", NULL);
+    cr_assert_str_eq(r.out.data, "/workspace\n");
+    cr_assert_eq(r.exit_code, 3);
+    cr_assert_eq(r.limit, UP_SANDBOX_OK);
+    cr_assert_str_eq(r.limit_text, "");
+    slurp(&b, "ws/f.txt");
+    cr_assert_str_eq(b.data, "made\n");
+    up_sandbox_result_release(&r);
+    up_buf_release(&b);
+}
+
+Test(sandbox, planted_key_never_reaches_a_command)
+{
+    up_sandbox_result r;
+
+    need_bwrap();
+    setenv("ANTHROPIC_API_KEY", SECRET, 1);
+    setenv("OPENAI_API_KEY", SECRET, 1);
+    run(&r,
+        "env; cat /proc/self/environ; cat /proc/1/environ; "
+        "cat /proc/$PPID/environ; echo",
+        NULL);
+    cr_assert_null(strstr(r.out.data, "planted"), "%s", r.out.data);
+    cr_assert_null(strstr(r.err.data, "planted"), "%s", r.err.data);
+    cr_assert_null(strstr(r.out.data, "API_KEY"));
+    cr_assert_not_null(strstr(r.out.data, "HOME=/workspace\n"));
+    cr_assert_not_null(strstr(r.out.data, "LC_ALL=C.UTF-8\n"));
+    cr_assert_not_null(strstr(r.out.data, "TMPDIR=/tmp\n"));
+    up_sandbox_result_release(&r);
+    unsetenv("ANTHROPIC_API_KEY");
+    unsetenv("OPENAI_API_KEY");
+}
+
+Test(sandbox, none_mode_strips_the_environment_too)
+{
+    up_sandbox_result r;
+    up_error e = {0};
+
+    setenv("ANTHROPIC_API_KEY", SECRET, 1);
+    cr_assert_eq(up_sandbox_exec(&r, UP_SANDBOX_NONE, ws.data,
+                                 "env; pwd; exit 4", NULL, &e),
+                 0, "%s", e.msg);
+    cr_assert_null(strstr(r.out.data, "planted"));
+    cr_assert_not_null(strstr(r.out.data, "TERM=dumb\n"));
+    cr_assert_not_null(strstr(r.out.data, root), "pwd is the workspace");
+    cr_assert_eq(r.exit_code, 4);
+    up_sandbox_result_release(&r);
+    unsetenv("ANTHROPIC_API_KEY");
+}
+
+/* No network: each fails at once with "unreachable", not by a timeout. */
+Test(sandbox, no_network_beyond_loopback)
+{
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT;
+    int wget = access("/usr/bin/wget", X_OK) == 0;
+
+    need_bwrap();
+    up_buf_adds(&cmd, "curl -sS -m 15 http://192.0.2.1/ >/dev/null 2>&1; "
+                      "echo curl=$?; ");
+    if (wget)
+        up_buf_adds(&cmd, "wget -q -T 15 -t 1 -O /dev/null "
+                          "http://192.0.2.1/ 2>/dev/null; echo wget=$?; ");
+    up_buf_adds(
+        &cmd,
+        "python3 -c 'import socket\ns = socket.socket()\ns.settimeout(15)\n"
+        "try:\n s.connect((\"192.0.2.1\", 80))\n"
+        "except OSError as e:\n print(\"py=%d\" % e.errno)'");
+    run(&r, cmd.data, NULL);
+    /* curl 7: could not connect (28 would be a timeout); wget 4: network
+     * failure; errno 101: ENETUNREACH. */
+    cr_assert_str_eq(r.out.data,
+                     wget ? "curl=7\nwget=4\npy=101\n" : "curl=7\npy=101\n",
+                     "%s %s", r.out.data, r.err.data);
+    cr_assert_eq(r.limit, UP_SANDBOX_OK);
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+}
+
+Test(sandbox, host_loopback_is_not_reachable)
+{
+    struct sockaddr_in a = {0};
+    socklen_t len = sizeof(a);
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT;
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+    need_bwrap();
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+    cr_assert_eq(listen(s, 4), 0);
+    cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &len), 0);
+    up_buf_addf(&cmd,
+                "python3 -c 'import socket\ns = socket.socket()\n"
+                "try:\n s.connect((\"127.0.0.1\", %d))\n print(\"connected\")\n"
+                "except OSError as e:\n print(\"py=%%d\" %% e.errno)'",
+                ntohs(a.sin_port));
+    run(&r, cmd.data, NULL);
+    cr_assert_str_eq(r.out.data, "py=111\n", "%s", r.err.data);
+    cr_assert_eq(accept(s, NULL, NULL), -1, "the host's listener got a call");
+    cr_assert_eq(errno, EAGAIN);
+    close(s);
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+}
+
+Test(sandbox, secrets_outside_are_not_readable)
+{
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT;
+    const char *home = getenv("HOME");
+
+    need_bwrap();
+    up_buf_addf(&cmd,
+                "cat %s/home/.ssh/id_rsa ../home/.ssh/id_rsa /etc/shadow "
+                "/etc/gshadow; ls /root /home '%s'; ls ~/.ssh; echo end",
+                root, home ? home : "/root");
+    run(&r, cmd.data, NULL);
+    cr_assert_str_eq(r.out.data, "end\n", "%s", r.out.data);
+    cr_assert_null(strstr(r.err.data, "PLANTED"));
+    cr_assert_not_null(strstr(r.err.data, "/etc/shadow: No such file"));
+    user_files_untouched();
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+}
+
+Test(sandbox, writes_outside_the_workspace_fail)
+{
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT, probe = UP_BUF_INIT, passwd = UP_BUF_INIT;
+    up_buf after = UP_BUF_INIT;
+
+    need_bwrap();
+    cr_assert_eq(up_fs_read(&passwd, "/etc/passwd", 1 << 20, NULL), 0);
+    up_buf_addf(&probe, "/tmp/upskill-sbx-probe-%ld", (long)getpid());
+    up_buf_addf(&cmd,
+                "echo x > ../outside.txt; echo x > %s/outside.txt; "
+                "echo x > ../new.txt; echo x >> /etc/passwd; "
+                "echo x > /usr/new; mkdir /new; echo x > %s; "
+                "rm -rf %s/home; echo end",
+                root, probe.data, root);
+    run(&r, cmd.data, NULL);
+    cr_assert_str_eq(r.out.data, "end\n");
+    cr_assert_eq(access(probe.data, F_OK), -1, "/tmp is not private");
+    cr_assert_eq(access("/usr/new", F_OK), -1);
+    cr_assert_eq(access("/new", F_OK), -1);
+    cr_assert_eq(up_fs_read(&after, "/etc/passwd", 1 << 20, NULL), 0);
+    cr_assert_str_eq(after.data, passwd.data);
+    user_files_untouched();
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+    up_buf_release(&probe);
+    up_buf_release(&passwd);
+    up_buf_release(&after);
+}
+
+Test(sandbox, fork_bomb_is_contained)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT, mark = UP_BUF_INIT;
+
+    sbx_cgroup cg;
+
+    need_bwrap();
+    lims(&l);
+    l.nproc = 32;
+    l.wall_ms = 3000;
+    /* Root without a pids cgroup has no process cap (docs/sandbox.md):
+     * only the wall clock ends the bomb, so keep it short. */
+    if (sbx_cgroup_open(&cg, 1) == 0)
+        sbx_cgroup_close(&cg);
+    else if (geteuid() == 0)
+        l.wall_ms = 1000;
+    up_buf_addf(&mark, "upskill-bomb-%ld", (long)getpid());
+    up_buf_addf(&cmd, ": %s; b() { b | b & }; b; wait", mark.data);
+    run(&r, cmd.data, &l);
+    cr_assert(r.limit == UP_SANDBOX_NPROC || r.limit == UP_SANDBOX_WALL,
+              "limit %d: %s", r.limit, r.err.data);
+    cr_assert_eq(process_with(mark.data), 0, "a process of the bomb lives");
+    user_files_untouched();
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+    up_buf_release(&mark);
+}
+
+Test(sandbox, sleep_forever_hits_the_wall_clock)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT, mark = UP_BUF_INIT;
+
+    need_bwrap();
+    lims(&l);
+    l.wall_ms = 1000;
+    up_buf_addf(&mark, "upskill-sleep-%ld", (long)getpid());
+    up_buf_addf(&cmd, "sleep 100000 & sleep 100000; echo %s", mark.data);
+    run(&r, cmd.data, &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_WALL);
+    cr_assert_str_eq(r.limit_text, "wall clock (1 s)");
+    cr_assert_eq(process_with(mark.data), 0, "the shell survived");
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+    up_buf_release(&mark);
+}
+
+Test(sandbox, yes_forever_hits_the_output_cap)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+
+    need_bwrap();
+    lims(&l);
+    l.out_cap = 1000;
+    l.out_kill = 1 << 20;
+    run(&r, "yes", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_OUTPUT);
+    cr_assert_str_eq(r.limit_text, "output cap (1 MiB)");
+    cr_assert_eq(r.out.len, 1000);
+    cr_assert_eq(r.out_cut, 1);
+    cr_assert_eq(r.err_cut, 0);
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, long_output_is_cut_and_marked)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+
+    need_bwrap();
+    lims(&l);
+    l.out_cap = 100;
+    run(&r, "seq 1 10000; seq 1 10 >&2", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_OK);
+    cr_assert_eq(r.exit_code, 0);
+    cr_assert_eq(r.out.len, 100);
+    cr_assert_eq(r.out_cut, 1);
+    cr_assert_eq(r.err_cut, 0);
+    cr_assert_eq(strncmp(r.err.data, "1\n2\n", 4), 0);
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, huge_file_hits_the_file_size_limit)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+    struct stat st;
+    up_buf p = UP_BUF_INIT;
+
+    need_bwrap();
+    lims(&l);
+    l.fsize_bytes = 1 << 20;
+    run(&r, "head -c 10000000000 /dev/zero > big", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_FSIZE, "%d %s", r.exit_code, r.err.data);
+    cr_assert_str_eq(r.limit_text, "file size (1 MiB)");
+    up_fs_join(&p, ws.data, "big");
+    cr_assert_eq(stat(p.data, &st), 0);
+    cr_assert_leq(st.st_size, 1 << 20);
+    up_sandbox_result_release(&r);
+    up_buf_release(&p);
+}
+
+Test(sandbox, cpu_spin_hits_the_cpu_limit)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+
+    need_bwrap();
+    lims(&l);
+    l.cpu_s = 1;
+    run(&r, "while :; do :; done", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_CPU, "%d %d", r.exit_code, r.signal);
+    cr_assert_str_eq(r.limit_text, "cpu time limit (1 s)");
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, big_allocation_hits_the_memory_limit)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+
+    need_bwrap();
+    lims(&l);
+    l.mem_bytes = (size_t)256 << 20;
+    run(&r, "python3 -c 'x = bytearray(1 << 30)'", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_MEMORY, "%s", r.err.data);
+    cr_assert_str_eq(r.limit_text, "memory (256 MiB)");
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, killing_its_parent_harms_nobody_outside)
+{
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT;
+    pid_t bystander;
+
+    need_bwrap();
+    bystander = fork();
+    cr_assert_geq(bystander, 0);
+    if (bystander == 0) {
+        pause();
+        _exit(0);
+    }
+    up_buf_addf(&cmd, "kill -9 %ld %ld; kill -9 $PPID; kill -9 -1; echo end",
+                (long)getpid(), (long)bystander);
+    run(&r, cmd.data, NULL);
+    cr_assert_eq(kill(bystander, 0), 0, "a process outside was killed");
+    cr_assert_eq(waitpid(bystander, NULL, WNOHANG), 0);
+    kill(bystander, SIGKILL);
+    waitpid(bystander, NULL, 0);
+    user_files_untouched();
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+}
+
+Test(sandbox, async_start_poll_finish)
+{
+    up_sandbox_run *run_ = NULL;
+    up_sandbox_result r;
+    up_error e = {0};
+    struct pollfd pfd[3];
+    int fds[3], n;
+
+    need_bwrap();
+    cr_assert_eq(up_sandbox_start(&run_, UP_SANDBOX_BWRAP, ws.data,
+                                  "echo out; echo err >&2; exit 9", NULL, &e),
+                 0, "%s", e.msg);
+    while (!up_sandbox_step(run_)) {
+        n = up_sandbox_pollfds(run_, fds);
+        for (int i = 0; i < n; i++)
+            pfd[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+        poll(pfd, (nfds_t)n, n ? up_sandbox_timeout_ms(run_) : 1);
+    }
+    cr_assert_eq(up_sandbox_finish(run_, &r, &e), 0);
+    cr_assert_str_eq(r.out.data, "out\n");
+    cr_assert_str_eq(r.err.data, "err\n");
+    cr_assert_eq(r.exit_code, 9);
+    cr_assert_gt(r.wall_ms, 0);
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, missing_workspace_is_an_error)
+{
+    up_sandbox_result r;
+    up_error e = {0};
+
+    cr_assert_eq(up_sandbox_exec(&r, UP_SANDBOX_NONE, "/nonexistent/ws", "true",
+                                 NULL, &e),
+                 UP_ENOTFOUND);
+    cr_assert_not_null(strstr(e.msg, "'/nonexistent/ws'"));
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, missing_bwrap_says_what_to_install)
+{
+    up_error e = {0};
+
+    cr_assert_eq(sbx_probe("/nonexistent/bwrap", &e), UP_ENOTFOUND);
+    cr_assert_str_eq(e.msg, "sandbox: '/nonexistent/bwrap' not found: "
+                            "install bubblewrap: apt-get install bubblewrap");
+}
+
+Test(sandbox, check_is_cached_and_agrees_with_the_probe)
+{
+    up_error a = {0}, b = {0};
+    int rc = up_sandbox_check(&a);
+
+    cr_assert_eq(up_sandbox_check(&b), rc);
+    cr_assert_str_eq(a.msg, b.msg);
+    if (access("/usr/bin/bwrap", X_OK) != 0)
+        cr_assert_eq(rc, UP_ENOTFOUND);
+}
+
+/* A background job does not outlive its call, in either mode. */
+static void background_job_dies(up_sandbox_mode mode)
+{
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT, mark = UP_BUF_INIT;
+    up_error e = {0};
+
+    up_buf_addf(&mark, "upskill-bg-%ld-%d", (long)getpid(), (int)mode);
+    up_buf_addf(&cmd,
+                "sh -c 'sleep 100000; : %s' >/dev/null 2>&1 & echo started",
+                mark.data);
+    cr_assert_eq(up_sandbox_exec(&r, mode, ws.data, cmd.data, NULL, &e), 0,
+                 "%s", e.msg);
+    cr_assert_str_eq(r.out.data, "started\n");
+    cr_assert_eq(r.limit, UP_SANDBOX_OK);
+    cr_assert_eq(process_with(mark.data), 0, "the background job lives");
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+    up_buf_release(&mark);
+}
+
+Test(sandbox, background_job_dies_with_the_call)
+{
+    need_bwrap();
+    background_job_dies(UP_SANDBOX_BWRAP);
+}
+
+Test(sandbox, background_job_dies_with_the_call_in_none_mode)
+{
+    background_job_dies(UP_SANDBOX_NONE);
+}
+
+Test(sandbox, closed_output_then_hang_hits_the_wall_clock)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+
+    need_bwrap();
+    lims(&l);
+    l.wall_ms = 500;
+    run(&r, "echo bye; exec >&- 2>&-; sleep 100000", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_WALL);
+    cr_assert_str_eq(r.limit_text, "wall clock (0.5 s)");
+    cr_assert_str_eq(r.out.data, "bye\n");
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, open_files_of_the_caller_do_not_leak_in)
+{
+    up_sandbox_result r;
+    up_buf p = UP_BUF_INIT, cmd = UP_BUF_INIT;
+    int fd;
+
+    need_bwrap();
+    up_fs_join(&p, root, "home/.ssh/id_rsa");
+    fd = open(p.data, O_RDONLY); /* no O_CLOEXEC, on purpose */
+    cr_assert_geq(fd, 0);
+    up_buf_addf(&cmd, "cat <&%d; cat /proc/self/fd/%d; ls /proc/self/fd", fd,
+                fd);
+    run(&r, cmd.data, NULL);
+    cr_assert_null(strstr(r.out.data, "PLANTED"), "%s", r.out.data);
+    cr_assert_str_eq(r.out.data, "0\n1\n2\n3\n"); /* 3: ls's own */
+    close(fd);
+    up_sandbox_result_release(&r);
+    up_buf_release(&p);
+    up_buf_release(&cmd);
+}
