@@ -91,19 +91,6 @@ size_t up_store_batch_clean(const char *batch_dir);
 int up_store_run_write(const char *batch_dir, const up_run_record *r,
                        up_error *err);
 
-/*
- * A case artifact as a file of its own, run_N/cases/case_NNNN_rR.json
- * (the layout planned first; the run log writes run_N/cases.jsonl, see
- * up_store_cases_open).  Path of such a file.
- */
-void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
-                        size_t case_index, int repeat);
-
-/* Write one case artifact (JSON text) atomically, creating folders. */
-int up_store_case_write(const char *batch_dir, int run_number,
-                        size_t case_index, int repeat, const char *json,
-                        up_error *err);
-
 /* ---- case artifacts (docs/runs-format.md, "Case artifacts") -------- */
 
 struct json_t;

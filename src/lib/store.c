@@ -158,37 +158,6 @@ int up_store_run_write(const char *batch_dir, const up_run_record *r,
     return rc;
 }
 
-void up_store_case_path(up_buf *out, const char *batch_dir, int run_number,
-                        size_t case_index, int repeat)
-{
-    char name[64];
-    up_buf dir = UP_BUF_INIT;
-
-    /* out may hold text already: the run folder is built apart */
-    run_dir(&dir, batch_dir, run_number);
-    snprintf(name, sizeof(name), "cases/case_%04zu_r%d.json", case_index + 1,
-             repeat);
-    up_fs_join(out, dir.data, name);
-    up_buf_release(&dir);
-}
-
-int up_store_case_write(const char *batch_dir, int run_number,
-                        size_t case_index, int repeat, const char *json,
-                        up_error *err)
-{
-    up_buf path = UP_BUF_INIT, dir = UP_BUF_INIT;
-    int rc;
-
-    up_store_case_path(&path, batch_dir, run_number, case_index, repeat);
-    up_fs_dirname(&dir, path.data);
-    rc = up_fs_mkdir_p(dir.data, 0755, err);
-    if (!rc)
-        rc = up_fs_write_atomic(path.data, json, strlen(json), 0644, err);
-    up_buf_release(&path);
-    up_buf_release(&dir);
-    return rc;
-}
-
 /*
  * batch_summary.json's "model": upstream joins every model of a
  * multi-model batch with ", "; one model is given as it is.

@@ -271,16 +271,6 @@ Test(store, batch_clean_removes_temp_leftovers_only)
 
 /* ---- case artifacts ------------------------------------------------------ */
 
-Test(store, case_path_is_the_run_folder_s_cases_file)
-{
-    up_buf b = UP_BUF_INIT;
-
-    /* was: run_N joined onto itself (batch/run_3batch/run_3/cases/...) */
-    up_store_case_path(&b, "runs/b1", 3, 11, 2);
-    cr_assert_str_eq(b.data, "runs/b1/run_3/cases/case_0012_r2.json");
-    up_buf_release(&b);
-}
-
 static json_t *msg(const char *role, const char *text)
 {
     return json_pack("{s:s, s:s}", "role", role, "content", text);
