@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "upskill/agent.h"
 #include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/cache.h"
@@ -61,6 +62,20 @@ typedef struct up_eval_job {
     /* agent mode: the conversation's workspace, graded by the file-*
      * assertions and output_file; borrowed (the loop frees it), or NULL */
     const struct up_workspace *workspace;
+    /* agent mode (ours): filled by the runner for a tool-loop job */
+    int agent;       /* 1: ran as a tool loop (--agent, or the case
+                        needs a workspace) */
+    char *limit;     /* why a limit ended it (the case fails), or NULL */
+    int turns;       /* model turns answered */
+    long tool_calls; /* over all turns */
+    long tool_errors;
+    double llm_ms;  /* the turns' durations summed (latency_ms is the
+                       conversation's span) */
+    double tool_ms; /* time in tool handlers */
+    int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
+    up_tool_stat tool_stat[UP_TOOL_ROWS]; /* per tool (up_tool_stat_name) */
+    char *tool_stats;  /* up_workspace_stats_json text, or NULL */
+    char *ws_snapshot; /* up_workspace_snapshot text (capped), or NULL */
 } up_eval_job;
 
 typedef struct up_eval_plan {
@@ -81,7 +96,19 @@ typedef struct up_eval_plan {
     up_usage judge_usage;    /* llm-rubric judge tokens, kept apart */
     size_t judge_calls;
     double margin; /* "no meaningful effect" margin, a share (0.05) */
+    /* agent mode (issue 11); set before running */
+    int agent; /* 1: every job is a tool loop; 0: only the cases that need
+                  a workspace (up_case_needs_workspace) */
+    enum up_agent_inject agent_inject;
+    up_agent_opts agent_opts;
 } up_eval_plan;
+
+/* Bytes of each file, and of all, a job's workspace snapshot keeps. */
+#define UP_EVAL_SNAPSHOT_FILE  ((size_t)16 << 10)
+#define UP_EVAL_SNAPSHOT_TOTAL ((size_t)64 << 10)
+
+/* 1 when job j of p runs as a tool loop. */
+int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j);
 
 /* Bytes of an answer kept by default (config max_answer_bytes). */
 #define UP_EVAL_MAX_ANSWER ((size_t)1 << 20)
@@ -215,6 +242,13 @@ typedef struct up_arm_totals {
     double cost_per_pass; /* cost_usd / passed; < 0 unknown or no pass */
     up_rate rate;         /* pass rate of the answered conversations,
                              with its Wilson interval */
+    /* agent mode (ours): over the answered tool-loop conversations */
+    size_t agent_jobs;  /* conversations run as a tool loop */
+    size_t skill_reads; /* of them: SKILL.md read (activation) */
+    size_t limited;     /* of them: ended by a limit */
+    long turns;         /* model turns */
+    long tool_calls;
+    long tool_errors;
 } up_arm_totals;
 
 typedef struct up_eval_summary {
@@ -234,6 +268,14 @@ typedef struct up_eval_summary {
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
+
+/*
+ * Append to out the activation of s's skill arm in agent mode: "skill
+ * read in 14 of 20 conversations (70%)", and when it was never read, that
+ * the description did not make the model open it.  Nothing without
+ * agent-mode conversations in the skill arm.
+ */
+void up_eval_activation_text(up_buf *out, const up_eval_summary *s);
 
 /*
  * Does the skill pay for itself at the configured prices: 1 when a passed

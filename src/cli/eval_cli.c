@@ -25,10 +25,15 @@ static int check_args(const struct eval_args *a, up_error *err)
 {
     if (a->runs < 1 || a->runs > 1000)
         return up_error_set(err, UP_EUSAGE, "--runs must be 1 to 1000");
-    if (a->inject && strcmp(a->inject, "upskill") &&
-        strcmp(a->inject, "agentskills"))
+    if (a->inject && !up_session_inject_ok(a->inject, a->agent))
         return up_error_set(err, UP_EUSAGE,
-                            "--inject must be 'upskill' or 'agentskills'");
+                            "--inject must be 'upskill' or 'agentskills', "
+                            "or with --agent 'catalog' or 'preload'");
+    if (a->max_turns < 0 || a->max_turns > 10000 || a->token_budget < 0 ||
+        a->time_limit < 0 || a->time_limit > 86400)
+        return up_error_set(err, UP_EUSAGE,
+                            "--max-turns is 1 to 10000, --token-budget at "
+                            "least 0 and --time-limit 0 to 86400 seconds");
     if (a->fail_under > 1)
         return up_error_set(err, UP_EUSAGE,
                             "--fail-under is a rate between 0 and 1");
@@ -67,6 +72,8 @@ static void session_opts(up_session_opts *o, const struct eval_args *a)
     o->note_ud = (void *)a;
     o->waiting = eval_cli_wait_note;
     o->log = a->verbose ? eval_report_attempt : NULL;
+    up_session_agent_opts(o, a->agent, a->inject, a->max_turns, a->token_budget,
+                          a->time_limit * 1000);
 }
 
 static void request(up_eval_request *rq, const struct eval_args *a)
@@ -81,9 +88,7 @@ static void request(up_eval_request *rq, const struct eval_args *a)
     rq->max_tokens = a->max_tokens;
     rq->runs = (int)a->runs;
     rq->baseline = !a->no_baseline;
-    rq->inject = a->inject && !strcmp(a->inject, "agentskills")
-                     ? UP_INJECT_AGENTSKILLS
-                     : UP_INJECT_UPSKILL;
+    rq->inject = up_session_chat_inject(a->inject);
     rq->margin = a->margin;
     rq->gen_tests = !a->plan;
     rq->test_gen_model = a->test_gen_model;

@@ -632,7 +632,7 @@ static void batch_init(batch *b, size_t n, const up_endpoint *ep)
         up_request_init(&b->rqs[i]);
         b->rqs[i].messages = &b->msgs[i];
         b->rqs[i].n_messages = 1;
-        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b};
+        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b, NULL};
     }
 }
 
@@ -770,7 +770,7 @@ Test(http_e2e, job_timeout)
 
     fake_start(&f, "[{\"reply\":{\"text\":\"late\",\"delay_ms\":5000}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
-    job = (up_job){&ep, &rq, keep_code, NULL};
+    job = (up_job){&ep, &rq, keep_code, NULL, NULL};
     up_sched_opts_init(&o);
     o.job_timeout_ms = 300;
     last_code = 0;

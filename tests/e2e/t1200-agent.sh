@@ -1,0 +1,125 @@
+#!/bin/sh
+# Agent mode (issue 11): the tool loop on both wires, streaming and not,
+# a workspace per conversation (context files as files, the skill
+# installed in the skill arm only, removed afterwards), progressive
+# disclosure (the catalogue; the model reads SKILL.md itself), the
+# activation report, upstream's tool fields in run_result.json, and the
+# limits that end a conversation with a reason.
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/fake/lib.sh"
+fake_need_curl
+SKILL="$FIX/eval/student"
+KEY=sk-ant-PLANTED-e2e-1200
+export ANTHROPIC_API_KEY="$KEY" UPSKILL_CONFIG="$T/none.yaml"
+mkdir -p "$T/tmp"
+export TMPDIR="$T/tmp"
+cd "$T" || exit 1
+
+cat > "$T/t.json" <<'JSON'
+{"cases": [
+  {"input": "question one", "context": {"files": {"notes.txt": "NOTE-1"}},
+   "expected": {"contains": []},
+   "assert": [{"type": "file-contains", "file": "answer.txt", "value": "GOOD"}]},
+  {"input": "question two", "expected": {"contains": ["good"]}}
+]}
+JSON
+
+# The skill arm sees the catalogue, reads SKILL.md and the context file in
+# one turn (parallel calls), writes the answer file, then answers; the
+# baseline writes a bad file.
+cat > "$T/s.json" <<'JSON'
+{"seed": 3, "rules": [
+  {"match": {"tools": false}, "reply": {"text": "chat reply, no tools"}},
+  {"match": {"assistant_turns": 0, "system": "<location>.agents/skills/student/SKILL.md</location>"},
+   "reply": {"tool_calls": [
+      {"name": "read_file", "arguments": {"path": ".agents/skills/student/SKILL.md"}},
+      {"name": "read_file", "arguments": {"path": "notes.txt"}},
+      {"name": "list_files", "arguments": {}}],
+     "usage": {"input_tokens": 40, "output_tokens": 10}}},
+  {"match": {"assistant_turns": 0},
+   "reply": {"tool_calls": [
+      {"name": "write_file", "arguments": {"path": "answer.txt", "content": "no idea"}}],
+     "usage": {"input_tokens": 30, "output_tokens": 10}}},
+  {"match": {"assistant_turns": 1, "tool_result": "Answer with the words GOOD ANSWER"},
+   "reply": {"tool_calls": [
+      {"name": "write_file", "arguments": {"path": "answer.txt", "content": "GOOD ANSWER"}}],
+     "usage": {"input_tokens": 60, "output_tokens": 10}}},
+  {"match": {"assistant_turns": 2},
+   "reply": {"text": "GOOD ANSWER", "reasoning": "thinking hard",
+     "usage": {"input_tokens": 80, "output_tokens": 5, "reasoning_tokens": 3}}},
+  {"match": {"last_role": "tool"},
+   "reply": {"text": "no idea", "usage": {"input_tokens": 50, "output_tokens": 5}}}
+]}
+JSON
+
+# --- OpenAI wire, streaming ------------------------------------------------
+fake_start "$T/s.json" --record "$T/rec.jsonl"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --agent --runs-dir "$T/runs" --json
+is "$rc" 0 "an agent-mode eval exits 0"
+like "$out" '"skill_read": 2' "SKILL.md was read in both skill-arm conversations"
+like "$out" '"activation": 1' "activation is reported in --json"
+like "$out" '"pass_rate": 1.0' "the skill arm passes through its tools"
+like "$out" '"pass_rate": 0.0' "the baseline fails"
+rec=$(cat "$T/rec.jsonl")
+like "$rec" '"role":"tool"' "tool results go back as role tool"
+like "$rec" '"tool_call_id"' "each result answers its call"
+like "$rec" 'NOTE-1' "the context file is read through a tool"
+unlike "$(grep -v '"role":"tool"' "$T/rec.jsonl" | grep 'NOTE-1')" 'question one' \
+    "the context file is not pasted into the prompt in agent mode"
+is "$(grep -c 'thinking hard' "$T/rec.jsonl")" 0 \
+    "reasoning is not sent back and stays out of the answer"
+batch=$(ls "$T/runs")
+res="$T/runs/$batch/run_2/run_result.json"
+like "$(cat "$res")" '"tool_calls": 8' "run_result counts the skill arm's tool calls"
+like "$(cat "$res")" '"tool_errors": 1' "a missing file is a tool error"
+like "$(cat "$res")" '"read_file": 4' "tool_call_map per tool"
+like "$(cat "$res")" '"execute_calls": 8' "execute_calls: every call (none is MCP)"
+like "$(cat "$res")" '"turns": 2' "turns keeps upstream's meaning: one per case"
+like "$(cat "$res")" '"model_turns": 6' "model turns are counted apart"
+like "$(cat "$res")" '"reasoning_tokens": 6' "reasoning is counted"
+like "$(cat "$res")" '"input_tokens": 360' "tokens are summed over every turn"
+is "$(ls "$T/tmp" | wc -l | tr -d ' ')" 0 "every workspace is removed after grading"
+
+# --- Anthropic wire, streaming ---------------------------------------------
+ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval --no-cache "$SKILL" \
+    -t "$T/t.json" -m anthropic.claude-haiku-4-5 --agent --no-log-runs -v
+is "$rc" 0 "agent mode over the Anthropic wire exits 0"
+like "$out" "skill read in 2 of 2 conversations (100%)" "activation in words"
+like "$(cat "$T/rec.jsonl")" '"tool_result"' "tool results as tool_result blocks"
+like "$(cat "$T/rec.jsonl")" '"tool_use_id"' "each answers its tool_use"
+
+# --- OpenAI wire, one JSON body (a server that does not stream) -----------
+sed 's/"usage"/"stream": false, "usage"/g' "$T/s.json" > "$T/s2.json"
+fake_start "$T/s2.json" --record "$T/rec2.jsonl"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --agent --no-log-runs --json
+is "$rc" 0 "agent mode over unstreamed replies exits 0"
+like "$out" '"skill_read": 2' "the unstreamed tool calls reach the tools"
+
+# --- without --agent: chat for chat cases, a loop for workspace cases ------
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --no-log-runs --json
+is "$rc" 0 "a suite with a workspace assertion runs without --agent"
+like "$out" '"conversations": 1' "only the workspace case ran as an agent"
+
+# --- the catalogue only with --agent; preload puts the body in the prompt --
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --no-log-runs --inject catalog
+is "$rc" 2 "--inject catalog needs --agent"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --no-log-runs --agent --inject preload --json
+is "$rc" 0 "--inject preload runs"
+like "$(cat "$T/rec2.jsonl")" '## Skill: student' "preload: the body is in the system prompt"
+
+# --- limits end a conversation with a reason; the run goes on --------------
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --no-log-runs --agent --max-turns 1 -v
+is "$rc" 0 "a turn limit is no provider error"
+like "$err$out" "turn limit: 1 model turns without a final answer" \
+    "the limit is the case's failure reason"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --no-log-runs --agent --token-budget 10 --json
+like "$out" '"limited": 2' "a token budget ends conversations"
+
+done_testing
