@@ -122,4 +122,18 @@ run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
     --base-url "$FAKE_URL/v1" --no-log-runs --agent --token-budget 10 --json
 like "$out" '"limited": 2' "a token budget ends conversations"
 
+# --- generate evaluates its students through the same loop ----------------
+rm -f "$T/rec-g.jsonl"
+fake_start "$TOP/tests/fixtures/gen/plain.json" --record "$T/rec-g.jsonl"
+GENERIC_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" generate "write commit messages" \
+    -m generic.teacher --eval-model student --eval-base-url "$FAKE_URL/v1" \
+    -o "$T/g/commit-helper" --no-log-runs --agent --max-turns 3
+is "$rc" 0 "generate --agent exits 0"
+is "$(grep -c '"tools":\[' "$T/rec-g.jsonl")" 16 \
+    "every student conversation is offered the tools"
+like "$(cat "$T/rec-g.jsonl")" '<location>.agents/skills/' \
+    "the skill arm sees the catalogue"
+run "$UPSKILL" generate "x" --inject preload --no-eval
+is "$rc" 2 "generate --inject needs --agent"
+
 done_testing
