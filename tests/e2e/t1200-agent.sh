@@ -122,6 +122,73 @@ run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
     --base-url "$FAKE_URL/v1" --no-log-runs --agent --token-budget 10 --json
 like "$out" '"limited": 2' "a token budget ends conversations"
 
+# --- agent students: the lift and the activation rate through the tools ---
+json_num() { # json_num KEY TEXT N: the Nth number after "KEY":
+    printf '%s\n' "$2" | grep "\"$1\":" | sed -n "${3:-1}p" |
+        sed 's/.*: *\([-0-9.eE+]*\).*/\1/'
+}
+within() { # within LO X HI
+    awk -v lo="$1" -v x="$2" -v hi="$3" 'BEGIN { exit !(lo <= x && x <= hi) }'
+}
+wilson() { # wilson K N: the 95% Wilson interval "LO HI" of K in N
+    awk -v k="$1" -v n="$2" 'BEGIN { z = 1.96; p = k / n; d = 1 + z*z/n;
+        c = (p + z*z/(2*n)) / d; h = z * sqrt(p*(1-p)/n + z*z/(4*n*n)) / d;
+        print c - h, c + h }'
+}
+agent_student() { # agent_student P_REFERENCE SEED [REPLY-KEYS]
+    cat > "$T/ag.json" <<JSON
+{"seed": $2, "rules": [
+  {"agent": {"skill": "student", "reference": "SKILL.md", "file": "answer.txt",
+             "content": {"good": "GOOD ANSWER", "bad": "no idea"},
+             "p_activate": 0.7, "p_reference": $1,
+             "p_good": {"none": 0.2, "skill": 0.4, "reference": 0.9},
+             "answer": "GOOD ANSWER"},
+   "reply": {"usage": {"input_tokens": 40, "output_tokens": 10}$3}}]}
+JSON
+}
+{
+    printf '{"cases": ['
+    for i in $(seq 1 30); do
+        [ "$i" = 1 ] || printf ','
+        printf '{"input": "question %d", "expected": {"contains": []}, ' "$i"
+        printf '"assert": [{"type": "file-contains", "file": "answer.txt", '
+        printf '"value": "GOOD"}]}'
+    done
+    printf ']}\n'
+} > "$T/t30.json"
+# check_agent LABEL P_SKILL OUT: the arms' intervals and the activation
+check_agent() {
+    lo=$(json_num ci_low "$3" 1); hi=$(json_num ci_high "$3" 1)
+    within "$lo" "$2" "$hi"; ok $? "$1: with-skill interval [$lo, $hi] holds $2"
+    lo=$(json_num ci_low "$3" 2); hi=$(json_num ci_high "$3" 2)
+    within "$lo" 0.2 "$hi"; ok $? "$1: baseline interval [$lo, $hi] holds 0.2"
+    k=$(json_num skill_read "$3" 1); n=$(json_num conversations "$3" 2)
+    set -- "$1" $(wilson "$k" "$n")
+    within "$2" 0.7 "$3"; ok $? "$1: activation $k of $n, interval [$2, $3] holds 0.7"
+}
+
+# the reference makes the lift: 0.3 x 0.2 + 0.7 x 0.9 = 0.69 with it
+agent_student 1 21
+fake_start "$T/ag.json"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t30.json" -m local \
+    --base-url "$FAKE_URL/v1" --agent --runs 3 -j 8 --no-log-runs --json
+is "$rc" 0 "an agent-student eval exits 0"
+check_agent "openai, streamed" 0.69 "$out"
+
+# SKILL.md alone helps less: 0.3 x 0.2 + 0.7 x 0.4 = 0.34 (unstreamed)
+agent_student 0 12 ', "stream": false'
+fake_start "$T/ag.json"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t30.json" -m local \
+    --base-url "$FAKE_URL/v1" --agent --runs 3 -j 8 --no-log-runs --json
+check_agent "openai, one body, no reference" 0.34 "$out"
+
+agent_student 1 13
+fake_start "$T/ag.json"
+ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval --no-cache "$SKILL" \
+    -t "$T/t30.json" -m anthropic.claude-haiku-4-5 --agent --runs 3 -j 8 \
+    --no-log-runs --json
+check_agent "anthropic, streamed" 0.69 "$out"
+
 # --- generate evaluates its students through the same loop ----------------
 rm -f "$T/rec-g.jsonl"
 fake_start "$TOP/tests/fixtures/gen/plain.json" --record "$T/rec-g.jsonl"
