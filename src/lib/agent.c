@@ -255,6 +255,25 @@ static void run_call(up_agent *a, const up_tool_call *c)
     m->is_error = rc != 0;
 }
 
+/* A call whose arguments are over the cap ends the conversation: it would
+ * go back to the model with the history on every later turn. */
+static int oversized_call(up_agent *a, const turn_parts *t)
+{
+    for (size_t i = 0; i < t->ncalls; i++) {
+        size_t len = t->calls[i].args ? strlen(t->calls[i].args) : 0;
+
+        if (len > a->ws->lim.max_args) {
+            up_buf_addf(&a->limit,
+                        "tool-call limit: a call to '%.64s' with %zu bytes "
+                        "of arguments, over the %zu-byte cap",
+                        t->calls[i].name ? t->calls[i].name : "?", len,
+                        a->ws->lim.max_args);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The limit this conversation has reached, in a->limit; 1 when one has. */
 static int over_limit(up_agent *a)
 {
@@ -289,8 +308,8 @@ const up_request *up_agent_next(up_agent *a, up_response *res)
     a->llm_ms += (double)res->latency_ms;
     a->truncated = res->truncated || res->stop == UP_STOP_LENGTH;
     t = take_turn(a, res);
-    if (!t->ncalls)
-        return NULL; /* the final answer */
+    if (!t->ncalls || oversized_call(a, t))
+        return NULL; /* the final answer, or a call too big to echo */
     m = push(a);
     m->role = UP_ROLE_ASSISTANT;
     m->text = t->text;

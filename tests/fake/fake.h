@@ -22,6 +22,9 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 
+/* Scenario files up to this size (a 50 MB hostile tool call fits). */
+#define FAKE_MAX_SCENARIO ((size_t)128 << 20)
+
 /* Request bodies larger than this are refused with 413. */
 #define FAKE_MAX_BODY (8u * 1024u * 1024u)
 

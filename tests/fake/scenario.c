@@ -529,7 +529,7 @@ int fake_scenario_load(struct fake_scenario *sc, const char *path,
 
     memset(sc, 0, sizeof(*sc));
     pthread_mutex_init(&sc->lock, NULL);
-    rc = up_fs_read(&text, path, UP_FS_MAX_READ, err);
+    rc = up_fs_read(&text, path, FAKE_MAX_SCENARIO, err);
     if (rc)
         goto out;
     sc->root = json_loadb(text.data, text.len, 0, &je);
