@@ -73,6 +73,7 @@ typedef struct up_eval_job {
                        conversation's span) */
     double tool_ms; /* time in tool handlers */
     int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
+    int refs_read;  /* references/ files of the skill read */
     up_tool_stat tool_stat[UP_TOOL_ROWS]; /* per tool (up_tool_stat_name) */
     char *tool_stats;  /* up_workspace_stats_json text, or NULL */
     char *ws_snapshot; /* up_workspace_snapshot text (capped), or NULL */
@@ -245,6 +246,7 @@ typedef struct up_arm_totals {
     /* agent mode (ours): over the answered tool-loop conversations */
     size_t agent_jobs;  /* conversations run as a tool loop */
     size_t skill_reads; /* of them: SKILL.md read (activation) */
+    size_t ref_reads;   /* of them: some references/ file read */
     size_t limited;     /* of them: ended by a limit */
     long turns;         /* model turns */
     long tool_calls;

@@ -217,9 +217,10 @@ static json_t *arm_json(const up_arm_totals *t)
     if (t->agent_jobs) /* agent mode */
         json_object_set_new(
             o, "agent",
-            json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I}", "conversations",
-                      (json_int_t)t->agent_jobs, "skill_read",
-                      (json_int_t)t->skill_reads, "activation",
+            json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I}",
+                      "conversations", (json_int_t)t->agent_jobs, "skill_read",
+                      (json_int_t)t->skill_reads, "reference_read",
+                      (json_int_t)t->ref_reads, "activation",
                       (double)t->skill_reads / (double)t->agent_jobs, "turns",
                       (json_int_t)t->turns, "tool_calls",
                       (json_int_t)t->tool_calls, "tool_errors",

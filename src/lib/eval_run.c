@@ -124,6 +124,7 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res)
     j->llm_ms = oc.llm_ms;
     j->tool_ms = oc.tool_ms;
     j->skill_read = ws->skill_dir ? ws->skill_read : -1;
+    j->refs_read = (int)ws->nrefs_read;
     memcpy(j->tool_stat, ws->stat, sizeof(j->tool_stat));
     up_workspace_stats_json(ws, &b);
     j->tool_stats = up_buf_detach(&b);

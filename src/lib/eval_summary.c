@@ -50,6 +50,7 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
         return;
     t->agent_jobs++;
     t->skill_reads += j->skill_read > 0;
+    t->ref_reads += j->refs_read > 0;
     t->limited += j->limit != NULL;
     t->turns += j->turns;
     t->tool_calls += j->tool_calls;
@@ -69,6 +70,8 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
         up_buf_adds(out, ": its description never made the model open "
                          "SKILL.md, so the skill was never used; rewrite the "
                          "description to say when to use it");
+    else if (w->ref_reads)
+        up_buf_addf(out, ", a reference file in %zu", w->ref_reads);
 }
 
 static up_stats_case *per_case(const up_eval_plan *p, size_t m)

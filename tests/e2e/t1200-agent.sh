@@ -203,4 +203,11 @@ like "$(cat "$T/rec-g.jsonl")" '<location>.agents/skills/' \
 run "$UPSKILL" generate "x" --inject preload --no-eval
 is "$rc" 2 "generate --inject needs --agent"
 
+# --- make demo-agent: the example skill whose value is in its reference ---
+HOME="$T" run sh "$TOP/scripts/demo-agent.sh"
+is "$rc" 0 "the agent demo exits 0"
+like "$out" "skill read in" "it reports activation"
+like "$out" "a reference file in" "and the reference reads behind the lift"
+like "$out" "verdict: beneficial" "the lift shows in agent mode"
+
 done_testing

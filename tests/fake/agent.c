@@ -22,8 +22,8 @@
 #include "fake.h"
 
 enum { DRAW_ACTIVATE = 11, DRAW_REFERENCE, DRAW_GOOD };
-enum { F_SKILL = 1, F_REF = 2 };           /* what was read */
-enum { S_START, S_SKILL, S_REF, S_WRITE }; /* the step taken */
+enum { F_SKILL = 1, F_REF = 2, F_GOOD = 4 }; /* what was read, written */
+enum { S_START, S_SKILL, S_REF, S_WRITE };   /* the step taken */
 static const char *const step_names[] = {"start", "read_skill",
                                          "read_reference", "write"};
 
@@ -128,12 +128,17 @@ void fake_agent_step(const struct fake_rule *r, uint64_t seed,
         good = fake_draw(seed, st.hash, st.repeat, DRAW_GOOD) <
                p_good(ag, st.flags);
         st.step = S_WRITE;
+        st.flags |= good ? F_GOOD : 0;
         call(out, &st, "write_file",
              json_pack("{s:s, s:s}", "path", ag->file, "content",
                        good ? ag->content.good : ag->content.bad));
         out->student = good ? "good" : "bad";
         return;
     }
-    out->text = ag->answer; /* the final answer */
+    /* the final answer: "answer", else what it wrote */
+    out->text = ag->answer          ? ag->answer
+                : st.flags & F_GOOD ? ag->content.good
+                                    : ag->content.bad;
+    out->student = st.flags & F_GOOD ? "good" : "bad";
     out->agent = "answer";
 }

@@ -444,7 +444,6 @@ static void rule_defaults(struct fake_rule *r, size_t i)
     r->agent.p_activate = 1.0;
     r->agent.p_reference = 1.0;
     r->agent.p_good = (struct fake_agent_p){0, 1, 1};
-    r->agent.answer = "done";
     r->barrier_timeout_ms = 10000;
 }
 
