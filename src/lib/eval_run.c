@@ -243,6 +243,14 @@ static void requeue(up_eval_plan *p, up_eval_job *j)
     j->done = 0;
 }
 
+/* A job restored by --resume (done, never run as a loop here) whose case
+ * grades a workspace: the journal kept its answer, not its files. */
+static int restored_workspace_job(const up_eval_plan *p, const up_eval_job *j)
+{
+    return j->done && !j->agent && !j->error &&
+           up_case_needs_workspace(&p->suite->cases[j->kase]);
+}
+
 /* One pass over the jobs that are not done.  The journal's failure
  * raises the stop flag (the caller's, else one of this pass) and wins
  * over the UP_EINTR that follows. */
@@ -272,6 +280,8 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
 
     so.stop = r.stop;
     for (size_t i = 0; i < p->njobs; i++) {
+        if (restored_workspace_job(p, &p->jobs[i]))
+            requeue(p, &p->jobs[i]); /* its workspace is gone: run again */
         if (p->jobs[i].done) {
             r.done++; /* restored or cached: counts in the totals */
             if (p->asserts)

@@ -80,6 +80,13 @@ like "$(cat "$res")" '"model_turns": 6' "model turns are counted apart"
 like "$(cat "$res")" '"reasoning_tokens": 6' "reasoning is counted"
 like "$(cat "$res")" '"input_tokens": 360' "tokens are summed over every turn"
 is "$(ls "$T/tmp" | wc -l | tr -d ' ')" 0 "every workspace is removed after grading"
+n0=$(wc -l < "$T/rec.jsonl")
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --agent --runs-dir "$T/runs" --json --resume "$batch"
+is "$rc" 0 "--resume of an agent batch exits 0"
+like "$out" '"pass_rate": 1.0' "a restored workspace case is run again, not failed"
+is "$(($(wc -l < "$T/rec.jsonl") - n0))" 5 \
+    "only the workspace case's conversations are sent again (3 + 2 turns)"
 
 # --- Anthropic wire, streaming ---------------------------------------------
 ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval --no-cache "$SKILL" \
