@@ -106,6 +106,17 @@ void up_agent_failed(up_agent *a, const up_response *res);
 /* The conversation so far. */
 void up_agent_outcome_get(const up_agent *a, up_agent_outcome *out);
 
+/*
+ * Append to out the conversation as a JSON array, for the per-case
+ * artifacts: {"role": "system"|"user"|"assistant"|"tool", "text": ...},
+ * an assistant turn with "tool_calls": [{"id", "name", "args"}], a tool
+ * turn with "call_id" and "is_error".  Each text (and each call's
+ * arguments) keeps at most cap bytes, cut at a character boundary and
+ * marked "truncated": true; text that is not UTF-8 becomes null with
+ * "binary": true.  Reasoning is not part of it (it is never sent back).
+ */
+void up_agent_transcript(const up_agent *a, size_t cap, up_buf *out);
+
 /* The conversation's workspace (for grading), or NULL. */
 const up_workspace *up_agent_workspace(const up_agent *a);
 

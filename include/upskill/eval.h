@@ -75,8 +75,10 @@ typedef struct up_eval_job {
     int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
     int refs_read;  /* references/ files of the skill read */
     up_tool_stat tool_stat[UP_TOOL_ROWS]; /* per tool (up_tool_stat_name) */
-    char *tool_stats;  /* up_workspace_stats_json text, or NULL */
-    char *ws_snapshot; /* up_workspace_snapshot text (capped), or NULL */
+    char *tool_stats;       /* up_workspace_stats_json text, or NULL */
+    char *ws_snapshot;      /* up_workspace_snapshot text (capped), or NULL */
+    char *agent_transcript; /* up_agent_transcript text (each text cut at
+                               UP_EVAL_TRANSCRIPT_TEXT), or NULL */
 } up_eval_job;
 
 typedef struct up_eval_plan {
@@ -107,6 +109,8 @@ typedef struct up_eval_plan {
 /* Bytes of each file, and of all, a job's workspace snapshot keeps. */
 #define UP_EVAL_SNAPSHOT_FILE  ((size_t)16 << 10)
 #define UP_EVAL_SNAPSHOT_TOTAL ((size_t)64 << 10)
+/* Bytes of each message text (and call arguments) a transcript keeps. */
+#define UP_EVAL_TRANSCRIPT_TEXT ((size_t)4 << 10)
 
 /* 1 when job j of p runs as a tool loop. */
 int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j);

@@ -3,6 +3,7 @@
  * (upskill/agent.h).  The scheduler calls up_agent_next after each
  * answered turn, on its event thread; the file tools run inline.
  */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -354,4 +355,87 @@ void up_agent_outcome_get(const up_agent *a, up_agent_outcome *out)
 const up_workspace *up_agent_workspace(const up_agent *a)
 {
     return a ? a->ws : NULL;
+}
+
+/* ---- transcript ---- */
+
+/* Set key to text (NULL: null) cut to cap bytes, marking a cut or a text
+ * that is not UTF-8 on o. */
+static void set_text(json_t *o, const char *key, const char *text, size_t cap)
+{
+    size_t len = text ? strlen(text) : 0, keep = len;
+    json_t *v;
+
+    if (!text) {
+        json_object_set_new(o, key, json_null());
+        return;
+    }
+    if (keep > cap) {
+        keep = cap;
+        while (keep && ((unsigned char)text[keep] & 0xC0) == 0x80)
+            keep--; /* not inside a UTF-8 character */
+        json_object_set_new(o, "truncated", json_true());
+    }
+    v = json_stringn(text, keep);
+    if (!v)
+        json_object_set_new(o, "binary", json_true());
+    json_object_set_new(o, key, v ? v : json_null());
+}
+
+static json_t *turn_json(const char *role, const char *text, size_t cap)
+{
+    json_t *o = json_pack("{s:s}", "role", role);
+
+    set_text(o, "text", text, cap);
+    return o;
+}
+
+static json_t *msg_json(const up_msg *m, size_t cap)
+{
+    static const char *const roles[] = {"user", "assistant", "tool"};
+    json_t *o = turn_json(roles[m->role], m->text, cap);
+    json_t *calls = m->ncalls ? json_array() : NULL;
+
+    for (size_t i = 0; i < m->ncalls; i++) {
+        json_t *c =
+            json_pack("{s:s, s:s}", "id", m->calls[i].id ? m->calls[i].id : "",
+                      "name", m->calls[i].name ? m->calls[i].name : "");
+
+        set_text(c, "args", m->calls[i].args, cap);
+        json_array_append_new(calls, c);
+    }
+    if (calls)
+        json_object_set_new(o, "tool_calls", calls);
+    if (m->role == UP_ROLE_TOOL) {
+        json_object_set_new(o, "call_id", json_string(m->call_id));
+        json_object_set_new(o, "is_error", json_boolean(m->is_error));
+    }
+    return o;
+}
+
+void up_agent_transcript(const up_agent *a, size_t cap, up_buf *out)
+{
+    json_t *arr = json_array();
+    char *text;
+    size_t nparts = 0;
+
+    json_array_append_new(arr, turn_json("system", a->rq.system, cap));
+    json_array_append_new(arr, turn_json("user", a->first.content, cap));
+    for (size_t i = 0; i < a->nmsgs; i++) {
+        nparts += a->msgs[i].role == UP_ROLE_ASSISTANT;
+        json_array_append_new(arr, msg_json(&a->msgs[i], cap));
+    }
+    /* the last turn (the final answer, or one a limit cut off) is not in
+     * the history sent back: it is the last part */
+    if (a->nparts > nparts) {
+        const turn_parts *t = &a->parts[a->nparts - 1];
+        up_msg m = {
+            UP_ROLE_ASSISTANT, t->text, t->calls, t->ncalls, NULL, 0, NULL};
+
+        json_array_append_new(arr, msg_json(&m, cap));
+    }
+    text = json_dumps(arr, JSON_COMPACT);
+    up_buf_adds(out, text ? text : "[]");
+    free(text);
+    json_decref(arr);
 }

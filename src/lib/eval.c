@@ -132,6 +132,7 @@ static void job_release(up_eval_job *j)
     free(j->limit);
     free(j->tool_stats);
     free(j->ws_snapshot);
+    free(j->agent_transcript);
     free(j->answer);
     free(j->error_msg);
     free(j->grading);

@@ -131,6 +131,8 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res)
     up_workspace_snapshot(ws, UP_EVAL_SNAPSHOT_FILE, UP_EVAL_SNAPSHOT_TOTAL,
                           &b);
     j->ws_snapshot = up_buf_detach(&b);
+    up_agent_transcript(a, UP_EVAL_TRANSCRIPT_TEXT, &b);
+    j->agent_transcript = up_buf_detach(&b);
     j->workspace = ws;
 }
 
@@ -233,7 +235,8 @@ static void requeue(up_eval_plan *p, up_eval_job *j)
     free(j->limit);
     free(j->tool_stats);
     free(j->ws_snapshot);
-    j->limit = j->tool_stats = j->ws_snapshot = NULL;
+    free(j->agent_transcript);
+    j->limit = j->tool_stats = j->ws_snapshot = j->agent_transcript = NULL;
     if (j->results)
         up_assert_results_free(j->results, p->asserts[j->kase].n);
     j->results = NULL;
