@@ -196,6 +196,23 @@ ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval --no-cache "$SKILL" \
     --no-log-runs --json
 check_agent "anthropic, streamed" 0.69 "$out"
 
+# benchmark: activation per model
+agent_student 1 14
+fake_start "$T/ag.json"
+run "$UPSKILL" benchmark "$SKILL" -t "$T/t.json" -m local -m local2 \
+    --base-url "$FAKE_URL/v1" --agent --runs 2 -o "$T/bench-runs"
+is "$rc" 0 "benchmark --agent exits 0"
+is "$(printf '%s\n' "$out" | grep -c 'skill read in')" 2 \
+    "benchmark reports activation per model"
+
+# a skill never opened: the report says why in words
+sed 's/"p_activate": 0.7/"p_activate": 0/' "$T/ag.json" > "$T/ag0.json"
+fake_start "$T/ag0.json"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --agent --no-log-runs
+like "$out" "skill read in 0 of 2 conversations (0%): its description never made the model open SKILL.md" \
+    "a skill never activated has a description problem, in words"
+
 # --- generate evaluates its students through the same loop ----------------
 rm -f "$T/rec-g.jsonl"
 fake_start "$TOP/tests/fixtures/gen/plain.json" --record "$T/rec-g.jsonl"
