@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
+#include "upskill/fs.h"
 
 int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
                      const up_config *cfg, up_error *err)
@@ -352,17 +354,47 @@ static int execute(up_eval_plan *p, const up_eval_run_opts *o,
     return rc;
 }
 
+/* 1 when some job of p runs as a tool loop. */
+static int has_agent_jobs(const up_eval_plan *p)
+{
+    for (size_t i = 0; i < p->njobs; i++)
+        if (up_eval_job_is_agent(p, &p->jobs[i]))
+            return 1;
+    return 0;
+}
+
+/* The run's private folder of workspaces ("upskill-run-XXXXXX", 0700,
+ * under $TMPDIR or /tmp) into dir; 0 when it could not be made (each
+ * workspace then goes under $TMPDIR itself, as private). */
+static int private_parent(up_buf *dir)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    up_fs_join(dir, tmp && *tmp ? tmp : "/tmp", "upskill-run-XXXXXX");
+    return mkdtemp(dir->data) != NULL;
+}
+
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
     up_eval_run_opts o2 = *o;
     up_breaker br;
-    int rc;
+    up_buf dir = UP_BUF_INIT;
+    int made = 0, rc;
 
     up_breaker_init(&br, up_breaker_threshold(o->sched.jobs));
     if (!o2.sched.breaker)
         o2.sched.breaker = &br;
+    if (!p->agent_opts.parent && has_agent_jobs(p) && private_parent(&dir)) {
+        made = 1;
+        p->agent_opts.parent = dir.data;
+    }
     rc = execute(p, &o2, stats, err);
+    if (made) { /* every workspace in it was removed as its job landed */
+        rmdir(dir.data);
+        p->agent_opts.parent = NULL;
+    }
+    up_buf_release(&dir);
     up_breaker_release(&br);
     return rc;
 }
