@@ -128,6 +128,14 @@ like "$err$out" "turn limit: 1 model turns without a final answer" \
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
     --base-url "$FAKE_URL/v1" --no-log-runs --agent --token-budget 10 --json
 like "$out" '"limited": 2' "a token budget ends conversations"
+# a turn that takes 1.1 s against a 1 s limit: ended after that turn
+sed 's/"usage"/"delay_ms": 1100, "usage"/' "$T/s.json" > "$T/slow.json"
+fake_start "$T/slow.json"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
+    --base-url "$FAKE_URL/v1" --no-log-runs --agent --no-baseline \
+    --time-limit 1 -j 4 -v
+is "$rc" 0 "a time limit is no provider error"
+like "$out" "time limit: " "the wall-clock limit ends a conversation with its reason"
 
 # --- agent students: the lift and the activation rate through the tools ---
 json_num() { # json_num KEY TEXT N: the Nth number after "KEY":
