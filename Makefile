@@ -66,7 +66,7 @@ FAKE_BIN = $(BUILD)/fake-llm
 BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
-        clean demo
+        clean demo demo-agent
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -136,6 +136,9 @@ bench: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN)) $(if $(BENCH_SRC),$(BENCH_BIN))
 
 demo: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
 	sh scripts/demo.sh
+
+demo-agent: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
+	sh scripts/demo-agent.sh
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin

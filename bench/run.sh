@@ -4,6 +4,9 @@
 #   transport  build/bench-transport: 2,000 bare requests through
 #              up_sched_run at -j 64 (issue 3)
 #   upskill    upskill eval: 1,000 cases x 2 arms at -j 64
+#   agent      upskill eval --agent: 500 cases x 2 arms x 3 turns at -j 64
+#              (issue 11): physical limit ceil(1000 / 64) x 3 x 50 ms =
+#              2.40 s
 #   promptfoo  the same 2,000 conversations through promptfoo 0.121.20
 #              (issue 4), skipped with a message when npm is missing
 #   sandbox    bench/sandbox.sh: start-up of one sandboxed `true` per
@@ -112,6 +115,23 @@ awk -v n=$N 'BEGIN { printf "{\"cases\": ["; for (i = 1; i <= n; i++)
     printf "%s{\"input\": \"question number %d\", \"expected\": {\"contains\": [\"good\", \"answer\"]}}", (i > 1 ? "," : ""), i;
     print "]}" }' >"$B/tests.json"
 
+# Agent mode: three turns per conversation (list, write, answer), each
+# answered after 50 ms, over a workspace made and removed per case.
+cat >"$B/s-agent.json" <<'JSON'
+{"seed": 1, "rules": [
+  {"match": {"assistant_turns": 0}, "reply": {"delay_ms": 50,
+   "tool_calls": [{"name": "list_files", "arguments": {}}],
+   "usage": {"input_tokens": 40, "output_tokens": 10}}},
+  {"match": {"assistant_turns": 1}, "reply": {"delay_ms": 50,
+   "tool_calls": [{"name": "write_file", "arguments": {"path": "answer.txt", "content": "GOOD ANSWER"}}],
+   "usage": {"input_tokens": 60, "output_tokens": 20}}},
+  {"reply": {"delay_ms": 50, "text": "GOOD ANSWER",
+   "usage": {"input_tokens": 80, "output_tokens": 5}}}]}
+JSON
+awk -v n=$((N / 2)) 'BEGIN { printf "{\"cases\": ["; for (i = 1; i <= n; i++)
+    printf "%s{\"input\": \"question number %d\", \"expected\": {\"contains\": [\"good\"]}, \"assert\": [{\"type\": \"file-contains\", \"file\": \"answer.txt\", \"value\": \"GOOD\"}]}", (i > 1 ? "," : ""), i;
+    print "]}" }' >"$B/tests-agent.json"
+
 # promptfoo gets the very messages upskill sends (checked with fake-llm
 # --record): the neutral system prompt, plus the skill in the skill arm.
 SYS="You are a capable assistant. Answer the user's request directly and completely."
@@ -162,7 +182,7 @@ trap '[ -n "$fake" ] && kill $fake 2>/dev/null' EXIT
 
 fake_up() {
     rm -f "$B/port"
-    "$TOP/build/fake-llm" --scenario "$B/s.json" --port-file "$B/port" \
+    "$TOP/build/fake-llm" --scenario "${1:-$B/s.json}" --port-file "$B/port" \
         --max-seconds 300 >/dev/null 2>&1 &
     fake=$!
     i=0
@@ -234,6 +254,11 @@ while [ $r -le "$RUNS" ]; do
         --base-url "$url" -j $JOBS --no-log-runs --no-cache --json
     check_upskill $r
     fake_down
+    fake_up "$B/s-agent.json"
+    measure agent $r 0 "$TOP/build/upskill" eval \
+        "$TOP/tests/fixtures/eval/student" -t "$B/tests-agent.json" -m local \
+        --base-url "$url" -j $JOBS --no-log-runs --no-cache --json --agent
+    fake_down
     if command -v curl >/dev/null 2>&1; then
         fake_up
         curl_config "$port"
@@ -285,7 +310,7 @@ median() {
         print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 limit=$(((2 * N + JOBS - 1) / JOBS * DELAY))
-for t in transport curl-Z upskill promptfoo; do
+for t in transport curl-Z upskill agent promptfoo; do
     grep -q "^$t .* ok$" "$B/results.txt" || continue
     w=$(awk -v t=$t '$1 == t && $8 == "ok" { print $3 }' "$B/results.txt" | median)
     c=$(awk -v t=$t '$1 == t && $8 == "ok" { print $4 + $5 }' "$B/results.txt" | median)
@@ -295,9 +320,12 @@ done
 echo
 echo "medians of $RUNS runs (physical limit $limit ms):"
 awk '$8 != "ok" { printf "(left out: %s run %s, %s)\n", $1, $2, $8 }' "$B/results.txt"
-awk -v lim="$limit" '{ w[$1] = $2; c[$1] = $3; m[$1] = $4
+# agent mode's limit: ceil(N / JOBS) waves of 3 turns
+alimit=$(((N + JOBS - 1) / JOBS * 3 * DELAY))
+awk -v lim="$limit" -v alim="$alimit" '{ w[$1] = $2; c[$1] = $3; m[$1] = $4
+    l = $1 == "agent" ? alim : lim
     printf "%-9s wall %5.2f s (%.2fx limit)  CPU %5.2f s  peak RSS %7.1f MiB\n",
-        $1, $2, $2 * 1000 / lim, $3, $4 / 1024 }
+        $1, $2, $2 * 1000 / l, $3, $4 / 1024 }
     END { if (("promptfoo" in w) && ("upskill" in w))
         printf "promptfoo / upskill: wall %.1fx, CPU %.1fx, peak RSS %.1fx\n",
             w["promptfoo"] / w["upskill"], c["promptfoo"] / c["upskill"],

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "upskill/agent.h"
 #include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/cache.h"
@@ -63,10 +64,25 @@ typedef struct up_eval_job {
     /* agent mode: the conversation's workspace, graded by the file-*
      * assertions and output_file; borrowed (the loop frees it), or NULL */
     const struct up_workspace *workspace;
+    /* agent mode (ours): filled by the runner for a tool-loop job */
+    int agent;       /* 1: ran as a tool loop (--agent, or the case
+                        needs a workspace) */
+    char *limit;     /* why a limit ended it (the case fails), or NULL */
+    int turns;       /* model turns answered */
+    long tool_calls; /* over all turns */
+    long tool_errors;
+    double llm_ms;  /* the turns' durations summed (latency_ms is the
+                       conversation's span) */
+    double tool_ms; /* time in tool handlers */
+    int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
+    int refs_read;  /* references/ files of the skill read */
+    up_tool_stat tool_stat[UP_TOOL_ROWS]; /* per tool (up_tool_stat_name) */
     /* The case artifact's hook (docs/runs-format.md, "Case artifacts"),
      * each owned by the job (freed with the plan), NULL in chat mode:
      * transcript is the conversation after the system prompt as a JSON
-     * array of artifact messages ({role, content, reasoning, tool_calls:
+     * array of artifact messages (agent mode: up_agent_transcript, each
+     * text cut at UP_EVAL_TRANSCRIPT_TEXT) ({role, content, reasoning,
+     * tool_calls:
      * [{id, name, arguments}], tool_call_id, is_error}); when NULL the
      * artifact is built from the case's user message and the answer.
      * workspace_json is up_workspace_snapshot's object and tools_json
@@ -97,7 +113,21 @@ typedef struct up_eval_plan {
     up_usage judge_usage;    /* llm-rubric judge tokens, kept apart */
     size_t judge_calls;
     double margin; /* "no meaningful effect" margin, a share (0.05) */
+    /* agent mode (issue 11); set before running */
+    int agent; /* 1: every job is a tool loop; 0: only the cases that need
+                  a workspace (up_case_needs_workspace) */
+    enum up_agent_inject agent_inject;
+    up_agent_opts agent_opts;
 } up_eval_plan;
+
+/* Bytes of each file, and of all, a job's workspace snapshot keeps. */
+#define UP_EVAL_SNAPSHOT_FILE  ((size_t)16 << 10)
+#define UP_EVAL_SNAPSHOT_TOTAL ((size_t)64 << 10)
+/* Bytes of each message text (and call arguments) a transcript keeps. */
+#define UP_EVAL_TRANSCRIPT_TEXT ((size_t)4 << 10)
+
+/* 1 when job j of p runs as a tool loop. */
+int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j);
 
 /* Bytes of an answer kept by default (config max_answer_bytes). */
 #define UP_EVAL_MAX_ANSWER ((size_t)1 << 20)
@@ -231,6 +261,14 @@ typedef struct up_arm_totals {
     double cost_per_pass; /* cost_usd / passed; < 0 unknown or no pass */
     up_rate rate;         /* pass rate of the answered conversations,
                              with its Wilson interval */
+    /* agent mode (ours): over the answered tool-loop conversations */
+    size_t agent_jobs;  /* conversations run as a tool loop */
+    size_t skill_reads; /* of them: SKILL.md read (activation) */
+    size_t ref_reads;   /* of them: some references/ file read */
+    size_t limited;     /* of them: ended by a limit */
+    long turns;         /* model turns */
+    long tool_calls;
+    long tool_errors;
 } up_arm_totals;
 
 typedef struct up_eval_summary {
@@ -250,6 +288,14 @@ typedef struct up_eval_summary {
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
+
+/*
+ * Append to out the activation of s's skill arm in agent mode: "skill
+ * read in 14 of 20 conversations (70%)", and when it was never read, that
+ * the description did not make the model open it.  Nothing without
+ * agent-mode conversations in the skill arm.
+ */
+void up_eval_activation_text(up_buf *out, const up_eval_summary *s);
 
 /*
  * Does the skill pay for itself at the configured prices: 1 when a passed

@@ -232,6 +232,12 @@ typedef struct up_gen_opts {
     /* The evaluation session's warnings (upskill/session.h), with
      * event_ud; may be NULL. */
     void (*note)(void *ud, enum up_session_note kind, const char *text);
+    /* Agent mode of the students' evaluations (up_session_agent_opts):
+     * --agent, --inject (NULL: the catalogue), --max-turns,
+     * --token-budget, --time-limit in ms; 0: the defaults. */
+    int agent;
+    const char *inject;
+    long max_turns, token_budget, wall_ms;
 } up_gen_opts;
 
 /* Tokens and cost of a group of calls. */

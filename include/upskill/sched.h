@@ -28,6 +28,23 @@ typedef struct up_job {
     const up_request *rq;
     void (*done)(void *ud, size_t index, up_response *res);
     void *ud;
+    /*
+     * Multi-turn jobs (agent mode), or NULL.  When set, next(ud, index,
+     * NULL) is called as the job starts when rq is NULL and must return
+     * its first request; then after every answered turn (code 0)
+     * next(ud, index, res) is called with that turn's reply (latency_ms:
+     * the turn's; take what you keep, as in done) and returns the next
+     * request of the same conversation, or NULL when the conversation is
+     * over (done follows with the last turn's res; its attempts and turns
+     * counted over all turns, latency_ms from the job's start).  The next
+     * turn keeps the job's slot and deadline (job_timeout_ms covers every
+     * turn).  The request returned is borrowed until the following call.
+     * next runs on the event thread: it must be quick (the file tools
+     * are).  A slow tool (UP_TOOL_SLOW, the next issue's `run`) is the
+     * seam: it will run off this thread and hand its request back through
+     * a wake-up of the loop; until then no slow tool is offered.
+     */
+    const up_request *(*next)(void *ud, size_t index, up_response *res);
 } up_job;
 
 /*

@@ -38,7 +38,7 @@
 /* Agent mode's turn limit when none is given. */
 #define UP_SESSION_MAX_TURNS 20
 
-/* How the skill reaches an agent-mode student (agent mode: not yet). */
+/* How the skill reaches an agent-mode student (docs/agent-mode.md). */
 enum up_session_inject {
     UP_SESSION_INJECT_CATALOG = 0, /* catalogue; the model reads SKILL.md */
     UP_SESSION_INJECT_PRELOAD = 1  /* the body in the system prompt */
@@ -87,8 +87,8 @@ typedef struct up_session_opts {
     void (*progress)(void *ud, const up_eval_plan *p, size_t done,
                      const up_eval_job *job);
     void *progress_ud;
-    /* Agent mode (issue 11): read by nothing yet; up_session_opts_init
-     * sets the defaults. */
+    /* Agent mode (issue 11): up_session_execute hands these to the plan;
+     * up_session_opts_init sets the defaults. */
     int agent;                           /* a tool loop per conversation */
     int max_turns;                       /* model turns per conversation */
     long token_budget;                   /* tokens per conversation; 0: none */
@@ -115,6 +115,24 @@ typedef struct up_session {
 
 /* o's defaults: everything off, max_turns UP_SESSION_MAX_TURNS. */
 void up_session_opts_init(up_session_opts *o);
+
+/*
+ * --inject's values: "upskill" and "agentskills" everywhere; "catalog"
+ * and "preload" only with agent.  1 when inject may be used, else 0.
+ */
+int up_session_inject_ok(const char *inject, int agent);
+
+/* The chat-mode injection of --inject (NULL: upskill's form). */
+enum up_inject up_session_chat_inject(const char *inject);
+
+/*
+ * Fill o's agent options from the flags: agent, --inject (NULL and
+ * "catalog": the catalogue; any other value preloads the body),
+ * max_turns (<= 0: UP_SESSION_MAX_TURNS), token_budget and wall_ms
+ * (0: none).
+ */
+void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,
+                           long max_turns, long token_budget, long wall_ms);
 
 /*
  * The -j default, worked out once: jobs when > 0, else cfg's concurrency

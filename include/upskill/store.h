@@ -52,6 +52,15 @@ typedef struct up_run_record {
     int superseded;  /* in memory: a generate attempt that was not kept */
     int upstream;    /* in memory: written by upstream (no "repeat" key) */
     double cost_usd; /* < 0: unknown (no price configured) */
+    /* upstream's tool fields (agent mode; 0 and {} in chat mode) */
+    long tool_calls;
+    long tool_errors;
+    long execute_calls;   /* upstream: the calls that are not MCP calls */
+    char *tool_call_map;  /* JSON object text {tool: count}, or NULL: {} */
+    char *tool_error_map; /* the same for errors */
+    long model_turns;     /* ours: model turns over every conversation */
+    long skill_reads;     /* ours: conversations that read SKILL.md */
+    long agent_convs;     /* ours: conversations run as a tool loop */
 } up_run_record;
 
 void up_run_record_init(up_run_record *r);

@@ -27,6 +27,7 @@ static long max_refine, runs, jobs, min_tests, max_tests, seed = 1;
 static long max_tokens = UP_MAX_TOKENS_UNSET;
 static int json_out, log_runs;
 static const char *tool; /* upstream's --tool: accepted, does nothing */
+static long time_limit;  /* --time-limit, seconds */
 
 static const struct opt opts[] = {
     {'e', "example", OPT_LIST, &examples, "TEXT", "an example for the prompt"},
@@ -59,6 +60,16 @@ static const struct opt opts[] = {
     {0, "max-tests", OPT_INT, &max_tests, "N",
      "most generated cases (max_tests, 8)"},
     {'j', "jobs", OPT_INT, &jobs, "N", "conversations at once"},
+    {0, "agent", OPT_FLAG, &o.agent, NULL,
+     "students work as agents: tools over a workspace per case"},
+    {0, "inject", OPT_STRING, &o.inject, "HOW",
+     "--agent: catalog (default) or preload"},
+    {0, "max-turns", OPT_INT, &o.max_turns, "N",
+     "agent mode: model turns per conversation (20)"},
+    {0, "token-budget", OPT_INT, &o.token_budget, "N",
+     "agent mode: tokens per conversation (none)"},
+    {0, "time-limit", OPT_INT, &time_limit, "SECONDS",
+     "agent mode: wall clock per conversation (none)"},
     {0, "max-tokens", OPT_INT, &max_tokens, "N",
      "output cap per answer (max_tokens; teacher 16000, students 4096)"},
     {0, "seed", OPT_INT, &seed, "N", "seed of the statistics (1)"},
@@ -87,6 +98,15 @@ static int check(up_error *err)
         return up_error_set(err, UP_EUSAGE,
                             "--min-tests and --max-tests must be 1 to 100, "
                             "min <= max");
+    if (o.inject && (!o.agent || !up_session_inject_ok(o.inject, 1)))
+        return up_error_set(err, UP_EUSAGE,
+                            "--inject needs --agent and is 'catalog' or "
+                            "'preload' (or 'upskill', 'agentskills')");
+    if (o.max_turns < 0 || o.max_turns > 10000 || o.token_budget < 0 ||
+        time_limit < 0 || time_limit > 86400)
+        return up_error_set(err, UP_EUSAGE,
+                            "--max-turns is 1 to 10000, --token-budget at "
+                            "least 0 and --time-limit 0 to 86400 seconds");
     if (o.eval_base_url && !eval_models.n)
         return up_error_set(err, UP_EUSAGE,
                             "--eval-base-url needs --eval-model");
@@ -118,6 +138,7 @@ static void fill_opts(void)
     o.min_tests = (int)min_tests;
     o.max_tests = (int)max_tests;
     o.max_repairs = -1;
+    o.wall_ms = time_limit * 1000;
     o.seed = (uint64_t)seed;
     o.stop = &stop;
     o.event = gen_report_event;

@@ -24,10 +24,10 @@ static void on_sigint(int sig)
 /* What the option table's ranges (opt.c) cannot say. */
 static int check_args(const struct eval_args *a, up_error *err)
 {
-    if (a->inject && strcmp(a->inject, "upskill") &&
-        strcmp(a->inject, "agentskills"))
+    if (a->inject && !up_session_inject_ok(a->inject, a->agent))
         return up_error_set(err, UP_EUSAGE,
-                            "--inject must be 'upskill' or 'agentskills'");
+                            "--inject must be 'upskill' or 'agentskills', "
+                            "or with --agent 'catalog' or 'preload'");
     if (a->resume && a->no_log)
         return up_error_set(err, UP_EUSAGE,
                             "--resume needs the run log (drop --no-log-runs)");
@@ -56,6 +56,8 @@ static void session_opts(up_session_opts *o, const struct eval_args *a)
     o->note_ud = (void *)a;
     o->waiting = eval_cli_wait_note;
     o->log = a->verbose ? eval_report_attempt : NULL;
+    up_session_agent_opts(o, a->agent, a->inject, a->max_turns, a->token_budget,
+                          a->time_limit * 1000);
 }
 
 static void request(up_eval_request *rq, const struct eval_args *a)
@@ -70,9 +72,7 @@ static void request(up_eval_request *rq, const struct eval_args *a)
     rq->max_tokens = a->max_tokens;
     rq->runs = (int)a->runs;
     rq->baseline = !a->no_baseline;
-    rq->inject = a->inject && !strcmp(a->inject, "agentskills")
-                     ? UP_INJECT_AGENTSKILLS
-                     : UP_INJECT_UPSKILL;
+    rq->inject = up_session_chat_inject(a->inject);
     rq->margin = a->margin;
     rq->gen_tests = !a->plan;
     rq->test_gen_model = a->test_gen_model;

@@ -40,7 +40,11 @@ struct eval_args {
     int no_cache;      /* --no-cache: neither read nor write the cache */
     int json;
     int require_lift;
-    int benchmark; /* 1 for `upskill benchmark` */
+    int benchmark;     /* 1 for `upskill benchmark` */
+    int agent;         /* --agent: every conversation a tool loop */
+    long max_turns;    /* --max-turns; 0: 20 */
+    long token_budget; /* --token-budget per conversation; 0: none */
+    long time_limit;   /* --time-limit seconds per conversation; 0: none */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
@@ -77,8 +81,25 @@ struct eval_args {
         {0,       "max-tokens",                                                 \
          OPT_INT, &(a).max_tokens,                                              \
          "N",     "output cap per answer (max_tokens, 4096)"},                  \
-        {0,           "inject", OPT_STRING,                                     \
-         &(a).inject, "HOW",    "upskill (default) or agentskills"},            \
+        {0,                                                                     \
+         "inject",                                                              \
+         OPT_STRING,                                                            \
+         &(a).inject,                                                           \
+         "HOW",                                                                 \
+         "upskill (default), agentskills; --agent: catalog (default), "         \
+         "preload"},                                                            \
+        {0,        "agent",                                                     \
+         OPT_FLAG, &(a).agent,                                                  \
+         NULL,     "students work as agents: tools over a workspace per case"}, \
+        {0,       "max-turns",                                                  \
+         OPT_INT, &(a).max_turns,                                               \
+         "N",     "agent mode: model turns per conversation (20)"},             \
+        {0,       "token-budget",                                               \
+         OPT_INT, &(a).token_budget,                                            \
+         "N",     "agent mode: tokens per conversation (none)"},                \
+        {0,         "time-limit",                                               \
+         OPT_INT,   &(a).time_limit,                                            \
+         "SECONDS", "agent mode: wall clock per conversation (none)"},          \
         {0,          "judge-model",                                             \
          OPT_STRING, &(a).judge_model,                                          \
          "MODEL",    "judge for llm-rubric assertions"},                        \

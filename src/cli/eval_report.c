@@ -38,6 +38,8 @@ static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
                out_c(j->passed ? C_GREEN : C_RED), j->passed ? "OK" : "FAIL",
                out_c(C_RESET), out_c(C_DIM), j->from_cache ? " (cached)" : "",
                out_c(C_RESET));
+        if (j->limit) /* agent mode: why the conversation was ended */
+            printf("      %s\n", out_safe(j->limit));
     }
 }
 
@@ -122,6 +124,23 @@ static void cost_line(const up_eval_summary *s)
     up_buf_release(&why);
 }
 
+/* Agent mode: activation (the skill arm read SKILL.md), turns, tools. */
+static void agent_line(const up_eval_summary *s)
+{
+    const up_arm_totals *w = &s->arm[UP_ARM_SKILL];
+    up_buf b = UP_BUF_INIT;
+
+    up_eval_activation_text(&b, s);
+    if (b.len)
+        printf("  %s\n", b.data);
+    if (w->agent_jobs)
+        printf("  agent: %.1f turns and %.1f tool calls per conversation "
+               "with skill, %zu ended by a limit\n",
+               (double)w->turns / (double)w->agent_jobs,
+               (double)w->tool_calls / (double)w->agent_jobs, w->limited);
+    up_buf_release(&b);
+}
+
 /*
  * How much of the answers came from the response cache, when any did, and
  * what this run really paid (costs above are the answers' list price).
@@ -170,6 +189,7 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
                p->judge_usage.input + p->judge_usage.output, out_c(C_RESET));
     cost_line(s);
     cache_line(s);
+    agent_line(s);
 }
 
 static json_t *arm_json(const up_arm_totals *t)
@@ -194,6 +214,18 @@ static json_t *arm_json(const up_arm_totals *t)
     json_object_set_new(o, "cost_usd", opt_real(t->cost_usd));
     json_object_set_new(o, "paid_usd", opt_real(t->paid_usd));
     json_object_set_new(o, "cost_per_pass", opt_real(t->cost_per_pass));
+    if (t->agent_jobs) /* agent mode */
+        json_object_set_new(
+            o, "agent",
+            json_pack("{s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I}",
+                      "conversations", (json_int_t)t->agent_jobs, "skill_read",
+                      (json_int_t)t->skill_reads, "reference_read",
+                      (json_int_t)t->ref_reads, "activation",
+                      (double)t->skill_reads / (double)t->agent_jobs, "turns",
+                      (json_int_t)t->turns, "tool_calls",
+                      (json_int_t)t->tool_calls, "tool_errors",
+                      (json_int_t)t->tool_errors, "limited",
+                      (json_int_t)t->limited));
     return o;
 }
 

@@ -35,7 +35,9 @@ static const struct opt_range {
     {NULL, "runs", 1, 1000},           {NULL, "jobs", 1, 10000},
     {NULL, "fail-under", 0, 1},        {NULL, "budget", 1, 1e9},
     {NULL, "margin", 0, 50},           {NULL, "baseline-rate", 0, 1},
-    {NULL, "target-lift", 0.1, 100},   {NULL, "older-than", 0, 36500},
+    {NULL, "target-lift", 0.1, 100},   {NULL, "max-turns", 1, 10000},
+    {NULL, "token-budget", 0, 1e12},   {NULL, "time-limit", 0, 86400},
+    {NULL, "older-than", 0, 36500},
 };
 
 static const struct opt_range *find_range(const struct cmd_spec *spec,

@@ -124,8 +124,14 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     add_jobs(p, cap);
 }
 
+int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)
+{
+    return p->agent || up_case_needs_workspace(&p->suite->cases[j->kase]);
+}
+
 static void job_release(up_eval_job *j)
 {
+    free(j->limit);
     free(j->answer);
     free(j->error_msg);
     free(j->grading);

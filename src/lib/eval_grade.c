@@ -47,9 +47,11 @@ static void settle(up_eval_job *j, const up_assert_list *l)
     if (j->error)
         up_buf_addf(&why, "error: %s\n",
                     j->error_msg ? j->error_msg : "request failed");
+    if (j->limit) /* an answered conversation that failed its limit */
+        up_buf_addf(&why, "limit: %s\n", j->limit);
     j->asserts_total = (int)s.total;
     j->asserts_passed = j->error ? 0 : (int)s.passed;
-    j->passed = !j->error && up_assert_summary_ok(&s);
+    j->passed = !j->error && !j->limit && up_assert_summary_ok(&s);
     free(j->grading);
     j->grading = why.len ? up_buf_detach(&why) : NULL;
     up_buf_release(&why);

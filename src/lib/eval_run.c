@@ -2,12 +2,15 @@
  * Running an eval plan through the scheduler: one conversation per job
  * that is not done yet, each finished job journalled as it lands.
  */
+#include <jansson.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
+#include "upskill/fs.h"
 
 int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
                      const up_config *cfg, up_error *err)
@@ -58,6 +61,11 @@ struct run {
     int journal_rc;
     up_error journal_err;
     volatile sig_atomic_t *stop; /* raised when the journal fails */
+    /* agent mode: per sched job its conversation, its start error */
+    up_agent **agents;
+    up_error *start_err;
+    char *agent_sys[2]; /* agent-mode system prompt per arm */
+    char **agent_user;  /* agent-mode user message per case, lazily */
 };
 
 /* Record res (the provider's answer or the cache's) as plan job j; 0
@@ -97,9 +105,88 @@ static int finish(struct run *r, up_eval_job *j, const up_response *res,
     return 1;
 }
 
+/* An agent job's outcome into j and res (the answer, the summed usage);
+ * the workspace stays on j until the grading is done. */
+static void take_agent(up_eval_job *j, up_agent *a, up_response *res)
+{
+    const up_workspace *ws = up_agent_workspace(a);
+    up_agent_outcome oc;
+    up_buf b = UP_BUF_INIT;
+
+    if (res->code)
+        up_agent_failed(a, res);
+    up_agent_outcome_get(a, &oc);
+    free(res->text);
+    res->text = up_xstrdup(oc.answer);
+    res->usage = oc.usage;
+    res->truncated = oc.truncated;
+    j->agent = 1;
+    j->limit = oc.limit && !res->code ? up_xstrdup(oc.limit) : NULL;
+    j->turns = oc.turns;
+    j->tool_calls = oc.tool_calls;
+    j->tool_errors = oc.tool_errors;
+    j->llm_ms = oc.llm_ms;
+    j->tool_ms = oc.tool_ms;
+    j->skill_read = ws->skill_dir ? ws->skill_read : -1;
+    j->refs_read = (int)ws->nrefs_read;
+    memcpy(j->tool_stat, ws->stat, sizeof(j->tool_stat));
+    up_workspace_stats_json(ws, &b);
+    j->tools_json = json_loadb(b.data, b.len, 0, NULL);
+    up_buf_reset(&b);
+    up_workspace_snapshot(ws, UP_EVAL_SNAPSHOT_FILE, UP_EVAL_SNAPSHOT_TOTAL,
+                          &b);
+    j->workspace_json = json_loadb(b.data, b.len, 0, NULL);
+    j->transcript = up_agent_transcript(a, UP_EVAL_TRANSCRIPT_TEXT);
+    j->workspace = ws;
+}
+
+/* An agent job landed: grade it with its workspace, then free both. */
+static void agent_done(struct run *r, size_t i, up_response *res)
+{
+    up_eval_job *j = &r->plan->jobs[r->index[i]];
+    up_agent *a = r->agents[i];
+
+    r->agents[i] = NULL;
+    if (!a && !res->code) {
+        res->code = r->start_err[i].code ? r->start_err[i].code : UP_EIO;
+        res->err = r->start_err[i];
+    } else if (a && res->code != UP_EINTR)
+        take_agent(j, a, res);
+    if (finish(r, j, res, 0) && r->o->progress)
+        r->o->progress(r->o->progress_ud, r->plan, r->done, j);
+    j->workspace = NULL;
+    up_agent_free(a);
+}
+
+/* The scheduler's multi-turn hook: start the conversation (res NULL), or
+ * take a turn and hand back the next request. */
+static const up_request *agent_next(void *ud, size_t i, up_response *res)
+{
+    struct run *r = ud;
+    up_eval_plan *p = r->plan;
+    up_eval_job *j = &p->jobs[r->index[i]];
+    const up_case *c = &p->suite->cases[j->kase];
+
+    if (res)
+        return up_agent_next(r->agents[i], res);
+    if (!r->agent_user[j->kase])
+        r->agent_user[j->kase] = up_agent_user(c);
+    if (up_agent_new(&r->agents[i], &p->agent_opts, c,
+                     j->arm == UP_ARM_SKILL ? p->skill : NULL,
+                     r->agent_sys[j->arm], r->agent_user[j->kase],
+                     &r->start_err[i]))
+        return NULL;
+    return up_agent_first(r->agents[i]);
+}
+
 static void on_done(void *ud, size_t i, up_response *res)
 {
     struct run *r = ud;
+
+    if (up_eval_job_is_agent(r->plan, &r->plan->jobs[r->index[i]])) {
+        agent_done(r, i, res); /* never cached: see docs/cache.md */
+        return;
+    }
 
     /* A failed put costs a later re-run, never this one's result. */
     if (r->o->cache && !res->code)
@@ -123,7 +210,7 @@ static int prepare(struct run *r, size_t i, size_t n)
     r->rq[n].system = up_eval_system(p, j);
     r->rq[n].messages = &r->msg[n];
     r->rq[n].n_messages = 1;
-    if (!r->o->cache)
+    if (!r->o->cache || up_eval_job_is_agent(p, j))
         return 0;
     up_cache_key(r->keys[n], &r->o->endpoints[j->model], &r->rq[n], j->repeat);
     hit = up_cache_get(r->o->cache, r->keys[n], &res);
@@ -149,6 +236,12 @@ static int retry_worthy(const up_eval_run_opts *o, const up_eval_job *j)
 /* Forget a transient failure so the job runs again. */
 static void requeue(up_eval_plan *p, up_eval_job *j)
 {
+    free(j->limit);
+    json_decref(j->transcript);
+    json_decref(j->workspace_json);
+    json_decref(j->tools_json);
+    j->limit = NULL;
+    j->transcript = j->workspace_json = j->tools_json = NULL;
     if (j->results)
         up_assert_results_free(j->results, p->asserts[j->kase].n);
     j->results = NULL;
@@ -156,6 +249,14 @@ static void requeue(up_eval_plan *p, up_eval_job *j)
     j->error_msg = NULL;
     j->error = 0;
     j->done = 0;
+}
+
+/* A job restored by --resume (done, never run as a loop here) whose case
+ * grades a workspace: the journal kept its answer, not its files. */
+static int restored_workspace_job(const up_eval_plan *p, const up_eval_job *j)
+{
+    return j->done && !j->agent && !j->error &&
+           up_case_needs_workspace(&p->suite->cases[j->kase]);
 }
 
 /* One pass over the jobs that are not done.  The journal's failure
@@ -175,20 +276,30 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     0,
                     0,
                     {0},
-                    so.stop ? so.stop : &own_stop};
+                    so.stop ? so.stop : &own_stop,
+                    up_xcalloc(p->njobs, sizeof(up_agent *)),
+                    up_xcalloc(p->njobs, sizeof(up_error)),
+                    {up_agent_system(NULL, p->agent_inject),
+                     up_agent_system(p->skill, p->agent_inject)},
+                    up_xcalloc(p->suite->ncases + 1, sizeof(char *))};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
     size_t n = 0;
     int rc;
 
     so.stop = r.stop;
     for (size_t i = 0; i < p->njobs; i++) {
+        if (restored_workspace_job(p, &p->jobs[i]))
+            requeue(p, &p->jobs[i]); /* its workspace is gone: run again */
         if (p->jobs[i].done) {
             r.done++; /* restored or cached: counts in the totals */
             if (p->asserts)
                 up_eval_grade_job(p, &p->jobs[i]);
         } else if (!r.journal_rc && !prepare(&r, i, n)) {
-            jobs[n] = (up_job){&o->endpoints[p->jobs[i].model], &r.rq[n],
-                               on_done, &r};
+            int agent = up_eval_job_is_agent(p, &p->jobs[i]);
+
+            jobs[n] = (up_job){&o->endpoints[p->jobs[i].model],
+                               agent ? NULL : &r.rq[n], on_done, &r,
+                               agent ? agent_next : NULL};
             r.index[n++] = i;
         }
     }
@@ -204,6 +315,13 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     free(r.rq);
     free(r.msg);
     free(jobs);
+    free(r.agents);
+    free(r.start_err);
+    free(r.agent_sys[0]);
+    free(r.agent_sys[1]);
+    for (size_t k = 0; k < p->suite->ncases; k++)
+        free(r.agent_user[k]);
+    free(r.agent_user);
     return rc;
 }
 
@@ -239,17 +357,47 @@ static int execute(up_eval_plan *p, const up_eval_run_opts *o,
     return rc;
 }
 
+/* 1 when some job of p runs as a tool loop. */
+static int has_agent_jobs(const up_eval_plan *p)
+{
+    for (size_t i = 0; i < p->njobs; i++)
+        if (up_eval_job_is_agent(p, &p->jobs[i]))
+            return 1;
+    return 0;
+}
+
+/* The run's private folder of workspaces ("upskill-run-XXXXXX", 0700,
+ * under $TMPDIR or /tmp) into dir; 0 when it could not be made (each
+ * workspace then goes under $TMPDIR itself, as private). */
+static int private_parent(up_buf *dir)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    up_fs_join(dir, tmp && *tmp ? tmp : "/tmp", "upskill-run-XXXXXX");
+    return mkdtemp(dir->data) != NULL;
+}
+
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
     up_eval_run_opts o2 = *o;
     up_breaker br;
-    int rc;
+    up_buf dir = UP_BUF_INIT;
+    int made = 0, rc;
 
     up_breaker_init(&br, up_breaker_threshold(o->sched.jobs));
     if (!o2.sched.breaker)
         o2.sched.breaker = &br;
+    if (!p->agent_opts.parent && has_agent_jobs(p) && private_parent(&dir)) {
+        made = 1;
+        p->agent_opts.parent = dir.data;
+    }
     rc = execute(p, &o2, stats, err);
+    if (made) { /* every workspace in it was removed as its job landed */
+        rmdir(dir.data);
+        p->agent_opts.parent = NULL;
+    }
+    up_buf_release(&dir);
     up_breaker_release(&br);
     return rc;
 }
@@ -365,7 +513,7 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
             up_request_init(&rq[k]);
             rq[k].messages = &msg[k];
             rq[k].n_messages = 1;
-            jobs[k] = (up_job){judge, &rq[k], on_judged, &jg};
+            jobs[k] = (up_job){judge, &rq[k], on_judged, &jg, NULL};
             jg.slot[k++] = &j->results[a];
         }
     }

@@ -2,6 +2,7 @@
  * Pooling graded jobs into per-model, per-arm totals and the paired
  * statistics of the lift (see docs/statistics.md).
  */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,32 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->latency_ms += j->latency_ms;
     t->cost_usd = c < 0 ? -1 : t->cost_usd + c;
     t->paid_usd = c < 0 ? -1 : t->paid_usd + (j->from_cache ? 0.0 : c);
+    if (!j->agent || j->error)
+        return;
+    t->agent_jobs++;
+    t->skill_reads += j->skill_read > 0;
+    t->ref_reads += j->refs_read > 0;
+    t->limited += j->limit != NULL;
+    t->turns += j->turns;
+    t->tool_calls += j->tool_calls;
+    t->tool_errors += j->tool_errors;
+}
+
+void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
+{
+    const up_arm_totals *w = &s->arm[UP_ARM_SKILL];
+
+    if (!w->agent_jobs)
+        return;
+    up_buf_addf(out, "skill read in %zu of %zu conversations (%.0f%%)",
+                w->skill_reads, w->agent_jobs,
+                100.0 * (double)w->skill_reads / (double)w->agent_jobs);
+    if (!w->skill_reads)
+        up_buf_adds(out, ": its description never made the model open "
+                         "SKILL.md, so the skill was never used; rewrite the "
+                         "description to say when to use it");
+    else if (w->ref_reads)
+        up_buf_addf(out, ", a reference file in %zu", w->ref_reads);
 }
 
 static up_stats_case *per_case(const up_eval_plan *p, size_t m)
@@ -173,9 +200,46 @@ static int upstream_passed(const up_eval_plan *p, size_t m, int repeat,
     return lift > 0.05 || (lift >= 0 && savings > 0.2);
 }
 
+/* A {tool: count} JSON object of the non-zero counts. */
+static char *tool_map(const long *counts)
+{
+    json_t *o = json_object();
+    char *text;
+
+    for (size_t i = 0; up_tool_stat_name(i); i++)
+        if (counts[i])
+            json_object_set_new(o, up_tool_stat_name(i),
+                                json_integer(counts[i]));
+    text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return text;
+}
+
+/* One conversation's time and tool counts into r (upstream's fields). */
+static void add_agent(up_run_record *r, const up_eval_job *j, long *calls,
+                      long *errors)
+{
+    r->span_ms += j->latency_ms;
+    r->llm_time_ms += j->agent ? j->llm_ms : j->latency_ms;
+    r->model_turns += j->agent ? j->turns : 1;
+    if (!j->agent)
+        return;
+    r->agent_convs++;
+    r->skill_reads += j->skill_read > 0;
+    r->tool_calls += j->tool_calls;
+    r->tool_errors += j->tool_errors;
+    r->execute_calls += j->tool_calls; /* none of ours is an MCP call */
+    for (size_t i = 0; i < UP_TOOL_ROWS; i++) {
+        calls[i] += j->tool_stat[i].calls;
+        errors[i] += j->tool_stat[i].errors;
+    }
+}
+
 void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
                         int repeat, enum up_arm arm, const up_price *price)
 {
+    long calls[UP_TOOL_ROWS] = {0}, errors[UP_TOOL_ROWS] = {0};
+
     r->cost_usd = price ? 0 : -1;
     for (size_t i = 0; i < p->njobs; i++) {
         const up_eval_job *j = &p->jobs[i];
@@ -189,11 +253,16 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
         r->output_tokens += j->usage.output;
         r->cached_tokens += j->usage.cached;
         r->reasoning_tokens += j->usage.reasoning;
-        r->llm_time_ms += j->latency_ms;
-        r->turns++;
+        r->turns++; /* upstream: one fresh user message per case */
+        add_agent(r, j, calls, errors);
         if (price)
             r->cost_usd += job_cost(j, price);
     }
+    /* upstream's tool time: the span not spent waiting for the model */
+    r->tool_time_ms =
+        r->span_ms > r->llm_time_ms ? r->span_ms - r->llm_time_ms : 0;
+    r->tool_call_map = tool_map(calls);
+    r->tool_error_map = tool_map(errors);
     r->model = up_xstrdup(p->models[m]);
     r->run_type = up_xstrdup(arm == UP_ARM_SKILL ? "with_skill" : "baseline");
     r->skill_name = up_xstrdup(p->skill->name ? p->skill->name : "");

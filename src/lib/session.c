@@ -24,6 +24,50 @@ void up_session_opts_init(up_session_opts *o)
     o->agent_inject = UP_SESSION_INJECT_CATALOG;
 }
 
+int up_session_inject_ok(const char *inject, int agent)
+{
+    static const char *const any[] = {"upskill", "agentskills"};
+    static const char *const agent_only[] = {"catalog", "preload"};
+
+    for (size_t i = 0; i < 2; i++)
+        if (!strcmp(inject, any[i]) ||
+            (agent && !strcmp(inject, agent_only[i])))
+            return 1;
+    return 0;
+}
+
+enum up_inject up_session_chat_inject(const char *inject)
+{
+    return inject && !strcmp(inject, "agentskills") ? UP_INJECT_AGENTSKILLS
+                                                    : UP_INJECT_UPSKILL;
+}
+
+void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,
+                           long max_turns, long token_budget, long wall_ms)
+{
+    o->agent = agent;
+    o->agent_inject = !inject || !strcmp(inject, "catalog")
+                          ? UP_SESSION_INJECT_CATALOG
+                          : UP_SESSION_INJECT_PRELOAD;
+    o->max_turns = max_turns > 0 ? (int)max_turns : UP_SESSION_MAX_TURNS;
+    o->token_budget = token_budget > 0 ? token_budget : 0;
+    o->wall_ms = wall_ms > 0 ? wall_ms : 0;
+}
+
+/* The session's agent options into plan p (the preload form follows the
+ * plan's chat injection). */
+static void agent_plan(const up_session *s, up_eval_plan *p)
+{
+    p->agent = s->o.agent;
+    p->agent_inject =
+        s->o.agent_inject == UP_SESSION_INJECT_CATALOG ? UP_AGENT_CATALOG
+        : p->inject == UP_INJECT_AGENTSKILLS ? UP_AGENT_PRELOAD_AGENTSKILLS
+                                             : UP_AGENT_PRELOAD;
+    p->agent_opts.max_turns = s->o.max_turns;
+    p->agent_opts.token_budget = s->o.token_budget;
+    p->agent_opts.wall_ms = s->o.wall_ms;
+}
+
 int up_session_jobs(long jobs, const up_config *cfg)
 {
     if (jobs > 0)
@@ -224,6 +268,7 @@ int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,
     o.cache = s->cache;
     o.progress = s->o.progress;
     o.progress_ud = s->o.progress_ud;
+    agent_plan(s, p);
     rc = up_eval_execute(p, &o, st, err);
     cache_note(s);
     free(eps);

@@ -38,6 +38,8 @@ void up_run_record_release(up_run_record *r)
     free(r->run_type);
     free(r->skill_name);
     free(r->error_message);
+    free(r->tool_call_map);
+    free(r->tool_error_map);
     up_run_record_init(r);
 }
 
@@ -81,21 +83,42 @@ static json_t *metadata_json(const up_run_record *r)
         "upskill_version", UPSKILL_VERSION);
 }
 
+/* A {tool: count} map from its JSON text (NULL or bad: {}). */
+static json_t *count_map(const char *text)
+{
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+
+    if (json_is_object(o))
+        return o;
+    json_decref(o);
+    return json_object();
+}
+
 static json_t *stats_json(const up_run_record *r)
 {
     double tool = r->tool_time_ms;
-
-    return json_pack(
-        "{s:f, s:f, s:f, s:I, s:i, s:i, s:i, s:i, s:{}, s:{}, s:I, s:I, "
+    json_t *o = json_pack(
+        "{s:f, s:f, s:f, s:I, s:I, s:I, s:i, s:I, s:o, s:o, s:I, s:I, "
         "s:I, s:[], s:[], s:I, s:I}",
         "conversation_span_ms", r->span_ms, "llm_time_ms", r->llm_time_ms,
-        "tool_time_ms", tool, "turns", (json_int_t)r->turns, "tool_calls", 0,
-        "tool_errors", 0, "mcp_calls", 0, "execute_calls", 0, "tool_call_map",
-        "tool_error_map", "input_tokens", (json_int_t)r->input_tokens,
-        "output_tokens", (json_int_t)r->output_tokens, "total_tokens",
+        "tool_time_ms", tool, "turns", (json_int_t)r->turns, "tool_calls",
+        (json_int_t)r->tool_calls, "tool_errors", (json_int_t)r->tool_errors,
+        "mcp_calls", 0, "execute_calls", (json_int_t)r->execute_calls,
+        "tool_call_map", count_map(r->tool_call_map), "tool_error_map",
+        count_map(r->tool_error_map), "input_tokens",
+        (json_int_t)r->input_tokens, "output_tokens",
+        (json_int_t)r->output_tokens, "total_tokens",
         (json_int_t)r->total_tokens, "usage_summaries", "timing_summaries",
         "cached_tokens", (json_int_t)r->cached_tokens, "reasoning_tokens",
         (json_int_t)r->reasoning_tokens);
+
+    if (o && r->agent_convs) { /* ours, agent mode only */
+        json_object_set_new(o, "model_turns", json_integer(r->model_turns));
+        json_object_set_new(o, "agent_conversations",
+                            json_integer(r->agent_convs));
+        json_object_set_new(o, "skill_reads", json_integer(r->skill_reads));
+    }
+    return o;
 }
 
 static json_t *result_json(const up_run_record *r)

@@ -44,6 +44,9 @@ static void record_from_json(up_run_record *r, const json_t *o)
     r->llm_time_ms = up_json_num(st, "llm_time_ms", 0);
     r->tool_time_ms = up_json_num(st, "tool_time_ms", 0);
     r->turns = up_json_long(st, "turns", 0);
+    r->tool_calls = up_json_long(st, "tool_calls", 0);
+    r->tool_errors = up_json_long(st, "tool_errors", 0);
+    r->execute_calls = up_json_long(st, "execute_calls", 0);
     r->input_tokens = up_json_long(st, "input_tokens", 0);
     r->output_tokens = up_json_long(st, "output_tokens", 0);
     r->total_tokens = up_json_long(st, "total_tokens", 0);
@@ -687,7 +690,8 @@ static void csv_row(up_buf *b, const up_run_record *r)
     py_float(b, r->llm_time_ms);
     up_buf_addc(b, ',');
     py_float(b, r->tool_time_ms);
-    up_buf_addf(b, ",%ld,0,0,0,0,", r->turns);
+    up_buf_addf(b, ",%ld,%ld,%ld,0,%ld,", r->turns, r->tool_calls,
+                r->tool_errors, r->execute_calls);
     csv_field(b, r->error_message);
     up_buf_adds(b, ",,,");
     csv_field(b, r->run_type);

@@ -47,7 +47,8 @@ typedef struct job {
     up_response res;
     up_http_xfer *xfer; /* the request in flight */
     long t0, deadline;
-    int broken; /* cancelled by the breaker */
+    long turn_t0; /* when the turn in flight was submitted */
+    int broken;   /* cancelled by the breaker */
 } job;
 
 struct sched {
@@ -295,6 +296,7 @@ static void submit(job *j)
     hr.body = body.data;
     hr.body_len = body.len;
     j->res.turns++;
+    j->turn_t0 = up_http_now_ms();
     j->xfer = up_http_submit(j->s->client, &hr, http_done, j);
 out:
     up_hdrs_release(&h);
@@ -333,6 +335,26 @@ static void repair_or_fail(job *j, const char *why)
     submit(j);
 }
 
+/* A multi-turn job's turn is answered: its next request, or the end. */
+static void next_turn(job *j)
+{
+    const up_request *rq;
+    int attempts = j->res.attempts, turns = j->res.turns;
+
+    j->res.latency_ms = up_http_now_ms() - j->turn_t0;
+    rq = j->spec->next(j->spec->ud, j->index, &j->res);
+    if (!rq) {
+        complete(j);
+        return;
+    }
+    up_response_release(&j->res);
+    up_response_init(&j->res);
+    j->res.attempts = attempts;
+    j->res.turns = turns;
+    j->rq = *rq;
+    submit(j);
+}
+
 /* A 2xx arrived: read it into the response, check JSON if asked. */
 static void take_reply(job *j, up_http_result *res)
 {
@@ -353,6 +375,8 @@ static void take_reply(job *j, up_http_result *res)
         if (j->rq.schema && !j->rq.msgs &&
             up_provider_check_json(&j->res.text, &why))
             repair_or_fail(j, why.data);
+        else if (j->spec->next)
+            next_turn(j);
         else
             complete(j);
     }
@@ -392,13 +416,16 @@ static void start(sched *s, const up_job *spec, size_t index)
     j->s = s;
     j->index = index;
     j->spec = spec;
-    j->rq = *spec->rq;
-    j->repairs_left = spec->rq->json_repairs < 0 ? 2 : spec->rq->json_repairs;
-    UP_GROW(j->msgs, j->cap, spec->rq->n_messages + 4);
-    memcpy(j->msgs, spec->rq->messages,
-           spec->rq->n_messages * sizeof(up_message));
-    j->nmsgs = spec->rq->n_messages;
-    j->rq.messages = j->msgs;
+    if (spec->rq) {
+        j->rq = *spec->rq;
+        j->repairs_left =
+            spec->rq->json_repairs < 0 ? 2 : spec->rq->json_repairs;
+        UP_GROW(j->msgs, j->cap, spec->rq->n_messages + 4);
+        memcpy(j->msgs, spec->rq->messages,
+               spec->rq->n_messages * sizeof(up_message));
+        j->nmsgs = spec->rq->n_messages;
+        j->rq.messages = j->msgs;
+    }
     up_reply_init(&j->reply, spec->ep);
     up_response_init(&j->res);
     j->t0 = up_http_now_ms();
@@ -406,6 +433,15 @@ static void start(sched *s, const up_job *spec, size_t index)
         j->deadline = j->t0 + s->o->job_timeout_ms;
     j->slot = s->nactive;
     s->active[s->nactive++] = j;
+    if (!spec->rq && spec->next) { /* the conversation's first request */
+        const up_request *rq = spec->next(spec->ud, index, NULL);
+
+        if (!rq) {
+            fail(j, UP_EIO, NULL);
+            return;
+        }
+        j->rq = *rq;
+    }
     submit(j);
 }
 
@@ -557,7 +593,7 @@ int up_provider_complete(const up_endpoint *ep, const up_request *rq,
                          up_http_log_fn log, void *log_ud,
                          volatile sig_atomic_t *stop, up_response *out)
 {
-    up_job one = {ep, rq, take_one, out};
+    up_job one = {ep, rq, take_one, out, NULL};
     up_sched_opts o;
     up_error err;
     int rc;

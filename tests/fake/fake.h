@@ -22,6 +22,9 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 
+/* Scenario files up to this size (a 50 MB hostile tool call fits). */
+#define FAKE_MAX_SCENARIO ((size_t)128 << 20)
+
 /* Request bodies larger than this are refused with 413. */
 #define FAKE_MAX_BODY (8u * 1024u * 1024u)
 
@@ -113,6 +116,9 @@ struct fake_reply {
     long barrier;            /* hold until this many requests wait too */
     json_t *tool_calls;      /* [{name, arguments, id?}] to call, or NULL */
     size_t rule_index;       /* which rule answered */
+    json_t *owned;           /* per-request JSON (an agent's calls), owned
+                                by the connection; NULL when none */
+    const char *agent;       /* an agent student's step, for the record */
 };
 
 /* Per-rule scripted behaviour; see docs/fake-llm.md. */
@@ -142,6 +148,24 @@ struct fake_student {
     struct fake_pair dflt; /* the "default" pair */
 };
 
+/* An agent student's pass probability by what it read (docs/fake-llm.md). */
+struct fake_agent_p {
+    double none, skill, reference;
+};
+
+/* Agent student mode: a scripted tool-using student. */
+struct fake_agent {
+    int on;                   /* the rule has an "agent" object */
+    const char *skill;        /* the skill's name (its catalogue entry) */
+    const char *reference;    /* a file of the skill folder to read, or NULL */
+    const char *file;         /* the workspace file it writes */
+    struct fake_pair content; /* its good and bad content */
+    double p_activate;        /* P(read SKILL.md | in the catalogue) */
+    double p_reference;       /* P(read the reference | SKILL.md read) */
+    struct fake_agent_p p_good; /* P(good content) by what was read */
+    const char *answer;         /* the final answer text */
+};
+
 /* A list of faults to draw from. */
 struct fake_faults {
     enum fake_fault v[FAKE_FAULT_COUNT];
@@ -155,6 +179,7 @@ struct fake_rule {
     long hits;  /* answers so far (under the scenario lock) */
     struct fake_reply reply;
     struct fake_student student;
+    struct fake_agent agent;
     double fail_rate;             /* probability of a drawn fault */
     struct fake_faults fail_with; /* faults drawn from, evenly */
     long barrier_timeout_ms;
@@ -205,6 +230,21 @@ void fake_scenario_release(struct fake_scenario *sc);
  */
 int fake_scenario_pick(struct fake_scenario *sc, const struct fake_request *rq,
                        struct fake_reply *out);
+
+/* A uniform number in [0, 1) for one (seed, prompt, repeat, purpose). */
+double fake_draw(uint64_t seed, uint64_t hash, long repeat, int purpose);
+
+/* ---- agent.c ---- */
+
+/*
+ * The agent student's next step for rq (rule r matched; repeat is the
+ * prompt's repeat counter): a tool call in out->tool_calls (owned by
+ * out->owned) or the final answer in out->text.  Nothing unless r has an
+ * "agent" object.
+ */
+void fake_agent_step(const struct fake_rule *r, uint64_t seed,
+                     const struct fake_request *rq, long repeat,
+                     struct fake_reply *out);
 
 /* ---- reply.c ---- */
 

@@ -134,8 +134,7 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* A uniform number in [0, 1) for one (seed, prompt, repeat, purpose). */
-static double draw(uint64_t seed, uint64_t hash, long repeat, int purpose)
+double fake_draw(uint64_t seed, uint64_t hash, long repeat, int purpose)
 {
     uint64_t x =
         mix(mix(mix(seed ^ (uint64_t)purpose) ^ hash) ^ (uint64_t)repeat);
@@ -151,9 +150,9 @@ static void draw_fault(const struct fake_rule *r, uint64_t seed, uint64_t hash,
     size_t k;
 
     if (r->fail_rate <= 0 ||
-        draw(seed, hash, repeat, DRAW_FAIL) >= r->fail_rate)
+        fake_draw(seed, hash, repeat, DRAW_FAIL) >= r->fail_rate)
         return;
-    k = (size_t)(draw(seed, hash, repeat, DRAW_FAULT_KIND) *
+    k = (size_t)(fake_draw(seed, hash, repeat, DRAW_FAULT_KIND) *
                  (double)r->fail_with.n);
     out->fault = r->fail_with.v[k < r->fail_with.n ? k : 0];
 }
@@ -187,7 +186,7 @@ static void draw_student(const struct fake_rule *r, uint64_t seed,
     if (!st->on)
         return;
     p = strstr(rq->all.data, st->marker) ? st->p_with : st->p_without;
-    good = draw(seed, rq->hash, repeat, DRAW_STUDENT) < p;
+    good = fake_draw(seed, rq->hash, repeat, DRAW_STUDENT) < p;
     pair = student_pair(st, rq);
     out->text = good ? pair.good : pair.bad;
     out->student = good ? "good" : "bad";
@@ -213,5 +212,6 @@ int fake_scenario_pick(struct fake_scenario *sc, const struct fake_request *rq,
     *out = r->reply;
     draw_fault(r, sc->seed, rq->hash, repeat, out);
     draw_student(r, sc->seed, rq, repeat, out);
+    fake_agent_step(r, sc->seed, rq, repeat, out);
     return 0;
 }

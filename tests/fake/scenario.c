@@ -369,6 +369,46 @@ static int p_student(void *dst, json_t *v, struct ctx *cx)
     return rc;
 }
 
+#define A(m) offsetof(struct fake_agent_p, m)
+static const struct field agent_p_fields[] = {
+    {"none", p_prob, A(none)},
+    {"skill", p_prob, A(skill)},
+    {"reference", p_prob, A(reference)},
+    {NULL, NULL, 0},
+};
+#undef A
+
+static int p_agent_p(void *dst, json_t *v, struct ctx *cx)
+{
+    return parse_object(v, agent_p_fields, dst, cx);
+}
+
+#define G(m) offsetof(struct fake_agent, m)
+static const struct field agent_fields[] = {
+    {"skill", p_str, G(skill)},
+    {"reference", p_str, G(reference)},
+    {"file", p_str, G(file)},
+    {"content", p_pair, G(content)},
+    {"p_activate", p_prob, G(p_activate)},
+    {"p_reference", p_prob, G(p_reference)},
+    {"p_good", p_agent_p, G(p_good)},
+    {"answer", p_str, G(answer)},
+    {NULL, NULL, 0},
+};
+#undef G
+
+static int p_agent(void *dst, json_t *v, struct ctx *cx)
+{
+    struct fake_agent *ag = dst;
+    int rc = parse_object(v, agent_fields, ag, cx);
+
+    if (!rc && (!ag->skill || !ag->file || !ag->content.good))
+        return bad(cx, "needs \"skill\", \"file\" and a \"content\" "
+                       "{\"good\", \"bad\"} pair");
+    ag->on = 1;
+    return rc;
+}
+
 #define U(m) offsetof(struct fake_rule, m)
 static const struct field rule_fields[] = {
     {"name", p_str, U(name)},
@@ -376,6 +416,7 @@ static const struct field rule_fields[] = {
     {"times", p_long, U(times)},
     {"reply", p_reply, U(reply)},
     {"student", p_student, U(student)},
+    {"agent", p_agent, U(agent)},
     {"fail_rate", p_prob, U(fail_rate)},
     {"fail_with", p_faults, U(fail_with)},
     {"barrier", p_long, U(reply.barrier)},
@@ -400,6 +441,9 @@ static void rule_defaults(struct fake_rule *r, size_t i)
     r->reply.rule_index = i;
     r->student.marker = "## Skill:";
     r->student.p_with = 1.0;
+    r->agent.p_activate = 1.0;
+    r->agent.p_reference = 1.0;
+    r->agent.p_good = (struct fake_agent_p){0, 1, 1};
     r->barrier_timeout_ms = 10000;
 }
 
@@ -484,7 +528,7 @@ int fake_scenario_load(struct fake_scenario *sc, const char *path,
 
     memset(sc, 0, sizeof(*sc));
     pthread_mutex_init(&sc->lock, NULL);
-    rc = up_fs_read(&text, path, UP_FS_MAX_READ, err);
+    rc = up_fs_read(&text, path, FAKE_MAX_SCENARIO, err);
     if (rc)
         goto out;
     sc->root = json_loadb(text.data, text.len, 0, &je);

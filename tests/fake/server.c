@@ -219,6 +219,8 @@ static void record(struct fake_server *s, const struct fake_request *rq,
         json_object_set_new(j, "fault", json_string(fake_fault_name(r->fault)));
     if (r && r->student)
         json_object_set_new(j, "student", json_string(r->student));
+    if (r && r->agent)
+        json_object_set_new(j, "agent", json_string(r->agent));
     line = json_dumps(j, JSON_COMPACT);
     fprintf(s->record, "%s\n", line);
     fflush(s->record);
@@ -379,6 +381,7 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
     if (cn->held)
         fake_out_release(&cn->out);
     fake_request_release(&cn->rq);
+    json_decref(cn->r.owned);
     free(cn->method);
     free(cn->path);
     free(cn);

@@ -632,7 +632,7 @@ static void batch_init(batch *b, size_t n, const up_endpoint *ep)
         up_request_init(&b->rqs[i]);
         b->rqs[i].messages = &b->msgs[i];
         b->rqs[i].n_messages = 1;
-        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b};
+        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b, NULL};
     }
 }
 
@@ -770,7 +770,7 @@ Test(http_e2e, job_timeout)
 
     fake_start(&f, "[{\"reply\":{\"text\":\"late\",\"delay_ms\":5000}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
-    job = (up_job){&ep, &rq, keep_code, NULL};
+    job = (up_job){&ep, &rq, keep_code, NULL, NULL};
     up_sched_opts_init(&o);
     o.job_timeout_ms = 300;
     last_code = 0;
@@ -1122,4 +1122,139 @@ Test(http_e2e, openai_tool_calls_json)
 Test(http_e2e, openai_tool_calls_stream)
 {
     tool_round_trip(UP_PROVIDER_OPENAI, 1);
+}
+
+/* ---- multi-turn jobs (up_job.next): one slot, several turns ---------- */
+
+static const char turns_scenario[] =
+    "[{\"match\":{\"assistant_turns\":0},\"reply\":{\"tool_calls\":["
+    "{\"name\":\"list_files\",\"arguments\":{}}],"
+    "\"usage\":{\"input_tokens\":10,\"output_tokens\":2}}},"
+    "{\"match\":{\"assistant_turns\":1},\"reply\":{\"tool_calls\":["
+    "{\"name\":\"list_files\",\"arguments\":{}}],"
+    "\"usage\":{\"input_tokens\":20,\"output_tokens\":2}}},"
+    "{\"reply\":{\"text\":\"done\",\"usage\":{\"input_tokens\":30,"
+    "\"output_tokens\":1}}}]";
+
+/* One conversation: its history and what the callbacks saw. */
+struct convo {
+    up_request rq;
+    up_msg m[8];
+    up_tool_call calls[4]; /* copies of the turns' calls */
+    int starts, nexts, dones;
+    long input; /* summed over the turns by next */
+    int done_turns, done_code;
+    char text[32];
+    int fail_start; /* next(NULL) hands back no request */
+};
+
+static const up_request *convo_next(void *ud, size_t i, up_response *res)
+{
+    struct convo *c = ud;
+    size_t n = c->rq.nmsgs;
+
+    (void)i;
+    if (!res) {
+        c->starts++;
+        return c->fail_start ? NULL : &c->rq;
+    }
+    c->nexts++;
+    c->input += res->usage.input;
+    if (!res->ncalls)
+        return NULL;
+    c->calls[c->nexts] = res->calls[0];
+    res->calls[0] = (up_tool_call){NULL, NULL, NULL}; /* taken */
+    c->m[n] = (up_msg){
+        UP_ROLE_ASSISTANT, NULL, &c->calls[c->nexts], 1, NULL, 0, NULL};
+    c->m[n + 1] = (up_msg){UP_ROLE_TOOL,          "a.txt", NULL, 0,
+                           c->calls[c->nexts].id, 0,       NULL};
+    c->rq.nmsgs = n + 2;
+    return &c->rq;
+}
+
+static void convo_done(void *ud, size_t i, up_response *res)
+{
+    struct convo *c = ud;
+
+    (void)i;
+    c->dones++;
+    c->done_turns = res->turns;
+    c->done_code = res->code;
+    snprintf(c->text, sizeof(c->text), "%s", res->text ? res->text : "");
+}
+
+static void convo_run(struct convo *c, int kind, int stream, fake *f)
+{
+    up_endpoint ep;
+    up_job job;
+    up_sched_opts o;
+    up_error err;
+    up_request unused;
+
+    setup(&ep, &unused, kind, f);
+    ep.stream = stream;
+    up_request_init(&c->rq);
+    c->m[0] = (up_msg){UP_ROLE_USER, "go", NULL, 0, NULL, 0, NULL};
+    c->rq.msgs = c->m;
+    c->rq.nmsgs = 1;
+    c->rq.tools = read_tool;
+    c->rq.ntools = 1;
+    job = (up_job){&ep, NULL, convo_done, c, convo_next};
+    up_sched_opts_init(&o);
+    cr_assert_eq(up_sched_run(&job, 1, &o, NULL, &err), 0);
+    for (size_t k = 0; k < 4; k++) {
+        free(c->calls[k].id);
+        free(c->calls[k].name);
+        free(c->calls[k].args);
+    }
+}
+
+static void multi_turn(int kind, int stream)
+{
+    fake f;
+    struct convo c;
+    json_t *rec;
+
+    memset(&c, 0, sizeof(c));
+    fake_start(&f, turns_scenario);
+    convo_run(&c, kind, stream, &f);
+    cr_assert_eq(c.starts, 1, "the first request comes from next(NULL)");
+    cr_assert_eq(c.nexts, 3, "next sees every answered turn");
+    cr_assert_eq(c.dones, 1, "done once, at the end");
+    cr_assert_eq(c.done_code, 0);
+    cr_assert_eq(c.done_turns, 3, "turns are counted over the conversation");
+    cr_assert_str_eq(c.text, "done", "done gets the last turn's reply");
+    cr_assert_eq(c.input, 60, "each turn's usage reaches next");
+    rec = records(&f);
+    cr_assert_eq(json_array_size(rec), 3);
+    json_decref(rec);
+    fake_stop(&f);
+}
+
+Test(sched_e2e, openai_multi_turn_job_stream)
+{
+    multi_turn(UP_PROVIDER_OPENAI, 1);
+}
+
+Test(sched_e2e, anthropic_multi_turn_job_json)
+{
+    multi_turn(UP_PROVIDER_ANTHROPIC, 0);
+}
+
+Test(sched_e2e, a_job_whose_first_request_fails_ends_with_an_error)
+{
+    fake f;
+    struct convo c;
+    json_t *rec;
+
+    memset(&c, 0, sizeof(c));
+    c.fail_start = 1;
+    fake_start(&f, turns_scenario);
+    convo_run(&c, UP_PROVIDER_OPENAI, 1, &f);
+    cr_assert_eq(c.dones, 1);
+    cr_assert_eq(c.done_code, UP_EIO);
+    rec = records(&f);
+    cr_assert_eq(json_array_size(rec), 0, "nothing was sent");
+    json_decref(rec);
+    fake_stop(&f);
 }

@@ -1,0 +1,127 @@
+/*
+ * Agent mode: one conversation as a tool loop (docs/agent-mode.md).
+ *
+ * An up_agent owns one conversation: its workspace (the case's
+ * context.files as files; in the skill arm the skill installed at
+ * .agents/skills/<name>/), the growing history (assistant turns with
+ * their tool calls, the tools' results), the tokens and time of every
+ * turn, and why it ended.  The scheduler drives it through a multi-turn
+ * job (up_job.next): up_agent_first gives the first request, and after
+ * each answered turn up_agent_next runs the turn's tool calls on the
+ * workspace (inline: the file tools are fast) and gives the next request,
+ * or NULL when the model gave its final answer or a limit ended it.
+ *
+ * A limit (turns, tokens, wall clock, tool calls) ends an answered
+ * conversation that failed: `limit` says which, the answer graded is the
+ * last assistant text so far, and the case fails with that reason; it
+ * is not a provider error.
+ */
+#ifndef UPSKILL_AGENT_H
+#define UPSKILL_AGENT_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+#include "upskill/provider.h"
+#include "upskill/skill.h"
+#include "upskill/suite.h"
+#include "upskill/workspace.h"
+
+struct json_t;
+
+/* Model turns per conversation when none is given (--max-turns). */
+#define UP_AGENT_MAX_TURNS 20
+/* Tool calls per conversation, all turns together. */
+#define UP_AGENT_MAX_TOOL_CALLS 200
+
+/* How the skill reaches the student in agent mode (--inject). */
+enum up_agent_inject {
+    UP_AGENT_CATALOG = 0, /* the catalogue; the model reads SKILL.md */
+    UP_AGENT_PRELOAD = 1, /* the body in the system prompt (upskill form) */
+    UP_AGENT_PRELOAD_AGENTSKILLS = 2 /* the same, Agent Skills form */
+};
+
+typedef struct up_agent_opts {
+    int max_turns;       /* model turns; <= 0: UP_AGENT_MAX_TURNS */
+    long token_budget;   /* input + output tokens over all turns; 0: none */
+    long wall_ms;        /* from the first request; 0: none */
+    long max_tool_calls; /* <= 0: UP_AGENT_MAX_TOOL_CALLS */
+    const char *parent;  /* folder of the workspaces; NULL: $TMPDIR, /tmp */
+    const up_ws_limits *limits; /* NULL: the defaults */
+} up_agent_opts;
+
+typedef struct up_agent up_agent;
+
+/* What a finished conversation did (read after up_agent_next gave NULL,
+ * or after a provider error). */
+typedef struct up_agent_outcome {
+    const char *answer; /* the last assistant text ("" when none) */
+    const char *limit;  /* why a limit ended it, or NULL */
+    up_usage usage;     /* summed over every turn */
+    int turns;          /* model turns answered */
+    long tool_calls;
+    long tool_errors;
+    double llm_ms;  /* the turns' durations, summed */
+    double tool_ms; /* time in tool handlers */
+    int truncated;  /* the last turn stopped at the output cap */
+} up_agent_outcome;
+
+/*
+ * The system prompt of an agent-mode arm: the neutral prompt and the
+ * tools' purpose; with skill (NULL: the baseline) its catalogue entry
+ * (name, description, location of SKILL.md) or, for the preload modes,
+ * its body.  A new string.
+ */
+char *up_agent_system(const up_skill *skill, enum up_agent_inject inject);
+
+/* The user message of case c in agent mode: its input, and the names of
+ * its context files (which are files in the workspace).  A new string. */
+char *up_agent_user(const up_case *c);
+
+/*
+ * A conversation over case c with system and user (borrowed, must live
+ * as long as a), its workspace made with c's files and, when skill is
+ * not NULL, the skill installed.  Errors: those of the workspace (UP_EIO,
+ * UP_EUNSAFE for a context file name that would leave it).
+ */
+int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
+                 const up_skill *skill, const char *system, const char *user,
+                 up_error *err);
+
+/* Remove the workspace and free a.  NULL is fine. */
+void up_agent_free(up_agent *a);
+
+/* The first request (the system prompt, the user message, the tools). */
+const up_request *up_agent_first(up_agent *a);
+
+/*
+ * Take one answered turn (its text, tool calls and carry are moved out of
+ * res), run its tool calls, and give the next request, or NULL when the
+ * conversation is over (a final answer, or a limit: see the outcome).
+ */
+const up_request *up_agent_next(up_agent *a, up_response *res);
+
+/* Count a failed turn's tokens (a provider error ended the conversation). */
+void up_agent_failed(up_agent *a, const up_response *res);
+
+/* The conversation so far. */
+void up_agent_outcome_get(const up_agent *a, up_agent_outcome *out);
+
+/*
+ * The conversation after the system prompt as a new JSON array of
+ * artifact messages (docs/runs-format.md, "Case artifacts"): {"role":
+ * "user"|"assistant"|"tool", "content": ...}, an assistant turn with
+ * "tool_calls": [{"id", "name", "arguments"}], a tool turn with
+ * "tool_call_id" and "is_error".  Each text (and each call's arguments)
+ * keeps at most cap bytes, cut at a character boundary and marked
+ * "content_cut" (or "arguments_cut"): true; text that is not UTF-8
+ * becomes null with "binary": true.  Reasoning is not part of it (it is
+ * never sent back).  The caller owns the array.
+ */
+struct json_t *up_agent_transcript(const up_agent *a, size_t cap);
+
+/* The conversation's workspace (for grading), or NULL. */
+const up_workspace *up_agent_workspace(const up_agent *a);
+
+#endif
