@@ -64,7 +64,11 @@ gemini)
     ACT='{"name": "activate_skill", "arguments": {"name": "csv-report"}}'
     READ="{\"name\": \"read_file\", \"arguments\": {\"file_path\": \"$SDIR/references/format.md\"}}"
     WRITE="{\"name\": \"write_file\", \"arguments\": {\"file_path\": \"$WS/report.txt\", \"content\": \"id: int\"}}"
-    SIDE='{"name": "side", "match": {"tools": false}, "reply": {"text": "{\"next_speaker\": \"user\", \"reasoning\": \"done\"}"}}' ;;
+    # without -m a routing request comes first (JSON schema with
+    # complexity_score); other tool-less side requests expect JSON too
+    SIDE='{"name": "route", "match": {"tools": false, "body": "complexity_score"},
+           "reply": {"text": "{\"complexity_reasoning\": \"simple\", \"complexity_score\": 10}"}},
+          {"name": "side", "match": {"tools": false}, "reply": {"text": "{\"next_speaker\": \"user\", \"reasoning\": \"done\"}"}}' ;;
 esac
 
 cat > "$T/scenario.json" <<SC
@@ -80,6 +84,15 @@ cat > "$T/scenario.json" <<SC
   "reply": {"text": "DONE: report.txt written.", "usage": {"input_tokens": 1300, "output_tokens": 8}}}
 ]}
 SC
+
+# LIVE_TRIVIAL=1: every request answered with one line of text (for
+# start-up timing: one model turn, no tools)
+if [ -n "${LIVE_TRIVIAL:-}" ]; then
+    echo '[{"reply": {"text": "hi"}}]' > "$T/scenario.json"
+fi
+# LIVE_NO_MODEL=1 (gemini): leave out -m, so Gemini CLI routes first
+GMODEL="-m gemini-2.5-flash"
+[ -z "${LIVE_NO_MODEL:-}" ] || GMODEL=
 
 HOME=$T/home
 export HOME
@@ -120,7 +133,7 @@ OC
 GS
         timeout 120 env GOOGLE_GEMINI_BASE_URL="$url" GEMINI_API_KEY=$KEY \
             GEMINI_CLI_TRUST_WORKSPACE=true \
-            "$CLIS/gemini/bin/gemini" -m gemini-2.5-flash -y -p "$PROMPT" \
+            "$CLIS/gemini/bin/gemini" $GMODEL -y -p "$PROMPT" \
             --output-format stream-json </dev/null ;;
     esac
 }
@@ -143,6 +156,6 @@ echo "live: report.txt: $(cat "$WS/report.txt" 2>/dev/null || echo absent)"
 if [ -n "$OUT" ]; then
     mkdir -p "$OUT"
     cp "$T/events.jsonl" "$T/record.jsonl" "$OUT/"
-    cp "$T/stderr.txt" "$OUT/stderr.txt"
+    cp "$T/stderr.txt" "$T/scenario.json" "$OUT/"
     echo "$T" > "$OUT/tmpdir"
 fi
