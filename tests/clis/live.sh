@@ -87,9 +87,11 @@ SC
 
 # LIVE_TRIVIAL=1: every request answered with one line of text (for
 # start-up timing: one model turn, no tools)
-if [ -n "${LIVE_TRIVIAL:-}" ]; then
+# LIVE_NO_SKILL=1: the baseline arm: no skill folder, same answers
+if [ -n "${LIVE_TRIVIAL:-}" ] || [ -n "${LIVE_NO_SKILL:-}" ]; then
     echo '[{"reply": {"text": "hi"}}]' > "$T/scenario.json"
 fi
+[ -z "${LIVE_NO_SKILL:-}" ] || rm -rf "$WS/.claude" "$WS/.opencode" "$WS/.gemini"
 # LIVE_NO_MODEL=1 (gemini): leave out -m, so Gemini CLI routes first
 GMODEL="-m gemini-2.5-flash"
 [ -z "${LIVE_NO_MODEL:-}" ] || GMODEL=
@@ -104,7 +106,7 @@ run_cli() {
     url=http://127.0.0.1:$1
     case $CLI in
     claude-code)
-        timeout 120 env ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=$KEY \
+        timeout 60 env ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=$KEY \
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
             DISABLE_AUTOUPDATER=1 CLAUDE_CODE_MAX_RETRIES=0 IS_SANDBOX=1 \
             "$CLIS/claude-code/bin/claude" -p "$PROMPT" \
@@ -120,7 +122,7 @@ run_cli() {
    "options": {"baseURL": "$url/v1", "apiKey": "$KEY"},
    "models": {"m": {}}}}}
 OC
-        timeout 120 env OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
+        timeout 60 env OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
             OPENCODE_DISABLE_DEFAULT_PLUGINS=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 \
             OPENCODE_DISABLE_SHARE=1 \
             "$CLIS/opencode/bin/opencode" run --pure --format json "$PROMPT" \
@@ -131,7 +133,7 @@ OC
 {"security": {"auth": {"selectedType": "gemini-api-key"}},
  "privacy": {"usageStatisticsEnabled": false}}
 GS
-        timeout 120 env GOOGLE_GEMINI_BASE_URL="$url" GEMINI_API_KEY=$KEY \
+        timeout 60 env GOOGLE_GEMINI_BASE_URL="$url" GEMINI_API_KEY=$KEY \
             GEMINI_CLI_TRUST_WORKSPACE=true \
             "$CLIS/gemini/bin/gemini" $GMODEL -y -p "$PROMPT" \
             --output-format stream-json </dev/null ;;
@@ -144,6 +146,10 @@ ip link set lo up 2>/dev/null || true
 fpid=$!
 i=0
 while [ ! -s "$T/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if [ ! -s "$T/port" ]; then
+    echo "live: fake-llm did not start: $(cat "$T/fake.err")" >&2
+    exit 1
+fi
 cd "$WS"
 start=$(date +%s%N)
 rc=0
@@ -153,9 +159,21 @@ kill $fpid 2>/dev/null || true
 echo "live: $CLI exit $rc, wall $(( (end - start) / 1000000 )) ms, netns ${LIVE_NETNS:-no}"
 echo "live: requests: $(wc -l < "$T/record.jsonl"), rules: $(grep -o '"rule":"[a-z]*"' "$T/record.jsonl" | tr '\n' ' ')"
 echo "live: report.txt: $(cat "$WS/report.txt" 2>/dev/null || echo absent)"
+# the skill is discovered when its description reaches the model
+if grep -q 'report about a CSV file' "$T/record.jsonl"; then
+    echo "live: skill listed to the model: yes"
+else
+    echo "live: skill listed to the model: no"
+fi
+# kept for fixtures: temp paths replaced, keys redacted, capped at 1 MiB
+scrub() {
+    sed -e "s#$T#/tmp/clis-live.XXXXXX#g" \
+        -e 's/"\(x-api-key\|authorization\|x-goog-api-key\)":"[^"]*"/"\1":"<redacted>"/g' \
+        "$1" | head -c 1048576 > "$OUT/$(basename "$1")"
+}
 if [ -n "$OUT" ]; then
     mkdir -p "$OUT"
-    cp "$T/events.jsonl" "$T/record.jsonl" "$OUT/"
-    cp "$T/stderr.txt" "$T/scenario.json" "$OUT/"
-    echo "$T" > "$OUT/tmpdir"
+    for f in events.jsonl record.jsonl stderr.txt scenario.json; do
+        scrub "$T/$f"
+    done
 fi

@@ -3,8 +3,9 @@
 # wire (generateContent / streamGenerateContent with function calls and
 # usageMetadata, the conversation facts of Gemini bodies, Google's error
 # shape), Claude Code's `HEAD /` probe; then, when `make clis` has
-# installed them, a live run of Claude Code, opencode and Gemini CLI
-# against fake-llm (tests/clis/live.sh), skipped with the reason when not.
+# installed them, live runs of Claude Code, opencode and Gemini CLI
+# against fake-llm (tests/clis/live.sh), a skill arm and a baseline arm
+# each, skipped with the reason when not.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -94,8 +95,15 @@ for cli in claude-code opencode gemini; do
     run env TOP="$TOP" FAKE_LLM="$FAKE_LLM" CLIS="$CLIS" sh "$TOP/tests/clis/live.sh" "$cli" "$T/live-$cli"
     is "$rc" 0 "$cli: the live check ran"
     like "$out" "exit 0" "$cli: the CLI exited 0"
+    if unshare -n true 2>/dev/null; then
+        like "$out" "netns 1" "$cli: ran in a loopback-only network namespace"
+    fi
     like "$out" '"rule":"activate" "rule":"read" "rule":"write" "rule":"answer"' \
         "$cli: skill activated, reference read, file written, answered"
     like "$out" "report.txt: id: int" "$cli: the file was written in the workspace"
+    like "$out" "skill listed to the model: yes" "$cli: the skill is discovered in the skill arm"
+    run env TOP="$TOP" FAKE_LLM="$FAKE_LLM" CLIS="$CLIS" LIVE_NO_SKILL=1 \
+        sh "$TOP/tests/clis/live.sh" "$cli"
+    like "$out" "skill listed to the model: no" "$cli: and not in the baseline arm"
 done
 done_testing
