@@ -105,5 +105,10 @@ for cli in claude-code opencode gemini; do
     run env TOP="$TOP" FAKE_LLM="$FAKE_LLM" CLIS="$CLIS" LIVE_NO_SKILL=1 \
         sh "$TOP/tests/clis/live.sh" "$cli"
     like "$out" "skill listed to the model: no" "$cli: and not in the baseline arm"
+    [ "$cli" = gemini ] || continue
+    run env TOP="$TOP" FAKE_LLM="$FAKE_LLM" CLIS="$CLIS" LIVE_NO_MODEL=1 \
+        sh "$TOP/tests/clis/live.sh" "$cli"
+    like "$out" '"rule":"route" "rule":"activate"' \
+        "gemini: without -m the routing request (:generateContent) is answered first"
 done
 done_testing
