@@ -40,6 +40,26 @@ static int claude_system(cli_state *st, const json_t *ev)
     return 0;
 }
 
+/*
+ * Anthropic usage u into r: added (each message's, so a stream cut
+ * before its result event still has the input tokens; output is then
+ * undercounted: it is the count at the message's start), or set from
+ * the result event's totals.
+ */
+static void claude_usage(up_cli_result *r, const json_t *u, int add)
+{
+    long cached = up_cli__count(u, "cache_read_input_tokens");
+    long input = up_cli__count(u, "input_tokens") + cached +
+                 up_cli__count(u, "cache_creation_input_tokens");
+    long output = up_cli__count(u, "output_tokens");
+
+    if (!add)
+        r->input_tokens = r->cached_tokens = r->output_tokens = 0;
+    r->input_tokens += input;
+    r->cached_tokens += cached;
+    r->output_tokens += output;
+}
+
 /* An assistant event holds one content block of a message; a new
    message id is a new model turn. */
 static int claude_assistant(cli_state *st, const json_t *ev)
@@ -55,6 +75,7 @@ static int claude_assistant(cli_state *st, const json_t *ev)
         st->r->turns = st->r->turns < 0 ? 1 : st->r->turns + 1;
         up_buf_reset(&st->last_msg);
         up_buf_adds(&st->last_msg, id ? id : "");
+        claude_usage(st->r, json_object_get(msg, "usage"), 1);
     }
     json_array_foreach(json_object_get(msg, "content"), i, b)
     {
@@ -94,10 +115,7 @@ static int claude_result(cli_state *st, const json_t *ev)
     r->is_error = json_is_true(json_object_get(ev, "is_error")) ||
                   (sub && strcmp(sub, "success"));
     up_cli__set_answer(st, up_cli__str(ev, "result"));
-    r->cached_tokens = up_cli__count(u, "cache_read_input_tokens");
-    r->input_tokens = up_cli__count(u, "input_tokens") + r->cached_tokens +
-                      up_cli__count(u, "cache_creation_input_tokens");
-    r->output_tokens = up_cli__count(u, "output_tokens");
+    claude_usage(r, u, 0);
     if (json_is_number(cost) && json_number_value(cost) >= 0) {
         r->has_cost = 1;
         r->cost_usd = json_number_value(cost);

@@ -221,6 +221,33 @@ Test(agent_cli, claude_errors_and_cache)
     up_cli_result_release(&r);
 }
 
+/* A run killed before its result event (the harness's time limit). */
+Test(agent_cli, claude_truncated_keeps_input_tokens)
+{
+    up_buf b = UP_BUF_INIT;
+    up_cli_result r;
+    up_error err;
+    char *cut;
+
+    cr_assert_eq(up_fs_read(&b, "tests/fixtures/clis/claude-code/events.jsonl",
+                            1u << 20, &err),
+                 0, "%s", err.msg);
+    cut = strstr(b.data, "{\"type\":\"result\"");
+    cr_assert_not_null(cut);
+    cr_assert_eq(up_cli_parse(&r, UP_CLI_CLAUDE_CODE, "csv-report", b.data,
+                              (size_t)(cut - b.data) + 40, &err),
+                 0, "%s", err.msg);
+    cr_assert(!r.complete);
+    cr_assert_eq(r.skipped, 1); /* the half line */
+    cr_assert_eq(r.input_tokens, 4600);
+    cr_assert_eq(r.turns, 4);
+    cr_assert_str_eq(r.answer, "DONE: report.txt written.");
+    cr_assert(!r.has_cost);
+    assert_activation(&r);
+    up_cli_result_release(&r);
+    up_buf_release(&b);
+}
+
 Test(agent_cli, opencode_tool_error)
 {
     static const char s[] =
