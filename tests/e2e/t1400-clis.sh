@@ -31,6 +31,9 @@ cat >"$T/sc.json" <<'SC'
   "reply": {"text": "Looking now", "chunk_size": 4,
             "tool_calls": [{"name": "activate_skill", "arguments": {"name": "s"}}],
             "usage": {"input_tokens": 50, "output_tokens": 7, "cached_tokens": 5}}},
+ {"name": "think", "match": {"user": "think first"},
+  "reply": {"text": "42", "reasoning": "six times seven",
+            "usage": {"input_tokens": 9, "output_tokens": 1, "reasoning_tokens": 4}}},
  {"name": "plain", "match": {"tools": false}, "reply": {"text": "hi"}}
 ]}
 SC
@@ -69,6 +72,15 @@ like "$body" '"text":"read it"' "gemini: a functionResponse turn is a tool turn 
 
 req POST "$G:generateContent" '{"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}'
 like "$body" '"text":"hi"' "gemini: no declarations is tools false"
+
+THINK='{"contents": [{"role": "user", "parts": [{"text": "think first"}]}]}'
+req POST "$G:generateContent" "$THINK"
+like "$body" '"parts":[{"text":"six times seven","thought":true},{"text":"42"}]' \
+    "gemini: reasoning is a thought part before the text"
+like "$body" '"candidatesTokenCount":1,"totalTokenCount":14,"thoughtsTokenCount":4' \
+    "gemini: thoughtsTokenCount apart from candidatesTokenCount, in the total"
+req POST "$G:streamGenerateContent" "$THINK"
+like "$(sed -n 1p "$T/body")" '"thought":true' "gemini: streamed, the thought comes first"
 
 req POST "$G:generateContent" '{"contents": [{"role": "user", "parts": [{"text": "please fail"}]}]}'
 is "$code" 429 "gemini: an error status"

@@ -14,7 +14,8 @@
  * responseId}); streamed, the text is cut into chunks of chunk_size
  * characters, each a whole response as `data: {...}\r\n\r\n`, function
  * calls come whole in one chunk, and the last chunk carries
- * finishReason and usageMetadata.  Gemini has no [DONE] line.
+ * finishReason and usageMetadata.  Gemini has no [DONE] line.  A
+ * reply's reasoning is a thought part ({"text", "thought": true}) first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +227,8 @@ static json_t *usage_metadata(const struct fake_request *rq,
     json_t *j;
 
     u.input = u.input < 0 ? estimate(rq->all.data) : u.input;
-    u.reasoning = u.reasoning < 0 ? 0 : u.reasoning;
+    if (u.reasoning < 0)
+        u.reasoning = r->reasoning ? estimate(r->reasoning) : 0;
     if (u.output < 0)
         u.output = estimate(r->text) + calls_estimate(r->tool_calls);
     u.cached = u.cached < 0 ? 0 : u.cached;
@@ -280,6 +282,14 @@ static void add_call_parts(json_t *parts, const struct fake_reply *r)
     }
 }
 
+/* The reply's reasoning as a thought part {"text", "thought": true}. */
+static void add_thought(json_t *parts, const struct fake_reply *r)
+{
+    if (r->reasoning)
+        json_array_append_new(
+            parts, json_pack("{ss sb}", "text", r->reasoning, "thought", 1));
+}
+
 /* One SSE event: "data: {...}\r\n\r\n", as Google's servers frame it. */
 static void gemini_event(struct fake_out *o, json_t *j)
 {
@@ -296,8 +306,16 @@ static void gemini_sse(struct fake_out *o, const struct fake_request *rq,
     const char *t = r->text ? r->text : "";
     json_t *last = json_array();
 
-    /* every text piece but the last goes alone; the last piece rides
-       with the calls and the usage in the final chunk */
+    json_t *thought = json_array();
+
+    /* the reasoning, whole, then every text piece but the last alone;
+       the last piece rides with the calls and the usage in the final
+       chunk */
+    add_thought(thought, r);
+    if (json_array_size(thought))
+        gemini_event(o, response(rq, r, thought, 0));
+    else
+        json_decref(thought);
     while (*t) {
         size_t n = piece_len(t, r->chunk_size);
 
@@ -324,6 +342,7 @@ void fake_shape_gemini(struct fake_out *o, const struct fake_request *rq,
         return;
     }
     parts = json_array();
+    add_thought(parts, r);
     if (r->text || !json_array_size(r->tool_calls))
         json_array_append_new(
             parts, json_pack("{ss}", "text", r->text ? r->text : ""));
