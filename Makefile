@@ -6,6 +6,7 @@
 #   make lint            clang-format check and banned functions
 #   make fuzz            libFuzzer targets (clang; not part of check)
 #   make bench           benchmarks in bench/
+#   make clis            the coding-agent CLIs from npm, pinned (build-clis/)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   DEVELOPER=1          warnings become errors (CI sets it)
 
@@ -66,7 +67,7 @@ FAKE_BIN = $(BUILD)/fake-llm
 BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
-        clean demo demo-agent
+        clean demo demo-agent clis
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -133,6 +134,9 @@ fuzz:
 
 bench: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN)) $(if $(BENCH_SRC),$(BENCH_BIN))
 	sh bench/run.sh
+
+clis:
+	sh scripts/clis.sh build-clis
 
 demo: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
 	sh scripts/demo.sh

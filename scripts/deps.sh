@@ -7,7 +7,14 @@ set -eu
 PKGS="build-essential pkg-config perl curl python3 clang clang-format \
 libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
 libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev \
-bubblewrap"
+bubblewrap ripgrep"
+
+# node and npm, for `make clis` (the coding-agent CLIs, docs/agent-clis.md),
+# only when missing: a machine with nodesource's nodejs already has both,
+# and Debian's npm package would conflict with it.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    PKGS="$PKGS nodejs npm"
+fi
 
 missing=""
 for p in $PKGS; do

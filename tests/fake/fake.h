@@ -33,7 +33,8 @@ enum fake_api {
     FAKE_API_NONE,      /* unknown path: 404 in OpenAI shape */
     FAKE_API_OPENAI,    /* POST /v1/chat/completions */
     FAKE_API_ANTHROPIC, /* POST /v1/messages */
-    FAKE_API_MODELS     /* GET /v1/models */
+    FAKE_API_MODELS,    /* GET /v1/models */
+    FAKE_API_GEMINI     /* POST /v1beta/models/M:(stream)generateContent */
 };
 
 /* Faults a reply can inject; names in fake_fault_names order. */
@@ -81,6 +82,7 @@ struct fake_request {
     up_buf tool_result;    /* text of the trailing run of tool results */
     int tool_error;        /* one of them has "is_error": true */
     long assistant_turns;  /* assistant messages so far */
+    up_buf path_model;     /* Gemini: the model named in the path */
 };
 
 /* Token counts of a reply; -1 means "derive from the text". */
@@ -290,6 +292,24 @@ void fake_shape_openai(struct fake_out *o, const struct fake_request *rq,
 /* Anthropic message: JSON, or the SSE event sequence when rq->stream. */
 void fake_shape_anthropic(struct fake_out *o, const struct fake_request *rq,
                           const struct fake_reply *r);
+
+/* ---- gemini.c: Gemini's generateContent wire ---- */
+
+/*
+ * 1 when method and path are Gemini's generateContent or
+ * streamGenerateContent; then the path's model is appended to model and
+ * *stream says which (either may be NULL).
+ */
+int fake_gemini_path(const char *method, const char *path, up_buf *model,
+                     int *stream);
+/* The conversation facts of a parsed Gemini body (rq->json). */
+void fake_gemini_scan(struct fake_request *rq);
+/* A GenerateContentResponse: JSON, or SSE chunks when rq->stream. */
+void fake_shape_gemini(struct fake_out *o, const struct fake_request *rq,
+                       const struct fake_reply *r);
+/* Google's error JSON {"error": {code, message, status}}; type NULL:
+   the status's usual name. */
+json_t *fake_gemini_error(long status, const char *type, const char *message);
 
 /* ---- wait.c: holding requests back without a thread each ---- */
 

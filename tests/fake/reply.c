@@ -110,7 +110,9 @@ static void error_body(struct fake_out *o, const struct fake_request *rq,
     o->status = status;
     message = message ? message : k->message;
     request_id(id, sizeof(id), rq);
-    if (rq->api == FAKE_API_ANTHROPIC)
+    if (rq->api == FAKE_API_GEMINI)
+        fake_out_json(o, fake_gemini_error(status, type, message));
+    else if (rq->api == FAKE_API_ANTHROPIC)
         fake_out_json(o, json_pack("{ss s{ss ss} ss}", "type", "error", "error",
                                    "type", type ? type : k->anthropic,
                                    "message", message, "request_id", id));
@@ -163,6 +165,9 @@ static void success_body(struct fake_out *o, const struct fake_request *rq,
         break;
     case FAKE_API_ANTHROPIC:
         fake_shape_anthropic(o, rq, r);
+        break;
+    case FAKE_API_GEMINI:
+        fake_shape_gemini(o, rq, r);
         break;
     case FAKE_API_NONE:
         error_body(o, rq, 404, NULL, NULL);

@@ -39,6 +39,9 @@ void fake_request_init(struct fake_request *rq, const char *method,
     rq->path = path;
     rq->api = api_of(method, path);
     rq->headers = json_object();
+    up_buf_init(&rq->path_model);
+    if (fake_gemini_path(method, path, &rq->path_model, NULL))
+        rq->api = FAKE_API_GEMINI;
     up_buf_init(&rq->raw);
     up_buf_init(&rq->system);
     up_buf_init(&rq->user);
@@ -55,6 +58,7 @@ void fake_request_release(struct fake_request *rq)
     up_buf_release(&rq->user);
     up_buf_release(&rq->all);
     up_buf_release(&rq->tool_result);
+    up_buf_release(&rq->path_model);
 }
 
 void fake_request_add_body(struct fake_request *rq, const char *data,
@@ -200,6 +204,12 @@ static void scan_body(struct fake_request *rq)
     const json_t *j = rq->json;
     const json_t *opts = json_object_get(j, "stream_options");
 
+    if (rq->api == FAKE_API_GEMINI) {
+        rq->model = rq->path_model.data;
+        fake_gemini_path(rq->method, rq->path, NULL, &rq->stream);
+        fake_gemini_scan(rq);
+        return;
+    }
     rq->model = json_string_value(json_object_get(j, "model"));
     rq->stream = json_is_true(json_object_get(j, "stream"));
     rq->include_usage = json_is_true(json_object_get(opts, "include_usage"));
@@ -213,7 +223,9 @@ int fake_request_parse(struct fake_request *rq, up_error *err)
 {
     json_error_t je;
 
-    if (rq->raw.len || strcmp(rq->method, "GET")) {
+    /* GET and HEAD (Claude Code's `HEAD /` probe) carry no body */
+    if (rq->raw.len ||
+        (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD"))) {
         rq->json = json_loadb(rq->raw.data, rq->raw.len, 0, &je);
         if (!rq->json)
             return up_error_set(err, UP_EPARSE, "request body is not JSON: %s",
