@@ -33,7 +33,8 @@
 
 enum up_wire_kind {
     UP_PROVIDER_ANTHROPIC, /* POST {base}/v1/messages */
-    UP_PROVIDER_OPENAI     /* POST {base}/chat/completions (+ compatibles) */
+    UP_PROVIDER_OPENAI,    /* POST {base}/chat/completions (+ compatibles) */
+    UP_PROVIDER_RESPONSES  /* POST {base}/responses (OpenAI Responses API) */
 };
 
 /* Where and how to call a model.  Strings are borrowed. */
@@ -57,6 +58,14 @@ typedef struct up_endpoint {
     long total_timeout_ms;   /* per attempt; 0: 600 s */
     long idle_timeout_ms;    /* streams: no byte this long aborts; 0: 300 s */
     int max_retries;         /* -1: the SDK default (2) */
+    const char *key_header;  /* NULL: "Authorization: Bearer <key>"; else
+                                the header that carries the bare key
+                                (Azure's "api-key") */
+    const char *query;       /* appended to every URL after '?' (Azure's
+                                "api-version=..."), or NULL */
+    int deployment;          /* 1: the model is a deployment, addressed
+                                as {base}/openai/deployments/{model}
+                                (Azure) */
 } up_endpoint;
 
 /* Fill ep with defaults for kind (everything else NULL/0). */
@@ -64,8 +73,9 @@ void up_endpoint_init(up_endpoint *ep, int kind);
 
 /*
  * Fill ep with defaults for a configured provider (enum up_provider_kind
- * in config.h): the wire it speaks and its OpenAI-compat rule, from the
- * providers' one table.  Returns 0, or UP_EUSAGE for an unknown one.
+ * in config.h): the wire it speaks, its OpenAI-compat rule and its URL
+ * and auth quirks, from the preset table (upskill/preset.h).  Returns 0,
+ * or UP_EUSAGE for an unknown one.
  */
 int up_endpoint_init_for(up_endpoint *ep, int provider);
 

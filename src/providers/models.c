@@ -56,6 +56,8 @@ int up_provider_models(const up_endpoint *ep, char ***ids, size_t *n,
         return UP_EPARSE;
     up_provider_base(ep, ops->default_base, &url);
     up_buf_adds(&url, ops->models_path);
+    if (ep->query && *ep->query)
+        up_buf_addf(&url, "?%s", ep->query);
     ops->headers(ep, &h);
     memset(&rq, 0, sizeof(rq));
     rq.url = url.data;
