@@ -301,6 +301,8 @@ static int event(up_reply *r, const char *name, json_t *data)
     const char *type = up_json_str(data, "type");
     json_t *resp = json_object_get(data, "response");
 
+    if (!type && json_is_object(json_object_get(data, "error")))
+        type = "error"; /* {"error": {...}} as a proxy may send it */
     if (!type)
         type = name ? name : "";
     if (!strcmp(type, "error"))
