@@ -565,7 +565,7 @@ static int check_base(const up_model *m, up_error *err)
 
     if (m->base_url && *m->base_url)
         return 0;
-    return up_error_set(err, UP_EUSAGE,
+    return up_error_set(err, UP_EPARSE,
                         "'%s': no base URL for provider '%s' (%s)", m->spec,
                         pr->name, pr->note ? pr->note : "set one");
 }

@@ -485,7 +485,7 @@ Test(responses, azure_needs_a_resource_url)
     up_config_apply_env(&cfg);
     up_model_init(&m);
     cr_assert_eq(up_model_resolve(&m, "azure.my-dep", NULL, NULL, &cfg, &err),
-                 UP_EUSAGE);
+                 UP_EPARSE);
     cr_assert(strstr(err.msg, "'azure.my-dep': no base URL for provider "
                               "'azure'"),
               "%s", err.msg);
