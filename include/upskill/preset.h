@@ -44,6 +44,11 @@ typedef struct up_preset {
                                  provider's wire (responses.) instead of
                                  becoming generic */
     const char *note;         /* a sentence for docs and errors, or NULL */
+    struct {
+        const char *name, *value;
+    } headers[2]; /* default request headers (name NULL: none); the
+                     config's providers.<p>.headers of the same name
+                     replace them */
 } up_preset;
 
 /* The number of presets. */

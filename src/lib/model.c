@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "upskill/alloc.h"
 #include "upskill/model.h"
@@ -414,6 +415,38 @@ static int pick_max_tokens(const up_config *cfg, const up_provider_cfg *pc)
     return (int)pc->max_tokens.value;
 }
 
+static void add_header(up_model *out, const char *name, const char *value)
+{
+    out->headers[out->nheaders].name = up_xstrdup(name);
+    out->headers[out->nheaders++].value = up_xstrdup(value);
+}
+
+/* 1 when the config's headers name this one (any case). */
+static int config_has(const up_provider_cfg *pc, const char *name)
+{
+    for (size_t i = 0; i < pc->nheaders; i++)
+        if (!strcasecmp(pc->headers[i].name, name))
+            return 1;
+    return 0;
+}
+
+/* The preset's default headers the config does not replace, then the
+   config's. */
+static void fill_headers(up_model *out, const up_provider_cfg *pc)
+{
+    const up_preset *p = up_preset_at((int)out->provider);
+    size_t np = sizeof(p->headers) / sizeof(p->headers[0]);
+
+    if (!pc->nheaders && !p->headers[0].name)
+        return;
+    out->headers = up_xcalloc(pc->nheaders + np, sizeof(*out->headers));
+    for (size_t i = 0; i < np && p->headers[i].name; i++)
+        if (!config_has(pc, p->headers[i].name))
+            add_header(out, p->headers[i].name, p->headers[i].value);
+    for (size_t i = 0; i < pc->nheaders; i++)
+        add_header(out, pc->headers[i].name, pc->headers[i].value);
+}
+
 /* Fill the endpoint from cfg's settings for out->provider. */
 static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
 {
@@ -430,14 +463,8 @@ static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
     out->timeout_ms = to_ms(pc->timeout.value);
     out->idle_timeout_ms = to_ms(pc->idle_timeout.value);
     out->max_tokens = pick_max_tokens(cfg, pc);
-    if (!headers || !pc->nheaders)
-        return;
-    out->headers = up_xcalloc(pc->nheaders, sizeof(*out->headers));
-    for (size_t i = 0; i < pc->nheaders; i++) {
-        out->headers[i].name = up_xstrdup(pc->headers[i].name);
-        out->headers[i].value = up_xstrdup(pc->headers[i].value);
-    }
-    out->nheaders = pc->nheaders;
+    if (headers)
+        fill_headers(out, pc);
 }
 
 static void set_resolved(up_model *out)

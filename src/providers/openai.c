@@ -25,8 +25,10 @@ static const up_http_limit limits[] = {
 };
 
 /* OpenAI's sk-... and sk-proj-..., and the keys of the servers this wire
-   reaches: the HF router (hf_), xAI (xai-), Groq (gsk_). */
-static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_", NULL};
+   reaches: the HF router (hf_), xAI (xai-), Groq (gsk_), Google (AIza);
+   DeepSeek and OpenRouter (sk-or-) keys start with sk- too. */
+static const char *const key_prefixes[] = {"sk-",  "hf_",  "xai-",
+                                           "gsk_", "AIza", NULL};
 
 /* a 429 for a spent quota or credit: waiting will not clear it */
 static const char *const quota_words[] = {"insufficient_quota",

@@ -542,3 +542,34 @@ Test(responses, every_preset_is_a_named_provider_with_a_wire)
     cr_assert_null(up_preset_at(UP_PROV_COUNT));
     cr_assert_eq(up_wire_kind_of("responses"), UP_PROVIDER_RESPONSES);
 }
+
+Test(responses, preset_default_headers_yield_to_the_config)
+{
+    static const char yaml[] = "providers:\n"
+                               "  openrouter:\n"
+                               "    headers:\n"
+                               "      x-title: mine\n"
+                               "      X-Extra: 1\n";
+    up_config cfg;
+    up_model m;
+    up_error err;
+
+    up_model_init(&m);
+    cr_assert_eq(up_model_resolve(&m, "openrouter.a/b", NULL, NULL, NULL, &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(m.nheaders, 1);
+    cr_assert_str_eq(m.headers[0].name, "X-Title");
+    cr_assert_str_eq(m.headers[0].value, "upskill");
+    up_config_init(&cfg);
+    cr_assert_eq(up_config_parse(&cfg, yaml, strlen(yaml), "c.yaml", &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(up_model_resolve(&m, "openrouter.a/b", NULL, NULL, &cfg, &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(m.nheaders, 2);
+    cr_assert_str_eq(m.headers[0].value, "mine");
+    cr_assert_str_eq(m.headers[1].name, "X-Extra");
+    cr_assert_eq(up_model_resolve(&m, "deepseek", NULL, NULL, NULL, &err), 0);
+    cr_assert_eq(m.nheaders, 0);
+    up_model_release(&m);
+    up_config_release(&cfg);
+}
