@@ -79,6 +79,16 @@ XAI_BASE_URL="$FAKE_URL/v1" XAI_API_KEY=$KEY run "$UPSKILL" models -m grok-4-fas
 is "$rc" 0 "an upstream xai alias reaches XAI_BASE_URL"
 like "$out" "xai.grok-4-fast-non-reasoning" "and resolves as upstream's table says"
 
+AZURE_OPENAI_ENDPOINT="$FAKE_URL" AZURE_OPENAI_API_KEY=$KEY run "$UPSKILL" \
+    models -m azure.my-deployment
+is "$rc" 0 "models -m on the azure preset exits 0"
+rec=$(grep '"path":"/openai/deployments/my-deployment/chat/completions"' "$T/rec.jsonl")
+like "$rec" '"method":"POST"' "azure posts to the deployment's path"
+like "$rec" "\"api-key\":\"$KEY\"" "with the key in an api-key header"
+unlike "$rec" '"authorization"' "and no Authorization header"
+like "$(grep '"path":"/openai/models"' "$T/rec.jsonl")" '"method":"GET"' \
+    "azure lists models under /openai/models"
+
 # --- errors that name the alternative --------------------------------------
 run "$UPSKILL" models -m codexplan
 like "$out$err" "use 'responses.gpt-5.3-codex' instead" \

@@ -23,12 +23,28 @@ static const struct {
     {"POST", "/v1/responses", FAKE_API_RESPONSES},
 };
 
+/* Azure OpenAI's shape: /openai/deployments/NAME/chat/completions. */
+static int azure_chat(const char *method, const char *path)
+{
+    static const char pre[] = "/openai/deployments/",
+                      post[] = "/chat/completions";
+    size_t n = strlen(path);
+
+    return !strcmp(method, "POST") && !strncmp(path, pre, sizeof(pre) - 1) &&
+           n > sizeof(pre) - 1 + sizeof(post) - 1 &&
+           !strcmp(path + n - (sizeof(post) - 1), post);
+}
+
 static enum fake_api api_of(const char *method, const char *path)
 {
     for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++)
         if (!strcmp(method, endpoints[i].method) &&
             !strcmp(path, endpoints[i].path))
             return endpoints[i].api;
+    if (azure_chat(method, path))
+        return FAKE_API_OPENAI;
+    if (!strcmp(method, "GET") && !strcmp(path, "/openai/models"))
+        return FAKE_API_MODELS;
     return FAKE_API_NONE;
 }
 
