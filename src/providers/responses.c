@@ -319,7 +319,8 @@ static int event(up_reply *r, const char *name, json_t *data)
         return inband_error(r, json_object_get(resp, "error"));
     if (!strcmp(type, "response.completed") ||
         !strcmp(type, "response.incomplete")) {
-        read_response(r, resp, 0);
+        /* the items again, unless deltas delivered them */
+        read_response(r, resp, !r->committed);
         r->ended = 1;
     }
     return 0;

@@ -373,6 +373,25 @@ Test(responses, stream_incomplete_and_failures)
     up_buf_release(&msg);
 }
 
+Test(responses, stream_of_only_the_final_response)
+{
+    static const char only[] =
+        "event: response.completed\n"
+        "data: {\"type\":\"response.completed\",\"response\":{\"status\":"
+        "\"completed\",\"output\":[{\"type\":\"message\",\"content\":[{"
+        "\"type\":\"output_text\",\"text\":\"All at once\"}]}],\"usage\":{"
+        "\"input_tokens\":2,\"output_tokens\":3}}}\n\n";
+    got g;
+    up_buf msg = UP_BUF_INIT;
+
+    cr_assert_eq(parse_stream(&g, only, 7, &msg), 0);
+    cr_assert_str_eq(g.res.text, "All at once");
+    cr_assert_eq(g.res.stop, UP_STOP_END);
+    cr_assert_eq(g.res.usage.output, 3);
+    got_release(&g);
+    up_buf_release(&msg);
+}
+
 /* ---- presets ---------------------------------------------------------- */
 
 Test(responses, azure_deployment_query_and_key_header)
