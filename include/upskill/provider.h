@@ -12,8 +12,9 @@
  * (up_response.calls), on both wires, streaming or not.
  *
  * Backends sit behind one ops table (src/providers/): Anthropic Messages,
- * and OpenAI Chat Completions, which also serves OpenAI-compatible
- * servers (llama.cpp, Ollama, vLLM, LM Studio, the HF router).
+ * OpenAI Chat Completions, which also serves OpenAI-compatible servers
+ * (llama.cpp, Ollama, vLLM, LM Studio, the HF router, the hosted
+ * presets, Azure), and OpenAI's Responses API.
  */
 #ifndef UPSKILL_PROVIDER_H
 #define UPSKILL_PROVIDER_H

@@ -10,9 +10,10 @@
  * A user's suffix replaces an alias's; a user's effort beats an alias's.
  *
  * Every table here is data: the alias table is upstream's verbatim, the
- * effort table says what each provider accepts, the provider table lists
- * upstream's provider names, with the ones we do not speak marked so
- * their use gets a clear error instead of a silent fallback.
+ * effort table says what each effort set accepts; the providers are the
+ * preset table (upskill/preset.h), and upstream's other provider names
+ * are rows here that say what to use instead, so their use gets a clear
+ * error instead of a silent fallback.
  */
 #include <limits.h>
 #include <stdlib.h>

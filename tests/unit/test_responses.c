@@ -592,3 +592,34 @@ Test(responses, preset_default_headers_yield_to_the_config)
     up_model_release(&m);
     up_config_release(&cfg);
 }
+
+Test(responses, fastagent_azure_section_reaches_the_preset)
+{
+    static const char yaml[] = "azure:\n"
+                               "  api_key: az-secret\n"
+                               "  base_url: https://res.openai.azure.com/\n"
+                               "xai:\n"
+                               "  base_url: http://127.0.0.1:9/v1\n";
+    static const struct env none[] = {{NULL, NULL}};
+    up_config cfg;
+    up_model m;
+    up_error err;
+
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, env_get, (void *)none);
+    cr_assert_eq(up_config_parse_fastagent(&cfg, yaml, strlen(yaml),
+                                           "fastagent.secrets.yaml", &err),
+                 0, "%s", err.msg);
+    up_config_apply_env(&cfg);
+    cr_assert_str_eq(up_config_getenv(&cfg, "AZURE_OPENAI_API_KEY"),
+                     "az-secret");
+    up_model_init(&m);
+    cr_assert_eq(up_model_resolve(&m, "azure.dep", NULL, NULL, &cfg, &err), 0,
+                 "%s", err.msg);
+    cr_assert_str_eq(m.base_url, "https://res.openai.azure.com");
+    cr_assert_eq(up_model_resolve(&m, "grok-4", NULL, NULL, &cfg, &err), 0,
+                 "%s", err.msg);
+    cr_assert_str_eq(m.base_url, "http://127.0.0.1:9/v1");
+    up_model_release(&m);
+    up_config_release(&cfg);
+}
