@@ -14,6 +14,8 @@ cd "$T" || exit 1
 
 cat > "$T/s.json" <<'JSON'
 {"seed": 5, "rules": [
+ {"match": {"last_role": "tool", "tool_result": "alpha", "assistant_turns": 1},
+  "reply": {"text": "saw alpha"}},
  {"match": {"tools": true}, "reply": {"text": "Reading.", "reasoning": "hm",
    "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}],
    "chunk_size": 3}},
@@ -62,8 +64,12 @@ like "$out" 'event: response.completed' "the stream ends with response.completed
 unlike "$out" '[DONE]' "no [DONE] sentinel"
 body='{"model":"m","input":[{"role":"user","content":"read"},{"type":"function_call","call_id":"c1","name":"read_file","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"alpha"}],"tools":[{"type":"function","name":"read_file"}]}'
 out=$(curl -s "$FAKE_URL/v1/responses" -d "$body")
+like "$out" '"text":"saw alpha"' \
+    "function_call_output items are the tool results rules match on"
+body='{"model":"m","instructions":"Be terse.","input":[{"role":"user","content":[{"type":"input_text","text":"read"}]},{"type":"function_call","call_id":"c1","name":"read_file","arguments":"{}"}],"tools":[{"type":"function","name":"read_file"}]}'
+out=$(curl -s "$FAKE_URL/v1/responses" -d "$body")
 like "$out" '"type":"function_call"' "a whole reply has function_call items"
-like "$(tail -n 1 "$T/rec.jsonl")" '"rule":0' "tool turns reach the tool rule"
+like "$out" '"name":"read_file"' "named as scripted"
 
 # --- a preset aimed at the fake server -----------------------------------
 printf 'providers:\n  groq:\n    base_url: %s/v1\n' "$FAKE_URL" > "$T/groq.yaml"
