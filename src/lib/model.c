@@ -117,21 +117,19 @@ static const struct prov_row {
     {"googleoai", "google", NULL, NULL},
     {"codexresponses", NULL, "it signs in with a ChatGPT account",
      "responses."},
-    {"openresponses", NULL,
-     "use the Responses API of any server with "
-     "--base-url",
+    {"openresponses", NULL, "give any server's Responses API with --base-url",
      "responses."},
     {"tensorzero", NULL,
-     "point --base-url at the gateway's OpenAI-compatible "
-     "endpoint",
+     "give the gateway's OpenAI-compatible URL with "
+     "--base-url",
      "generic."},
     {"bedrock", NULL,
-     "AWS signing is not implemented; Claude models are "
-     "served by Anthropic's API",
+     "AWS signing is not implemented; Claude is served by "
+     "Anthropic's API",
      "anthropic."},
     {"fast-agent", NULL,
-     "fast-agent's built-in test models are not models; "
-     "for tests use fake-llm (docs/fake-llm.md)",
+     "its test models are not models; tests use "
+     "fake-llm (docs/fake-llm.md)",
      NULL},
 };
 
@@ -529,14 +527,13 @@ static const struct {
 static const struct effort_row *effort_of_budget(const char *v, size_t len)
 {
     char num[24];
-    char *end;
     long n;
 
     if (!len || len >= sizeof(num) || strspn(v, "0123456789") != len)
         return NULL;
     memcpy(num, v, len);
     num[len] = '\0';
-    n = strtol(num, &end, 10);
+    n = strtol(num, NULL, 10);
     for (size_t i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++)
         if (n <= budgets[i].upto)
             return effort_named(budgets[i].level, strlen(budgets[i].level));

@@ -237,12 +237,12 @@ static const struct {
                       "base URL)"},
     {"bedrock.claude-sonnet-4-5",
      "'bedrock.claude-sonnet-4-5': provider 'bedrock' is not supported (AWS "
-     "signing is not implemented; Claude models are served by Anthropic's "
-     "API); use 'anthropic.claude-sonnet-4-5' instead"},
+     "signing is not implemented; Claude is served by Anthropic's API); use "
+     "'anthropic.claude-sonnet-4-5' instead"},
     {"fast-agent.passthrough",
      "'fast-agent.passthrough': provider 'fast-agent' is not supported "
-     "(fast-agent's built-in test models are not models; for tests use "
-     "fake-llm (docs/fake-llm.md))"},
+     "(its test models are not models; tests use fake-llm "
+     "(docs/fake-llm.md))"},
     {"opus?reasoning=lots", "'opus?reasoning=lots': query option "
                             "'reasoning=lots' is not supported (expected "
                             "?reasoning=LEVEL or ?reasoning=TOKENS, e.g. "
