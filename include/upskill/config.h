@@ -21,17 +21,26 @@
 
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/preset.h"
 
-/* The providers we speak to; the order is the index in up_config. */
+/*
+ * The providers we speak to: the index of a row of the preset table
+ * (upskill/preset.h), which is also the index in up_config.providers.
+ * The first rows are named here; the others (responses, google,
+ * deepseek, xai, groq, openrouter, azure) are only rows of the table.
+ */
 enum up_provider_kind {
     UP_PROV_ANTHROPIC,
     UP_PROV_OPENAI,
     UP_PROV_GENERIC,
-    UP_PROV_HF,
-    UP_PROV_COUNT
+    UP_PROV_HF
 };
 
-/* "anthropic", "openai", "generic", "hf"; "?" out of range. */
+/* How many providers there are (rows of the preset table). */
+#define UP_PROV_COUNT (up_preset_count())
+
+/* "anthropic", "openai", "generic", "hf", "deepseek"...; "?" out of
+   range. */
 const char *up_provider_name(enum up_provider_kind kind);
 /* Set *kind from a provider name; UP_ENOTFOUND when it is none of ours. */
 int up_provider_parse(enum up_provider_kind *kind, const char *name);
@@ -140,8 +149,8 @@ typedef struct up_config {
     up_cfg_str cache_path;
     up_cfg_int cache_ttl_days;
     up_cfg_num cache_lock_timeout; /* seconds to wait for a locked cache */
-    up_provider_cfg providers[UP_PROV_COUNT];
-    up_alias *aliases; /* from the file, in file order */
+    up_provider_cfg providers[UP_PRESET_MAX]; /* UP_PROV_COUNT used */
+    up_alias *aliases;                        /* from the file, in file order */
     size_t naliases;
     up_price *prices;
     size_t nprices;

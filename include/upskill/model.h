@@ -72,22 +72,28 @@ void up_model_release(up_model *m);
  * Without base_url_override: the ":suffix" is split off, the ".effort"
  * suffix taken, aliases expanded (the config's first, then the built-in
  * table; an alias may name another, up to 8 deep), the provider taken
- * from the "provider." prefix or inferred from a bare name (claude-* is
- * anthropic, gpt-* and o1/o3/o4 are openai), and the endpoint filled from
- * cfg's providers (built-in defaults when cfg is NULL).  A user's
- * ":suffix" replaces an alias's (kimi:together).  upstream's "responses."
- * provider runs as openai.
+ * from the "provider." prefix (a preset, upskill/preset.h) or inferred
+ * from a bare name (claude-* is anthropic, gpt-* and o1/o3/o4 are openai,
+ * gemini-* google, deepseek-* deepseek, grok-* xai, qwen-* aliyun), and
+ * the endpoint filled from cfg's providers (built-in defaults when cfg is
+ * NULL).  A user's ":suffix" replaces an alias's (kimi:together).
+ * Upstream's "?reasoning=LEVEL" (or =TOKENS, the nearest level) sets the
+ * effort and beats a ".effort" suffix.
  *
  * With base_url_override (the --base-url / --eval-base-url flags): the
  * model goes to that OpenAI-compatible endpoint as provider generic; no
- * alias is expanded, one leading "anthropic.", "openai.", "generic." or
- * "hf." is dropped, the effort suffix is still taken; the key variable is
- * api_key_env_override (NULL: no key); the timeouts are generic's.
+ * alias is expanded, one leading preset name ("anthropic.", "openai.",
+ * "deepseek."...) is dropped, the effort suffix is still taken; the key
+ * variable is api_key_env_override (NULL: no key); the timeouts are
+ * generic's.  "responses." keeps its own wire (the server's Responses
+ * API) and timeouts.
  *
  * Errors (UP_EPARSE, message names the spec in quotes): empty spec or
  * model, unknown model or provider, a provider upstream knows that we do
- * not speak (google, deepseek, ...), an effort level the provider cannot
- * take, an alias loop.
+ * not speak (codexresponses, bedrock, ...: the message names what to use
+ * instead), an effort level the provider cannot take, a query option
+ * other than reasoning, an alias loop, a preset without a default URL
+ * (azure) given none.
  */
 int up_model_resolve(up_model *out, const char *spec,
                      const char *base_url_override,

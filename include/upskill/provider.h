@@ -12,8 +12,9 @@
  * (up_response.calls), on both wires, streaming or not.
  *
  * Backends sit behind one ops table (src/providers/): Anthropic Messages,
- * and OpenAI Chat Completions, which also serves OpenAI-compatible
- * servers (llama.cpp, Ollama, vLLM, LM Studio, the HF router).
+ * OpenAI Chat Completions, which also serves OpenAI-compatible servers
+ * (llama.cpp, Ollama, vLLM, LM Studio, the HF router, the hosted
+ * presets, Azure), and OpenAI's Responses API.
  */
 #ifndef UPSKILL_PROVIDER_H
 #define UPSKILL_PROVIDER_H
@@ -33,7 +34,8 @@
 
 enum up_wire_kind {
     UP_PROVIDER_ANTHROPIC, /* POST {base}/v1/messages */
-    UP_PROVIDER_OPENAI     /* POST {base}/chat/completions (+ compatibles) */
+    UP_PROVIDER_OPENAI,    /* POST {base}/chat/completions (+ compatibles) */
+    UP_PROVIDER_RESPONSES  /* POST {base}/responses (OpenAI Responses API) */
 };
 
 /* Where and how to call a model.  Strings are borrowed. */
@@ -58,6 +60,14 @@ typedef struct up_endpoint {
     long idle_timeout_ms;    /* streams: no byte this long aborts; 0: 300 s */
     long first_byte_ms;      /* streams: no reply begun by then; 0: 45 s */
     int max_retries;         /* -1: the SDK default (2) */
+    const char *key_header;  /* NULL: "Authorization: Bearer <key>"; else
+                                the header that carries the bare key
+                                (Azure's "api-key") */
+    const char *query;       /* appended to every URL after '?' (Azure's
+                                "api-version=..."), or NULL */
+    int deployment;          /* 1: the model is a deployment, addressed
+                                as {base}/openai/deployments/{model}
+                                (Azure) */
 } up_endpoint;
 
 /* Fill ep with defaults for kind (everything else NULL/0). */
@@ -65,8 +75,9 @@ void up_endpoint_init(up_endpoint *ep, int kind);
 
 /*
  * Fill ep with defaults for a configured provider (enum up_provider_kind
- * in config.h): the wire it speaks and its OpenAI-compat rule, from the
- * providers' one table.  Returns 0, or UP_EUSAGE for an unknown one.
+ * in config.h): the wire it speaks, its OpenAI-compat rule and its URL
+ * and auth quirks, from the preset table (upskill/preset.h).  Returns 0,
+ * or UP_EUSAGE for an unknown one.
  */
 int up_endpoint_init_for(up_endpoint *ep, int provider);
 

@@ -17,7 +17,8 @@ static int json;
 static const struct opt opts[] = {
     {'m', "model", OPT_LIST, &models, "MODEL", "ping this model"},
     {0, "provider", OPT_STRING, &provider, "NAME",
-     "list anthropic, openai, generic (default) or hf models"},
+     "list a provider preset's models: generic (default), openai, "
+     "anthropic, deepseek... (docs/models.md)"},
     {0, "base-url", OPT_STRING, &base_url, "URL",
      "OpenAI-compatible endpoint (e.g. http://localhost:8080/v1)"},
     {0, "api-key-env", OPT_STRING, &api_key_env, "NAME",

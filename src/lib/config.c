@@ -30,34 +30,8 @@
 
 #define CONFIG_MAX_READ (1024u * 1024u)
 
-static const char *const kind_names[UP_PROV_COUNT] = {
-    [UP_PROV_ANTHROPIC] = "anthropic",
-    [UP_PROV_OPENAI] = "openai",
-    [UP_PROV_GENERIC] = "generic",
-    [UP_PROV_HF] = "hf",
-};
-
-/* Built-in endpoints (reference/provider-protocols.md §1.1, §2.1, §3.5). */
-static const struct prov_default {
-    const char *base_url;
-    const char *key_env;
-} prov_defaults[UP_PROV_COUNT] = {
-    [UP_PROV_ANTHROPIC] = {UP_ANTHROPIC_BASE_URL, "ANTHROPIC_API_KEY"},
-    [UP_PROV_OPENAI] = {UP_OPENAI_BASE_URL, "OPENAI_API_KEY"},
-    [UP_PROV_GENERIC] = {"http://localhost:11434/v1", "GENERIC_API_KEY"},
-    [UP_PROV_HF] = {"https://router.huggingface.co/v1", "HF_TOKEN"},
-};
-
-/* Environment overrides of base URLs; a later row beats an earlier one. */
-static const struct env_url {
-    const char *var;
-    enum up_provider_kind kind;
-} env_urls[] = {
-    {"ANTHROPIC_BASE_URL", UP_PROV_ANTHROPIC},
-    {"OPENAI_API_BASE", UP_PROV_OPENAI},
-    {"OPENAI_BASE_URL", UP_PROV_OPENAI},
-    {"GENERIC_BASE_URL", UP_PROV_GENERIC},
-};
+/* Provider names, default endpoints, key variables and the variables
+   that set base URLs: the preset table (upskill/preset.h). */
 
 enum vtype {
     V_STR,    /* a string or null */
@@ -152,18 +126,19 @@ static const struct key prov_keys[] = {
 
 const char *up_provider_name(enum up_provider_kind kind)
 {
-    return (unsigned)kind < UP_PROV_COUNT ? kind_names[kind] : "?";
+    const up_preset *p = up_preset_at((int)kind);
+
+    return p ? p->name : "?";
 }
 
 int up_provider_parse(enum up_provider_kind *kind, const char *name)
 {
-    for (int i = 0; i < UP_PROV_COUNT; i++) {
-        if (!strcmp(kind_names[i], name)) {
-            *kind = (enum up_provider_kind)i;
-            return 0;
-        }
-    }
-    return UP_ENOTFOUND;
+    int i = up_preset_find(name, name ? strlen(name) : 0);
+
+    if (i < 0)
+        return UP_ENOTFOUND;
+    *kind = (enum up_provider_kind)i;
+    return 0;
 }
 
 void up_source_format(const up_source *src, up_buf *out)
@@ -677,8 +652,8 @@ void up_config_init(up_config *cfg)
     for (int i = 0; i < UP_PROV_COUNT; i++) {
         up_provider_cfg *pc = &cfg->providers[i];
 
-        set_str(&pc->base_url, prov_defaults[i].base_url, def);
-        set_str(&pc->api_key_env, prov_defaults[i].key_env, def);
+        set_str(&pc->base_url, up_preset_at(i)->base_url, def);
+        set_str(&pc->api_key_env, up_preset_at(i)->key_env, def);
         pc->connect_timeout.value = 10;
         pc->timeout.value = 600;
         pc->idle_timeout.value = 300;
@@ -828,17 +803,26 @@ out:
     return rc;
 }
 
-void up_config_apply_env(up_config *cfg)
+/* The preset's base-URL variables, a later one beating an earlier. */
+static void apply_env_urls(up_config *cfg, int kind)
 {
-    for (size_t i = 0; i < sizeof(env_urls) / sizeof(env_urls[0]); i++) {
-        up_cfg_str *url = &cfg->providers[env_urls[i].kind].base_url;
+    const char *const *vars = up_preset_at(kind)->base_envs;
+    up_cfg_str *url = &cfg->providers[kind].base_url;
+
+    for (size_t i = 0; i < 3 && vars[i]; i++) {
         up_source src;
-        const char *v = up_config_getenv_src(cfg, env_urls[i].var, &src);
+        const char *v = up_config_getenv_src(cfg, vars[i], &src);
 
         /* a fallback file's URL is below the config file and the env */
         if (v && (src.kind == UP_SRC_ENV || url->src.kind == UP_SRC_DEFAULT))
             set_str(url, v, src);
     }
+}
+
+void up_config_apply_env(up_config *cfg)
+{
+    for (int k = 0; k < UP_PROV_COUNT; k++)
+        apply_env_urls(cfg, k);
 }
 
 /* Where the config file is, in upstream's order. */

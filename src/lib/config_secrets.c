@@ -29,9 +29,11 @@ static const struct fa_map {
     {"hf", "HF_TOKEN", NULL},
     {"google", "GOOGLE_API_KEY", NULL},
     {"deepseek", "DEEPSEEK_API_KEY", NULL},
-    {"xai", "XAI_API_KEY", NULL},
+    {"xai", "XAI_API_KEY", "XAI_BASE_URL"},
     {"groq", "GROQ_API_KEY", NULL},
-    {"openrouter", "OPENROUTER_API_KEY", NULL},
+    {"openrouter", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"},
+    {"aliyun", "ALIYUN_API_KEY", NULL},
+    {"azure", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"},
 };
 
 static void cfg_warn(up_config *cfg, const char *fmt, ...)

@@ -10,15 +10,19 @@
  * A user's suffix replaces an alias's; a user's effort beats an alias's.
  *
  * Every table here is data: the alias table is upstream's verbatim, the
- * effort table says what each provider accepts, the provider table lists
- * upstream's provider names, with the ones we do not speak marked so
- * their use gets a clear error instead of a silent fallback.
+ * effort table says what each effort set accepts; the providers are the
+ * preset table (upskill/preset.h), and upstream's other provider names
+ * are rows here that say what to use instead, so their use gets a clear
+ * error instead of a silent fallback.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "upskill/alloc.h"
 #include "upskill/model.h"
+#include "upskill/preset.h"
 
 #define MAX_ALIAS_DEPTH 8
 
@@ -73,53 +77,60 @@ static const up_builtin_alias builtin[] = {
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
 /*
- * Effort levels and what each provider is sent, indexed by provider
- * kind; NULL means the provider cannot take that level.  OpenAI takes
- * every reasoning_effort level it documents; OpenAI-compatible servers
- * (generic, the HF router's backends) the common subset that llama.cpp,
- * Ollama and vLLM accept; Anthropic takes output_config.effort levels
- * (what a level means on the wire, thinking budgets included, is the
- * provider's business: src/providers/anthropic.c).
+ * Effort levels and what each provider is sent, indexed by the preset's
+ * effort set (upskill/preset.h); NULL means the provider cannot take
+ * that level.  OpenAI (and its Responses API, and Azure) takes every
+ * reasoning_effort level it documents; OpenAI-compatible servers
+ * (generic, the HF router's backends, the hosted presets) the common
+ * subset that llama.cpp, Ollama and vLLM accept; Anthropic takes
+ * output_config.effort levels (what a level means on the wire, thinking
+ * budgets included, is the provider's business:
+ * src/providers/anthropic.c).
  */
 static const struct effort_row {
     enum up_effort level;
     const char *name;
-    const char *value[UP_PROV_COUNT];
+    const char *value[UP_EFFORTS_COUNT]; /* anthropic, openai, compat */
 } efforts[] = {
-    {UP_EFFORT_NONE, "none", {NULL, "none", "none", "none"}},
-    {UP_EFFORT_MINIMAL, "minimal", {NULL, "minimal", NULL, NULL}},
-    {UP_EFFORT_LOW, "low", {"low", "low", "low", "low"}},
-    {UP_EFFORT_MEDIUM, "medium", {"medium", "medium", "medium", "medium"}},
-    {UP_EFFORT_HIGH, "high", {"high", "high", "high", "high"}},
-    {UP_EFFORT_XHIGH, "xhigh", {"xhigh", "xhigh", NULL, NULL}},
-    {UP_EFFORT_MAX, "max", {"max", "max", NULL, NULL}},
+    {UP_EFFORT_NONE, "none", {NULL, "none", "none"}},
+    {UP_EFFORT_MINIMAL, "minimal", {NULL, "minimal", NULL}},
+    {UP_EFFORT_LOW, "low", {"low", "low", "low"}},
+    {UP_EFFORT_MEDIUM, "medium", {"medium", "medium", "medium"}},
+    {UP_EFFORT_HIGH, "high", {"high", "high", "high"}},
+    {UP_EFFORT_XHIGH, "xhigh", {"xhigh", "xhigh", NULL}},
+    {UP_EFFORT_MAX, "max", {"max", "max", NULL}},
 };
 
 #define NEFFORTS (sizeof(efforts) / sizeof(efforts[0]))
 
-/* upstream's provider names; kind -1: known upstream, not spoken here. */
+/*
+ * upstream's provider names that are not presets: spoken as another
+ * preset (as), or not spoken, with the reason and what to use instead
+ * (alt: a provider prefix for the same model, or NULL).
+ */
 static const struct prov_row {
     const char *name;
-    int kind;
+    const char *as;
+    const char *why;
+    const char *alt;
 } provs[] = {
-    {"anthropic", UP_PROV_ANTHROPIC},
-    {"openai", UP_PROV_OPENAI},
-    {"responses", UP_PROV_OPENAI},
-    {"generic", UP_PROV_GENERIC},
-    {"hf", UP_PROV_HF},
-    {"codexresponses", -1},
-    {"openresponses", -1},
-    {"google", -1},
-    {"googleoai", -1},
-    {"deepseek", -1},
-    {"openrouter", -1},
-    {"tensorzero", -1},
-    {"azure", -1},
-    {"aliyun", -1},
-    {"xai", -1},
-    {"bedrock", -1},
-    {"groq", -1},
-    {"fast-agent", -1},
+    {"googleoai", "google", NULL, NULL},
+    {"codexresponses", NULL, "it signs in with a ChatGPT account",
+     "responses."},
+    {"openresponses", NULL, "give any server's Responses API with --base-url",
+     "responses."},
+    {"tensorzero", NULL,
+     "give the gateway's OpenAI-compatible URL with "
+     "--base-url",
+     "generic."},
+    {"bedrock", NULL,
+     "AWS signing is not implemented; Claude is served by "
+     "Anthropic's API",
+     "anthropic."},
+    {"fast-agent", NULL,
+     "its test models are not models; tests use "
+     "fake-llm (docs/fake-llm.md)",
+     NULL},
 };
 
 /* Bare model names: the provider by prefix (upstream's defaults). */
@@ -274,35 +285,49 @@ static void subject(up_buf *b, const up_model *m, const struct parts *p)
 }
 
 static int unsupported(const up_model *m, const struct parts *p,
-                       const char *prov, up_error *err)
+                       const struct prov_row *row, const char *model,
+                       up_error *err)
 {
-    up_buf s = UP_BUF_INIT;
+    up_buf s = UP_BUF_INIT, alt = UP_BUF_INIT;
     int rc;
 
     subject(&s, m, p);
+    if (row->alt)
+        up_buf_addf(&alt, "; use '%s%s' instead", row->alt, model);
     rc = up_error_set(err, UP_EPARSE,
-                      "%s: provider '%s' is not supported (supported: "
-                      "anthropic, openai, generic, hf; or give a base URL "
-                      "for an OpenAI-compatible endpoint)",
-                      s.data, prov);
+                      "%s: provider '%s' is not supported (%s)%s", s.data,
+                      row->name, row->why, alt.data);
     up_buf_release(&s);
+    up_buf_release(&alt);
     return rc;
 }
 
-static const struct prov_row *find_prov(const char *name, size_t len)
+/*
+ * The preset kind of a provider name, or -1; *row set to the
+ * prov_row when the name is upstream's but not a preset's.
+ */
+static int find_prov(const char *name, size_t len, const struct prov_row **row)
 {
-    for (size_t i = 0; i < sizeof(provs) / sizeof(provs[0]); i++)
+    int k = up_preset_find(name, len);
+
+    *row = NULL;
+    for (size_t i = 0; k < 0 && i < sizeof(provs) / sizeof(provs[0]); i++)
         if (strlen(provs[i].name) == len && !strncmp(provs[i].name, name, len))
-            return &provs[i];
-    return NULL;
+            *row = &provs[i];
+    if (*row && (*row)->as) {
+        k = up_preset_find((*row)->as, strlen((*row)->as));
+        *row = NULL;
+    }
+    return k;
 }
 
-static const struct prov_row *infer_prov(const char *model)
+static int infer_prov(const char *model, const struct prov_row **row)
 {
+    *row = NULL;
     for (size_t i = 0; i < sizeof(bares) / sizeof(bares[0]); i++)
         if (!strncmp(model, bares[i].prefix, strlen(bares[i].prefix)))
-            return find_prov(bares[i].provider, strlen(bares[i].provider));
-    return NULL;
+            return find_prov(bares[i].provider, strlen(bares[i].provider), row);
+    return -1;
 }
 
 /* Set out->provider and the model id from p. */
@@ -312,12 +337,15 @@ static int pick_provider(up_model *out, const struct parts *p, up_error *err)
     const struct prov_row *row = NULL;
     const char *model = base;
     up_buf s = UP_BUF_INIT;
+    int k = -1;
 
-    if (dot && (row = find_prov(base, (size_t)(dot - base))))
+    if (dot && ((k = find_prov(base, (size_t)(dot - base), &row)) >= 0 || row))
         model = dot + 1;
     else
-        row = infer_prov(base);
-    if (!row) {
+        k = infer_prov(base, &row);
+    if (row)
+        return unsupported(out, p, row, model, err);
+    if (k < 0) {
         subject(&s, out, p);
         up_error_set(err, UP_EPARSE,
                      "%s: unknown model or provider (write provider.model, "
@@ -326,12 +354,10 @@ static int pick_provider(up_model *out, const struct parts *p, up_error *err)
         up_buf_release(&s);
         return UP_EPARSE;
     }
-    if (row->kind < 0)
-        return unsupported(out, p, row->name, err);
     if (!*model)
         return up_error_set(err, UP_EPARSE, "'%s': empty model name",
                             out->spec);
-    out->provider = (enum up_provider_kind)row->kind;
+    out->provider = (enum up_provider_kind)k;
     up_buf_adds(&s, model);
     if (p->suffix.len)
         up_buf_addf(&s, ":%s", p->suffix.data);
@@ -342,16 +368,17 @@ static int pick_provider(up_model *out, const struct parts *p, up_error *err)
 static int set_effort(up_model *out, const struct effort_row *e, up_error *err)
 {
     up_buf ok = UP_BUF_INIT;
+    int set = up_preset_at((int)out->provider)->efforts;
 
     if (!e)
         return 0;
-    if (e->value[out->provider]) {
+    if (e->value[set]) {
         out->effort = e->level;
-        out->effort_value = e->value[out->provider];
+        out->effort_value = e->value[set];
         return 0;
     }
     for (size_t i = 0; i < NEFFORTS; i++)
-        if (efforts[i].value[out->provider])
+        if (efforts[i].value[set])
             up_buf_addf(&ok, "%s%s", ok.len ? ", " : "", efforts[i].name);
     up_error_set(err, UP_EPARSE,
                  "'%s': effort '%s' is not supported by %s (supported: %s)",
@@ -387,6 +414,38 @@ static int pick_max_tokens(const up_config *cfg, const up_provider_cfg *pc)
     return (int)pc->max_tokens.value;
 }
 
+static void add_header(up_model *out, const char *name, const char *value)
+{
+    out->headers[out->nheaders].name = up_xstrdup(name);
+    out->headers[out->nheaders++].value = up_xstrdup(value);
+}
+
+/* 1 when the config's headers name this one (any case). */
+static int config_has(const up_provider_cfg *pc, const char *name)
+{
+    for (size_t i = 0; i < pc->nheaders; i++)
+        if (!strcasecmp(pc->headers[i].name, name))
+            return 1;
+    return 0;
+}
+
+/* The preset's default headers the config does not replace, then the
+   config's. */
+static void fill_headers(up_model *out, const up_provider_cfg *pc)
+{
+    const up_preset *p = up_preset_at((int)out->provider);
+    size_t np = sizeof(p->headers) / sizeof(p->headers[0]);
+
+    if (!pc->nheaders && !p->headers[0].name)
+        return;
+    out->headers = up_xcalloc(pc->nheaders + np, sizeof(*out->headers));
+    for (size_t i = 0; i < np && p->headers[i].name; i++)
+        if (!config_has(pc, p->headers[i].name))
+            add_header(out, p->headers[i].name, p->headers[i].value);
+    for (size_t i = 0; i < pc->nheaders; i++)
+        add_header(out, pc->headers[i].name, pc->headers[i].value);
+}
+
 /* Fill the endpoint from cfg's settings for out->provider. */
 static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
 {
@@ -397,21 +456,15 @@ static void fill_endpoint(up_model *out, const up_config *cfg, int headers)
     if (pc->api_key_env.value)
         out->api_key_env = up_xstrdup(pc->api_key_env.value);
     out->key_required =
-        out->api_key_env && (out->provider != UP_PROV_GENERIC ||
+        out->api_key_env && (!up_preset_at((int)out->provider)->key_optional ||
                              pc->api_key_env.src.kind != UP_SRC_DEFAULT);
     out->connect_timeout_ms = to_ms(pc->connect_timeout.value);
     out->timeout_ms = to_ms(pc->timeout.value);
     out->idle_timeout_ms = to_ms(pc->idle_timeout.value);
     out->first_byte_ms = to_ms(pc->first_byte_timeout.value);
     out->max_tokens = pick_max_tokens(cfg, pc);
-    if (!headers || !pc->nheaders)
-        return;
-    out->headers = up_xcalloc(pc->nheaders, sizeof(*out->headers));
-    for (size_t i = 0; i < pc->nheaders; i++) {
-        out->headers[i].name = up_xstrdup(pc->headers[i].name);
-        out->headers[i].value = up_xstrdup(pc->headers[i].value);
-    }
-    out->nheaders = pc->nheaders;
+    if (headers)
+        fill_headers(out, pc);
 }
 
 static void set_resolved(up_model *out)
@@ -431,16 +484,11 @@ static int resolve_override(up_model *out, struct parts *p, const char *url,
                             up_error *err)
 {
     const char *base = p->base.data, *dot = strchr(base, '.');
-    enum up_provider_kind k;
+    int k = dot ? up_preset_find(base, (size_t)(dot - base)) : -1;
     up_buf id = UP_BUF_INIT;
 
-    if (dot) {
-        char *name = up_xstrndup(base, (size_t)(dot - base));
-
-        if (up_provider_parse(&k, name) == 0)
-            base = dot + 1;
-        free(name);
-    }
+    if (k >= 0)
+        base = dot + 1;
     if (!*base)
         return up_error_set(err, UP_EPARSE, "'%s': empty model name",
                             out->spec);
@@ -448,7 +496,9 @@ static int resolve_override(up_model *out, struct parts *p, const char *url,
     if (p->suffix.len)
         up_buf_addf(&id, ":%s", p->suffix.data);
     out->model_id = up_buf_detach(&id);
-    out->provider = UP_PROV_GENERIC;
+    out->provider = k >= 0 && up_preset_at(k)->keep_on_override
+                        ? (enum up_provider_kind)k
+                        : UP_PROV_GENERIC;
     fill_endpoint(out, cfg, 0);
     free(out->base_url);
     free(out->api_key_env);
@@ -457,6 +507,93 @@ static int resolve_override(up_model *out, struct parts *p, const char *url,
     out->api_key_env = key_env ? up_xstrdup(key_env) : NULL;
     out->key_required = key_env != NULL;
     return set_effort(out, p->effort, err);
+}
+
+static const struct effort_row *effort_named(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NEFFORTS; i++)
+        if (strlen(efforts[i].name) == len &&
+            !strncmp(efforts[i].name, name, len))
+            return &efforts[i];
+    return NULL;
+}
+
+/* ?reasoning=N: a thinking budget in tokens, as the nearest level. */
+static const struct {
+    long upto;
+    const char *level;
+} budgets[] = {
+    {0, "none"}, {2048, "low"}, {16384, "medium"}, {LONG_MAX, "high"}};
+
+static const struct effort_row *effort_of_budget(const char *v, size_t len)
+{
+    char num[24];
+    long n;
+
+    if (!len || len >= sizeof(num) || strspn(v, "0123456789") != len)
+        return NULL;
+    memcpy(num, v, len);
+    num[len] = '\0';
+    n = strtol(num, NULL, 10);
+    for (size_t i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++)
+        if (n <= budgets[i].upto)
+            return effort_named(budgets[i].level, strlen(budgets[i].level));
+    return NULL;
+}
+
+/*
+ * Upstream's query options after '?': reasoning=LEVEL or reasoning=N
+ * (a budget in tokens, taken as the nearest level); it beats a
+ * ".effort" suffix.  Any other option is refused by name.
+ */
+static int take_query(struct parts *p, const char *q, const up_model *m,
+                      up_error *err)
+{
+    while (*q) {
+        size_t n = strcspn(q, "&"), k = strcspn(q, "=&");
+        const struct effort_row *e = NULL;
+
+        if (k < n && k == 9 && !strncmp(q, "reasoning", 9))
+            e = effort_named(q + 10, n - 10);
+        if (k < n && k == 9 && !strncmp(q, "reasoning", 9) && !e)
+            e = effort_of_budget(q + 10, n - 10);
+        if (!e)
+            return up_error_set(err, UP_EPARSE,
+                                "'%s': query option '%.*s' is not supported "
+                                "(expected ?reasoning=LEVEL or "
+                                "?reasoning=TOKENS, e.g. ?reasoning=high)",
+                                m->spec, (int)n, q);
+        p->effort = e;
+        q += n + (q[n] == '&');
+    }
+    return 0;
+}
+
+/* Split spec into p, with upstream's "?options" taken. */
+static int split_spec(struct parts *p, const up_model *m, up_error *err)
+{
+    const char *q = strchr(m->spec, '?');
+    char *head =
+        up_xstrndup(m->spec, q ? (size_t)(q - m->spec) : strlen(m->spec));
+    int rc = 0;
+
+    split(p, head);
+    free(head);
+    if (q)
+        rc = take_query(p, q + 1, m, err);
+    return rc;
+}
+
+/* A preset without a default URL (Azure) needs one from the user. */
+static int check_base(const up_model *m, up_error *err)
+{
+    const up_preset *pr = up_preset_at((int)m->provider);
+
+    if (m->base_url && *m->base_url)
+        return 0;
+    return up_error_set(err, UP_EPARSE,
+                        "'%s': no base URL for provider '%s' (%s)", m->spec,
+                        pr->name, pr->note ? pr->note : "set one");
 }
 
 /* 1 when a dot of [provider.]model starts, ends or doubles a part. */
@@ -482,14 +619,8 @@ int up_model_resolve(up_model *out, const char *spec,
     if (!cfg)
         cfg = &defaults;
     out->spec = up_xstrdup(spec ? spec : "");
-    split(&p, out->spec);
-    if (strchr(out->spec, '?')) {
-        rc = up_error_set(err, UP_EPARSE,
-                          "'%s': query options (?reasoning=...) are not "
-                          "supported; use an effort suffix such as .high",
-                          out->spec);
+    if ((rc = split_spec(&p, out, err)))
         goto out;
-    }
     if (!p.base.len) {
         rc =
             up_error_set(err, UP_EPARSE, "'%s': empty model string", out->spec);
@@ -514,6 +645,8 @@ int up_model_resolve(up_model *out, const char *spec,
             rc = set_effort(out, p.effort, err);
         if (!rc)
             fill_endpoint(out, cfg, 1);
+        if (!rc)
+            rc = check_base(out, err);
     }
     if (!rc)
         set_resolved(out);

@@ -25,18 +25,30 @@ static const up_http_limit limits[] = {
 };
 
 /* OpenAI's sk-... and sk-proj-..., and the keys of the servers this wire
-   reaches: the HF router (hf_), xAI (xai-), Groq (gsk_). */
-static const char *const key_prefixes[] = {"sk-", "hf_", "xai-", "gsk_", NULL};
+   reaches: the HF router (hf_), xAI (xai-), Groq (gsk_), Google (AIza);
+   DeepSeek and OpenRouter (sk-or-) keys start with sk- too. */
+static const char *const key_prefixes[] = {"sk-",  "hf_",  "xai-",
+                                           "gsk_", "AIza", NULL};
 
 /* a 429 for a spent quota or credit: waiting will not clear it */
 static const char *const quota_words[] = {"insufficient_quota",
                                           "credit_balance_exhausted",
                                           "billing_hard_limit_reached", NULL};
 
+void up_openai_url(const up_endpoint *ep, const char *def, const char *path,
+                   up_buf *out)
+{
+    up_provider_base(ep, def, out);
+    if (ep->deployment)
+        up_buf_addf(out, "/openai/deployments/%s", ep->model ? ep->model : "");
+    up_buf_adds(out, path);
+    if (ep->query && *ep->query)
+        up_buf_addf(out, "?%s", ep->query);
+}
+
 static void url(const up_endpoint *ep, up_buf *out)
 {
-    up_provider_base(ep, DEFAULT_BASE, out);
-    up_buf_adds(out, "/chat/completions");
+    up_openai_url(ep, DEFAULT_BASE, "/chat/completions", out);
 }
 
 /* 1 when ep is a compatible server rather than OpenAI itself. */
@@ -55,11 +67,13 @@ static int is_compat(const up_endpoint *ep)
            (host[14] != '/' && host[14] != '\0' && host[14] != ':');
 }
 
-static void headers(const up_endpoint *ep, up_hdrs *h)
+void up_openai_auth(const up_endpoint *ep, up_hdrs *h)
 {
     up_buf v = UP_BUF_INIT;
 
-    if (ep->api_key && *ep->api_key) {
+    if (ep->api_key && *ep->api_key && ep->key_header && *ep->key_header)
+        up_hdrs_add(h, ep->key_header, ep->api_key);
+    else if (ep->api_key && *ep->api_key) {
         up_buf_addf(&v, "Bearer %s", ep->api_key);
         up_hdrs_add(h, "Authorization", v.data);
         memset(v.data, 0, v.len);
@@ -316,7 +330,7 @@ const struct up_provider_ops up_openai_ops = {
     .key_prefixes = key_prefixes,
     .quota_words = quota_words,
     .url = url,
-    .headers = headers,
+    .headers = up_openai_auth,
     .body = body,
     .parse = parse,
     .event = event,

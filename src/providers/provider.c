@@ -25,12 +25,14 @@
 #include "upskill/alloc.h"
 #include "upskill/config.h"
 #include "upskill/http.h"
+#include "upskill/preset.h"
 
 #define RAW_HEAD 200 /* first stream bytes kept for an error message */
 
 static const struct up_provider_ops *const ops_table[] = {
     &up_anthropic_ops,
     &up_openai_ops,
+    &up_responses_ops,
 };
 
 const struct up_provider_ops *up_provider_ops_for(int kind)
@@ -98,33 +100,20 @@ const up_http_limit *up_provider_limits(int kind)
     return ops ? ops->limits : NULL;
 }
 
-/*
- * The configured providers (config.h) and the wire each speaks: a new
- * provider on an existing wire is one row here.  compat: the OpenAI
- * wire's rule (0: decide from the host, 1: a compatible server; the
- * Anthropic row keeps 1, as cache keys always had it).
- */
-static const struct {
-    int provider;
-    int wire;
-    int compat;
-} providers[] = {
-    {UP_PROV_ANTHROPIC, UP_PROVIDER_ANTHROPIC, 1},
-    {UP_PROV_OPENAI, UP_PROVIDER_OPENAI, 0},
-    {UP_PROV_GENERIC, UP_PROVIDER_OPENAI, 1},
-    {UP_PROV_HF, UP_PROVIDER_OPENAI, 1},
-};
-
 int up_endpoint_init_for(up_endpoint *ep, int provider)
 {
-    for (size_t i = 0; i < sizeof(providers) / sizeof(*providers); i++)
-        if (providers[i].provider == provider) {
-            up_endpoint_init(ep, providers[i].wire);
-            ep->compat = providers[i].compat;
-            return 0;
-        }
-    up_endpoint_init(ep, UP_PROVIDER_OPENAI);
-    return UP_EUSAGE;
+    const up_preset *p = up_preset_at(provider);
+
+    if (!p) {
+        up_endpoint_init(ep, UP_PROVIDER_OPENAI);
+        return UP_EUSAGE;
+    }
+    up_endpoint_init(ep, p->wire);
+    ep->compat = p->compat;
+    ep->key_header = p->key_header;
+    ep->query = p->query;
+    ep->deployment = p->deployment;
+    return 0;
 }
 
 void up_endpoint_init(up_endpoint *ep, int kind)
@@ -151,10 +140,11 @@ static const struct {
     const char *reason;
     int stop;
 } stops[] = {
-    {"end_turn", UP_STOP_END},      {"stop", UP_STOP_END},
-    {"stop_sequence", UP_STOP_END}, {"tool_use", UP_STOP_TOOL},
-    {"tool_calls", UP_STOP_TOOL},   {"max_tokens", UP_STOP_LENGTH},
-    {"length", UP_STOP_LENGTH},
+    {"end_turn", UP_STOP_END},       {"stop", UP_STOP_END},
+    {"stop_sequence", UP_STOP_END},  {"tool_use", UP_STOP_TOOL},
+    {"tool_calls", UP_STOP_TOOL},    {"max_tokens", UP_STOP_LENGTH},
+    {"length", UP_STOP_LENGTH},      {"completed", UP_STOP_END},
+    {"function_call", UP_STOP_TOOL}, {"max_output_tokens", UP_STOP_LENGTH},
 };
 
 int up_stop_kind(const char *reason)
@@ -695,7 +685,7 @@ static void add_usage(up_usage *to, const up_usage *u)
 /* 1 when a stop reason says the output cap was reached. */
 static int cap_reason(const char *s)
 {
-    return s && (!strcmp(s, "length") || !strcmp(s, "max_tokens"));
+    return up_stop_kind(s) == UP_STOP_LENGTH;
 }
 
 int up_response_cut_at(const up_response *r, const up_endpoint *ep)

@@ -103,6 +103,17 @@ struct up_provider_ops {
 
 extern const struct up_provider_ops up_anthropic_ops;
 extern const struct up_provider_ops up_openai_ops;
+extern const struct up_provider_ops up_responses_ops;
+
+/*
+ * The OpenAI-family URL for ep: the base (Azure: plus
+ * /openai/deployments/{model}), then path, then ep->query.
+ */
+void up_openai_url(const up_endpoint *ep, const char *def, const char *path,
+                   up_buf *out);
+
+/* The OpenAI-family auth header: Bearer, or ep->key_header's bare key. */
+void up_openai_auth(const up_endpoint *ep, up_hdrs *h);
 
 /* The ops for an enum up_wire_kind, or NULL. */
 const struct up_provider_ops *up_provider_ops_for(int kind);

@@ -34,7 +34,8 @@ enum fake_api {
     FAKE_API_OPENAI,    /* POST /v1/chat/completions */
     FAKE_API_ANTHROPIC, /* POST /v1/messages */
     FAKE_API_MODELS,    /* GET /v1/models */
-    FAKE_API_GEMINI     /* POST /v1beta/models/M:(stream)generateContent */
+    FAKE_API_GEMINI,    /* POST /v1beta/models/M:(stream)generateContent */
+    FAKE_API_RESPONSES  /* POST /v1/responses (OpenAI Responses API) */
 };
 
 /* Faults a reply can inject; names in fake_fault_names order. */
@@ -291,6 +292,10 @@ void fake_shape_openai(struct fake_out *o, const struct fake_request *rq,
                        const struct fake_reply *r);
 /* Anthropic message: JSON, or the SSE event sequence when rq->stream. */
 void fake_shape_anthropic(struct fake_out *o, const struct fake_request *rq,
+                          const struct fake_reply *r);
+/* OpenAI Responses API response: JSON, or its named events when
+   rq->stream. */
+void fake_shape_responses(struct fake_out *o, const struct fake_request *rq,
                           const struct fake_reply *r);
 
 /* ---- gemini.c: Gemini's generateContent wire ---- */

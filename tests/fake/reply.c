@@ -169,6 +169,9 @@ static void success_body(struct fake_out *o, const struct fake_request *rq,
     case FAKE_API_GEMINI:
         fake_shape_gemini(o, rq, r);
         break;
+    case FAKE_API_RESPONSES:
+        fake_shape_responses(o, rq, r);
+        break;
     case FAKE_API_NONE:
         error_body(o, rq, 404, NULL, NULL);
         return;
@@ -293,6 +296,13 @@ static void build_stream_error(struct fake_out *o,
                        json_pack("{ss s{ss ss}}", "type", "error", "error",
                                  "type", "overloaded_error", "message",
                                  "Overloaded"));
+    else if (rq->api == FAKE_API_RESPONSES)
+        fake_out_event(o, "error",
+                       json_pack("{ss ss ss sn}", "type", "error", "code",
+                                 "server_error", "message",
+                                 "the server had an error while processing "
+                                 "your request",
+                                 "param"));
     else
         fake_out_event(o, NULL,
                        json_pack("{s{ss ss sn sn}}", "error", "message",

@@ -20,7 +20,20 @@ static const struct {
     {"POST", "/v1/chat/completions", FAKE_API_OPENAI},
     {"POST", "/v1/messages", FAKE_API_ANTHROPIC},
     {"GET", "/v1/models", FAKE_API_MODELS},
+    {"POST", "/v1/responses", FAKE_API_RESPONSES},
 };
+
+/* Azure OpenAI's shape: /openai/deployments/NAME/chat/completions. */
+static int azure_chat(const char *method, const char *path)
+{
+    static const char pre[] = "/openai/deployments/",
+                      post[] = "/chat/completions";
+    size_t n = strlen(path);
+
+    return !strcmp(method, "POST") && !strncmp(path, pre, sizeof(pre) - 1) &&
+           n > sizeof(pre) - 1 + sizeof(post) - 1 &&
+           !strcmp(path + n - (sizeof(post) - 1), post);
+}
 
 static enum fake_api api_of(const char *method, const char *path)
 {
@@ -28,6 +41,10 @@ static enum fake_api api_of(const char *method, const char *path)
         if (!strcmp(method, endpoints[i].method) &&
             !strcmp(path, endpoints[i].path))
             return endpoints[i].api;
+    if (azure_chat(method, path))
+        return FAKE_API_OPENAI;
+    if (!strcmp(method, "GET") && !strcmp(path, "/openai/models"))
+        return FAKE_API_MODELS;
     return FAKE_API_NONE;
 }
 
@@ -189,6 +206,52 @@ static void scan_messages(struct fake_request *rq, const json_t *messages)
     }
 }
 
+/* One Responses API input item, as the messages walk sees a message. */
+static void scan_item(struct fake_request *rq, const json_t *item,
+                      const char **prev)
+{
+    const char *type = json_string_value(json_object_get(item, "type"));
+    const char *role = json_string_value(json_object_get(item, "role"));
+    json_t *one = json_array();
+
+    if (type && !strcmp(type, "function_call")) {
+        /* calls after an assistant message or a call: the same turn */
+        if (!*prev || (strcmp(*prev, "assistant") && strcmp(*prev, "call")))
+            scan_turn(rq, "assistant", NULL);
+        content_text(&rq->all, json_object_get(item, "arguments"));
+        *prev = "call";
+    } else if (type && !strcmp(type, "function_call_output")) {
+        scan_turn(rq, "tool", json_object_get(item, "output"));
+        content_text(&rq->all, json_object_get(item, "output"));
+        *prev = "tool";
+    } else if (role) {
+        json_array_append(one, (json_t *)item);
+        scan_messages(rq, one);
+        *prev = role;
+    }
+    json_decref(one);
+}
+
+/* The Responses API's "instructions" and "input" (a string or items). */
+static void scan_responses(struct fake_request *rq, const json_t *j)
+{
+    const json_t *input = json_object_get(j, "input");
+    const char *prev = NULL;
+    size_t i;
+    const json_t *item;
+
+    content_text(&rq->system, json_object_get(j, "instructions"));
+    up_buf_add(&rq->all, rq->system.data, rq->system.len);
+    if (json_is_string(input)) {
+        json_t *m = json_pack("[{ss sO}]", "role", "user", "content", input);
+
+        scan_messages(rq, m);
+        json_decref(m);
+        return;
+    }
+    json_array_foreach(input, i, item) scan_item(rq, item, &prev);
+}
+
 /* FNV-1a over a string and its terminating NUL. */
 static uint64_t fnv(uint64_t h, const char *s)
 {
@@ -214,6 +277,10 @@ static void scan_body(struct fake_request *rq)
     rq->stream = json_is_true(json_object_get(j, "stream"));
     rq->include_usage = json_is_true(json_object_get(opts, "include_usage"));
     rq->has_tools = json_array_size(json_object_get(j, "tools")) > 0;
+    if (rq->api == FAKE_API_RESPONSES) {
+        scan_responses(rq, j);
+        return;
+    }
     content_text(&rq->system, json_object_get(j, "system"));
     up_buf_add(&rq->all, rq->system.data, rq->system.len);
     scan_messages(rq, json_object_get(j, "messages"));

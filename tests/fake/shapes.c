@@ -538,3 +538,227 @@ void fake_shape_anthropic(struct fake_out *o, const struct fake_request *rq,
     else
         anthropic_json(o, rq, r);
 }
+
+/* ---- OpenAI Responses API ---- */
+
+/* A response being streamed: events carry a growing sequence_number. */
+struct rs_stream {
+    struct fake_out *o;
+    const struct fake_request *rq;
+    const struct fake_reply *r;
+    long seq;
+};
+
+static json_t *responses_usage(const struct fake_usage *u)
+{
+    return json_pack("{sI s{sI} sI s{sI} sI}", "input_tokens",
+                     (json_int_t)u->input, "input_tokens_details",
+                     "cached_tokens", (json_int_t)u->cached, "output_tokens",
+                     (json_int_t)u->output, "output_tokens_details",
+                     "reasoning_tokens", (json_int_t)u->reasoning,
+                     "total_tokens", (json_int_t)(u->input + u->output));
+}
+
+/* The incomplete reason a finish override stands for, or NULL. */
+static const char *responses_incomplete(const struct fake_reply *r)
+{
+    static const struct {
+        const char *finish, *reason;
+    } map[] = {
+        {"length", "max_output_tokens"},
+        {"max_tokens", "max_output_tokens"},
+        {"max_output_tokens", "max_output_tokens"},
+        {"content_filter", "content_filter"},
+    };
+
+    for (size_t i = 0; r->finish && i < sizeof(map) / sizeof(map[0]); i++)
+        if (!strcmp(map[i].finish, r->finish))
+            return map[i].reason;
+    return NULL;
+}
+
+static json_t *rs_message(const struct fake_request *rq, const char *status)
+{
+    char id[64];
+
+    snprintf(id, sizeof(id), "msg_fake%06ld", rq->n);
+    return json_pack("{ss ss ss ss s[]}", "id", id, "type", "message", "status",
+                     status, "role", "assistant", "content");
+}
+
+static json_t *rs_text_part(const char *text)
+{
+    return json_pack("{ss ss s[]}", "type", "output_text", "text", text,
+                     "annotations");
+}
+
+static json_t *rs_reasoning(const struct fake_request *rq, const char *text)
+{
+    char id[64];
+    json_t *item;
+
+    snprintf(id, sizeof(id), "rs_fake%06ld", rq->n);
+    item = json_pack("{ss ss s[]}", "id", id, "type", "reasoning", "summary");
+    if (text)
+        json_array_append_new(
+            json_object_get(item, "summary"),
+            json_pack("{ss ss}", "type", "summary_text", "text", text));
+    return item;
+}
+
+static json_t *rs_call(const struct fake_request *rq,
+                       const struct fake_reply *r, size_t i, const char *args)
+{
+    char id[64], fc[64];
+
+    call_id(rq, r, i, "call_fake", id, sizeof(id));
+    snprintf(fc, sizeof(fc), "fc_fake%06ld_%zu", rq->n, i);
+    return json_pack("{ss ss ss ss ss ss}", "id", fc, "type", "function_call",
+                     "status", "completed", "call_id", id, "name",
+                     call_name(r, i), "arguments", args);
+}
+
+/* The output items of the whole reply. */
+static json_t *rs_output(const struct fake_request *rq,
+                         const struct fake_reply *r)
+{
+    json_t *out = json_array();
+
+    if (r->reasoning)
+        json_array_append_new(out, rs_reasoning(rq, r->reasoning));
+    if (r->text || !ncalls(r)) {
+        json_t *m = rs_message(rq, "completed");
+
+        json_array_append_new(json_object_get(m, "content"),
+                              rs_text_part(text_of(r)));
+        json_array_append_new(out, m);
+    }
+    for (size_t i = 0; i < ncalls(r); i++) {
+        char *args = call_args(r, i);
+
+        json_array_append_new(out, rs_call(rq, r, i, args));
+        free(args);
+    }
+    return out;
+}
+
+/* The response object; done: its final state, else in progress. */
+static json_t *rs_response(const struct fake_request *rq,
+                           const struct fake_reply *r, int done)
+{
+    const char *why = responses_incomplete(r);
+    struct fake_usage u = usage_of(rq, r);
+    char id[64];
+    json_t *j;
+
+    snprintf(id, sizeof(id), "resp_fake%06ld", rq->n);
+    j = json_pack("{ss ss sI ss sn sn ss}", "id", id, "object", "response",
+                  "created_at", (json_int_t)time(NULL), "status",
+                  !done ? "in_progress"
+                  : why ? "incomplete"
+                        : "completed",
+                  "error", "incomplete_details", "model", model_of(rq, r));
+    if (done && why)
+        json_object_set_new(j, "incomplete_details",
+                            json_pack("{ss}", "reason", why));
+    json_object_set_new(j, "output", done ? rs_output(rq, r) : json_array());
+    if (done && with_usage(r))
+        json_object_set_new(j, "usage", responses_usage(&u));
+    else
+        json_object_set_new(j, "usage", json_null());
+    return j;
+}
+
+/* One named event: "type" and "sequence_number" first, then j's. */
+static void rs_event(struct rs_stream *s, const char *type, json_t *j)
+{
+    json_t *e = json_pack("{ss sI}", "type", type, "sequence_number",
+                          (json_int_t)s->seq++);
+
+    json_object_update(e, j);
+    json_decref(j);
+    fake_out_event(s->o, type, e);
+}
+
+/* text as delta events of chunk_size characters. */
+static void rs_deltas(struct rs_stream *s, const char *type, size_t index,
+                      const char *text)
+{
+    while (text && *text) {
+        size_t n = piece_len(text, s->r->chunk_size);
+
+        rs_event(s, type,
+                 json_pack("{sI ss%}", "output_index", (json_int_t)index,
+                           "delta", text, n));
+        text += n;
+    }
+}
+
+static void rs_item(struct rs_stream *s, size_t index, json_t *added,
+                    json_t *done)
+{
+    rs_event(
+        s, "response.output_item.added",
+        json_pack("{sI so}", "output_index", (json_int_t)index, "item", added));
+    if (!strcmp(json_string_value(json_object_get(done, "type")), "message"))
+        rs_deltas(s, "response.output_text.delta", index, s->r->text);
+    else if (!strcmp(json_string_value(json_object_get(done, "type")),
+                     "reasoning"))
+        rs_deltas(s, "response.reasoning_summary_text.delta", index,
+                  s->r->reasoning);
+    else
+        rs_deltas(s, "response.function_call_arguments.delta", index,
+                  json_string_value(json_object_get(done, "arguments")));
+    rs_event(
+        s, "response.output_item.done",
+        json_pack("{sI so}", "output_index", (json_int_t)index, "item", done));
+}
+
+/* Every output item: added (empty), its deltas, done (whole). */
+static void rs_items(struct rs_stream *s)
+{
+    json_t *out = rs_output(s->rq, s->r), *item;
+    size_t i;
+
+    json_array_foreach(out, i, item)
+    {
+        json_t *added = json_deep_copy(item);
+        const char *type = json_string_value(json_object_get(item, "type"));
+
+        if (json_object_get(added, "status"))
+            json_object_set_new(added, "status", json_string("in_progress"));
+        if (!strcmp(type, "message"))
+            json_array_clear(json_object_get(added, "content"));
+        else if (!strcmp(type, "reasoning"))
+            json_array_clear(json_object_get(added, "summary"));
+        else
+            json_object_set_new(added, "arguments", json_string(""));
+        rs_item(s, i, added, json_incref(item));
+    }
+    json_decref(out);
+}
+
+static void responses_sse(struct fake_out *o, const struct fake_request *rq,
+                          const struct fake_reply *r)
+{
+    struct rs_stream s = {o, rq, r, 0};
+
+    rs_event(&s, "response.created",
+             json_pack("{so}", "response", rs_response(rq, r, 0)));
+    rs_event(&s, "response.in_progress",
+             json_pack("{so}", "response", rs_response(rq, r, 0)));
+    rs_items(&s);
+    rs_event(&s,
+             responses_incomplete(r) ? "response.incomplete"
+                                     : "response.completed",
+             json_pack("{so}", "response", rs_response(rq, r, 1)));
+}
+
+void fake_shape_responses(struct fake_out *o, const struct fake_request *rq,
+                          const struct fake_reply *r)
+{
+    if (rq->stream)
+        responses_sse(o, rq, r);
+    else
+        fake_out_json(o, rs_response(rq, r, 1));
+}

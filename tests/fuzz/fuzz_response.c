@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: everything that reads a provider's reply.  The first
- * byte picks the provider; the rest is read as a whole body, as an SSE
- * stream, and as an error body, then finished into a response and checked
+ * byte picks the provider (bit 3: the Responses API, else bit 1: OpenAI
+ * Chat Completions, else Anthropic); the rest is read as a whole body, as an
+ * SSE stream, and as an error body, then finished into a response and checked
  * as JSON; the second bit offers a tool, so tool calls and carried
  * thinking blocks are taken too.  Nothing may crash or leak, whatever
  * the server sends.
@@ -39,8 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *body = (const char *)data + (size ? 1 : 0);
     size_t len = size ? size - 1 : 0;
 
-    up_endpoint_init(&ep, size && (data[0] & 1) ? UP_PROVIDER_OPENAI
-                                                : UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, !size           ? UP_PROVIDER_ANTHROPIC
+                          : (data[0] & 4) ? UP_PROVIDER_RESPONSES
+                          : (data[0] & 1) ? UP_PROVIDER_OPENAI
+                                          : UP_PROVIDER_ANTHROPIC);
     up_request_init(&rq);
     rq.messages = &m;
     rq.n_messages = 1;

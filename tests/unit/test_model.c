@@ -4,58 +4,63 @@
 
 #include "upskill/upskill.h"
 
-/* Every built-in alias: what it resolves to, or the error it must give. */
+/*
+ * Every built-in alias (reference/upskill.md's table): the provider it
+ * resolves to and the model id, or (provider NULL) the error it must
+ * give, which names what to use instead.
+ */
 static const struct {
     const char *alias;
-    int provider;     /* -1: must fail */
-    const char *want; /* model id, or a substring of the error */
+    const char *provider; /* NULL: must fail */
+    const char *want;     /* model id, or a substring of the error */
 } alias_cases[] = {
-    {"sonnet", UP_PROV_ANTHROPIC, "claude-sonnet-4-5"},
-    {"sonnet45", UP_PROV_ANTHROPIC, "claude-sonnet-4-5"},
-    {"claude", UP_PROV_ANTHROPIC, "claude-sonnet-4-5"},
-    {"sonnet4", UP_PROV_ANTHROPIC, "claude-sonnet-4-0"},
-    {"sonnet35", UP_PROV_ANTHROPIC, "claude-3-5-sonnet-latest"},
-    {"sonnet37", UP_PROV_ANTHROPIC, "claude-3-7-sonnet-latest"},
-    {"haiku", UP_PROV_ANTHROPIC, "claude-haiku-4-5"},
-    {"haiku45", UP_PROV_ANTHROPIC, "claude-haiku-4-5"},
-    {"haiku3", UP_PROV_ANTHROPIC, "claude-3-haiku-20240307"},
-    {"haiku35", UP_PROV_ANTHROPIC, "claude-3-5-haiku-latest"},
-    {"opus", UP_PROV_ANTHROPIC, "claude-opus-4-6"},
-    {"opus46", UP_PROV_ANTHROPIC, "claude-opus-4-6"},
-    {"opus4", UP_PROV_ANTHROPIC, "claude-opus-4-1"},
-    {"opus45", UP_PROV_ANTHROPIC, "claude-opus-4-5"},
-    {"opus3", UP_PROV_ANTHROPIC, "claude-3-opus-latest"},
-    {"gpt51", UP_PROV_OPENAI, "gpt-5.1"},
-    {"gpt52", UP_PROV_OPENAI, "gpt-5.2"},
-    {"codex", UP_PROV_OPENAI, "gpt-5.2-codex"},
-    {"codexplan", -1, "provider 'codexresponses' is not supported"},
-    {"codexplan52", -1, "provider 'codexresponses' is not supported"},
-    {"codexspark", -1, "provider 'codexresponses' is not supported"},
-    {"deepseek", -1, "provider 'deepseek' is not supported"},
-    {"deepseek3", -1, "provider 'deepseek' is not supported"},
-    {"deepseekv3", -1, "provider 'deepseek' is not supported"},
-    {"gemini2", -1,
-     "'gemini2' resolves to 'gemini-2.0-flash': provider "
-     "'google' is not supported"},
-    {"gemini25", -1, "provider 'google'"},
-    {"gemini25pro", -1, "provider 'google'"},
-    {"gemini3", -1, "provider 'google'"},
-    {"gemini3flash", -1, "provider 'google'"},
-    {"kimi", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:groq"},
-    {"kimigroq", -1, "provider 'groq' is not supported"},
-    {"kimithink", UP_PROV_HF, "moonshotai/Kimi-K2-Thinking:together"},
-    {"kimi25", UP_PROV_HF, "moonshotai/Kimi-K2.5:fireworks-ai"},
-    {"gpt-oss", UP_PROV_HF, "openai/gpt-oss-120b:cerebras"},
-    {"gpt-oss-20b", UP_PROV_HF, "openai/gpt-oss-20b"},
-    {"glm", UP_PROV_HF, "zai-org/GLM-5:novita"},
-    {"glm5", UP_PROV_HF, "zai-org/GLM-5:novita"},
-    {"glm47", UP_PROV_HF, "zai-org/GLM-4.7:cerebras"},
-    {"qwen3", UP_PROV_HF, "Qwen/Qwen3-Next-80B-A3B-Instruct:together"},
-    {"minimax", UP_PROV_HF, "MiniMaxAI/MiniMax-M2.1:novita"},
-    {"deepseek31", UP_PROV_HF, "deepseek-ai/DeepSeek-V3.1"},
-    {"deepseek32", UP_PROV_HF, "deepseek-ai/DeepSeek-V3.2:fireworks-ai"},
-    {"grok-4-fast", -1, "provider 'xai' is not supported"},
-    {"grok-4-fast-reasoning", -1, "provider 'xai' is not supported"},
+    {"sonnet", "anthropic", "claude-sonnet-4-5"},
+    {"sonnet45", "anthropic", "claude-sonnet-4-5"},
+    {"claude", "anthropic", "claude-sonnet-4-5"},
+    {"sonnet4", "anthropic", "claude-sonnet-4-0"},
+    {"sonnet35", "anthropic", "claude-3-5-sonnet-latest"},
+    {"sonnet37", "anthropic", "claude-3-7-sonnet-latest"},
+    {"haiku", "anthropic", "claude-haiku-4-5"},
+    {"haiku45", "anthropic", "claude-haiku-4-5"},
+    {"haiku3", "anthropic", "claude-3-haiku-20240307"},
+    {"haiku35", "anthropic", "claude-3-5-haiku-latest"},
+    {"opus", "anthropic", "claude-opus-4-6"},
+    {"opus46", "anthropic", "claude-opus-4-6"},
+    {"opus4", "anthropic", "claude-opus-4-1"},
+    {"opus45", "anthropic", "claude-opus-4-5"},
+    {"opus3", "anthropic", "claude-3-opus-latest"},
+    {"gpt51", "responses", "gpt-5.1"},
+    {"gpt52", "responses", "gpt-5.2"},
+    {"codex", "responses", "gpt-5.2-codex"},
+    {"codexplan", NULL,
+     "'codexplan' resolves to 'codexresponses.gpt-5.3-codex': provider "
+     "'codexresponses' is not supported (it signs in with a ChatGPT "
+     "account); use 'responses.gpt-5.3-codex' instead"},
+    {"codexplan52", NULL, "use 'responses.gpt-5.2-codex' instead"},
+    {"codexspark", NULL, "use 'responses.gpt-5.3-codex-spark' instead"},
+    {"deepseek", "deepseek", "deepseek-chat"},
+    {"deepseek3", "deepseek", "deepseek-chat"},
+    {"deepseekv3", "deepseek", "deepseek-chat"},
+    {"gemini2", "google", "gemini-2.0-flash"},
+    {"gemini25", "google", "gemini-2.5-flash-preview-09-2025"},
+    {"gemini25pro", "google", "gemini-2.5-pro"},
+    {"gemini3", "google", "gemini-3-pro-preview"},
+    {"gemini3flash", "google", "gemini-3-flash-preview"},
+    {"kimi", "hf", "moonshotai/Kimi-K2-Instruct-0905:groq"},
+    {"kimigroq", "groq", "moonshotai/kimi-k2-instruct-0905"},
+    {"kimithink", "hf", "moonshotai/Kimi-K2-Thinking:together"},
+    {"kimi25", "hf", "moonshotai/Kimi-K2.5:fireworks-ai"},
+    {"gpt-oss", "hf", "openai/gpt-oss-120b:cerebras"},
+    {"gpt-oss-20b", "hf", "openai/gpt-oss-20b"},
+    {"glm", "hf", "zai-org/GLM-5:novita"},
+    {"glm5", "hf", "zai-org/GLM-5:novita"},
+    {"glm47", "hf", "zai-org/GLM-4.7:cerebras"},
+    {"qwen3", "hf", "Qwen/Qwen3-Next-80B-A3B-Instruct:together"},
+    {"minimax", "hf", "MiniMaxAI/MiniMax-M2.1:novita"},
+    {"deepseek31", "hf", "deepseek-ai/DeepSeek-V3.1"},
+    {"deepseek32", "hf", "deepseek-ai/DeepSeek-V3.2:fireworks-ai"},
+    {"grok-4-fast", "xai", "grok-4-fast-non-reasoning"},
+    {"grok-4-fast-reasoning", "xai", "grok-4-fast-reasoning"},
 };
 
 #define NALIAS_CASES (sizeof(alias_cases) / sizeof(alias_cases[0]))
@@ -69,15 +74,16 @@ Test(model, every_builtin_alias)
 
         up_model_init(&m);
         rc = up_model_resolve(&m, alias_cases[i].alias, NULL, NULL, NULL, &err);
-        if (alias_cases[i].provider < 0) {
+        if (!alias_cases[i].provider) {
             cr_assert_eq(rc, UP_EPARSE, "%s", alias_cases[i].alias);
             cr_assert(strstr(err.msg, alias_cases[i].want), "%s: %s",
                       alias_cases[i].alias, err.msg);
             cr_assert_null(m.model_id);
         } else {
             cr_assert_eq(rc, 0, "%s: %s", alias_cases[i].alias, err.msg);
-            cr_assert_eq((int)m.provider, alias_cases[i].provider, "%s",
-                         alias_cases[i].alias);
+            cr_assert_str_eq(up_provider_name(m.provider),
+                             alias_cases[i].provider, "%s",
+                             alias_cases[i].alias);
             cr_assert_str_eq(m.model_id, alias_cases[i].want);
             cr_assert_str_eq(m.alias, alias_cases[i].alias);
         }
@@ -103,49 +109,67 @@ Test(model, alias_table_is_covered)
 
 static const struct {
     const char *spec;
-    int provider;
+    const char *provider;
     const char *model_id;
     const char *resolved;
     const char *effort; /* effort_value, or NULL */
 } ok_cases[] = {
-    {"anthropic.claude-opus-4-6", UP_PROV_ANTHROPIC, "claude-opus-4-6",
+    {"anthropic.claude-opus-4-6", "anthropic", "claude-opus-4-6",
      "anthropic.claude-opus-4-6", NULL},
-    {"sonnet.high", UP_PROV_ANTHROPIC, "claude-sonnet-4-5",
+    {"sonnet.high", "anthropic", "claude-sonnet-4-5",
      "anthropic.claude-sonnet-4-5.high", "high"},
-    {"haiku.low", UP_PROV_ANTHROPIC, "claude-haiku-4-5",
+    {"haiku.low", "anthropic", "claude-haiku-4-5",
      "anthropic.claude-haiku-4-5.low", "low"},
-    {"opus.max", UP_PROV_ANTHROPIC, "claude-opus-4-6",
+    {"opus.max", "anthropic", "claude-opus-4-6",
      "anthropic.claude-opus-4-6.max", "max"},
-    {"claude-3-7-sonnet-latest", UP_PROV_ANTHROPIC, "claude-3-7-sonnet-latest",
+    {"claude-3-7-sonnet-latest", "anthropic", "claude-3-7-sonnet-latest",
      "anthropic.claude-3-7-sonnet-latest", NULL},
-    {"openai.gpt-4o", UP_PROV_OPENAI, "gpt-4o", "openai.gpt-4o", NULL},
-    {"gpt-4.1", UP_PROV_OPENAI, "gpt-4.1", "openai.gpt-4.1", NULL},
-    {"o3-mini.medium", UP_PROV_OPENAI, "o3-mini", "openai.o3-mini.medium",
-     "medium"},
-    {"openai.gpt-5.minimal", UP_PROV_OPENAI, "gpt-5", "openai.gpt-5.minimal",
+    {"openai.gpt-4o", "openai", "gpt-4o", "openai.gpt-4o", NULL},
+    {"gpt-4.1", "openai", "gpt-4.1", "openai.gpt-4.1", NULL},
+    {"o3-mini.medium", "openai", "o3-mini", "openai.o3-mini.medium", "medium"},
+    {"openai.gpt-5.minimal", "openai", "gpt-5", "openai.gpt-5.minimal",
      "minimal"},
-    {"responses.gpt-5.1.xhigh", UP_PROV_OPENAI, "gpt-5.1",
-     "openai.gpt-5.1.xhigh", "xhigh"},
-    {"generic.llama3.2", UP_PROV_GENERIC, "llama3.2", "generic.llama3.2", NULL},
-    {"generic.llama3.2:latest", UP_PROV_GENERIC, "llama3.2:latest",
+    {"responses.gpt-5.1.xhigh", "responses", "gpt-5.1",
+     "responses.gpt-5.1.xhigh", "xhigh"},
+    {"opus?reasoning=1024", "anthropic", "claude-opus-4-6",
+     "anthropic.claude-opus-4-6.low", "low"},
+    {"gpt51?reasoning=high", "responses", "gpt-5.1", "responses.gpt-5.1.high",
+     "high"},
+    {"gpt51.low?reasoning=20000", "responses", "gpt-5.1",
+     "responses.gpt-5.1.high", "high"},
+    {"kimi:together?reasoning=0", "hf",
+     "moonshotai/Kimi-K2-Instruct-0905:together",
+     "hf.moonshotai/Kimi-K2-Instruct-0905:together.none", "none"},
+    {"gemini-2.5-pro", "google", "gemini-2.5-pro", "google.gemini-2.5-pro",
+     NULL},
+    {"googleoai.gemini-2.5-pro", "google", "gemini-2.5-pro",
+     "google.gemini-2.5-pro", NULL},
+    {"grok-4", "xai", "grok-4", "xai.grok-4", NULL},
+    {"qwen-max", "aliyun", "qwen-max", "aliyun.qwen-max", NULL},
+    {"openrouter.anthropic/claude-3.5-sonnet", "openrouter",
+     "anthropic/claude-3.5-sonnet", "openrouter.anthropic/claude-3.5-sonnet",
+     NULL},
+    {"groq.openai/gpt-oss-20b.low", "groq", "openai/gpt-oss-20b",
+     "groq.openai/gpt-oss-20b.low", "low"},
+    {"generic.llama3.2", "generic", "llama3.2", "generic.llama3.2", NULL},
+    {"generic.llama3.2:latest", "generic", "llama3.2:latest",
      "generic.llama3.2:latest", NULL},
-    {"generic.qwen3.none", UP_PROV_GENERIC, "qwen3", "generic.qwen3.none",
-     "none"},
-    {"hf.openai/gpt-oss-120b:cerebras", UP_PROV_HF,
-     "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras", NULL},
-    {"hf.openai/gpt-oss-120b.high:cerebras", UP_PROV_HF,
+    {"generic.qwen3.none", "generic", "qwen3", "generic.qwen3.none", "none"},
+    {"hf.openai/gpt-oss-120b:cerebras", "hf", "openai/gpt-oss-120b:cerebras",
+     "hf.openai/gpt-oss-120b:cerebras", NULL},
+    {"hf.openai/gpt-oss-120b.high:cerebras", "hf",
      "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras.high",
      "high"},
-    {"hf.openai/gpt-oss-120b:cerebras.high", UP_PROV_HF,
+    {"hf.openai/gpt-oss-120b:cerebras.high", "hf",
      "openai/gpt-oss-120b:cerebras", "hf.openai/gpt-oss-120b:cerebras.high",
      "high"},
-    {"kimi:together", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:together",
+    {"kimi:together", "hf", "moonshotai/Kimi-K2-Instruct-0905:together",
      "hf.moonshotai/Kimi-K2-Instruct-0905:together", NULL},
-    {"kimi.low", UP_PROV_HF, "moonshotai/Kimi-K2-Instruct-0905:groq",
+    {"kimi.low", "hf", "moonshotai/Kimi-K2-Instruct-0905:groq",
      "hf.moonshotai/Kimi-K2-Instruct-0905:groq.low", "low"},
-    {"gpt-oss-20b:fastest", UP_PROV_HF, "openai/gpt-oss-20b:fastest",
+    {"gpt-oss-20b:fastest", "hf", "openai/gpt-oss-20b:fastest",
      "hf.openai/gpt-oss-20b:fastest", NULL},
-    {"hf.meta-llama/Llama-3.1-8B-Instruct", UP_PROV_HF,
+    {"hf.meta-llama/Llama-3.1-8B-Instruct", "hf",
      "meta-llama/Llama-3.1-8B-Instruct", "hf.meta-llama/Llama-3.1-8B-Instruct",
      NULL},
 };
@@ -160,8 +184,8 @@ Test(model, provider_prefixes_and_efforts)
         cr_assert_eq(
             up_model_resolve(&m, ok_cases[i].spec, NULL, NULL, NULL, &err), 0,
             "%s: %s", ok_cases[i].spec, err.msg);
-        cr_assert_eq((int)m.provider, ok_cases[i].provider, "%s",
-                     ok_cases[i].spec);
+        cr_assert_str_eq(up_provider_name(m.provider), ok_cases[i].provider,
+                         "%s", ok_cases[i].spec);
         cr_assert_str_eq(m.model_id, ok_cases[i].model_id);
         cr_assert_str_eq(m.resolved, ok_cases[i].resolved);
         if (ok_cases[i].effort)
@@ -194,9 +218,6 @@ static const struct {
     const char *msg; /* the whole message */
 } bad_cases[] = {
     {"", "'': empty model string"},
-    {"opus?reasoning=1024", "'opus?reasoning=1024': query options "
-                            "(?reasoning=...) are not supported; use an "
-                            "effort suffix such as .high"},
     {"anthropic.", "'anthropic.': a part of the model string is empty "
                    "(expected [provider.]model[.effort], e.g. "
                    "generic.qwen3-4b.high)"},
@@ -214,10 +235,25 @@ static const struct {
     {"mistral.large", "'mistral.large': unknown model or provider (write "
                       "provider.model, e.g. generic.mistral.large, or give a "
                       "base URL)"},
-    {"google.gemini-2.5-pro",
-     "'google.gemini-2.5-pro': provider 'google' is not supported (supported: "
-     "anthropic, openai, generic, hf; or give a base URL for an "
-     "OpenAI-compatible endpoint)"},
+    {"bedrock.claude-sonnet-4-5",
+     "'bedrock.claude-sonnet-4-5': provider 'bedrock' is not supported (AWS "
+     "signing is not implemented; Claude is served by Anthropic's API); use "
+     "'anthropic.claude-sonnet-4-5' instead"},
+    {"fast-agent.passthrough",
+     "'fast-agent.passthrough': provider 'fast-agent' is not supported "
+     "(its test models are not models; tests use fake-llm "
+     "(docs/fake-llm.md))"},
+    {"opus?reasoning=lots", "'opus?reasoning=lots': query option "
+                            "'reasoning=lots' is not supported (expected "
+                            "?reasoning=LEVEL or ?reasoning=TOKENS, e.g. "
+                            "?reasoning=high)"},
+    {"gpt-4.1?verbosity=low", "'gpt-4.1?verbosity=low': query option "
+                              "'verbosity=low' is not supported (expected "
+                              "?reasoning=LEVEL or ?reasoning=TOKENS, e.g. "
+                              "?reasoning=high)"},
+    {"deepseek.deepseek-chat.max", "'deepseek.deepseek-chat.max': effort "
+                                   "'max' is not supported by deepseek "
+                                   "(supported: none, low, medium, high)"},
     {"anthropic.claude-opus-4-6.minimal",
      "'anthropic.claude-opus-4-6.minimal': effort 'minimal' is not supported "
      "by anthropic (supported: low, medium, high, xhigh, max)"},
@@ -258,6 +294,17 @@ Test(model, default_endpoints)
         {"openai.gpt-4o", "https://api.openai.com/v1", "OPENAI_API_KEY"},
         {"generic.x", "http://localhost:11434/v1", "GENERIC_API_KEY"},
         {"kimi", "https://router.huggingface.co/v1", "HF_TOKEN"},
+        {"gpt51", "https://api.openai.com/v1", "OPENAI_API_KEY"},
+        {"gemini25pro",
+         "https://generativelanguage.googleapis.com/v1beta/openai",
+         "GOOGLE_API_KEY"},
+        {"deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY"},
+        {"grok-4-fast", "https://api.x.ai/v1", "XAI_API_KEY"},
+        {"kimigroq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"},
+        {"openrouter.x/y", "https://openrouter.ai/api/v1",
+         "OPENROUTER_API_KEY"},
+        {"qwen-max", "https://dashscope.aliyuncs.com/compatible-mode/v1",
+         "ALIYUN_API_KEY"},
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -391,7 +438,8 @@ Test(model, provider_names)
         cr_assert_eq(up_provider_parse(&k, up_provider_name(i)), 0);
         cr_assert_eq((int)k, i);
     }
-    cr_assert_eq(up_provider_parse(&k, "google"), UP_ENOTFOUND);
+    cr_assert_eq(up_provider_parse(&k, "google"), 0);
+    cr_assert_eq(up_provider_parse(&k, "bedrock"), UP_ENOTFOUND);
     cr_assert_str_eq(up_effort_name(UP_EFFORT_XHIGH), "xhigh");
     cr_assert_null(up_effort_name(UP_EFFORT_UNSET));
 }
