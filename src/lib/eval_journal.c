@@ -307,9 +307,10 @@ static json_t *plan_identity(const up_eval_plan *p)
     up_sha256_hex(skill_hash, p->system_skill, strlen(p->system_skill));
     for (size_t i = 0; i < p->nmodels; i++)
         json_array_append_new(models, json_string(p->models[i]));
-    return json_pack("{s:s, s:s, s:o, s:i, s:b}", "suite_sha256", suite_hash,
-                     "skill_sha256", skill_hash, "models", models, "runs",
-                     p->runs, "baseline", p->baseline);
+    return json_pack("{s:s, s:s, s:o, s:i, s:b, s:b, s:i}", "suite_sha256",
+                     suite_hash, "skill_sha256", skill_hash, "models", models,
+                     "runs", p->runs, "baseline", p->baseline, "agent",
+                     p->agent, "agent_inject", (int)p->agent_inject);
 }
 
 int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
@@ -326,16 +327,28 @@ int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
     return rc;
 }
 
-/* What each identity key stands for, in a refusal message. */
+/* What each identity key stands for, in a refusal message; a key added
+ * later is absent from older batches, which then stand for its default
+ * (false or 0). */
 static const struct {
     const char *key, *what;
+    int later;
 } identity_keys[] = {
-    {"suite_sha256", "test suite (cases or assertions changed)"},
-    {"skill_sha256", "skill (its content or --inject changed)"},
-    {"models", "models (-m)"},
-    {"runs", "number of runs (--runs)"},
-    {"baseline", "baseline setting (--no-baseline)"},
+    {"suite_sha256", "test suite (cases or assertions changed)", 0},
+    {"skill_sha256", "skill (its content or --inject changed)", 0},
+    {"models", "models (-m)", 0},
+    {"runs", "number of runs (--runs)", 0},
+    {"baseline", "baseline setting (--no-baseline)", 0},
+    {"agent", "agent mode (--agent)", 1},
+    {"agent_inject", "skill injection in agent mode (--inject)", 1},
 };
+
+/* An absent key of an older batch against its default now. */
+static int absent_default(const json_t *now, int later)
+{
+    return later && (json_is_false(now) ||
+                     (json_is_integer(now) && !json_integer_value(now)));
+}
 
 static int compare_identity(const json_t *had, const json_t *now,
                             const char *batch_dir, up_error *err)
@@ -347,7 +360,7 @@ static int compare_identity(const json_t *had, const json_t *now,
         char *sa, *sb;
         int rc;
 
-        if (a && json_equal(a, b))
+        if (a ? json_equal(a, b) : absent_default(b, identity_keys[i].later))
             continue;
         sa = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
         sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);

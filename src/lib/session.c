@@ -186,6 +186,8 @@ int up_session_open_batch(up_session *s, up_eval_plan *p, up_error *err)
     up_buf line = UP_BUF_INIT;
     int rc;
 
+    if (p) /* the batch records (and a resume checks) the agent options */
+        agent_plan(s, p);
     if (!s->o.resume && s->o.no_log)
         return 0;
     rc = s->o.resume ? resume_batch(s, p, err) : new_batch(s, p, err);
