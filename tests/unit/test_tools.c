@@ -380,7 +380,7 @@ Test(tools, list_caps_entries)
     lim.max_list = 3;
     cr_assert_eq(up_workspace_new(&w, parent, &lim, &err), 0);
     for (int i = 0; i < 5; i++) {
-        char name[8];
+        char name[16];
 
         snprintf(name, sizeof(name), "f%d", i);
         plant(name, "");
