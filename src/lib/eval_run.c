@@ -136,6 +136,7 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res)
     up_workspace_snapshot(ws, UP_EVAL_SNAPSHOT_FILE, UP_EVAL_SNAPSHOT_TOTAL,
                           &b);
     j->workspace_json = json_loadb(b.data, b.len, 0, NULL);
+    up_buf_release(&b);
     j->transcript = up_agent_transcript(a, UP_EVAL_TRANSCRIPT_TEXT);
     j->workspace = ws;
 }

@@ -429,7 +429,8 @@ void up_store_case_cap(json_t *artifact, size_t cap)
     cap_collect(&v, &n, artifact);
     /* Shortest first, each taking at most an equal share of what is left:
      * short texts stay whole and the long ones split the rest. */
-    qsort(v, n, sizeof(*v), cap_cmp);
+    if (n)
+        qsort(v, n, sizeof(*v), cap_cmp);
     for (size_t i = 0; i < n; i++) {
         size_t share = left / (n - i);
         size_t keep = v[i].len < share ? v[i].len : share;

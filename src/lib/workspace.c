@@ -558,7 +558,8 @@ static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
         UP_GROW(names, cap, n + 1);
         names[n++] = up_xstrdup(e->d_name);
     }
-    qsort(names, n, sizeof(*names), up_strptr_cmp);
+    if (n) /* an empty folder has no names to sort */
+        qsort(names, n, sizeof(*names), up_strptr_cmp);
     for (size_t i = 0; i < n; i++) {
         up_buf rel = UP_BUF_INIT;
         struct stat st;

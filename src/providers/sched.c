@@ -421,8 +421,9 @@ static void start(sched *s, const up_job *spec, size_t index)
         j->repairs_left =
             spec->rq->json_repairs < 0 ? 2 : spec->rq->json_repairs;
         UP_GROW(j->msgs, j->cap, spec->rq->n_messages + 4);
-        memcpy(j->msgs, spec->rq->messages,
-               spec->rq->n_messages * sizeof(up_message));
+        if (spec->rq->n_messages) /* an agent's turn has msgs instead */
+            memcpy(j->msgs, spec->rq->messages,
+                   spec->rq->n_messages * sizeof(up_message));
         j->nmsgs = spec->rq->n_messages;
         j->rq.messages = j->msgs;
     }

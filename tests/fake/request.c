@@ -160,6 +160,19 @@ static int scan_tool_results(struct fake_request *rq, const char *role,
     return any;
 }
 
+/* role as a string that outlives the request's JSON (a scan may walk a
+ * temporary array, e.g. the Responses API's string input). */
+static const char *lasting_role(const char *role)
+{
+    static const char *const known[] = {"user", "assistant", "tool",
+                                        "developer", "model"};
+
+    for (size_t i = 0; role && i < sizeof(known) / sizeof(*known); i++)
+        if (!strcmp(role, known[i]))
+            return known[i];
+    return role ? "other" : NULL;
+}
+
 /* The conversation facts of one message (in order). */
 static void scan_turn(struct fake_request *rq, const char *role,
                       const json_t *content)
@@ -175,7 +188,7 @@ static void scan_turn(struct fake_request *rq, const char *role,
     if (!scan_tool_results(rq, role, content)) {
         up_buf_reset(&rq->tool_result);
         rq->tool_error = 0;
-        rq->last_role = role;
+        rq->last_role = lasting_role(role);
         return;
     }
     rq->last_role = "tool";

@@ -330,7 +330,12 @@ Test(sandbox, fork_bomb_is_contained)
     up_buf_addf(&mark, "upskill-bomb-%ld", (long)getpid());
     up_buf_addf(&cmd, ": %s; b() { b | b & }; b; wait", mark.data);
     run(&r, cmd.data, &l);
-    cr_assert(r.limit == UP_SANDBOX_NPROC || r.limit == UP_SANDBOX_WALL,
+    /* Which limit shows depends on timing: the process cap, the wall
+     * clock, or neither when the first shell returns (its `wait` sees only
+     * its own children) and the pid namespace's end kills the rest.  What
+     * must hold is that the call ended and nothing of the bomb lives. */
+    cr_assert(r.limit == UP_SANDBOX_NPROC || r.limit == UP_SANDBOX_WALL ||
+                  r.limit == UP_SANDBOX_OK,
               "limit %d: %s", r.limit, r.err.data);
     cr_assert_eq(process_with(mark.data), 0, "a process of the bomb lives");
     user_files_untouched();
