@@ -3,8 +3,8 @@
  *
  *   <runs_dir>/<batch_id>/batch_summary.json
  *   <runs_dir>/<batch_id>/run_N/run_metadata.json, run_result.json
- *   <runs_dir>/<batch_id>/run_N/cases.jsonl, system_prompt.md   (ours:
- *                                         case artifacts, a line each)
+ *   <runs_dir>/<batch_id>/run_N/cases/transcripts.jsonl, system_prompt.md
+ * (ours: case artifacts, a line each)
  *
  * Batch ids are local time to the second and never collide (a suffix is
  * added when the folder exists; creation is an exclusive mkdir).  Every
@@ -108,7 +108,7 @@ struct json_t;
 #define UP_STORE_CASE_MAX ((size_t)256 << 10)
 
 /* A run folder's system prompt, named by its artifacts' system message. */
-#define UP_STORE_SYSTEM_FILE "system_prompt.md"
+#define UP_STORE_SYSTEM_FILE "cases/system_prompt.md"
 
 /* Write run_N/name (len bytes of data) atomically, creating run_N. */
 int up_store_run_file_write(const char *batch_dir, int run_number,
@@ -126,12 +126,12 @@ int up_store_run_file_write(const char *batch_dir, int run_number,
 void up_store_case_cap(struct json_t *artifact, size_t cap);
 
 /* A run folder's artifacts, one compact JSON object per line. */
-#define UP_STORE_CASES_FILE "cases.jsonl"
+#define UP_STORE_CASES_FILE "cases/transcripts.jsonl"
 
 /*
- * Writing run_N/cases.jsonl as a stream: lines go to a temporary file in
- * run_N as they come (one artifact in memory at a time), and close makes
- * it whole at once (fsync, rename, folder fsync), so a reader sees the
+ * Writing run_N/cases/transcripts.jsonl as a stream: lines go to a temporary
+ * file in run_N as they come (one artifact in memory at a time), and close
+ * makes it whole at once (fsync, rename, folder fsync), so a reader sees the
  * old file or the complete new one.  One file per run folder, not one per
  * case: creating thousands of small files cost more than the run itself
  * (bench/README.md).
@@ -154,8 +154,8 @@ void up_store_cases_abort(up_store_cases *w);
 
 /*
  * The artifacts of case case_index (0-based) in batch_dir: its line in
- * every run_N/cases.jsonl, runs in number order, as a new JSON array in
- * *out (the caller decrefs it; empty when the batch has none).  Files
+ * every run_N/cases/transcripts.jsonl, runs in number order, as a new JSON
+ * array in *out (the caller decrefs it; empty when the batch has none).  Files
  * are read a line at a time.  Errors: UP_EPARSE naming the file and line
  * that is not a JSON object, UP_EIO.
  */

@@ -36,8 +36,8 @@ static const struct cmd_spec spec = {
     "show evaluation results from the runs folder",
     "Shows the latest batch per (model, skill); --best shows upstream's\n"
     "best-ever pick instead.  --case N shows what the students of case N\n"
-    "(numbered from 1, the Nth line of run_N/cases.jsonl) were sent and\n"
-    "answered, and why each assertion passed or failed.",
+    "(numbered from 1, the Nth line of run_N/cases/transcripts.jsonl) were\n"
+    "sent and answered, and why each assertion passed or failed.",
     opts,
     0,
     0};

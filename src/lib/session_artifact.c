@@ -1,7 +1,7 @@
 /*
  * Case artifacts (docs/runs-format.md, "Case artifacts"): one JSON object
- * per conversation, a line of its run folder's run_N/cases.jsonl, written
- * by the run log for every command that goes through the session.
+ * per conversation, a line of its run folder's run_N/cases/transcripts.jsonl,
+ * written by the run log for every command that goes through the session.
  *
  * When: with the run's records (up_session_log_runs), after grading and
  * the judge, so llm-rubric verdicts are in; the run folder's number is

@@ -352,6 +352,8 @@ int up_store_run_file_write(const char *batch_dir, int run_number,
 
     run_dir(&dir, batch_dir, run_number);
     up_fs_join(&path, dir.data, name);
+    up_buf_reset(&dir);
+    up_fs_dirname(&dir, path.data); /* name may hold a folder: cases/ */
     rc = up_fs_mkdir_p(dir.data, 0755, err);
     if (!rc)
         rc = up_fs_write_atomic(path.data, data, len, 0644, err);
@@ -442,7 +444,8 @@ void up_store_case_cap(json_t *artifact, size_t cap)
     free(v);
 }
 
-/* ---- run_N/cases.jsonl ----------------------------------------------- */
+/* ---- run_N/cases/transcripts.jsonl
+ * ----------------------------------------------- */
 
 static void cases_reset(up_store_cases *w)
 {
@@ -461,6 +464,8 @@ int up_store_cases_open(up_store_cases *w, const char *batch_dir,
     run_dir(&dir, batch_dir, run_number);
     up_fs_join(&w->path, dir.data, UP_STORE_CASES_FILE);
     up_buf_addf(&w->tmp, "%s.tmp.XXXXXX", w->path.data);
+    up_buf_reset(&dir);
+    up_fs_dirname(&dir, w->path.data); /* run_N/cases */
     rc = up_fs_mkdir_p(dir.data, 0755, err);
     if (!rc && (w->fd = mkstemp(w->tmp.data)) < 0)
         rc = up_error_set(err, UP_EIO, "'%s': cannot create: %s", w->path.data,

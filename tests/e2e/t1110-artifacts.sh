@@ -1,7 +1,7 @@
 #!/bin/sh
 # Case artifacts (docs/runs-format.md, "Case artifacts"): every
 # conversation of eval and of generate's evaluations gets a line in its
-# run folder's run_N/cases.jsonl with its transcript, error, verdicts
+# run folder's run_N/cases/transcripts.jsonl with its transcript, error, verdicts
 # (llm-rubric ones after the judge) and usage; texts are capped and marked;
 # a resumed batch gets complete artifacts; `runs --case` shows one case,
 # escaped, and --json prints the artifacts.
@@ -39,20 +39,20 @@ run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m local \
 batch=$(ls "$T/runs")
 B="$T/runs/$batch"
 # art RUN CASE: the artifact of case CASE (from 1) in run_RUN
-art() { sed -n "$2p" "$B/run_$1/cases.jsonl"; }
-is "$(cat "$B"/run_*/cases.jsonl | wc -l | tr -d ' ')" 12 \
+art() { sed -n "$2p" "$B/run_$1/cases/transcripts.jsonl"; }
+is "$(cat "$B"/run_*/cases/transcripts.jsonl | wc -l | tr -d ' ')" 12 \
     "every conversation has its artifact (3 cases x 2 arms x 2 runs)"
-is "$(wc -l < "$B/run_1/cases.jsonl" | tr -d ' ')" 3 \
+is "$(wc -l < "$B/run_1/cases/transcripts.jsonl" | tr -d ' ')" 3 \
     "one line per case in each run folder"
-is "$(ls "$B"/run_*/system_prompt.md | wc -l | tr -d ' ')" 4 \
+is "$(ls "$B"/run_*/cases/system_prompt.md | wc -l | tr -d ' ')" 4 \
     "each run folder has its system prompt once"
-like "$(cat "$B/run_2/system_prompt.md")" "Answer with the words GOOD ANSWER" \
+like "$(cat "$B/run_2/cases/system_prompt.md")" "Answer with the words GOOD ANSWER" \
     "the with-skill run's system prompt holds the skill"
 
 a=$(art 2 1)
 for f in '"case":1,' '"case_index":0,' '"repeat":1,' '"arm":"with_skill"' \
     '"model":"generic.local"' '"run_number":2,' '"input":"case one"' \
-    '{"role":"system","content":null,"content_file":"system_prompt.md"' \
+    '{"role":"system","content":null,"content_file":"cases/system_prompt.md"' \
     '{"role":"user","content":"case one"}' \
     '{"role":"assistant","content":"GOOD ANSWER","reasoning":null,"tool_calls":[]}' \
     '"error":null' '"passed":true' '"reasoning_tokens":5' \
@@ -115,7 +115,7 @@ run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m local \
     --base-url "$FAKE_URL/v1" --runs 2 --runs-dir "$T/runs" --resume "$batch"
 like "$err" "resuming $batch: 8 of 12 jobs already done" \
     "the resume restores the answered conversations"
-is "$(cat "$B"/run_*/cases.jsonl | wc -l | tr -d ' ')" 12 \
+is "$(cat "$B"/run_*/cases/transcripts.jsonl | wc -l | tr -d ' ')" 12 \
     "the resumed batch has every artifact"
 like "$(art 2 1)" \
     '{"role":"assistant","content":"GOOD ANSWER"' \
@@ -130,15 +130,15 @@ GENERIC_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" generate \
 is "$rc" 0 "generate exits 0"
 G="$T/gruns/$(ls "$T/gruns")"
 nruns=$(ls -d "$G"/run_* | wc -l | tr -d ' ')
-ncases=$(cat "$G"/run_*/cases.jsonl | wc -l | tr -d ' ')
+ncases=$(cat "$G"/run_*/cases/transcripts.jsonl | wc -l | tr -d ' ')
 ok $([ "$nruns" -ge 2 ] && [ "$ncases" -ge "$nruns" ] && echo 0 || echo 1) \
     "generate's evaluations have artifacts ($ncases in $nruns runs)"
-like "$(sed -n 1p "$G/run_1/cases.jsonl")" '"attempt":1' \
+like "$(sed -n 1p "$G/run_1/cases/transcripts.jsonl")" '"attempt":1' \
     "generate's artifacts name the attempt"
 missing=0
 for d in "$G"/run_*; do
     n=$(sed 's/.*"cases_total": *\([0-9]*\).*/\1/;t;d' "$d/run_result.json")
-    [ "$(wc -l < "$d/cases.jsonl" | tr -d ' ')" = "$n" ] || missing=1
+    [ "$(wc -l < "$d/cases/transcripts.jsonl" | tr -d ' ')" = "$n" ] || missing=1
 done
 is "$missing" 0 "every run folder has one artifact per case"
 

@@ -135,7 +135,7 @@ Test(artifact, agent_transcript_workspace_and_tools_are_written)
     cr_assert_eq(json_array_size(json_object_get(a, "messages")), 3);
     cr_assert_str_eq(
         json_string_value(json_object_get(message(a, 0), "content_file")),
-        "system_prompt.md");
+        "cases/system_prompt.md");
     cr_assert(json_is_null(json_object_get(a, "workspace")));
     cr_assert(json_is_null(json_object_get(a, "tools")));
     json_decref(a);

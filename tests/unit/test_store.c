@@ -326,7 +326,7 @@ Test(store, case_cap_keeps_short_texts_and_splits_the_rest)
     json_decref(a);
 }
 
-/* run_N/cases.jsonl with the given lines. */
+/* run_N/cases/transcripts.jsonl with the given lines. */
 static void cases_file(const char *batch, int run, const char *const *lines)
 {
     up_store_cases w;
@@ -355,10 +355,10 @@ Test(store, case_load_reads_a_case_in_run_order)
     cr_assert_eq(up_fs_mkdir_p(batch.data, 0755, &err), 0);
     cases_file(batch.data, 10, r10);
     cases_file(batch.data, 2, r2);
-    up_buf_addf(&path, "%s/run_2", batch.data);
+    up_buf_addf(&path, "%s/run_2/cases", batch.data);
     cr_assert_eq(up_fs_list(&names, &n, path.data, &err), 0);
     cr_assert_eq(n, 1, "no temporary file is left");
-    cr_assert_str_eq(names[0], "cases.jsonl");
+    cr_assert_str_eq(names[0], "transcripts.jsonl");
     up_strv_free(names);
     cr_assert_eq(up_store_case_load(&v, batch.data, 1, &err), 0);
     cr_assert_eq(json_array_size(v), 2);
@@ -370,7 +370,8 @@ Test(store, case_load_reads_a_case_in_run_order)
     json_decref(v);
     cases_file(batch.data, 3, bad);
     cr_assert_eq(up_store_case_load(&v, batch.data, 1, &err), UP_EPARSE);
-    cr_assert(strstr(err.msg, "run_3/cases.jsonl':2:"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "run_3/cases/transcripts.jsonl':2:"), "%s",
+              err.msg);
     json_decref(v);
 
     cr_assert_eq(up_store_batch_latest(&id, root, &err), 0);
