@@ -180,13 +180,24 @@ static void agent_done(struct run *r, size_t i, up_response *res)
     up_agent_free(a);
 }
 
+static void requeue(up_eval_plan *p, up_eval_job *j);
+
 /* Run the checks of the conversations held for them, off the event loop,
- * then land each and free its workspace. */
+ * then land each and free its workspace.  Interrupted (or the journal
+ * failed), no check runs: the conversations stay to do (--resume). */
 static void land_held(struct run *r, size_t n)
 {
     up_eval_job **jobs = up_xcalloc(n + 1, sizeof(*jobs));
     size_t k = 0;
 
+    for (size_t i = 0; *r->stop && i < n; i++) {
+        if (!r->held[i])
+            continue;
+        r->plan->jobs[r->index[i]].workspace = NULL;
+        requeue(r->plan, &r->plan->jobs[r->index[i]]);
+        up_agent_free(r->held[i]);
+        r->held[i] = NULL;
+    }
     for (size_t i = 0; i < n; i++)
         if (r->held[i])
             jobs[k++] = &r->plan->jobs[r->index[i]];
@@ -430,9 +441,20 @@ static int private_parent(up_buf *dir)
  * anything is sent (UPSKILL_SANDBOX=none is the explicit opt-out). */
 static int checks_sandbox(const up_eval_plan *p, up_error *err)
 {
-    for (size_t i = 0; i < p->njobs; i++)
-        if (!p->jobs[i].done && up_eval_job_has_checks(p, &p->jobs[i]))
-            return p->check_mode == UP_SANDBOX_NONE ? 0 : up_sandbox_check(err);
+    up_error e;
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        if (p->jobs[i].done || !up_eval_job_has_checks(p, &p->jobs[i]))
+            continue;
+        if (p->check_mode == UP_SANDBOX_NONE || !up_sandbox_check(&e))
+            return 0;
+        return up_error_set(err, e.code,
+                            "the suite's command checks run in the sandbox, "
+                            "which is not usable here, so nothing was sent: "
+                            "%s (or set UPSKILL_SANDBOX=none to run the "
+                            "checks unsandboxed)",
+                            e.msg);
+    }
     return 0;
 }
 
