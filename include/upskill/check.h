@@ -39,8 +39,10 @@ typedef struct up_check_item {
 
 /*
  * Find the program of command line cmd (its first word, after any
- * VAR=value words) as the check would: a shell builtin or a path is
- * taken as is; a name is looked up on the sandbox's PATH, then in
+ * VAR=value words) as the check would: a shell builtin or a relative
+ * path (a workspace file) is taken as is; an absolute path must be an
+ * executable under a system folder the sandbox binds (/usr, /bin, /sbin,
+ * /lib, /lib64); a name is looked up on the sandbox's PATH, then in
  * UP_CHECK_CUDA_BIN.  Returns 1 when found, with the folder to add to
  * PATH in dir ("" when none is needed), else 0, with the name in prog.
  * dir and prog may be NULL.

@@ -51,6 +51,18 @@ static void first_word(const char *cmd, up_buf *w)
     }
 }
 
+/* 1 when absolute path p is under a system folder the sandbox binds. */
+static int visible(const char *p)
+{
+    static const char *const dirs[] = {"/usr/", "/bin/",   "/sbin/",
+                                       "/lib/", "/lib64/", NULL};
+
+    for (size_t i = 0; dirs[i]; i++)
+        if (!strncmp(p, dirs[i], strlen(dirs[i])))
+            return 1;
+    return 0;
+}
+
 static int is_builtin(const char *w)
 {
     for (size_t i = 0; builtins[i]; i++)
@@ -68,8 +80,8 @@ int up_check_find(const char *cmd, up_buf *dir, up_buf *prog)
     if (dir)
         up_buf_reset(dir);
     if (!w.len || is_builtin(w.data) || strchr(w.data, '/'))
-        found = !w.len || is_builtin(w.data) || access(w.data, X_OK) == 0 ||
-                w.data[0] != '/';
+        found = !w.len || is_builtin(w.data) || w.data[0] != '/' ||
+                (visible(w.data) && access(w.data, X_OK) == 0);
     for (size_t i = 0; !found && search_dirs[i]; i++) {
         up_buf_reset(&path);
         up_fs_join(&path, search_dirs[i], w.data);
@@ -154,8 +166,8 @@ void up_check_run(const up_check_item *it, up_sandbox_mode mode)
     if (!up_check_find(it->a->value, &dir, &prog)) {
         r->status = UP_ASSERT_UNGRADABLE;
         up_buf_addf(&r->message,
-                    "not gradable: '%s' is not installed (looked on the "
-                    "sandbox's PATH and in %s)",
+                    "not gradable: '%s' is not installed where the "
+                    "sandbox can run it (looked on its PATH and in %s)",
                     prog.data, UP_CHECK_CUDA_BIN);
         goto out;
     }

@@ -76,6 +76,9 @@ Test(check, find_looks_up_the_first_program)
                  "a workspace path is not looked up");
     cr_expect_eq(up_check_find("/no/such/tool --x", NULL, &p), 0);
     cr_expect_str_eq(p.data, "/no/such/tool");
+    cr_expect_eq(up_check_find("/bin/sh -c true", NULL, NULL), 1);
+    cr_expect_eq(up_check_find("/tmp/sh -c true", NULL, NULL), 0,
+                 "a program outside the sandbox's system folders");
     up_buf_release(&d);
     up_buf_release(&p);
 }
