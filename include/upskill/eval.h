@@ -209,6 +209,15 @@ int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j);
 void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n);
 
 /*
+ * No silent downgrade: 0 when no job still to run has a check, when
+ * p->check_mode is UP_SANDBOX_NONE (the explicit opt-out), or when the
+ * sandbox is usable; else the sandbox probe's error (UP_ENOTFOUND or
+ * UP_EUNSAFE, exit 3) saying why, how to fix it and how to opt out.
+ * up_eval_execute calls it before sending anything.
+ */
+int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err);
+
+/*
  * The journal: batch_dir/journal.jsonl gets one line per finished job,
  * appended as it finishes (no fsync per line; synced on close), so an
  * interrupted run loses nothing that finished and --resume re-runs only

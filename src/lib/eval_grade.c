@@ -13,6 +13,7 @@
 #include "upskill/alloc.h"
 #include "upskill/check.h"
 #include "upskill/eval.h"
+#include "upskill/sandbox.h"
 #include "upskill/workspace.h"
 
 /* Upstream's validator "command" with validator_config {"command": CMD}
@@ -179,4 +180,23 @@ void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n)
     for (size_t i = 0; i < n; i++)
         up_eval_grade_job(p, jobs[i]);
     free(items);
+}
+
+int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err)
+{
+    up_error e;
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        if (p->jobs[i].done || !up_eval_job_has_checks(p, &p->jobs[i]))
+            continue;
+        if (p->check_mode == UP_SANDBOX_NONE || !up_sandbox_check(&e))
+            return 0;
+        return up_error_set(err, e.code,
+                            "the suite's command checks run in the sandbox, "
+                            "which is not usable here, so nothing was sent: "
+                            "%s (or set UPSKILL_SANDBOX=none to run the "
+                            "checks unsandboxed)",
+                            e.msg);
+    }
+    return 0;
 }

@@ -11,7 +11,6 @@
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
-#include "upskill/sandbox.h"
 
 int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
                      const up_config *cfg, up_error *err)
@@ -437,27 +436,6 @@ static int private_parent(up_buf *dir)
     return mkdtemp(dir->data) != NULL;
 }
 
-/* No silent downgrade: checks to run need the sandbox, checked before
- * anything is sent (UPSKILL_SANDBOX=none is the explicit opt-out). */
-static int checks_sandbox(const up_eval_plan *p, up_error *err)
-{
-    up_error e;
-
-    for (size_t i = 0; i < p->njobs; i++) {
-        if (p->jobs[i].done || !up_eval_job_has_checks(p, &p->jobs[i]))
-            continue;
-        if (p->check_mode == UP_SANDBOX_NONE || !up_sandbox_check(&e))
-            return 0;
-        return up_error_set(err, e.code,
-                            "the suite's command checks run in the sandbox, "
-                            "which is not usable here, so nothing was sent: "
-                            "%s (or set UPSKILL_SANDBOX=none to run the "
-                            "checks unsandboxed)",
-                            e.msg);
-    }
-    return 0;
-}
-
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
@@ -466,7 +444,7 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
     up_buf dir = UP_BUF_INIT;
     int made = 0, rc;
 
-    rc = checks_sandbox(p, err);
+    rc = up_eval_checks_sandbox(p, err);
     if (rc)
         return rc;
 
