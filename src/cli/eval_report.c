@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "eval_cli.h"
+#include "upskill/sandbox.h"
 
 static json_t *opt_real(double v)
 {
@@ -102,13 +103,17 @@ static void ungradable_lines(const up_eval_summary *s)
 
 /* Executable checks: "checks passed: 3 of 10 baseline, 9 of 10 with
  * skill", beside the pass rate. */
-static void checks_line(const up_eval_summary *s)
+static void checks_line(const up_eval_plan *p, const up_eval_summary *s)
 {
     const up_arm_totals *b = &s->arm[UP_ARM_BASELINE],
                         *w = &s->arm[UP_ARM_SKILL];
 
     if (!b->checks_total && !w->checks_total)
         return;
+    if (p->check_mode == UP_SANDBOX_NONE) /* the opt-out is never silent */
+        printf("  %swarning: the checks ran unsandboxed "
+               "(UPSKILL_SANDBOX=none)%s\n",
+               out_c(C_YELLOW), out_c(C_RESET));
     if (s->has_baseline)
         printf("  checks passed: %ld of %ld baseline, %ld of %ld with "
                "skill\n",
@@ -213,7 +218,7 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
                  s->cmp.paired ? lift : "not measured");
     }
     arm_line("with skill", &w->rate, tail);
-    checks_line(s);
+    checks_line(p, s);
     if (s->has_baseline)
         lift_lines(s);
     error_lines(s);

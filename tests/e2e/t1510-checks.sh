@@ -68,6 +68,12 @@ eval_slug --json
 like "$out" '"checks_total": 2' "--json has checks_total"
 like "$out" '"not_gradable": 0' "--json has not_gradable"
 
+# --- the explicit opt-out is never silent ---------------------------------------
+run env UPSKILL_SANDBOX=none "$UPSKILL" eval --no-cache "$SLUG" \
+    -m qwen2.5-coder-7b-instruct --base-url "$FAKE_URL/v1" --no-log-runs
+like "$out" "warning: the checks ran unsandboxed (UPSKILL_SANDBOX=none)" \
+    "UPSKILL_SANDBOX=none warns in the report"
+
 # --- a missing program: not gradable, named, out of the rates ------------------
 cat > "$T/missing.json" <<'JSON'
 {"cases": [{"input": "Write slug.py.", "expected": {"contains": []},
