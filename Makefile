@@ -67,7 +67,7 @@ FAKE_BIN = $(BUILD)/fake-llm
 BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
-        clean demo demo-agent clis
+        clean demo demo-agent demo-cuda clis
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -143,6 +143,9 @@ demo: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
 
 demo-agent: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
 	sh scripts/demo-agent.sh
+
+demo-cuda: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
+	sh scripts/demo-cuda.sh
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -14,6 +14,10 @@
  * prompt for a judge model: the caller sends it (and counts the judge's
  * tokens apart) and hands the reply to up_assert_result_judge.
  *
+ * The command kind (an executable check) comes back UP_ASSERT_CHECK: the
+ * caller runs it in the sandbox (up_check_run, check.h) in the
+ * conversation's workspace once the conversation is over.
+ *
  * Thread safety: a parsed list is read-only during up_assert_check, so
  * several threads may grade answers against one list at once.
  */
@@ -59,7 +63,9 @@ typedef struct up_assert_usage {
 enum up_assert_status {
     UP_ASSERT_FAIL = 0,
     UP_ASSERT_PASS = 1,
-    UP_ASSERT_PENDING = 2 /* llm-rubric: waiting for the judge's reply */
+    UP_ASSERT_PENDING = 2,   /* llm-rubric: waiting for the judge's reply */
+    UP_ASSERT_CHECK = 3,     /* command: waiting for its check to run */
+    UP_ASSERT_UNGRADABLE = 4 /* command: its program is not installed */
 };
 
 /* The grade of one assertion.  Owns its buffers. */
@@ -67,6 +73,8 @@ typedef struct up_assert_result {
     int status;          /* enum up_assert_status */
     up_buf message;      /* short, one line: "missing 'feat'" */
     up_buf judge_prompt; /* llm-rubric: the text to send to the judge */
+    up_buf output;       /* command: the check's output, capped */
+    int check;           /* 1: the result of a command assertion */
 } up_assert_result;
 
 /* Counts over a case's results. */
@@ -74,7 +82,10 @@ typedef struct up_assert_summary {
     size_t total;
     size_t passed;
     size_t failed;
-    size_t pending;
+    size_t pending;    /* llm-rubric or command still to settle */
+    size_t checks;     /* command assertions */
+    size_t checks_ok;  /* of them: passed */
+    size_t ungradable; /* of them: the program is not installed */
 } up_assert_summary;
 
 void up_assert_list_init(up_assert_list *l);
@@ -128,6 +139,12 @@ void up_assert_check(const up_assert_list *l, const char *answer,
 /* 1 when l has a file-* assertion (it needs a workspace), else 0. */
 int up_assert_list_needs_workspace(const up_assert_list *l);
 
+/* 1 when l has a command assertion (an executable check), else 0. */
+int up_assert_list_has_checks(const up_assert_list *l);
+
+/* 1 when a is a command assertion, else 0. */
+int up_assert_is_check(const up_assert *a);
+
 /* 1 when a needs a judge model (llm-rubric), else 0. */
 int up_assert_needs_judge(const up_assert *a);
 
@@ -164,8 +181,9 @@ const char *up_assert_label(const up_assert *a);
 void up_assert_summarize(up_assert_summary *out, const up_assert_result *r,
                          size_t n);
 
-/* 1 when the case passes: every assertion passed (none failed or
- * pending); an empty list passes, as upstream's empty contains does. */
+/* 1 when the case passes: every assertion passed (none failed, pending
+ * or ungradable); an empty list passes, as upstream's empty contains
+ * does. */
 int up_assert_summary_ok(const up_assert_summary *s);
 
 /* The i-th kind's canonical name ("contains", ...), or NULL past the end.

@@ -58,8 +58,13 @@ typedef struct up_eval_job {
     /* filled by up_eval_grade */
     int asserts_passed;
     int asserts_total;
-    int passed;                /* every assertion passed and no error */
-    char *grading;             /* one line per failed assertion, or NULL */
+    int passed;    /* every assertion passed and no error */
+    char *grading; /* one line per failed assertion, or NULL */
+    /* executable checks (command assertions, check.h) */
+    int checks_total;  /* command assertions of the case */
+    int checks_passed; /* of them: ran and exited 0 */
+    char *ungradable;  /* why the case is not gradable (a check's program
+                          is not installed), or NULL; owned */
     up_assert_result *results; /* one per assertion of the case */
     /* agent mode: the conversation's workspace, graded by the file-*
      * assertions and output_file; borrowed (the loop frees it), or NULL */
@@ -118,6 +123,8 @@ typedef struct up_eval_plan {
                   a workspace (up_case_needs_workspace) */
     enum up_agent_inject agent_inject;
     up_agent_opts agent_opts;
+    int check_mode;         /* up_sandbox_mode of the executable checks */
+    unsigned check_threads; /* threads running checks (0: 2) */
 } up_eval_plan;
 
 /* Bytes of each file, and of all, a job's workspace snapshot keeps. */
@@ -186,6 +193,29 @@ void up_eval_grade(up_eval_plan *p);
 /* Grade one done job (the runner does this as each job lands, so the
  * progress line can show what passes). */
 void up_eval_grade_job(up_eval_plan *p, up_eval_job *j);
+
+/* 1 when job j's case has an executable check (a command assertion, or
+ * upstream's validator "command"), so its workspace must outlive the
+ * conversation until up_eval_run_checks. */
+int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j);
+
+/*
+ * Grade the n done jobs, run their checks waiting to run (in each job's
+ * workspace, which must still be set, on p->check_threads threads in
+ * p->check_mode) and settle them.  The runner calls this after the
+ * conversations of a pass, off the scheduler's event loop, so a check
+ * that takes seconds never stalls the other conversations.
+ */
+void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n);
+
+/*
+ * No silent downgrade: 0 when no job still to run has a check, when
+ * p->check_mode is UP_SANDBOX_NONE (the explicit opt-out), or when the
+ * sandbox is usable; else the sandbox probe's error (UP_ENOTFOUND or
+ * UP_EUNSAFE, exit 3) saying why, how to fix it and how to opt out.
+ * up_eval_execute calls it before sending anything.
+ */
+int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err);
 
 /*
  * The journal: batch_dir/journal.jsonl gets one line per finished job,
@@ -269,6 +299,12 @@ typedef struct up_arm_totals {
     long turns;         /* model turns */
     long tool_calls;
     long tool_errors;
+    /* executable checks (command assertions) */
+    long checks_passed; /* over the graded conversations */
+    long checks_total;
+    size_t ungradable;          /* conversations not gradable: left out of the
+                                   rates like errors */
+    const char *ungradable_why; /* the first one's reason, borrowed */
 } up_arm_totals;
 
 typedef struct up_eval_summary {

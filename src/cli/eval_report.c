@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "eval_cli.h"
+#include "upskill/sandbox.h"
 
 static json_t *opt_real(double v)
 {
@@ -84,6 +85,43 @@ static void error_lines(const up_eval_summary *s)
                    "the rates and the verdict%s\n",
                    out_c(C_YELLOW), names[a], s->arm[a].errors, s->arm[a].jobs,
                    out_c(C_RESET));
+}
+
+/* Conversations whose checks could not run (a program is missing). */
+static void ungradable_lines(const up_eval_summary *s)
+{
+    static const char *const names[2] = {"baseline", "with skill"};
+
+    for (int a = 0; a < 2; a++)
+        if (s->arm[a].ungradable)
+            printf("  %s%s: %zu of %zu conversations not gradable, excluded "
+                   "from the rates and the verdict: %s%s\n",
+                   out_c(C_YELLOW), names[a], s->arm[a].ungradable,
+                   s->arm[a].jobs, out_safe(s->arm[a].ungradable_why),
+                   out_c(C_RESET));
+}
+
+/* Executable checks: "checks passed: 3 of 10 baseline, 9 of 10 with
+ * skill", beside the pass rate. */
+static void checks_line(const up_eval_plan *p, const up_eval_summary *s)
+{
+    const up_arm_totals *b = &s->arm[UP_ARM_BASELINE],
+                        *w = &s->arm[UP_ARM_SKILL];
+
+    if (!b->checks_total && !w->checks_total)
+        return;
+    if (p->check_mode == UP_SANDBOX_NONE) /* the opt-out is never silent */
+        printf("  %swarning: the checks ran unsandboxed "
+               "(UPSKILL_SANDBOX=none)%s\n",
+               out_c(C_YELLOW), out_c(C_RESET));
+    if (s->has_baseline)
+        printf("  checks passed: %ld of %ld baseline, %ld of %ld with "
+               "skill\n",
+               b->checks_passed, b->checks_total, w->checks_passed,
+               w->checks_total);
+    else
+        printf("  checks passed: %ld of %ld with skill\n", w->checks_passed,
+               w->checks_total);
 }
 
 /* "$0.0123 ($0.0004 per passed case)", or "$0.0123 (no passed case)". */
@@ -180,9 +218,11 @@ void eval_report_text(const up_eval_plan *p, const up_eval_summary *s,
                  s->cmp.paired ? lift : "not measured");
     }
     arm_line("with skill", &w->rate, tail);
+    checks_line(p, s);
     if (s->has_baseline)
         lift_lines(s);
     error_lines(s);
+    ungradable_lines(s);
     if (p->judge_calls)
         printf("  %sjudge: %zu call(s), %ld tokens, not counted above%s\n",
                out_c(C_DIM), p->judge_calls,
@@ -214,6 +254,13 @@ static json_t *arm_json(const up_arm_totals *t)
     json_object_set_new(o, "cost_usd", opt_real(t->cost_usd));
     json_object_set_new(o, "paid_usd", opt_real(t->paid_usd));
     json_object_set_new(o, "cost_per_pass", opt_real(t->cost_per_pass));
+    json_object_set_new(o, "checks_passed", json_integer(t->checks_passed));
+    json_object_set_new(o, "checks_total", json_integer(t->checks_total));
+    json_object_set_new(o, "not_gradable",
+                        json_integer((json_int_t)t->ungradable));
+    json_object_set_new(o, "not_gradable_reason",
+                        t->ungradable_why ? json_string(t->ungradable_why)
+                                          : json_null());
     if (t->agent_jobs) /* agent mode */
         json_object_set_new(
             o, "agent",

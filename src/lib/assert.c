@@ -41,7 +41,7 @@
 #include "upskill/workspace.h"
 #include "util/json.h"
 
-enum { NOT_HOLDS = 0, HOLDS = 1, BROKEN = -1, JUDGE = 2 };
+enum { NOT_HOLDS = 0, HOLDS = 1, BROKEN = -1, JUDGE = 2, RUN = 3 };
 
 /* Longest excerpt of a value or answer quoted in a message, in bytes. */
 #define SNIPPET_MAX 60
@@ -728,6 +728,20 @@ static int check_rubric(const up_assert *a, struct answer *ans,
     return JUDGE;
 }
 
+/* A check command runs later, in the sandbox (check.c). */
+static int check_command(const up_assert *a, struct answer *ans,
+                         up_assert_result *r)
+{
+    (void)a;
+    if (!ans->usage || !ans->usage->workspace) {
+        up_buf_adds(&r->message, "needs agent mode (a workspace to run the "
+                                 "check in), but the case ran without one");
+        return BROKEN;
+    }
+    up_buf_adds(&r->message, "waiting for the check to run");
+    return RUN;
+}
+
 /* ---- workspace files ---- */
 
 /* Read the file of a into data; BROKEN with the reason in r when there
@@ -837,6 +851,7 @@ static const struct kind kinds[] = {
      release_regex, 1},
     {"file-json-path", 1, 0, "file path value", parse_file_json_path,
      check_file_json_path, release_json_path, 1},
+    {"command", 0, 0, "value", parse_text, check_command, NULL, 1},
 };
 static const size_t nkinds = sizeof(kinds) / sizeof(kinds[0]);
 
@@ -1019,6 +1034,7 @@ up_assert_result *up_assert_results_new(size_t n)
     for (size_t i = 0; i < n; i++) {
         up_buf_init(&r[i].message);
         up_buf_init(&r[i].judge_prompt);
+        up_buf_init(&r[i].output);
     }
     return r;
 }
@@ -1030,6 +1046,7 @@ void up_assert_results_free(up_assert_result *r, size_t n)
     for (size_t i = 0; i < n; i++) {
         up_buf_release(&r[i].message);
         up_buf_release(&r[i].judge_prompt);
+        up_buf_release(&r[i].output);
     }
     free(r);
 }
@@ -1041,9 +1058,13 @@ static void check_one(const up_assert *a, struct answer *ans,
 
     up_buf_reset(&r->message);
     up_buf_reset(&r->judge_prompt);
+    up_buf_reset(&r->output);
+    r->check = up_assert_is_check(a);
     rc = kinds[a->kind].check(a, ans, r);
     if (rc == JUDGE)
         r->status = UP_ASSERT_PENDING;
+    else if (rc == RUN)
+        r->status = UP_ASSERT_CHECK;
     else if (rc == BROKEN)
         r->status = UP_ASSERT_FAIL;
     else
@@ -1104,6 +1125,19 @@ int up_assert_list_needs_workspace(const up_assert_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         if (kinds[l->items[i].kind].workspace)
+            return 1;
+    return 0;
+}
+
+int up_assert_is_check(const up_assert *a)
+{
+    return kinds[a->kind].check == check_command;
+}
+
+int up_assert_list_has_checks(const up_assert_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (up_assert_is_check(&l->items[i]))
             return 1;
     return 0;
 }
@@ -1207,10 +1241,16 @@ void up_assert_summarize(up_assert_summary *out, const up_assert_result *r,
     memset(out, 0, sizeof(*out));
     out->total = n;
     for (size_t i = 0; i < n; i++) {
-        if (r[i].status == UP_ASSERT_PASS)
+        int st = r[i].status;
+
+        out->checks += r[i].check != 0;
+        out->checks_ok += r[i].check && st == UP_ASSERT_PASS;
+        if (st == UP_ASSERT_PASS)
             out->passed++;
-        else if (r[i].status == UP_ASSERT_PENDING)
+        else if (st == UP_ASSERT_PENDING || st == UP_ASSERT_CHECK)
             out->pending++;
+        else if (st == UP_ASSERT_UNGRADABLE)
+            out->ungradable++;
         else
             out->failed++;
     }

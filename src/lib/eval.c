@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "upskill/alloc.h"
+#include "upskill/check.h"
 #include "upskill/eval.h"
 
 const char up_eval_neutral_prompt[] =
@@ -110,6 +111,7 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     p->baseline = baseline;
     p->margin = UP_STATS_MARGIN;
     p->inject = inject;
+    p->check_mode = (int)up_check_mode();
     p->nmodels = nmodels;
     p->models = up_xcalloc(nmodels, sizeof(*p->models));
     for (size_t i = 0; i < nmodels; i++)
@@ -135,6 +137,7 @@ static void job_release(up_eval_job *j)
     free(j->answer);
     free(j->error_msg);
     free(j->grading);
+    free(j->ungradable);
     json_decref(j->transcript);
     json_decref(j->workspace_json);
     json_decref(j->tools_json);

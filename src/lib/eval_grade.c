@@ -8,8 +8,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "upskill/alloc.h"
+#include "upskill/check.h"
 #include "upskill/eval.h"
+#include "upskill/sandbox.h"
+#include "upskill/workspace.h"
+
+/* Upstream's validator "command" with validator_config {"command": CMD}
+ * is a command assertion CMD (docs/tests-format.md). */
+static int add_validator(up_assert_list *l, const up_case *c, const char *file,
+                         const char *prefix, up_error *err)
+{
+    json_t *cfg, *cmd, *arr;
+    char *text;
+    int rc;
+
+    if (!c->validator || strcmp(c->validator, "command"))
+        return 0; /* upstream's registry is empty: other names do nothing */
+    cfg = c->validator_config_json
+              ? json_loads(c->validator_config_json, 0, NULL)
+              : NULL;
+    cmd = json_object_get(cfg, "command");
+    if (!json_is_string(cmd) || !json_string_length(cmd)) {
+        json_decref(cfg);
+        return up_error_set(err, UP_EPARSE,
+                            "'%s': %s: validator 'command' needs "
+                            "validator_config.command, a command line",
+                            file, prefix);
+    }
+    arr = json_pack("[{s:s, s:O}]", "type", "command", "value", cmd);
+    text = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    rc = up_assert_list_parse(l, text, file, prefix, err);
+    free(text);
+    json_decref(cfg);
+    return rc;
+}
 
 int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
 {
@@ -28,8 +64,20 @@ int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
             up_assert_list_parse(&p->asserts[k], c->assert_json, file, prefix,
                                  err))
             return UP_EPARSE;
+        snprintf(prefix, sizeof(prefix), "%s[%zu].validator", root, k);
+        if (add_validator(&p->asserts[k], c, file, prefix, err))
+            return UP_EPARSE;
     }
     return 0;
+}
+
+/* The reason of j's first ungradable check, copied. */
+static char *first_ungradable(const up_eval_job *j, const up_assert_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (j->results[i].status == UP_ASSERT_UNGRADABLE)
+            return up_xstrdup(j->results[i].message.data);
+    return NULL;
 }
 
 /* Counts and the failure lines from a job's results. */
@@ -51,6 +99,10 @@ static void settle(up_eval_job *j, const up_assert_list *l)
         up_buf_addf(&why, "limit: %s\n", j->limit);
     j->asserts_total = (int)s.total;
     j->asserts_passed = j->error ? 0 : (int)s.passed;
+    j->checks_total = (int)s.checks;
+    j->checks_passed = j->error ? 0 : (int)s.checks_ok;
+    free(j->ungradable);
+    j->ungradable = !j->error && s.ungradable ? first_ungradable(j, l) : NULL;
     j->passed = !j->error && !j->limit && up_assert_summary_ok(&s);
     free(j->grading);
     j->grading = why.len ? up_buf_detach(&why) : NULL;
@@ -90,4 +142,61 @@ size_t up_eval_pending_judgements(const up_eval_plan *p)
             n += j->results[a].status == UP_ASSERT_PENDING;
     }
     return n;
+}
+
+int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j)
+{
+    return p->asserts && up_assert_list_has_checks(&p->asserts[j->kase]);
+}
+
+/* Append job j's checks waiting to run to *items. */
+static void collect(up_eval_plan *p, up_eval_job *j, up_check_item **items,
+                    size_t *n, size_t *cap)
+{
+    const up_assert_list *l = &p->asserts[j->kase];
+
+    for (size_t a = 0; j->results && j->workspace && a < l->n; a++) {
+        if (j->results[a].status != UP_ASSERT_CHECK)
+            continue;
+        UP_GROW(*items, *cap, *n + 1);
+        (*items)[(*n)++] =
+            (up_check_item){&l->items[a], j->workspace->path, &j->results[a]};
+    }
+}
+
+void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n)
+{
+    up_check_item *items = NULL;
+    size_t ni = 0, cap = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!jobs[i]->results) /* grade the rest, leaving the checks */
+            up_eval_grade_job(p, jobs[i]);
+        collect(p, jobs[i], &items, &ni, &cap);
+    }
+    if (ni)
+        up_check_run_all(items, ni, (up_sandbox_mode)p->check_mode,
+                         p->check_threads ? p->check_threads : 2);
+    for (size_t i = 0; i < n; i++)
+        up_eval_grade_job(p, jobs[i]);
+    free(items);
+}
+
+int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err)
+{
+    up_error e;
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        if (p->jobs[i].done || !up_eval_job_has_checks(p, &p->jobs[i]))
+            continue;
+        if (p->check_mode == UP_SANDBOX_NONE || !up_sandbox_check(&e))
+            return 0;
+        return up_error_set(err, e.code,
+                            "the suite's command checks run in the sandbox, "
+                            "which is not usable here, so nothing was sent: "
+                            "%s (or set UPSKILL_SANDBOX=none to run the "
+                            "checks unsandboxed)",
+                            e.msg);
+    }
+    return 0;
 }

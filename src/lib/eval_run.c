@@ -66,12 +66,13 @@ struct run {
     up_error *start_err;
     char *agent_sys[2]; /* agent-mode system prompt per arm */
     char **agent_user;  /* agent-mode user message per case, lazily */
+    up_agent **held;    /* per sched job: kept for its checks, or NULL */
 };
 
-/* Record res (the provider's answer or the cache's) as plan job j; 0
+/* Record res (the provider's answer or the cache's) in plan job j; 0
  * when the stop flag kept it from running (it stays to do). */
-static int finish(struct run *r, up_eval_job *j, const up_response *res,
-                  int cached)
+static int record(up_eval_job *j, const up_eval_run_opts *o,
+                  const up_response *res, int cached, up_eval_plan *p)
 {
     if (res->code == UP_EINTR)
         return 0;
@@ -81,16 +82,22 @@ static int finish(struct run *r, up_eval_job *j, const up_response *res,
     j->latency_ms = (double)res->latency_ms;
     j->attempts = res->attempts;
     j->error = res->code;
-    j->cut_at = up_response_cut_at(res, &r->o->endpoints[j->model]);
+    j->cut_at = up_response_cut_at(res, &o->endpoints[j->model]);
     if (res->code && res->usage.estimated)
         memset(&j->usage, 0, sizeof(j->usage)); /* nothing was answered */
     if (res->code)
         j->error_msg = up_xstrdup(res->err.msg);
     else
-        up_eval_keep_answer(r->plan, j, res->text ? res->text : "",
+        up_eval_keep_answer(p, j, res->text ? res->text : "",
                             res->text ? strlen(res->text) : 0);
     if (j->usage.estimated && !j->usage.output)
         j->usage.output = up_eval_estimate_tokens(res->text);
+    return 1;
+}
+
+/* A recorded job lands: graded, counted, journalled. */
+static void land(struct run *r, up_eval_job *j)
+{
     if (r->plan->asserts)
         up_eval_grade_job(r->plan, j);
     r->done++;
@@ -102,6 +109,15 @@ static int finish(struct run *r, up_eval_job *j, const up_response *res,
         if (r->journal_rc && !*r->stop)
             *r->stop = 1;
     }
+}
+
+/* Record and land res as plan job j; 0 when it stays to do. */
+static int finish(struct run *r, up_eval_job *j, const up_response *res,
+                  int cached)
+{
+    if (!record(j, r->o, res, cached, r->plan))
+        return 0;
+    land(r, j);
     return 1;
 }
 
@@ -153,10 +169,50 @@ static void agent_done(struct run *r, size_t i, up_response *res)
         res->err = r->start_err[i];
     } else if (a && res->code != UP_EINTR)
         take_agent(j, a, res);
+    if (a && !res->code && up_eval_job_has_checks(r->plan, j) &&
+        record(j, r->o, res, 0, r->plan)) {
+        r->held[i] = a; /* its checks run after the pass (land_held) */
+        return;
+    }
     if (finish(r, j, res, 0) && r->o->progress)
         r->o->progress(r->o->progress_ud, r->plan, r->done, j);
     j->workspace = NULL;
     up_agent_free(a);
+}
+
+static void requeue(up_eval_plan *p, up_eval_job *j);
+
+/* Run the checks of the conversations held for them, off the event loop,
+ * then land each and free its workspace.  Interrupted (or the journal
+ * failed), no check runs: the conversations stay to do (--resume). */
+static void land_held(struct run *r, size_t n)
+{
+    up_eval_job **jobs = up_xcalloc(n + 1, sizeof(*jobs));
+    size_t k = 0;
+
+    for (size_t i = 0; *r->stop && i < n; i++) {
+        if (!r->held[i])
+            continue;
+        r->plan->jobs[r->index[i]].workspace = NULL;
+        requeue(r->plan, &r->plan->jobs[r->index[i]]);
+        up_agent_free(r->held[i]);
+        r->held[i] = NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (r->held[i])
+            jobs[k++] = &r->plan->jobs[r->index[i]];
+    up_eval_run_checks(r->plan, jobs, k);
+    for (size_t i = 0, h = 0; i < n; i++) {
+        if (!r->held[i])
+            continue;
+        land(r, jobs[h]);
+        if (r->o->progress)
+            r->o->progress(r->o->progress_ud, r->plan, r->done, jobs[h]);
+        jobs[h++]->workspace = NULL;
+        up_agent_free(r->held[i]);
+        r->held[i] = NULL;
+    }
+    free(jobs);
 }
 
 /* The scheduler's multi-turn hook: start the conversation (res NULL), or
@@ -282,7 +338,8 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_xcalloc(p->njobs, sizeof(up_error)),
                     {up_agent_system(NULL, p->agent_inject),
                      up_agent_system(p->skill, p->agent_inject)},
-                    up_xcalloc(p->suite->ncases + 1, sizeof(char *))};
+                    up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
+                    up_xcalloc(p->njobs + 1, sizeof(up_agent *))};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
     size_t n = 0;
     int rc;
@@ -307,6 +364,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     if (r.done && o->progress)
         o->progress(o->progress_ud, p, r.done, NULL);
     rc = n && !r.journal_rc ? up_sched_run(jobs, n, &so, stats, err) : 0;
+    land_held(&r, n);
     if (r.journal_rc) {
         *err = r.journal_err;
         rc = r.journal_rc;
@@ -323,6 +381,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     for (size_t k = 0; k < p->suite->ncases; k++)
         free(r.agent_user[k]);
     free(r.agent_user);
+    free(r.held);
     return rc;
 }
 
@@ -385,6 +444,10 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
     up_breaker br;
     up_buf dir = UP_BUF_INIT;
     int made = 0, rc;
+
+    rc = up_eval_checks_sandbox(p, err);
+    if (rc)
+        return rc;
 
     up_breaker_init(&br, up_breaker_threshold(o->sched.jobs));
     if (!o2.sched.breaker)

@@ -35,6 +35,10 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->jobs++;
     t->passed += j->passed != 0 && !j->error;
     t->errors += j->error != 0;
+    if (!j->error && j->ungradable && !t->ungradable++)
+        t->ungradable_why = j->ungradable;
+    t->checks_passed += j->ungradable ? 0 : j->checks_passed;
+    t->checks_total += j->ungradable || j->error ? 0 : j->checks_total;
     t->cached += j->from_cache != 0;
     t->asserts_passed += j->asserts_passed;
     t->asserts_total += j->asserts_total;
@@ -83,8 +87,9 @@ static up_stats_case *per_case(const up_eval_plan *p, size_t m)
         up_stats_case *c = &cs[j->kase];
         double tokens = (double)(j->usage.input + j->usage.output);
 
-        if (j->model != m || j->error || !j->done)
-            continue; /* errors are no evidence either way */
+        if (j->model != m || j->error || j->ungradable || !j->done)
+            continue; /* errors are no evidence either way, nor are
+                         checks that could not run */
         if (j->arm == UP_ARM_SKILL) {
             c->skill_runs++;
             c->skill_pass += j->passed != 0;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "upskill/alloc.h"
+#include "upskill/check.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"
 #include "upskill/provider.h"
@@ -527,7 +528,8 @@ static int ask_tests(up_gen *g, struct convo *c, const char *sys, up_buf *notes,
 int gen_tests(up_gen *g, up_error *err)
 {
     up_buf sys = UP_BUF_INIT, tmpl = UP_BUF_INIT, user = UP_BUF_INIT,
-           task = UP_BUF_INIT, ex = UP_BUF_INIT, notes = UP_BUF_INIT;
+           task = UP_BUF_INIT, ex = UP_BUF_INIT, notes = UP_BUF_INIT,
+           progs = UP_BUF_INIT;
     char min[16], max[16];
     struct convo c = {NULL, NULL, 0};
     int rc =
@@ -539,13 +541,15 @@ int gen_tests(up_gen *g, up_error *err)
     snprintf(max, sizeof(max), "%d", g->max_tests);
     tests_task(&task, g);
     examples_text(&ex, g->o);
+    up_check_programs_text(&progs); /* what a check may run here */
     if (!rc) {
         up_gen_var v[] = {{"task", task.data},
                           {"examples", ex.data},
                           {"min_tests", min},
-                          {"max_tests", max}};
+                          {"max_tests", max},
+                          {"programs", progs.data}};
 
-        up_gen_expand(&user, tmpl.data, v, 4);
+        up_gen_expand(&user, tmpl.data, v, 5);
         convo_add(&c, "user", up_buf_detach(&user));
         gen_emit(g, UP_GEN_EV_TESTS, 0, up_gen_model(g, g->nmodels)->resolved,
                  NULL, NULL);
@@ -570,5 +574,6 @@ int gen_tests(up_gen *g, up_error *err)
     up_buf_release(&task);
     up_buf_release(&ex);
     up_buf_release(&notes);
+    up_buf_release(&progs);
     return rc;
 }

@@ -9,19 +9,26 @@
 #include <string.h>
 
 #include "upskill/alloc.h"
+#include "upskill/assert.h"
 #include "upskill/gen.h"
 
 #include "lib/gen_loop.h"
 
-/* Strict-mode friendly: every property required, no extra keys. */
+/* Strict-mode friendly: every property required, no extra keys.  A case's
+ * "assert" holds executable checks (command assertions), often []. */
 const char up_gen_tests_schema[] =
     "{\"type\":\"object\",\"properties\":{\"cases\":{\"type\":\"array\","
     "\"items\":{\"type\":\"object\",\"properties\":{"
     "\"input\":{\"type\":\"string\"},"
     "\"expected\":{\"type\":\"object\",\"properties\":{\"contains\":"
     "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
-    "\"required\":[\"contains\"],\"additionalProperties\":false}},"
-    "\"required\":[\"input\",\"expected\"],\"additionalProperties\":false}}},"
+    "\"required\":[\"contains\"],\"additionalProperties\":false},"
+    "\"assert\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"type\":{\"type\":\"string\",\"enum\":[\"command\"]},"
+    "\"value\":{\"type\":\"string\"}},\"required\":[\"type\",\"value\"],"
+    "\"additionalProperties\":false}}},"
+    "\"required\":[\"input\",\"expected\",\"assert\"],"
+    "\"additionalProperties\":false}}},"
     "\"required\":[\"cases\"],\"additionalProperties\":false}";
 
 static size_t non_blank(const up_case *c)
@@ -33,9 +40,27 @@ static size_t non_blank(const up_case *c)
     return n;
 }
 
-static int usable(const up_case *c)
+/* 1 when c's assertions parse (an empty "assert" is dropped first). */
+static int asserts_ok(up_case *c)
 {
-    return c->input && *c->input && (non_blank(c) >= 2 || c->assert_json);
+    up_assert_list l;
+    int rc;
+
+    if (c->assert_json && !strcmp(c->assert_json, "[]")) {
+        free(c->assert_json);
+        c->assert_json = NULL;
+    }
+    up_assert_list_init(&l);
+    rc = up_assert_list_parse(&l, c->assert_json, "generated tests", "assert",
+                              NULL);
+    up_assert_list_release(&l);
+    return !rc;
+}
+
+static int usable(up_case *c)
+{
+    return c->input && *c->input && asserts_ok(c) &&
+           (non_blank(c) >= 2 || c->assert_json);
 }
 
 /*
@@ -53,7 +78,7 @@ static void keep(up_suite *s, up_suite *all, int max, up_buf *notes)
         if (!ok)
             up_buf_addf(notes,
                         "case %zu dropped: it needs an input and at least "
-                        "two expected strings\n",
+                        "two expected strings or a valid check\n",
                         i + 1);
         if (ok && s->ncases < (size_t)max) {
             s->cases = up_xrealloc(s->cases, (s->ncases + 1) * sizeof(*c));

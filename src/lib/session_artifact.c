@@ -86,13 +86,21 @@ static json_t *verdict(const up_assert *a, const up_assert_result *r,
                       : r && r->message.len ? r->message.data
                                             : NULL;
 
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "type", a->type, "name",
-                     up_json_str_or_null(a->name), "value", assert_value(a),
-                     "file", up_json_str_or_null(a->file), "passed",
-                     st == UP_ASSERT_PENDING
-                         ? json_null()
-                         : json_boolean(st == UP_ASSERT_PASS),
-                     "message", up_json_str_or_null(why));
+    json_t *v =
+        json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "type", a->type, "name",
+                  up_json_str_or_null(a->name), "value", assert_value(a),
+                  "file", up_json_str_or_null(a->file), "passed",
+                  st == UP_ASSERT_PENDING || st == UP_ASSERT_CHECK ||
+                          st == UP_ASSERT_UNGRADABLE
+                      ? json_null()
+                      : json_boolean(st == UP_ASSERT_PASS),
+                  "message", up_json_str_or_null(why));
+
+    if (r && !failed_job && r->check) /* an executable check's output */
+        json_object_set_new(
+            v, "output",
+            json_stringn(r->output.len ? r->output.data : "", r->output.len));
+    return v;
 }
 
 static json_t *verdicts(const up_eval_plan *p, const up_eval_job *j)

@@ -561,19 +561,22 @@ void up_suite_to_json(const up_suite *s, up_buf *out)
     json_decref(arr);
 }
 
-/* 1 when type names a file-* assertion kind, "not-" and "_" allowed. */
+/* 1 when type names a file-* assertion kind, "not-" and "_" allowed, or
+ * the command kind (a check run in the workspace). */
 static int file_kind(const char *type)
 {
     if (!strncmp(type, "not-", 4) || !strncmp(type, "not_", 4))
         type += 4;
-    return !strncmp(type, "file-", 5) || !strncmp(type, "file_", 5);
+    return !strncmp(type, "file-", 5) || !strncmp(type, "file_", 5) ||
+           !strcmp(type, "command");
 }
 
 int up_case_needs_workspace(const up_case *c)
 {
     json_t *arr, *v;
     size_t i;
-    int need = c->output_file != NULL;
+    int need = c->output_file != NULL ||
+               (c->validator && !strcmp(c->validator, "command"));
 
     if (need || !c->assert_json)
         return need;

@@ -12,7 +12,7 @@ like "$out" "├── git-commit-messages" "skills are labelled by folder"
 like "$out" "└── sql-query-review" "last skill gets the corner"
 like "$out" "│   └── Writes clear git commit messages in the Conventional Commits..." \
     "description is cut at 60 characters with ..."
-like "$out" "4 skills, ~" "footer counts skills"
+like "$out" "6 skills, ~" "footer counts skills"
 unlike "$out" "SKILL.md (~" "no file details without -v"
 is "$err" "" "nothing on stderr"
 

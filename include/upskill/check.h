@@ -1,0 +1,77 @@
+/*
+ * Executable checks: the `command` assertion (docs/assertions.md) run in
+ * the sandbox, in the conversation's workspace, once the agent stopped.
+ *
+ * A check passes on exit 0.  Its output (stdout then stderr, each capped
+ * at UP_CHECK_OUTPUT bytes and marked when cut) goes into the result's
+ * output, which the case artifact keeps.  A check whose program is not
+ * installed (looked up on the sandbox's PATH and in CUDA's standard
+ * prefix) is UP_ASSERT_UNGRADABLE, naming the program: the case is not
+ * gradable, never a pass and never a silent fail.
+ *
+ * Checks take seconds (a compiler), so they never run on the scheduler's
+ * thread: the runner keeps the finished conversations' workspaces and
+ * runs their checks on a small pool of threads (up_check_run_all) after
+ * the conversations, before the workspaces are removed.
+ */
+#ifndef UPSKILL_CHECK_H
+#define UPSKILL_CHECK_H
+
+#include <stddef.h>
+
+#include "upskill/assert.h"
+#include "upskill/buf.h"
+#include "upskill/sandbox.h"
+
+/* Bytes of each stream of a check's output kept in the result. */
+#define UP_CHECK_OUTPUT ((size_t)8 << 10)
+/* Wall clock of one check, in seconds (a compile of a kernel fits). */
+#define UP_CHECK_WALL_S 300u
+/* CUDA's standard install prefix, searched after the sandbox's PATH. */
+#define UP_CHECK_CUDA_BIN "/usr/local/cuda/bin"
+
+/* One check to run: command assertion a in the workspace folder ws. */
+typedef struct up_check_item {
+    const up_assert *a;    /* borrowed, a command assertion */
+    const char *ws;        /* borrowed, the workspace folder */
+    up_assert_result *res; /* borrowed, settled here */
+} up_check_item;
+
+/*
+ * Find the program of command line cmd (its first word, after any
+ * VAR=value words) as the check would: a shell builtin or a relative
+ * path (a workspace file) is taken as is; an absolute path must be an
+ * executable under a system folder the sandbox binds (/usr, /bin, /sbin,
+ * /lib, /lib64); a name is looked up on the sandbox's PATH, then in
+ * UP_CHECK_CUDA_BIN.  Returns 1 when found, with the folder to add to
+ * PATH in dir ("" when none is needed), else 0, with the name in prog.
+ * dir and prog may be NULL.
+ */
+int up_check_find(const char *cmd, up_buf *dir, up_buf *prog);
+
+/*
+ * Run one check in mode and settle it->res: UP_ASSERT_PASS on exit 0,
+ * UP_ASSERT_FAIL otherwise (the message says the exit code, the limit
+ * broken or the first line of stderr), UP_ASSERT_UNGRADABLE when the
+ * program is not installed.  Never fails.  Thread-safe.
+ */
+void up_check_run(const up_check_item *it, up_sandbox_mode mode);
+
+/* Run n checks on up to threads threads (the caller's included). */
+void up_check_run_all(up_check_item *items, size_t n, up_sandbox_mode mode,
+                      unsigned threads);
+
+/*
+ * Append to out the programs of a short probe list (gcc, cc, g++,
+ * python3, pytest, node, nvcc, go, cargo, javac, make) that a check could
+ * run on this machine, comma-separated ("none" when none is).
+ */
+void up_check_programs_text(up_buf *out);
+
+/*
+ * The sandbox mode checks run in: UP_SANDBOX_NONE when the environment
+ * variable UPSKILL_SANDBOX is "none", else UP_SANDBOX_BWRAP.
+ */
+up_sandbox_mode up_check_mode(void);
+
+#endif

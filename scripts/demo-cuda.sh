@@ -1,0 +1,70 @@
+#!/bin/sh
+# make demo-cuda: executable checks end to end, offline (docs/assertions.md,
+# "command").
+#
+# build/fake-llm plays a small local coding student over the
+# OpenAI-compatible API, scripted in examples/demo/cuda-scenario.json.  The
+# skill, examples/skills/h100-cuda-kernels, keeps the H100 rules in a
+# reference file; a student that reads it writes an RMSNorm kernel that
+# compiles for sm_90, one that does not writes a kernel nvcc rejects.  The
+# suite's command check compiles every student's kernel.cu with
+# `nvcc -arch=sm_90 -c` in the sandbox, so the lift comes from checks
+# that really ran.  Where nvcc is not installed the CUDA part is skipped
+# with the reason; the Python example (examples/skills/python-slugify,
+# checked by running its unit tests) runs everywhere.
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+UPSKILL=$TOP/build/upskill
+FAKE=$TOP/build/fake-llm
+for b in "$UPSKILL" "$FAKE"; do
+    [ -x "$b" ] || { echo "demo: $b is missing: run 'make demo-cuda'" >&2; exit 1; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/upskill-demo.XXXXXX")
+PIDS=
+cleanup() {
+    for p in $PIDS; do kill "$p" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# serve SCENARIO NAME: start the fake student, its URL into $URL.
+serve() {
+    "$FAKE" --scenario "$1" --port-file "$T/$2.port" --max-seconds 600 \
+        >/dev/null 2>"$T/$2.err" &
+    PIDS="$PIDS $!"
+    i=0
+    while [ ! -s "$T/$2.port" ] && [ $i -lt 50 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ -s "$T/$2.port" ] || { cat "$T/$2.err" >&2; exit 1; }
+    URL=http://127.0.0.1:$(cat "$T/$2.port")
+}
+
+cd "$T"
+printf 'runs_dir: runs\ncache:\n  enabled: false\n' > upskill.config.yaml
+export UPSKILL_CONFIG="$T/upskill.config.yaml"
+STUDENT=qwen2.5-coder-7b-instruct
+
+step() {
+    if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+        printf '\n\033[1m$ %s\033[0m\n' "$*"
+    else
+        printf '\n$ %s\n' "$*"
+    fi
+    "$@"
+}
+
+NVCC=$(command -v nvcc || true)
+[ -n "$NVCC" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || NVCC=/usr/local/cuda/bin/nvcc
+if [ -n "$NVCC" ]; then
+    serve "$TOP/examples/demo/cuda-scenario.json" cuda
+    step "$UPSKILL" eval "$TOP/examples/skills/h100-cuda-kernels" \
+        -m "$STUDENT" --base-url "$URL/v1" --runs 3 --agent
+else
+    printf '\ndemo: skipping the CUDA example: nvcc is not installed (not on PATH, not in /usr/local/cuda/bin)\n'
+fi
+serve "$TOP/examples/demo/slugify-scenario.json" slug
+step "$UPSKILL" eval "$TOP/examples/skills/python-slugify" \
+    -m "$STUDENT" --base-url "$URL/v1" --runs 3 --agent

@@ -1,0 +1,249 @@
+/*
+ * Executable checks (check.h): find a check's program, run the check in
+ * the sandbox, settle its result; a pool of threads for many.
+ *
+ * Invariant: a check never reports a pass it did not see.  A program that
+ * is not installed makes the result UP_ASSERT_UNGRADABLE (never FAIL, so
+ * a missing compiler is not mistaken for a student's error); a sandbox
+ * that could not start is a FAIL saying why.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/check.h"
+#include "upskill/fs.h"
+
+/* The sandbox's PATH (sandbox_argv.c), then CUDA's prefix. */
+static const char *const search_dirs[] = {
+    "/usr/local/sbin", "/usr/local/bin", "/usr/sbin",       "/usr/bin",
+    "/sbin",           "/bin",           UP_CHECK_CUDA_BIN, NULL};
+
+/* Words the shell runs itself: nothing to look up. */
+static const char *const builtins[] = {
+    "cd",   "test", "[",      "true",    "false", "echo", "printf",
+    "exit", "set",  "export", "if",      "for",   "!",    "(",
+    "{",    ":",    ".",      "command", "exec",  "env",  NULL};
+
+/* The programs up_check_programs_text probes. */
+static const char *const probes[] = {"gcc",    "cc",    "g++",  "python3",
+                                     "pytest", "node",  "nvcc", "go",
+                                     "cargo",  "javac", "make", NULL};
+
+/* Copy the first word of cmd that is not a VAR=value into w. */
+static void first_word(const char *cmd, up_buf *w)
+{
+    const char *p = cmd;
+
+    for (;;) {
+        size_t n;
+
+        p += strspn(p, " \t\n");
+        n = strcspn(p, " \t\n;&|<>()");
+        up_buf_reset(w);
+        up_buf_add(w, p, n);
+        if (!n || !strchr(w->data, '=') ||
+            strcspn(w->data, "=") > strcspn(w->data, "/"))
+            return;
+        p += n;
+    }
+}
+
+/* 1 when absolute path p is under a system folder the sandbox binds. */
+static int visible(const char *p)
+{
+    static const char *const dirs[] = {"/usr/", "/bin/",   "/sbin/",
+                                       "/lib/", "/lib64/", NULL};
+
+    for (size_t i = 0; dirs[i]; i++)
+        if (!strncmp(p, dirs[i], strlen(dirs[i])))
+            return 1;
+    return 0;
+}
+
+static int is_builtin(const char *w)
+{
+    for (size_t i = 0; builtins[i]; i++)
+        if (!strcmp(builtins[i], w))
+            return 1;
+    return 0;
+}
+
+int up_check_find(const char *cmd, up_buf *dir, up_buf *prog)
+{
+    up_buf w = UP_BUF_INIT, path = UP_BUF_INIT;
+    int found = 0;
+
+    first_word(cmd, &w);
+    if (dir)
+        up_buf_reset(dir);
+    if (!w.len || is_builtin(w.data) || strchr(w.data, '/'))
+        found = !w.len || is_builtin(w.data) || w.data[0] != '/' ||
+                (visible(w.data) && access(w.data, X_OK) == 0);
+    for (size_t i = 0; !found && search_dirs[i]; i++) {
+        up_buf_reset(&path);
+        up_fs_join(&path, search_dirs[i], w.data);
+        found = access(path.data, X_OK) == 0;
+        if (found && dir && !strcmp(search_dirs[i], UP_CHECK_CUDA_BIN))
+            up_buf_adds(dir, UP_CHECK_CUDA_BIN);
+    }
+    if (prog) {
+        up_buf_reset(prog);
+        up_buf_add(prog, w.data, w.len);
+    }
+    up_buf_release(&w);
+    up_buf_release(&path);
+    return found;
+}
+
+static void limits(up_sandbox_limits *l)
+{
+    up_sandbox_limits_default(l);
+    l->cpu_s = UP_CHECK_WALL_S;
+    l->wall_ms = UP_CHECK_WALL_S * 1000u;
+    l->mem_bytes = (size_t)8 << 30; /* a compiler maps a lot */
+    l->out_cap = UP_CHECK_OUTPUT;
+}
+
+/* Append stream s (cut when cut) to out under a heading. */
+static void add_stream(up_buf *out, const char *name, const up_buf *s, int cut)
+{
+    if (!s->len)
+        return;
+    up_buf_addf(out, "--- %s ---\n", name);
+    up_buf_add(out, s->data, s->len);
+    if (s->len && s->data[s->len - 1] != '\n')
+        up_buf_addc(out, '\n');
+    if (cut)
+        up_buf_addf(out, "[cut at %zu bytes]\n", UP_CHECK_OUTPUT);
+}
+
+/* The first non-empty line of s into out, cut short. */
+static void first_line(up_buf *out, const up_buf *s)
+{
+    const char *p = s->len ? s->data : "";
+    size_t n;
+
+    p += strspn(p, "\n \t");
+    n = strcspn(p, "\n");
+    if (n > 160)
+        n = 160;
+    if (n) {
+        up_buf_adds(out, ": ");
+        up_buf_add(out, p, n);
+    }
+}
+
+/* Settle r from a finished sandbox call. */
+static void settle(up_assert_result *r, const up_sandbox_result *sr)
+{
+    r->status =
+        sr->exit_code == 0 && !sr->limit ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
+    if (sr->limit)
+        up_buf_addf(&r->message, "stopped: %s", sr->limit_text);
+    else if (sr->exit_code < 0)
+        up_buf_addf(&r->message, "killed by signal %d", sr->signal);
+    else
+        up_buf_addf(&r->message, "exit %d", sr->exit_code);
+    if (r->status != UP_ASSERT_PASS)
+        first_line(&r->message, sr->err.len ? &sr->err : &sr->out);
+    add_stream(&r->output, "stdout", &sr->out, sr->out_cut);
+    add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
+}
+
+void up_check_run(const up_check_item *it, up_sandbox_mode mode)
+{
+    up_buf dir = UP_BUF_INIT, prog = UP_BUF_INIT, cmd = UP_BUF_INIT;
+    up_assert_result *r = it->res;
+    up_sandbox_limits lim;
+    up_sandbox_result sr;
+    up_error e;
+
+    up_buf_reset(&r->message);
+    up_buf_reset(&r->output);
+    if (!up_check_find(it->a->value, &dir, &prog)) {
+        r->status = UP_ASSERT_UNGRADABLE;
+        up_buf_addf(&r->message,
+                    "not gradable: '%s' is not installed where the "
+                    "sandbox can run it (looked on its PATH and in %s)",
+                    prog.data, UP_CHECK_CUDA_BIN);
+        goto out;
+    }
+    if (dir.len) /* CUDA's prefix is under /usr: visible, not on PATH */
+        up_buf_addf(&cmd, "PATH=%s:$PATH; export PATH; ", dir.data);
+    up_buf_adds(&cmd, it->a->value);
+    limits(&lim);
+    if (up_sandbox_exec(&sr, mode, it->ws, cmd.data, &lim, &e)) {
+        r->status = UP_ASSERT_FAIL;
+        up_buf_addf(&r->message, "the check could not start: %s", e.msg);
+        goto out;
+    }
+    settle(r, &sr);
+    up_sandbox_result_release(&sr);
+out:
+    up_buf_release(&dir);
+    up_buf_release(&prog);
+    up_buf_release(&cmd);
+}
+
+/* The pool: each thread takes the next item until none is left. */
+struct pool {
+    up_check_item *items;
+    size_t n, next;
+    up_sandbox_mode mode;
+    pthread_mutex_t lock;
+};
+
+static void *worker(void *ud)
+{
+    struct pool *p = ud;
+
+    for (;;) {
+        size_t i;
+
+        pthread_mutex_lock(&p->lock);
+        i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n)
+            return NULL;
+        up_check_run(&p->items[i], p->mode);
+    }
+}
+
+void up_check_run_all(up_check_item *items, size_t n, up_sandbox_mode mode,
+                      unsigned threads)
+{
+    struct pool p = {items, n, 0, mode, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t *t;
+    size_t nt = threads > 1 ? threads - 1 : 0, started = 0;
+
+    if (nt > n)
+        nt = n;
+    t = up_xcalloc(nt + 1, sizeof(*t));
+    for (size_t i = 0; i < nt; i++)
+        started += pthread_create(&t[started], NULL, worker, &p) == 0;
+    worker(&p); /* this thread helps, and runs all when none started */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    free(t);
+}
+
+void up_check_programs_text(up_buf *out)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; probes[i]; i++)
+        if (up_check_find(probes[i], NULL, NULL))
+            up_buf_addf(out, "%s%s", n++ ? ", " : "", probes[i]);
+    if (!n)
+        up_buf_adds(out, "none");
+}
+
+up_sandbox_mode up_check_mode(void)
+{
+    const char *v = getenv("UPSKILL_SANDBOX");
+
+    return v && !strcmp(v, "none") ? UP_SANDBOX_NONE : UP_SANDBOX_BWRAP;
+}

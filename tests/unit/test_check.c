@@ -1,0 +1,198 @@
+/*
+ * Unit tests for executable checks (src/lib/check.c and the command
+ * assertion of src/lib/assert.c): the program lookup, a check's result
+ * and output, a missing program is not gradable (never a pass, never a
+ * failure), the pool runs every item.  The checks run with
+ * UP_SANDBOX_NONE so they need no bubblewrap; the sandboxed path is
+ * covered end to end by tests/e2e/t1510-checks.sh.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "upskill/assert.h"
+#include "upskill/buf.h"
+#include "upskill/check.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/upskill-check-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(check, .init = setup, .fini = teardown);
+
+/* Parse one command assertion from value into l. */
+static void parse_cmd(up_assert_list *l, const char *value)
+{
+    up_buf j = UP_BUF_INIT;
+    up_error err;
+
+    up_buf_addf(&j, "[{\"type\": \"command\", \"value\": \"%s\"}]", value);
+    up_assert_list_init(l);
+    cr_assert_eq(up_assert_list_parse(l, j.data, "t.json", NULL, &err), 0, "%s",
+                 err.msg);
+    up_buf_release(&j);
+}
+
+/* Run value as a check in dir; the result into *r (caller frees). */
+static up_assert_result *run_cmd(const char *value)
+{
+    up_assert_list l;
+    up_assert_result *r = up_assert_results_new(1);
+    up_check_item it;
+
+    parse_cmd(&l, value);
+    it = (up_check_item){&l.items[0], dir, r};
+    up_check_run(&it, UP_SANDBOX_NONE);
+    up_assert_list_release(&l);
+    return r;
+}
+
+Test(check, find_looks_up_the_first_program)
+{
+    up_buf d = UP_BUF_INIT, p = UP_BUF_INIT;
+
+    cr_expect_eq(up_check_find("sh -c true", &d, &p), 1);
+    cr_expect_str_eq(p.data, "sh");
+    cr_expect_eq(d.len, 0, "no folder to add for a program on PATH");
+    cr_expect_eq(up_check_find("CC=gcc no-such-prog-x1 -v", &d, &p), 0);
+    cr_expect_str_eq(p.data, "no-such-prog-x1", "VAR=value words skipped");
+    cr_expect_eq(up_check_find("cd src && make", NULL, &p), 1,
+                 "a builtin is not looked up");
+    cr_expect_eq(up_check_find("./run_tests.sh", NULL, NULL), 1,
+                 "a workspace path is not looked up");
+    cr_expect_eq(up_check_find("/no/such/tool --x", NULL, &p), 0);
+    cr_expect_str_eq(p.data, "/no/such/tool");
+    cr_expect_eq(up_check_find("/bin/sh -c true", NULL, NULL), 1);
+    cr_expect_eq(up_check_find("/tmp/sh -c true", NULL, NULL), 0,
+                 "a program outside the sandbox's system folders");
+    up_buf_release(&d);
+    up_buf_release(&p);
+}
+
+Test(check, exit_zero_passes_and_keeps_the_output)
+{
+    up_assert_result *r = run_cmd("echo compiled; echo note >&2");
+
+    cr_expect_eq(r->status, UP_ASSERT_PASS);
+    cr_expect_str_eq(r->message.data, "exit 0");
+    cr_expect(strstr(r->output.data, "--- stdout ---\ncompiled\n"));
+    cr_expect(strstr(r->output.data, "--- stderr ---\nnote\n"));
+    up_assert_results_free(r, 1);
+}
+
+Test(check, a_failure_names_the_exit_code_and_the_first_error_line)
+{
+    up_assert_result *r = run_cmd("echo 'main.c:3: error: x' >&2; exit 2");
+
+    cr_expect_eq(r->status, UP_ASSERT_FAIL);
+    cr_expect_str_eq(r->message.data, "exit 2: main.c:3: error: x");
+    up_assert_results_free(r, 1);
+}
+
+Test(check, runs_in_the_workspace)
+{
+    up_assert_result *r = run_cmd("test -f here.txt");
+
+    cr_expect_eq(r->status, UP_ASSERT_FAIL);
+    up_assert_results_free(r, 1);
+    cr_assert_eq(chdir(dir), 0);
+    cr_assert_eq(system("touch here.txt"), 0);
+    cr_assert_eq(chdir("/"), 0);
+    r = run_cmd("test -f here.txt");
+    cr_expect_eq(r->status, UP_ASSERT_PASS, "%s", r->message.data);
+    up_assert_results_free(r, 1);
+}
+
+Test(check, a_missing_program_is_not_gradable)
+{
+    up_assert_result *r = run_cmd("no-such-compiler-x1 -c k.cu");
+    up_assert_summary s;
+
+    cr_expect_eq(r->status, UP_ASSERT_UNGRADABLE);
+    cr_expect(strstr(r->message.data, "'no-such-compiler-x1' is not installed"),
+              "%s", r->message.data);
+    r->check = 1;
+    up_assert_summarize(&s, r, 1);
+    cr_expect_eq(s.ungradable, 1);
+    cr_expect_eq(s.failed, 0, "never a silent fail");
+    cr_expect_eq(up_assert_summary_ok(&s), 0, "never a pass");
+    up_assert_results_free(r, 1);
+}
+
+Test(check, the_assertion_waits_for_its_check_and_needs_a_workspace)
+{
+    up_assert_list l;
+    up_assert_result *r = up_assert_results_new(1);
+    up_assert_usage u = {-1, NULL, NULL};
+    up_assert_summary s;
+
+    parse_cmd(&l, "true");
+    cr_expect_eq(up_assert_list_has_checks(&l), 1);
+    cr_expect_eq(up_assert_list_needs_workspace(&l), 1);
+    up_assert_check(&l, "answer", &u, r);
+    cr_expect_eq(r->status, UP_ASSERT_FAIL, "no workspace: never a pass");
+    cr_expect(strstr(r->message.data, "needs agent mode"));
+    up_assert_summarize(&s, r, 1);
+    cr_expect_eq(s.checks, 1);
+    cr_expect_eq(s.checks_ok, 0);
+    up_assert_results_free(r, 1);
+    up_assert_list_release(&l);
+}
+
+Test(check, cannot_be_negated_and_needs_a_value)
+{
+    up_assert_list l;
+    up_error err;
+
+    up_assert_list_init(&l);
+    cr_expect_eq(up_assert_list_parse(&l,
+                                      "[{\"type\": \"not-command\", "
+                                      "\"value\": \"true\"}]",
+                                      "t.json", NULL, &err),
+                 UP_EPARSE);
+    cr_expect_eq(up_assert_list_parse(&l, "[{\"type\": \"command\"}]", "t.json",
+                                      NULL, &err),
+                 UP_EPARSE);
+    cr_expect(strstr(err.msg, "value"), "%s", err.msg);
+    up_assert_list_release(&l);
+}
+
+Test(check, the_pool_runs_every_item)
+{
+    up_assert_list l;
+    up_assert_result *r = up_assert_results_new(5);
+    up_check_item it[5];
+
+    parse_cmd(&l, "true");
+    for (size_t i = 0; i < 5; i++)
+        it[i] = (up_check_item){&l.items[0], dir, &r[i]};
+    up_check_run_all(it, 5, UP_SANDBOX_NONE, 3);
+    for (size_t i = 0; i < 5; i++)
+        cr_expect_eq(r[i].status, UP_ASSERT_PASS, "item %zu", i);
+    up_assert_results_free(r, 5);
+    up_assert_list_release(&l);
+}
+
+Test(check, programs_text_lists_what_is_installed)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_check_programs_text(&b);
+    cr_expect(b.len > 0);
+    cr_expect(strstr(b.data, "nosuch") == NULL);
+    up_buf_release(&b);
+}
