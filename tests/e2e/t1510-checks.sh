@@ -56,7 +56,7 @@ else
     like "$out" "checks passed: 0 of 2 baseline, 2 of 2 with skill" \
         "checks passed beside the pass rate"
     like "$out" "(+100%)" "the lift comes from checks that ran"
-    cat "$T"/runs/*/run_*/cases.jsonl > "$T/cmd.txt"
+    cat "$T"/runs/*/run_*/cases/transcripts.jsonl > "$T/cmd.txt"
     like "$(cat "$T/cmd.txt")" '"output":"--- stderr ---' \
         "the check's output is kept in the case artifact"
     like "$(cat "$T/cmd.txt")" 'FAILED (' "the bad file's unittest failure"
@@ -126,7 +126,7 @@ else
     is "$rc" 0 "the CUDA example evaluates (exit 0)"
     like "$out" "checks passed: 0 of 2 baseline, 2 of 2 with skill" \
         "nvcc compiled the good kernels and rejected the bad ones"
-    cat "$T"/runs-cu/*/run_*/cases.jsonl > "$T/cu.txt"
+    cat "$T"/runs-cu/*/run_*/cases/transcripts.jsonl > "$T/cu.txt"
     like "$(cat "$T/cu.txt")" 'no operator' "nvcc's error is in the artifact"
 fi
 # --- generate: the teacher writes a command check; the validation runs it ------
@@ -141,6 +141,6 @@ like "$(sed -n 2p "$T/gen.jsonl")" '"enum":["command"]' \
     "the test-gen schema accepts command assertions"
 like "$(cat "$T/g/note-writer/skill_meta.json")" '"type": "command"' \
     "the command check is saved with the tests"
-like "$(cat "$T"/runs-g/*/run_*/cases.jsonl)" '"message":"exit 0"' \
+like "$(cat "$T"/runs-g/*/run_*/cases/transcripts.jsonl)" '"message":"exit 0"' \
     "the validation run ran the checks in agent mode"
 done_testing
