@@ -43,8 +43,9 @@ typedef struct up_cli_spec {
 #define UP_CLI_WALL_MS_DEFAULT 600000L
 /* Bytes of the raw event stream kept in the case artifact. */
 #define UP_CLI_KEEP_STREAM ((size_t)256 << 10)
-/* CLI conversations at once when -j allows more (docs/agent-clis.md,
- * bench/README.md: each CLI process takes 0.5-5 s of a core to start). */
+/* The most CLI conversations at once (a lower -j lowers it): each CLI
+ * takes 0.5-5 s of a core to start (bench/README.md), so more than this
+ * on a small machine only queues for the CPU. */
 #define UP_CLI_JOBS_DEFAULT 4
 
 /* The CLI a model string or resolved id names ("cli.codex/gpt-5"), or
@@ -68,7 +69,7 @@ typedef void (*up_cli_land_fn)(void *ud, up_eval_job *j, up_response *res);
 
 /*
  * Run the plan jobs idx[0..n) (each of a cli.* model, endpoint eps[model])
- * at most jobs at once (<= 0: UP_CLI_JOBS_DEFAULT), calling land after
+ * at most jobs at once (at most UP_CLI_JOBS_DEFAULT), calling land after
  * each.  A conversation that fails (no sandbox, the CLI missing or
  * failing, the wall clock) lands with its error; *stop ends the rest
  * early.  Returns 0, or UP_EINTR when stopped.

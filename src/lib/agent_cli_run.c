@@ -382,6 +382,7 @@ static void account(slot *s, up_eval_plan *p, up_eval_job *j, up_response *res)
     if (s->ws) {
         up_workspace_snapshot(s->ws, UP_EVAL_SNAPSHOT_FILE,
                               UP_EVAL_SNAPSHOT_TOTAL, &b);
+        redact(&b, s->key); /* a tool may have printed its environment */
         j->workspace_json = json_loadb(b.data, b.len, 0, NULL);
     }
     up_buf_release(&b);
@@ -447,7 +448,8 @@ int up_cli_eval_run(up_eval_plan *p, const up_endpoint *eps, const size_t *idx,
                     size_t n, int jobs, volatile sig_atomic_t *stop,
                     up_cli_land_fn land, void *ud, up_error *err)
 {
-    size_t width = jobs > 0 && jobs < 64 ? (size_t)jobs : UP_CLI_JOBS_DEFAULT;
+    size_t width = jobs > 0 && jobs < UP_CLI_JOBS_DEFAULT ? (size_t)jobs
+                                                          : UP_CLI_JOBS_DEFAULT;
     slot *sl = up_xcalloc(width, sizeof(*sl));
     long wall = p->agent_opts.wall_ms > 0 ? p->agent_opts.wall_ms
                                           : UP_CLI_WALL_MS_DEFAULT;
