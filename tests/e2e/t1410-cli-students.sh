@@ -58,11 +58,13 @@ env | grep -q sk-openai-1410 && seen="\$seen OPENAI-KEY-LEAKED"
 touch "$T/outside/escaped" 2>/dev/null && seen="\$seen WROTE-OUTSIDE"
 env > env.txt
 echo made > made.txt
-if [ -d .claude/skills/incident-report ]; then
-  seen="\$seen SKILL-PRESENT"
-  echo '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"incident-report"}}],"usage":{"input_tokens":10,"output_tokens":1}}}'
+for f in .claude/skills/*/SKILL.md; do
+  [ -f "\$f" ] || continue
+  name=\${f#.claude/skills/}; name=\${name%/SKILL.md}
+  seen="\$seen SKILL-PRESENT GOOD ANSWER"
+  echo '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"'\$name'"}}],"usage":{"input_tokens":10,"output_tokens":1}}}'
   echo '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}'
-fi
+done
 printf '{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":2,"result":"%s key=%s","total_cost_usd":0.5,"usage":{"input_tokens":40,"output_tokens":4,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}\n' "\$seen" "\$ANTHROPIC_API_KEY"
 EOF
     # a Codex stand-in that never finishes
@@ -94,6 +96,19 @@ EOF
     like "$cases" '"cli_cost_usd":0.5' "stand-in: the CLI's own cost is kept"
     like "$err" "'cli.codex/gpt-5': the CLI ran over its wall clock (1 s) and was stopped" \
         "a CLI that hangs fails its conversation with the reason"
+
+    # generate with a CLI student: measured and refined inside the CLI
+    fake_start "$FIX/gen/plain.json" || fake_skip_all "fake-llm did not start"
+    mkdir -p "$T/g"
+    GENERIC_BASE_URL="$FAKE_URL/v1" run env UPSKILL_CLIS="$F" "$UPSKILL" generate \
+        "write commit messages" -m generic.teacher --eval-model cli.claude-code \
+        --eval-base-url "$FAKE_URL/v1" -o "$T/g/commit-helper" \
+        --runs-dir "$T/g/runs"
+    is "$rc" 0 "generate --eval-model cli.claude-code runs"
+    like "$err" "measured and refined inside the coding-agent CLI" \
+        "generate: the report says the skill was measured inside the CLI"
+    like "$out" "cli.claude-code                    student        0%       100%" \
+        "generate: the CLI student's lift drives the verdict"
 fi
 
 # ---- the real CLIs (make clis) ----
