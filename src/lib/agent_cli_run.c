@@ -31,9 +31,10 @@
 typedef struct slot {
     size_t job; /* plan job index */
     const up_cli_spec *spec;
-    pid_t pid;     /* 0: not running */
-    int out, err;  /* pipes, -1 when closed */
-    up_buf so, se; /* stdout (capped at UP_CLI_MAX_STREAM), stderr */
+    up_cli_format fmt; /* the stream's format */
+    pid_t pid;         /* 0: not running */
+    int out, err;      /* pipes, -1 when closed */
+    up_buf so, se;     /* stdout (capped at UP_CLI_MAX_STREAM), stderr */
     long long start, deadline; /* ms, monotonic */
     int status, timed_out;
     int interrupted; /* the stop flag ended it */
@@ -185,17 +186,28 @@ static void start(slot *s, const up_eval_plan *p, const up_endpoint *eps,
     s->out = s->err = -1;
     s->start = now_ms();
     s->deadline = s->start + wall_ms;
+    s->fmt = s->spec->format;
     rc = up_sandbox_check(&s->why);
+    if (!rc && !s->spec->bin && getenv("UPSKILL_CLI_FORMAT"))
+        rc =
+            up_cli_format_parse(getenv("UPSKILL_CLI_FORMAT"), &s->fmt, &s->why);
     if (!rc)
         rc = cli_find(s->spec, &bin, &prefix, &s->why);
     if (!rc)
         rc = make_dirs(s, p, &home, &s->why);
     if (!rc)
         rc = fill(s, p, j, &s->why);
-    a = (cli_run_args){
-        s->spec,      bin.data,        prefix.data, s->ws ? s->ws->path : NULL,
-        home.data,    CLI_HOME_INSIDE, prompt,      ep->model,
-        ep->base_url, ep->api_key};
+    a = (cli_run_args){s->spec,
+                       bin.data,
+                       prefix.data,
+                       s->ws ? s->ws->path : NULL,
+                       home.data,
+                       CLI_HOME_INSIDE,
+                       prompt,
+                       ep->model,
+                       ep->base_url,
+                       ep->api_key,
+                       s->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND")};
     if (!rc)
         rc = cli_write_config(&a, &s->why);
     if (!rc) {
@@ -361,8 +373,8 @@ static void account(slot *s, up_eval_plan *p, up_eval_job *j, up_response *res)
 
     redact(&s->so, s->key);
     redact(&s->se, s->key);
-    up_cli_parse(&r, s->spec->format, name, s->so.data ? s->so.data : "",
-                 s->so.len, &res->err);
+    up_cli_parse(&r, s->fmt, name, s->so.data ? s->so.data : "", s->so.len,
+                 &res->err);
     res->code = 0;
     judge_exit(s, &r, p->models[j->model], res);
     res->text = up_xstrdup(r.answer ? r.answer : "");

@@ -32,6 +32,7 @@ typedef struct cli_run_args {
     const char *model;    /* inner model, or NULL */
     const char *base_url; /* NULL: the CLI's own default */
     const char *key;      /* the key's value, or NULL */
+    const char *command;  /* cli.command: the configured command line */
 } cli_run_args;
 
 /* Write the CLI's config files into a->home. */

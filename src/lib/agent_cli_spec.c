@@ -43,6 +43,9 @@ static const up_cli_spec specs[] = {
      "gpt-5-mini", ".opencode/skill", "/v1"},
     {"gemini", UP_CLI_GEMINI, "gemini", "google", "GEMINI_API_KEY",
      "gemini-2.5-flash", ".gemini/skills", NULL},
+    /* any other agent: the command line in UPSKILL_CLI_COMMAND */
+    {"command", UP_CLI_PLAIN, NULL, "openai", "OPENAI_API_KEY", NULL,
+     ".agents/skills", NULL},
 };
 
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
@@ -323,7 +326,51 @@ static const struct {
 
 int cli_write_config(const cli_run_args *a, up_error *err)
 {
-    return per_format[a->spec->format].config(a, err);
+    return a->command ? 0 : per_format[a->spec->format].config(a, err);
+}
+
+/* word with {prompt}, {workspace}, {model} and {base_url} replaced. */
+static void substitute(const cli_run_args *a, const char *word, size_t len,
+                       up_buf *out)
+{
+    static const char *const names[] = {"{prompt}", "{workspace}", "{model}",
+                                        "{base_url}"};
+    const char *values[] = {a->prompt, CLI_WS_INSIDE, a->model ? a->model : "",
+                            a->base_url ? a->base_url : ""};
+
+    for (size_t i = 0; i < len;) {
+        size_t k = 0;
+
+        while (k < 4 && (strlen(names[k]) > len - i ||
+                         strncmp(word + i, names[k], strlen(names[k])) != 0))
+            k++;
+        if (k < 4) {
+            up_buf_adds(out, values[k]);
+            i += strlen(names[k]);
+        } else {
+            up_buf_addc(out, word[i++]);
+        }
+    }
+}
+
+/* The configured command line, split at spaces (no quoting), the first
+ * word replaced by the binary found. */
+static void argv_command(const cli_run_args *a, cli_strv *v)
+{
+    const char *p = a->command + strspn(a->command, " ");
+    up_buf w = UP_BUF_INIT;
+
+    p += strcspn(p, " ");
+    strv_add(v, a->bin);
+    while (*(p += strspn(p, " "))) {
+        size_t len = strcspn(p, " ");
+
+        up_buf_reset(&w);
+        substitute(a, p, len, &w);
+        strv_add(v, w.data ? w.data : "");
+        p += len;
+    }
+    up_buf_release(&w);
 }
 
 void cli_envp(const cli_run_args *a, cli_strv *v)
@@ -340,11 +387,16 @@ void cli_envp(const cli_run_args *a, cli_strv *v)
     strv_add(v, "TMPDIR=/tmp");
     /* the key: in the CLI's provider variable and nowhere else */
     strv_addf(v, a->spec->key_env, a->key && *a->key ? a->key : "none");
-    per_format[a->spec->format].env(a, v);
+    if (!a->command)
+        per_format[a->spec->format].env(a, v);
 }
 
 void cli_command(const cli_run_args *a, cli_strv *v)
 {
+    if (a->command) {
+        argv_command(a, v);
+        return;
+    }
     strv_add(v, a->bin);
     per_format[a->spec->format].argv(a, v);
 }
@@ -434,11 +486,56 @@ static int prefix_of(const char *path, up_buf *out)
     return 1;
 }
 
+/* The first word of a configured command line, found like a shell would
+ * (a '/' in it: as it is; else on PATH). */
+static int find_command(const char *cmd, up_buf *bin, up_buf *prefix,
+                        up_error *err)
+{
+    const char *w = cmd + strspn(cmd, " ");
+    size_t len = strcspn(w, " ");
+    const char *path = getenv("PATH");
+    up_buf b = UP_BUF_INIT;
+    int found = 0;
+
+    if (memchr(w, '/', len)) {
+        up_buf_addf(&b, "%.*s", (int)len, w);
+        found = prefix_of(b.data, prefix);
+    }
+    for (const char *p = path; len && !found && !memchr(w, '/', len) && p && *p;
+         p += strcspn(p, ":"), p += *p == ':') {
+        up_buf_reset(&b);
+        up_buf_addf(&b, "%.*s/%.*s", (int)strcspn(p, ":"), p, (int)len, w);
+        found = prefix_of(b.data, prefix);
+    }
+    if (found) {
+        char real[PATH_MAX];
+
+        up_buf_adds(bin, realpath(b.data, real) ? real : b.data);
+    }
+    up_buf_release(&b);
+    return found ? 0
+                 : up_error_set(err, UP_ENOTFOUND,
+                                "'%.*s': the command of cli.command "
+                                "(UPSKILL_CLI_COMMAND) was not found",
+                                (int)len, w);
+}
+
 int cli_find(const up_cli_spec *s, up_buf *bin, up_buf *prefix, up_error *err)
 {
     const char *dir = getenv("UPSKILL_CLIS");
     const char *path = getenv("PATH");
     up_buf b = UP_BUF_INIT;
+
+    if (!s->bin) {
+        const char *cmd = getenv("UPSKILL_CLI_COMMAND");
+
+        if (!cmd || !*cmd)
+            return up_error_set(err, UP_EUSAGE,
+                                "cli.command needs its command line in "
+                                "UPSKILL_CLI_COMMAND (with {prompt}, e.g. "
+                                "'myagent --cwd {workspace} {prompt}')");
+        return find_command(cmd, bin, prefix, err);
+    }
 
     if (dir && *dir) {
         up_buf_addf(&b, "%s/%s/bin/%s", dir, s->name, s->bin);

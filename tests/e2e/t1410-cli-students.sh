@@ -97,6 +97,24 @@ EOF
     like "$err" "'cli.codex/gpt-5': the CLI ran over its wall clock (1 s) and was stopped" \
         "a CLI that hangs fails its conversation with the reason"
 
+    # cli.command: any agent, its command line configured, plain stdout
+    mkdir -p "$T/agent/bin"
+    printf '#!/bin/sh\n[ -f .agents/skills/incident-report/SKILL.md ] && s=with-skill\necho "PLAIN-ANSWER to [$1] in $2 ${s:-}"\n' \
+        >"$T/agent/bin/myagent"
+    chmod +x "$T/agent/bin/myagent"
+    run env UPSKILL_CLI_COMMAND="$T/agent/bin/myagent {prompt} {workspace}" \
+        "$UPSKILL" eval "$SKILL" --tests "$T/tests-files.json" -m cli.command \
+        --base-url "$URL" --runs-dir "$T/runs3"
+    cases=$(cat "$T"/runs3/*/run_*/cases.jsonl)
+    like "$cases" "PLAIN-ANSWER to [Write the incident report." \
+        "cli.command: the prompt replaces {prompt}"
+    like "$cases" "in /workspace with-skill" \
+        "cli.command: {workspace}, and the skill in .agents/skills in the skill arm"
+    run "$UPSKILL" eval "$SKILL" --tests "$T/tests-files.json" -m cli.command \
+        --base-url "$URL" --runs-dir "$T/runs3"
+    like "$err" "cli.command needs its command line in UPSKILL_CLI_COMMAND" \
+        "cli.command without a command line says what to set"
+
     # generate with a CLI student: measured and refined inside the CLI
     fake_start "$FIX/gen/plain.json" || fake_skip_all "fake-llm did not start"
     mkdir -p "$T/g"
