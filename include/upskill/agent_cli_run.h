@@ -20,10 +20,12 @@
 #include <stddef.h>
 
 #include "upskill/agent_cli.h"
+#include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/eval.h"
 #include "upskill/model.h"
 #include "upskill/provider.h"
+#include "upskill/suite.h"
 
 /* One coding-agent CLI (a row of agent_cli_run.c's table). */
 typedef struct up_cli_spec {
@@ -77,5 +79,18 @@ typedef void (*up_cli_land_fn)(void *ud, up_eval_job *j, up_response *res);
 int up_cli_eval_run(up_eval_plan *p, const up_endpoint *eps, const size_t *idx,
                     size_t n, int jobs, volatile sig_atomic_t *stop,
                     up_cli_land_fn land, void *ud, up_error *err);
+
+/*
+ * `eval --trigger`: replace suite s by its inputs alone (prompts that
+ * should trigger the skill, *npos of them, first) followed by a fixed set
+ * of unrelated prompts that should not; no assertions.  Errors: those of
+ * up_suite_parse.
+ */
+int up_cli_trigger_suite(up_suite *s, size_t *npos, up_error *err);
+
+/* One line for model m of a --trigger run: how often the skill was
+ * loaded for each kind of prompt, and a sentence when that is wrong. */
+void up_cli_trigger_text(up_buf *out, const up_eval_plan *p, size_t m,
+                         size_t npos);
 
 #endif

@@ -97,6 +97,14 @@ EOF
     like "$err" "'cli.codex/gpt-5': the CLI ran over its wall clock (1 s) and was stopped" \
         "a CLI that hangs fails its conversation with the reason"
 
+    # --trigger: activation on the tests' prompts and on unrelated ones
+    # (the stand-in loads any skill it finds: too eager)
+    run env UPSKILL_CLIS="$F" "$UPSKILL" eval "$SKILL" --tests "$T/tests-files.json" \
+        -m cli.claude-code --trigger --base-url "$URL" --runs-dir "$T/runs4"
+    like "$out" "trigger: cli.claude-code: loaded the skill for 1 of 1 prompts that should trigger it (100%) and for 4 of 4 that should not (100%); it is also loaded for unrelated tasks" \
+        "--trigger: the rate for each kind of prompt, and a sentence"
+    like "$err" "5 case(s) x 1 run(s), baseline off" "--trigger: the skill arm only"
+
     # cli.command: any agent, its command line configured, plain stdout
     mkdir -p "$T/agent/bin"
     printf '#!/bin/sh\n[ -f .agents/skills/incident-report/SKILL.md ] && s=with-skill\necho "PLAIN-ANSWER to [$1] in $2 ${s:-}"\n' \
