@@ -99,11 +99,11 @@ int up_cli_model_resolve(up_model *out, const char *spec,
                             spec);
     kind = up_preset_find(s->provider, strlen(s->provider));
     out->provider = kind >= 0 ? (enum up_provider_kind)kind : UP_PROV_GENERIC;
-    out->model_id = inner      ? up_xstrdup(inner + 1)
-                    : s->model ? up_xstrdup(s->model)
-                               : NULL;
-    up_buf_addf(&b, PREFIX "%s%s%s", s->name, out->model_id ? "/" : "",
-                out->model_id ? out->model_id : "");
+    /* "" (never NULL: a provider call must not crash on a CLI's model,
+     * e.g. `models -m cli.claude-code`): the CLI's own default */
+    out->model_id = up_xstrdup(inner ? inner + 1 : s->model ? s->model : "");
+    up_buf_addf(&b, PREFIX "%s%s%s", s->name, *out->model_id ? "/" : "",
+                out->model_id);
     out->resolved = up_buf_detach(&b);
     if (base_url_override && *base_url_override) {
         out->base_url = cli_url(base_url_override, s->v1);
@@ -232,7 +232,7 @@ static void argv_claude(const cli_run_args *a, cli_strv *v)
 
     for (size_t i = 0; fixed[i]; i++)
         strv_add(v, fixed[i]);
-    if (a->model) {
+    if (a->model && *a->model) {
         strv_add(v, "--model");
         strv_add(v, a->model);
     }

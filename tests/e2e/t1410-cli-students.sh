@@ -34,6 +34,9 @@ run "$UPSKILL" eval "$SKILL" --tests "$T/tests.json" -m cli.claude-code/ \
     --base-url "$URL" --runs-dir "$T/runs0"
 like "$err" "empty model after '/'" "an empty inner model is refused"
 
+run "$UPSKILL" models -m cli.claude-code --base-url "$URL"
+ok "$([ "$rc" -lt 128 ]; echo $?)" "models -m cli.claude-code answers without a crash (rc $rc)"
+
 run env UPSKILL_CLIS="$T/nothing" PATH=/usr/bin:/bin "$UPSKILL" eval "$SKILL" \
     --tests "$T/tests.json" -m cli.gemini --base-url "$URL" --runs-dir "$T/runs0"
 like "$err" "the CLI of cli.gemini is not installed" \

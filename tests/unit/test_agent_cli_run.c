@@ -15,7 +15,7 @@ Test(cli_run, model_strings)
         up_model_resolve(&m, "cli.claude-code", NULL, NULL, NULL, &err), 0,
         "%s", err.msg);
     cr_assert_str_eq(m.resolved, "cli.claude-code");
-    cr_assert_null(m.model_id);
+    cr_assert_str_eq(m.model_id, "", "the CLI's own default");
     cr_assert_null(m.base_url, "the CLI's own endpoint by default");
     cr_assert_str_eq(m.api_key_env, "ANTHROPIC_API_KEY");
     cr_assert(m.key_required);
