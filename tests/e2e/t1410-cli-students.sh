@@ -146,6 +146,7 @@ missing=
 for c in claude-code/claude codex/codex opencode/opencode gemini/gemini; do
     [ -x "$CLIS/$c" ] || [ -x "$CLIS/${c%/*}/bin/${c#*/}" ] || missing="$missing ${c%/*}"
 done
+command -v python3 >/dev/null 2>&1 || missing="$missing (python3, for the scenario)"
 if [ -n "$missing" ]; then
     echo "ok $((_n + 1)) # SKIP real CLIs:$missing not installed in $CLIS (make clis)"
     _n=$((_n + 1))
@@ -187,7 +188,7 @@ json.dump({"rules": rules}, open(sys.argv[1], "w"))
 EOF
 fake_start "$T/sc.json" --record "$T/rec.jsonl" || fake_skip_all "fake-llm did not start"
 run env UPSKILL_CLIS="$CLIS" ANTHROPIC_API_KEY=sk-planted-real-1410 \
-    "$UPSKILL" eval "$SKILL" --tests "$T/tests.json" -j 4 \
+    "$UPSKILL" eval "$SKILL" --tests "$T/tests.json" -j 4 --time-limit 120 \
     -m cli.claude-code -m cli.codex -m cli.opencode -m cli.gemini \
     --base-url "$FAKE_URL" --runs-dir "$T/runs2"
 is "$rc" 0 "four real CLIs as students: the eval ran"
