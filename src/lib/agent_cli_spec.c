@@ -240,8 +240,7 @@ static void argv_claude(const cli_run_args *a, cli_strv *v)
 
 static void argv_codex(const cli_run_args *a, cli_strv *v)
 {
-    /* codex's own sandbox (Landlock) is replaced by ours: it cannot nest
-     * inside bubblewrap's user namespace */
+    /* codex's own sandbox (Landlock) is replaced by ours (bubblewrap) */
     const char *fixed[] = {"exec",
                            "--disable",
                            "plugins",
