@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "upskill/agent_cli_run.h"
 #include "eval_cli.h"
 
 /* Without a TTY, runs of fewer conversations print no progress lines. */
@@ -95,6 +96,7 @@ static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
 {
     struct eval_progress pr;
     up_eval_request rq;
+    size_t npos = 0; /* --trigger: prompts that should trigger */
     int rc = check_args(a, err);
 
     request(&rq, a);
@@ -103,6 +105,10 @@ static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
         rc = up_eval_session_load(e, &rq, err);
     if (!rc && a->plan)
         return eval_report_plan(&e->suite, a);
+    if (!rc && a->trigger) { /* the skill arm on trigger prompts */
+        rc = up_cli_trigger_suite(&e->suite, &npos, err);
+        rq.baseline = 0;
+    }
     if (!rc)
         rc = up_eval_session_start(e, &rq, err);
     if (!rc && !a->json)
@@ -115,7 +121,17 @@ static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
         if (rc == UP_EIO)
             return eval_outcome_unsaved(e, a, err);
     }
-    return rc ? rc : eval_outcome(e, a, err);
+    if (rc)
+        return rc;
+    rc = eval_outcome(e, a, err);
+    for (size_t m = 0; a->trigger && !a->json && m < e->plan.nmodels; m++) {
+        up_buf b = UP_BUF_INIT;
+
+        up_cli_trigger_text(&b, &e->plan, m, npos);
+        printf("trigger: %s\n", out_safe(b.data));
+        up_buf_release(&b);
+    }
+    return rc;
 }
 
 int eval_cli_run(struct eval_args *a)

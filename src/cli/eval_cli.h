@@ -42,6 +42,7 @@ struct eval_args {
     int require_lift;
     int benchmark;     /* 1 for `upskill benchmark` */
     int agent;         /* --agent: every conversation a tool loop */
+    int trigger;       /* --trigger: activation only (agent_cli_run.h) */
     long max_turns;    /* --max-turns; 0: 20 */
     long token_budget; /* --token-budget per conversation; 0: none */
     long time_limit;   /* --time-limit seconds per conversation; 0: none */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "upskill/agent_cli_run.h"
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
@@ -236,6 +237,15 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     return up_agent_first(r->agents[i]);
 }
 
+/* A coding-agent CLI job landed (agent_cli_run.c): record it like any. */
+static void cli_landed(void *ud, up_eval_job *j, up_response *res)
+{
+    struct run *r = ud;
+
+    if (finish(r, j, res, 0) && r->o->progress)
+        r->o->progress(r->o->progress_ud, r->plan, r->done, j);
+}
+
 static void on_done(void *ud, size_t i, up_response *res)
 {
     struct run *r = ud;
@@ -341,7 +351,8 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
                     up_xcalloc(p->njobs + 1, sizeof(up_agent *))};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
-    size_t n = 0;
+    size_t *cli = up_xcalloc(p->njobs + 1, sizeof(*cli)); /* CLI jobs */
+    size_t n = 0, ncli = 0;
     int rc;
 
     so.stop = r.stop;
@@ -352,6 +363,8 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
             r.done++; /* restored or cached: counts in the totals */
             if (p->asserts)
                 up_eval_grade_job(p, &p->jobs[i]);
+        } else if (up_cli_spec_of(p->models[p->jobs[i].model])) {
+            cli[ncli++] = i; /* run below, by the CLI runner */
         } else if (!r.journal_rc && !prepare(&r, i, n)) {
             int agent = up_eval_job_is_agent(p, &p->jobs[i]);
 
@@ -365,6 +378,10 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
         o->progress(o->progress_ud, p, r.done, NULL);
     rc = n && !r.journal_rc ? up_sched_run(jobs, n, &so, stats, err) : 0;
     land_held(&r, n);
+    if (!rc && ncli && !r.journal_rc)
+        rc = up_cli_eval_run(p, o->endpoints, cli, ncli, so.jobs, r.stop,
+                             cli_landed, &r, err);
+    free(cli);
     if (r.journal_rc) {
         *err = r.journal_err;
         rc = r.journal_rc;

@@ -74,6 +74,11 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
         up_buf_adds(out, ": its description never made the model open "
                          "SKILL.md, so the skill was never used; rewrite the "
                          "description to say when to use it");
+    else if (2 * w->skill_reads < w->agent_jobs)
+        up_buf_adds(out, ": its description made the model open SKILL.md in "
+                         "fewer than half of the conversations, so most ran "
+                         "without the skill; rewrite the description to say "
+                         "when to use it");
     else if (w->ref_reads)
         up_buf_addf(out, ", a reference file in %zu", w->ref_reads);
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "upskill/agent_cli_run.h"
 #include "upskill/alloc.h"
 #include "upskill/model.h"
 #include "upskill/preset.h"
@@ -619,6 +620,11 @@ int up_model_resolve(up_model *out, const char *spec,
     if (!cfg)
         cfg = &defaults;
     out->spec = up_xstrdup(spec ? spec : "");
+    if (strncmp(out->spec, "cli.", 4) == 0) { /* a coding-agent CLI */
+        rc = up_cli_model_resolve(out, out->spec, base_url_override,
+                                  api_key_env_override, err);
+        goto out;
+    }
     if ((rc = split_spec(&p, out, err)))
         goto out;
     if (!p.base.len) {
