@@ -158,8 +158,9 @@ static void agent_done(struct run *r, size_t i, up_response *res)
     up_agent_free(a);
 }
 
-/* The scheduler's multi-turn hook: start the conversation (res NULL), or
- * take a turn and hand back the next request. */
+/* The scheduler's multi-turn hook: start the conversation (res NULL), take
+ * a turn and hand back the next request, or (res NULL, the conversation
+ * parked in a `run` call) pick it up again. */
 static const up_request *agent_next(void *ud, size_t i, up_response *res)
 {
     struct run *r = ud;
@@ -169,6 +170,8 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
 
     if (res)
         return up_agent_next(r->agents[i], res);
+    if (r->agents[i])
+        return up_agent_resume(r->agents[i]);
     if (!r->agent_user[j->kase])
         r->agent_user[j->kase] = up_agent_user(c);
     if (up_agent_new(&r->agents[i], &p->agent_opts, c,
@@ -177,6 +180,15 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
                      &r->start_err[i]))
         return NULL;
     return up_agent_first(r->agents[i]);
+}
+
+/* The scheduler's wait hook: a parked conversation's fds. */
+static int agent_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
+{
+    struct run *r = ud;
+
+    *timeout_ms = 0;
+    return r->agents[i] ? up_agent_wait(r->agents[i], fds, max, timeout_ms) : 0;
 }
 
 static void on_done(void *ud, size_t i, up_response *res)
@@ -298,8 +310,11 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
             int agent = up_eval_job_is_agent(p, &p->jobs[i]);
 
             jobs[n] = (up_job){&o->endpoints[p->jobs[i].model],
-                               agent ? NULL : &r.rq[n], on_done, &r,
-                               agent ? agent_next : NULL};
+                               agent ? NULL : &r.rq[n],
+                               on_done,
+                               &r,
+                               agent ? agent_next : NULL,
+                               agent ? agent_wait : NULL};
             r.index[n++] = i;
         }
     }
@@ -513,7 +528,7 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
             up_request_init(&rq[k]);
             rq[k].messages = &msg[k];
             rq[k].n_messages = 1;
-            jobs[k] = (up_job){judge, &rq[k], on_judged, &jg, NULL};
+            jobs[k] = (up_job){judge, &rq[k], on_judged, &jg, NULL, NULL};
             jg.slot[k++] = &j->results[a];
         }
     }

@@ -632,7 +632,7 @@ static void batch_init(batch *b, size_t n, const up_endpoint *ep)
         up_request_init(&b->rqs[i]);
         b->rqs[i].messages = &b->msgs[i];
         b->rqs[i].n_messages = 1;
-        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b, NULL};
+        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b, NULL, NULL};
     }
 }
 
@@ -770,7 +770,7 @@ Test(http_e2e, job_timeout)
 
     fake_start(&f, "[{\"reply\":{\"text\":\"late\",\"delay_ms\":5000}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
-    job = (up_job){&ep, &rq, keep_code, NULL, NULL};
+    job = (up_job){&ep, &rq, keep_code, NULL, NULL, NULL};
     up_sched_opts_init(&o);
     o.job_timeout_ms = 300;
     last_code = 0;
@@ -1199,7 +1199,7 @@ static void convo_run(struct convo *c, int kind, int stream, fake *f)
     c->rq.nmsgs = 1;
     c->rq.tools = read_tool;
     c->rq.ntools = 1;
-    job = (up_job){&ep, NULL, convo_done, c, convo_next};
+    job = (up_job){&ep, NULL, convo_done, c, convo_next, NULL};
     up_sched_opts_init(&o);
     cr_assert_eq(up_sched_run(&job, 1, &o, NULL, &err), 0);
     for (size_t k = 0; k < 4; k++) {
