@@ -125,8 +125,8 @@ void up_workspace_snapshot(const up_workspace *w, size_t max_file,
 /*
  * Record that the file rel was read or used: SKILL.md of the installed
  * skill sets skill_read; a references/ or scripts/ file of it is added
- * (once) to refs_read or scripts_used.  Tools call this; a future run
- * tool calls it for the script it runs.
+ * (once) to refs_read or scripts_used.  Tools call this; the run tool
+ * calls it for each scripts/ path its command line names.
  */
 void up_workspace_note_use(up_workspace *w, const char *rel);
 

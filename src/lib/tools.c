@@ -303,6 +303,27 @@ struct up_tool_pending {
     int over; /* step gave 1 */
 };
 
+/* Note the installed skill's scripts/ files the command line names by
+ * their path from the workspace (".agents/skills/<name>/scripts/x.py"). */
+static void note_scripts(up_workspace *w, const char *cmd)
+{
+    up_buf pre = UP_BUF_INIT;
+    const char *p = cmd;
+
+    if (!w->skill_dir)
+        return;
+    up_buf_addf(&pre, "%s/scripts/", w->skill_dir);
+    while ((p = strstr(p, pre.data))) {
+        size_t n = strcspn(p, " \t\r\n;&|<>'\"()`$");
+        char *rel = up_xstrndup(p, n);
+
+        up_workspace_note_use(w, rel);
+        free(rel);
+        p += n;
+    }
+    up_buf_release(&pre);
+}
+
 static int t_run_start(up_workspace *w, const json_t *a, up_tool_pending **p,
                        up_buf *out)
 {
@@ -316,6 +337,7 @@ static int t_run_start(up_workspace *w, const json_t *a, up_tool_pending **p,
         return up_buf_adds(out, "command is empty or holds a NUL byte"), 1;
     if (up_sandbox_start(&r, w->sandbox, w->path, cmd, &w->run_lim, &err))
         return up_buf_addf(out, "cannot start the command: %s", err.msg), 1;
+    note_scripts(w, cmd);
     *p = up_xcalloc(1, sizeof(**p));
     (*p)->w = w;
     (*p)->run = r;

@@ -573,3 +573,27 @@ Test(tools, run_cancelled_kills_the_command)
     cr_assert_eq(w->stat[row].errors, 1);
     up_buf_release(&out);
 }
+
+Test(tools, run_notes_the_skill_scripts_it_names)
+{
+    up_buf out = UP_BUF_INIT;
+    up_error err;
+    up_skill s;
+
+    need_sandbox();
+    up_skill_init(&s);
+    s.name = up_xstrdup("demo");
+    s.description = up_xstrdup("d");
+    s.body = up_xstrdup("b");
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(call("run",
+                      "{\"command\":\"sh .agents/skills/demo/scripts/a.sh; "
+                      "cat .agents/skills/demo/scripts/b.py|wc\"}",
+                      &out),
+                 0, "%s", out.data);
+    cr_assert_eq(w->nscripts_used, 2);
+    cr_assert_str_eq(w->scripts_used[0], "scripts/a.sh");
+    cr_assert_str_eq(w->scripts_used[1], "scripts/b.py");
+    up_skill_release(&s);
+    up_buf_release(&out);
+}
