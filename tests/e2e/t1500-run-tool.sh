@@ -95,9 +95,14 @@ grep -rq "$KEY" "$T/runs"; is $? 1 "the key is in no run file, artifact or journ
 grep -rq "HOME=/workspace" "$T/runs"; ok $? "the artifacts hold the env output"
 cases=$(cat "$T"/runs/*/run_1/cases.jsonl)
 like "$cases" '"is_error":true' "a broken limit is a tool error"
-procs=$(printf '%s\n' "$body" | grep -o -- '---procs[^"]*' | head -1)
-like "$procs" '---procs\n' "the sandbox has its own /proc"
-unlike "$procs" '---procs\n0' "with its own processes only"
+# Its own pid namespace: a handful of processes in /proc (bwrap's init,
+# the shell, ls, grep), none of the machine's, so no other process's
+# environ (upskill's own included) can be read from inside.
+procs=$(printf '%s\n' "$body" | grep -o -- '---procs\\n[0-9]*' | head -1 |
+    sed 's/.*n//')
+[ -n "$procs" ] && [ "$procs" -ge 1 ] && [ "$procs" -le 8 ]
+ok $? "the sandbox's /proc shows its own few processes only ($procs)"
+like "$body" '---init\nPATH=' "pid 1 is the sandbox's init, with the allow-list"
 
 # A command blocked in one conversation does not hold the other's turns:
 # "slow" waits on a fifo that only "quick"'s third turn writes.  If the
