@@ -83,6 +83,11 @@ typedef struct up_agent_outcome {
  */
 char *up_agent_system(const up_skill *skill, enum up_agent_inject inject);
 
+/* What the system prompt adds when the run tool is offered. */
+#define UP_AGENT_RUN_PROMPT                                                    \
+    "\n\nThe run tool runs a shell command line in the folder (no network); "  \
+    "use it to build, test or check your work."
+
 /* The user message of case c in agent mode: its input, and the names of
  * its context files (which are files in the workspace).  A new string. */
 char *up_agent_user(const up_case *c);

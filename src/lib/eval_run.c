@@ -182,6 +182,20 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     return up_agent_first(r->agents[i]);
 }
 
+/* An arm's agent-mode system prompt; it mentions run when offered. */
+static char *agent_system(const up_eval_plan *p, const up_skill *skill)
+{
+    char *sys = up_agent_system(skill, p->agent_inject);
+    up_buf b = UP_BUF_INIT;
+
+    if (!p->agent_opts.run_tool)
+        return sys;
+    up_buf_adds(&b, sys);
+    up_buf_adds(&b, UP_AGENT_RUN_PROMPT);
+    free(sys);
+    return up_buf_detach(&b);
+}
+
 /* The scheduler's wait hook: a parked conversation's fds. */
 static int agent_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
 {
@@ -291,8 +305,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     so.stop ? so.stop : &own_stop,
                     up_xcalloc(p->njobs, sizeof(up_agent *)),
                     up_xcalloc(p->njobs, sizeof(up_error)),
-                    {up_agent_system(NULL, p->agent_inject),
-                     up_agent_system(p->skill, p->agent_inject)},
+                    {agent_system(p, NULL), agent_system(p, p->skill)},
                     up_xcalloc(p->suite->ncases + 1, sizeof(char *))};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
     size_t n = 0;

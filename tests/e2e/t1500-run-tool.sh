@@ -63,7 +63,8 @@ is "$rc" 0 "the eval completes through hostile commands"
 like "$(printf '%s\n' "$out" | grep -c OK)" 10 "every conversation goes on to its answer"
 unlike "$err" "--sandbox none" "no warning with the sandbox"
 rec=$(cat "$T/rec.jsonl")
-like "$rec" '"name":"run"' "the run tool is offered"
+like "$rec" '"name":"run","description"' "the run tool is offered"
+like "$rec" "The run tool runs a shell command line" "and named in the system prompt"
 like "$rec" "HOME=/workspace" "env ran in the sandbox"
 like "$rec" "curl-rc=" "curl ran"
 like "$rec" "curl-rc=7" "no network beyond loopback: curl cannot connect"
@@ -145,6 +146,17 @@ like "$err" "--sandbox none: the run tool runs the students' commands without a 
     "--sandbox none warns"
 like "$(cat "$T"/runs2/*/run_1/run_metadata.json)" '"sandbox": "none"' \
     "run_metadata.json records the opt-out"
+
+# Without --run-tool, run is neither offered nor callable.
+printf '{"cases": [{"input": "case-honest", "expected": {"contains": ["done"]}}]}\n' > "$T/t3.json"
+fake_start "$T/s.json" --record "$T/rec3.jsonl"
+run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t3.json" -m local \
+    --base-url "$FAKE_URL/v1" --agent --no-baseline --no-log-runs
+is "$rc" 0 "plain agent mode runs"
+rec3=$(cat "$T/rec3.jsonl")
+unlike "$rec3" '"name":"run","description"' "without --run-tool, run is not offered"
+like "$rec3" "unknown tool 'run'" "and a call to it is an unknown tool"
+unlike "$rec3" "exit code:" "nothing ran"
 
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t2.json" -m local \
     --base-url "$FAKE_URL/v1" --sandbox nope --no-log-runs
