@@ -158,6 +158,19 @@ unlike "$rec3" '"name":"run","description"' "without --run-tool, run is not offe
 like "$rec3" "unknown tool 'run'" "and a call to it is an unknown tool"
 unlike "$rec3" "exit code:" "nothing ran"
 
+# generate: the students' evaluations get run too; --sandbox none warns.
+fake_start "$TOP/tests/fixtures/gen/plain.json" --record "$T/rec4.jsonl"
+GENERIC_BASE_URL="$FAKE_URL/v1" run "$UPSKILL" generate \
+    "write commit messages" -m generic.teacher --eval-model student \
+    --eval-base-url "$FAKE_URL/v1" -o "$T/gen/commit-helper" \
+    --runs-dir "$T/runs4" --run-tool --sandbox none
+is "$rc" 0 "generate --run-tool runs"
+like "$err" "--sandbox none: the run tool runs" "generate warns about --sandbox none"
+like "$(cat "$T/rec4.jsonl")" '"name":"run","description"' \
+    "the students are offered run"
+like "$(cat "$T"/runs4/*/run_1/run_metadata.json)" '"sandbox": "none"' \
+    "generate's run log records the opt-out"
+
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t2.json" -m local \
     --base-url "$FAKE_URL/v1" --sandbox nope --no-log-runs
 is "$rc" 2 "an unknown --sandbox is a usage error"
