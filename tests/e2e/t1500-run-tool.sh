@@ -171,6 +171,31 @@ like "$(cat "$T/rec4.jsonl")" '"name":"run","description"' \
 like "$(cat "$T"/runs4/*/run_1/run_metadata.json)" '"sandbox": "none"' \
     "generate's run log records the opt-out"
 
+# No silent downgrade: bubblewrap missing, or unable to make namespaces
+# (both simulated in a private mount namespace, where this runs as root),
+# stops the run before anything is sent, exit 3, saying how to fix it.
+printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' \
+    > "$T/broken-bwrap"
+chmod +x "$T/broken-bwrap"
+if unshare -m true 2>/dev/null; then
+    fake_start "$T/s.json" --record "$T/rec5.jsonl"
+    run unshare -m sh -c 'mount -t tmpfs none /usr/bin && exec "$@"' sh \
+        "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t3.json" -m local \
+        --base-url "$FAKE_URL/v1" --run-tool --no-log-runs
+    is "$rc" 3 "no bubblewrap: exit 3"
+    like "$err" "install bubblewrap: apt-get install bubblewrap" "saying what to install"
+    run unshare -m sh -c 'mount --bind "$0" /usr/bin/bwrap && exec "$@"' \
+        "$T/broken-bwrap" "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t3.json" \
+        -m local --base-url "$FAKE_URL/v1" --run-tool --no-log-runs
+    is "$rc" 3 "bubblewrap without namespaces: exit 3"
+    like "$err" "cannot create its namespaces here" "saying why"
+    like "$err" "sysctl kernel.unprivileged_userns_clone=1" "and the sysctl"
+    is "$(wc -l < "$T/rec5.jsonl" | tr -d ' ')" 0 "nothing was sent"
+else
+    _n=$((_n + 1))
+    echo "ok $_n - # skip no private mount namespace here (not root)"
+fi
+
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t2.json" -m local \
     --base-url "$FAKE_URL/v1" --sandbox nope --no-log-runs
 is "$rc" 2 "an unknown --sandbox is a usage error"
