@@ -177,7 +177,7 @@ like "$(cat "$T"/runs4/*/run_1/run_metadata.json)" '"sandbox": "none"' \
 printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' \
     > "$T/broken-bwrap"
 chmod +x "$T/broken-bwrap"
-if unshare -m true 2>/dev/null; then
+if unshare -m sh -c 'mount -t tmpfs none /usr/bin' 2>/dev/null; then
     fake_start "$T/s.json" --record "$T/rec5.jsonl"
     run unshare -m sh -c 'mount -t tmpfs none /usr/bin && exec "$@"' sh \
         "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t3.json" -m local \
