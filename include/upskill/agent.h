@@ -8,8 +8,11 @@
  * turn, and why it ended.  The scheduler drives it through a multi-turn
  * job (up_job.next): up_agent_first gives the first request, and after
  * each answered turn up_agent_next runs the turn's tool calls on the
- * workspace (inline: the file tools are fast) and gives the next request,
- * or NULL when the model gave its final answer or a limit ended it.
+ * workspace and gives the next request, or NULL when the model gave its
+ * final answer or a limit ended it.  The file tools run inline; a `run`
+ * call (offered only with run_tool) is started in the sandbox and the
+ * turn parks (UP_JOB_PARKED): the scheduler polls up_agent_wait's fds
+ * and calls up_agent_resume until the request (or NULL) comes back.
  *
  * A limit (turns, tokens, wall clock, tool calls) ends an answered
  * conversation that failed: `limit` says which, the answer graded is the
@@ -24,6 +27,8 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/provider.h"
+#include "upskill/sandbox.h"
+#include "upskill/sched.h"
 #include "upskill/skill.h"
 #include "upskill/suite.h"
 #include "upskill/workspace.h"
@@ -49,6 +54,9 @@ typedef struct up_agent_opts {
     long max_tool_calls; /* <= 0: UP_AGENT_MAX_TOOL_CALLS */
     const char *parent;  /* folder of the workspaces; NULL: $TMPDIR, /tmp */
     const up_ws_limits *limits; /* NULL: the defaults */
+    int run_tool;               /* 1: offer `run` (the sandbox checked) */
+    up_sandbox_mode sandbox;    /* how `run` runs: bwrap, or none */
+    const up_sandbox_limits *run_limits; /* per call; NULL: defaults */
 } up_agent_opts;
 
 typedef struct up_agent up_agent;
@@ -74,6 +82,11 @@ typedef struct up_agent_outcome {
  * its body.  A new string.
  */
 char *up_agent_system(const up_skill *skill, enum up_agent_inject inject);
+
+/* What the system prompt adds when the run tool is offered. */
+#define UP_AGENT_RUN_PROMPT                                                    \
+    "\n\nThe run tool runs a shell command line in the folder (no network); "  \
+    "use it to build, test or check your work."
 
 /* The user message of case c in agent mode: its input, and the names of
  * its context files (which are files in the workspace).  A new string. */
@@ -101,6 +114,20 @@ const up_request *up_agent_first(up_agent *a);
  * conversation is over (a final answer, or a limit: see the outcome).
  */
 const up_request *up_agent_next(up_agent *a, up_response *res);
+
+/*
+ * While a `run` call is under way (up_agent_next or up_agent_resume gave
+ * UP_JOB_PARKED): its fds (at most max into fds, count returned) and in
+ * *timeout_ms the most to wait before calling up_agent_resume.
+ */
+int up_agent_wait(const up_agent *a, int *fds, int max, int *timeout_ms);
+
+/*
+ * Drive the `run` call under way without blocking: UP_JOB_PARKED while it
+ * runs, then (its result added, the turn's remaining calls made) the
+ * next request, or NULL when a limit ended the conversation.
+ */
+const up_request *up_agent_resume(up_agent *a);
 
 /* Count a failed turn's tokens (a provider error ended the conversation). */
 void up_agent_failed(up_agent *a, const up_response *res);

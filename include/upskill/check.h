@@ -68,10 +68,4 @@ void up_check_run_all(up_check_item *items, size_t n, up_sandbox_mode mode,
  */
 void up_check_programs_text(up_buf *out);
 
-/*
- * The sandbox mode checks run in: UP_SANDBOX_NONE when the environment
- * variable UPSKILL_SANDBOX is "none", else UP_SANDBOX_BWRAP.
- */
-up_sandbox_mode up_check_mode(void);
-
 #endif

@@ -149,6 +149,13 @@ typedef struct up_config {
     up_cfg_str cache_path;
     up_cfg_int cache_ttl_days;
     up_cfg_num cache_lock_timeout; /* seconds to wait for a locked cache */
+    /* the run tool's limits per call (sandbox.*; docs/config.md) */
+    up_cfg_int sandbox_cpu_s;
+    up_cfg_int sandbox_wall_s;
+    up_cfg_int sandbox_memory_mb;
+    up_cfg_int sandbox_file_size_mb;
+    up_cfg_int sandbox_processes;
+    up_cfg_int sandbox_output_kb;
     up_provider_cfg providers[UP_PRESET_MAX]; /* UP_PROV_COUNT used */
     up_alias *aliases;                        /* from the file, in file order */
     size_t naliases;

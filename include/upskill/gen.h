@@ -238,6 +238,9 @@ typedef struct up_gen_opts {
     int agent;
     const char *inject;
     long max_turns, token_budget, wall_ms;
+    /* The run tool (up_session_run_opts): --run-tool, --sandbox. */
+    int run_tool;
+    const char *sandbox;
 } up_gen_opts;
 
 /* Tokens and cost of a group of calls. */

@@ -233,6 +233,15 @@ up_http_xfer *up_http_submit(up_http_client *c, const up_http_request *rq,
  */
 size_t up_http_run(up_http_client *c, long max_wait_ms);
 
+/*
+ * The same, also waking up when one of fds (at most 256 are watched) is
+ * readable: other work of the caller's loop (a sandboxed command's
+ * pipes) shares the wait.  With no transfer pending it polls fds alone
+ * (for max_wait_ms; not at all when nfds is 0).
+ */
+size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
+                       size_t nfds);
+
 /* Transfers submitted and not yet completed. */
 size_t up_http_pending(const up_http_client *c);
 

@@ -106,6 +106,10 @@ int up_sandbox_timeout_ms(const up_sandbox_run *r);
  */
 int up_sandbox_step(up_sandbox_run *r);
 
+/* Kill the whole sandbox of r now (the caller gives up on it, e.g. on
+ * an interrupt); up_sandbox_finish then reaps it at once. */
+void up_sandbox_kill(up_sandbox_run *r);
+
 /*
  * Wait for the run to end (enforcing its limits), fill res (initialised
  * here) and free r.  Returns 0; a broken limit is in res, not an error.

@@ -39,13 +39,26 @@ typedef struct up_job {
      * counted over all turns, latency_ms from the job's start).  The next
      * turn keeps the job's slot and deadline (job_timeout_ms covers every
      * turn).  The request returned is borrowed until the following call.
-     * next runs on the event thread: it must be quick (the file tools
-     * are).  A slow tool (UP_TOOL_SLOW, the next issue's `run`) is the
-     * seam: it will run off this thread and hand its request back through
-     * a wake-up of the loop; until then no slow tool is offered.
+     * next runs on the event thread: it must not block.  A turn whose
+     * work is slow (the sandboxed `run` tool) returns UP_JOB_PARKED: the
+     * job then sends nothing and its slot stays taken; on every round of
+     * the loop wait (below) gives the fds to poll beside the HTTP
+     * transfers, and after the poll next(ud, index, NULL) is called
+     * again and returns the request, NULL (over) or UP_JOB_PARKED.  So a
+     * 30-second command in one conversation holds only that one.
      */
     const up_request *(*next)(void *ud, size_t index, up_response *res);
+    /*
+     * A parked job's fds (at most max into fds; their count returned)
+     * and in *timeout_ms the most the loop may wait before calling next
+     * again.  NULL: no job of this kind parks.
+     */
+    int (*wait)(void *ud, size_t index, int *fds, int max, int *timeout_ms);
 } up_job;
+
+/* What next returns while its conversation's slow work runs. */
+extern const up_request up_job_parked;
+#define UP_JOB_PARKED (&up_job_parked)
 
 /*
  * The circuit breaker: one per run of jobs (or shared by the caller

@@ -30,6 +30,7 @@
 #include "upskill/eval.h"
 #include "upskill/model.h"
 #include "upskill/provider.h"
+#include "upskill/sandbox.h"
 #include "upskill/sched.h"
 #include "upskill/store.h"
 
@@ -94,6 +95,10 @@ typedef struct up_session_opts {
     long token_budget;                   /* tokens per conversation; 0: none */
     long wall_ms;                        /* ms per conversation; 0: none */
     enum up_session_inject agent_inject; /* skill injection in agent mode */
+    /* The run tool (issue 12): offered when run_tool; commands run as
+     * sandbox says (UP_SANDBOX_NONE only by the user's explicit choice) */
+    int run_tool;
+    up_sandbox_mode sandbox;
 } up_session_opts;
 
 typedef struct up_session {
@@ -111,6 +116,7 @@ typedef struct up_session {
     size_t restored;      /* jobs a resume found done */
     up_run_record *runs;  /* the run log so far, nruns records */
     size_t nruns;
+    up_sandbox_limits run_lim; /* the run tool's limits (from the config) */
 } up_session;
 
 /* o's defaults: everything off, max_turns UP_SESSION_MAX_TURNS. */
@@ -133,6 +139,25 @@ enum up_inject up_session_chat_inject(const char *inject);
  */
 void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,
                            long max_turns, long token_budget, long wall_ms);
+
+/*
+ * The run tool's options from the flags: run_tool (--run-tool, which
+ * implies agent mode) and sandbox (--sandbox: NULL or "bwrap" for the
+ * sandbox, "none" for the explicit opt-out).  UP_EUSAGE for another
+ * sandbox name.
+ */
+int up_session_run_opts(up_session_opts *o, int run_tool, const char *sandbox,
+                        up_error *err);
+
+/*
+ * Before anything is sent: when the run tool is offered, 0 if commands
+ * can run as asked.  The bwrap sandbox must pass up_sandbox_check (else
+ * its error: UP_ENOTFOUND with what to install, UP_EUNSAFE with the
+ * sysctl; both exit 3): there is no silent downgrade.  --sandbox none
+ * passes with a warning through the note hook, on every run.  0 when
+ * the run tool is not offered.
+ */
+int up_session_check_sandbox(up_session *s, up_error *err);
 
 /*
  * The -j default, worked out once: jobs when > 0, else cfg's concurrency

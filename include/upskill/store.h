@@ -61,6 +61,8 @@ typedef struct up_run_record {
     long model_turns;     /* ours: model turns over every conversation */
     long skill_reads;     /* ours: conversations that read SKILL.md */
     long agent_convs;     /* ours: conversations run as a tool loop */
+    const char *sandbox;  /* ours: how the run tool ran ("bwrap", "none";
+                           * a static string), NULL: no run tool */
 } up_run_record;
 
 void up_run_record_init(up_run_record *r);

@@ -22,6 +22,7 @@
 
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/sandbox.h"
 #include "upskill/skill.h"
 
 /* Caps on what the tools may do in one workspace. */
@@ -63,6 +64,9 @@ typedef struct up_workspace {
     size_t nrefs_read, refs_cap;
     char **scripts_used; /* scripts/ files read or run */
     size_t nscripts_used, scripts_cap;
+    int run_tool;              /* 1: "run" may be called (0: unknown) */
+    up_sandbox_mode sandbox;   /* how the run tool runs (default bwrap) */
+    up_sandbox_limits run_lim; /* per run call (the sandbox's defaults) */
 } up_workspace;
 
 /*
@@ -121,8 +125,8 @@ void up_workspace_snapshot(const up_workspace *w, size_t max_file,
 /*
  * Record that the file rel was read or used: SKILL.md of the installed
  * skill sets skill_read; a references/ or scripts/ file of it is added
- * (once) to refs_read or scripts_used.  Tools call this; a future run
- * tool calls it for the script it runs.
+ * (once) to refs_read or scripts_used.  Tools call this; the run tool
+ * calls it for each scripts/ path its command line names.
  */
 void up_workspace_note_use(up_workspace *w, const char *rel);
 
@@ -160,9 +164,17 @@ typedef struct up_tool_arg {
 enum { UP_TOOL_ARG_STRING, UP_TOOL_ARG_BOOL, UP_TOOL_ARG_INT };
 
 enum {
-    UP_TOOL_SLOW = 1 /* may take seconds: a caller may run it off the
-                      * event thread (the next issue's "run") */
+    UP_TOOL_SLOW = 1 /* may take seconds: it has a start handler, and a
+                      * caller may run it off the event thread through
+                      * up_tool_begin ("run") */
 };
+
+typedef struct up_tool_pending up_tool_pending;
+
+/* A slow tool's start: begin the work and return 0 with *p set, or 1 for
+ * a tool error (out says why) with *p NULL. */
+typedef int (*up_tool_start_fn)(up_workspace *w, const struct json_t *args,
+                                up_tool_pending **p, up_buf *out);
 
 /* One row of the tool table. */
 typedef struct up_tool {
@@ -171,7 +183,8 @@ typedef struct up_tool {
     const char *parameters;  /* JSON schema of the arguments object */
     const up_tool_arg *args; /* the same, for the checker; ends at name NULL */
     unsigned flags;          /* UP_TOOL_SLOW... */
-    up_tool_fn run;
+    up_tool_fn run;          /* the whole call, blocking */
+    up_tool_start_fn start;  /* UP_TOOL_SLOW: the call's start, or NULL */
 } up_tool;
 
 /* The table: *n rows (n may be NULL). */
@@ -190,6 +203,32 @@ const up_tool *up_tool_find(const char *name);
  */
 int up_tool_invoke(up_workspace *w, const char *name, const char *args,
                    size_t len, up_buf *out);
+
+/*
+ * The same call, but a slow tool (UP_TOOL_SLOW: "run") is only started:
+ * *p is then the call under way, to be driven with up_tool_pending_fds /
+ * _step and ended with up_tool_pending_end, and 0 is returned.  Any
+ * other tool, and a slow tool's refusal (bad arguments), runs to the end
+ * here as up_tool_invoke does, with *p NULL.
+ */
+int up_tool_begin(up_workspace *w, const char *name, const char *args,
+                  size_t len, up_tool_pending **p, up_buf *out);
+
+/* The fds (at most 3) to poll for POLLIN into fds, their count returned,
+ * and in *timeout_ms the most to wait before stepping again. */
+int up_tool_pending_fds(const up_tool_pending *p, int fds[3], int *timeout_ms);
+
+/* Make progress without blocking; 1 when the call is over. */
+int up_tool_pending_step(up_tool_pending *p);
+
+/* Wait for the end of the call (blocking only when step has not yet
+ * returned 1), append its result to out, count it like up_tool_invoke
+ * and free p.  Returns 0, or 1 for a tool error. */
+int up_tool_pending_end(up_tool_pending *p, up_buf *out);
+
+/* Stop the call (its command killed, no result) and free p; counted as
+ * a call with an error. */
+void up_tool_pending_cancel(up_tool_pending *p);
 
 /*
  * Name of counter row i of w->stat ("read_file", ..., "unknown" for the

@@ -70,6 +70,10 @@ static const struct opt opts[] = {
      "agent mode: tokens per conversation (none)"},
     {0, "time-limit", OPT_INT, &time_limit, "SECONDS",
      "agent mode: wall clock per conversation (none)"},
+    {0, "run-tool", OPT_FLAG, &o.run_tool, NULL,
+     "offer the students the sandboxed run tool (implies --agent)"},
+    {0, "sandbox", OPT_STRING, &o.sandbox, "HOW",
+     "how run runs commands: bwrap (default), none"},
     {0, "max-tokens", OPT_INT, &max_tokens, "N",
      "output cap per answer (max_tokens; teacher 16000, students 4096)"},
     {0, "seed", OPT_INT, &seed, "N", "seed of the statistics (1)"},
@@ -98,7 +102,8 @@ static int check(up_error *err)
         return up_error_set(err, UP_EUSAGE,
                             "--min-tests and --max-tests must be 1 to 100, "
                             "min <= max");
-    if (o.inject && (!o.agent || !up_session_inject_ok(o.inject, 1)))
+    if (o.inject &&
+        (!(o.agent || o.run_tool) || !up_session_inject_ok(o.inject, 1)))
         return up_error_set(err, UP_EUSAGE,
                             "--inject needs --agent and is 'catalog' or "
                             "'preload' (or 'upskill', 'agentskills')");

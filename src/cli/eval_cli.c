@@ -25,7 +25,12 @@ static void on_sigint(int sig)
 /* What the option table's ranges (opt.c) cannot say. */
 static int check_args(const struct eval_args *a, up_error *err)
 {
-    if (a->inject && !up_session_inject_ok(a->inject, a->agent))
+    up_session_opts o;
+
+    up_session_opts_init(&o);
+    if (up_session_run_opts(&o, a->run_tool, a->sandbox, err))
+        return UP_EUSAGE;
+    if (a->inject && !up_session_inject_ok(a->inject, o.agent || a->agent))
         return up_error_set(err, UP_EUSAGE,
                             "--inject must be 'upskill' or 'agentskills', "
                             "or with --agent 'catalog' or 'preload'");
@@ -59,6 +64,7 @@ static void session_opts(up_session_opts *o, const struct eval_args *a)
     o->log = a->verbose ? eval_report_attempt : NULL;
     up_session_agent_opts(o, a->agent, a->inject, a->max_turns, a->token_budget,
                           a->time_limit * 1000);
+    (void)up_session_run_opts(o, a->run_tool, a->sandbox, NULL); /* checked */
 }
 
 static void request(up_eval_request *rq, const struct eval_args *a)

@@ -40,12 +40,14 @@ struct eval_args {
     int no_cache;      /* --no-cache: neither read nor write the cache */
     int json;
     int require_lift;
-    int benchmark;     /* 1 for `upskill benchmark` */
-    int agent;         /* --agent: every conversation a tool loop */
-    int trigger;       /* --trigger: activation only (agent_cli_run.h) */
-    long max_turns;    /* --max-turns; 0: 20 */
-    long token_budget; /* --token-budget per conversation; 0: none */
-    long time_limit;   /* --time-limit seconds per conversation; 0: none */
+    int benchmark;       /* 1 for `upskill benchmark` */
+    int agent;           /* --agent: every conversation a tool loop */
+    int trigger;         /* --trigger: activation only (agent_cli_run.h) */
+    long max_turns;      /* --max-turns; 0: 20 */
+    long token_budget;   /* --token-budget per conversation; 0: none */
+    long time_limit;     /* --time-limit seconds per conversation; 0: none */
+    int run_tool;        /* --run-tool: offer `run` (implies --agent) */
+    const char *sandbox; /* --sandbox bwrap|none */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
@@ -101,6 +103,12 @@ struct eval_args {
         {0,         "time-limit",                                               \
          OPT_INT,   &(a).time_limit,                                            \
          "SECONDS", "agent mode: wall clock per conversation (none)"},          \
+        {0,        "run-tool",                                                  \
+         OPT_FLAG, &(a).run_tool,                                               \
+         NULL,     "offer the sandboxed run tool (implies --agent)"},           \
+        {0,          "sandbox",                                                 \
+         OPT_STRING, &(a).sandbox,                                              \
+         "HOW",      "how run runs commands: bwrap (default), none"},           \
         {0,          "judge-model",                                             \
          OPT_STRING, &(a).judge_model,                                          \
          "MODEL",    "judge for llm-rubric assertions"},                        \

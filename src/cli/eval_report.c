@@ -112,7 +112,7 @@ static void checks_line(const up_eval_plan *p, const up_eval_summary *s)
         return;
     if (p->check_mode == UP_SANDBOX_NONE) /* the opt-out is never silent */
         printf("  %swarning: the checks ran unsandboxed "
-               "(UPSKILL_SANDBOX=none)%s\n",
+               "(--sandbox none)%s\n",
                out_c(C_YELLOW), out_c(C_RESET));
     if (s->has_baseline)
         printf("  checks passed: %ld of %ld baseline, %ld of %ld with "

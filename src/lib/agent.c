@@ -1,7 +1,9 @@
 /*
  * The agent loop: one conversation of tool calls over a workspace
  * (upskill/agent.h).  The scheduler calls up_agent_next after each
- * answered turn, on its event thread; the file tools run inline.
+ * answered turn, on its event thread; the file tools run inline.  A turn
+ * runs its calls in order; at a `run` call it starts the command and
+ * parks, and up_agent_resume picks the turn up where it stopped.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -52,6 +54,11 @@ struct up_agent {
     double llm_ms;
     long t0;
     int truncated;
+    /* the turn whose calls are being made */
+    turn_parts *cur;
+    size_t next_call, ncall_lim;  /* next call to make, calls to make */
+    const up_tool_call *run_call; /* the call of pending */
+    up_tool_pending *pending;     /* a `run` call under way, or NULL */
 };
 
 /* ---- prompts ---- */
@@ -109,8 +116,8 @@ static void offer_tools(up_agent *a)
     const up_tool *t = up_tool_table(&n);
 
     for (size_t i = 0; i < n && a->ntools < UP_TOOL_ROWS; i++) {
-        if (t[i].flags & UP_TOOL_SLOW)
-            continue; /* not offered until it can run off the event thread */
+        if ((t[i].flags & UP_TOOL_SLOW) && !a->o.run_tool)
+            continue; /* `run` only when the run asks for it */
         a->tools[a->ntools++] =
             (up_tool_spec){t[i].name, t[i].description, t[i].parameters};
     }
@@ -147,8 +154,13 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
     up_buf_init(&a->limit);
     a->answer = "";
     rc = up_workspace_new(&a->ws, o->parent, o->limits, err);
-    if (!rc)
+    if (!rc) {
+        a->ws->run_tool = o->run_tool;
+        a->ws->sandbox = o->sandbox;
+        if (o->run_limits)
+            a->ws->run_lim = *o->run_limits;
         rc = fill_workspace(a, c, skill, err);
+    }
     if (rc) {
         up_agent_free(a);
         return rc;
@@ -179,6 +191,8 @@ void up_agent_free(up_agent *a)
 {
     if (!a)
         return;
+    if (a->pending)
+        up_tool_pending_cancel(a->pending);
     up_workspace_free(a->ws);
     for (size_t i = 0; i < a->nparts; i++) {
         free_calls(a->parts[i].calls, a->parts[i].ncalls);
@@ -237,23 +251,36 @@ static turn_parts *take_turn(up_agent *a, up_response *res)
     return t;
 }
 
-/* Run call c on the workspace and add its result to the history. */
-static void run_call(up_agent *a, const up_tool_call *c)
+/* Add the result of call c (rc: 1 for a tool error) to the history. */
+static void add_result(up_agent *a, const up_tool_call *c, int rc, up_buf *out)
 {
-    up_buf out = UP_BUF_INIT;
-    const char *args = c->args ? c->args : "";
-    int rc =
-        up_tool_invoke(a->ws, c->name ? c->name : "", args, strlen(args), &out);
     up_msg *m = push(a);
 
     a->tool_calls++;
     a->tool_errors += rc != 0;
     UP_GROW(a->results, a->results_cap, a->nresults + 1);
-    a->results[a->nresults] = up_buf_detach(&out);
+    a->results[a->nresults] = up_buf_detach(out);
     m->role = UP_ROLE_TOOL;
     m->text = a->results[a->nresults++];
     m->call_id = c->id ? c->id : "";
     m->is_error = rc != 0;
+}
+
+/* Make call c: inline, or a `run` started (1: then a->pending is set). */
+static int start_call(up_agent *a, const up_tool_call *c)
+{
+    up_buf out = UP_BUF_INIT;
+    const char *args = c->args ? c->args : "";
+    int rc = up_tool_begin(a->ws, c->name ? c->name : "", args, strlen(args),
+                           &a->pending, &out);
+
+    if (a->pending) {
+        a->run_call = c;
+        up_buf_release(&out);
+        return 1;
+    }
+    add_result(a, c, rc, &out);
+    return 0;
 }
 
 /* A call whose arguments are over the cap ends the conversation: it would
@@ -298,6 +325,19 @@ static int over_limit(up_agent *a)
     return a->limit.len > 0;
 }
 
+/* Make the current turn's remaining calls; park at a `run` call. */
+static const up_request *go_on(up_agent *a)
+{
+    while (a->next_call < a->ncall_lim)
+        if (start_call(a, &a->cur->calls[a->next_call++]))
+            return UP_JOB_PARKED;
+    if (over_limit(a)) /* also when the cap cut this turn's calls */
+        return NULL;
+    a->rq.msgs = a->msgs;
+    a->rq.nmsgs = a->nmsgs;
+    return &a->rq;
+}
+
 const up_request *up_agent_next(up_agent *a, up_response *res)
 {
     turn_parts *t;
@@ -322,13 +362,39 @@ const up_request *up_agent_next(up_agent *a, up_response *res)
     if ((long)n > a->o.max_tool_calls - a->tool_calls)
         n = (size_t)(a->o.max_tool_calls - a->tool_calls);
     m->ncalls = t->ncalls;
-    for (size_t i = 0; i < n; i++)
-        run_call(a, &t->calls[i]);
-    if (over_limit(a)) /* also when the cap cut this turn's calls */
-        return NULL;
-    a->rq.msgs = a->msgs;
-    a->rq.nmsgs = a->nmsgs;
-    return &a->rq;
+    a->cur = t;
+    a->next_call = 0;
+    a->ncall_lim = n;
+    return go_on(a);
+}
+
+int up_agent_wait(const up_agent *a, int *fds, int max, int *timeout_ms)
+{
+    int all[3], n;
+
+    *timeout_ms = 0;
+    if (!a->pending)
+        return 0;
+    n = up_tool_pending_fds(a->pending, all, timeout_ms);
+    if (n > max)
+        n = max;
+    memcpy(fds, all, (size_t)(n > 0 ? n : 0) * sizeof(int));
+    return n;
+}
+
+const up_request *up_agent_resume(up_agent *a)
+{
+    up_buf out = UP_BUF_INIT;
+    int rc;
+
+    if (!a->pending)
+        return go_on(a);
+    if (!up_tool_pending_step(a->pending))
+        return UP_JOB_PARKED;
+    rc = up_tool_pending_end(a->pending, &out);
+    a->pending = NULL;
+    add_result(a, a->run_call, rc, &out);
+    return go_on(a);
 }
 
 void up_agent_failed(up_agent *a, const up_response *res)

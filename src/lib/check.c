@@ -240,10 +240,3 @@ void up_check_programs_text(up_buf *out)
     if (!n)
         up_buf_adds(out, "none");
 }
-
-up_sandbox_mode up_check_mode(void)
-{
-    const char *v = getenv("UPSKILL_SANDBOX");
-
-    return v && !strcmp(v, "none") ? UP_SANDBOX_NONE : UP_SANDBOX_BWRAP;
-}

@@ -71,6 +71,8 @@ static int load_prices(struct loader *ld, void *base, const up_ynode *node,
                        const char *name);
 static int load_cache(struct loader *ld, void *base, const up_ynode *node,
                       const char *name);
+static int load_sandbox(struct loader *ld, void *base, const up_ynode *node,
+                        const char *name);
 
 #define CFG(f)         offsetof(up_config, f)
 #define MAX_TOKENS_CAP 10000000L
@@ -99,6 +101,17 @@ static const struct key top_keys[] = {
     {"aliases", V_MAP, 0, 0, 0, load_aliases},
     {"prices", V_MAP, 0, 0, 0, load_prices},
     {"cache", V_MAP, 0, 0, 0, load_cache},
+    {"sandbox", V_MAP, 0, 0, 0, load_sandbox},
+    {NULL, V_STR, 0, 0, 0, NULL},
+};
+
+static const struct key sandbox_keys[] = {
+    {"cpu_seconds", V_INT, CFG(sandbox_cpu_s), 1, 86400, NULL},
+    {"wall_seconds", V_INT, CFG(sandbox_wall_s), 1, 86400, NULL},
+    {"memory_mb", V_INT, CFG(sandbox_memory_mb), 16, 1048576, NULL},
+    {"file_size_mb", V_INT, CFG(sandbox_file_size_mb), 1, 1048576, NULL},
+    {"processes", V_INT, CFG(sandbox_processes), 1, 100000, NULL},
+    {"output_kb", V_INT, CFG(sandbox_output_kb), 1, 1048576, NULL},
     {NULL, V_STR, 0, 0, 0, NULL},
 };
 
@@ -556,6 +569,13 @@ static int load_cache(struct loader *ld, void *base, const up_ynode *node,
     return walk(ld, ld->cfg, cache_keys, node, name);
 }
 
+static int load_sandbox(struct loader *ld, void *base, const up_ynode *node,
+                        const char *name)
+{
+    (void)base;
+    return walk(ld, ld->cfg, sandbox_keys, node, name);
+}
+
 static void add_price(up_config *cfg, const char *model, const double v[3],
                       up_source src)
 {
@@ -649,6 +669,12 @@ void up_config_init(up_config *cfg)
     cfg->cache_enabled.value = 1;
     cfg->cache_ttl_days.value = 30;
     cfg->cache_lock_timeout.value = 5; /* as UP_CACHE_WAIT_MS (cache.h) */
+    cfg->sandbox_cpu_s.value = 10;     /* the sandbox's defaults (sandbox.h) */
+    cfg->sandbox_wall_s.value = 30;
+    cfg->sandbox_memory_mb.value = 1024;
+    cfg->sandbox_file_size_mb.value = 64;
+    cfg->sandbox_processes.value = 64;
+    cfg->sandbox_output_kb.value = 64;
     for (int i = 0; i < UP_PROV_COUNT; i++) {
         up_provider_cfg *pc = &cfg->providers[i];
 

@@ -111,7 +111,7 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     p->baseline = baseline;
     p->margin = UP_STATS_MARGIN;
     p->inject = inject;
-    p->check_mode = (int)up_check_mode();
+    p->check_mode = (int)UP_SANDBOX_BWRAP; /* the session's --sandbox wins */
     p->nmodels = nmodels;
     p->models = up_xcalloc(nmodels, sizeof(*p->models));
     for (size_t i = 0; i < nmodels; i++)

@@ -194,8 +194,8 @@ int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err)
         return up_error_set(err, e.code,
                             "the suite's command checks run in the sandbox, "
                             "which is not usable here, so nothing was sent: "
-                            "%s (or set UPSKILL_SANDBOX=none to run the "
-                            "checks unsandboxed)",
+                            "%s (or pass --sandbox none to run the checks "
+                            "unsandboxed)",
                             e.msg);
     }
     return 0;

@@ -216,8 +216,9 @@ static void land_held(struct run *r, size_t n)
     free(jobs);
 }
 
-/* The scheduler's multi-turn hook: start the conversation (res NULL), or
- * take a turn and hand back the next request. */
+/* The scheduler's multi-turn hook: start the conversation (res NULL), take
+ * a turn and hand back the next request, or (res NULL, the conversation
+ * parked in a `run` call) pick it up again. */
 static const up_request *agent_next(void *ud, size_t i, up_response *res)
 {
     struct run *r = ud;
@@ -227,6 +228,8 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
 
     if (res)
         return up_agent_next(r->agents[i], res);
+    if (r->agents[i])
+        return up_agent_resume(r->agents[i]);
     if (!r->agent_user[j->kase])
         r->agent_user[j->kase] = up_agent_user(c);
     if (up_agent_new(&r->agents[i], &p->agent_opts, c,
@@ -244,6 +247,29 @@ static void cli_landed(void *ud, up_eval_job *j, up_response *res)
 
     if (finish(r, j, res, 0) && r->o->progress)
         r->o->progress(r->o->progress_ud, r->plan, r->done, j);
+}
+
+/* An arm's agent-mode system prompt; it mentions run when offered. */
+static char *agent_system(const up_eval_plan *p, const up_skill *skill)
+{
+    char *sys = up_agent_system(skill, p->agent_inject);
+    up_buf b = UP_BUF_INIT;
+
+    if (!p->agent_opts.run_tool)
+        return sys;
+    up_buf_adds(&b, sys);
+    up_buf_adds(&b, UP_AGENT_RUN_PROMPT);
+    free(sys);
+    return up_buf_detach(&b);
+}
+
+/* The scheduler's wait hook: a parked conversation's fds. */
+static int agent_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
+{
+    struct run *r = ud;
+
+    *timeout_ms = 0;
+    return r->agents[i] ? up_agent_wait(r->agents[i], fds, max, timeout_ms) : 0;
 }
 
 static void on_done(void *ud, size_t i, up_response *res)
@@ -346,8 +372,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     so.stop ? so.stop : &own_stop,
                     up_xcalloc(p->njobs, sizeof(up_agent *)),
                     up_xcalloc(p->njobs, sizeof(up_error)),
-                    {up_agent_system(NULL, p->agent_inject),
-                     up_agent_system(p->skill, p->agent_inject)},
+                    {agent_system(p, NULL), agent_system(p, p->skill)},
                     up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
                     up_xcalloc(p->njobs + 1, sizeof(up_agent *))};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
@@ -369,8 +394,11 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
             int agent = up_eval_job_is_agent(p, &p->jobs[i]);
 
             jobs[n] = (up_job){&o->endpoints[p->jobs[i].model],
-                               agent ? NULL : &r.rq[n], on_done, &r,
-                               agent ? agent_next : NULL};
+                               agent ? NULL : &r.rq[n],
+                               on_done,
+                               &r,
+                               agent ? agent_next : NULL,
+                               agent ? agent_wait : NULL};
             r.index[n++] = i;
         }
     }
@@ -594,7 +622,7 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
             up_request_init(&rq[k]);
             rq[k].messages = &msg[k];
             rq[k].n_messages = 1;
-            jobs[k] = (up_job){judge, &rq[k], on_judged, &jg, NULL};
+            jobs[k] = (up_job){judge, &rq[k], on_judged, &jg, NULL, NULL};
             jg.slot[k++] = &j->results[a];
         }
     }

@@ -63,8 +63,12 @@ static int resolve_all(up_gen *g, up_error *err)
     int rc;
 
     session_opts(g, &so, tests);
+    rc = up_session_run_opts(&so, o->run_tool, o->sandbox, err);
     up_session_init(&g->session, &so, g->cfg);
-    rc = up_session_add_target(&g->session, teacher, NULL, NULL, NULL, err);
+    if (!rc) /* before the teacher is asked anything */
+        rc = up_session_check_sandbox(&g->session, err);
+    if (!rc)
+        rc = up_session_add_target(&g->session, teacher, NULL, NULL, NULL, err);
     for (size_t i = 0; !rc && i < o->neval_models; i++)
         rc = up_session_add_target(&g->session, o->eval_models[i],
                                    o->eval_base_url, o->eval_api_key_env, NULL,

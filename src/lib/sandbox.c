@@ -273,6 +273,11 @@ static void kill_all(up_sandbox_run *r, up_sandbox_limit why)
         kill(-r->pid, SIGKILL);
 }
 
+void up_sandbox_kill(up_sandbox_run *r)
+{
+    kill_all(r, UP_SANDBOX_WALL);
+}
+
 /* bwrap's --info-fd JSON: {"child-pid": N}. */
 static void parse_info(up_sandbox_run *r)
 {

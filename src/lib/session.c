@@ -54,9 +54,58 @@ void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,
     o->wall_ms = wall_ms > 0 ? wall_ms : 0;
 }
 
+int up_session_run_opts(up_session_opts *o, int run_tool, const char *sandbox,
+                        up_error *err)
+{
+    if (sandbox && strcmp(sandbox, "bwrap") && strcmp(sandbox, "none"))
+        return up_error_set(err, UP_EUSAGE,
+                            "--sandbox must be 'bwrap' or 'none', not '%s'",
+                            sandbox);
+    o->run_tool = run_tool;
+    o->agent |= run_tool;
+    o->sandbox = sandbox && !strcmp(sandbox, "none") ? UP_SANDBOX_NONE
+                                                     : UP_SANDBOX_BWRAP;
+    return 0;
+}
+
+int up_session_check_sandbox(up_session *s, up_error *err)
+{
+    if (!s->o.run_tool)
+        return 0;
+    if (s->o.sandbox == UP_SANDBOX_NONE) {
+        session_note(s, UP_SESSION_WARN,
+                     "--sandbox none: the run tool runs the students' "
+                     "commands without a sandbox, with your rights and "
+                     "network, in each conversation's folder");
+        return 0;
+    }
+    return up_sandbox_check(err);
+}
+
+/* The run tool's limits from the config's sandbox.* keys. */
+static void run_limits(const up_config *cfg, up_sandbox_limits *l)
+{
+    up_sandbox_limits_default(l);
+    l->cpu_s = (unsigned)cfg->sandbox_cpu_s.value;
+    l->wall_ms = (unsigned)cfg->sandbox_wall_s.value * 1000u;
+    l->mem_bytes = (size_t)cfg->sandbox_memory_mb.value << 20;
+    l->fsize_bytes = (size_t)cfg->sandbox_file_size_mb.value << 20;
+    l->nproc = (unsigned)cfg->sandbox_processes.value;
+    l->out_cap = (size_t)cfg->sandbox_output_kb.value << 10;
+}
+
 /* The session's agent options into plan p (the preload form follows the
  * plan's chat injection). */
-static void agent_plan(const up_session *s, up_eval_plan *p)
+/* 1 when a case of p's suite has an executable check (after prepare). */
+static int plan_has_checks(const up_eval_plan *p)
+{
+    for (size_t c = 0; p->asserts && c < p->suite->ncases; c++)
+        if (up_assert_list_has_checks(&p->asserts[c]))
+            return 1;
+    return 0;
+}
+
+static void agent_plan(up_session *s, up_eval_plan *p)
 {
     p->agent = s->o.agent;
     p->agent_inject =
@@ -66,6 +115,13 @@ static void agent_plan(const up_session *s, up_eval_plan *p)
     p->agent_opts.max_turns = s->o.max_turns;
     p->agent_opts.token_budget = s->o.token_budget;
     p->agent_opts.wall_ms = s->o.wall_ms;
+    /* a suite with executable checks gets the run tool too (issue 12):
+     * the students can build and test what the checks will */
+    p->agent_opts.run_tool = s->o.run_tool || plan_has_checks(p);
+    p->agent_opts.sandbox = s->o.sandbox;
+    p->check_mode = (int)s->o.sandbox; /* the command checks' sandbox too */
+    run_limits(s->cfg, &s->run_lim);
+    p->agent_opts.run_limits = &s->run_lim;
 }
 
 int up_session_jobs(long jobs, const up_config *cfg)

@@ -53,6 +53,8 @@ int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
     if (!rc)
         notes(e, e->cfg.warnings, e->cfg.nwarnings);
     session_settle(&e->s);
+    if (!rc) /* before anything is sent, test generation included */
+        rc = up_session_check_sandbox(&e->s, err);
     if (!rc)
         rc = up_skill_load(&e->skill, rq->skill_path, err);
     if (!rc)

@@ -9,9 +9,10 @@
  * (an unknown tool, broken JSON, a path out of the workspace, a write
  * over the caps) ends as a tool error: text the model reads, never a
  * failure of the run.  Work per call is bounded by the caps in w->lim.
- * A new tool (the next issue's sandboxed "run", a CLI agent's names) is
- * one more row; UP_TOOL_SLOW marks a handler a caller may run off the
- * event thread.
+ * A new tool (a CLI agent's names) is one more row; UP_TOOL_SLOW marks
+ * a row ("run": a command in the sandbox) with a start handler, which
+ * up_tool_begin starts so that the caller can wait for it in its own
+ * poll loop instead of blocking (docs/agent-mode.md, "The run tool").
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -26,6 +27,7 @@
 
 #include "lib/workspace_int.h"
 #include "upskill/alloc.h"
+#include "upskill/esc.h"
 #include "upskill/fs.h"
 
 /* ---- argument access (the checker has validated them) ---- */
@@ -291,6 +293,113 @@ static int t_list(up_workspace *w, const json_t *a, up_buf *out)
     return 0;
 }
 
+/* ---- run ---- */
+
+struct up_tool_pending {
+    up_workspace *w;
+    size_t row; /* counter row */
+    double t0;  /* start of the call */
+    up_sandbox_run *run;
+    int over; /* step gave 1 */
+};
+
+/* Note the installed skill's scripts/ files the command line names by
+ * their path from the workspace (".agents/skills/<name>/scripts/x.py"). */
+static void note_scripts(up_workspace *w, const char *cmd)
+{
+    up_buf pre = UP_BUF_INIT;
+    const char *p = cmd;
+
+    if (!w->skill_dir)
+        return;
+    up_buf_addf(&pre, "%s/scripts/", w->skill_dir);
+    while ((p = strstr(p, pre.data))) {
+        size_t n = strcspn(p, " \t\r\n;&|<>'\"()`$");
+        char *rel = up_xstrndup(p, n);
+
+        up_workspace_note_use(w, rel);
+        free(rel);
+        p += n;
+    }
+    up_buf_release(&pre);
+}
+
+static int t_run_start(up_workspace *w, const json_t *a, up_tool_pending **p,
+                       up_buf *out)
+{
+    size_t len;
+    const char *cmd = arg_str(a, "command", &len);
+    up_sandbox_run *r = NULL;
+    up_error err;
+
+    *p = NULL;
+    if (!len || strlen(cmd) != len)
+        return up_buf_adds(out, "command is empty or holds a NUL byte"), 1;
+    if (up_sandbox_start(&r, w->sandbox, w->path, cmd, &w->run_lim, &err))
+        return up_buf_addf(out, "cannot start the command: %s", err.msg), 1;
+    note_scripts(w, cmd);
+    *p = up_xcalloc(1, sizeof(**p));
+    (*p)->w = w;
+    (*p)->run = r;
+    return 0;
+}
+
+/* One stream of the result, escaped, with its cut marked. */
+static void add_stream(up_buf *out, const char *name, const up_buf *b, int cut)
+{
+    if (!b->len && !cut)
+        return;
+    up_buf_addf(out, "--- %s ---\n", name);
+    up_esc_ctrl(out, b->data, b->len, UP_ESC_MULTILINE);
+    if (b->len && b->data[b->len - 1] != '\n')
+        up_buf_adds(out, "\n");
+    if (cut)
+        up_buf_addf(out, "[cut: only the first %zu bytes of %s are shown]\n",
+                    b->len, name);
+}
+
+/* The result as the model reads it; 1 (a tool error) for a broken limit. */
+static int run_text(const up_sandbox_result *res, up_buf *out)
+{
+    if (res->limit != UP_SANDBOX_OK)
+        up_buf_addf(out, "the command broke a limit: %s; it was stopped\n",
+                    res->limit_text);
+    up_buf_addf(out, "exit code: %d", res->exit_code);
+    if (res->signal)
+        up_buf_addf(out, " (killed by signal %d)", res->signal);
+    up_buf_adds(out, "\n");
+    add_stream(out, "stdout", &res->out, res->out_cut);
+    add_stream(out, "stderr", &res->err, res->err_cut);
+    return res->limit != UP_SANDBOX_OK;
+}
+
+/* Wait for p's command, append its result, free p: 0 or 1. */
+static int run_end(up_tool_pending *p, up_buf *out)
+{
+    up_sandbox_result res;
+    up_error err;
+    int rc;
+
+    if (up_sandbox_finish(p->run, &res, &err)) {
+        up_buf_addf(out, "the command failed: %s", err.msg);
+        rc = 1;
+    } else {
+        rc = run_text(&res, out);
+        up_sandbox_result_release(&res);
+    }
+    free(p);
+    return rc;
+}
+
+static int t_run(up_workspace *w, const json_t *a, up_buf *out)
+{
+    up_tool_pending *p;
+
+    if (t_run_start(w, a, &p, out))
+        return 1;
+    return run_end(p, out);
+}
+
 /* ---- the table ---- */
 
 static const up_tool_arg read_args[] = {{"path", UP_TOOL_ARG_STRING, 1},
@@ -306,6 +415,8 @@ static const up_tool_arg edit_args[] = {{"path", UP_TOOL_ARG_STRING, 1},
                                         {"new_string", UP_TOOL_ARG_STRING, 1},
                                         {"replace_all", UP_TOOL_ARG_BOOL, 0},
                                         {NULL, 0, 0}};
+static const up_tool_arg run_args[] = {{"command", UP_TOOL_ARG_STRING, 1},
+                                       {NULL, 0, 0}};
 
 static const up_tool tools[] = {
     {"read_file",
@@ -314,7 +425,7 @@ static const up_tool tools[] = {
      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
      "\"description\":\"file path relative to the workspace\"}},"
      "\"required\":[\"path\"],\"additionalProperties\":false}",
-     read_args, 0, t_read},
+     read_args, 0, t_read, NULL},
     {"write_file",
      "Create or replace a file of the workspace with content. Folders are "
      "made as needed. path is relative to the workspace folder.",
@@ -323,7 +434,7 @@ static const up_tool tools[] = {
      "\"content\":{\"type\":\"string\",\"description\":\"the whole new "
      "content\"}},\"required\":[\"path\",\"content\"],"
      "\"additionalProperties\":false}",
-     write_args, 0, t_write},
+     write_args, 0, t_write, NULL},
     {"list_files",
      "List the files and folders of a workspace folder (default: the "
      "workspace itself). Folders end in '/'. recursive lists subfolders "
@@ -332,7 +443,7 @@ static const up_tool tools[] = {
      "\"description\":\"folder relative to the workspace; default "
      "'.'\"},\"recursive\":{\"type\":\"boolean\"}},"
      "\"additionalProperties\":false}",
-     list_args, 0, t_list},
+     list_args, 0, t_list, NULL},
     {"edit_file",
      "Replace old_string by new_string in a file of the workspace. "
      "old_string must occur exactly once, unless replace_all is true, "
@@ -344,7 +455,18 @@ static const up_tool tools[] = {
      "\"replacement text\"},\"replace_all\":{\"type\":\"boolean\"}},"
      "\"required\":[\"path\",\"old_string\",\"new_string\"],"
      "\"additionalProperties\":false}",
-     edit_args, 0, t_edit},
+     edit_args, 0, t_edit, NULL},
+    {"run",
+     "Run a shell command line (/bin/sh -c) in the workspace folder, in a "
+     "sandbox: no network, the system read-only, only the folder "
+     "writable, limits on time, memory, file size, processes and output. "
+     "Returns the exit code, stdout and stderr (long output is cut and "
+     "says so).",
+     "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":"
+     "\"string\",\"description\":\"the command line, run by /bin/sh -c "
+     "in the workspace folder\"}},\"required\":[\"command\"],"
+     "\"additionalProperties\":false}",
+     run_args, UP_TOOL_SLOW, t_run, t_run_start},
 };
 
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
@@ -457,29 +579,106 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int up_tool_invoke(up_workspace *w, const char *name, const char *args,
-                   size_t len, up_buf *out)
+static void count_call(up_workspace *w, size_t row, int rc, double t0)
+{
+    w->stat[row].calls++;
+    w->stat[row].errors += rc;
+    w->stat[row].time_ms += now_ms() - t0;
+}
+
+/* Find, parse and check: the row's index (NTOOLS: unknown) and *a, or
+ * NULL with the tool error in out. */
+static size_t prepare(up_workspace *w, const char *name, const char *args,
+                      size_t len, json_t **a, up_buf *out)
 {
     const up_tool *t = up_tool_find(name);
-    size_t row = t ? (size_t)(t - tools) : NTOOLS;
-    double t0 = now_ms();
-    json_t *a = NULL;
-    int rc = 1;
 
+    *a = NULL;
+    if (t && (t->flags & UP_TOOL_SLOW) && !w->run_tool)
+        t = NULL; /* not offered in this run: as if it did not exist */
     if (!t) {
         up_buf_addf(out,
                     "unknown tool '%.64s'; the tools are:", name ? name : "");
         for (size_t i = 0; i < NTOOLS; i++)
-            up_buf_addf(out, " %s", tools[i].name);
-    } else if ((a = parse_args(w, args ? args : "", args ? len : 0, out)) &&
-               !check_args(t, a, out)) {
-        rc = t->run(w, a, out) ? 1 : 0;
+            if (!(tools[i].flags & UP_TOOL_SLOW) || w->run_tool)
+                up_buf_addf(out, " %s", tools[i].name);
+        return NTOOLS;
     }
+    *a = parse_args(w, args ? args : "", args ? len : 0, out);
+    if (*a && check_args(t, *a, out)) {
+        json_decref(*a);
+        *a = NULL;
+    }
+    return (size_t)(t - tools);
+}
+
+int up_tool_invoke(up_workspace *w, const char *name, const char *args,
+                   size_t len, up_buf *out)
+{
+    double t0 = now_ms();
+    json_t *a;
+    size_t row = prepare(w, name, args, len, &a, out);
+    int rc = a ? (tools[row].run(w, a, out) ? 1 : 0) : 1;
+
     json_decref(a);
-    w->stat[row].calls++;
-    w->stat[row].errors += rc;
-    w->stat[row].time_ms += now_ms() - t0;
+    count_call(w, row, rc, t0);
     return rc;
+}
+
+int up_tool_begin(up_workspace *w, const char *name, const char *args,
+                  size_t len, up_tool_pending **p, up_buf *out)
+{
+    double t0 = now_ms();
+    json_t *a;
+    size_t row = prepare(w, name, args, len, &a, out);
+    int rc = 1;
+
+    *p = NULL;
+    if (a && tools[row].start)
+        rc = tools[row].start(w, a, p, out) ? 1 : 0;
+    else if (a)
+        rc = tools[row].run(w, a, out) ? 1 : 0;
+    json_decref(a);
+    if (*p) {
+        (*p)->row = row;
+        (*p)->t0 = t0;
+        return 0;
+    }
+    count_call(w, row, rc, t0);
+    return rc;
+}
+
+int up_tool_pending_fds(const up_tool_pending *p, int fds[3], int *timeout_ms)
+{
+    *timeout_ms = p->over ? 0 : up_sandbox_timeout_ms(p->run);
+    return p->over ? 0 : up_sandbox_pollfds(p->run, fds);
+}
+
+int up_tool_pending_step(up_tool_pending *p)
+{
+    if (!p->over)
+        p->over = up_sandbox_step(p->run);
+    return p->over;
+}
+
+int up_tool_pending_end(up_tool_pending *p, up_buf *out)
+{
+    up_workspace *w = p->w;
+    size_t row = p->row;
+    double t0 = p->t0;
+    int rc = run_end(p, out);
+
+    count_call(w, row, rc, t0);
+    return rc;
+}
+
+void up_tool_pending_cancel(up_tool_pending *p)
+{
+    up_buf out = UP_BUF_INIT;
+
+    up_sandbox_kill(p->run);
+    up_tool_pending_end(p, &out);
+    up_buf_release(&out);
 }
 
 /* ---- accounting ---- */

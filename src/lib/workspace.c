@@ -316,6 +316,7 @@ int up_workspace_new(up_workspace **out, const char *parent,
         w->lim = *lim;
     else
         up_ws_limits_default(&w->lim);
+    up_sandbox_limits_default(&w->run_lim);
     *out = w;
     if (w->dirfd < 0) {
         up_error_set(err, UP_EIO, "'%s': cannot open the workspace: %s",

@@ -49,6 +49,7 @@ typedef struct job {
     long t0, deadline;
     long turn_t0; /* when the turn in flight was submitted */
     int broken;   /* cancelled by the breaker */
+    int parked;   /* next gave UP_JOB_PARKED: slow work, no request */
 } job;
 
 struct sched {
@@ -65,7 +66,10 @@ struct sched {
     long last_delay;  /* its wait before the next try, -1 for none */
     long last_ok;     /* when a job last got its answer (or the start) */
     long next_note;   /* when to call o->waiting next */
+    int *fds;         /* the parked jobs' fds, 3 per slot */
 };
+
+const up_request up_job_parked;
 
 /* ---- the circuit breaker ---------------------------------------------- */
 
@@ -335,14 +339,14 @@ static void repair_or_fail(job *j, const char *why)
     submit(j);
 }
 
-/* A multi-turn job's turn is answered: its next request, or the end. */
-static void next_turn(job *j)
+/* What next gave: submit the request, end the job, or park it. */
+static void go_on(job *j, const up_request *rq)
 {
-    const up_request *rq;
     int attempts = j->res.attempts, turns = j->res.turns;
 
-    j->res.latency_ms = up_http_now_ms() - j->turn_t0;
-    rq = j->spec->next(j->spec->ud, j->index, &j->res);
+    j->parked = rq == UP_JOB_PARKED;
+    if (j->parked)
+        return;
     if (!rq) {
         complete(j);
         return;
@@ -353,6 +357,13 @@ static void next_turn(job *j)
     j->res.turns = turns;
     j->rq = *rq;
     submit(j);
+}
+
+/* A multi-turn job's turn is answered: its next request, or the end. */
+static void next_turn(job *j)
+{
+    j->res.latency_ms = up_http_now_ms() - j->turn_t0;
+    go_on(j, j->spec->next(j->spec->ud, j->index, &j->res));
 }
 
 /* A 2xx arrived: read it into the response, check JSON if asked. */
@@ -521,6 +532,46 @@ static void cancel_all(sched *s)
     }
 }
 
+/* The parked jobs' fds into s->fds (their count) and the wait in *ms. */
+static size_t parked_fds(sched *s, long *ms)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->nactive; i++) {
+        const job *j = s->active[i];
+        int t = 0;
+
+        if (!j->parked || !j->spec->wait)
+            continue;
+        n += (size_t)j->spec->wait(j->spec->ud, j->index, s->fds + n, 3, &t);
+        if (t < *ms)
+            *ms = t < 0 ? 0 : t;
+    }
+    return n;
+}
+
+/* Ask every parked job again: it may have its next request now. */
+static void resume_parked(sched *s)
+{
+    /* Downwards: completing slot i moves the last job, already seen, in. */
+    for (size_t i = s->nactive; i-- > 0;) {
+        job *j = i < s->nactive ? s->active[i] : NULL;
+
+        if (j && j->parked)
+            go_on(j, j->spec->next(j->spec->ud, j->index, NULL));
+    }
+}
+
+/* One round of waiting: HTTP transfers and parked jobs' fds together. */
+static void run_round(sched *s)
+{
+    long ms = 100;
+    size_t n = parked_fds(s, &ms);
+
+    up_http_run_fds(s->client, ms, s->fds, n);
+    resume_parked(s);
+}
+
 static void loop(sched *s, const up_job *jobs, size_t n)
 {
     volatile sig_atomic_t *stop = s->o->stop;
@@ -543,7 +594,7 @@ static void loop(sched *s, const up_job *jobs, size_t n)
             next++;
         }
         if (s->nactive)
-            up_http_run(s->client, 100);
+            run_round(s);
         sweep_broken(s);
         maybe_note_wait(s);
     }
@@ -570,7 +621,9 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
         return up_error_set(err, UP_ENETWORK, "cannot set up libcurl");
     up_http_client_set_log(s.client, on_attempt, &s);
     s.active = up_xcalloc((size_t)s.max, sizeof(job *));
+    s.fds = up_xcalloc((size_t)s.max * 3, sizeof(int));
     loop(&s, jobs, n);
+    free(s.fds);
     up_http_client_free(s.client);
     free(s.active);
     up_breaker_release(&own);
@@ -594,7 +647,7 @@ int up_provider_complete(const up_endpoint *ep, const up_request *rq,
                          up_http_log_fn log, void *log_ud,
                          volatile sig_atomic_t *stop, up_response *out)
 {
-    up_job one = {ep, rq, take_one, out, NULL};
+    up_job one = {ep, rq, take_one, out, NULL, NULL};
     up_sched_opts o;
     up_error err;
     int rc;

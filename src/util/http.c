@@ -25,6 +25,7 @@
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1125,13 +1126,30 @@ static size_t drain(up_http_client *c)
  * first perform must not wait in curl's message queue until the next
  * socket event (up to a whole server round trip later).
  */
-size_t up_http_run(up_http_client *c, long max_wait_ms)
+/* Wait up to ms for one of fds to be readable (no transfer to drive). */
+static void poll_fds(const int *fds, size_t nfds, long ms)
 {
+    struct pollfd p[256];
+    size_t n = nfds < 256 ? nfds : 256;
+
+    for (size_t i = 0; i < n; i++)
+        p[i] = (struct pollfd){fds[i], POLLIN, 0};
+    if (ms > 0)
+        poll(p, (nfds_t)n, (int)ms);
+}
+
+size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
+                       size_t nfds)
+{
+    struct curl_waitfd extra[256];
     long wait, ct = -1;
     int running = 0;
+    size_t n = nfds < 256 ? nfds : 256;
 
-    if (!c->n)
+    if (!c->n) {
+        poll_fds(fds, nfds, nfds ? max_wait_ms : 0);
         return 0;
+    }
     wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
     if (!c->n) /* all failed before starting: nothing to wait for */
         return 0;
@@ -1141,11 +1159,19 @@ size_t up_http_run(up_http_client *c, long max_wait_ms)
     curl_multi_timeout(c->multi, &ct);
     if (ct >= 0 && ct < wait)
         wait = ct;
+    for (size_t i = 0; i < n; i++)
+        extra[i] = (struct curl_waitfd){fds[i], CURL_WAIT_POLLIN, 0};
     if (wait > 0)
-        curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL);
+        curl_multi_poll(c->multi, n ? extra : NULL, (unsigned)n, (int)wait,
+                        NULL);
     curl_multi_perform(c->multi, &running);
     drain(c);
     return c->n;
+}
+
+size_t up_http_run(up_http_client *c, long max_wait_ms)
+{
+    return up_http_run_fds(c, max_wait_ms, NULL, 0);
 }
 
 void up_http_cancel(up_http_client *c, up_http_xfer *x)

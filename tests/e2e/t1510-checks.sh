@@ -28,7 +28,7 @@ certain() {
 
 # --- the Python example: unit tests run by python3 -m unittest ------------
 certain "$EX/demo/slugify-scenario.json" "$T/py.json"
-fake_start "$T/py.json"
+fake_start "$T/py.json" --record "$T/rec-py.jsonl"
 SLUG="$EX/skills/python-slugify"
 eval_slug() {
     run "$UPSKILL" eval --no-cache "$SLUG" -m qwen2.5-coder-7b-instruct \
@@ -39,8 +39,7 @@ if [ "$rc" = 3 ]; then
     # No silent downgrade: no usable bubblewrap here, and the eval stopped
     # before sending; the rest runs with the explicit opt-out.
     like "$err" "bubblewrap" "no sandbox: the error names bubblewrap"
-    export UPSKILL_SANDBOX=none
-    eval_slug
+    eval_slug --sandbox none
 else
     ok 0 "the sandbox is usable here (no-downgrade error not exercised)"
 fi
@@ -63,16 +62,19 @@ else
     like "$(cat "$T/cmd.txt")" '"message":"exit 0"' "the good file passes"
 fi
 
+like "$(cat "$T/rec-py.jsonl")" '"name":"run"' \
+    "a suite with checks offers the students the run tool"
+
 # --- JSON: the counts per arm -------------------------------------------------
 eval_slug --json
 like "$out" '"checks_total": 2' "--json has checks_total"
 like "$out" '"not_gradable": 0' "--json has not_gradable"
 
 # --- the explicit opt-out is never silent ---------------------------------------
-run env UPSKILL_SANDBOX=none "$UPSKILL" eval --no-cache "$SLUG" \
+run "$UPSKILL" eval --no-cache "$SLUG" --sandbox none \
     -m qwen2.5-coder-7b-instruct --base-url "$FAKE_URL/v1" --no-log-runs
-like "$out" "warning: the checks ran unsandboxed (UPSKILL_SANDBOX=none)" \
-    "UPSKILL_SANDBOX=none warns in the report"
+like "$out" "warning: the checks ran unsandboxed (--sandbox none)" \
+    "--sandbox none warns in the report"
 
 # --- a missing program: not gradable, named, out of the rates ------------------
 cat > "$T/missing.json" <<'JSON'

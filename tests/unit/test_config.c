@@ -151,6 +151,35 @@ Test(config, cache_can_be_turned_off)
     up_config_release(&cfg);
 }
 
+Test(config, sandbox_limits_of_the_run_tool)
+{
+    up_config cfg;
+    up_error err = {0};
+
+    up_config_init(&cfg);
+    cr_assert_eq(cfg.sandbox_wall_s.value, 30, "the sandbox's defaults");
+    cr_assert_eq(cfg.sandbox_memory_mb.value, 1024);
+    cr_assert_eq(cfg.sandbox_output_kb.value, 64);
+    cr_assert_eq(parse(&cfg,
+                       "sandbox:\n  wall_seconds: 5\n  processes: 16\n"
+                       "  cpu_seconds: 2\n  memory_mb: 256\n"
+                       "  file_size_mb: 8\n  output_kb: 4\n",
+                       &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(cfg.sandbox_wall_s.value, 5);
+    cr_assert_eq(cfg.sandbox_processes.value, 16);
+    cr_assert_eq(cfg.sandbox_cpu_s.value, 2);
+    cr_assert_eq(cfg.sandbox_memory_mb.value, 256);
+    cr_assert_eq(cfg.sandbox_file_size_mb.value, 8);
+    cr_assert_eq(cfg.sandbox_output_kb.value, 4);
+    assert_source(&cfg.sandbox_wall_s.src, "upskill.config.yaml:2");
+    up_config_release(&cfg);
+    up_config_init(&cfg);
+    cr_assert_neq(parse(&cfg, "sandbox:\n  wall_seconds: 0\n", &err), 0,
+                  "a limit cannot be turned off from the config");
+    up_config_release(&cfg);
+}
+
 Test(config, legacy_model_key)
 {
     static const char *const yamls[] = {

@@ -632,7 +632,7 @@ static void batch_init(batch *b, size_t n, const up_endpoint *ep)
         up_request_init(&b->rqs[i]);
         b->rqs[i].messages = &b->msgs[i];
         b->rqs[i].n_messages = 1;
-        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b, NULL};
+        b->jobs[i] = (up_job){ep, &b->rqs[i], batch_done, b, NULL, NULL};
     }
 }
 
@@ -770,7 +770,7 @@ Test(http_e2e, job_timeout)
 
     fake_start(&f, "[{\"reply\":{\"text\":\"late\",\"delay_ms\":5000}}]");
     setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
-    job = (up_job){&ep, &rq, keep_code, NULL, NULL};
+    job = (up_job){&ep, &rq, keep_code, NULL, NULL, NULL};
     up_sched_opts_init(&o);
     o.job_timeout_ms = 300;
     last_code = 0;
@@ -1199,7 +1199,7 @@ static void convo_run(struct convo *c, int kind, int stream, fake *f)
     c->rq.nmsgs = 1;
     c->rq.tools = read_tool;
     c->rq.ntools = 1;
-    job = (up_job){&ep, NULL, convo_done, c, convo_next};
+    job = (up_job){&ep, NULL, convo_done, c, convo_next, NULL};
     up_sched_opts_init(&o);
     cr_assert_eq(up_sched_run(&job, 1, &o, NULL, &err), 0);
     for (size_t k = 0; k < 4; k++) {
@@ -1256,5 +1256,136 @@ Test(sched_e2e, a_job_whose_first_request_fails_ends_with_an_error)
     rec = records(&f);
     cr_assert_eq(json_array_size(rec), 0, "nothing was sent");
     json_decref(rec);
+    fake_stop(&f);
+}
+
+/* ---- parked jobs (UP_JOB_PARKED): slow work holds only its own job ---- */
+
+/* A conversation that parks after its first turn until fd is readable,
+ * and one that runs its three turns and then writes to that fd. */
+struct parked {
+    struct convo c;
+    int fds[2];     /* the pipe: the other's done writes, this one waits */
+    int parked;     /* 1 while next says UP_JOB_PARKED */
+    int other_done; /* the other conversation had ended when it woke */
+    int woke;       /* times next(NULL) found the fd readable */
+    struct convo *other;
+};
+
+static const up_request *parked_next(void *ud, size_t i, up_response *res)
+{
+    struct parked *p = ud;
+    char b;
+
+    if (!p->parked) {
+        const up_request *rq = convo_next(&p->c, i, res);
+
+        if (res && p->c.nexts == 1) { /* slow work starts after turn 1 */
+            p->parked = 1;
+            return UP_JOB_PARKED;
+        }
+        return rq;
+    }
+    cr_assert_null(res, "a parked job is asked again with NULL");
+    if (read(p->fds[0], &b, 1) != 1)
+        return UP_JOB_PARKED;
+    p->woke++;
+    p->parked = 0;
+    p->other_done = p->other->dones;
+    return &p->c.rq;
+}
+
+static int parked_wait(void *ud, size_t i, int *fds, int max, int *ms)
+{
+    struct parked *p = ud;
+
+    (void)i;
+    cr_assert_geq(max, 1);
+    *ms = 10000; /* the fd wakes the loop, not this */
+    fds[0] = p->fds[0];
+    return 1;
+}
+
+static void parked_done(void *ud, size_t i, up_response *res)
+{
+    convo_done(&((struct parked *)ud)->c, i, res);
+}
+
+struct releaser {
+    struct convo c;
+    int fd; /* written when done */
+};
+
+static void releaser_done(void *ud, size_t i, up_response *res)
+{
+    struct releaser *r = ud;
+
+    convo_done(&r->c, i, res);
+    cr_assert_eq(write(r->fd, "x", 1), 1);
+}
+
+static const up_request *releaser_next(void *ud, size_t i, up_response *res)
+{
+    return convo_next(&((struct releaser *)ud)->c, i, res);
+}
+
+static void convo_init(struct convo *c)
+{
+    memset(c, 0, sizeof(*c));
+    up_request_init(&c->rq);
+    c->m[0] = (up_msg){UP_ROLE_USER, "go", NULL, 0, NULL, 0, NULL};
+    c->rq.msgs = c->m;
+    c->rq.nmsgs = 1;
+    c->rq.tools = read_tool;
+    c->rq.ntools = 1;
+}
+
+static void convo_free_calls(struct convo *c)
+{
+    for (size_t k = 0; k < 4; k++) {
+        free(c->calls[k].id);
+        free(c->calls[k].name);
+        free(c->calls[k].args);
+    }
+}
+
+Test(sched_e2e, a_parked_job_holds_only_itself)
+{
+    fake f;
+    up_endpoint ep;
+    up_request unused;
+    up_job jobs[2];
+    up_sched_opts o;
+    up_error err;
+    struct parked p;
+    struct releaser r;
+
+    memset(&p, 0, sizeof(p));
+    convo_init(&p.c);
+    convo_init(&r.c);
+    cr_assert_eq(pipe(p.fds), 0);
+    fcntl(p.fds[0], F_SETFL, O_NONBLOCK);
+    r.fd = p.fds[1];
+    p.other = &r.c;
+    fake_start(&f, turns_scenario);
+    setup(&ep, &unused, UP_PROVIDER_OPENAI, &f);
+    jobs[0] = (up_job){&ep, NULL, parked_done, &p, parked_next, parked_wait};
+    jobs[1] = (up_job){&ep, NULL, releaser_done, &r, releaser_next, NULL};
+    up_sched_opts_init(&o);
+    o.jobs = 2;
+    cr_assert_eq(up_sched_run(jobs, 2, &o, NULL, &err), 0);
+    /* The parked job woke only from the other's done, so the other ran
+     * all its turns while this one was parked: no deadlock, no wait. */
+    cr_assert_eq(p.woke, 1);
+    cr_assert_eq(p.other_done, 1, "the other had finished all its turns");
+    cr_assert_eq(r.c.done_turns, 3);
+    cr_assert_eq(p.c.dones, 1);
+    cr_assert_eq(p.c.done_code, 0);
+    cr_assert_eq(p.c.done_turns, 3, "it goes on after waking");
+    cr_assert_str_eq(p.c.text, "done");
+    convo_free_calls(&p.c);
+    convo_free_calls(&r.c);
+    close(p.fds[0]);
+    close(p.fds[1]);
     fake_stop(&f);
 }

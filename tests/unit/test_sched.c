@@ -158,7 +158,7 @@ Test(breaker, a_closed_port_ends_every_job_with_the_breakers_error)
     rq.messages = &msg;
     rq.n_messages = 1;
     for (size_t i = 0; i < N; i++)
-        jobs[i] = (up_job){&ep, &rq, count_done, &t, NULL};
+        jobs[i] = (up_job){&ep, &rq, count_done, &t, NULL, NULL};
     up_sched_opts_init(&o);
     o.jobs = 4;
     cr_assert_eq(up_sched_run(jobs, N, &o, &st, &err), 0);

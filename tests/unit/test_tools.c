@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "upskill/alloc.h"
@@ -134,6 +135,15 @@ static void plant(const char *rel, const char *text)
                  "%s", err.msg);
 }
 
+/* The counter row of calls to tools not in the table. */
+static size_t unknown_row(void)
+{
+    size_t n;
+
+    up_tool_table(&n);
+    return n;
+}
+
 Test(tools, table_rows_have_schemas)
 {
     size_t n;
@@ -148,7 +158,7 @@ Test(tools, table_rows_have_schemas)
     }
     cr_assert_str_eq(up_tool_stat_name(n), "unknown");
     cr_assert_null(up_tool_stat_name(n + 1));
-    cr_assert_null(up_tool_find("run"));
+    cr_assert(up_tool_find("run")->flags & UP_TOOL_SLOW);
 }
 
 Test(tools, write_read_list_edit)
@@ -267,7 +277,7 @@ Test(tools, hostile_calls_are_tool_errors)
     cr_assert(!up_fs_exists("/tmp/upskill-x"));
     snprintf(target, sizeof(target), "%s/sub/g", w->path);
     cr_assert(up_fs_exists(target));
-    cr_assert_eq(w->stat[N(bads) > 0 ? 4 : 0].calls, 1); /* unknown */
+    cr_assert_eq(w->stat[unknown_row()].calls, 1);
     up_buf_release(&out);
 }
 
@@ -360,8 +370,8 @@ Test(tools, many_calls_bounded_and_counted)
         call(i % 2 ? "read_file" : "nope", "{\"path\":\"a\"}", &out);
     cr_assert_eq(w->stat[0].calls, 5000);
     cr_assert_eq(w->stat[0].errors, 0);
-    cr_assert_eq(w->stat[4].calls, 5000);
-    cr_assert_eq(w->stat[4].errors, 5000);
+    cr_assert_eq(w->stat[unknown_row()].calls, 5000);
+    cr_assert_eq(w->stat[unknown_row()].errors, 5000);
     cr_assert_geq(w->stat[0].time_ms, 0.0);
     up_buf_reset(&out);
     up_workspace_stats_json(w, &out);
@@ -452,5 +462,138 @@ Test(tools, read_text_only_and_cut_at_characters)
     cr_assert_eq(call("read_file", "{\"path\":\"bin\"}", &out), 1);
     cr_assert_str_eq(out.data, "'bin': not UTF-8 text (3 bytes)");
     cr_assert_eq(call("read_file", "{\"path\":\"bad\"}", &out), 1);
+    up_buf_release(&out);
+}
+
+/* ---- run (the sandbox; skipped where it cannot work) ---- */
+
+static void need_sandbox(void)
+{
+    up_error e = {0};
+
+    if (up_sandbox_check(&e) < 0) {
+        teardown(); /* a skipped test does not run .fini */
+        cr_skip_test("no sandbox here: %s", e.msg);
+    }
+    w->run_tool = 1;
+}
+
+/* Drive a started call to its end through its fds, as the loop does. */
+static int drive(up_tool_pending *p, up_buf *out)
+{
+    while (!up_tool_pending_step(p)) {
+        struct pollfd pfd[3];
+        int fds[3], ms, n = up_tool_pending_fds(p, fds, &ms);
+
+        for (int i = 0; i < n; i++)
+            pfd[i] = (struct pollfd){fds[i], POLLIN, 0};
+        poll(pfd, (nfds_t)n, ms);
+    }
+    return up_tool_pending_end(p, out);
+}
+
+Test(tools, run_gives_exit_code_and_both_streams)
+{
+    up_buf out = UP_BUF_INIT;
+    size_t row = (size_t)(up_tool_find("run") - up_tool_table(NULL));
+
+    need_sandbox();
+    plant("in.txt", "from the workspace");
+    cr_assert_eq(call("run",
+                      "{\"command\":\"cat in.txt; echo oops >&2; "
+                      "printf '\\\\033[2J'; exit 3\"}",
+                      &out),
+                 0, "%s", out.data);
+    cr_assert_not_null(strstr(out.data, "exit code: 3\n"), "%s", out.data);
+    cr_assert_not_null(strstr(out.data, "--- stdout ---\nfrom the workspace"),
+                       "%s", out.data);
+    cr_assert_not_null(strstr(out.data, "--- stderr ---\noops\n"), "%s",
+                       out.data);
+    cr_assert_null(strchr(out.data, '\033'), "escapes are escaped");
+    cr_assert_eq(w->stat[row].calls, 1);
+    cr_assert_eq(w->stat[row].errors, 0);
+    up_buf_release(&out);
+}
+
+Test(tools, run_bad_arguments_are_tool_errors)
+{
+    up_buf out = UP_BUF_INIT;
+    up_tool_pending *p = (up_tool_pending *)&out;
+
+    cr_assert_eq(call("run", "{\"command\":\"touch x\"}", &out), 1);
+    cr_assert_not_null(strstr(out.data, "unknown tool 'run'"),
+                       "not offered, not callable");
+    cr_assert_null(strstr(out.data, " run"), "nor listed: %s", out.data);
+    w->run_tool = 1;
+    cr_assert_eq(call("run", "{}", &out), 1);
+    cr_assert_not_null(strstr(out.data, "missing argument 'command'"));
+    cr_assert_eq(call("run", "{\"command\":\"\"}", &out), 1);
+    cr_assert_not_null(strstr(out.data, "command is empty"));
+    up_buf_reset(&out);
+    cr_assert_eq(up_tool_begin(w, "run", "{\"command\":1}", 13, &p, &out), 1);
+    cr_assert_null(p, "a refusal starts nothing");
+    cr_assert_not_null(strstr(out.data, "must be a string"));
+    up_buf_release(&out);
+}
+
+Test(tools, run_started_then_driven_names_the_broken_limit)
+{
+    up_buf out = UP_BUF_INIT;
+    up_tool_pending *p = NULL;
+    const char *args = "{\"command\":\"sleep 100000\"}";
+    size_t row = (size_t)(up_tool_find("run") - up_tool_table(NULL));
+
+    need_sandbox();
+    w->run_lim.wall_ms = 300;
+    cr_assert_eq(up_tool_begin(w, "run", args, strlen(args), &p, &out), 0);
+    cr_assert_not_null(p, "run is started, not run to the end");
+    cr_assert_eq(w->stat[row].calls, 0, "counted when it ends");
+    cr_assert_eq(drive(p, &out), 1, "%s", out.data);
+    cr_assert_not_null(strstr(out.data, "broke a limit: wall clock"), "%s",
+                       out.data);
+    cr_assert_eq(w->stat[row].calls, 1);
+    cr_assert_eq(w->stat[row].errors, 1);
+    up_buf_reset(&out);
+    cr_assert_eq(
+        up_tool_begin(w, "read_file", "{\"path\":\"x\"}", 12, &p, &out), 1);
+    cr_assert_null(p, "a fast tool runs to the end at once");
+    up_buf_release(&out);
+}
+
+Test(tools, run_cancelled_kills_the_command)
+{
+    up_buf out = UP_BUF_INIT;
+    up_tool_pending *p = NULL;
+    const char *args = "{\"command\":\"sleep 100000\"}";
+    size_t row = (size_t)(up_tool_find("run") - up_tool_table(NULL));
+
+    need_sandbox();
+    cr_assert_eq(up_tool_begin(w, "run", args, strlen(args), &p, &out), 0);
+    up_tool_pending_cancel(p); /* returns: the sandbox is killed, reaped */
+    cr_assert_eq(w->stat[row].errors, 1);
+    up_buf_release(&out);
+}
+
+Test(tools, run_notes_the_skill_scripts_it_names)
+{
+    up_buf out = UP_BUF_INIT;
+    up_error err;
+    up_skill s;
+
+    need_sandbox();
+    up_skill_init(&s);
+    s.name = up_xstrdup("demo");
+    s.description = up_xstrdup("d");
+    s.body = up_xstrdup("b");
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(call("run",
+                      "{\"command\":\"sh .agents/skills/demo/scripts/a.sh; "
+                      "cat .agents/skills/demo/scripts/b.py|wc\"}",
+                      &out),
+                 0, "%s", out.data);
+    cr_assert_eq(w->nscripts_used, 2);
+    cr_assert_str_eq(w->scripts_used[0], "scripts/a.sh");
+    cr_assert_str_eq(w->scripts_used[1], "scripts/b.py");
+    up_skill_release(&s);
     up_buf_release(&out);
 }
