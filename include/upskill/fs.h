@@ -66,6 +66,10 @@ int up_fs_check_input(const char *path, up_error *err);
  */
 void up_fs_rm_tree(const char *path);
 
+/* fsync the folder holding path, so a rename into it reaches the disk;
+ * best effort. */
+void up_fs_sync_parent(const char *path);
+
 /* Append "a/b" to out, with exactly one slash between. */
 void up_fs_join(up_buf *out, const char *a, const char *b);
 

@@ -190,6 +190,9 @@ void up_response_init(up_response *r);
 int up_stop_kind(const char *reason);
 void up_response_release(up_response *r);
 
+/* Free n tool calls (their id, name and args) and the array. */
+void up_tool_calls_free(up_tool_call *c, size_t n);
+
 /*
  * 0 when every header line of ep (the key, the extra headers) is free of
  * control characters; else UP_EPARSE with err naming the header (never

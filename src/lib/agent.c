@@ -177,16 +177,6 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
     return 0;
 }
 
-static void free_calls(up_tool_call *c, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(c[i].id);
-        free(c[i].name);
-        free(c[i].args);
-    }
-    free(c);
-}
-
 void up_agent_free(up_agent *a)
 {
     if (!a)
@@ -195,7 +185,7 @@ void up_agent_free(up_agent *a)
         up_tool_pending_cancel(a->pending);
     up_workspace_free(a->ws);
     for (size_t i = 0; i < a->nparts; i++) {
-        free_calls(a->parts[i].calls, a->parts[i].ncalls);
+        up_tool_calls_free(a->parts[i].calls, a->parts[i].ncalls);
         free(a->parts[i].text);
         free(a->parts[i].carry);
     }

@@ -489,21 +489,6 @@ int up_store_cases_add(up_store_cases *w, const char *json, up_error *err)
     return 0;
 }
 
-/* The folder's entry of the renamed file reaches the disk too. */
-static void sync_parent(const char *path)
-{
-    up_buf dir = UP_BUF_INIT;
-    int fd;
-
-    up_fs_dirname(&dir, path);
-    fd = open(dir.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    up_buf_release(&dir);
-}
-
 int up_store_cases_close(up_store_cases *w, up_error *err)
 {
     int rc = 0, fd = w->fd, bad;
@@ -516,7 +501,7 @@ int up_store_cases_close(up_store_cases *w, up_error *err)
                           strerror(errno));
         unlink(w->tmp.data);
     } else {
-        sync_parent(w->path.data);
+        up_fs_sync_parent(w->path.data);
     }
     up_buf_release(&w->tmp);
     up_buf_release(&w->path);

@@ -162,7 +162,7 @@ const char *up_role_name(int role)
     return role >= 0 && role <= UP_ROLE_TOOL ? names[role] : "user";
 }
 
-static void free_calls(up_tool_call *c, size_t n)
+void up_tool_calls_free(up_tool_call *c, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(c[i].id);
@@ -174,7 +174,7 @@ static void free_calls(up_tool_call *c, size_t n)
 
 void up_response_release(up_response *r)
 {
-    free_calls(r->calls, r->ncalls);
+    up_tool_calls_free(r->calls, r->ncalls);
     free(r->carry);
     free(r->text);
     free(r->reasoning);
@@ -698,7 +698,7 @@ int up_response_cut_at(const up_response *r, const up_endpoint *ep)
 /* The calls received, into out (a call without arguments gets "{}"). */
 static void take_calls(up_reply *r, up_response *out)
 {
-    free_calls(out->calls, out->ncalls);
+    up_tool_calls_free(out->calls, out->ncalls);
     out->calls = NULL;
     out->ncalls = 0;
     if (!r->ncalls)

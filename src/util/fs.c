@@ -101,7 +101,7 @@ int up_fs_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-static void sync_dir(const char *path)
+void up_fs_sync_parent(const char *path)
 {
     up_buf dir = UP_BUF_INIT;
     int fd;
@@ -141,7 +141,7 @@ int up_fs_write_atomic(const char *path, const void *data, size_t len,
         unlink(tmp.data);
         goto out;
     }
-    sync_dir(path);
+    up_fs_sync_parent(path);
 out:
     up_buf_release(&tmp);
     return rc;
