@@ -11,6 +11,9 @@
 #              (issue 4), skipped with a message when npm is missing
 #   sandbox    bench/sandbox.sh: start-up of one sandboxed `true` per
 #              call (bwrap and none modes) against a bare fork/exec
+#   big        (BENCH_BIG=1 only) peak RSS of chat-mode evals of 10,000
+#              and 100,000 cases and an agent-mode eval of 10,000 cases,
+#              fake server answering at once (issue 15, item 6)
 #   curl-Z     reference: the same 2,000 bare requests as transport sent by
 #              `curl -Z --parallel-immediate --parallel-max 64` (libcurl's
 #              own multi client; without --parallel-immediate curl holds
@@ -303,6 +306,38 @@ fi
 
 # Sandbox start-up per call (issue 12): bench/sandbox.sh.
 sh "$TOP/bench/sandbox.sh" -n 200 | tee "$B/sandbox.txt"
+
+# Memory of large runs (issue 15, item 6), optional: BENCH_BIG=1.  Peak
+# RSS of chat-mode evals of 10,000 and 100,000 cases x 2 arms and of an
+# agent-mode eval of 10,000 cases x 2 arms x 3 turns, against a fake
+# server answering at once, with the run log on (journal and case
+# artifacts written, into a scratch folder removed after).  Once each;
+# rows big-10k, big-100k and big-agent in results.txt.
+big_suite() { # N FILE CHECKS: N cases, each with the members CHECKS
+    awk -v n="$1" -v x="$3" 'BEGIN { printf "{\"cases\": ["; for (i = 1; i <= n; i++)
+        printf "%s{\"input\": \"question number %d\", %s}", (i > 1 ? "," : ""), i, x;
+        print "]}" }' >"$2"
+}
+if [ "${BENCH_BIG:-0}" = 1 ]; then
+    sed 's/"delay_ms": 50, //' "$B/s.json" >"$B/s-big.json"
+    sed 's/"delay_ms": 50,//' "$B/s-agent.json" >"$B/s-big-agent.json"
+    chat='"expected": {"contains": ["good", "answer"]}'
+    big_suite 10000 "$B/big-10k.json" "$chat"
+    big_suite 100000 "$B/big-100k.json" "$chat"
+    big_suite 10000 "$B/big-agent.json" '"expected": {"contains": ["good"]},
+        "assert": [{"type": "file-contains", "file": "answer.txt", "value": "GOOD"}]'
+    for t in 10k 100k agent; do
+        rm -rf "$B/big"
+        mkdir -p "$B/big"
+        case $t in agent) s="$B/s-big-agent.json" a=--agent ;; *) s="$B/s-big.json" a= ;; esac
+        fake_up "$s"
+        (cd "$B/big" && measure big-$t 1 0 "$TOP/build/upskill" eval \
+            "$TOP/tests/fixtures/eval/student" -t "$B/big-$t.json" -m local \
+            --base-url "$url" -j $JOBS --no-cache --json $a)
+        fake_down
+    done
+    rm -rf "$B/big"
+fi
 
 # Summary: medians per tool and the ratios.
 median() {

@@ -81,7 +81,10 @@ typedef struct up_eval_job {
     double tool_ms; /* time in tool handlers */
     int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
     int refs_read;  /* references/ files of the skill read */
-    up_tool_stat tool_stat[UP_TOOL_ROWS]; /* per tool (up_tool_stat_name) */
+    /* per tool (up_tool_stat_name), UP_TOOL_ROWS rows, owned; NULL in
+     * chat mode (a pointer, not an array: 384 bytes on each of a large
+     * run's jobs, see bench/README.md "Memory") */
+    up_tool_stat *tool_stat;
     /* The case artifact's hook (docs/runs-format.md, "Case artifacts"),
      * each owned by the job (freed with the plan), NULL in chat mode:
      * transcript is the conversation after the system prompt as a JSON

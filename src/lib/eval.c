@@ -138,6 +138,7 @@ static void job_release(up_eval_job *j)
     free(j->error_msg);
     free(j->grading);
     free(j->ungradable);
+    free(j->tool_stat);
     json_decref(j->transcript);
     json_decref(j->workspace_json);
     json_decref(j->tools_json);

@@ -47,6 +47,16 @@ static int add_validator(up_assert_list *l, const up_case *c, const char *file,
     return rc;
 }
 
+/* Give back the list's unused room: a grown list holds 8 items where a
+ * case has one or two, 0.5 KiB a case on a large suite. */
+static void trim(up_assert_list *l)
+{
+    if (l->n && l->n < l->cap) {
+        l->items = up_xrealloc(l->items, l->n * sizeof(*l->items));
+        l->cap = l->n;
+    }
+}
+
 int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
 {
     const char *file = tests_file ? tests_file : "skill_meta.json";
@@ -67,6 +77,7 @@ int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
         snprintf(prefix, sizeof(prefix), "%s[%zu].validator", root, k);
         if (add_validator(&p->asserts[k], c, file, prefix, err))
             return UP_EPARSE;
+        trim(&p->asserts[k]);
     }
     return 0;
 }

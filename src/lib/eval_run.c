@@ -64,10 +64,12 @@ struct run {
     volatile sig_atomic_t *stop; /* raised when the journal fails */
     /* agent mode: per sched job its conversation, its start error */
     up_agent **agents;
-    up_error *start_err;
-    char *agent_sys[2]; /* agent-mode system prompt per arm */
-    char **agent_user;  /* agent-mode user message per case, lazily */
-    up_agent **held;    /* per sched job: kept for its checks, or NULL */
+    up_error **start_err; /* NULL, or set (owned) when a start failed: an
+                             up_error is 1 KiB, too much for each job of a
+                             large run */
+    char *agent_sys[2];   /* agent-mode system prompt per arm */
+    char **agent_user;    /* agent-mode user message per case, lazily */
+    up_agent **held;      /* per sched job: kept for its checks, or NULL */
 };
 
 /* Record res (the provider's answer or the cache's) in plan job j; 0
@@ -146,7 +148,9 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res)
     j->tool_ms = oc.tool_ms;
     j->skill_read = ws->skill_dir ? ws->skill_read : -1;
     j->refs_read = (int)ws->nrefs_read;
-    memcpy(j->tool_stat, ws->stat, sizeof(j->tool_stat));
+    if (!j->tool_stat)
+        j->tool_stat = up_xcalloc(UP_TOOL_ROWS, sizeof(*j->tool_stat));
+    memcpy(j->tool_stat, ws->stat, UP_TOOL_ROWS * sizeof(*j->tool_stat));
     up_workspace_stats_json(ws, &b);
     j->tools_json = json_loadb(b.data, b.len, 0, NULL);
     up_buf_reset(&b);
@@ -166,8 +170,11 @@ static void agent_done(struct run *r, size_t i, up_response *res)
 
     r->agents[i] = NULL;
     if (!a && !res->code) {
-        res->code = r->start_err[i].code ? r->start_err[i].code : UP_EIO;
-        res->err = r->start_err[i];
+        const up_error *e = r->start_err[i];
+
+        res->code = e && e->code ? e->code : UP_EIO;
+        if (e)
+            res->err = *e;
     } else if (a && res->code != UP_EINTR)
         take_agent(j, a, res);
     if (a && !res->code && up_eval_job_has_checks(r->plan, j) &&
@@ -225,6 +232,7 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     up_eval_plan *p = r->plan;
     up_eval_job *j = &p->jobs[r->index[i]];
     const up_case *c = &p->suite->cases[j->kase];
+    up_error e = {0};
 
     if (res)
         return up_agent_next(r->agents[i], res);
@@ -234,9 +242,12 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
         r->agent_user[j->kase] = up_agent_user(c);
     if (up_agent_new(&r->agents[i], &p->agent_opts, c,
                      j->arm == UP_ARM_SKILL ? p->skill : NULL,
-                     r->agent_sys[j->arm], r->agent_user[j->kase],
-                     &r->start_err[i]))
+                     r->agent_sys[j->arm], r->agent_user[j->kase], &e)) {
+        free(r->start_err[i]);
+        r->start_err[i] = up_xmalloc(sizeof(e));
+        *r->start_err[i] = e;
         return NULL;
+    }
     return up_agent_first(r->agents[i]);
 }
 
@@ -363,7 +374,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     struct run r = {p,
                     o,
                     up_xcalloc(p->njobs, sizeof(size_t)),
-                    up_xcalloc(p->njobs, sizeof(*r.keys)),
+                    o->cache ? up_xcalloc(p->njobs, sizeof(*r.keys)) : NULL,
                     up_xcalloc(p->njobs, sizeof(up_request)),
                     up_xcalloc(p->njobs, sizeof(up_message)),
                     0,
@@ -371,7 +382,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     {0},
                     so.stop ? so.stop : &own_stop,
                     up_xcalloc(p->njobs, sizeof(up_agent *)),
-                    up_xcalloc(p->njobs, sizeof(up_error)),
+                    up_xcalloc(p->njobs, sizeof(up_error *)),
                     {agent_system(p, NULL), agent_system(p, p->skill)},
                     up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
                     up_xcalloc(p->njobs + 1, sizeof(up_agent *))};
@@ -420,6 +431,8 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     free(r.msg);
     free(jobs);
     free(r.agents);
+    for (size_t i = 0; i < n; i++)
+        free(r.start_err[i]);
     free(r.start_err);
     free(r.agent_sys[0]);
     free(r.agent_sys[1]);

@@ -239,7 +239,7 @@ static void add_agent(up_run_record *r, const up_eval_job *j, long *calls,
     r->tool_calls += j->tool_calls;
     r->tool_errors += j->tool_errors;
     r->execute_calls += j->tool_calls; /* none of ours is an MCP call */
-    for (size_t i = 0; i < UP_TOOL_ROWS; i++) {
+    for (size_t i = 0; j->tool_stat && i < UP_TOOL_ROWS; i++) {
         calls[i] += j->tool_stat[i].calls;
         errors[i] += j->tool_stat[i].errors;
     }

@@ -159,3 +159,19 @@ Test(artifact, agent_transcript_workspace_and_tools_are_written)
     json_decref(a);
     teardown(&f);
 }
+
+/* A large suite's lists hold what a case has, no grown spare room (issue
+ * 15, item 6: 0.5 KiB a case before); chat jobs carry no tool counters. */
+Test(artifact, plan_keeps_no_spare_room_per_case_and_job)
+{
+    struct fixture f;
+
+    setup(&f);
+    for (size_t k = 0; k < f.suite.ncases; k++) {
+        cr_assert_eq(f.p.asserts[k].n, 1);
+        cr_assert_eq(f.p.asserts[k].cap, f.p.asserts[k].n);
+    }
+    for (size_t i = 0; i < f.p.njobs; i++)
+        cr_assert_null(f.p.jobs[i].tool_stat);
+    teardown(&f);
+}
