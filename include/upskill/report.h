@@ -60,8 +60,10 @@ void up_report_batch_release(up_report_batch *b);
 
 /*
  * The batch folders named by path: path itself when it holds a
- * batch_plan.json or batch_summary.json, else its sub-folders that do
- * (a runs folder), sorted.  Appended to *dirs (a heap vector of *n heap
+ * batch_plan.json, batch_summary.json or run_1, else its sub-folders
+ * that do and have case artifacts (run_1/cases/transcripts.jsonl: a
+ * runs folder; upstream's batches, which have none, are left out),
+ * sorted.  Appended to *dirs (a heap vector of *n heap
  * strings).  UP_ENOTFOUND when none.
  */
 int up_report_find_batches(char ***dirs, size_t *n, const char *path,

@@ -263,19 +263,23 @@ void up_report_batch_release(up_report_batch *b)
     memset(b, 0, sizeof(*b));
 }
 
-/* path holds a batch's plan or summary. */
-static int is_batch(const char *path)
+/* path/rel exists as a file (dir 0) or folder (dir 1). */
+static int has(const char *path, const char *rel, int dir)
 {
     up_buf p = UP_BUF_INIT;
     int yes;
 
-    up_fs_join(&p, path, "batch_plan.json");
-    yes = up_fs_is_file(p.data);
-    up_buf_reset(&p);
-    up_fs_join(&p, path, "batch_summary.json");
-    yes = yes || up_fs_is_file(p.data);
+    up_fs_join(&p, path, rel);
+    yes = dir ? up_fs_is_dir(p.data) : up_fs_is_file(p.data);
     up_buf_release(&p);
     return yes;
+}
+
+/* path is a batch folder: its plan, summary or first run is there. */
+static int is_batch(const char *path)
+{
+    return has(path, "batch_plan.json", 0) ||
+           has(path, "batch_summary.json", 0) || has(path, "run_1", 1);
 }
 
 static void push(char ***dirs, size_t *n, const char *s)
@@ -301,7 +305,7 @@ int up_report_find_batches(char ***dirs, size_t *n, const char *path,
         up_buf p = UP_BUF_INIT;
 
         up_fs_join(&p, path, names[i]);
-        if (is_batch(p.data))
+        if (is_batch(p.data) && has(p.data, "run_1/cases/transcripts.jsonl", 0))
             push(dirs, n, p.data);
         up_buf_release(&p);
     }
@@ -309,7 +313,7 @@ int up_report_find_batches(char ***dirs, size_t *n, const char *path,
     if (!rc && *n == before)
         rc = up_error_set(err, UP_ENOTFOUND,
                           "'%s': neither a batch nor a runs folder with "
-                          "batches",
+                          "batches that have case artifacts",
                           path);
     return rc;
 }

@@ -40,8 +40,9 @@ static void axis(up_buf *out, int y0, int y1, double lo, double hi, double step,
         up_buf_addf(out,
                     "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
                     "y2=\"%d\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\" "
-                    "text-anchor=\"middle\">%+.0f%s</text>",
-                    x, y0, x, y1, x, y1 + 14, v * 100, unit);
+                    "text-anchor=\"middle\">%s%.0f%s</text>",
+                    x, y0, x, y1, x, y1 + 14, lo < 0 && v > 0 ? "+" : "",
+                    v * 100, unit);
     }
 }
 
@@ -88,6 +89,12 @@ void up_report_svg_rates(up_buf *out, const up_report_batch *b, size_t bi)
     }
     up_buf_adds(out, "</desc>");
     axis(out, 4, h - 24, 0, 1, 0.25, "%");
+    up_buf_addf(out,
+                "<rect class=\"base\" x=\"%d\" y=\"%d\" width=\"10\" "
+                "height=\"10\"/><text x=\"%d\" y=\"%d\">baseline</text>"
+                "<rect class=\"skill\" x=\"%d\" y=\"%d\" width=\"10\" "
+                "height=\"10\"/><text x=\"%d\" y=\"%d\">with skill</text>",
+                8, h - 20, 22, h - 11, 92, h - 20, 106, h - 11);
     for (size_t i = 0; i < b->nmodels; i++) {
         int y = 8 + (int)i * ROW;
 
@@ -117,6 +124,10 @@ void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi)
     }
     up_buf_adds(out, "</desc>");
     axis(out, 4, h - 24, -1, 1, 0.5, "");
+    up_buf_addf(out,
+                "<line class=\"ci\" x1=\"%.1f\" y1=\"4\" x2=\"%.1f\" "
+                "y2=\"%d\" stroke-dasharray=\"2 3\"/>",
+                xpos(0, -1, 1), xpos(0, -1, 1), h - 24);
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_paired *l = &b->models[i].cmp.lift;
         int y = 8 + (int)i * ROW + 12;
@@ -206,11 +217,14 @@ static void pareto_draw(up_buf *out, struct pt *p, size_t n, double xmax, int h,
     up_buf_adds(out, "\"/>");
     for (size_t i = 0; i < n; i++) {
         double x = xpos(p[i].x, 0, xmax), y = (h - 30) - p[i].y * (h - 50);
+        int right = x > (LEFT + W - RIGHT) / 2.0;
 
         up_buf_addf(out,
                     "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
-                    "r=\"6\"/><text class=\"val\" x=\"%.1f\" y=\"%.1f\">",
-                    p[i].skill ? "skill" : "base", x, y, x + 8, y - 6);
+                    "r=\"6\"/><text class=\"val\" x=\"%.1f\" y=\"%.1f\" "
+                    "text-anchor=\"%s\">",
+                    p[i].skill ? "skill" : "base", x, y,
+                    right ? x - 10 : x + 10, y - 8, right ? "end" : "start");
         up_report_esc(out, b->models[p[i].m].model);
         up_buf_addf(out, " (%s)</text>", p[i].skill ? "skill" : "base");
     }

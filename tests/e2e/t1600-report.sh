@@ -44,6 +44,11 @@ run "$UPSKILL" report "$T/nowhere" -o "$T/x.html"
 is "$rc" 3 "a missing folder is bad input"
 like "$err" "nowhere" "the message names it"
 ok "$([ ! -e "$T/x.html" ]; echo $?)" "and nothing is written"
+run "$UPSKILL" report "$FIX/runs/upstream" -o "$T/x.html"
+is "$rc" 3 "upstream's batches have no case artifacts: bad input"
+like "$err" "case artifacts" "the message says what is missing"
+run "$UPSKILL" report "$FIX/runs/artifacts" -o "$T/fx.html"
+is "$rc" 0 "a batch without batch_plan.json (run_N only) is found"
 
 # --- in a real browser -----------------------------------------------------
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
