@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "upskill/buf.h"
+#include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/stats.h"
 
@@ -44,7 +45,8 @@ typedef struct up_report_batch {
     size_t ncases;
     up_report_model *models;
     size_t nmodels;
-    uint64_t seed; /* statistics seed used */
+    uint64_t seed;        /* statistics seed used */
+    const up_config *cfg; /* the prices shown (the caller's; may be NULL) */
 } up_report_batch;
 
 /*

@@ -53,9 +53,11 @@ static int render(char **dirs, size_t n, up_error *err)
     size_t loaded = 0;
     int rc = 0;
 
-    for (; loaded < n && !rc; loaded++)
+    for (; loaded < n && !rc; loaded++) {
         rc =
             up_report_batch_load(&b[loaded], dirs[loaded], (uint64_t)seed, err);
+        b[loaded].cfg = cli_config();
+    }
     if (!rc)
         rc = up_report_html(&page, b, n, err);
     if (!rc)

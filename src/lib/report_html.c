@@ -239,6 +239,28 @@ static void kv(up_buf *out, const char *k, const char *v)
     up_buf_adds(out, "</td></tr>");
 }
 
+/* The configured price of model (USD per million tokens), or that none is. */
+static void price(up_buf *out, const up_report_batch *b, const char *model)
+{
+    const char *dot = strchr(model, '.');
+    const up_price *p =
+        b->cfg ? up_config_price(b->cfg, model, dot ? dot + 1 : model) : NULL;
+    up_buf v = UP_BUF_INIT;
+
+    up_report_esc(&v, model);
+    up_buf_adds(&v, ": ");
+    if (p)
+        up_buf_addf(&v, "$%g input, $%g output, $%g cached per million tokens",
+                    p->input, p->output, p->cached);
+    else
+        up_buf_adds(&v, "no price configured");
+    up_buf_addf(out,
+                "<tr><td>price (config now; the costs are each run's "
+                "cost_usd)</td><td>%s</td></tr>",
+                v.data);
+    up_buf_release(&v);
+}
+
 static void provenance(up_buf *out, const up_report_batch *b)
 {
     up_buf seed = UP_BUF_INIT;
@@ -255,9 +277,8 @@ static void provenance(up_buf *out, const up_report_batch *b)
     up_buf_addf(&seed, "%llu (statistics recomputed by upskill %s)",
                 (unsigned long long)b->seed, UPSKILL_VERSION);
     kv(out, "statistics seed", seed.data);
-    kv(out, "prices",
-       "as configured when the batch ran: their cost is in "
-       "each run's cost_usd (null: no price)");
+    for (size_t i = 0; i < b->nmodels; i++)
+        price(out, b, b->models[i].model);
     up_buf_adds(out, "</tbody></table>");
     up_buf_release(&seed);
 }
@@ -265,6 +286,8 @@ static void provenance(up_buf *out, const up_report_batch *b)
 static int batch(up_buf *out, const up_report_batch *b, size_t bi,
                  up_error *err)
 {
+    int rc;
+
     up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
     up_report_esc(out, b->skill ? b->skill : "(no skill name)");
     up_buf_adds(out, " <span class=\"mut\">batch ");
@@ -283,7 +306,7 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
     matrix(out, b, bi);
     provenance(out, b);
     up_buf_adds(out, "<h3>Transcripts</h3>");
-    int rc = up_report_transcripts(out, b, bi, err);
+    rc = up_report_transcripts(out, b, bi, err);
     up_buf_adds(out, "</section>");
     return rc;
 }

@@ -39,6 +39,8 @@ like "$page" "prefers-color-scheme:dark" "a dark theme"
 like "$page" "@media print" "a print style"
 like "$page" 'href="#t-0-' "matrix cells link to transcripts"
 like "$page" '<details id="t-0-' "transcripts are embedded"
+like "$page" "no price configured" "a missing price is said, not guessed"
+like "$page" "suite sha256" "provenance names the suite hash"
 
 run "$UPSKILL" report "$T/nowhere" -o "$T/x.html"
 is "$rc" 3 "a missing folder is bad input"
