@@ -42,6 +42,10 @@ like "$page" '<details id="t-0-' "transcripts are embedded"
 like "$page" "no price configured" "a missing price is said, not guessed"
 like "$page" "suite sha256" "provenance names the suite hash"
 
+run "$UPSKILL" plot -d "$T/runs" --html "$T/p.html"
+is "$rc" 0 "plot --html writes the same report"
+like "$(cat "$T/p.html")" "+100 points" "with the lift"
+
 run "$UPSKILL" report "$T/nowhere" -o "$T/x.html"
 is "$rc" 3 "a missing folder is bad input"
 like "$err" "nowhere" "the message names it"
