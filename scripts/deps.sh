@@ -7,7 +7,10 @@ set -eu
 PKGS="build-essential pkg-config perl curl python3 clang clang-format \
 libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
 libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev \
-bubblewrap ripgrep"
+bubblewrap ripgrep chromium"
+
+# chromium: headless, for tests/e2e/t1600-report.sh (the HTML report
+# rendered in a real browser; the test skips where it is absent).
 
 # node and npm, for `make clis` (the coding-agent CLIs, docs/agent-clis.md),
 # only when missing: a machine with nodesource's nodejs already has both,

@@ -2,13 +2,14 @@
  * upskill plot: upstream's deprecated name for `runs`.  It takes
  * upstream's plot flags only (-d, -s, -m, --metric: no --csv, as
  * upstream), says it is deprecated, as upstream does, and prints what
- * `runs` prints with them: the same bars.
+ * `runs` prints with them: the same bars.  Ours: --html FILE writes
+ * `upskill report` of the runs folder instead (-s/-m do not filter it).
  */
 #include <stdlib.h>
 
 #include "cli.h"
 
-static const char *dir, *metric;
+static const char *dir, *metric, *html;
 static struct strlist skills, models;
 
 static const struct opt opts[] = {
@@ -18,6 +19,8 @@ static const struct opt opts[] = {
     {'m', "model", OPT_LIST, &models, "MODEL",
      "only this model (aliases resolved)"},
     {0, "metric", OPT_STRING, &metric, "M", "success (default) or tokens"},
+    {0, "html", OPT_STRING, &html, "FILE",
+     "write 'upskill report' of the runs folder to FILE instead"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
@@ -40,6 +43,13 @@ int cmd_plot(int argc, char **argv)
     free(args);
     if (rc)
         return rc > 0 ? 0 : EXIT_USAGE;
+    if (html) {
+        static char name[] = "report", o[] = "-o";
+        char *rargv[] = {name, (char *)cli_config_dir(dir, 1, "runs"), o,
+                         (char *)html, NULL};
+
+        return cmd_report(4, rargv);
+    }
     out_warn("'plot' is deprecated: use 'upskill runs' instead");
     return cmd_runs(argc, argv);
 }

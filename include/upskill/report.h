@@ -1,0 +1,86 @@
+/*
+ * upskill report: one self-contained HTML page (inline CSS and SVG, no
+ * network) over eval batches, recomputed from each batch's run files and
+ * case artifacts (run_N/run_result.json, run_N/cases/transcripts.jsonl)
+ * with the statistics of stats.h.  See docs/report.md.
+ */
+#ifndef UPSKILL_REPORT_H
+#define UPSKILL_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upskill/buf.h"
+#include "upskill/config.h"
+#include "upskill/error.h"
+#include "upskill/stats.h"
+
+/* One case of one model: both arms, its runs pooled. */
+typedef struct up_report_cell {
+    up_stats_case c;  /* counts and tokens for up_stats_compare */
+    int first_run[2]; /* run_N of its first artifact per arm (0 base,
+                         1 skill); 0: none */
+} up_report_cell;
+
+/* One model of a batch. */
+typedef struct up_report_model {
+    char *model;           /* resolved id */
+    up_report_cell *cells; /* ncases */
+    up_comparison cmp;     /* up_stats_compare over cells */
+    double cost[2];        /* USD per arm, < 0 unknown */
+    double tokens[2];      /* total tokens per arm */
+    long tool_calls[2];    /* agent mode */
+    long skill_reads[2];   /* conversations that read SKILL.md */
+    long agent_convs[2];   /* conversations run as a tool loop */
+} up_report_model;
+
+/* One batch folder. */
+typedef struct up_report_batch {
+    char *dir;       /* the batch folder */
+    char *id;        /* its name */
+    char *skill;     /* skill_name of its runs */
+    char *version;   /* upskill_version of its runs */
+    char *suite_sha; /* batch_plan.json suite_sha256, or NULL */
+    char *skill_sha; /* batch_plan.json skill_sha256, or NULL */
+    size_t ncases;
+    up_report_model *models;
+    size_t nmodels;
+    uint64_t seed;        /* statistics seed used */
+    const up_config *cfg; /* the prices shown (the caller's; may be NULL) */
+} up_report_batch;
+
+/*
+ * Load the batch folder dir: every run_N's run_result.json and
+ * cases/transcripts.jsonl, pooled per model and case, and the comparison
+ * per model (seed for the statistics).  Errors: UP_ENOTFOUND when dir
+ * has no run with case artifacts, UP_EPARSE naming the file and line,
+ * UP_EIO.  Release with up_report_batch_release.
+ */
+int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
+                         up_error *err);
+void up_report_batch_release(up_report_batch *b);
+
+/*
+ * The batch folders named by path: path itself when it holds a
+ * batch_plan.json, batch_summary.json or run_1, else its sub-folders
+ * that do and have case artifacts (run_1/cases/transcripts.jsonl: a
+ * runs folder; upstream's batches, which have none, are left out),
+ * sorted.  Appended to *dirs (a heap vector of *n heap
+ * strings).  UP_ENOTFOUND when none.
+ */
+int up_report_find_batches(char ***dirs, size_t *n, const char *path,
+                           up_error *err);
+
+/*
+ * Append to out the whole HTML page over the n batches, the case
+ * artifacts embedded (read again from each batch's run folders).  Every
+ * text from outside (model names, answers, ids) is HTML-escaped.
+ * Errors: those of reading the artifacts.
+ */
+int up_report_html(up_buf *out, const up_report_batch *b, size_t n,
+                   up_error *err);
+
+/* Append s HTML-escaped (& < > " ') to out; s may be NULL. */
+void up_report_esc(up_buf *out, const char *s);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * upskill report: one self-contained HTML page over eval batches (a batch
+ * folder, or a runs folder: all its batches; default the config's
+ * runs_dir), written atomically to -o.  The library recomputes every
+ * number from the run files (src/lib/report_*.c, docs/report.md).
+ */
+#include <stdlib.h>
+
+#include "cli.h"
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/report.h"
+
+static const char *output;
+static long seed;
+
+static const struct opt opts[] = {
+    {'o', "output", OPT_STRING, &output, "FILE",
+     "the HTML file to write (default: report.html)"},
+    {0, "seed", OPT_INT, &seed, "N",
+     "seed of the statistics (default: 1, eval's default)"},
+    {0, NULL, OPT_FLAG, NULL, NULL, NULL},
+};
+
+static const struct cmd_spec spec = {
+    "report",
+    "[BATCH|RUNS_DIR]...",
+    "write one self-contained HTML report of eval batches",
+    "Each argument is a batch folder or a runs folder (all its batches); "
+    "none: the config's runs_dir, else runs.  The page needs no network: "
+    "inline CSS and SVG, the transcripts embedded.  See docs/report.md.",
+    opts,
+    0,
+    -1};
+
+static int find_all(char ***dirs, size_t *n, char **args, int nargs,
+                    up_error *err)
+{
+    int rc = 0;
+
+    if (!nargs)
+        return up_report_find_batches(dirs, n, cli_config_dir(NULL, 1, "runs"),
+                                      err);
+    for (int i = 0; i < nargs && !rc; i++)
+        rc = up_report_find_batches(dirs, n, args[i], err);
+    return rc;
+}
+
+static int render(char **dirs, size_t n, up_error *err)
+{
+    up_report_batch *b = up_xcalloc(n ? n : 1, sizeof(*b));
+    up_buf page = UP_BUF_INIT;
+    size_t loaded = 0;
+    int rc = 0;
+
+    for (; loaded < n && !rc; loaded++) {
+        rc =
+            up_report_batch_load(&b[loaded], dirs[loaded], (uint64_t)seed, err);
+        b[loaded].cfg = cli_config();
+    }
+    if (!rc)
+        rc = up_report_html(&page, b, n, err);
+    if (!rc)
+        rc = up_fs_write_atomic(output, page.data, page.len, 0644, err);
+    for (size_t i = 0; i < loaded; i++)
+        up_report_batch_release(&b[i]);
+    free(b);
+    up_buf_release(&page);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    char **args = NULL, **dirs = NULL;
+    size_t n = 0;
+    int nargs, rc;
+    up_error err;
+
+    output = "report.html";
+    seed = 1;
+    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    if (rc) {
+        rc = rc > 0 ? 0 : EXIT_USAGE;
+        goto out;
+    }
+    rc = find_all(&dirs, &n, args, nargs, &err);
+    if (!rc)
+        rc = render(dirs, n, &err);
+    if (rc < 0)
+        rc = out_fail(&err);
+    else
+        printf("Report: %s (%zu batch%s)\n", output, n, n == 1 ? "" : "es");
+out:
+    up_strv_free(dirs);
+    free(args);
+    return rc;
+}

@@ -1,0 +1,319 @@
+/*
+ * upskill report, loading: a batch's run files and case artifacts pooled
+ * per model and case, and the comparison recomputed with stats.h (the
+ * numbers eval printed, from the files alone).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/report.h"
+#include "util/json.h"
+
+/* N of a "run_N" name, or -1. */
+static int run_number(const char *name)
+{
+    char *end;
+    long v;
+
+    if (strncmp(name, "run_", 4) != 0 || !name[4])
+        return -1;
+    v = strtol(name + 4, &end, 10);
+    return *end || v <= 0 || v > 1000000 ? -1 : (int)v;
+}
+
+static int cmp_runs(const void *a, const void *b)
+{
+    return run_number(*(char *const *)a) - run_number(*(char *const *)b);
+}
+
+/* The model entry for name, added when new. */
+static up_report_model *model_for(up_report_batch *b, const char *name)
+{
+    up_report_model *m;
+
+    for (size_t i = 0; i < b->nmodels; i++)
+        if (strcmp(b->models[i].model, name) == 0)
+            return &b->models[i];
+    b->models = up_xrealloc(b->models, (b->nmodels + 1) * sizeof(*m));
+    m = &b->models[b->nmodels++];
+    memset(m, 0, sizeof(*m));
+    m->model = up_xstrdup(name);
+    m->cells = up_xcalloc(b->ncases ? b->ncases : 1, sizeof(*m->cells));
+    return m;
+}
+
+/* Grow every model's cells to hold case index ci. */
+static void grow_cases(up_report_batch *b, size_t ci)
+{
+    if (ci < b->ncases)
+        return;
+    for (size_t i = 0; i < b->nmodels; i++) {
+        up_report_model *m = &b->models[i];
+
+        m->cells = up_xrealloc(m->cells, (ci + 1) * sizeof(*m->cells));
+        memset(m->cells + b->ncases, 0,
+               (ci + 1 - b->ncases) * sizeof(*m->cells));
+    }
+    b->ncases = ci + 1;
+}
+
+/* Pool one artifact into its model's cell. */
+static void add_artifact(up_report_batch *b, const json_t *o, int run)
+{
+    const char *model = up_json_str(o, "model");
+    const char *arm = up_json_str(o, "arm");
+    long ci = up_json_long(o, "case_index", -1);
+    const json_t *u = json_object_get(o, "usage");
+    up_report_cell *c;
+    int skill;
+    double tok;
+
+    if (!model || !arm || ci < 0 || ci > 10000000)
+        return;
+    skill = strcmp(arm, "with_skill") == 0;
+    model_for(b, model);
+    grow_cases(b, (size_t)ci);
+    c = &model_for(b, model)->cells[ci];
+    if (!c->first_run[skill])
+        c->first_run[skill] = run;
+    if (json_is_string(json_object_get(o, "error")))
+        return;
+    tok =
+        up_json_num(u, "input_tokens", 0) + up_json_num(u, "output_tokens", 0);
+    if (skill) {
+        c->c.skill_runs++;
+        c->c.skill_pass += json_is_true(json_object_get(o, "passed"));
+        c->c.skill_tokens += tok;
+    } else {
+        c->c.base_runs++;
+        c->c.base_pass += json_is_true(json_object_get(o, "passed"));
+        c->c.base_tokens += tok;
+    }
+}
+
+/* Read run_N/cases/transcripts.jsonl of path, a line at a time. */
+static int load_artifacts(up_report_batch *b, const char *path, int run,
+                          up_error *err)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long n = 0;
+    int rc = 0;
+
+    if (!f)
+        return 0;
+    while (!rc && (len = getline(&line, &cap, f)) > 0) {
+        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+
+        n++;
+        if (json_is_object(o))
+            add_artifact(b, o, run);
+        else
+            rc = up_error_set(err, UP_EPARSE,
+                              "'%s':%ld: expected a case artifact (a JSON "
+                              "object)",
+                              path, n);
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static void dup_once(char **dst, const char *s)
+{
+    if (!*dst && s)
+        *dst = up_xstrdup(s);
+}
+
+/* Cost, tool use and provenance from run_N/run_result.json. */
+static void load_result(up_report_batch *b, const char *path)
+{
+    json_t *o = NULL;
+    up_error e = {0};
+    const json_t *st, *md;
+    const char *model, *type;
+    up_report_model *m;
+    int skill;
+
+    if (up_json_load_file(&o, path, &e) != 0)
+        return;
+    st = json_object_get(o, "stats");
+    md = json_object_get(o, "metadata");
+    model = up_json_str(md, "model");
+    type = up_json_str(o, "run_type");
+    if (model && type) {
+        skill = strcmp(type, "with_skill") == 0;
+        m = model_for(b, model);
+        if (!json_is_number(json_object_get(o, "cost_usd")))
+            m->cost[skill] = -1;
+        else if (m->cost[skill] >= 0)
+            m->cost[skill] += up_json_num(o, "cost_usd", 0);
+        m->tokens[skill] += up_json_num(st, "total_tokens", 0);
+        m->tool_calls[skill] += up_json_long(st, "tool_calls", 0);
+        m->skill_reads[skill] += up_json_long(st, "skill_reads", 0);
+        m->agent_convs[skill] += up_json_long(st, "agent_conversations", 0);
+        dup_once(&b->skill, up_json_str(o, "skill_name"));
+        dup_once(&b->version, up_json_str(md, "upskill_version"));
+    }
+    json_decref(o);
+}
+
+/* suite_sha256 and skill_sha256 from batch_plan.json, when there. */
+static void load_plan(up_report_batch *b)
+{
+    up_buf p = UP_BUF_INIT;
+    json_t *o = NULL;
+    up_error e = {0};
+
+    up_fs_join(&p, b->dir, "batch_plan.json");
+    if (up_json_load_file(&o, p.data, &e) == 0) {
+        dup_once(&b->suite_sha, up_json_str(o, "suite_sha256"));
+        dup_once(&b->skill_sha, up_json_str(o, "skill_sha256"));
+    }
+    json_decref(o);
+    up_buf_release(&p);
+}
+
+static int load_run(up_report_batch *b, const char *name, up_error *err)
+{
+    up_buf p = UP_BUF_INIT;
+    int rc;
+
+    up_buf_addf(&p, "%s/%s/run_result.json", b->dir, name);
+    load_result(b, p.data);
+    up_buf_reset(&p);
+    up_buf_addf(&p, "%s/%s/cases/transcripts.jsonl", b->dir, name);
+    rc = load_artifacts(b, p.data, run_number(name), err);
+    up_buf_release(&p);
+    return rc;
+}
+
+static int compare_all(up_report_batch *b, up_error *err)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < b->nmodels && !rc; i++) {
+        up_report_model *m = &b->models[i];
+        up_stats_case *cs = up_xcalloc(b->ncases ? b->ncases : 1, sizeof(*cs));
+
+        for (size_t k = 0; k < b->ncases; k++)
+            cs[k] = m->cells[k].c;
+        rc = up_stats_compare(&m->cmp, cs, b->ncases, b->seed, UP_STATS_MARGIN,
+                              err);
+        free(cs);
+    }
+    return rc;
+}
+
+int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
+                         up_error *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    int rc;
+
+    memset(b, 0, sizeof(*b));
+    b->dir = up_xstrdup(dir);
+    b->seed = seed;
+    {
+        up_buf id = UP_BUF_INIT;
+
+        up_fs_basename(&id, dir);
+        b->id = up_buf_detach(&id);
+    }
+    rc = up_fs_list(&names, &n, dir, err);
+    if (rc)
+        goto out;
+    qsort(names, n, sizeof(*names), cmp_runs);
+    load_plan(b);
+    for (size_t i = 0; i < n && !rc; i++)
+        if (run_number(names[i]) > 0)
+            rc = load_run(b, names[i], err);
+    if (!rc && !b->ncases)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "'%s': no case artifacts (run_N/%s) in the batch",
+                          dir, "cases/transcripts.jsonl");
+    if (!rc)
+        rc = compare_all(b, err);
+out:
+    up_strv_free(names);
+    return rc;
+}
+
+void up_report_batch_release(up_report_batch *b)
+{
+    for (size_t i = 0; i < b->nmodels; i++) {
+        free(b->models[i].model);
+        free(b->models[i].cells);
+    }
+    free(b->models);
+    free(b->dir);
+    free(b->id);
+    free(b->skill);
+    free(b->version);
+    free(b->suite_sha);
+    free(b->skill_sha);
+    memset(b, 0, sizeof(*b));
+}
+
+/* path/rel exists as a file (dir 0) or folder (dir 1). */
+static int has(const char *path, const char *rel, int dir)
+{
+    up_buf p = UP_BUF_INIT;
+    int yes;
+
+    up_fs_join(&p, path, rel);
+    yes = dir ? up_fs_is_dir(p.data) : up_fs_is_file(p.data);
+    up_buf_release(&p);
+    return yes;
+}
+
+/* path is a batch folder: its plan, summary or first run is there. */
+static int is_batch(const char *path)
+{
+    return has(path, "batch_plan.json", 0) ||
+           has(path, "batch_summary.json", 0) || has(path, "run_1", 1);
+}
+
+static void push(char ***dirs, size_t *n, const char *s)
+{
+    *dirs = up_xrealloc(*dirs, (*n + 2) * sizeof(**dirs));
+    (*dirs)[(*n)++] = up_xstrdup(s);
+    (*dirs)[*n] = NULL;
+}
+
+int up_report_find_batches(char ***dirs, size_t *n, const char *path,
+                           up_error *err)
+{
+    char **names = NULL;
+    size_t k = 0, before = *n;
+    int rc;
+
+    if (is_batch(path)) {
+        push(dirs, n, path);
+        return 0;
+    }
+    rc = up_fs_list(&names, &k, path, err);
+    for (size_t i = 0; i < k && !rc; i++) {
+        up_buf p = UP_BUF_INIT;
+
+        up_fs_join(&p, path, names[i]);
+        if (is_batch(p.data) && has(p.data, "run_1/cases/transcripts.jsonl", 0))
+            push(dirs, n, p.data);
+        up_buf_release(&p);
+    }
+    up_strv_free(names);
+    if (!rc && *n == before)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "'%s': neither a batch nor a runs folder with "
+                          "batches that have case artifacts",
+                          path);
+    return rc;
+}

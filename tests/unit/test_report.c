@@ -1,0 +1,72 @@
+/*
+ * Unit tests for upskill report: escaping, and a batch loaded from its
+ * case artifacts pooled per model and case.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/fs.h"
+#include "upskill/report.h"
+
+Test(report, escapes_markup)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_report_esc(&b, "<a href=\"x\" title='y'>&</a>");
+    cr_assert_str_eq(b.data, "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;"
+                             "&amp;&lt;/a&gt;");
+    up_report_esc(&b, NULL);
+    up_buf_release(&b);
+}
+
+static void line(FILE *f, const char *model, const char *arm, int ci, int pass)
+{
+    fprintf(
+        f,
+        "{\"case\":%d,\"case_index\":%d,\"repeat\":1,\"arm\":\"%s\","
+        "\"model\":\"%s\",\"run_number\":1,\"passed\":%s,\"error\":null,"
+        "\"usage\":{\"input_tokens\":10,\"output_tokens\":5},"
+        "\"messages\":[{\"role\":\"assistant\",\"content\":\"<i>zz</i>\"}]}\n",
+        ci + 1, ci, arm, model, pass ? "true" : "false");
+}
+
+/* A model seen first at a later case still gets every case's cell. */
+Test(report, pools_cases_per_model)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    up_buf_addf(&p, "%s/run_1/cases", dir);
+    cr_assert_eq(up_fs_mkdir_p(p.data, 0755, &err), 0);
+    up_buf_adds(&p, "/transcripts.jsonl");
+    f = fopen(p.data, "w");
+    line(f, "a", "baseline", 0, 0);
+    line(f, "a", "with_skill", 0, 1);
+    line(f, "a", "baseline", 2, 1);
+    line(f, "a", "with_skill", 2, 1);
+    line(f, "b<x>", "with_skill", 1, 1);
+    line(f, "b<x>", "baseline", 1, 0);
+    fclose(f);
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(b.ncases, 3);
+    cr_assert_eq(b.nmodels, 2);
+    cr_assert_eq(b.models[0].cmp.skill.successes, 2);
+    cr_assert_eq(b.models[0].cmp.base.successes, 1);
+    cr_assert_eq(b.models[1].cells[1].c.skill_pass, 1);
+    cr_assert_eq(b.models[1].cells[0].c.skill_runs, 0);
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert(strstr(page.data, "b&lt;x&gt;"));
+    cr_assert_null(strstr(page.data, "b<x>"));
+    cr_assert_null(strstr(page.data, "<i>zz"));
+    cr_assert(strstr(page.data, "&lt;i&gt;zz"));
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}
