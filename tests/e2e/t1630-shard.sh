@@ -75,6 +75,17 @@ is "$(jobs "$T"/again/*/journal.jsonl | cut -f1-4)" \
     "$(jobs "$T"/s3/*/journal.jsonl | cut -f1-4)" \
     "the same shard of the same suite is the same slice"
 
+# a shard batch resumes only as the same shard
+b3=$(basename "$(ls -d "$T"/s3/*)")
+run ev "$T/s3" -m b -m a --shard 2/4 --resume "$b3"
+is "$rc" 3 "resuming shard 3 as shard 2 is refused"
+like "$err" "shard (--shard) differs" "naming the shard"
+run ev "$T/s3" -m b -m a --resume "$b3"
+is "$rc" 3 "resuming a shard without --shard is refused"
+like "$err" "shard (--shard) differs" "naming the shard again"
+run ev "$T/s3" -m b -m a --shard 3/4 --resume "$b3"
+is "$rc" 0 "resuming it as the same shard works"
+
 for bad in 0/4 5/4 4 1/0 x/2 2/4x; do
     run "$UPSKILL" eval "$T/sk" -t "$T/tests.json" -m a --shard "$bad"
     is "$rc" 2 "--shard $bad is a usage error"
