@@ -39,7 +39,7 @@ jobs() {
     cat "$@" | jq -r '[.model, .arm, .case, .repeat, .answer] | @tsv' | sort
 }
 
-ev "$T/full" -m a -m b >/dev/null 2>&1
+ev "$T/full" -m b -m a >/dev/null 2>&1
 is "$?" 0 "the unsharded run exits 0"
 pids=
 for i in 1 2 3 4; do # models in the other order: the slice does not move
@@ -74,6 +74,32 @@ ev "$T/again" -m a -m b --shard 3/4 >/dev/null 2>&1
 is "$(jobs "$T"/again/*/journal.jsonl | cut -f1-4)" \
     "$(jobs "$T"/s3/*/journal.jsonl | cut -f1-4)" \
     "the same shard of the same suite is the same slice"
+
+# merging today (docs/sharding.md): the shards' journals in one batch
+# folder with the unsharded batch_plan.json, finished by --resume, which
+# sends nothing (the server is gone) and writes the unsharded batch
+mkdir -p "$T/m/merged"
+cat "$T"/s*/*/journal.jsonl >"$T/m/merged/journal.jsonl"
+jq 'del(.shard)' "$T"/s1/*/batch_plan.json >"$T/m/merged/batch_plan.json"
+run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m b -m a \
+    --base-url "http://127.0.0.1:1/v1" --runs 2 --seed 7 \
+    --runs-dir "$T/m" --resume merged
+is "$rc" 0 "the merged shards finish without a request"
+# content: without batch ids, timestamps and timings, lines in any order
+norm() {
+    jq -cS 'walk(if type == "object" then del(.batch_id, .latency_ms, .timestamp,
+                 .conversation_span_ms, .llm_time_ms)
+             else . end)' "$1" | sort
+}
+F=$(ls -d "$T"/full/*)
+diffs=0
+for f in $(cd "$F" && find . -name '*.json' -o -name '*.jsonl' | sort); do
+    [ "$(norm "$F/$f")" = "$(norm "$T/m/merged/$f")" ] || {
+        echo "# differs: $f"
+        diffs=$((diffs + 1))
+    }
+done
+is "$diffs" 0 "the merged batch equals the unsharded one in content"
 
 # a shard batch resumes only as the same shard
 b3=$(basename "$(ls -d "$T"/s3/*)")
