@@ -128,7 +128,28 @@ typedef struct up_eval_plan {
     up_agent_opts agent_opts;
     int check_mode;         /* up_sandbox_mode of the executable checks */
     unsigned check_threads; /* threads running checks (0: 2) */
+    /* --shard I/N: the plan keeps only slice shard_index (1-based) of
+     * shard_count; 0/0: the whole matrix (up_eval_plan_shard) */
+    int shard_index;
+    int shard_count;
 } up_eval_plan;
+
+/*
+ * Parse "I/N" (1 <= I <= N, N <= UP_EVAL_SHARD_MAX) of --shard into
+ * *index and *count; a NULL s leaves 0/0 (no shard).  Errors: UP_EUSAGE
+ * naming what was expected.
+ */
+#define UP_EVAL_SHARD_MAX 100000
+int up_eval_shard_parse(const char *s, int *index, int *count, up_error *err);
+
+/*
+ * Keep only the jobs of shard index (1-based) of count: a job belongs to
+ * the shard its key (resolved model id, the case's content -- its user
+ * message -- and the repeat, never an index) hashes to, so the slice is
+ * the same for the same suite whatever the order of models or cases, and
+ * both arms of a model x case x repeat stay in one shard.  count 0: no-op.
+ */
+void up_eval_plan_shard(up_eval_plan *p, int index, int count);
 
 /* Bytes of each file, and of all, a job's workspace snapshot keeps. */
 #define UP_EVAL_SNAPSHOT_FILE  ((size_t)16 << 10)

@@ -260,9 +260,10 @@ typedef struct up_eval_request {
     enum up_inject inject;
     double margin; /* points; < 0: the config's */
     /* a skill with no tests anywhere: generate them (upstream's rule) */
-    int gen_tests;              /* 0: never (e.g. --plan) */
-    const char *test_gen_model; /* --test-gen-model, or NULL */
-    int no_save_tests;          /* --no-save-tests */
+    int gen_tests;                /* 0: never (e.g. --plan) */
+    const char *test_gen_model;   /* --test-gen-model, or NULL */
+    int no_save_tests;            /* --no-save-tests */
+    int shard_index, shard_count; /* --shard I/N; 0/0: all jobs */
 } up_eval_request;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */

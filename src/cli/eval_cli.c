@@ -108,6 +108,9 @@ static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
     request(&rq, a);
     memset(&pr, 0, sizeof(pr));
     if (!rc)
+        rc = up_eval_shard_parse(a->shard, &rq.shard_index, &rq.shard_count,
+                                 err);
+    if (!rc)
         rc = up_eval_session_load(e, &rq, err);
     if (!rc && a->plan)
         return eval_report_plan(&e->suite, a);

@@ -48,6 +48,7 @@ struct eval_args {
     long time_limit;     /* --time-limit seconds per conversation; 0: none */
     int run_tool;        /* --run-tool: offer `run` (implies --agent) */
     const char *sandbox; /* --sandbox bwrap|none */
+    const char *shard;   /* --shard I/N: one slice of the job matrix */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
@@ -78,6 +79,9 @@ struct eval_args {
          OPT_FLAG, &(a).require_lift,                                           \
          NULL,     "exit 1 unless the skill is beneficial for every model"},    \
         {0, "seed", OPT_INT, &(a).seed, "N", "seed of the statistics (1)"},     \
+        {0,          "shard",                                                   \
+         OPT_STRING, &(a).shard,                                                \
+         "I/N",      "run slice I of N of the jobs (docs/sharding.md)"},        \
         {0,          "margin",                                                  \
          OPT_DOUBLE, &(a).margin,                                               \
          "POINTS",   "\"no meaningful effect\" margin in points (5)"},          \

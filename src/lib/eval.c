@@ -13,6 +13,7 @@
 #include "upskill/alloc.h"
 #include "upskill/check.h"
 #include "upskill/eval.h"
+#include "util/sha256.h"
 
 const char up_eval_neutral_prompt[] =
     "You are a capable assistant. Answer the user's request directly and "
@@ -124,6 +125,62 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     cap = nmodels * (size_t)p->runs * 2 * suite->ncases;
     p->jobs = up_xcalloc(cap, sizeof(*p->jobs));
     add_jobs(p, cap);
+}
+
+int up_eval_shard_parse(const char *s, int *index, int *count, up_error *err)
+{
+    char *end;
+    long i, n;
+
+    *index = *count = 0;
+    if (!s)
+        return 0;
+    i = strtol(s, &end, 10);
+    n = *end == '/' && end > s ? strtol(end + 1, &end, 10) : -1;
+    if (*end || n < 1 || n > UP_EVAL_SHARD_MAX || i < 1 || i > n || s[0] == '+')
+        return up_error_set(err, UP_EUSAGE,
+                            "--shard '%s': expected I/N with 1 <= I <= N <= %d "
+                            "(e.g. 2/4)",
+                            s, UP_EVAL_SHARD_MAX);
+    *index = (int)i;
+    *count = (int)n;
+    return 0;
+}
+
+/* The shard (0-based) of model m, case k, repeat r among count. */
+static int shard_of(const up_eval_plan *p, size_t m, size_t k, int r, int count)
+{
+    up_buf key = UP_BUF_INIT;
+    char hex[65];
+    uint64_t h = 0;
+
+    up_buf_adds(&key, p->models[m]);
+    up_buf_addc(&key, '\0');
+    up_buf_adds(&key, p->user[k]);
+    up_buf_addf(&key, "%c%d", '\0', r);
+    up_sha256_hex(hex, key.data, key.len);
+    up_buf_release(&key);
+    for (int i = 0; i < 16; i++)
+        h = h << 4 |
+            (uint64_t)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
+    return (int)(h % (uint64_t)count);
+}
+
+void up_eval_plan_shard(up_eval_plan *p, int index, int count)
+{
+    size_t kept = 0;
+
+    if (count < 1)
+        return;
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (shard_of(p, j->model, j->kase, j->repeat, count) == index - 1)
+            p->jobs[kept++] = *j;
+    }
+    p->njobs = kept;
+    p->shard_index = index;
+    p->shard_count = count;
 }
 
 int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)

@@ -299,7 +299,7 @@ static json_t *plan_identity(const up_eval_plan *p)
 {
     up_buf suite = UP_BUF_INIT;
     char suite_hash[65], skill_hash[65];
-    json_t *models = json_array();
+    json_t *models = json_array(), *o;
 
     up_suite_to_json(p->suite, &suite);
     up_sha256_hex(suite_hash, suite.data ? suite.data : "", suite.len);
@@ -307,10 +307,15 @@ static json_t *plan_identity(const up_eval_plan *p)
     up_sha256_hex(skill_hash, p->system_skill, strlen(p->system_skill));
     for (size_t i = 0; i < p->nmodels; i++)
         json_array_append_new(models, json_string(p->models[i]));
-    return json_pack("{s:s, s:s, s:o, s:i, s:b, s:b, s:i}", "suite_sha256",
-                     suite_hash, "skill_sha256", skill_hash, "models", models,
-                     "runs", p->runs, "baseline", p->baseline, "agent",
-                     p->agent, "agent_inject", (int)p->agent_inject);
+    o = json_pack("{s:s, s:s, s:o, s:i, s:b, s:b, s:i}", "suite_sha256",
+                  suite_hash, "skill_sha256", skill_hash, "models", models,
+                  "runs", p->runs, "baseline", p->baseline, "agent", p->agent,
+                  "agent_inject", (int)p->agent_inject);
+    if (p->shard_count) /* a partial batch (docs/sharding.md) */
+        json_object_set_new(o, "shard",
+                            json_pack("{s:i, s:i}", "index", p->shard_index,
+                                      "count", p->shard_count));
+    return o;
 }
 
 int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
@@ -341,6 +346,7 @@ static const struct {
     {"baseline", "baseline setting (--no-baseline)", 0},
     {"agent", "agent mode (--agent)", 1},
     {"agent_inject", "skill injection in agent mode (--inject)", 1},
+    {"shard", "shard (--shard)", 1},
 };
 
 /* An absent key of an older batch against its default now. */
@@ -360,7 +366,8 @@ static int compare_identity(const json_t *had, const json_t *now,
         char *sa, *sb;
         int rc;
 
-        if (a ? json_equal(a, b) : absent_default(b, identity_keys[i].later))
+        if (a ? json_equal(a, b)
+              : !b || absent_default(b, identity_keys[i].later))
             continue;
         sa = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
         sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);

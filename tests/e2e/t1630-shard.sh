@@ -1,0 +1,121 @@
+#!/bin/sh
+# --shard I/N (docs/sharding.md): eval runs one deterministic slice of the
+# job matrix, keyed on the resolved model id, the case's content and the
+# repeat (not on indices), with both arms of a model x case x repeat in one
+# shard; the batch is marked as a shard in batch_plan.json.  Four shards
+# run in parallel cover the unsharded run's jobs exactly once, with the
+# same answers (the scenario's answers depend only on the request).
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/fake/lib.sh"
+fake_need_curl
+export UPSKILL_CONFIG="$T/none.yaml"
+cd "$T" || exit 1
+
+mkdir -p "$T/sk"
+cp "$FIX/eval/student/SKILL.md" "$T/sk/"
+cat > "$T/tests.json" <<'JSON'
+[{"input": "case one good", "expected": {"contains": ["GOOD"]}},
+ {"input": "case two", "expected": {"contains": ["GOOD"]}},
+ {"input": "case three good", "expected": {"contains": ["GOOD"]}},
+ {"input": "case four", "expected": {"contains": ["GOOD"]}},
+ {"input": "case five good", "expected": {"contains": ["GOOD"]}},
+ {"input": "case six", "expected": {"contains": ["GOOD"]}}]
+JSON
+cat > "$T/s.json" <<'JSON'
+{"rules": [
+  {"name": "good", "match": {"user": "good"}, "reply": {"text": "GOOD ANSWER"}},
+  {"name": "bad", "reply": {"text": "meh"}}]}
+JSON
+fake_start "$T/s.json"
+
+ev() { # ev RUNS_DIR ARGS...: eval of the suite on two models
+    _d=$1
+    shift
+    "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" \
+        --base-url "$FAKE_URL/v1" --runs 2 --seed 7 --runs-dir "$_d" "$@"
+}
+# jobs DIR...: the journals' jobs as sorted "model arm case repeat answer"
+jobs() {
+    cat "$@" | jq -r '[.model, .arm, .case, .repeat, .answer] | @tsv' | sort
+}
+
+ev "$T/full" -m b -m a >/dev/null 2>&1
+is "$?" 0 "the unsharded run exits 0"
+pids=
+for i in 1 2 3 4; do # models in the other order: the slice does not move
+    ev "$T/s$i" -m b -m a --shard "$i/4" >"$T/o$i" 2>&1 &
+    pids="$pids $!"
+done
+for p in $pids; do # not a bare wait: the fake server runs in the background
+    wait "$p"
+done
+n=0
+for i in 1 2 3 4; do
+    [ -s "$T"/s$i/*/journal.jsonl ] && n=$((n + 1))
+done
+is "$n" 4 "the four shards each ran jobs"
+jobs "$T"/full/*/journal.jsonl >"$T/full.tsv"
+jobs "$T"/s*/*/journal.jsonl >"$T/shards.tsv"
+is "$(wc -l <"$T/full.tsv" | tr -d ' ')" 48 "the unsharded run has 48 jobs"
+ok "$(cmp -s "$T/full.tsv" "$T/shards.tsv"; echo $?)" \
+    "the shards together ran each job once, with the unsharded answers"
+is "$(jq -c .shard "$T"/s3/*/batch_plan.json)" '{"index":3,"count":4}' \
+    "batch_plan.json marks the shard"
+is "$(jq -c .shard "$T"/full/*/batch_plan.json)" null \
+    "an unsharded batch has no shard mark"
+# both arms of each model x case x repeat in the same shard
+split=0
+for i in 1 2 3 4; do
+    jq -r '[.model, .case, .repeat] | @tsv' "$T"/s$i/*/journal.jsonl |
+        sort | uniq -c | grep -qv '^ *2 ' && split=1
+done
+is "$split" 0 "both arms of a case stay in one shard"
+ev "$T/again" -m a -m b --shard 3/4 >/dev/null 2>&1
+is "$(jobs "$T"/again/*/journal.jsonl | cut -f1-4)" \
+    "$(jobs "$T"/s3/*/journal.jsonl | cut -f1-4)" \
+    "the same shard of the same suite is the same slice"
+
+# merging today (docs/sharding.md): the shards' journals in one batch
+# folder with the unsharded batch_plan.json, finished by --resume, which
+# sends nothing (the server is gone) and writes the unsharded batch
+mkdir -p "$T/m/merged"
+cat "$T"/s*/*/journal.jsonl >"$T/m/merged/journal.jsonl"
+jq 'del(.shard)' "$T"/s1/*/batch_plan.json >"$T/m/merged/batch_plan.json"
+run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m b -m a \
+    --base-url "http://127.0.0.1:1/v1" --runs 2 --seed 7 \
+    --runs-dir "$T/m" --resume merged
+is "$rc" 0 "the merged shards finish without a request"
+# content: without batch ids, timestamps and timings, lines in any order
+norm() {
+    jq -cS 'walk(if type == "object" then del(.batch_id, .latency_ms, .timestamp,
+                 .conversation_span_ms, .llm_time_ms)
+             else . end)' "$1" | sort
+}
+F=$(ls -d "$T"/full/*)
+diffs=0
+for f in $(cd "$F" && find . -name '*.json' -o -name '*.jsonl' | sort); do
+    [ "$(norm "$F/$f")" = "$(norm "$T/m/merged/$f")" ] || {
+        echo "# differs: $f"
+        diffs=$((diffs + 1))
+    }
+done
+is "$diffs" 0 "the merged batch equals the unsharded one in content"
+
+# a shard batch resumes only as the same shard
+b3=$(basename "$(ls -d "$T"/s3/*)")
+run ev "$T/s3" -m b -m a --shard 2/4 --resume "$b3"
+is "$rc" 3 "resuming shard 3 as shard 2 is refused"
+like "$err" "shard (--shard) differs" "naming the shard"
+run ev "$T/s3" -m b -m a --resume "$b3"
+is "$rc" 3 "resuming a shard without --shard is refused"
+like "$err" "shard (--shard) differs" "naming the shard again"
+run ev "$T/s3" -m b -m a --shard 3/4 --resume "$b3"
+is "$rc" 0 "resuming it as the same shard works"
+
+for bad in 0/4 5/4 4 1/0 x/2 2/4x; do
+    run "$UPSKILL" eval "$T/sk" -t "$T/tests.json" -m a --shard "$bad"
+    is "$rc" 2 "--shard $bad is a usage error"
+done
+like "$err" "expected I/N with 1 <= I <= N" "and says what was expected"
+
+done_testing
