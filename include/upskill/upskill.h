@@ -19,6 +19,7 @@
 #include "upskill/provider.h"
 #include "upskill/sched.h"
 #include "upskill/skill.h"
+#include "upskill/select.h"
 #include "upskill/stats.h"
 #include "upskill/store.h"
 #include "upskill/suite.h"
