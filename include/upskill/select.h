@@ -3,8 +3,8 @@
  * candidates (a model with or without the skill), each with its measured
  * pass rate and, when the config has a price, the cost of its runs, name
  * the cheapest that clears a target pass rate, the runner-up, and why
- * each other candidate lost.  Pure: no I/O; the command that gathers
- * runs and prices is not built yet (docs/select.md).
+ * each other candidate lost.  Pure: no I/O; `upskill select`
+ * (src/cli/cmd_select.c) runs the eval and calls it (docs/select.md).
  */
 #ifndef UPSKILL_SELECT_H
 #define UPSKILL_SELECT_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "upskill/error.h"
+#include "upskill/eval.h"
 #include "upskill/stats.h"
 
 /* One candidate: a model in one arm. */
@@ -62,5 +63,14 @@ const char *up_select_why_label(up_select_why why);
  * would be needed.  Counts the total, not the extra.
  */
 size_t up_select_trials_for(double rate, double target);
+
+/*
+ * The candidates of n model summaries into c[2n]: for model m, c[2m] its
+ * baseline arm and c[2m+1] its skill arm (rate from arm.rate; priced,
+ * with cost arm.cost_usd, when that is not negative).  Models are
+ * borrowed from s.  Returns 2n.
+ */
+size_t up_select_from_summaries(up_select_cand *c, const up_eval_summary *s,
+                                size_t n);
 
 #endif

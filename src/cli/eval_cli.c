@@ -40,7 +40,7 @@ static int check_args(const struct eval_args *a, up_error *err)
     return 0;
 }
 
-static void session_opts(up_session_opts *o, const struct eval_args *a)
+void eval_cli_session_opts(up_session_opts *o, const struct eval_args *a)
 {
     struct sigaction sa;
 
@@ -67,7 +67,7 @@ static void session_opts(up_session_opts *o, const struct eval_args *a)
     (void)up_session_run_opts(o, a->run_tool, a->sandbox, NULL); /* checked */
 }
 
-static void request(up_eval_request *rq, const struct eval_args *a)
+void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
 {
     memset(rq, 0, sizeof(*rq));
     rq->skill_path = a->skill_path;
@@ -105,7 +105,7 @@ static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
     size_t npos = 0; /* --trigger: prompts that should trigger */
     int rc = check_args(a, err);
 
-    request(&rq, a);
+    eval_cli_request(&rq, a);
     memset(&pr, 0, sizeof(pr));
     if (!rc)
         rc = up_eval_shard_parse(a->shard, &rq.shard_index, &rq.shard_count,
@@ -150,7 +150,7 @@ int eval_cli_run(struct eval_args *a)
     up_error err = {0, ""};
     int rc;
 
-    session_opts(&o, a);
+    eval_cli_session_opts(&o, a);
     up_eval_session_init(&e, &o);
     rc = run(&e, a, &err);
     if (rc < 0)

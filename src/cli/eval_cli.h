@@ -141,6 +141,11 @@ int eval_cli_run(struct eval_args *a);
 
 /* The session's notes (an up_session_opts.note; ud: the eval_args). */
 void eval_note(void *ud, enum up_session_note kind, const char *text);
+
+/* The session options and the request of a (eval_cli.c; also `select`). */
+void eval_cli_session_opts(up_session_opts *o, const struct eval_args *a);
+void eval_cli_request(up_eval_request *rq, const struct eval_args *a);
+
 /* "Evaluating SKILL on N model(s): ..." on stderr. */
 void eval_report_start(const up_eval_session *e);
 /*

@@ -21,6 +21,8 @@ static const struct command {
     {"runs", cmd_runs, "show results from the runs folder"},
     {"plot", cmd_plot, "upstream's deprecated name for runs"},
     {"report", cmd_report, "write an HTML report of eval batches"},
+    {"select", cmd_select,
+     "name the cheapest model that meets a target pass rate"},
     {"config", cmd_config, "show the resolved configuration"},
     {"cache", cmd_cache, "show or empty the response cache"},
     {"trace", cmd_trace, "show what a trace would send to the teacher"},

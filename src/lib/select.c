@@ -115,3 +115,20 @@ int up_select_decide(up_select_row *rows, size_t *chosen,
         rows[second].why = UP_SELECT_RUNNER_UP;
     return 0;
 }
+
+size_t up_select_from_summaries(up_select_cand *c, const up_eval_summary *s,
+                                size_t n)
+{
+    for (size_t m = 0; m < n; m++)
+        for (int a = 0; a < 2; a++) {
+            const up_arm_totals *t = &s[m].arm[a];
+            up_select_cand *d = &c[2 * m + (size_t)a];
+
+            d->model = s[m].model;
+            d->skill = a == UP_ARM_SKILL;
+            d->rate = t->rate;
+            d->priced = t->cost_usd >= 0;
+            d->cost = d->priced ? t->cost_usd : 0;
+        }
+    return 2 * n;
+}

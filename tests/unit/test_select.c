@@ -3,6 +3,8 @@
  * of known quality and price, the cheapest that clears is chosen, and a
  * suite too small to tell says "not enough evidence".
  */
+#include <string.h>
+
 #include <criterion/criterion.h>
 
 #include "upskill/upskill.h"
@@ -83,4 +85,25 @@ Test(select, target_out_of_range_is_refused)
     cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, 1.5, &err),
                  UP_EINVALID);
     cr_expect_eq(up_select_trials_for(0.8, 0.8), 0);
+}
+
+Test(select, candidates_from_summaries)
+{
+    up_eval_summary s[1];
+    up_select_cand c[2];
+
+    memset(s, 0, sizeof(s));
+    s[0].model = "m";
+    s[0].arm[UP_ARM_BASELINE].rate.successes = 3;
+    s[0].arm[UP_ARM_BASELINE].cost_usd = -1; /* no price */
+    s[0].arm[UP_ARM_SKILL].rate.successes = 9;
+    s[0].arm[UP_ARM_SKILL].cost_usd = 0.5;
+    cr_assert_eq(up_select_from_summaries(c, s, 1), 2);
+    cr_expect_str_eq(c[0].model, "m");
+    cr_expect_eq(c[0].skill, 0);
+    cr_expect_eq(c[0].priced, 0);
+    cr_expect_eq(c[0].rate.successes, 3);
+    cr_expect_eq(c[1].skill, 1);
+    cr_expect_eq(c[1].priced, 1);
+    cr_expect_float_eq(c[1].cost, 0.5, 1e-12);
 }
