@@ -66,6 +66,8 @@ static int decide(const up_eval_session *e, up_error *err)
         else
             select_report_text(&v);
         rc = chosen < n ? EXIT_OK : EXIT_GATE;
+        if (eval_outcome_failures(e, dead)) /* as eval: errors beat gates */
+            rc = EXIT_PROVIDER;
     }
     free(s);
     free(dead);

@@ -154,6 +154,11 @@ void eval_report_start(const up_eval_session *e);
  */
 int eval_outcome(const up_eval_session *e, const struct eval_args *a,
                  up_error *err);
+/*
+ * Say the models that answered nothing (dead[m]) and the conversations
+ * that failed after retries; EXIT_PROVIDER when any failed, else EXIT_OK.
+ */
+int eval_outcome_failures(const up_eval_session *e, const char *dead);
 /* After a journal write failure (err): what was answered, the cause;
  * returns EXIT_IO. */
 int eval_outcome_unsaved(const up_eval_session *e, const struct eval_args *a,

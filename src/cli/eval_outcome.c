@@ -92,7 +92,7 @@ static const char *job_error(const up_eval_job *j)
  * still printed and saved).  A model that answered nothing (dead[m]) also
  * gets its own line naming the model, the endpoint and the cause.
  */
-static int failures(const up_eval_session *e, const char *dead)
+int eval_outcome_failures(const up_eval_session *e, const char *dead)
 {
     const up_eval_job *first, *last;
     size_t n = up_eval_session_failed(e, &first, &last);
@@ -157,7 +157,7 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
     cut_note(e);
     if (!rc)
         rc = gates(a, s, n);
-    if (rc >= 0 && failures(e, dead))
+    if (rc >= 0 && eval_outcome_failures(e, dead))
         rc = EXIT_PROVIDER;
     free(dead);
     free(s);

@@ -90,6 +90,12 @@ is "$(printf '%s' "$out" | jq -r '.chosen')" null "--json: no chosen candidate"
 is "$(printf '%s' "$out" | jq -r '[.candidates[] | select(.model == "generic.mid" and .skill)][0].more_cases')" \
     13 "--json: more_cases"
 
+# --- a model no rule answers: its conversations fail, exit 4 as eval -------
+run "$UPSKILL" select --no-cache "$T/sk" -t "$T/t3.json" --base-url "$FAKE_URL/v1" \
+    -m big -m ghost --target 0.5 --runs-dir "$T/runs"
+is "$rc" 4 "a model that answered nothing: exit 4, as eval"
+like "$err" "failed after retries" "the failures are said"
+
 # --- usage ---------------------------------------------------------------
 sel "$T/t3.json"
 is "$rc" 2 "--target is required: exit 2"
