@@ -54,14 +54,15 @@ void select_report_text(const struct select_view *v)
 {
     printf("target: pass rate %.2f (the 95%% interval's lower bound)\n",
            v->target);
-    for (int pass = 0; pass < 2; pass++) /* chosen and runner-up first */
-        for (size_t i = 0; i < v->n; i++) {
-            int top = v->rows[i].why == UP_SELECT_CHOSEN ||
-                      v->rows[i].why == UP_SELECT_RUNNER_UP;
-
-            if (top == !pass)
-                line(v, i);
-        }
+    for (size_t i = 0; i < v->n; i++) /* the chosen first */
+        if (v->rows[i].why == UP_SELECT_CHOSEN)
+            line(v, i);
+    for (size_t i = 0; i < v->n; i++)
+        if (v->rows[i].why == UP_SELECT_RUNNER_UP)
+            line(v, i);
+    for (size_t i = 0; i < v->n; i++)
+        if (v->rows[i].why > UP_SELECT_RUNNER_UP)
+            line(v, i);
     if (v->chosen == v->n)
         printf("no candidate clears %.2f\n", v->target);
     for (size_t i = 0; i < v->n; i++)

@@ -59,6 +59,8 @@ sel "$T/t30.json" --target 0.8
 is "$rc" 0 "a candidate clears the target: exit 0"
 like "$out" "chosen: generic.mid with the skill: 1.00" "the cheapest clearing candidate is mid with the skill"
 like "$out" "runner-up: generic.big " "big is the runner-up"
+is "$(printf '%s\n' "$out" | sed -n 2p | cut -d: -f1)" chosen "the chosen line comes first"
+is "$(printf '%s\n' "$out" | sed -n 3p | cut -d: -f1)" runner-up "then the runner-up"
 like "$out" "too expensive: generic.big " "big's other arm clears but costs more"
 like "$out" "too expensive: generic.free " "free clears but has no price: ranked after the priced"
 like "$out" "too weak: generic.mid baseline: 0.00" "mid without the skill is too weak"
