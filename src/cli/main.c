@@ -21,6 +21,7 @@ static const struct command {
     {"runs", cmd_runs, "show results from the runs folder"},
     {"plot", cmd_plot, "upstream's deprecated name for runs"},
     {"report", cmd_report, "write an HTML report of eval batches"},
+    {"merge", cmd_merge, "combine the shard batches of a sharded eval"},
     {"config", cmd_config, "show the resolved configuration"},
     {"cache", cmd_cache, "show or empty the response cache"},
     {"trace", cmd_trace, "show what a trace would send to the teacher"},
