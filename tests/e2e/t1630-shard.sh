@@ -130,6 +130,14 @@ refuse "its test suite differs" "a shard of another suite" \
 is "$(ls "$T/bad" 2>/dev/null | wc -l | tr -d ' ')" 0 \
     "a refused merge leaves no batch"
 
+# a torn last line of an interrupted shard is left out of the merge
+cp -R "$T/s2" "$T/torn"
+printf '{"model": "generic.a", "ar' >>"$(ls "$T"/torn/*/journal.jsonl)"
+tid=$("$UPSKILL" merge "$T"/s1/* "$T"/torn/* "$T"/s3/* "$T"/s4/* \
+    -o "$T/mt" 2>/dev/null)
+is "$(jobs "$T/mt/$tid/journal.jsonl")" "$(cat "$T/full.tsv")" \
+    "a torn journal line is not merged"
+
 # a shard batch resumes only as the same shard
 b3=$(basename "$(ls -d "$T"/s3/*)")
 run ev "$T/s3" -m b -m a --shard 2/4 --resume "$b3"
