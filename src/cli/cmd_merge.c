@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "upskill/merge.h"
 
 static const char *runs_dir;
 
