@@ -15,6 +15,7 @@
 #include "upskill/fs.h"
 #include "upskill/gen.h"
 #include "upskill/http.h"
+#include "upskill/merge.h"
 #include "upskill/model.h"
 #include "upskill/provider.h"
 #include "upskill/sched.h"

@@ -23,6 +23,7 @@ static const struct command {
     {"report", cmd_report, "write an HTML report of eval batches"},
     {"select", cmd_select,
      "name the cheapest model that meets a target pass rate"},
+    {"merge", cmd_merge, "combine the shard batches of a sharded eval"},
     {"config", cmd_config, "show the resolved configuration"},
     {"cache", cmd_cache, "show or empty the response cache"},
     {"trace", cmd_trace, "show what a trace would send to the teacher"},

@@ -75,15 +75,21 @@ is "$(jobs "$T"/again/*/journal.jsonl | cut -f1-4)" \
     "$(jobs "$T"/s3/*/journal.jsonl | cut -f1-4)" \
     "the same shard of the same suite is the same slice"
 
-# merging today (docs/sharding.md): the shards' journals in one batch
-# folder with the unsharded batch_plan.json, finished by --resume, which
-# sends nothing (the server is gone) and writes the unsharded batch
-mkdir -p "$T/m/merged"
-cat "$T"/s*/*/journal.jsonl >"$T/m/merged/journal.jsonl"
-jq 'del(.shard)' "$T"/s1/*/batch_plan.json >"$T/m/merged/batch_plan.json"
+# upskill merge (docs/sharding.md): the shards' journals in a new batch
+# with the unsharded batch_plan.json, finished by --resume, which sends
+# nothing (the server is gone) and writes the unsharded batch
+run "$UPSKILL" merge "$T"/s4/* "$T"/s2/* "$T"/s1/* "$T"/s3/* -o "$T/m"
+is "$rc" 0 "merge of the four shards exits 0"
+mid=$out
+is "$(ls "$T/m")" "$mid" "it prints the new batch's id"
+like "$err" "--resume $mid" "and says how to finish it"
+is "$(jq -c .shard "$T/m/$mid/batch_plan.json")" null \
+    "the merged plan has no shard mark"
+is "$(jobs "$T/m/$mid/journal.jsonl")" "$(cat "$T/full.tsv")" \
+    "the merged journal holds every job once"
 run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m b -m a \
     --base-url "http://127.0.0.1:1/v1" --runs 2 --seed 7 \
-    --runs-dir "$T/m" --resume merged
+    --runs-dir "$T/m" --resume "$mid"
 is "$rc" 0 "the merged shards finish without a request"
 # content: without batch ids, timestamps and timings, lines in any order
 norm() {
@@ -94,12 +100,43 @@ norm() {
 F=$(ls -d "$T"/full/*)
 diffs=0
 for f in $(cd "$F" && find . -name '*.json' -o -name '*.jsonl' | sort); do
-    [ "$(norm "$F/$f")" = "$(norm "$T/m/merged/$f")" ] || {
+    [ "$(norm "$F/$f")" = "$(norm "$T/m/$mid/$f")" ] || {
         echo "# differs: $f"
         diffs=$((diffs + 1))
     }
 done
 is "$diffs" 0 "the merged batch equals the unsharded one in content"
+
+# merge refuses shards that do not belong together, and leaves no batch
+refuse() { # refuse PATTERN NAME BATCH...: merge exits 3 saying PATTERN
+    rf_p=$1 rf_n=$2
+    shift 2
+    run "$UPSKILL" merge "$@" -o "$T/bad"
+    is "$rc" 3 "merge refuses $rf_n"
+    like "$err" "$rf_p" "naming it ($rf_n)"
+}
+refuse "shards 2, 4 of 4 missing" "a gap" "$T"/s1/* "$T"/s3/*
+refuse "shard 4 of 4 missing" "a missing shard" "$T"/s1/* "$T"/s2/* "$T"/s3/*
+refuse "are both shard 3 of 4" "a shard twice" \
+    "$T"/s1/* "$T"/s2/* "$T"/s3/* "$T"/s3/* "$T"/s4/*
+refuse "not a shard: " "a batch that is not a shard" \
+    "$T"/full/* "$T"/s1/* "$T"/s2/* "$T"/s3/* "$T"/s4/*
+sed 's/case two/case deux/' "$T/tests.json" >"$T/tests2.json"
+"$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests2.json" -m b -m a \
+    --base-url "$FAKE_URL/v1" --runs 2 --seed 7 --shard 2/4 \
+    --runs-dir "$T/other" >/dev/null 2>&1
+refuse "its test suite differs" "a shard of another suite" \
+    "$T"/s1/* "$T"/other/* "$T"/s3/* "$T"/s4/*
+is "$(ls "$T/bad" 2>/dev/null | wc -l | tr -d ' ')" 0 \
+    "a refused merge leaves no batch"
+
+# a torn last line of an interrupted shard is left out of the merge
+cp -R "$T/s2" "$T/torn"
+printf '{"model": "generic.a", "ar' >>"$(ls "$T"/torn/*/journal.jsonl)"
+tid=$("$UPSKILL" merge "$T"/s1/* "$T"/torn/* "$T"/s3/* "$T"/s4/* \
+    -o "$T/mt" 2>/dev/null)
+is "$(jobs "$T/mt/$tid/journal.jsonl")" "$(cat "$T/full.tsv")" \
+    "a torn journal line is not merged"
 
 # a shard batch resumes only as the same shard
 b3=$(basename "$(ls -d "$T"/s3/*)")
