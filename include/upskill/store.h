@@ -161,6 +161,15 @@ void up_store_cases_abort(up_store_cases *w);
  * are read a line at a time.  Errors: UP_EPARSE naming the file and line
  * that is not a JSON object, UP_EIO.
  */
+/*
+ * Call fn with each artifact (a JSON object, borrowed for the call) of the
+ * cases file path, a line at a time.  A missing file has none (0);
+ * UP_EPARSE names the line that is not a JSON object, UP_EIO a read error.
+ */
+int up_store_cases_each(const char *path,
+                        void (*fn)(void *ud, struct json_t *artifact), void *ud,
+                        up_error *err);
+
 int up_store_case_load(struct json_t **out, const char *batch_dir,
                        size_t case_index, up_error *err);
 

@@ -10,6 +10,7 @@
 #include "report_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "upskill/store.h"
 #include "util/json.h"
 
 static void message(up_buf *out, const json_t *msg)
@@ -89,33 +90,16 @@ static void artifact(up_buf *out, const json_t *o, size_t bi)
     up_buf_adds(out, "</details>\n");
 }
 
-static int one_file(up_buf *out, const char *path, size_t bi, up_error *err)
+struct transcripts {
+    up_buf *out;
+    size_t bi;
+};
+
+static void one_artifact(void *ud, json_t *o)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    long n = 0;
-    int rc = 0;
+    struct transcripts *t = ud;
 
-    if (!f)
-        return 0;
-    while (!rc && (len = getline(&line, &cap, f)) > 0) {
-        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
-
-        n++;
-        if (json_is_object(o))
-            artifact(out, o, bi);
-        else
-            rc = up_error_set(err, UP_EPARSE,
-                              "'%s':%ld: expected a case artifact (a JSON "
-                              "object)",
-                              path, n);
-        json_decref(o);
-    }
-    free(line);
-    fclose(f);
-    return rc;
+    artifact(t->out, o, t->bi);
 }
 
 int up_report_transcripts(up_buf *out, const up_report_batch *b, size_t bi,
@@ -131,7 +115,8 @@ int up_report_transcripts(up_buf *out, const up_report_batch *b, size_t bi,
         there = up_fs_is_dir(p.data);
         up_buf_adds(&p, "/cases/transcripts.jsonl");
         if (there)
-            rc = one_file(out, p.data, bi, err);
+            rc = up_store_cases_each(p.data, one_artifact,
+                                     &(struct transcripts){out, bi}, err);
         up_buf_release(&p);
         if (!there)
             break;

@@ -11,6 +11,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/report.h"
+#include "upskill/store.h"
 #include "util/json.h"
 
 /* N of a "run_N" name, or -1. */
@@ -95,35 +96,16 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     }
 }
 
-/* Read run_N/cases/transcripts.jsonl of path, a line at a time. */
-static int load_artifacts(up_report_batch *b, const char *path, int run,
-                          up_error *err)
+struct artifacts {
+    up_report_batch *b;
+    int run;
+};
+
+static void one_artifact(void *ud, json_t *o)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    long n = 0;
-    int rc = 0;
+    struct artifacts *a = ud;
 
-    if (!f)
-        return 0;
-    while (!rc && (len = getline(&line, &cap, f)) > 0) {
-        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
-
-        n++;
-        if (json_is_object(o))
-            add_artifact(b, o, run);
-        else
-            rc = up_error_set(err, UP_EPARSE,
-                              "'%s':%ld: expected a case artifact (a JSON "
-                              "object)",
-                              path, n);
-        json_decref(o);
-    }
-    free(line);
-    fclose(f);
-    return rc;
+    add_artifact(a->b, o, a->run);
 }
 
 static void dup_once(char **dst, const char *s)
@@ -190,7 +172,8 @@ static int load_run(up_report_batch *b, const char *name, up_error *err)
     load_result(b, p.data);
     up_buf_reset(&p);
     up_buf_addf(&p, "%s/%s/cases/transcripts.jsonl", b->dir, name);
-    rc = load_artifacts(b, p.data, run_number(name), err);
+    rc = up_store_cases_each(p.data, one_artifact,
+                             &(struct artifacts){b, run_number(name)}, err);
     up_buf_release(&p);
     return rc;
 }

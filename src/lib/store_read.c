@@ -751,9 +751,9 @@ static int case_line(json_t **o, const char *line, size_t len, const char *path,
                         path, n);
 }
 
-/* Append the artifacts of case_index in the cases file path to out. */
-static int load_cases_in(json_t *out, const char *path, size_t case_index,
-                         up_error *err)
+int up_store_cases_each(const char *path,
+                        void (*fn)(void *ud, struct json_t *artifact), void *ud,
+                        up_error *err)
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
@@ -769,8 +769,8 @@ static int load_cases_in(json_t *out, const char *path, size_t case_index,
 
         n++;
         rc = case_line(&o, line, (size_t)len, path, n, err);
-        if (!rc && up_json_long(o, "case_index", -1) == (long)case_index)
-            json_array_append(out, o);
+        if (!rc)
+            fn(ud, o);
         json_decref(o);
     }
     if (!rc && ferror(f))
@@ -779,6 +779,28 @@ static int load_cases_in(json_t *out, const char *path, size_t case_index,
     free(line);
     fclose(f);
     return rc;
+}
+
+struct case_pick {
+    json_t *out;
+    size_t case_index;
+};
+
+static void pick_case(void *ud, json_t *o)
+{
+    struct case_pick *k = ud;
+
+    if (up_json_long(o, "case_index", -1) == (long)k->case_index)
+        json_array_append(k->out, o);
+}
+
+/* Append the artifacts of case_index in the cases file path to out. */
+static int load_cases_in(json_t *out, const char *path, size_t case_index,
+                         up_error *err)
+{
+    struct case_pick k = {out, case_index};
+
+    return up_store_cases_each(path, pick_case, &k, err);
 }
 
 int up_store_case_load(json_t **out, const char *batch_dir, size_t case_index,
