@@ -294,6 +294,17 @@ int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
 #define UP_EVAL_BATCH_PLAN "batch_plan.json"
 int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
                        up_error *err);
+/*
+ * The first key of a batch's identity (batch_plan.json) in which had and
+ * now differ, as the words a refusal uses ("models (-m)"), or NULL when
+ * they agree; the shard mark counts only with with_shard.  *va and *vb
+ * get the two values as JSON text (owned, NULL when absent).  A key an
+ * older batch lacks stands for its default.
+ */
+const char *up_eval_batch_differs(const struct json_t *had,
+                                  const struct json_t *now, int with_shard,
+                                  char **va, char **vb);
+
 int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
                         up_error *err);
 

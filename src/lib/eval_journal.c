@@ -339,8 +339,8 @@ static const struct {
     const char *key, *what;
     int later;
 } identity_keys[] = {
-    {"suite_sha256", "test suite (cases or assertions changed)", 0},
-    {"skill_sha256", "skill (its content or --inject changed)", 0},
+    {"suite_sha256", "test suite", 0},
+    {"skill_sha256", "skill", 0},
     {"models", "models (-m)", 0},
     {"runs", "number of runs (--runs)", 0},
     {"baseline", "baseline setting (--no-baseline)", 0},
@@ -356,32 +356,42 @@ static int absent_default(const json_t *now, int later)
                      (json_is_integer(now) && !json_integer_value(now)));
 }
 
-static int compare_identity(const json_t *had, const json_t *now,
-                            const char *batch_dir, up_error *err)
+const char *up_eval_batch_differs(const json_t *had, const json_t *now,
+                                  int with_shard, char **va, char **vb)
 {
+    *va = *vb = NULL;
     for (size_t i = 0; i < sizeof(identity_keys) / sizeof(identity_keys[0]);
          i++) {
         const json_t *a = json_object_get(had, identity_keys[i].key);
         const json_t *b = json_object_get(now, identity_keys[i].key);
-        char *sa, *sb;
-        int rc;
 
-        if (a ? json_equal(a, b)
-              : !b || absent_default(b, identity_keys[i].later))
+        if ((!with_shard && !strcmp(identity_keys[i].key, "shard")) ||
+            (a ? json_equal(a, b)
+               : !b || absent_default(b, identity_keys[i].later)))
             continue;
-        sa = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-        sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);
+        *va = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        *vb = b ? json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        return identity_keys[i].what;
+    }
+    return NULL;
+}
+
+static int compare_identity(const json_t *had, const json_t *now,
+                            const char *batch_dir, up_error *err)
+{
+    char *sa, *sb;
+    const char *what = up_eval_batch_differs(had, now, 1, &sa, &sb);
+    int rc = 0;
+
+    if (what)
         rc = up_error_set(err, UP_EPARSE,
                           "'%s': cannot resume: this run's %s differs from the "
                           "batch's (batch: %.80s, now: %.80s); start a new "
                           "batch instead",
-                          batch_dir, identity_keys[i].what, sa ? sa : "none",
-                          sb ? sb : "?");
-        free(sa);
-        free(sb);
-        return rc;
-    }
-    return 0;
+                          batch_dir, what, sa ? sa : "none", sb ? sb : "?");
+    free(sa);
+    free(sb);
+    return rc;
 }
 
 int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,

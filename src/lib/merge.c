@@ -19,19 +19,6 @@
 
 #define JOURNAL "journal.jsonl"
 
-/* What the shards of one run share, and how a refusal names it. */
-static const struct {
-    const char *key, *what;
-} same_keys[] = {
-    {"suite_sha256", "test suite"},
-    {"skill_sha256", "skill"},
-    {"models", "models (-m)"},
-    {"runs", "number of runs (--runs)"},
-    {"baseline", "baseline setting (--no-baseline)"},
-    {"agent", "agent mode (--agent)"},
-    {"agent_inject", "skill injection in agent mode (--inject)"},
-};
-
 /* shard.index and shard.count of a plan; 0 when it is no shard. */
 static long shard_field(const json_t *plan, const char *key)
 {
@@ -61,35 +48,25 @@ static int load_plan(json_t **plan, const char *batch, up_error *err)
     return rc;
 }
 
-static int differs(const json_t *a, const json_t *b)
-{
-    return a && b ? !json_equal(a, b) : a != b;
-}
-
 /* Refuse plan against first (of batch first_dir) where a shared key
  * differs, naming both batches and both values. */
 static int check_same(const json_t *first, const char *first_dir,
                       const json_t *plan, const char *dir, up_error *err)
 {
-    for (size_t i = 0; i < sizeof(same_keys) / sizeof(same_keys[0]); i++) {
-        const json_t *a = json_object_get(first, same_keys[i].key);
-        const json_t *b = json_object_get(plan, same_keys[i].key);
-        char *sa, *sb;
-        int rc;
+    char *sa, *sb;
+    const char *what = up_eval_batch_differs(first, plan, 0, &sa, &sb);
+    int rc = 0;
 
-        if (!differs(a, b))
-            continue;
-        sa = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-        sb = b ? json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    if (what)
         rc = up_error_set(err, UP_EPARSE,
                           "'%s': not a shard of the same run as '%s': its %s "
                           "differs (%.80s, not %.80s)",
-                          dir, first_dir, same_keys[i].what, sb ? sb : "none",
+                          dir, first_dir, what, sb ? sb : "none",
                           sa ? sa : "none");
-        free(sa);
-        free(sb);
+    free(sa);
+    free(sb);
+    if (rc)
         return rc;
-    }
     if (shard_field(plan, "count") != shard_field(first, "count"))
         return up_error_set(err, UP_EPARSE,
                             "'%s': not a shard of the same run as '%s': it is "
