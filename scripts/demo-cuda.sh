@@ -14,47 +14,13 @@
 # checked by running its unit tests) runs everywhere.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-UPSKILL=$TOP/build/upskill
-FAKE=$TOP/build/fake-llm
-for b in "$UPSKILL" "$FAKE"; do
-    [ -x "$b" ] || { echo "demo: $b is missing: run 'make demo-cuda'" >&2; exit 1; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/upskill-demo.XXXXXX")
-PIDS=
-cleanup() {
-    for p in $PIDS; do kill "$p" 2>/dev/null; done
-    rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# serve SCENARIO NAME: start the fake student, its URL into $URL.
-serve() {
-    "$FAKE" --scenario "$1" --port-file "$T/$2.port" --max-seconds 600 \
-        >/dev/null 2>"$T/$2.err" &
-    PIDS="$PIDS $!"
-    i=0
-    while [ ! -s "$T/$2.port" ] && [ $i -lt 50 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    [ -s "$T/$2.port" ] || { cat "$T/$2.err" >&2; exit 1; }
-    URL=http://127.0.0.1:$(cat "$T/$2.port")
-}
+DEMO_TARGET=demo-cuda
+. "$TOP/scripts/demo-lib.sh"
 
 cd "$T"
 printf 'runs_dir: runs\ncache:\n  enabled: false\n' > upskill.config.yaml
 export UPSKILL_CONFIG="$T/upskill.config.yaml"
 STUDENT=qwen2.5-coder-7b-instruct
-
-step() {
-    if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
-        printf '\n\033[1m$ %s\033[0m\n' "$*"
-    else
-        printf '\n$ %s\n' "$*"
-    fi
-    "$@"
-}
 
 NVCC=$(command -v nvcc || true)
 [ -n "$NVCC" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || NVCC=/usr/local/cuda/bin/nvcc

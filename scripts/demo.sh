@@ -10,30 +10,10 @@
 # removed at the end; no real provider is called and no key is needed.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-UPSKILL=$TOP/build/upskill
-FAKE=$TOP/build/fake-llm
-for b in "$UPSKILL" "$FAKE"; do
-    [ -x "$b" ] || { echo "demo: $b is missing: run 'make demo'" >&2; exit 1; }
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/upskill-demo.XXXXXX")
-PID=
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+DEMO_TARGET=demo
+. "$TOP/scripts/demo-lib.sh"
 
-"$FAKE" --scenario "$TOP/examples/demo/scenario.json" --port-file "$T/port" \
-    --max-seconds 600 >/dev/null 2>"$T/fake.err" &
-PID=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 50 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-[ -s "$T/port" ] || { cat "$T/fake.err" >&2; exit 1; }
-URL=http://127.0.0.1:$(cat "$T/port")
+serve "$TOP/examples/demo/scenario.json" fake
 
 cd "$T"
 cat > upskill.config.yaml <<YAML
@@ -48,15 +28,6 @@ YAML
 export UPSKILL_CONFIG="$T/upskill.config.yaml"
 export ANTHROPIC_BASE_URL="$URL" ANTHROPIC_API_KEY=demo-key-not-a-real-one
 STUDENT=qwen2.5-7b-instruct
-
-step() {
-    if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
-        printf '\n\033[1m$ %s\033[0m\n' "$*"
-    else
-        printf '\n$ %s\n' "$*"
-    fi
-    "$@"
-}
 
 echo "The teacher's trace: examples/traces/changelog-session.md"
 step "$UPSKILL" generate \
