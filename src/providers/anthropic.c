@@ -191,12 +191,11 @@ static void add_tools(json_t *b, const up_request *rq)
     }
     for (size_t i = 0; i < rq->ntools; i++) {
         const up_tool_spec *t = &rq->tools[i];
-        json_t *p = t->parameters ? json_loads(t->parameters, 0, NULL) : NULL;
 
-        json_array_append_new(
-            a, json_pack("{s:s, s:s, s:o}", "name", t->name, "description",
-                         t->description ? t->description : "", "input_schema",
-                         p ? p : json_pack("{s:s}", "type", "object")));
+        json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "name", t->name,
+                                           "description",
+                                           t->description ? t->description : "",
+                                           "input_schema", up_tool_params(t)));
     }
 }
 

@@ -127,14 +127,12 @@ static json_t *tools_json(const up_request *rq)
 
     for (size_t i = 0; i < rq->ntools; i++) {
         const up_tool_spec *t = &rq->tools[i];
-        json_t *params =
-            t->parameters ? json_loads(t->parameters, 0, NULL) : NULL;
 
-        json_array_append_new(
-            a, json_pack("{s:s, s:{s:s, s:s, s:o}}", "type", "function",
-                         "function", "name", t->name, "description",
-                         t->description ? t->description : "", "parameters",
-                         params ? params : json_object()));
+        json_array_append_new(a, json_pack("{s:s, s:{s:s, s:s, s:o}}", "type",
+                                           "function", "function", "name",
+                                           t->name, "description",
+                                           t->description ? t->description : "",
+                                           "parameters", up_tool_params(t)));
     }
     return a;
 }

@@ -162,6 +162,16 @@ const char *up_role_name(int role)
     return role >= 0 && role <= UP_ROLE_TOOL ? names[role] : "user";
 }
 
+json_t *up_tool_params(const up_tool_spec *t)
+{
+    json_t *p = t->parameters ? json_loads(t->parameters, 0, NULL) : NULL;
+
+    if (json_is_object(p))
+        return p;
+    json_decref(p);
+    return json_pack("{s:s}", "type", "object");
+}
+
 void up_tool_calls_free(up_tool_call *c, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

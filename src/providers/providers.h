@@ -127,6 +127,10 @@ void up_reply_model(up_reply *r, json_t *obj);
  */
 int up_provider_streams(const up_endpoint *ep);
 
+/* A tool's parameters as a new JSON schema object ({"type": "object"}
+ * when it has none or they do not parse), for every wire's tool list. */
+json_t *up_tool_params(const up_tool_spec *t);
+
 /*
  * A request to ep failed with status and error body: when it streamed
  * and the server says no to streaming (a 400 or 422 naming "stream"),
