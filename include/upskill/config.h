@@ -269,4 +269,8 @@ const up_alias *up_config_alias(const up_config *cfg, const char *name);
 const up_price *up_config_price(const up_config *cfg, const char *resolved,
                                 const char *model_id);
 
+/* Add a warning (printf-style) to cfg->warnings, for the caller to show. */
+void up_config_warn(up_config *cfg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

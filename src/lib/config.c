@@ -204,10 +204,7 @@ static char *expand_tilde(const up_config *cfg, const char *value)
     return up_buf_detach(&b);
 }
 
-static void warn(up_config *cfg, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void warn(up_config *cfg, const char *fmt, ...)
+void up_config_warn(up_config *cfg, const char *fmt, ...)
 {
     up_buf b = UP_BUF_INIT;
     va_list ap;
@@ -382,10 +379,10 @@ static int apply_one(struct loader *ld, void *base, const struct key *k,
     case V_MAP:
         return k->map(ld, base, v, name);
     case V_UNUSED:
-        warn(ld->cfg,
-             "'%s':%d: %s is not used by this upskill (see "
-             "docs/config.md)",
-             ld->src.what, v->line, name);
+        up_config_warn(ld->cfg,
+                       "'%s':%d: %s is not used by this upskill (see "
+                       "docs/config.md)",
+                       ld->src.what, v->line, name);
         return 0;
     case V_IGNORE:
         return 0;
@@ -435,8 +432,8 @@ static int walk(struct loader *ld, void *base, const struct key *tab,
 
         join_name(&name, section, key_text(map, i));
         if (!k)
-            warn(ld->cfg, "'%s':%d: unknown key '%s'", ld->src.what,
-                 map->keys[i]->line, name.data);
+            up_config_warn(ld->cfg, "'%s':%d: unknown key '%s'", ld->src.what,
+                           map->keys[i]->line, name.data);
         else
             rc = apply_one(ld, base, k, map->items[i], name.data);
     }
@@ -458,10 +455,11 @@ static int load_providers(struct loader *ld, void *base, const up_ynode *node,
         return bad(ld, node, name, "expected a mapping of providers");
     for (size_t i = 0; i < node->n && !rc; i++) {
         if (up_provider_parse(&kind, key_text(node, i))) {
-            warn(ld->cfg,
-                 "'%s':%d: unknown provider '%s' (known: anthropic, "
-                 "openai, generic, hf)",
-                 ld->src.what, node->keys[i]->line, key_text(node, i));
+            up_config_warn(ld->cfg,
+                           "'%s':%d: unknown provider '%s' (known: anthropic, "
+                           "openai, generic, hf)",
+                           ld->src.what, node->keys[i]->line,
+                           key_text(node, i));
             continue;
         }
         join_name(&section, name, key_text(node, i));
@@ -610,8 +608,9 @@ static int load_price(struct loader *ld, const char *model,
         while (j < 3 && strcmp(fields[j], key_text(node, i)))
             j++;
         if (j == 3) {
-            warn(ld->cfg, "'%s':%d: unknown key '%s.%s'", ld->src.what,
-                 node->keys[i]->line, name, key_text(node, i));
+            up_config_warn(ld->cfg, "'%s':%d: unknown key '%s.%s'",
+                           ld->src.what, node->keys[i]->line, name,
+                           key_text(node, i));
             continue;
         }
         if (x->kind != UP_Y_SCALAR || parse_double(x->value, &v[j]) || v[j] < 0)
@@ -813,8 +812,8 @@ int up_config_parse(up_config *cfg, const char *text, size_t len,
     }
     for (size_t i = 0; i < doc.nissues; i++)
         if (!strstr(doc.issues[i].msg, "flow"))
-            warn(cfg, "'%s':%d: %s", cfg->path, doc.issues[i].line,
-                 doc.issues[i].msg);
+            up_config_warn(cfg, "'%s':%d: %s", cfg->path, doc.issues[i].line,
+                           doc.issues[i].msg);
     if (doc.root && doc.root->kind != UP_Y_MAP && !is_null(doc.root))
         rc = bad(&ld, doc.root, "top level",
                  "expected a mapping of "

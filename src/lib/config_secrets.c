@@ -36,21 +36,6 @@ static const struct fa_map {
     {"azure", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"},
 };
 
-static void cfg_warn(up_config *cfg, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void cfg_warn(up_config *cfg, const char *fmt, ...)
-{
-    up_buf b = UP_BUF_INIT;
-    va_list ap;
-
-    va_start(ap, fmt);
-    up_buf_vaddf(&b, fmt, ap);
-    va_end(ap);
-    UP_GROW(cfg->warnings, cfg->warnings_cap, cfg->nwarnings + 1);
-    cfg->warnings[cfg->nwarnings++] = up_buf_detach(&b);
-}
-
 /* The fallback entry for name from file path, or NULL. */
 static up_fallback_var *find_var(up_config *cfg, const char *name,
                                  const char *path)
@@ -120,10 +105,11 @@ static int fa_value(up_config *cfg, const up_ynode *v, const char *section,
                             "'%s':%d: %s.%s: expected a string, not %s", path,
                             v->line, section, key, up_yaml_kind_name(v));
     if (strstr(v->value, "${")) {
-        cfg_warn(cfg,
-                 "'%s':%d: %s.%s: ${...} is not expanded here; the value is "
-                 "ignored (set %s in the environment instead)",
-                 path, v->line, section, key, var);
+        up_config_warn(
+            cfg,
+            "'%s':%d: %s.%s: ${...} is not expanded here; the value is "
+            "ignored (set %s in the environment instead)",
+            path, v->line, section, key, var);
         return 0;
     }
     add_var(cfg, var, v->value, path, v->line);
@@ -276,10 +262,11 @@ void up_config_parse_dotenv(up_config *cfg, const char *text, size_t len,
         const char *e = nl ? nl : end;
 
         if (dotenv_line(cfg, p, e, path, line) < 0)
-            cfg_warn(cfg,
-                     "'%s':%d: expected KEY=VALUE (a quote left open?); the "
-                     "line is ignored",
-                     path, line);
+            up_config_warn(
+                cfg,
+                "'%s':%d: expected KEY=VALUE (a quote left open?); the "
+                "line is ignored",
+                path, line);
         p = nl ? nl + 1 : end;
     }
 }
