@@ -8,7 +8,6 @@
 #include "upskill/agent_cli_run.h"
 #include "upskill/buf.h"
 
-#define CLI_BWRAP       "/usr/bin/bwrap"
 #define CLI_WS_INSIDE   "/workspace"
 #define CLI_HOME_INSIDE "/home/student"
 

@@ -14,6 +14,7 @@
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
 #include "upskill/fs.h"
+#include "upskill/sandbox.h"
 #include "upskill/preset.h"
 #include "lib/agent_cli_run_int.h"
 
@@ -400,66 +401,16 @@ void cli_command(const cli_run_args *a, cli_strv *v)
     per_format[a->spec->format].argv(a, v);
 }
 
-/* System folders bound read-only (or re-made as their symlink). */
-static const char *const sys_dirs[] = {"/usr",   "/bin",   "/sbin", "/lib",
-                                       "/lib32", "/lib64", NULL};
-
-/* The /etc entries a CLI gets: users, names, certificates. */
-static const char *const etc_files[] = {
-    "/etc/passwd",      "/etc/group",           "/etc/hosts",
-    "/etc/resolv.conf", "/etc/nsswitch.conf",   "/etc/host.conf",
-    "/etc/ld.so.cache", "/etc/ld.so.conf",      "/etc/ld.so.conf.d",
-    "/etc/localtime",   "/etc/alternatives",    "/etc/os-release",
-    "/etc/ssl",         "/etc/ca-certificates", "/etc/mime.types",
-    "/etc/protocols",   "/etc/services",        NULL};
-
-static void push_sys(cli_strv *v, const char *dir)
+static void add_word(void *ud, const char *w)
 {
-    char target[PATH_MAX];
-    ssize_t len = readlink(dir, target, sizeof(target) - 1);
-
-    if (len > 0) {
-        target[len] = '\0';
-        strv_add(v, "--symlink");
-        strv_add(v, target);
-    } else if (up_fs_is_dir(dir)) {
-        strv_add(v, "--ro-bind");
-        strv_add(v, dir);
-    } else {
-        return;
-    }
-    strv_add(v, dir);
+    strv_add(ud, w);
 }
 
+/* The sandbox's bwrap line with the host's network (the CLI reaches its
+ * provider), its install folder read-only, the workspace and home. */
 void cli_bwrap(const cli_run_args *a, cli_strv *v)
 {
-    const char *fixed[] = {CLI_BWRAP,
-                           "--unshare-user",
-                           "--unshare-pid",
-                           "--unshare-ipc",
-                           "--unshare-uts",
-                           "--unshare-cgroup-try",
-                           "--die-with-parent",
-                           "--new-session",
-                           "--cap-drop",
-                           "ALL",
-                           "--proc",
-                           "/proc",
-                           "--dev",
-                           "/dev",
-                           "--tmpfs",
-                           "/tmp",
-                           NULL};
-
-    for (size_t i = 0; fixed[i]; i++)
-        strv_add(v, fixed[i]);
-    for (size_t i = 0; sys_dirs[i]; i++)
-        push_sys(v, sys_dirs[i]);
-    for (size_t i = 0; etc_files[i]; i++) {
-        strv_add(v, "--ro-bind-try");
-        strv_add(v, etc_files[i]);
-        strv_add(v, etc_files[i]);
-    }
+    up_sandbox_bwrap_base(1, add_word, v);
     const char *tail[] = {
         "--ro-bind",   a->prefix, a->prefix, "--bind",        a->ws,
         CLI_WS_INSIDE, "--bind",  a->home,   CLI_HOME_INSIDE, "--chdir",

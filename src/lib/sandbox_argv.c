@@ -60,6 +60,12 @@ static const char *const etc_files[] = {
     "/etc/mime.types",    "/etc/protocols",       "/etc/services",
     "/etc/ssl/certs",     "/etc/ca-certificates", NULL};
 
+/* More of /etc for a program that shares the host's network (a coding-
+ * agent CLI reaching its provider): name resolution and the whole TLS
+ * configuration. */
+static const char *const etc_net_files[] = {"/etc/resolv.conf", "/etc/ssl",
+                                            NULL};
+
 static void strv_push(char ***v, size_t *n, size_t *cap, const char *s)
 {
     UP_GROW(*v, *cap, *n + 2);
@@ -67,7 +73,8 @@ static void strv_push(char ***v, size_t *n, size_t *cap, const char *s)
     (*v)[*n] = NULL;
 }
 
-static void push_sys_dir(char ***v, size_t *n, size_t *cap, const char *dir)
+static void push_sys_dir(void (*add)(void *, const char *), void *ud,
+                         const char *dir)
 {
     struct stat st;
     char target[PATH_MAX];
@@ -80,15 +87,51 @@ static void push_sys_dir(char ***v, size_t *n, size_t *cap, const char *dir)
         if (len <= 0)
             return;
         target[len] = '\0';
-        strv_push(v, n, cap, "--symlink");
-        strv_push(v, n, cap, target);
+        add(ud, "--symlink");
+        add(ud, target);
     } else if (S_ISDIR(st.st_mode)) {
-        strv_push(v, n, cap, "--ro-bind");
-        strv_push(v, n, cap, dir);
+        add(ud, "--ro-bind");
+        add(ud, dir);
     } else {
         return;
     }
-    strv_push(v, n, cap, dir);
+    add(ud, dir);
+}
+
+static void push_etc(void (*add)(void *, const char *), void *ud,
+                     const char *const *files)
+{
+    for (size_t i = 0; files[i]; i++) {
+        add(ud, "--ro-bind-try");
+        add(ud, files[i]);
+        add(ud, files[i]);
+    }
+}
+
+void up_sandbox_bwrap_base(int share_net, void (*add)(void *ud, const char *w),
+                           void *ud)
+{
+    add(ud, BWRAP);
+    for (size_t i = 0; bwrap_fixed[i]; i++)
+        if (!share_net || strcmp(bwrap_fixed[i], "--unshare-net"))
+            add(ud, bwrap_fixed[i]);
+    for (size_t i = 0; sys_dirs[i]; i++)
+        push_sys_dir(add, ud, sys_dirs[i]);
+    push_etc(add, ud, etc_files);
+    if (share_net)
+        push_etc(add, ud, etc_net_files);
+}
+
+struct strv {
+    char **v;
+    size_t n, cap;
+};
+
+static void strv_add_word(void *ud, const char *w)
+{
+    struct strv *s = ud;
+
+    strv_push(&s->v, &s->n, &s->cap, w);
 }
 
 static void push_inner(char ***v, size_t *n, size_t *cap, const char *cmd,
@@ -114,32 +157,22 @@ static void push_inner(char ***v, size_t *n, size_t *cap, const char *cmd,
 char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
                 unsigned nproc)
 {
-    char **v = NULL;
-    size_t n = 0, cap = 0;
+    struct strv s = {NULL, 0, 0};
     char fd[16];
 
     if (mode == UP_SANDBOX_NONE) {
-        push_inner(&v, &n, &cap, cmd, 0);
-        return v;
+        push_inner(&s.v, &s.n, &s.cap, cmd, 0);
+        return s.v;
     }
-    strv_push(&v, &n, &cap, BWRAP);
-    for (size_t i = 0; bwrap_fixed[i]; i++)
-        strv_push(&v, &n, &cap, bwrap_fixed[i]);
-    for (size_t i = 0; sys_dirs[i]; i++)
-        push_sys_dir(&v, &n, &cap, sys_dirs[i]);
-    for (size_t i = 0; etc_files[i]; i++) {
-        strv_push(&v, &n, &cap, "--ro-bind-try");
-        strv_push(&v, &n, &cap, etc_files[i]);
-        strv_push(&v, &n, &cap, etc_files[i]);
-    }
+    up_sandbox_bwrap_base(0, strv_add_word, &s);
     snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
     const char *tail[] = {"--bind",  ws,           "/workspace",
                           "--chdir", "/workspace", "--info-fd",
                           fd,        "--",         NULL};
     for (size_t i = 0; tail[i]; i++)
-        strv_push(&v, &n, &cap, tail[i]);
-    push_inner(&v, &n, &cap, cmd, nproc);
-    return v;
+        strv_add_word(&s, tail[i]);
+    push_inner(&s.v, &s.n, &s.cap, cmd, nproc);
+    return s.v;
 }
 
 char **sbx_envp(const char *home)
