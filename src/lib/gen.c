@@ -110,17 +110,22 @@ static int load_trace(up_gen *g, up_error *err)
     return rc;
 }
 
-int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
-                up_error *err)
+void gen_clear(up_gen *g, const up_gen_opts *o, const up_config *cfg)
 {
-    int rc;
-
     memset(g, 0, sizeof(*g));
     g->o = o;
     g->cfg = cfg;
     up_skill_init(&g->source);
     up_suite_init(&g->suite);
     up_validate_init(&g->saved, UP_VP_SPEC);
+}
+
+int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
+                up_error *err)
+{
+    int rc;
+
+    gen_clear(g, o, cfg);
     g->max_attempts = (size_t)(o->max_attempts > 0 ? o->max_attempts
                                : cfg->max_refine_attempts.value > 0
                                    ? cfg->max_refine_attempts.value

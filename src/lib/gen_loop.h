@@ -23,6 +23,9 @@ int gen_ask_skill(up_gen *g, const char *user, const up_skill *prev,
 /* The first version: generated from the task (and trace), or improved. */
 int gen_first(up_gen *g, up_skill *s, up_error *err);
 
+/* g empty, with its options and config (borrowed); nothing resolved. */
+void gen_clear(up_gen *g, const up_gen_opts *o, const up_config *cfg);
+
 /* Generate g->suite with the test-gen model (one retry when unusable). */
 int gen_tests(up_gen *g, up_error *err);
 

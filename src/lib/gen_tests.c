@@ -167,12 +167,7 @@ static int tests_only(up_gen *g, const up_gen_opts *o, const char *spec,
     up_session_opts so;
     int rc;
 
-    memset(g, 0, sizeof(*g));
-    g->o = o;
-    g->cfg = cfg;
-    up_skill_init(&g->source);
-    up_suite_init(&g->suite);
-    up_validate_init(&g->saved, UP_VP_SPEC);
+    gen_clear(g, o, cfg);
     up_session_opts_init(&so);
     so.stop = rq->stop;
     up_session_init(&g->session, &so, cfg);
