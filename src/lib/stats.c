@@ -942,32 +942,61 @@ static double binom_pmf(size_t k, size_t n, double p)
     return exp(lc + (double)k * log(p) + (double)(n - k) * log1p(-p));
 }
 
-/* P(the score test calls m discordant pairs, b ~ Bin(m, pi), beneficial) */
-static double score_reject(size_t m, double pi)
+/*
+ * The smallest b > m/2 whose score test (b of m discordant pairs in
+ * favour of the skill) is significant, searched upward from from; m + 1
+ * when none is.  The threshold grows with m, so a caller walking m
+ * upwards passes the last one back and the search is amortised.
+ */
+static size_t score_crit(size_t m, size_t from)
 {
-    double sd = sqrt((double)m * pi * (1 - pi)), p = 0.0;
-    double stop = (double)m * pi - TAIL_SD * sd - 1;
+    size_t b = from > m / 2 ? from : m / 2 + 1;
 
-    for (size_t b = m; 2 * b > m && (double)b >= stop; b--) {
-        if (up_stats_score_p(b, m - b) >= UP_STATS_ALPHA)
-            break;
-        p += binom_pmf(b, m, pi);
+    while (b <= m && up_stats_score_p(b, m - b) >= UP_STATS_ALPHA)
+        b++;
+    return b;
+}
+
+/*
+ * P(Bin(m, pi) >= b0), from b0's mass (one lgamma) and the ratio of
+ * successive terms, ignoring the mass beyond TAIL_SD deviations.
+ */
+static double upper_tail(size_t m, double pi, size_t b0)
+{
+    double sd = sqrt((double)m * pi * (1 - pi)), stop = (double)m * pi;
+    double t, p = 0.0, odds = pi / (1 - pi);
+
+    if (pi >= 1.0)
+        return b0 <= m;
+    if (pi <= 0.0 || b0 > m)
+        return b0 == 0;
+    if ((double)b0 < stop - TAIL_SD * sd - 1)
+        b0 = (size_t)(stop - TAIL_SD * sd - 1);
+    stop += TAIL_SD * sd + 1;
+    t = binom_pmf(b0, m, pi);
+    for (size_t b = b0; b <= m && (double)b <= stop; b++) {
+        p += t;
+        t *= (double)(m - b) / (double)(b + 1) * odds;
     }
     return p;
 }
 
-/* Exact power with one run per case: sum over the discordant count. */
+/* Exact power with one run per case: sum over the discordant count m of
+ * P(m) P(the score test calls m pairs, b ~ Bin(m, p12 / q), beneficial). */
 static double power_one_run(size_t n, double p0, double p1)
 {
     double p12 = p1 * (1 - p0), p21 = p0 * (1 - p1), q = p12 + p21;
     double sd = sqrt((double)n * q * (1 - q)), power = 0.0;
     double lo = (double)n * q - TAIL_SD * sd - 1,
            hi = (double)n * q + TAIL_SD * sd + 1;
+    size_t crit = 0;
 
     if (q <= 0.0)
         return 0.0;
-    for (size_t m = lo > 0 ? (size_t)lo : 0; m <= n && (double)m <= hi; m++)
-        power += binom_pmf(m, n, q) * score_reject(m, p12 / q);
+    for (size_t m = lo > 0 ? (size_t)lo : 0; m <= n && (double)m <= hi; m++) {
+        crit = score_crit(m, crit);
+        power += binom_pmf(m, n, q) * upper_tail(m, p12 / q, crit);
+    }
     return fmin(1.0, power);
 }
 
