@@ -26,9 +26,8 @@ typedef struct up_curl_api {
     CURLMcode (*multi_setopt)(CURLM *m, CURLMoption opt, ...);
     CURLMcode (*multi_add_handle)(CURLM *m, CURL *e);
     CURLMcode (*multi_remove_handle)(CURLM *m, CURL *e);
-    CURLMcode (*multi_perform)(CURLM *m, int *running);
-    CURLMcode (*multi_poll)(CURLM *m, struct curl_waitfd extra[],
-                            unsigned int n, int timeout_ms, int *numfds);
+    CURLMcode (*multi_socket_action)(CURLM *m, curl_socket_t s, int mask,
+                                     int *running);
     CURLMcode (*multi_timeout)(CURLM *m, long *ms);
     CURLMsg *(*multi_info_read)(CURLM *m, int *left);
     struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
@@ -57,8 +56,7 @@ int up_curl_load(void);
 #define curl_multi_setopt        (*up_curl.multi_setopt)
 #define curl_multi_add_handle    (*up_curl.multi_add_handle)
 #define curl_multi_remove_handle (*up_curl.multi_remove_handle)
-#define curl_multi_perform       (*up_curl.multi_perform)
-#define curl_multi_poll          (*up_curl.multi_poll)
+#define curl_multi_socket_action (*up_curl.multi_socket_action)
 #define curl_multi_timeout       (*up_curl.multi_timeout)
 #define curl_multi_info_read     (*up_curl.multi_info_read)
 #define curl_slist_append        (*up_curl.slist_append)

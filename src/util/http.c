@@ -7,7 +7,11 @@
  * attempts of all transfers share the multi handle's connection cache.
  * Between attempts a transfer sits "waiting" with a due time; up_http_run
  * wakes for the nearest due time or curl's own timer, whichever is first,
- * so backoff never blocks other transfers.  All callbacks run on the
+ * so backoff never blocks other transfers.  curl is driven through its
+ * socket interface: it names the sockets to watch (on_socket), an epoll
+ * set holds them, and only the transfers whose sockets are ready, or
+ * whose timers are due, are visited -- curl_multi_perform would visit
+ * (and poll) every transfer on each pass.  All callbacks run on the
  * thread that calls up_http_run.  The server's wait hint is retry-after-ms
  * or retry-after; a 429 without either falls back to the rate-limit
  * reset headers the request names (the providers know which: Anthropic's
@@ -30,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "upskill/alloc.h"
@@ -481,6 +487,7 @@ struct up_http_xfer {
 
 struct up_http_client {
     CURLM *multi;
+    int ep; /* epoll set of the sockets curl asked us to watch */
     up_http_xfer *head;
     size_t n;
     up_http_log_fn log;
@@ -511,6 +518,25 @@ long up_http_conn_cap(int max_conns)
     return n < UP_HTTP_MAX_HOST_CONNS ? n : UP_HTTP_MAX_HOST_CONNS;
 }
 
+/* curl's word on which events of socket fd to wait for. */
+static int on_socket(CURL *e, curl_socket_t fd, int what, void *u, void *sp)
+{
+    up_http_client *c = u;
+    struct epoll_event ev = {0, {0}};
+
+    (void)e, (void)sp;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(c->ep, EPOLL_CTL_DEL, fd, NULL); /* may be closed: fine */
+        return 0;
+    }
+    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) |
+                (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+    ev.data.fd = fd;
+    if (epoll_ctl(c->ep, EPOLL_CTL_MOD, fd, &ev))
+        epoll_ctl(c->ep, EPOLL_CTL_ADD, fd, &ev);
+    return 0;
+}
+
 up_http_client *up_http_client_new(int max_conns)
 {
     up_http_client *c;
@@ -518,11 +544,16 @@ up_http_client *up_http_client_new(int max_conns)
     if (up_curl_load())
         return NULL;
     c = up_xcalloc(1, sizeof(*c));
-    c->multi = curl_multi_init();
+    c->ep = epoll_create1(EPOLL_CLOEXEC);
+    c->multi = c->ep >= 0 ? curl_multi_init() : NULL;
     if (!c->multi) {
+        if (c->ep >= 0)
+            close(c->ep);
         free(c);
         return NULL;
     }
+    curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
     curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
                       up_http_conn_cap(max_conns));
     curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
@@ -1120,12 +1151,6 @@ static size_t drain(up_http_client *c)
     return n;
 }
 
-/*
- * Completions are drained after every perform, and a pass that finished
- * something returns before polling: a reply that arrived during the
- * first perform must not wait in curl's message queue until the next
- * socket event (up to a whole server round trip later).
- */
 /* Wait up to ms for one of fds to be readable (no transfer to drive). */
 static void poll_fds(const int *fds, size_t nfds, long ms)
 {
@@ -1138,12 +1163,59 @@ static void poll_fds(const int *fds, size_t nfds, long ms)
         poll(p, (nfds_t)n, (int)ms);
 }
 
+/* Run curl's timers when one is due (a new transfer's is due at once). */
+static void run_timers(up_http_client *c)
+{
+    long ms = -1;
+    int running;
+
+    curl_multi_timeout(c->multi, &ms);
+    if (ms == 0)
+        curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+}
+
+/*
+ * Wait up to ms (0: not at all) for curl's sockets, or for one of the
+ * caller's fds (read by the caller), then hand curl what is ready.
+ * Without fds of the caller's the wait is the epoll_wait itself.
+ */
+static void run_ready(up_http_client *c, long ms, const int *fds, size_t n)
+{
+    struct epoll_event ev[256];
+    struct pollfd p[257];
+    int k, running;
+
+    if (ms < 0)
+        ms = 0;
+    if (n) {
+        p[0] = (struct pollfd){c->ep, POLLIN, 0};
+        for (size_t i = 0; i < n; i++)
+            p[i + 1] = (struct pollfd){fds[i], POLLIN, 0};
+        if (ms > 0)
+            poll(p, (nfds_t)n + 1, (int)ms);
+        ms = 0;
+    }
+    k = epoll_wait(c->ep, ev, 256, (int)ms);
+    for (int i = 0; i < k; i++) {
+        int mask =
+            (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+            (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+            (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+
+        curl_multi_socket_action(c->multi, ev[i].data.fd, mask, &running);
+    }
+}
+
+/*
+ * Completions are drained after every round of curl's work, and a pass
+ * that finished something returns before waiting: a reply that arrived
+ * during the first round must not wait in curl's message queue until
+ * the next socket event (up to a whole server round trip later).
+ */
 size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
                        size_t nfds)
 {
-    struct curl_waitfd extra[256];
     long wait, ct = -1;
-    int running = 0;
     size_t n = nfds < 256 ? nfds : 256;
 
     if (!c->n) {
@@ -1153,18 +1225,14 @@ size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
     wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
     if (!c->n) /* all failed before starting: nothing to wait for */
         return 0;
-    curl_multi_perform(c->multi, &running);
+    run_timers(c);
     if (drain(c))
         return c->n;
     curl_multi_timeout(c->multi, &ct);
     if (ct >= 0 && ct < wait)
         wait = ct;
-    for (size_t i = 0; i < n; i++)
-        extra[i] = (struct curl_waitfd){fds[i], CURL_WAIT_POLLIN, 0};
-    if (wait > 0)
-        curl_multi_poll(c->multi, n ? extra : NULL, (unsigned)n, (int)wait,
-                        NULL);
-    curl_multi_perform(c->multi, &running);
+    run_ready(c, wait, fds, n);
+    run_timers(c);
     drain(c);
     return c->n;
 }
@@ -1192,6 +1260,7 @@ void up_http_client_free(up_http_client *c)
         free_xfer(x);
     }
     curl_multi_cleanup(c->multi);
+    close(c->ep);
     free(c);
 }
 
