@@ -407,6 +407,10 @@ typedef struct up_eval_run_opts {
     void (*progress)(void *ud, const up_eval_plan *p, size_t done,
                      const up_eval_job *job);
     void *progress_ud;
+    /* keep each agent job's transcript, workspace snapshot and tool table
+     * for the case artifacts (set when a run log will write them; without
+     * one they are not built) */
+    int artifacts;
 } up_eval_run_opts;
 
 /* Extra passes for conversations that failed transiently. */

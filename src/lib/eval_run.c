@@ -124,13 +124,31 @@ static int finish(struct run *r, up_eval_job *j, const up_response *res,
     return 1;
 }
 
-/* An agent job's outcome into j and res (the answer, the summed usage);
- * the workspace stays on j until the grading is done. */
-static void take_agent(up_eval_job *j, up_agent *a, up_response *res)
+/* The case artifact's parts of an agent job: its tool table, a snapshot
+ * of its workspace and its transcript, taken before the workspace goes. */
+static void take_artifact(up_eval_job *j, up_agent *a)
+{
+    const up_workspace *ws = up_agent_workspace(a);
+    up_buf b = UP_BUF_INIT;
+
+    up_workspace_stats_json(ws, &b);
+    j->tools_json = json_loadb(b.data, b.len, 0, NULL);
+    up_buf_reset(&b);
+    up_workspace_snapshot(ws, UP_EVAL_SNAPSHOT_FILE, UP_EVAL_SNAPSHOT_TOTAL,
+                          &b);
+    j->workspace_json = json_loadb(b.data, b.len, 0, NULL);
+    up_buf_release(&b);
+    j->transcript = up_agent_transcript(a, UP_EVAL_TRANSCRIPT_TEXT);
+}
+
+/* An agent job's outcome into j and res (the answer, the summed usage),
+ * with the artifact's parts when artifacts; the workspace stays on j
+ * until the grading is done. */
+static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
+                       int artifacts)
 {
     const up_workspace *ws = up_agent_workspace(a);
     up_agent_outcome oc;
-    up_buf b = UP_BUF_INIT;
 
     if (res->code)
         up_agent_failed(a, res);
@@ -151,14 +169,8 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res)
     if (!j->tool_stat)
         j->tool_stat = up_xcalloc(UP_TOOL_ROWS, sizeof(*j->tool_stat));
     memcpy(j->tool_stat, ws->stat, UP_TOOL_ROWS * sizeof(*j->tool_stat));
-    up_workspace_stats_json(ws, &b);
-    j->tools_json = json_loadb(b.data, b.len, 0, NULL);
-    up_buf_reset(&b);
-    up_workspace_snapshot(ws, UP_EVAL_SNAPSHOT_FILE, UP_EVAL_SNAPSHOT_TOTAL,
-                          &b);
-    j->workspace_json = json_loadb(b.data, b.len, 0, NULL);
-    up_buf_release(&b);
-    j->transcript = up_agent_transcript(a, UP_EVAL_TRANSCRIPT_TEXT);
+    if (artifacts)
+        take_artifact(j, a);
     j->workspace = ws;
 }
 
@@ -176,7 +188,7 @@ static void agent_done(struct run *r, size_t i, up_response *res)
         if (e)
             res->err = *e;
     } else if (a && res->code != UP_EINTR)
-        take_agent(j, a, res);
+        take_agent(j, a, res, r->o->artifacts);
     if (a && !res->code && up_eval_job_has_checks(r->plan, j) &&
         record(j, r->o, res, 0, r->plan)) {
         r->held[i] = a; /* its checks run after the pass (land_held) */

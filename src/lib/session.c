@@ -326,6 +326,7 @@ int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,
     o.cache = s->cache;
     o.progress = s->o.progress;
     o.progress_ud = s->o.progress_ud;
+    o.artifacts = s->batch_dir.len > 0;
     agent_plan(s, p);
     rc = up_eval_execute(p, &o, st, err);
     cache_note(s);

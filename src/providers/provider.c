@@ -162,12 +162,59 @@ const char *up_role_name(int role)
     return role >= 0 && role <= UP_ROLE_TOOL ? names[role] : "user";
 }
 
+/*
+ * Parsed tool schemas, by their text: every turn of every agent-mode
+ * conversation offers the same few tools, and parsing their schemas anew
+ * each time was a tenth of agent mode's CPU.  The trees are shared
+ * (jansson's reference counts are atomic) and never changed.
+ */
+#define SCHEMA_CACHE 16
+static struct {
+    char *text;
+    json_t *v;
+} schemas[SCHEMA_CACHE];
+static pthread_mutex_t schemas_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cached tree of text (a new reference), or NULL. */
+static json_t *schema_cached(const char *text)
+{
+    json_t *v = NULL;
+
+    pthread_mutex_lock(&schemas_mu);
+    for (size_t i = 0; !v && i < SCHEMA_CACHE && schemas[i].text; i++)
+        if (strcmp(schemas[i].text, text) == 0)
+            v = json_incref(schemas[i].v);
+    pthread_mutex_unlock(&schemas_mu);
+    return v;
+}
+
+/* Keep v as text's tree while there is room. */
+static void schema_keep(const char *text, json_t *v)
+{
+    pthread_mutex_lock(&schemas_mu);
+    for (size_t i = 0; i < SCHEMA_CACHE; i++) {
+        if (schemas[i].text && strcmp(schemas[i].text, text) == 0)
+            break;
+        if (!schemas[i].text) {
+            schemas[i].text = up_xstrdup(text);
+            schemas[i].v = json_incref(v);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&schemas_mu);
+}
+
 json_t *up_tool_params(const up_tool_spec *t)
 {
-    json_t *p = t->parameters ? json_loads(t->parameters, 0, NULL) : NULL;
+    json_t *p = t->parameters ? schema_cached(t->parameters) : NULL;
 
-    if (json_is_object(p))
+    if (p)
         return p;
+    p = t->parameters ? json_loads(t->parameters, 0, NULL) : NULL;
+    if (json_is_object(p)) {
+        schema_keep(t->parameters, p);
+        return p;
+    }
     json_decref(p);
     return json_pack("{s:s}", "type", "object");
 }

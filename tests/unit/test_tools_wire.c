@@ -448,3 +448,32 @@ Test(tools_wire, cache_key_covers_the_conversation_and_tools)
     up_buf_release(&b);
     up_buf_release(&c);
 }
+
+/* Tool schemas are parsed once and shared: the same text gives the same
+ * schema, and another text at the very same address (a freed and reused
+ * buffer) is parsed anew, never served the first one's tree. */
+Test(tools_wire, tool_schemas_are_cached_by_their_text)
+{
+    char *text = strdup("{\"type\": \"object\", \"required\": [\"a\"]}");
+    up_tool_spec t = {"x", "d", text};
+    json_t *a = up_tool_params(&t), *b = up_tool_params(&t), *c;
+
+    cr_assert(json_equal(a, b));
+    cr_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(a, "required"), 0)),
+        "a");
+    strcpy(text, "{\"type\": \"object\", \"required\": [\"b\"]}");
+    c = up_tool_params(&t);
+    cr_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(c, "required"), 0)),
+        "b");
+    t.parameters = "not json";
+    json_decref(c);
+    c = up_tool_params(&t);
+    cr_assert_str_eq(json_string_value(json_object_get(c, "type")), "object");
+    cr_assert_null(json_object_get(c, "required"));
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    free(text);
+}
