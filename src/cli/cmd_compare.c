@@ -115,9 +115,10 @@ static int run(up_eval_session *e, up_error *err)
         compare_report_start(e, path_a, a.skill_path);
     if (!rc)
         rc = up_eval_session_open(e, err);
-    if (!rc)
-        rc = up_eval_session_run(e, err);
-    if (rc == UP_EIO) { /* the run log: nothing more was sent */
+    if (rc)
+        return rc;
+    rc = up_eval_session_run(e, err);
+    if (rc == UP_EIO) { /* the run log: nothing more was sent (as eval) */
         out_fail(err);
         return EXIT_IO;
     }

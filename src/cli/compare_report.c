@@ -50,6 +50,20 @@ static void arm_line(const char *label, const up_arm_totals *t)
     render_arm(stdout, label, t->rate.rate, tail);
 }
 
+/* "$0.0012", or "none passed" (a static buffer: one call per printf
+ * argument would share it, so two alternate) */
+static const char *cost(double per_pass)
+{
+    static char buf[2][32];
+    static int k;
+
+    k = !k;
+    if (per_pass < 0)
+        return "none passed";
+    snprintf(buf[k], sizeof(buf[k]), "$%.6f", per_pass);
+    return buf[k];
+}
+
 static void stats_lines(const up_eval_summary *s)
 {
     const up_comparison *c = &s->cmp;
@@ -70,9 +84,10 @@ static void stats_lines(const up_eval_summary *s)
         printf("  tokens per case: A %.0f, B %.0f (%+.0f%%)\n",
                c->tokens.base_mean, c->tokens.skill_mean,
                c->token_change * 100);
-    if (s->arm[0].cost_per_pass >= 0 || s->arm[1].cost_per_pass >= 0)
-        printf("  cost per passed case: A $%.4f, B $%.4f\n",
-               s->arm[0].cost_per_pass, s->arm[1].cost_per_pass);
+    if (s->arm[0].cost_usd >= 0) /* priced */
+        printf("  cost per passed case: A %s, B %s\n",
+               cost(s->arm[UP_ARM_BASELINE].cost_per_pass),
+               cost(s->arm[UP_ARM_SKILL].cost_per_pass));
     up_buf_reset(&text);
     if (up_stats_power_sentence(&text, c))
         printf("  %s%s%s\n", out_c(C_DIM), text.data, out_c(C_RESET));

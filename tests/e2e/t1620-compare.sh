@@ -96,10 +96,19 @@ is "$(jq -r 'has("base_sha256")' "$T/runs/$batch/batch_plan.json")" true \
 run "$UPSKILL" runs -d "$T/runs"
 is "$rc" 0 "upskill runs reads compare batches"
 like "$out" "student" "and lists the skill"
+run "$UPSKILL" report "$T/runs/$batch" -o "$T/report.html"
+is "$rc" 0 "upskill report reads a compare batch"
 run "$UPSKILL" eval b -t "$T/t.json" -m stu --base-url "$FAKE_URL/v1" --runs 2 \
     --runs-dir "$T/runs" --resume "$batch"
 is "$rc" 3 "an eval cannot resume a compare batch"
 like "$err" "compared skill" "it says the compared skill differs"
+
+printf 'prices:\n  stu: {input: 1, output: 2}\n' > "$T/priced.yaml"
+UPSKILL_CONFIG="$T/priced.yaml"
+cmp_ a b --no-cache
+UPSKILL_CONFIG="$T/none.yaml"
+like "$out" 'cost per passed case: A $0.000360, B $0.000060' \
+    "with prices: the cost per passed case of each skill"
 
 # --- B is worse, and a skill against itself --------------------------------
 cmp_ b a --no-cache --json
