@@ -103,6 +103,13 @@ run "$UPSKILL" eval b -t "$T/t.json" -m stu --base-url "$FAKE_URL/v1" --runs 2 \
 is "$rc" 3 "an eval cannot resume a compare batch"
 like "$err" "compared skill" "it says the compared skill differs"
 
+cmp_ a b --no-cache --resume "$batch"
+is "$rc" 0 "compare --resume of its own batch: exit 0"
+like "$err" "120 of 120 jobs already done" "every conversation comes from the journal"
+like "$out" "cases that differ: 25 of 30" "the resumed comparison reports the same"
+cmp_ b a --no-cache --resume "$batch"
+is "$rc" 3 "the skills swapped: the batch is refused"
+
 printf 'prices:\n  stu: {input: 1, output: 2}\n' > "$T/priced.yaml"
 UPSKILL_CONFIG="$T/priced.yaml"
 cmp_ a b --no-cache
@@ -169,6 +176,11 @@ like "$out" "verdict: B is better" "agent mode: B is better"
 like "$out" "cases that differ: 8 of 8" "agent mode: every case differs"
 is "$(cat "$T"/runs-ag/*/run_1/run_result.json | jq -r .compare.skill_name)" skill-a \
     "agent mode: run 1 ran skill-a"
+
+run "$UPSKILL" compare a b -t "$T/t.json" -m stu --base-url "$FAKE_URL/v1" \
+    --no-cache --runs-dir "$T/runs-ag"
+is "$rc" 4 "a model that answers nothing (no rule for chat): exit 4, as eval"
+like "$err" "generic.stu" "the error names the model"
 
 # --- usage and input errors ------------------------------------------------
 run "$UPSKILL" compare a
