@@ -111,9 +111,14 @@ typedef struct up_eval_plan {
     int runs;     /* repeats per case and arm */
     int baseline; /* run the baseline arm */
     enum up_inject inject;
-    char *system_base;  /* the neutral system prompt, owned */
-    char *system_skill; /* the same plus the skill, owned */
-    char **user;        /* user message per case, owned */
+    char *system_base;  /* the neutral system prompt (compare: plus skill
+                           A), owned */
+    char *system_skill; /* the neutral prompt plus the skill, owned */
+    /* compare (docs/compare.md): the skill the baseline arm carries
+     * (skill A; the skill arm carries skill B), borrowed; NULL: the
+     * baseline runs without a skill */
+    const up_skill *skill_base;
+    char **user; /* user message per case, owned */
     up_eval_job *jobs;
     size_t njobs;
     size_t max_answer;       /* bytes kept per answer; 0: UP_EVAL_MAX_ANSWER */
@@ -199,6 +204,17 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
                        size_t nmodels, int runs, int baseline,
                        enum up_inject inject);
 void up_eval_plan_release(up_eval_plan *p);
+
+/*
+ * Compare (docs/compare.md): give the baseline arm skill a (borrowed,
+ * outliving the plan), injected as the skill arm's is, so arm 0 runs
+ * with skill A and arm 1 with the plan's skill B.  Call before running.
+ */
+void up_eval_plan_set_base(up_eval_plan *p, const up_skill *a);
+
+/* The skill installed or injected in an arm: the plan's skill in the
+ * skill arm, skill_base (NULL for a plain baseline) in the other. */
+const up_skill *up_eval_arm_skill(const up_eval_plan *p, enum up_arm arm);
 
 /* The system prompt of a job's arm. */
 const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j);
@@ -359,6 +375,13 @@ typedef struct up_eval_summary {
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
+
+/*
+ * Model m's graded jobs per case of the suite (a new array of
+ * p->suite->ncases, free it): the answered runs and passes of each arm,
+ * and their tokens; errors and ungradable jobs are left out.
+ */
+up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m);
 
 /*
  * Append to out the activation of s's skill arm in agent mode: "skill

@@ -264,12 +264,16 @@ typedef struct up_eval_request {
     const char *test_gen_model;   /* --test-gen-model, or NULL */
     int no_save_tests;            /* --no-save-tests */
     int shard_index, shard_count; /* --shard I/N; 0/0: all jobs */
+    /* compare (docs/compare.md): skill A's folder, run in the baseline
+     * arm against skill_path (B) in the skill arm; NULL: an eval */
+    const char *base_skill_path;
 } up_eval_request;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */
 typedef struct up_eval_session {
     up_config cfg;
     up_skill skill;
+    up_skill base_skill; /* compare: skill A (rq->base_skill_path) */
     up_suite suite;
     up_session s;
     up_eval_plan plan; /* after up_eval_session_start */
@@ -283,14 +287,19 @@ void up_eval_session_release(up_eval_session *e);
  * Load the config (with rq's --max-tokens), the skill and its tests (the
  * suite-loading step: up_gen_suite_pick, which with rq->gen_tests writes
  * and saves a suite for a skill that has none), handing their warnings
- * and the tests' source over as notes.  Errors: those of the loaders.
+ * and the tests' source over as notes.  With rq->base_skill_path (compare)
+ * skill A is loaded too and the tests come from -t, else B's own, else
+ * A's own, never generated (UP_EPARSE when none has a case).  Errors:
+ * those of the loaders.
  */
 int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
                          up_error *err);
 
 /*
  * Resolve the targets and build the plan, its assertions parsed (a typo
- * in the tests costs no request).  Errors: model, key and UP_EPARSE.
+ * in the tests costs no request); with skill A loaded (compare), its
+ * baseline arm carries A (up_eval_plan_set_base).  Errors: model, key
+ * and UP_EPARSE.
  */
 int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
                           up_error *err);

@@ -63,6 +63,11 @@ typedef struct up_run_record {
     long agent_convs;     /* ours: conversations run as a tool loop */
     const char *sandbox;  /* ours: how the run tool ran ("bwrap", "none";
                            * a static string), NULL: no run tool */
+    /* ours, compare only (docs/compare.md): the arm ("A" or "B", a
+     * static string; NULL: not a compare batch) and the name of the skill
+     * it ran with (owned) */
+    const char *compare_arm;
+    char *arm_skill;
 } up_run_record;
 
 void up_run_record_init(up_run_record *r);

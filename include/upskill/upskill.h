@@ -4,6 +4,7 @@
 #ifndef UPSKILL_UPSKILL_H
 #define UPSKILL_UPSKILL_H
 
+#include "upskill/ab.h"
 #include "upskill/alloc.h"
 #include "upskill/assert.h"
 #include "upskill/buf.h"

@@ -173,6 +173,7 @@ int cmd_runs(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_select(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_eval(int argc, char **argv);

@@ -23,6 +23,7 @@ static const struct command {
     {"report", cmd_report, "write an HTML report of eval batches"},
     {"select", cmd_select,
      "name the cheapest model that meets a target pass rate"},
+    {"compare", cmd_compare, "paired A/B of two skills on the same cases"},
     {"merge", cmd_merge, "combine the shard batches of a sharded eval"},
     {"config", cmd_config, "show the resolved configuration"},
     {"cache", cmd_cache, "show or empty the response cache"},

@@ -97,8 +97,9 @@ static int fill(slot *s, const up_eval_plan *p, const up_eval_job *j,
         rc = up_workspace_add_file(s->ws, c->files[i].name, text, strlen(text),
                                    0, err);
     }
-    if (!rc && j->arm == UP_ARM_SKILL && p->skill)
-        rc = up_workspace_install_skill(s->ws, p->skill, err);
+    if (!rc && up_eval_arm_skill(p, j->arm))
+        rc = up_workspace_install_skill(s->ws, up_eval_arm_skill(p, j->arm),
+                                        err);
     if (!rc && s->ws->skill_dir)
         rc = move_skill(s->ws, s->spec, err);
     return rc;
@@ -369,7 +370,9 @@ static void account(slot *s, up_eval_plan *p, up_eval_job *j, up_response *res)
     up_cli_result r;
     up_buf b = UP_BUF_INIT;
     int skill = s->ws && s->ws->skill_dir;
-    const char *name = p->skill ? p->skill->name : NULL;
+    const up_skill *sk = p->skill_base ? up_eval_arm_skill(p, j->arm)
+                                       : p->skill; /* compare: the arm's */
+    const char *name = sk ? sk->name : NULL;
 
     redact(&s->so, s->key);
     redact(&s->se, s->key);

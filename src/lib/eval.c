@@ -3,7 +3,9 @@
  *
  * Fairness invariant: system_skill == system_base + skill block, and the
  * user message of a case is the same in both arms, so the skill is the
- * only difference a model sees.
+ * only difference a model sees.  A compare plan (up_eval_plan_set_base)
+ * gives the baseline arm skill A in the same injection: the two skills
+ * are then the only difference.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +224,19 @@ void up_eval_plan_release(up_eval_plan *p)
     free(p->system_base);
     free(p->system_skill);
     memset(p, 0, sizeof(*p));
+}
+
+void up_eval_plan_set_base(up_eval_plan *p, const up_skill *a)
+{
+    free(p->system_base);
+    p->skill_base = a;
+    p->system_base = a ? system_with_skill(a, p->inject)
+                       : up_xstrdup(up_eval_neutral_prompt);
+}
+
+const up_skill *up_eval_arm_skill(const up_eval_plan *p, enum up_arm arm)
+{
+    return arm == UP_ARM_SKILL ? p->skill : p->skill_base;
 }
 
 const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j)

@@ -311,6 +311,10 @@ static json_t *plan_identity(const up_eval_plan *p)
                   suite_hash, "skill_sha256", skill_hash, "models", models,
                   "runs", p->runs, "baseline", p->baseline, "agent", p->agent,
                   "agent_inject", (int)p->agent_inject);
+    if (p->skill_base) { /* compare: skill A in the baseline arm */
+        up_sha256_hex(skill_hash, p->system_base, strlen(p->system_base));
+        json_object_set_new(o, "base_sha256", json_string(skill_hash));
+    }
     if (p->shard_count) /* a partial batch (docs/sharding.md) */
         json_object_set_new(o, "shard",
                             json_pack("{s:i, s:i}", "index", p->shard_index,
@@ -347,6 +351,7 @@ static const struct {
     {"agent", "agent mode (--agent)", 1},
     {"agent_inject", "skill injection in agent mode (--inject)", 1},
     {"shard", "shard (--shard)", 1},
+    {"base_sha256", "compared skill (compare's SKILL_A)", 1},
 };
 
 /* An absent key of an older batch against its default now. */

@@ -253,8 +253,8 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     if (!r->agent_user[j->kase])
         r->agent_user[j->kase] = up_agent_user(c);
     if (up_agent_new(&r->agents[i], &p->agent_opts, c,
-                     j->arm == UP_ARM_SKILL ? p->skill : NULL,
-                     r->agent_sys[j->arm], r->agent_user[j->kase], &e)) {
+                     up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
+                     r->agent_user[j->kase], &e)) {
         free(r->start_err[i]);
         r->start_err[i] = up_xmalloc(sizeof(e));
         *r->start_err[i] = e;
@@ -395,7 +395,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     so.stop ? so.stop : &own_stop,
                     up_xcalloc(p->njobs, sizeof(up_agent *)),
                     up_xcalloc(p->njobs, sizeof(up_error *)),
-                    {agent_system(p, NULL), agent_system(p, p->skill)},
+                    {agent_system(p, p->skill_base), agent_system(p, p->skill)},
                     up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
                     up_xcalloc(p->njobs + 1, sizeof(up_agent *))};
     up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));

@@ -83,7 +83,7 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
         up_buf_addf(out, ", a reference file in %zu", w->ref_reads);
 }
 
-static up_stats_case *per_case(const up_eval_plan *p, size_t m)
+up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)
 {
     up_stats_case *cs = up_xcalloc(p->suite->ncases, sizeof(*cs));
 
@@ -135,15 +135,16 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     memset(out, 0, sizeof(*out));
     out->model = p->models[m];
     out->has_baseline = p->baseline;
-    out->skill_tokens =
-        up_tokens_estimate(p->system_skill + strlen(p->system_base),
-                           strlen(p->system_skill) - strlen(p->system_base));
+    out->skill_tokens = /* the skill block after the neutral prompt */
+        up_tokens_estimate(p->system_skill + strlen(up_eval_neutral_prompt),
+                           strlen(p->system_skill) -
+                               strlen(up_eval_neutral_prompt));
     for (size_t i = 0; i < p->njobs; i++)
         if (p->jobs[i].model == m && p->jobs[i].done)
             add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
     for (int a = 0; a < 2; a++)
         out->arm[a].cases = arm_cases(p, m, a);
-    cs = per_case(p, m);
+    cs = up_eval_cases(p, m);
     for (int a = 0; a < 2; a++)
         up_stats_arm_rate(&out->arm[a].rate, cs, p->suite->ncases,
                           a == UP_ARM_SKILL);
@@ -276,6 +277,12 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
     r->model = up_xstrdup(p->models[m]);
     r->run_type = up_xstrdup(arm == UP_ARM_SKILL ? "with_skill" : "baseline");
     r->skill_name = up_xstrdup(p->skill->name ? p->skill->name : "");
+    if (p->skill_base) { /* compare: which skill this arm ran with */
+        const up_skill *k = up_eval_arm_skill(p, arm);
+
+        r->compare_arm = arm == UP_ARM_SKILL ? "B" : "A";
+        r->arm_skill = up_xstrdup(k->name ? k->name : "");
+    }
     r->total_tokens = r->input_tokens + r->output_tokens;
     r->assertions_passed = r->cases_passed;
     r->assertions_total = r->cases_total;

@@ -17,6 +17,7 @@ void up_eval_session_init(up_eval_session *e, const up_session_opts *o)
     memset(e, 0, sizeof(*e));
     up_config_init(&e->cfg);
     up_skill_init(&e->skill);
+    up_skill_init(&e->base_skill);
     up_suite_init(&e->suite);
     up_session_init(&e->s, o, &e->cfg);
 }
@@ -28,6 +29,7 @@ void up_eval_session_release(up_eval_session *e)
     up_session_release(&e->s);
     up_suite_release(&e->suite);
     up_skill_release(&e->skill);
+    up_skill_release(&e->base_skill);
     up_config_release(&e->cfg);
 }
 
@@ -35,6 +37,36 @@ static void notes(const up_eval_session *e, char *const *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         session_note(&e->s, UP_SESSION_WARN, v[i]);
+}
+
+/* compare: skill A, then the tests from -t, else B's own, else A's own;
+ * a comparison measures and writes nothing, so none are generated. */
+static int compare_load(up_eval_session *e, const up_eval_request *rq,
+                        up_buf *note, up_error *err)
+{
+    up_buf src = UP_BUF_INIT;
+    int rc = up_skill_load(&e->base_skill, rq->base_skill_path, err);
+
+    if (!rc)
+        notes(e, e->base_skill.warnings, e->base_skill.nwarnings);
+    if (!rc)
+        rc = up_suite_find(&e->suite, &src, rq->tests, &e->skill,
+                           rq->skill_path, err);
+    if (!rc && !e->suite.ncases && !rq->tests)
+        rc = up_suite_find(&e->suite, &src, NULL, &e->base_skill,
+                           rq->base_skill_path, err);
+    if (!rc && !e->suite.ncases && rq->tests)
+        rc = up_error_set(err, UP_EPARSE, "'%s': no test cases", rq->tests);
+    else if (!rc && !e->suite.ncases)
+        rc = up_error_set(err, UP_EPARSE,
+                          "no test cases in '%s' nor in '%s' "
+                          "(skill_meta.json, evals/evals.json): pass -t FILE",
+                          rq->skill_path, rq->base_skill_path);
+    if (!rc)
+        up_buf_addf(note, "%zu case%s from %s", e->suite.ncases,
+                    e->suite.ncases == 1 ? "" : "s", src.data);
+    up_buf_release(&src);
+    return rc;
 }
 
 int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
@@ -59,7 +91,9 @@ int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
         rc = up_skill_load(&e->skill, rq->skill_path, err);
     if (!rc)
         notes(e, e->skill.warnings, e->skill.nwarnings);
-    if (!rc)
+    if (!rc && rq->base_skill_path)
+        rc = compare_load(e, rq, &note, err);
+    else if (!rc)
         rc = up_gen_suite_pick(&e->suite, &note, rq->tests, &e->skill,
                                rq->skill_path, rq->gen_tests ? &gen : NULL,
                                &e->cfg, err);
@@ -99,6 +133,8 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
     up_eval_plan_init(&e->plan, &e->skill, &e->suite, ids, e->s.ntargets,
                       rq->runs, rq->baseline, rq->inject);
     free(ids);
+    if (rq->base_skill_path) /* compare: arm 0 runs skill A */
+        up_eval_plan_set_base(&e->plan, &e->base_skill);
     up_eval_plan_shard(&e->plan, rq->shard_index, rq->shard_count);
     e->plan.margin =
         (rq->margin >= 0 ? rq->margin : (double)e->cfg.margin_points.value) /
