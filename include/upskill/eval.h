@@ -132,6 +132,9 @@ typedef struct up_eval_plan {
      * shard_count; 0/0: the whole matrix (up_eval_plan_shard) */
     int shard_index;
     int shard_count;
+    /* the statistics seed (--seed), recorded in batch_plan.json so that a
+     * resume and merge can check it; up_eval_plan_init sets 1 */
+    long seed;
 } up_eval_plan;
 
 /*
@@ -286,7 +289,8 @@ int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
 /*
  * What a batch was made for (ours, batch_dir/batch_plan.json): the
  * suite's hash, the skill arm's system prompt hash (skill and injection),
- * the models, repeats and whether the baseline runs.  up_eval_batch_mark
+ * the models, repeats, whether the baseline runs, and the statistics
+ * seed.  up_eval_batch_mark
  * writes it for p.  up_eval_batch_match checks that p is what batch_dir
  * was made for before a resume; UP_EPARSE naming what differs.  A batch
  * without the file (written before it existed) matches, and gets one.
@@ -299,7 +303,8 @@ int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
  * now differ, as the words a refusal uses ("models (-m)"), or NULL when
  * they agree; the shard mark counts only with with_shard.  *va and *vb
  * get the two values as JSON text (owned, NULL when absent).  A key an
- * older batch lacks stands for its default.
+ * older batch lacks stands for its default, except the seed, which then
+ * was not recorded and matches any (when absent on either side).
  */
 const char *up_eval_batch_differs(const struct json_t *had,
                                   const struct json_t *now, int with_shard,

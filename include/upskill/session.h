@@ -264,6 +264,7 @@ typedef struct up_eval_request {
     const char *test_gen_model;   /* --test-gen-model, or NULL */
     int no_save_tests;            /* --no-save-tests */
     int shard_index, shard_count; /* --shard I/N; 0/0: all jobs */
+    long seed;                    /* --seed, recorded in batch_plan.json */
 } up_eval_request;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */

@@ -100,6 +100,7 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
                       rq->runs, rq->baseline, rq->inject);
     free(ids);
     up_eval_plan_shard(&e->plan, rq->shard_index, rq->shard_count);
+    e->plan.seed = rq->seed;
     e->plan.margin =
         (rq->margin >= 0 ? rq->margin : (double)e->cfg.margin_points.value) /
         100;
