@@ -313,6 +313,9 @@ const char *up_eval_batch_differs(const struct json_t *had,
 int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
                         up_error *err);
 
+/* p's identity, as batch_plan.json holds it (a new reference). */
+struct json_t *up_eval_batch_identity(const up_eval_plan *p);
+
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
     size_t cases;  /* distinct cases with a conversation in this arm */
@@ -364,6 +367,17 @@ typedef struct up_eval_summary {
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
+
+/*
+ * Model m's graded jobs pooled per case (p->suite->ncases, a new array):
+ * passes and answered runs per arm, errored, ungradable and unfinished
+ * jobs left out, as the statistics take them.
+ */
+up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m);
+
+/* USD of usage u at price (USD per million tokens; cached input at its
+ * own price); -1 when price is NULL. */
+double up_eval_cost(const up_price *price, const up_usage *u);
 
 /*
  * Append to out the activation of s's skill arm in agent mode: "skill

@@ -13,6 +13,7 @@
 #include "upskill/buf.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
+#include "upskill/provider.h"
 #include "upskill/stats.h"
 
 /* One case of one model: both arms, its runs pooled. */
@@ -29,6 +30,8 @@ typedef struct up_report_model {
     up_comparison cmp;     /* up_stats_compare over cells */
     double cost[2];        /* USD per arm, < 0 unknown */
     double tokens[2];      /* total tokens per arm */
+    up_usage usage[2];     /* per arm, summed over the artifacts' usage
+                              (input, output, cached) */
     long tool_calls[2];    /* agent mode */
     long skill_reads[2];   /* conversations that read SKILL.md */
     long agent_convs[2];   /* conversations run as a tool loop */

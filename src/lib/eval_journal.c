@@ -295,7 +295,7 @@ void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
 
 /* ---- what a batch was made for -------------------------------------- */
 
-static json_t *plan_identity(const up_eval_plan *p)
+json_t *up_eval_batch_identity(const up_eval_plan *p)
 {
     up_buf suite = UP_BUF_INIT;
     char suite_hash[65], skill_hash[65];
@@ -323,7 +323,7 @@ int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
                        up_error *err)
 {
     up_buf path = UP_BUF_INIT;
-    json_t *o = plan_identity(p);
+    json_t *o = up_eval_batch_identity(p);
     int rc;
 
     up_fs_join(&path, batch_dir, UP_EVAL_BATCH_PLAN);
@@ -406,7 +406,7 @@ int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
                         up_error *err)
 {
     up_buf path = UP_BUF_INIT;
-    json_t *had = NULL, *now = plan_identity(p);
+    json_t *had = NULL, *now = up_eval_batch_identity(p);
     int rc;
 
     up_fs_join(&path, batch_dir, UP_EVAL_BATCH_PLAN);

@@ -64,6 +64,14 @@ static void grow_cases(up_report_batch *b, size_t ci)
     b->ncases = ci + 1;
 }
 
+/* An artifact's usage into sum (what it is priced from). */
+static void add_usage(up_usage *sum, const json_t *u)
+{
+    sum->input += up_json_long(u, "input_tokens", 0);
+    sum->output += up_json_long(u, "output_tokens", 0);
+    sum->cached += up_json_long(u, "cached_tokens", 0);
+}
+
 /* Pool one artifact into its model's cell. */
 static void add_artifact(up_report_batch *b, const json_t *o, int run)
 {
@@ -83,6 +91,7 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     c = &model_for(b, model)->cells[ci];
     if (!c->first_run[skill])
         c->first_run[skill] = run;
+    add_usage(&model_for(b, model)->usage[skill], u);
     if (json_is_string(json_object_get(o, "error")))
         return;
     tok =
