@@ -40,7 +40,8 @@ static const struct opt opts[] = {
     {'j', "jobs", OPT_INT, &a.jobs, "N", "conversations at once"},
     {0, "no-cache", OPT_FLAG, &a.no_cache, NULL,
      "send every request; neither read nor fill the response cache"},
-    {0, "seed", OPT_INT, &a.seed, "N", "statistics seed (1)"},
+    {0, "seed", OPT_INT, &a.seed, "N",
+     "statistics seed, recorded in a batch run now (1)"},
     {0, "json", OPT_FLAG, &a.json, NULL, "print one JSON document"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
