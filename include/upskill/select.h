@@ -20,6 +20,7 @@
 #include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/eval.h"
+#include "upskill/model.h"
 #include "upskill/stats.h"
 
 struct json_t;
@@ -166,6 +167,45 @@ typedef struct up_select_want {
     const char *id;        /* resolved model id */
     const up_price *price; /* its price in the config now, or NULL */
 } up_select_want;
+
+/* The models of a select: the candidates, then the model to beat when
+ * it is none of them. */
+typedef struct up_select_pool {
+    const char **specs;   /* n model strings as given (borrowed) */
+    up_model *m;          /* n, resolved */
+    up_select_want *want; /* n: their ids and prices */
+    up_select_model *ev;  /* n: their evidence, once reused or run */
+    size_t n;
+    size_t ref;   /* with a model to beat: its index */
+    int ref_only; /* the model to beat is none of the candidates */
+} up_select_pool;
+
+/*
+ * Resolve the nspecs candidate model strings and beat (may be NULL)
+ * through base_url and api_key_env (may be NULL; up_model_resolve) into
+ * p, each resolved id once (a model given twice, or beat among the
+ * candidates, is one), with its price in cfg.  Errors: those of
+ * up_model_resolve.  Release p with up_select_pool_release (also after
+ * an error).
+ */
+int up_select_pool_init(up_select_pool *p, const char *const *specs,
+                        size_t nspecs, const char *beat, const char *base_url,
+                        const char *api_key_env, const up_config *cfg,
+                        up_error *err);
+void up_select_pool_release(up_select_pool *p);
+
+/* The model strings of p's models without reused evidence (a new array
+ * of borrowed strings, free it), *n of them. */
+const char **up_select_pool_missing(const up_select_pool *p, size_t *n);
+
+/*
+ * The evidence of p's models that were not reused from plan, whose
+ * models are those, in order (up_select_from_plan at each one's price),
+ * with batch_dir (may be NULL) as their batch.  Then the model to beat
+ * is marked ref_only when it is no candidate.
+ */
+void up_select_pool_fill(up_select_pool *p, const up_eval_plan *plan,
+                         const char *batch_dir);
 
 /*
  * Look in runs_dir for finished batches made for identity (a batch

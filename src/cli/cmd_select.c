@@ -63,80 +63,8 @@ static const struct cmd_spec spec = {
     1,
     1};
 
-/* The models of a select: -m, then --beat's when not among them. */
-struct picks {
-    const char **specs;   /* n, borrowed from argv */
-    up_model *m;          /* n, resolved */
-    up_select_want *want; /* n */
-    up_select_model *ev;  /* n: the evidence of each */
-    const char **run;     /* the specs to run now, nrun */
-    size_t n, nrun;
-    size_t ref;   /* --beat: the reference's index */
-    int ref_only; /* --beat's model is not among -m */
-};
-
-static void picks_release(struct picks *p)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        up_model_release(&p->m[i]);
-        up_select_model_release(&p->ev[i]);
-    }
-    free(p->specs);
-    free(p->m);
-    free(p->want);
-    free(p->ev);
-    free(p->run);
-}
-
-/* Resolve spec as the n-th pick, unless its id is one already; *at
- * gets its index. */
-static int pick(struct picks *p, const char *s, size_t *at,
-                const up_config *cfg, up_error *err)
-{
-    up_model *m = &p->m[p->n];
-    int rc;
-
-    up_model_init(m);
-    rc = up_model_resolve(m, s, a.base_url, a.api_key_env, cfg, err);
-    for (size_t i = 0; !rc && i < p->n; i++)
-        if (!strcmp(p->m[i].resolved, m->resolved)) {
-            *at = i; /* given twice, or --beat among -m */
-            rc = 1;
-        }
-    if (rc) {
-        up_model_release(m);
-        return rc > 0 ? 0 : rc;
-    }
-    *at = p->n;
-    p->specs[p->n] = s;
-    p->want[p->n].id = m->resolved;
-    p->want[p->n].price = up_config_price(cfg, m->resolved, m->model_id);
-    p->n++;
-    return 0;
-}
-
-static int picks_init(struct picks *p, const up_config *cfg, up_error *err)
-{
-    size_t cap = a.models.n + 1, at;
-    int rc = 0;
-
-    memset(p, 0, sizeof(*p));
-    p->specs = up_xcalloc(cap, sizeof(*p->specs));
-    p->m = up_xcalloc(cap, sizeof(*p->m));
-    p->want = up_xcalloc(cap, sizeof(*p->want));
-    p->ev = up_xcalloc(cap, sizeof(*p->ev));
-    p->run = up_xcalloc(cap, sizeof(*p->run));
-    for (size_t i = 0; i < a.models.n && !rc; i++)
-        rc = pick(p, a.models.v[i], &at, cfg, err);
-    if (!rc && beat) {
-        rc = pick(p, beat, &p->ref, cfg, err);
-        p->ref_only = p->ref >= a.models.n;
-    }
-    return rc;
-}
-
 /* The evidence already in the runs folder, said on stderr. */
-static int reuse(struct picks *p, up_eval_session *e, up_error *err)
+static int reuse(up_select_pool *p, up_eval_session *e, up_error *err)
 {
     const char *dir = up_session_runs_dir(a.runs_dir, &e->cfg);
     json_t *id = up_select_identity(&e->skill, &e->suite, (int)a.runs,
@@ -155,43 +83,39 @@ static int reuse(struct picks *p, up_eval_session *e, up_error *err)
             fprintf(stderr, "reused %s for %s\n", out_safe(p->ev[i].batch),
                     out_safe(p->want[i].id));
     for (size_t i = 0; !rc && i < p->n; i++)
-        if (!p->ev[i].reused) {
+        if (!p->ev[i].reused)
             fprintf(stderr, "running %s now: %s\n", out_safe(p->want[i].id),
                     fresh ? "--fresh"
                           : "no finished batch of this skill and suite in "
                             "the runs folder covers it");
-            p->run[p->nrun++] = p->specs[i];
-        }
     return rc;
 }
 
-/* Run the eval on the models no batch covers; their evidence. */
-static int run_missing(struct picks *p, up_eval_session *e, up_eval_request *rq,
-                       up_error *err)
+/* Run the eval on the models no batch covers; then every model's
+ * evidence is in. */
+static int run_missing(up_select_pool *p, up_eval_session *e,
+                       up_eval_request *rq, up_error *err)
 {
-    int rc;
+    const char **run = up_select_pool_missing(p, &rq->nmodels);
+    int rc = 0;
 
-    rq->models = p->run;
-    rq->nmodels = p->nrun;
-    rc = up_eval_session_start(e, rq, err);
-    if (!rc && !a.json)
+    rq->models = run;
+    if (rq->nmodels)
+        rc = up_eval_session_start(e, rq, err);
+    if (!rc && rq->nmodels && !a.json)
         eval_report_start(e);
-    if (!rc)
+    if (!rc && rq->nmodels)
         rc = up_eval_session_open(e, err);
-    if (!rc)
+    if (!rc && rq->nmodels)
         rc = up_eval_session_run(e, err);
-    for (size_t i = 0, m = 0; !rc && i < p->n; i++) {
-        if (p->ev[i].reused)
-            continue;
-        up_select_from_plan(&p->ev[i], &e->plan, m++, p->want[i].price);
-        if (e->s.batch_dir.len)
-            p->ev[i].batch = up_xstrdup(e->s.batch_dir.data);
-    }
+    if (!rc)
+        up_select_pool_fill(p, &e->plan, e->s.batch_dir.data);
+    free(run);
     return rc;
 }
 
 /* Decide and render; the exit code. */
-static int decide(struct picks *p, const up_eval_session *e, up_error *err)
+static int decide(up_select_pool *p, const up_eval_session *e, up_error *err)
 {
     up_select_goal g = {target, beat ? p->want[p->ref].id : NULL, 0,
                         (unsigned)a.runs};
@@ -199,8 +123,6 @@ static int decide(struct picks *p, const up_eval_session *e, up_error *err)
     char *dead = up_xcalloc(e->plan.nmodels + 1, 1);
     int rc;
 
-    if (beat)
-        p->ev[p->ref].ref_only = p->ref_only;
     g.margin =
         (a.margin >= 0 ? a.margin : (double)e->cfg.margin_points.value) / 100;
     rc = up_select_run(&s, p->ev, p->n, &g, err);
@@ -242,7 +164,7 @@ static int check_args(up_error *err)
     return 0;
 }
 
-static int run(up_eval_session *e, struct picks *p, up_error *err)
+static int run(up_eval_session *e, up_select_pool *p, up_error *err)
 {
     up_eval_request rq;
     int rc = check_args(err);
@@ -252,10 +174,11 @@ static int run(up_eval_session *e, struct picks *p, up_error *err)
     if (!rc)
         rc = up_eval_session_load(e, &rq, err);
     if (!rc)
-        rc = picks_init(p, &e->cfg, err);
+        rc = up_select_pool_init(p, (const char *const *)a.models.v, a.models.n,
+                                 beat, a.base_url, a.api_key_env, &e->cfg, err);
     if (!rc)
         rc = reuse(p, e, err);
-    if (!rc && p->nrun)
+    if (!rc)
         rc = run_missing(p, e, &rq, err);
     return rc ? rc : decide(p, e, err);
 }
@@ -264,7 +187,7 @@ int cmd_select(int argc, char **argv)
 {
     up_eval_session e;
     up_session_opts o;
-    struct picks p;
+    up_select_pool p;
     up_error err = {0, ""};
     char **args = NULL;
     int nargs, rc;
@@ -287,7 +210,7 @@ int cmd_select(int argc, char **argv)
     } else {
         rc = rc > 0 ? 0 : EXIT_USAGE;
     }
-    picks_release(&p);
+    up_select_pool_release(&p);
     strlist_release(&a.models);
     free(args);
     return rc;

@@ -35,6 +35,96 @@ void up_select_from_plan(up_select_model *out, const up_eval_plan *p, size_t m,
             out->cost[p->jobs[i].arm] += up_eval_cost(price, &p->jobs[i].usage);
 }
 
+/* Resolve spec as the next model of p, unless its id is one already;
+ * *at gets its index. */
+static int add_model(up_select_pool *p, const char *spec, size_t *at,
+                     const char *base_url, const char *api_key_env,
+                     const up_config *cfg, up_error *err)
+{
+    up_model *m = &p->m[p->n];
+    int rc;
+
+    up_model_init(m);
+    rc = up_model_resolve(m, spec, base_url, api_key_env, cfg, err);
+    for (size_t i = 0; !rc && i < p->n; i++)
+        if (!strcmp(p->m[i].resolved, m->resolved)) {
+            *at = i; /* given twice, or the model to beat a candidate */
+            rc = 1;
+        }
+    if (rc) {
+        up_model_release(m);
+        return rc > 0 ? 0 : rc;
+    }
+    *at = p->n;
+    p->specs[p->n] = spec;
+    p->want[p->n].id = m->resolved;
+    p->want[p->n].price = up_config_price(cfg, m->resolved, m->model_id);
+    p->n++;
+    return 0;
+}
+
+int up_select_pool_init(up_select_pool *p, const char *const *specs,
+                        size_t nspecs, const char *beat, const char *base_url,
+                        const char *api_key_env, const up_config *cfg,
+                        up_error *err)
+{
+    size_t cap = nspecs + 1, at;
+    int rc = 0;
+
+    memset(p, 0, sizeof(*p));
+    p->specs = up_xcalloc(cap, sizeof(*p->specs));
+    p->m = up_xcalloc(cap, sizeof(*p->m));
+    p->want = up_xcalloc(cap, sizeof(*p->want));
+    p->ev = up_xcalloc(cap, sizeof(*p->ev));
+    for (size_t i = 0; i < nspecs && !rc; i++)
+        rc = add_model(p, specs[i], &at, base_url, api_key_env, cfg, err);
+    if (!rc && beat) {
+        size_t before = p->n;
+
+        rc = add_model(p, beat, &p->ref, base_url, api_key_env, cfg, err);
+        p->ref_only = p->n > before;
+    }
+    return rc;
+}
+
+void up_select_pool_release(up_select_pool *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        up_model_release(&p->m[i]);
+        up_select_model_release(&p->ev[i]);
+    }
+    free(p->specs);
+    free(p->m);
+    free(p->want);
+    free(p->ev);
+    memset(p, 0, sizeof(*p));
+}
+
+const char **up_select_pool_missing(const up_select_pool *p, size_t *n)
+{
+    const char **v = up_xcalloc(p->n + 1, sizeof(*v));
+
+    *n = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (!p->ev[i].reused)
+            v[(*n)++] = p->specs[i];
+    return v;
+}
+
+void up_select_pool_fill(up_select_pool *p, const up_eval_plan *plan,
+                         const char *batch_dir)
+{
+    for (size_t i = 0, m = 0; i < p->n && m < plan->nmodels; i++) {
+        if (p->ev[i].reused)
+            continue;
+        up_select_from_plan(&p->ev[i], plan, m++, p->want[i].price);
+        if (batch_dir && *batch_dir)
+            p->ev[i].batch = up_xstrdup(batch_dir);
+    }
+    if (p->ref_only)
+        p->ev[p->ref].ref_only = 1;
+}
+
 json_t *up_select_identity(const up_skill *skill, const up_suite *suite,
                            int runs, enum up_inject inject)
 {

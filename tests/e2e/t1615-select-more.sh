@@ -114,6 +114,10 @@ is "$(printf '%s' "$out" | jq -r '.chosen.reused')" true "--json: mid was reused
 is "$(printf '%s' "$out" | jq -r '.chosen.vs_reference.lo < -0.1 and .chosen.vs_reference.cases == 30')" \
     true "--json: the paired interval"
 
+sel "$T/t30.json" -m mid -m mid --beat big --margin 15 --json
+is "$(printf '%s' "$out" | jq -r '[.candidates[] | .model] | join(",")')" \
+    "generic.mid,generic.mid" "a model given twice is one; the reference is still no candidate"
+
 # --- reused runs are priced at the config's prices now ---------------------
 prices 30 150
 sel "$T/t30.json" -m big -m mid --target 0.8

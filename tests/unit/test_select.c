@@ -183,3 +183,33 @@ Test(select, beat_needs_the_reference)
     up_select_release(&s);
     up_select_model_release(&m[0]);
 }
+
+/* Several runs per case: the paired t interval (eval's lift with
+ * --runs > 1) decides, and the cases named settle it. */
+Test(select, beat_with_runs_uses_the_t_interval)
+{
+    up_select_model m[2] = {model("big", 10, 10, 10, 8.0),
+                            model("mid", 10, 0, 10, 1.0)};
+    up_select_goal g = {0, "big", 0.05, 3};
+    up_select s;
+    up_error err = {0};
+    size_t need;
+
+    for (int i = 0; i < 2; i++)
+        for (size_t k = 0; k < 10; k++) {
+            up_stats_case *c = &m[i].cases[k];
+
+            c->base_pass *= 3, c->skill_pass *= 3;
+            c->base_runs = c->skill_runs = 3;
+        }
+    cr_assert_eq(up_select_run(&s, m, 2, &g, &err), 0, "%s", err.msg);
+    cr_assert_eq(s.rows[2].vs.pmethod, UP_P_T);
+    cr_assert_eq(s.rows[2].why, UP_SELECT_UNSURE, "[%g, %g]",
+                 s.rows[2].vs.ci_lo, s.rows[2].vs.ci_hi);
+    need = up_select_cases_for(s.c[2].vs, s.c[2].nvs, -0.05);
+    cr_expect_gt(need, 10);
+    cr_expect_eq(s.rows[2].more_cases, need - 10);
+    up_select_release(&s);
+    for (int i = 0; i < 2; i++)
+        up_select_model_release(&m[i]);
+}
