@@ -137,6 +137,9 @@ typedef struct up_eval_plan {
      * shard_count; 0/0: the whole matrix (up_eval_plan_shard) */
     int shard_index;
     int shard_count;
+    /* the statistics seed (--seed), recorded in batch_plan.json so that a
+     * resume and merge can check it; up_eval_plan_init sets 1 */
+    long seed;
 } up_eval_plan;
 
 /*
@@ -302,7 +305,8 @@ int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
 /*
  * What a batch was made for (ours, batch_dir/batch_plan.json): the
  * suite's hash, the skill arm's system prompt hash (skill and injection),
- * the models, repeats and whether the baseline runs.  up_eval_batch_mark
+ * the models, repeats, whether the baseline runs, and the statistics
+ * seed.  up_eval_batch_mark
  * writes it for p.  up_eval_batch_match checks that p is what batch_dir
  * was made for before a resume; UP_EPARSE naming what differs.  A batch
  * without the file (written before it existed) matches, and gets one.
@@ -315,7 +319,8 @@ int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
  * now differ, as the words a refusal uses ("models (-m)"), or NULL when
  * they agree; the shard mark counts only with with_shard.  *va and *vb
  * get the two values as JSON text (owned, NULL when absent).  A key an
- * older batch lacks stands for its default.
+ * older batch lacks stands for its default, except the seed, which then
+ * was not recorded and matches any (when absent on either side).
  */
 const char *up_eval_batch_differs(const struct json_t *had,
                                   const struct json_t *now, int with_shard,
@@ -323,6 +328,9 @@ const char *up_eval_batch_differs(const struct json_t *had,
 
 int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
                         up_error *err);
+
+/* p's identity, as batch_plan.json holds it (a new reference). */
+struct json_t *up_eval_batch_identity(const up_eval_plan *p);
 
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
@@ -377,11 +385,15 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
 
 /*
- * Model m's graded jobs per case of the suite (a new array of
- * p->suite->ncases, free it): the answered runs and passes of each arm,
- * and their tokens; errors and ungradable jobs are left out.
+ * Model m's graded jobs pooled per case (p->suite->ncases, a new array):
+ * passes and answered runs per arm, errored, ungradable and unfinished
+ * jobs left out, as the statistics take them.
  */
 up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m);
+
+/* USD of usage u at price (USD per million tokens; cached input at its
+ * own price); -1 when price is NULL. */
+double up_eval_cost(const up_price *price, const up_usage *u);
 
 /*
  * Append to out the activation of s's skill arm in agent mode: "skill

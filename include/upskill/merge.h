@@ -14,12 +14,12 @@
 /*
  * Check that the batch folders batches[0..n) are the shards 1..N of one
  * plan, each once: their batch_plan.json files agree on suite, skill,
- * models, runs, baseline, agent, injection and N.  Then create a new
- * batch under runs_dir (up_store_batch_new; its path to dir, its id to
- * id) holding every shard's complete journal lines in one journal.jsonl
- * and the plan without its "shard" mark.  Nothing is sent: `eval
- * --resume` of the new batch writes the run files.  UP_EPARSE naming the
- * batch and what differs (another plan, a batch that is not a shard, a
+ * models, runs, baseline, agent, injection, seed (when recorded) and N.
+ * Then create a new batch under runs_dir (up_store_batch_new; its path to
+ * dir, its id to id) holding every shard's complete journal lines in one
+ * journal.jsonl and the plan without its "shard" mark.  Nothing is sent:
+ * `eval --resume` of the new batch writes the run files.  UP_EPARSE naming
+ * the batch and what differs (another plan, a batch that is not a shard, a
  * duplicate index, the missing indices); read errors name the file.  On
  * failure no new batch is left behind.
  */

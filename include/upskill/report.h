@@ -13,6 +13,7 @@
 #include "upskill/buf.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
+#include "upskill/provider.h"
 #include "upskill/stats.h"
 
 /* One case of one model: both arms, its runs pooled. */
@@ -29,6 +30,8 @@ typedef struct up_report_model {
     up_comparison cmp;     /* up_stats_compare over cells */
     double cost[2];        /* USD per arm, < 0 unknown */
     double tokens[2];      /* total tokens per arm */
+    up_usage usage[2];     /* per arm, summed over the artifacts' usage
+                              (input, output, cached) */
     long tool_calls[2];    /* agent mode */
     long skill_reads[2];   /* conversations that read SKILL.md */
     long agent_convs[2];   /* conversations run as a tool loop */
@@ -45,6 +48,10 @@ typedef struct up_report_batch {
     size_t ncases;
     up_report_model *models;
     size_t nmodels;
+    int kept_attempt;     /* a generate batch: the refinement attempt
+                             batch_summary.json names as kept
+                             (stats.generate.kept_attempt), whose runs
+                             alone are read; 0: every run counts */
     uint64_t seed;        /* statistics seed used */
     const up_config *cfg; /* the prices shown (the caller's; may be NULL) */
 } up_report_batch;
@@ -52,7 +59,8 @@ typedef struct up_report_batch {
 /*
  * Load the batch folder dir: every run_N's run_result.json and
  * cases/transcripts.jsonl, pooled per model and case, and the comparison
- * per model (seed for the statistics).  Errors: UP_ENOTFOUND when dir
+ * per model (seed for the statistics).  In a generate batch only the
+ * kept attempt's runs count (kept_attempt).  Errors: UP_ENOTFOUND when dir
  * has no run with case artifacts, UP_EPARSE naming the file and line,
  * UP_EIO.  Release with up_report_batch_release.
  */

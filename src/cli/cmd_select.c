@@ -1,33 +1,47 @@
 /*
- * upskill select: the cheapest (model, with or without the skill) whose
- * pass-rate interval clears a target.  Runs the eval, baseline included,
- * through the evaluation session as `eval` does, then hands each model's
- * two arms to the decision core (upskill/select.h).  Exit 1 when no
- * candidate clears the target, like --fail-under.  See docs/select.md.
+ * upskill select: the cheapest (model, with or without the skill) that
+ * meets a goal -- a target pass rate (--target) or another model's
+ * baseline (--beat).  The evidence of each model comes from a finished
+ * batch of the same skill and suite in the runs folder when there is one
+ * (unless --fresh), else from an eval run now, baseline included, through
+ * the evaluation session as `eval` does; the decision core
+ * (upskill/select.h) then decides over all.  Exit 1 when no candidate
+ * meets the goal, like --fail-under.  See docs/select.md.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "eval_cli.h"
 #include "select_report.h"
 
 static struct eval_args a;
 static double target;
+static const char *beat;
+static int fresh;
 
 static const struct opt opts[] = {
     {'m', "model", OPT_LIST, &a.models, "MODEL", "candidate model"},
     {0, "target", OPT_DOUBLE, &target, "RATE",
-     "pass rate to clear, 0-1 (required)"},
+     "pass rate to clear, 0-1 (this or --beat)"},
+    {0, "beat", OPT_STRING, &beat, "MODEL",
+     "be at least as good as MODEL without the skill (this or --target)"},
+    {0, "margin", OPT_DOUBLE, &a.margin, "POINTS",
+     "--beat: how much worse still counts as as good (5)"},
+    {0, "fresh", OPT_FLAG, &fresh, NULL,
+     "run every model; reuse no batch from the runs folder"},
     {'t', "tests", OPT_STRING, &a.tests, "FILE", "test cases (JSON)"},
     {0, "base-url", OPT_STRING, &a.base_url, "URL",
      "OpenAI-compatible endpoint for the -m models"},
     {0, "api-key-env", OPT_STRING, &a.api_key_env, "NAME",
      "variable holding that endpoint's key"},
     {0, "runs", OPT_INT, &a.runs, "N", "repeats per case and arm (1)"},
-    {0, "runs-dir", OPT_STRING, &a.runs_dir, "DIR", "where runs are logged"},
+    {0, "runs-dir", OPT_STRING, &a.runs_dir, "DIR",
+     "where runs are reused from and logged"},
     {'j', "jobs", OPT_INT, &a.jobs, "N", "conversations at once"},
     {0, "no-cache", OPT_FLAG, &a.no_cache, NULL,
      "send every request; neither read nor fill the response cache"},
-    {0, "seed", OPT_INT, &a.seed, "N", "statistics seed (1)"},
+    {0, "seed", OPT_INT, &a.seed, "N",
+     "statistics seed, recorded in a batch run now (1)"},
     {0, "json", OPT_FLAG, &a.json, NULL, "print one JSON document"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
@@ -35,73 +49,145 @@ static const struct opt opts[] = {
 static const struct cmd_spec spec = {
     "select",
     "SKILL_PATH",
-    "name the cheapest model, with or without the skill, that meets a target",
-    "Runs the eval with its baseline on every -m model, then names the\n"
-    "cheapest candidate whose 95% interval's lower bound reaches --target,\n"
-    "the runner-up, and why each other one lost.  Prices come from the\n"
-    "config's prices.  Exit 1 when none clears.  See docs/select.md.",
+    "name the cheapest model, with or without the skill, that meets a goal",
+    "Names the cheapest candidate (each -m model, with and without the\n"
+    "skill) that meets the goal, the runner-up, and why each other one\n"
+    "lost.  --target RATE: the 95% interval's lower bound reaches RATE.\n"
+    "--beat MODEL: on the same cases, the paired 95% interval of the\n"
+    "difference to MODEL's baseline stays above -margin.  Models that a\n"
+    "finished batch of this skill and suite in the runs folder covers are\n"
+    "reused from it (--fresh: none); the rest run now, with the baseline.\n"
+    "Prices come from the config.  Exit 1 when none meets the goal.  See\n"
+    "docs/select.md.",
     opts,
     1,
     1};
 
-/* Decide over the summaries and render; the exit code. */
-static int decide(const up_eval_session *e, up_error *err)
+/* The evidence already in the runs folder, said on stderr. */
+static int reuse(up_select_pool *p, up_eval_session *e, up_error *err)
 {
-    size_t n = 2 * e->plan.nmodels, chosen = 0;
-    up_select_cand *c = up_xcalloc(n ? n : 1, sizeof(*c));
-    up_select_row *rows = up_xcalloc(n ? n : 1, sizeof(*rows));
-    up_eval_summary *s = NULL;
-    char *dead = NULL;
-    int rc = up_eval_session_summarize(e, (uint64_t)a.seed, &s, &dead, err);
+    const char *dir = up_session_runs_dir(a.runs_dir, &e->cfg);
+    json_t *id = up_select_identity(&e->skill, &e->suite, (int)a.runs,
+                                    up_session_chat_inject(NULL));
+    char **notes = NULL;
+    int rc = fresh ? 0
+                   : up_select_reuse(p->ev, &notes, p->want, p->n, dir, id,
+                                     e->suite.ncases, err);
 
+    json_decref(id);
+    for (size_t i = 0; notes && notes[i]; i++)
+        fprintf(stderr, "%s\n", out_safe(notes[i]));
+    up_strv_free(notes);
+    for (size_t i = 0; !rc && i < p->n; i++)
+        if (p->ev[i].reused)
+            fprintf(stderr, "reused %s for %s\n", out_safe(p->ev[i].batch),
+                    out_safe(p->want[i].id));
+    for (size_t i = 0; !rc && i < p->n; i++)
+        if (!p->ev[i].reused)
+            fprintf(stderr, "running %s now: %s\n", out_safe(p->want[i].id),
+                    fresh ? "--fresh"
+                          : "no finished batch of this skill and suite in "
+                            "the runs folder covers it");
+    return rc;
+}
+
+/* Run the eval on the models no batch covers; then every model's
+ * evidence is in. */
+static int run_missing(up_select_pool *p, up_eval_session *e,
+                       up_eval_request *rq, up_error *err)
+{
+    const char **run = up_select_pool_missing(p, &rq->nmodels);
+    int rc = 0;
+
+    rq->models = run;
+    if (rq->nmodels)
+        rc = up_eval_session_start(e, rq, err);
+    if (!rc && rq->nmodels && !a.json)
+        eval_report_start(e);
+    if (!rc && rq->nmodels)
+        rc = up_eval_session_open(e, err);
+    if (!rc && rq->nmodels)
+        rc = up_eval_session_run(e, err);
     if (!rc)
-        up_select_from_summaries(c, s, e->plan.nmodels);
-    if (!rc)
-        rc = up_select_decide(rows, &chosen, c, n, target, err);
+        up_select_pool_fill(p, &e->plan, e->s.batch_dir.data);
+    free(run);
+    return rc;
+}
+
+/* Decide and render; the exit code. */
+static int decide(up_select_pool *p, const up_eval_session *e, up_error *err)
+{
+    up_select_goal g = {target, beat ? p->want[p->ref].id : NULL, 0,
+                        (unsigned)a.runs};
+    up_select s;
+    char *dead = up_xcalloc(e->plan.nmodels + 1, 1);
+    int rc;
+
+    g.margin =
+        (a.margin >= 0 ? a.margin : (double)e->cfg.margin_points.value) / 100;
+    rc = up_select_run(&s, p->ev, p->n, &g, err);
     if (!rc) {
-        struct select_view v = {c, rows, n, chosen, target, (int)a.runs};
+        struct select_view v = {&s, &g, p->ev, p->n};
 
         if (a.json)
             select_report_json(&v);
         else
             select_report_text(&v);
-        rc = chosen < n ? EXIT_OK : EXIT_GATE;
-        if (eval_outcome_failures(e, dead)) /* as eval: errors beat gates */
-            rc = EXIT_PROVIDER;
+        rc = s.chosen < s.n ? EXIT_OK : EXIT_GATE;
+        for (size_t m = 0; m < e->plan.nmodels; m++)
+            dead[m] = up_eval_unanswered(&e->plan, m, NULL) != 0;
+        if (e->plan.nmodels && eval_outcome_failures(e, dead))
+            rc = EXIT_PROVIDER; /* as eval: errors beat gates */
     }
-    free(s);
+    up_select_release(&s);
     free(dead);
-    free(rows);
-    free(c);
     return rc;
 }
 
-static int run(up_eval_session *e, up_error *err)
+static int check_args(up_error *err)
 {
-    up_eval_request rq;
-    int rc;
-
-    if (!(target > 0 && target <= 1))
+    if (!a.models.n)
+        return up_error_set(err, UP_EUSAGE,
+                            "give the candidate models with -m MODEL");
+    if (a.runs < 1)
+        return up_error_set(err, UP_EUSAGE, "--runs must be at least 1");
+    if ((target >= 0) == (beat != NULL))
+        return up_error_set(err, UP_EUSAGE,
+                            "give one goal: --target RATE or --beat MODEL");
+    if (!beat && !(target > 0 && target <= 1))
         return up_error_set(err, UP_EUSAGE,
                             "--target must be a pass rate in (0, 1]");
+    if (a.margin >= 0 && (!beat || a.margin > 50))
+        return up_error_set(err, UP_EUSAGE,
+                            "--margin goes with --beat, in points from 0 "
+                            "to 50");
+    return 0;
+}
+
+static int run(up_eval_session *e, up_select_pool *p, up_error *err)
+{
+    up_eval_request rq;
+    int rc = check_args(err);
+
     eval_cli_request(&rq, &a);
     rq.gen_tests = 1;
-    rc = up_eval_session_load(e, &rq, err);
     if (!rc)
-        rc = up_eval_session_start(e, &rq, err);
-    if (!rc && !a.json)
-        eval_report_start(e);
+        rc = up_eval_session_load(e, &rq, err);
     if (!rc)
-        rc = up_eval_session_open(e, err);
+        rc = up_select_pool_init(p, (const char *const *)a.models.v, a.models.n,
+                                 beat, a.base_url, a.api_key_env, &e->cfg, err);
     if (!rc)
-        rc = up_eval_session_run(e, err);
-    return rc ? rc : decide(e, err);
+        rc = reuse(p, e, err);
+    if (!rc)
+        rc = run_missing(p, e, &rq, err);
+    return rc ? rc : decide(p, e, err);
 }
 
 int cmd_select(int argc, char **argv)
 {
     up_eval_session e;
     up_session_opts o;
+    up_select_pool p;
     up_error err = {0, ""};
     char **args = NULL;
     int nargs, rc;
@@ -111,18 +197,20 @@ int cmd_select(int argc, char **argv)
     a.margin = -1;
     a.max_tokens = UP_MAX_TOKENS_UNSET;
     target = -1;
+    memset(&p, 0, sizeof(p));
     rc = opt_parse(&spec, argc, argv, &args, &nargs);
     if (rc == 0) {
         a.skill_path = args[0];
         eval_cli_session_opts(&o, &a);
         up_eval_session_init(&e, &o);
-        rc = run(&e, &err);
+        rc = run(&e, &p, &err);
         if (rc < 0)
             rc = out_fail(&err);
         up_eval_session_release(&e);
     } else {
         rc = rc > 0 ? 0 : EXIT_USAGE;
     }
+    up_select_pool_release(&p);
     strlist_release(&a.models);
     free(args);
     return rc;

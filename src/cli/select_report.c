@@ -1,7 +1,8 @@
 /*
- * `upskill select`'s report: the chosen candidate, the runner-up, and
- * why each other one lost, as text or as one JSON document.  A model
- * without a configured price is said, never priced by a guess.
+ * `upskill select`'s report: the goal, the reference of --beat, the
+ * chosen candidate, the runner-up, and why each other one lost, as text
+ * or as one JSON document.  A model without a configured price is said,
+ * never priced by a guess.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,112 +12,187 @@
 #include "cli.h"
 #include "select_report.h"
 
-static const char *arm_name(const up_select_cand *c)
+static const char *arm_name(int skill)
 {
-    return c->skill ? "with the skill" : "baseline";
+    return skill ? "with the skill" : "baseline";
 }
 
-/* Further cases at --runs that would settle an unsure row; 0: none. */
-static size_t more_cases(const struct select_view *v, size_t i)
+/* The model named model among the evidence (for its batch and price). */
+static const up_select_model *model_of(const struct select_view *v,
+                                       const char *model)
 {
-    size_t runs = v->runs > 0 ? (size_t)v->runs : 1;
+    for (size_t i = 0; i < v->nm; i++)
+        if (!strcmp(v->m[i].model, model))
+            return &v->m[i];
+    return NULL;
+}
 
-    return (v->rows[i].more_trials + runs - 1) / runs;
+static void rate_text(const char *model, int skill, const up_rate *r)
+{
+    printf("%s %s: %.2f [%.2f, %.2f] over %zu run(s)", out_safe(model),
+           arm_name(skill), r->rate, r->lo, r->hi, r->trials);
 }
 
 static void line(const struct select_view *v, size_t i)
 {
-    const up_select_cand *c = &v->c[i];
-    const up_select_row *r = &v->rows[i];
+    const up_select_cand *c = &v->s->c[i];
+    const up_select_row *r = &v->s->rows[i];
 
-    printf("%s: %s %s: %.2f [%.2f, %.2f] over %zu run(s)",
-           up_select_why_label(r->why), out_safe(c->model), arm_name(c),
-           c->rate.rate, c->rate.lo, c->rate.hi, c->rate.trials);
+    printf("%s: ", up_select_why_label(r->why));
+    rate_text(c->model, c->skill, &c->rate);
     if (r->cost_per_pass >= 0)
         printf(", $%.6f per passed case", r->cost_per_pass);
-    if (r->why == UP_SELECT_UNSURE && more_cases(v, i))
-        printf("; about %zu more case(s) would settle it", more_cases(v, i));
+    if (v->g->beat && r->vs.n)
+        printf("; against %s's baseline: %+.0f points [%+.0f, %+.0f] over "
+               "%zu case(s)",
+               out_safe(v->g->beat), 100 * r->vs.diff, 100 * r->vs.ci_lo,
+               100 * r->vs.ci_hi, r->vs.n);
+    if (r->why == UP_SELECT_UNSURE && r->more_cases)
+        printf("; about %zu more case(s) would settle it", r->more_cases);
     else if (r->why == UP_SELECT_UNSURE)
-        printf("; more cases at this rate would not settle it");
+        printf("; more cases %s would not settle it",
+               v->g->beat ? "like these" : "at this rate");
     putchar('\n');
 }
 
-/* Whether model i's name came earlier among the unpriced. */
-static int said_before(const struct select_view *v, size_t i)
+static void goal_text(const struct select_view *v)
 {
-    for (size_t j = 0; j < i; j++)
-        if (!v->c[j].priced && !strcmp(v->c[j].model, v->c[i].model))
-            return 1;
-    return 0;
+    const up_select *s = v->s;
+
+    if (!v->g->beat) {
+        printf("target: pass rate %.2f (the 95%% interval's lower bound)\n",
+               v->g->target);
+        return;
+    }
+    printf("goal: at least as good as %s without the skill, within %.0f "
+           "points (the paired 95%% interval of the difference, over the "
+           "same cases, stays above -%.0f points)\n",
+           out_safe(v->g->beat), 100 * v->g->margin, 100 * v->g->margin);
+    printf("reference: ");
+    rate_text(s->ref->model, 0, &s->ref_rate);
+    if (s->ref_cost_per_pass >= 0)
+        printf(", $%.6f per passed case", s->ref_cost_per_pass);
+    putchar('\n');
 }
 
 void select_report_text(const struct select_view *v)
 {
-    printf("target: pass rate %.2f (the 95%% interval's lower bound)\n",
-           v->target);
-    for (size_t i = 0; i < v->n; i++) /* the chosen first */
-        if (v->rows[i].why == UP_SELECT_CHOSEN)
+    const up_select *s = v->s;
+
+    goal_text(v);
+    for (size_t i = 0; i < s->n; i++) /* the chosen first */
+        if (s->rows[i].why == UP_SELECT_CHOSEN)
             line(v, i);
-    for (size_t i = 0; i < v->n; i++)
-        if (v->rows[i].why == UP_SELECT_RUNNER_UP)
+    for (size_t i = 0; i < s->n; i++)
+        if (s->rows[i].why == UP_SELECT_RUNNER_UP)
             line(v, i);
-    for (size_t i = 0; i < v->n; i++)
-        if (v->rows[i].why > UP_SELECT_RUNNER_UP)
+    for (size_t i = 0; i < s->n; i++)
+        if (s->rows[i].why > UP_SELECT_RUNNER_UP)
             line(v, i);
-    if (v->chosen == v->n)
-        printf("no candidate clears %.2f\n", v->target);
-    for (size_t i = 0; i < v->n; i++)
-        if (!v->c[i].priced && !said_before(v, i))
+    if (s->chosen == s->n && v->g->beat)
+        printf("no candidate is as good as %s within %.0f points\n",
+               out_safe(v->g->beat), 100 * v->g->margin);
+    else if (s->chosen == s->n)
+        printf("no candidate clears %.2f\n", v->g->target);
+    for (size_t i = 0; i < v->nm; i++)
+        if (v->m[i].cost[0] < 0 || v->m[i].cost[1] < 0)
             printf("no price for %s: set prices in the config\n",
-                   out_safe(v->c[i].model));
+                   out_safe(v->m[i].model));
+}
+
+static json_t *rate_json(json_t *o, const up_rate *r)
+{
+    json_object_set_new(o, "pass_rate", json_real(r->rate));
+    json_object_set_new(o, "lo", json_real(r->lo));
+    json_object_set_new(o, "hi", json_real(r->hi));
+    json_object_set_new(o, "passed", json_integer((json_int_t)r->successes));
+    json_object_set_new(o, "trials", json_integer((json_int_t)r->trials));
+    return o;
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *vs_json(const struct select_view *v, const up_select_row *r)
+{
+    if (!v->g->beat || !r->vs.n)
+        return json_null();
+    return json_pack("{s:f, s:f, s:f, s:I}", "difference", r->vs.diff, "lo",
+                     r->vs.ci_lo, "hi", r->vs.ci_hi, "cases",
+                     (json_int_t)r->vs.n);
 }
 
 static json_t *cand_json(const struct select_view *v, size_t i)
 {
-    const up_select_cand *c = &v->c[i];
-    const up_select_row *r = &v->rows[i];
+    const up_select_cand *c = &v->s->c[i];
+    const up_select_row *r = &v->s->rows[i];
+    const up_select_model *m = model_of(v, c->model);
     json_t *o = json_object();
 
     json_object_set_new(o, "model", json_string(c->model));
     json_object_set_new(o, "skill", json_boolean(c->skill));
     json_object_set_new(o, "verdict", json_string(up_select_why_label(r->why)));
-    json_object_set_new(o, "pass_rate", json_real(c->rate.rate));
-    json_object_set_new(o, "lo", json_real(c->rate.lo));
-    json_object_set_new(o, "hi", json_real(c->rate.hi));
-    json_object_set_new(o, "passed",
-                        json_integer((json_int_t)c->rate.successes));
-    json_object_set_new(o, "trials", json_integer((json_int_t)c->rate.trials));
+    rate_json(o, &c->rate);
     json_object_set_new(o, "priced", json_boolean(c->priced));
     json_object_set_new(o, "cost_per_pass",
                         r->cost_per_pass >= 0 ? json_real(r->cost_per_pass)
                                               : json_null());
+    json_object_set_new(o, "vs_reference", vs_json(v, r));
+    json_object_set_new(o, "batch", str_or_null(m ? m->batch : NULL));
+    json_object_set_new(o, "reused", json_boolean(m && m->reused));
     if (r->why == UP_SELECT_UNSURE)
         json_object_set_new(o, "more_cases",
-                            more_cases(v, i)
-                                ? json_integer((json_int_t)more_cases(v, i))
+                            r->more_cases
+                                ? json_integer((json_int_t)r->more_cases)
                                 : json_null());
     return o;
 }
 
 static json_t *pick(const struct select_view *v, up_select_why why)
 {
-    for (size_t i = 0; i < v->n; i++)
-        if (v->rows[i].why == why)
+    for (size_t i = 0; i < v->s->n; i++)
+        if (v->s->rows[i].why == why)
             return cand_json(v, i);
     return json_null();
+}
+
+static json_t *ref_json(const struct select_view *v)
+{
+    const up_select *s = v->s;
+    json_t *o;
+
+    if (!s->ref)
+        return json_null();
+    o = json_pack("{s:s, s:b}", "model", s->ref->model, "skill", 0);
+    rate_json(o, &s->ref_rate);
+    json_object_set_new(o, "cost_per_pass",
+                        s->ref_cost_per_pass >= 0
+                            ? json_real(s->ref_cost_per_pass)
+                            : json_null());
+    json_object_set_new(o, "batch", str_or_null(s->ref->batch));
+    json_object_set_new(o, "reused", json_boolean(s->ref->reused));
+    return o;
 }
 
 void select_report_json(const struct select_view *v)
 {
     json_t *doc = json_object(), *all = json_array(), *np = json_array();
+    int beat = v->g->beat != NULL;
 
-    for (size_t i = 0; i < v->n; i++) {
+    for (size_t i = 0; i < v->s->n; i++)
         json_array_append_new(all, cand_json(v, i));
-        if (!v->c[i].priced && !said_before(v, i))
-            json_array_append_new(np, json_string(v->c[i].model));
-    }
-    json_object_set_new(doc, "target", json_real(v->target));
-    json_object_set_new(doc, "cleared", json_boolean(v->chosen < v->n));
+    for (size_t i = 0; i < v->nm; i++)
+        if (v->m[i].cost[0] < 0 || v->m[i].cost[1] < 0)
+            json_array_append_new(np, json_string(v->m[i].model));
+    json_object_set_new(doc, "target",
+                        beat ? json_null() : json_real(v->g->target));
+    json_object_set_new(doc, "beat", str_or_null(v->g->beat));
+    json_object_set_new(doc, "margin",
+                        beat ? json_real(v->g->margin) : json_null());
+    json_object_set_new(doc, "reference", ref_json(v));
+    json_object_set_new(doc, "cleared", json_boolean(v->s->chosen < v->s->n));
     json_object_set_new(doc, "chosen", pick(v, UP_SELECT_CHOSEN));
     json_object_set_new(doc, "runner_up", pick(v, UP_SELECT_RUNNER_UP));
     json_object_set_new(doc, "candidates", all);

@@ -1,6 +1,7 @@
 /*
- * `upskill select`'s rendering (select_report.c): the verdict on every
- * candidate as text or as one JSON document.
+ * `upskill select`'s rendering (select_report.c): the goal, the
+ * reference of --beat, and the verdict on every candidate, as text or as
+ * one JSON document.
  */
 #ifndef UPSKILL_SELECT_REPORT_H
 #define UPSKILL_SELECT_REPORT_H
@@ -9,14 +10,12 @@
 
 #include "upskill/select.h"
 
-/* What the report shows: n candidates, their rows, the choice. */
+/* What the report shows: the decision, its goal and the evidence. */
 struct select_view {
-    const up_select_cand *c;
-    const up_select_row *rows;
-    size_t n;
-    size_t chosen; /* n: none clears */
-    double target;
-    int runs; /* repeats per case, to turn trials into cases */
+    const up_select *s;
+    const up_select_goal *g;
+    const up_select_model *m; /* nm models: where each one's runs came from */
+    size_t nm;
 };
 
 /* The decision on stdout, then a note per model without a price. */

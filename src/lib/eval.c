@@ -113,6 +113,7 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     p->runs = runs < 1 ? 1 : runs;
     p->baseline = baseline;
     p->margin = UP_STATS_MARGIN;
+    p->seed = 1; /* the statistics' default seed */
     p->inject = inject;
     p->check_mode = (int)UP_SANDBOX_BWRAP; /* the session's --sandbox wins */
     p->nmodels = nmodels;

@@ -295,7 +295,7 @@ void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
 
 /* ---- what a batch was made for -------------------------------------- */
 
-static json_t *plan_identity(const up_eval_plan *p)
+json_t *up_eval_batch_identity(const up_eval_plan *p)
 {
     up_buf suite = UP_BUF_INIT;
     char suite_hash[65], skill_hash[65];
@@ -307,10 +307,11 @@ static json_t *plan_identity(const up_eval_plan *p)
     up_sha256_hex(skill_hash, p->system_skill, strlen(p->system_skill));
     for (size_t i = 0; i < p->nmodels; i++)
         json_array_append_new(models, json_string(p->models[i]));
-    o = json_pack("{s:s, s:s, s:o, s:i, s:b, s:b, s:i}", "suite_sha256",
+    o = json_pack("{s:s, s:s, s:o, s:i, s:b, s:b, s:i, s:I}", "suite_sha256",
                   suite_hash, "skill_sha256", skill_hash, "models", models,
                   "runs", p->runs, "baseline", p->baseline, "agent", p->agent,
-                  "agent_inject", (int)p->agent_inject);
+                  "agent_inject", (int)p->agent_inject, "seed",
+                  (json_int_t)p->seed);
     if (p->skill_base) { /* compare: skill A in the baseline arm */
         up_sha256_hex(skill_hash, p->system_base, strlen(p->system_base));
         json_object_set_new(o, "base_sha256", json_string(skill_hash));
@@ -326,7 +327,7 @@ int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
                        up_error *err)
 {
     up_buf path = UP_BUF_INIT;
-    json_t *o = plan_identity(p);
+    json_t *o = up_eval_batch_identity(p);
     int rc;
 
     up_fs_join(&path, batch_dir, UP_EVAL_BATCH_PLAN);
@@ -337,28 +338,34 @@ int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
 }
 
 /* What each identity key stands for, in a refusal message; a key added
- * later is absent from older batches, which then stand for its default
- * (false or 0). */
+ * later (LATER) is absent from older batches, which then stand for its
+ * default (false or 0); one that was not recorded before (UNRECORDED)
+ * matches any value when absent on either side. */
+enum { ALWAYS = 0, LATER, UNRECORDED };
+
 static const struct {
     const char *key, *what;
     int later;
 } identity_keys[] = {
-    {"suite_sha256", "test suite", 0},
-    {"skill_sha256", "skill", 0},
-    {"models", "models (-m)", 0},
-    {"runs", "number of runs (--runs)", 0},
-    {"baseline", "baseline setting (--no-baseline)", 0},
-    {"agent", "agent mode (--agent)", 1},
-    {"agent_inject", "skill injection in agent mode (--inject)", 1},
-    {"shard", "shard (--shard)", 1},
-    {"base_sha256", "compared skill (compare's SKILL_A)", 1},
+    {"suite_sha256", "test suite", ALWAYS},
+    {"skill_sha256", "skill", ALWAYS},
+    {"models", "models (-m)", ALWAYS},
+    {"runs", "number of runs (--runs)", ALWAYS},
+    {"baseline", "baseline setting (--no-baseline)", ALWAYS},
+    {"agent", "agent mode (--agent)", LATER},
+    {"agent_inject", "skill injection in agent mode (--inject)", LATER},
+    {"shard", "shard (--shard)", LATER},
+    {"base_sha256", "compared skill (compare's SKILL_A)", LATER},
+    {"seed", "statistics seed (--seed)", UNRECORDED},
 };
 
 /* An absent key of an older batch against its default now. */
 static int absent_default(const json_t *now, int later)
 {
-    return later && (json_is_false(now) ||
-                     (json_is_integer(now) && !json_integer_value(now)));
+    return later == UNRECORDED ||
+           (later == LATER &&
+            (json_is_false(now) ||
+             (json_is_integer(now) && !json_integer_value(now))));
 }
 
 const char *up_eval_batch_differs(const json_t *had, const json_t *now,
@@ -371,6 +378,7 @@ const char *up_eval_batch_differs(const json_t *had, const json_t *now,
         const json_t *b = json_object_get(now, identity_keys[i].key);
 
         if ((!with_shard && !strcmp(identity_keys[i].key, "shard")) ||
+            (identity_keys[i].later == UNRECORDED && (!a || !b)) ||
             (a ? json_equal(a, b)
                : !b || absent_default(b, identity_keys[i].later)))
             continue;
@@ -403,7 +411,7 @@ int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
                         up_error *err)
 {
     up_buf path = UP_BUF_INIT;
-    json_t *had = NULL, *now = plan_identity(p);
+    json_t *had = NULL, *now = up_eval_batch_identity(p);
     int rc;
 
     up_fs_join(&path, batch_dir, UP_EVAL_BATCH_PLAN);

@@ -16,21 +16,21 @@ long up_eval_estimate_tokens(const char *text)
     return (long)((n + 3) / 4);
 }
 
-static double job_cost(const up_eval_job *j, const up_price *price)
+double up_eval_cost(const up_price *price, const up_usage *u)
 {
-    double fresh = (double)(j->usage.input - j->usage.cached);
+    double fresh = (double)(u->input - u->cached);
 
     if (!price)
         return -1;
-    return (fresh * price->input + (double)j->usage.cached * price->cached +
-            (double)j->usage.output * price->output) /
+    return (fresh * price->input + (double)u->cached * price->cached +
+            (double)u->output * price->output) /
            1e6;
 }
 
 static void add_job(up_arm_totals *t, const up_eval_job *j,
                     const up_price *price)
 {
-    double c = job_cost(j, price);
+    double c = up_eval_cost(price, &j->usage);
 
     t->jobs++;
     t->passed += j->passed != 0 && !j->error;
@@ -85,7 +85,7 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
 
 up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)
 {
-    up_stats_case *cs = up_xcalloc(p->suite->ncases, sizeof(*cs));
+    up_stats_case *cs = up_xcalloc(p->suite->ncases + 1, sizeof(*cs));
 
     for (size_t i = 0; i < p->njobs; i++) {
         const up_eval_job *j = &p->jobs[i];
@@ -267,7 +267,7 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
         r->turns++; /* upstream: one fresh user message per case */
         add_agent(r, j, calls, errors);
         if (price)
-            r->cost_usd += job_cost(j, price);
+            r->cost_usd += up_eval_cost(price, &j->usage);
     }
     /* upstream's tool time: the span not spent waiting for the model */
     r->tool_time_ms =

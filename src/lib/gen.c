@@ -213,10 +213,7 @@ static void add_usage(up_gen_cost *c, const up_config *cfg, const up_model *m,
     if (!pr || c->cost_usd < 0)
         c->cost_usd = -1;
     else
-        c->cost_usd +=
-            ((double)(u->input - u->cached) * pr->input +
-             (double)u->cached * pr->cached + (double)u->output * pr->output) /
-            1e6;
+        c->cost_usd += up_eval_cost(pr, u);
 }
 
 /*

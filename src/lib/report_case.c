@@ -92,6 +92,7 @@ static void artifact(up_buf *out, const json_t *o, size_t bi)
 
 struct transcripts {
     up_buf *out;
+    const up_report_batch *b;
     size_t bi;
 };
 
@@ -99,7 +100,8 @@ static void one_artifact(void *ud, json_t *o)
 {
     struct transcripts *t = ud;
 
-    artifact(t->out, o, t->bi);
+    if (up_report_kept(t->b, o)) /* not another generate attempt's */
+        artifact(t->out, o, t->bi);
 }
 
 int up_report_transcripts(up_buf *out, const up_report_batch *b, size_t bi,
@@ -116,7 +118,7 @@ int up_report_transcripts(up_buf *out, const up_report_batch *b, size_t bi,
         up_buf_adds(&p, "/cases/transcripts.jsonl");
         if (there)
             rc = up_store_cases_each(p.data, one_artifact,
-                                     &(struct transcripts){out, bi}, err);
+                                     &(struct transcripts){out, b, bi}, err);
         up_buf_release(&p);
         if (!there)
             break;

@@ -274,6 +274,12 @@ static void provenance(up_buf *out, const up_report_batch *b)
     kv(out, "suite sha256 (batch_plan.json)", b->suite_sha);
     kv(out, "skill sha256 (batch_plan.json)", b->skill_sha);
     kv(out, "written by upskill", b->version);
+    if (b->kept_attempt) {
+        up_buf_addf(&seed, "attempt %d (its runs alone are shown)",
+                    b->kept_attempt);
+        kv(out, "generate batch: kept", seed.data);
+        up_buf_reset(&seed);
+    }
     up_buf_addf(&seed, "%llu (statistics recomputed by upskill %s)",
                 (unsigned long long)b->seed, UPSKILL_VERSION);
     kv(out, "statistics seed", seed.data);

@@ -2,7 +2,13 @@
 #ifndef UPSKILL_REPORT_INT_H
 #define UPSKILL_REPORT_INT_H
 
+#include <jansson.h>
+
 #include "upskill/report.h"
+
+/* 1 when a run record or artifact o (its "attempt") is of b's kept
+ * attempt, or b is no generate batch. */
+int up_report_kept(const up_report_batch *b, const json_t *o);
 
 /* Passes of one arm (0 baseline, 1 skill) of m over its cases. */
 size_t up_report_passes(const up_report_model *m, size_t ncases, int skill);

@@ -14,6 +14,8 @@
 #include "upskill/store.h"
 #include "util/json.h"
 
+#include "report_int.h"
+
 /* N of a "run_N" name, or -1. */
 static int run_number(const char *name)
 {
@@ -62,6 +64,14 @@ static void grow_cases(up_report_batch *b, size_t ci)
     b->ncases = ci + 1;
 }
 
+/* An artifact's usage into sum (what it is priced from). */
+static void add_usage(up_usage *sum, const json_t *u)
+{
+    sum->input += up_json_long(u, "input_tokens", 0);
+    sum->output += up_json_long(u, "output_tokens", 0);
+    sum->cached += up_json_long(u, "cached_tokens", 0);
+}
+
 /* Pool one artifact into its model's cell. */
 static void add_artifact(up_report_batch *b, const json_t *o, int run)
 {
@@ -73,7 +83,7 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     int skill;
     double tok;
 
-    if (!model || !arm || ci < 0 || ci > 10000000)
+    if (!model || !arm || ci < 0 || ci > 10000000 || !up_report_kept(b, o))
         return;
     skill = strcmp(arm, "with_skill") == 0;
     model_for(b, model);
@@ -81,6 +91,7 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     c = &model_for(b, model)->cells[ci];
     if (!c->first_run[skill])
         c->first_run[skill] = run;
+    add_usage(&model_for(b, model)->usage[skill], u);
     if (json_is_string(json_object_get(o, "error")))
         return;
     tok =
@@ -130,7 +141,7 @@ static void load_result(up_report_batch *b, const char *path)
     md = json_object_get(o, "metadata");
     model = up_json_str(md, "model");
     type = up_json_str(o, "run_type");
-    if (model && type) {
+    if (model && type && up_report_kept(b, o)) {
         skill = strcmp(type, "with_skill") == 0;
         m = model_for(b, model);
         if (!json_is_number(json_object_get(o, "cost_usd")))
@@ -145,6 +156,29 @@ static void load_result(up_report_batch *b, const char *path)
         dup_once(&b->version, up_json_str(md, "upskill_version"));
     }
     json_decref(o);
+}
+
+int up_report_kept(const up_report_batch *b, const json_t *o)
+{
+    return !b->kept_attempt || up_json_long(o, "attempt", 0) == b->kept_attempt;
+}
+
+/* generate logs every refinement attempt in its batch; the kept one
+ * (batch_summary.json's stats.generate.kept_attempt) speaks for it, as
+ * in `upskill runs` (store_read.c). */
+static void load_kept(up_report_batch *b)
+{
+    up_buf p = UP_BUF_INIT;
+    json_t *o = NULL;
+    up_error e = {0};
+
+    up_fs_join(&p, b->dir, "batch_summary.json");
+    if (up_json_load_file(&o, p.data, &e) == 0)
+        b->kept_attempt = (int)up_json_long(
+            json_object_get(json_object_get(o, "stats"), "generate"),
+            "kept_attempt", 0);
+    json_decref(o);
+    up_buf_release(&p);
 }
 
 /* suite_sha256 and skill_sha256 from batch_plan.json, when there. */
@@ -216,6 +250,7 @@ int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
         goto out;
     qsort(names, n, sizeof(*names), cmp_runs);
     load_plan(b);
+    load_kept(b);
     for (size_t i = 0; i < n && !rc; i++)
         if (run_number(names[i]) > 0)
             rc = load_run(b, names[i], err);

@@ -1,13 +1,24 @@
 /*
- * The decision core of `upskill select`: which candidate clears a target
- * pass rate most cheaply, and why the others lost.  See
- * include/upskill/select.h and docs/select.md.
+ * The decision core of `upskill select`: which candidate meets the goal
+ * (a target pass rate, or another model's baseline within a margin) most
+ * cheaply, and why the others lost.  See include/upskill/select.h and
+ * docs/select.md.
+ *
+ * Both goals are one rule on an interval against a bar: --target the
+ * candidate's Wilson interval against the target, --beat the paired
+ * interval of its difference to the reference (up_stats_lift, the
+ * interval eval's lift uses) against -margin.  Lower bound at or over the
+ * bar: meets it; upper bound under: too weak; else not enough evidence.
  */
 #include "upskill/select.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-#define TRIALS_MAX 100000u
+#include "upskill/alloc.h"
+
+#define GROW_MAX 100000u /* the most trials or cases a "more" may name */
 
 static const char *const why_labels[] = {
     [UP_SELECT_CHOSEN] = "chosen",
@@ -22,32 +33,23 @@ const char *up_select_why_label(up_select_why why)
     return why_labels[why];
 }
 
-/* 1 when n trials at rate give an interval wholly on one side of t. */
-static int settles(double rate, double t, size_t n)
-{
-    double lo, hi;
-    size_t s = (size_t)floor(rate * (double)n + 0.5);
-
-    up_stats_wilson(s, n, UP_STATS_Z95, &lo, &hi);
-    return rate > t ? lo >= t : hi < t;
-}
-
-size_t up_select_trials_for(double rate, double target)
+/* The smallest n in [1, GROW_MAX] for which settles(ud, n), found by
+ * doubling then bisection (settling is monotone in n, or nearly); 0 when
+ * GROW_MAX does not settle. */
+static size_t smallest(int (*settles)(const void *ud, size_t n), const void *ud)
 {
     size_t lo = 1, hi = 1;
 
-    if (rate == target)
-        return 0;
-    while (hi <= TRIALS_MAX && !settles(rate, target, hi))
+    while (hi <= GROW_MAX && !settles(ud, hi))
         hi *= 2;
-    if (hi > TRIALS_MAX && !settles(rate, target, TRIALS_MAX))
+    if (hi > GROW_MAX && !settles(ud, GROW_MAX))
         return 0;
-    if (hi > TRIALS_MAX)
-        hi = TRIALS_MAX;
-    while (lo < hi) { /* smallest n in [lo, hi] that settles */
+    if (hi > GROW_MAX)
+        hi = GROW_MAX;
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
 
-        if (settles(rate, target, mid))
+        if (settles(ud, mid))
             hi = mid;
         else
             lo = mid + 1;
@@ -55,32 +57,103 @@ size_t up_select_trials_for(double rate, double target)
     return lo;
 }
 
-/* The ranking key of a candidate that clears: priced before unpriced. */
+struct rate_at {
+    double rate, t;
+};
+
+/* 1 when n trials at rate give a Wilson interval wholly on one side. */
+static int rate_settles(const void *ud, size_t n)
+{
+    const struct rate_at *r = ud;
+    double lo, hi;
+    size_t s = (size_t)floor(r->rate * (double)n + 0.5);
+
+    up_stats_wilson(s, n, UP_STATS_Z95, &lo, &hi);
+    return r->rate > r->t ? lo >= r->t : hi < r->t;
+}
+
+size_t up_select_trials_for(double rate, double target)
+{
+    struct rate_at r = {rate, target};
+
+    return rate == target ? 0 : smallest(rate_settles, &r);
+}
+
+struct cases_at {
+    const up_stats_case *c;
+    size_t n;
+    double bar;
+};
+
+/* 1 when the observed cases repeated in order to n cases give a paired
+ * interval wholly on one side of the bar. */
+static int cases_settle(const void *ud, size_t n)
+{
+    const struct cases_at *a = ud;
+    up_stats_case *v = up_xmalloc(n * sizeof(*v));
+    up_paired d;
+
+    for (size_t i = 0; i < n; i++)
+        v[i] = a->c[i % a->n];
+    up_stats_lift(&d, v, n);
+    free(v);
+    return d.n && (d.ci_lo >= a->bar || d.ci_hi < a->bar);
+}
+
+size_t up_select_cases_for(const up_stats_case *c, size_t n, double bar)
+{
+    struct cases_at a = {c, n, bar};
+    up_paired d;
+
+    up_stats_lift(&d, c, n);
+    if (!d.n || d.diff == bar) /* no pair, or an estimate on the bar */
+        return 0;
+    return smallest(cases_settle, &a);
+}
+
+/* The ranking key of a candidate that meets the goal: priced first. */
 static double rank_key(const up_select_row *r)
 {
     return r->cost_per_pass >= 0 ? r->cost_per_pass : INFINITY;
 }
 
-static void classify(up_select_row *r, const up_select_cand *c, double t)
+/* Further cases (at runs) for a total of need trials over have. */
+static size_t more(size_t need, size_t have, unsigned runs)
 {
+    return need > have ? (need - have + runs - 1) / runs : 0;
+}
+
+/* Where the candidate's interval lies against the goal's bar. */
+static void classify(up_select_row *r, const up_select_cand *c,
+                     const up_select_goal *g)
+{
+    unsigned runs = g->runs ? g->runs : 1;
+    double lo = c->rate.lo, hi = c->rate.hi, bar = g->target;
+
+    memset(r, 0, sizeof(*r));
     r->cost_per_pass = -1;
-    r->more_trials = 0;
     if (c->priced && c->rate.successes > 0)
         r->cost_per_pass = c->cost / (double)c->rate.successes;
-    if (c->rate.lo >= t) {
+    if (g->beat) {
+        up_stats_lift(&r->vs, c->vs, c->nvs);
+        lo = r->vs.ci_lo, hi = r->vs.ci_hi, bar = -g->margin;
+    }
+    if (g->beat && !r->vs.n) {
+        r->why = UP_SELECT_UNSURE; /* no case answered by both */
+    } else if (lo >= bar) {
         r->why = UP_SELECT_TOO_EXPENSIVE; /* until ranked */
-    } else if (c->rate.hi < t) {
+    } else if (hi < bar) {
         r->why = UP_SELECT_TOO_WEAK;
     } else {
-        size_t need = up_select_trials_for(c->rate.rate, t);
-
         r->why = UP_SELECT_UNSURE;
-        if (need > c->rate.trials)
-            r->more_trials = need - c->rate.trials;
+        r->more_cases =
+            g->beat ? more(up_select_cases_for(c->vs, c->nvs, bar), c->nvs, 1)
+                    : more(up_select_trials_for(c->rate.rate, bar),
+                           c->rate.trials, runs);
     }
 }
 
-/* Index of the cheapest clearing row not yet ranked, or n. */
+/* Index of the cheapest row that meets the goal not yet ranked, or n. */
 static size_t cheapest(const up_select_row *rows, size_t n)
 {
     size_t best = n;
@@ -94,18 +167,30 @@ static size_t cheapest(const up_select_row *rows, size_t n)
     return best;
 }
 
-int up_select_decide(up_select_row *rows, size_t *chosen,
-                     const up_select_cand *c, size_t n, double target,
-                     up_error *err)
+static int check_goal(const up_select_goal *g, up_error *err)
 {
-    size_t second;
-
-    if (!(target > 0 && target <= 1))
+    if (g->beat && !(g->margin >= 0 && g->margin <= 0.5))
+        return up_error_set(err, UP_EINVALID,
+                            "margin %g: expected a share in [0, 0.5]",
+                            g->margin);
+    if (!g->beat && !(g->target > 0 && g->target <= 1))
         return up_error_set(err, UP_EINVALID,
                             "target %g: expected a pass rate in (0, 1]",
-                            target);
+                            g->target);
+    return 0;
+}
+
+int up_select_decide(up_select_row *rows, size_t *chosen,
+                     const up_select_cand *c, size_t n,
+                     const up_select_goal *goal, up_error *err)
+{
+    size_t second;
+    int rc = check_goal(goal, err);
+
+    if (rc)
+        return rc;
     for (size_t i = 0; i < n; i++)
-        classify(&rows[i], &c[i], target);
+        classify(&rows[i], &c[i], goal);
     *chosen = cheapest(rows, n);
     if (*chosen == n)
         return 0;
@@ -116,19 +201,111 @@ int up_select_decide(up_select_row *rows, size_t *chosen,
     return 0;
 }
 
-size_t up_select_from_summaries(up_select_cand *c, const up_eval_summary *s,
-                                size_t n)
-{
-    for (size_t m = 0; m < n; m++)
-        for (int a = 0; a < 2; a++) {
-            const up_arm_totals *t = &s[m].arm[a];
-            up_select_cand *d = &c[2 * m + (size_t)a];
+/* ---- candidates from models ----------------------------------------- */
 
-            d->model = s[m].model;
-            d->skill = a == UP_ARM_SKILL;
-            d->rate = t->rate;
-            d->priced = t->cost_usd >= 0;
-            d->cost = d->priced ? t->cost_usd : 0;
+void up_select_model_release(up_select_model *m)
+{
+    free(m->model);
+    free(m->cases);
+    free(m->batch);
+    memset(m, 0, sizeof(*m));
+}
+
+/* The candidate of model m's arm (skill 1: with the skill). */
+static void cand_of(up_select_cand *c, const up_select_model *m, int skill)
+{
+    memset(c, 0, sizeof(*c));
+    c->model = m->model;
+    c->skill = skill;
+    up_stats_arm_rate(&c->rate, m->cases, m->ncases, skill);
+    c->priced = m->cost[skill] >= 0;
+    c->cost = c->priced ? m->cost[skill] : 0;
+}
+
+/* Per case, the reference's baseline against model m's arm into v. */
+static void pair_with(up_stats_case *v, const up_select_model *ref,
+                      const up_select_model *m, int skill)
+{
+    for (size_t k = 0; k < ref->ncases; k++) {
+        const up_stats_case *a = &ref->cases[k], *b = &m->cases[k];
+
+        memset(&v[k], 0, sizeof(v[k]));
+        v[k].base_pass = a->base_pass;
+        v[k].base_runs = a->base_runs;
+        v[k].skill_pass = skill ? b->skill_pass : b->base_pass;
+        v[k].skill_runs = skill ? b->skill_runs : b->base_runs;
+    }
+}
+
+static int find_ref(up_select *s, const up_select_model *m, size_t nm,
+                    const up_select_goal *g, up_error *err)
+{
+    for (size_t i = 0; i < nm && !s->ref; i++)
+        if (!strcmp(m[i].model, g->beat))
+            s->ref = &m[i];
+    if (!s->ref)
+        return up_error_set(err, UP_EINVALID,
+                            "'%s': the model to beat has no runs", g->beat);
+    for (size_t i = 0; i < nm; i++)
+        if (m[i].ncases != s->ref->ncases)
+            return up_error_set(
+                err, UP_EINVALID, "'%s': %zu cases, not the %zu of '%s'",
+                m[i].model, m[i].ncases, s->ref->ncases, g->beat);
+    return 0;
+}
+
+/* The candidates of the models: both arms, but not the reference's
+ * baseline nor a model that is only the reference. */
+static void make_cands(up_select *s, const up_select_model *m, size_t nm)
+{
+    size_t nc = s->ref ? s->ref->ncases : 0;
+
+    s->c = up_xcalloc(2 * nm + 1, sizeof(*s->c));
+    s->rows = up_xcalloc(2 * nm + 1, sizeof(*s->rows));
+    s->pairs = up_xcalloc(2 * nm * nc + 1, sizeof(*s->pairs));
+    for (size_t i = 0; i < nm; i++)
+        for (int skill = 0; skill < 2; skill++) {
+            up_select_cand *c = &s->c[s->n];
+
+            if (m[i].ref_only || (&m[i] == s->ref && !skill))
+                continue;
+            cand_of(c, &m[i], skill);
+            if (s->ref) {
+                c->vs = s->pairs + s->n * nc;
+                c->nvs = nc;
+                pair_with(s->pairs + s->n * nc, s->ref, &m[i], skill);
+            }
+            s->n++;
         }
-    return 2 * n;
+}
+
+int up_select_run(up_select *s, const up_select_model *m, size_t nm,
+                  const up_select_goal *goal, up_error *err)
+{
+    int rc = 0;
+
+    memset(s, 0, sizeof(*s));
+    if (goal->beat)
+        rc = find_ref(s, m, nm, goal, err);
+    if (rc)
+        return rc;
+    make_cands(s, m, nm);
+    if (s->ref) {
+        up_select_cand base;
+
+        cand_of(&base, s->ref, 0);
+        s->ref_rate = base.rate;
+        s->ref_cost_per_pass = base.priced && base.rate.successes
+                                   ? base.cost / (double)base.rate.successes
+                                   : -1;
+    }
+    return up_select_decide(s->rows, &s->chosen, s->c, s->n, goal, err);
+}
+
+void up_select_release(up_select *s)
+{
+    free(s->c);
+    free(s->rows);
+    free(s->pairs);
+    memset(s, 0, sizeof(*s));
 }

@@ -136,6 +136,7 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
     if (rq->base_skill_path) /* compare: arm 0 runs skill A */
         up_eval_plan_set_base(&e->plan, &e->base_skill);
     up_eval_plan_shard(&e->plan, rq->shard_index, rq->shard_count);
+    e->plan.seed = rq->seed;
     e->plan.margin =
         (rq->margin >= 0 ? rq->margin : (double)e->cfg.margin_points.value) /
         100;

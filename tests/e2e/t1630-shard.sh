@@ -130,6 +130,21 @@ refuse "its test suite differs" "a shard of another suite" \
 is "$(ls "$T/bad" 2>/dev/null | wc -l | tr -d ' ')" 0 \
     "a refused merge leaves no batch"
 
+# the seed is recorded: shards of another --seed are refused, naming it
+"$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m b -m a \
+    --base-url "$FAKE_URL/v1" --runs 2 --seed 8 --shard 4/4 \
+    --runs-dir "$T/seed8" >/dev/null 2>&1
+is "$(jq .seed "$T"/seed8/*/batch_plan.json)" 8 "batch_plan.json records --seed"
+refuse "its statistics seed (--seed) differs (8, not 7)" \
+    "a shard of another seed" "$T"/s1/* "$T"/s2/* "$T"/s3/* "$T"/seed8/*
+# a shard written before the seed was recorded matches any seed
+cp -R "$T/seed8" "$T/noseed"
+nf=$(ls "$T"/noseed/*/batch_plan.json)
+jq -c 'del(.seed)' "$nf" >"$nf.new" && mv "$nf.new" "$nf"
+sid=$("$UPSKILL" merge "$T"/s1/* "$T"/s2/* "$T"/s3/* "$T"/noseed/* \
+    -o "$T/ms" 2>/dev/null)
+ok $? "a shard without a recorded seed merges with the others"
+
 # a torn last line of an interrupted shard is left out of the merge
 cp -R "$T/s2" "$T/torn"
 printf '{"model": "generic.a", "ar' >>"$(ls "$T"/torn/*/journal.jsonl)"
@@ -148,6 +163,14 @@ is "$rc" 3 "resuming a shard without --shard is refused"
 like "$err" "shard (--shard) differs" "naming the shard again"
 run ev "$T/s3" -m b -m a --shard 3/4 --resume "$b3"
 is "$rc" 0 "resuming it as the same shard works"
+run ev "$T/s3" -m b -m a --shard 3/4 --resume "$b3" --seed 9
+is "$rc" 3 "resuming it with another --seed is refused"
+like "$err" "statistics seed (--seed) differs from the batch's (batch: 7, now: 9)" "naming both seeds"
+# an older batch, without the seed in its plan, still resumes
+b4=$(basename "$(ls -d "$T"/noseed/*)")
+run ev "$T/noseed" -m b -m a --shard 4/4 --resume "$b4" --seed 3
+is "$rc" 0 "a batch without a recorded seed resumes with any --seed"
+is "$(jq .seed "$T/noseed/$b4/batch_plan.json")" null "and its plan is kept as it was"
 
 for bad in 0/4 5/4 4 1/0 x/2 2/4x; do
     run "$UPSKILL" eval "$T/sk" -t "$T/tests.json" -m a --shard "$bad"

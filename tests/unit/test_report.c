@@ -70,3 +70,61 @@ Test(report, pools_cases_per_model)
     up_buf_release(&p);
     up_fs_rm_tree(dir);
 }
+
+/* One artifact of a generate batch's attempt. */
+static void attempt_line(FILE *f, int attempt, int ci, int pass)
+{
+    fprintf(f,
+            "{\"case\":%d,\"case_index\":%d,\"repeat\":1,"
+            "\"arm\":\"with_skill\",\"model\":\"a\",\"run_number\":%d,"
+            "\"attempt\":%d,\"passed\":%s,\"error\":null,\"usage\":{}}\n",
+            ci + 1, ci, attempt, attempt, pass ? "true" : "false");
+}
+
+static FILE *open_cases(up_buf *p, const char *dir, int run)
+{
+    up_error err;
+
+    up_buf_reset(p);
+    up_buf_addf(p, "%s/run_%d/cases", dir, run);
+    cr_assert_eq(up_fs_mkdir_p(p->data, 0755, &err), 0);
+    up_buf_adds(p, "/transcripts.jsonl");
+    return fopen(p->data, "w");
+}
+
+/* A generate batch: only the kept attempt's runs count, not all pooled
+ * (attempt 1 failed both cases, the kept attempt 2 passed both). */
+Test(report, generate_batch_reads_the_kept_attempt)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    for (int run = 1; run <= 2; run++) {
+        f = open_cases(&p, dir, run);
+        attempt_line(f, run, 0, run == 2);
+        attempt_line(f, run, 1, run == 2);
+        fclose(f);
+    }
+    up_buf_reset(&p);
+    up_buf_addf(&p, "%s/batch_summary.json", dir);
+    f = fopen(p.data, "w");
+    fputs("{\"results\": [], \"stats\": {\"generate\": "
+          "{\"attempts\": 2, \"kept_attempt\": 2}}}",
+          f);
+    fclose(f);
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(b.kept_attempt, 2);
+    cr_assert_eq(b.models[0].cmp.skill.trials, 2, "attempt 1 is not pooled");
+    cr_assert_eq(b.models[0].cmp.skill.successes, 2);
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert(strstr(page.data, "id=\"t-0-2-1\""), "the kept transcripts");
+    cr_assert_null(strstr(page.data, "id=\"t-0-1-1\""), "not attempt 1's");
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}

@@ -1,13 +1,17 @@
 /*
  * Unit tests for the decision core of `upskill select`: three students
  * of known quality and price, the cheapest that clears is chosen, and a
- * suite too small to tell says "not enough evidence".
+ * suite too small to tell says "not enough evidence"; the same against
+ * another model's baseline (--beat) on paired cases.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
 #include "upskill/upskill.h"
+
+static const up_select_goal target80 = {0.8, NULL, 0, 1};
 
 static up_select_cand cand(const char *model, int skill, size_t s, size_t n,
                            int priced, double cost)
@@ -31,7 +35,7 @@ Test(select, cheapest_that_clears_wins)
     size_t chosen = 99;
     up_error err = {0};
 
-    cr_assert_eq(up_select_decide(rows, &chosen, c, 4, 0.8, &err), 0);
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 4, &target80, &err), 0);
     cr_expect_eq(chosen, 1);
     cr_expect_eq(rows[1].why, UP_SELECT_CHOSEN);
     cr_expect_eq(rows[0].why, UP_SELECT_RUNNER_UP);
@@ -47,15 +51,15 @@ Test(select, small_suite_is_not_enough_evidence)
     size_t chosen = 99;
     up_error err = {0};
 
-    cr_assert_eq(up_select_decide(rows, &chosen, c, 1, 0.8, &err), 0);
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 1, &target80, &err), 0);
     cr_expect_eq(chosen, 1); /* none clears */
     cr_expect_eq(rows[0].why, UP_SELECT_UNSURE);
     cr_expect_str_eq(up_select_why_label(rows[0].why), "not enough evidence");
-    cr_expect_gt(rows[0].more_trials, 0);
+    cr_expect_gt(rows[0].more_cases, 0);
     /* after the extra trials at the same rate the interval clears */
     {
         double lo, hi;
-        size_t n = 10 + rows[0].more_trials;
+        size_t n = 10 + rows[0].more_cases;
 
         up_stats_wilson((size_t)(0.9 * (double)n + 0.5), n, UP_STATS_Z95, &lo,
                         &hi);
@@ -71,7 +75,7 @@ Test(select, unpriced_is_chosen_only_when_alone)
     size_t chosen = 99;
     up_error err = {0};
 
-    cr_assert_eq(up_select_decide(rows, &chosen, c, 2, 0.8, &err), 0);
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 2, &target80, &err), 0);
     cr_expect_eq(chosen, 0);
     cr_expect_lt(rows[0].cost_per_pass, 0);
 }
@@ -81,29 +85,131 @@ Test(select, target_out_of_range_is_refused)
     up_select_row rows[1];
     size_t chosen;
     up_error err = {0};
+    up_select_goal g = {1.5, NULL, 0, 1};
 
-    cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, 1.5, &err),
+    cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, &g, &err),
                  UP_EINVALID);
+    g = (up_select_goal){0, "ref", 0.6, 1};
+    cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, &g, &err),
+                 UP_EINVALID, "a margin over 50 points");
     cr_expect_eq(up_select_trials_for(0.8, 0.8), 0);
 }
 
-Test(select, candidates_from_summaries)
+/* n cases: the first `good` pass in both arms, the rest in none. */
+static up_select_model model(const char *name, size_t n, size_t base_good,
+                             size_t skill_good, double cost)
 {
-    up_eval_summary s[1];
-    up_select_cand c[2];
+    up_select_model m = {0};
 
-    memset(s, 0, sizeof(s));
-    s[0].model = "m";
-    s[0].arm[UP_ARM_BASELINE].rate.successes = 3;
-    s[0].arm[UP_ARM_BASELINE].cost_usd = -1; /* no price */
-    s[0].arm[UP_ARM_SKILL].rate.successes = 9;
-    s[0].arm[UP_ARM_SKILL].cost_usd = 0.5;
-    cr_assert_eq(up_select_from_summaries(c, s, 1), 2);
-    cr_expect_str_eq(c[0].model, "m");
-    cr_expect_eq(c[0].skill, 0);
-    cr_expect_eq(c[0].priced, 0);
-    cr_expect_eq(c[0].rate.successes, 3);
-    cr_expect_eq(c[1].skill, 1);
-    cr_expect_eq(c[1].priced, 1);
-    cr_expect_float_eq(c[1].cost, 0.5, 1e-12);
+    m.model = strdup(name);
+    m.ncases = n;
+    m.cases = calloc(n, sizeof(*m.cases));
+    for (size_t k = 0; k < n; k++) {
+        m.cases[k].base_runs = m.cases[k].skill_runs = 1;
+        m.cases[k].base_pass = k < base_good;
+        m.cases[k].skill_pass = k < skill_good;
+    }
+    m.cost[0] = m.cost[1] = cost;
+    return m;
+}
+
+/* --beat big: mid with the skill passes what big passes and is cheaper;
+ * mid's baseline and small are too weak.  The reference's baseline is no
+ * candidate; its skill arm is. */
+Test(select, beat_picks_the_cheapest_as_good)
+{
+    up_select_model m[3] = {model("big", 80, 80, 80, 8.0),
+                            model("mid", 80, 0, 80, 1.0),
+                            model("small", 80, 0, 0, 0.1)};
+    up_select_goal g = {0, "big", 0.05, 1};
+    up_select s;
+    up_error err = {0};
+
+    cr_assert_eq(up_select_run(&s, m, 3, &g, &err), 0, "%s", err.msg);
+    cr_assert_eq(s.n, 5, "big's baseline is the bar, not a candidate");
+    cr_expect_str_eq(s.ref->model, "big");
+    cr_expect_float_eq(s.ref_rate.rate, 1.0, 1e-12);
+    cr_expect_str_eq(s.c[s.chosen].model, "mid");
+    cr_expect_eq(s.c[s.chosen].skill, 1);
+    cr_expect_eq(s.rows[0].why, UP_SELECT_RUNNER_UP, "big with the skill");
+    cr_expect_eq(s.rows[1].why, UP_SELECT_TOO_WEAK, "mid's baseline");
+    cr_expect_float_eq(s.rows[1].vs.diff, -1.0, 1e-12);
+    cr_expect_geq(s.rows[s.chosen].vs.ci_lo, -0.05);
+    up_select_release(&s);
+    for (int i = 0; i < 3; i++)
+        up_select_model_release(&m[i]);
+}
+
+/* 30 tied cases cannot tell a 5-point loss from none: not enough
+ * evidence, and the cases named settle it. */
+Test(select, beat_on_a_small_suite_is_not_enough_evidence)
+{
+    up_select_model m[2] = {model("big", 30, 30, 30, 8.0),
+                            model("mid", 30, 0, 30, 1.0)};
+    up_select_goal g = {0, "big", 0.05, 1};
+    up_select s;
+    up_error err = {0};
+    up_paired d;
+    size_t total;
+    up_stats_case *v;
+
+    cr_assert_eq(up_select_run(&s, m, 2, &g, &err), 0, "%s", err.msg);
+    cr_expect_eq(s.chosen, s.n, "none meets the goal");
+    cr_assert_eq(s.rows[2].why, UP_SELECT_UNSURE);
+    cr_assert_gt(s.rows[2].more_cases, 0);
+    total = 30 + s.rows[2].more_cases;
+    v = calloc(total, sizeof(*v));
+    for (size_t k = 0; k < total; k++)
+        v[k] = (up_stats_case){1, 1, 1, 1, 0, 0};
+    up_stats_lift(&d, v, total);
+    cr_expect_geq(d.ci_lo, -0.05, "so many tied cases settle it");
+    up_stats_lift(&d, v, total - 1);
+    cr_expect_lt(d.ci_lo, -0.05, "one fewer does not");
+    free(v);
+    up_select_release(&s);
+    for (int i = 0; i < 2; i++)
+        up_select_model_release(&m[i]);
+}
+
+Test(select, beat_needs_the_reference)
+{
+    up_select_model m[1] = {model("mid", 3, 0, 3, 1.0)};
+    up_select_goal g = {0, "big", 0.05, 1};
+    up_select s;
+    up_error err = {0};
+
+    cr_expect_eq(up_select_run(&s, m, 1, &g, &err), UP_EINVALID);
+    cr_expect(strstr(err.msg, "'big'"));
+    up_select_release(&s);
+    up_select_model_release(&m[0]);
+}
+
+/* Several runs per case: the paired t interval (eval's lift with
+ * --runs > 1) decides, and the cases named settle it. */
+Test(select, beat_with_runs_uses_the_t_interval)
+{
+    up_select_model m[2] = {model("big", 10, 10, 10, 8.0),
+                            model("mid", 10, 0, 10, 1.0)};
+    up_select_goal g = {0, "big", 0.05, 3};
+    up_select s;
+    up_error err = {0};
+    size_t need;
+
+    for (int i = 0; i < 2; i++)
+        for (size_t k = 0; k < 10; k++) {
+            up_stats_case *c = &m[i].cases[k];
+
+            c->base_pass *= 3, c->skill_pass *= 3;
+            c->base_runs = c->skill_runs = 3;
+        }
+    cr_assert_eq(up_select_run(&s, m, 2, &g, &err), 0, "%s", err.msg);
+    cr_assert_eq(s.rows[2].vs.pmethod, UP_P_T);
+    cr_assert_eq(s.rows[2].why, UP_SELECT_UNSURE, "[%g, %g]",
+                 s.rows[2].vs.ci_lo, s.rows[2].vs.ci_hi);
+    need = up_select_cases_for(s.c[2].vs, s.c[2].nvs, -0.05);
+    cr_expect_gt(need, 10);
+    cr_expect_eq(s.rows[2].more_cases, need - 10);
+    up_select_release(&s);
+    for (int i = 0; i < 2; i++)
+        up_select_model_release(&m[i]);
 }
