@@ -267,7 +267,7 @@ typedef struct up_eval_request {
     /* compare (docs/compare.md): skill A's folder, run in the baseline
      * arm against skill_path (B) in the skill arm; NULL: an eval */
     const char *base_skill_path;
-    long seed;                    /* --seed, recorded in batch_plan.json */
+    long seed; /* --seed, recorded in batch_plan.json */
 } up_eval_request;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */

@@ -462,7 +462,8 @@ Test(tools_wire, tool_schemas_are_cached_by_their_text)
     cr_assert_str_eq(
         json_string_value(json_array_get(json_object_get(a, "required"), 0)),
         "a");
-    strcpy(text, "{\"type\": \"object\", \"required\": [\"b\"]}");
+    memcpy(text, "{\"type\": \"object\", \"required\": [\"b\"]}",
+           strlen(text) + 1);
     c = up_tool_params(&t);
     cr_assert_str_eq(
         json_string_value(json_array_get(json_object_get(c, "required"), 0)),
