@@ -101,6 +101,10 @@ typedef struct up_eval_job {
     struct json_t *transcript;
     struct json_t *workspace_json;
     struct json_t *tools_json;
+    /* 1: the run log's stream (session_artifact.c) wrote the case artifact
+     * as the job was graded, and freed its answer, results, grading and
+     * agent trees; grading leaves it alone */
+    int logged;
 } up_eval_job;
 
 typedef struct up_eval_plan {

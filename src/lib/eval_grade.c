@@ -126,7 +126,7 @@ void up_eval_grade_job(up_eval_plan *p, up_eval_job *j)
     up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output,
                          j->workspace, p->suite->cases[j->kase].output_file};
 
-    if (!j->done)
+    if (!j->done || j->logged)
         return;
     if (!j->results) {
         j->results = up_assert_results_new(l->n);
