@@ -188,17 +188,39 @@ int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)
     return p->agent || up_case_needs_workspace(&p->suite->cases[j->kase]);
 }
 
+up_eval_agent_job *up_eval_job_agent(up_eval_job *j)
+{
+    if (!j->ag)
+        j->ag = up_xcalloc(1, sizeof(*j->ag));
+    return j->ag;
+}
+
+const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j)
+{
+    static const up_eval_agent_job none;
+
+    return j->ag ? j->ag : &none;
+}
+
+void up_eval_job_agent_free(up_eval_job *j)
+{
+    if (!j->ag)
+        return;
+    free(j->ag->limit);
+    json_decref(j->ag->transcript);
+    json_decref(j->ag->workspace_json);
+    json_decref(j->ag->tools_json);
+    free(j->ag);
+    j->ag = NULL;
+}
+
 static void job_release(up_eval_job *j)
 {
-    free(j->limit);
     free(j->answer);
     free(j->error_msg);
     free(j->grading);
     free(j->ungradable);
-    free(j->tool_stat);
-    json_decref(j->transcript);
-    json_decref(j->workspace_json);
-    json_decref(j->tools_json);
+    up_eval_job_agent_free(j);
 }
 
 void up_eval_plan_release(up_eval_plan *p)

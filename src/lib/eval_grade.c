@@ -96,6 +96,7 @@ static void settle(up_eval_job *j, const up_assert_list *l)
 {
     up_assert_summary s;
     up_buf why = UP_BUF_INIT;
+    const char *lim = up_eval_job_agent_view(j)->limit;
 
     up_assert_summarize(&s, j->results, l->n);
     for (size_t i = 0; i < l->n; i++)
@@ -106,15 +107,15 @@ static void settle(up_eval_job *j, const up_assert_list *l)
     if (j->error)
         up_buf_addf(&why, "error: %s\n",
                     j->error_msg ? j->error_msg : "request failed");
-    if (j->limit) /* an answered conversation that failed its limit */
-        up_buf_addf(&why, "limit: %s\n", j->limit);
+    if (lim) /* an answered conversation that failed its limit */
+        up_buf_addf(&why, "limit: %s\n", lim);
     j->asserts_total = (int)s.total;
     j->asserts_passed = j->error ? 0 : (int)s.passed;
     j->checks_total = (int)s.checks;
     j->checks_passed = j->error ? 0 : (int)s.checks_ok;
     free(j->ungradable);
     j->ungradable = !j->error && s.ungradable ? first_ungradable(j, l) : NULL;
-    j->passed = !j->error && !j->limit && up_assert_summary_ok(&s);
+    j->passed = !j->error && !lim && up_assert_summary_ok(&s);
     free(j->grading);
     j->grading = why.len ? up_buf_detach(&why) : NULL;
     up_buf_release(&why);

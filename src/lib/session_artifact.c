@@ -67,8 +67,8 @@ static json_t *messages(const up_eval_plan *p, const up_eval_job *j)
     json_t *v = json_array();
 
     json_array_append_new(v, system_msg(up_eval_system(p, j)));
-    if (j->transcript) { /* agent mode: the loop's conversation */
-        json_array_extend(v, j->transcript);
+    if (j->ag && j->ag->transcript) { /* agent mode: the conversation */
+        json_array_extend(v, j->ag->transcript);
         return v;
     }
     json_array_append_new(v, json_pack("{s:s, s:s}", "role", "user", "content",
@@ -169,8 +169,10 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
     json_object_set_new(o, "latency_ms", json_real(j->latency_ms));
     json_object_set_new(o, "attempts", json_integer(j->attempts));
     json_object_set_new(o, "from_cache", json_boolean(j->from_cache));
-    json_object_set_new(o, "workspace", or_null(j->workspace_json));
-    json_object_set_new(o, "tools", or_null(j->tools_json));
+    json_object_set_new(o, "workspace",
+                        or_null(up_eval_job_agent_view(j)->workspace_json));
+    json_object_set_new(o, "tools",
+                        or_null(up_eval_job_agent_view(j)->tools_json));
     return o;
 }
 
@@ -270,10 +272,12 @@ static void shed(const up_eval_plan *p, up_eval_job *j)
     j->answer = NULL;
     free(j->grading);
     j->grading = NULL;
-    json_decref(j->transcript);
-    json_decref(j->workspace_json);
-    json_decref(j->tools_json);
-    j->transcript = j->workspace_json = j->tools_json = NULL;
+    if (j->ag) { /* the counters stay for the run's totals */
+        json_decref(j->ag->transcript);
+        json_decref(j->ag->workspace_json);
+        json_decref(j->ag->tools_json);
+        j->ag->transcript = j->ag->workspace_json = j->ag->tools_json = NULL;
+    }
     j->logged = 1;
 }
 
