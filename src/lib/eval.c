@@ -72,12 +72,14 @@ static char *system_with_skill(const up_skill *s, enum up_inject inject)
 static char *user_message(const up_case *c)
 {
     up_buf b = UP_BUF_INIT;
+    char *text;
 
     up_buf_adds(&b, c->input ? c->input : "");
     for (size_t i = 0; i < c->nfiles; i++)
         up_buf_addf(&b, "\n\n```%s\n%s\n```", c->files[i].name,
                     c->files[i].content);
-    return up_buf_detach(&b);
+    text = up_buf_detach(&b);
+    return up_xrealloc(text, strlen(text) + 1); /* one per case: no slack */
 }
 
 static void add_jobs(up_eval_plan *p, size_t cap)

@@ -51,10 +51,7 @@ static int add_validator(up_assert_list *l, const up_case *c, const char *file,
  * case has one or two, 0.5 KiB a case on a large suite. */
 static void trim(up_assert_list *l)
 {
-    if (l->n && l->n < l->cap) {
-        l->items = up_xrealloc(l->items, l->n * sizeof(*l->items));
-        l->cap = l->n;
-    }
+    UP_SHRINK(l->items, l->cap, l->n);
 }
 
 int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)

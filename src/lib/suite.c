@@ -211,6 +211,7 @@ static int expected_contains(struct walk *w, json_t *v, up_case *c)
         path_pop(w, old);
         add_contains(c, &cap, item);
     }
+    UP_SHRINK(c->contains, cap, c->ncontains); /* one list per case */
     return 0;
 }
 
@@ -438,6 +439,7 @@ static void suite_append(up_suite *dst, up_suite *src)
         memcpy(dst->cases + dst->ncases, src->cases,
                src->ncases * sizeof(*src->cases));
     dst->ncases += src->ncases;
+    UP_SHRINK(dst->cases, cap, dst->ncases);
     free(src->cases);
     up_suite_init(src);
 }
