@@ -118,7 +118,7 @@ typedef struct up_session {
     size_t nruns;
     up_sandbox_limits run_lim; /* the run tool's limits (from the config) */
     /* the case artifacts written as jobs are graded (session_artifact.c,
-     * eval and select only), or NULL */
+     * eval, benchmark and select), or NULL */
     struct session_stream *stream;
 } up_session;
 

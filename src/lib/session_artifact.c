@@ -3,21 +3,21 @@
  * per conversation, a line of its run folder's run_N/cases/transcripts.jsonl,
  * written by the run log for every command that goes through the session.
  *
- * When: eval and select stream them (session_stream_open): a job whose
- * verdicts are final as it lands (answered, graded, no llm-rubric verdict
- * or check waiting) has its artifact written at once to an unlinked
- * scratch file of the batch folder (buffered, no system call per job),
- * its offset kept (8 bytes a job), and its answer, assertion results,
- * grading and agent trees freed, so a large run's memory does not hold
- * them (bench/README.md, "Memory of large runs").  Its run folder's
- * number is known then: the run log numbers model x repeat x arm on from
- * the session's earlier records.  The rest (failed conversations,
- * verdicts settled later, resumed jobs, generate's attempts) are built
- * with the run's records (up_session_log_runs), after grading and the
- * judge, as before.  Each run folder's file is then written in case order
- * from both: the scratch lines copied, the rest built one at a time.
- * One file per run folder, not
- * one per case: creating 2,000 small files doubled the time of a 1,000
+ * When: eval, benchmark and select stream them (session_stream_open):
+ * a job whose verdicts are final as it lands (answered, graded, no
+ * llm-rubric verdict or check waiting) has its artifact written at once
+ * to an unlinked scratch file of the batch folder (buffered, no system
+ * call per job), its offset kept (8 bytes a job), and its answer,
+ * assertion results, grading and agent trees freed, so a large run's
+ * memory does not hold them (bench/README.md, "Memory of large runs").
+ * Its run folder's number is known then: the run log numbers model x
+ * repeat x arm on from the session's earlier records.  The rest (failed
+ * conversations, verdicts settled later, resumed jobs, generate's
+ * attempts) are built with the run's records (up_session_log_runs),
+ * after grading and the judge, as before.  Each run folder's file is
+ * then written in case order from both: the scratch lines copied, the
+ * rest built one at a time.  One file per run folder, not one per case:
+ * creating 2,000 small files doubled the time of a 1,000
  * case eval (bench/README.md).  The system prompt (in the skill arm the whole
  * skill body) is written once per run folder, as UP_STORE_SYSTEM_FILE,
  * and the artifacts' system message names it instead of repeating it.
