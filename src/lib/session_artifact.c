@@ -416,6 +416,10 @@ static int copy_line(struct session_stream *st, up_store_cases *w, size_t i,
             want = 2 * st->wcap; /* a line longer than the window */
         if (stream_read(st, at, want, err))
             return UP_EIO;
+        if (!st->wlen) /* past the end: never so unless the file shrank */
+            return up_error_set(err, UP_EIO,
+                                "the case artifacts' scratch file: a line "
+                                "is missing");
     }
 }
 
