@@ -13,7 +13,9 @@
 #              call (bwrap and none modes) against a bare fork/exec
 #   big        (BENCH_BIG=1 only) peak RSS of chat-mode evals of 10,000
 #              and 100,000 cases and an agent-mode eval of 10,000 cases,
-#              fake server answering at once (issue 15, item 6)
+#              fake server answering at once (issue 15, item 6);
+#              BENCH_ONLY_BIG=1 runs these rows and nothing else (memory
+#              is not disturbed by other load: no timing rows, no npm)
 #   curl-Z     reference: the same 2,000 bare requests as transport sent by
 #              `curl -Z --parallel-immediate --parallel-max 64` (libcurl's
 #              own multi client; without --parallel-immediate curl holds
@@ -38,6 +40,8 @@ set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B="$TOP/bench/out"
 RUNS=${RUNS:-3}
+ONLY_BIG=${BENCH_ONLY_BIG:-0}
+[ "$ONLY_BIG" = 1 ] && RUNS=0 BENCH_BIG=1
 PF_VERSION=0.121.20
 PF_DIR="$TOP/bench/node_modules"
 PF="$PF_DIR/.bin/promptfoo"
@@ -95,7 +99,9 @@ if [ -z "${BENCH_STAGE:-}" ]; then
     done
     rm -rf "$B" && mkdir -p "$B"
     BENCH_PF=0
-    pf_ready && BENCH_PF=1
+    if [ "$ONLY_BIG" != 1 ] && pf_ready; then
+        BENCH_PF=1
+    fi
     export BENCH_PF BENCH_STAGE=measure
     if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 &&
         unshare -n true 2>/dev/null; then
@@ -283,29 +289,31 @@ while [ $r -le "$RUNS" ]; do
     r=$((r + 1))
 done
 
-# Start-up time.
-if command -v hyperfine >/dev/null 2>&1; then
-    hyperfine -N --warmup 50 --runs 1000 --export-csv "$B/version.csv" \
-        "$TOP/build/upskill --version" >/dev/null 2>&1
-    awk -F, 'NR == 2 { printf "upskill --version: mean %.2f ms, median %.2f ms (hyperfine, 1,000 runs)\n", $2 * 1000, $4 * 1000 }' "$B/version.csv" |
-        tee "$B/version.txt"
-else
-    t0=$(date +%s%N)
-    i=0
-    while [ $i -lt 1000 ]; do
-        "$TOP/build/upskill" --version >/dev/null
-        i=$((i + 1))
-    done
-    t1=$(date +%s%N)
-    awk -v d=$((t1 - t0)) 'BEGIN { printf "upskill --version: mean %.2f ms (loop of 1,000 runs, fork included)\n", d / 1e9 }' |
-        tee "$B/version.txt"
-fi
-if [ "$BENCH_PF" = 1 ]; then
-    measure pf-version 1 0 "$PF" --version || true
-fi
+if [ "$ONLY_BIG" != 1 ]; then
+    # Start-up time.
+    if command -v hyperfine >/dev/null 2>&1; then
+        hyperfine -N --warmup 50 --runs 1000 --export-csv "$B/version.csv" \
+            "$TOP/build/upskill --version" >/dev/null 2>&1
+        awk -F, 'NR == 2 { printf "upskill --version: mean %.2f ms, median %.2f ms (hyperfine, 1,000 runs)\n", $2 * 1000, $4 * 1000 }' "$B/version.csv" |
+            tee "$B/version.txt"
+    else
+        t0=$(date +%s%N)
+        i=0
+        while [ $i -lt 1000 ]; do
+            "$TOP/build/upskill" --version >/dev/null
+            i=$((i + 1))
+        done
+        t1=$(date +%s%N)
+        awk -v d=$((t1 - t0)) 'BEGIN { printf "upskill --version: mean %.2f ms (loop of 1,000 runs, fork included)\n", d / 1e9 }' |
+            tee "$B/version.txt"
+    fi
+    if [ "$BENCH_PF" = 1 ]; then
+        measure pf-version 1 0 "$PF" --version || true
+    fi
 
-# Sandbox start-up per call (issue 12): bench/sandbox.sh.
-sh "$TOP/bench/sandbox.sh" -n 200 | tee "$B/sandbox.txt"
+    # Sandbox start-up per call (issue 12): bench/sandbox.sh.
+    sh "$TOP/bench/sandbox.sh" -n 200 | tee "$B/sandbox.txt"
+fi
 
 # Memory of large runs (issue 15, item 6), optional: BENCH_BIG=1.  Peak
 # RSS of chat-mode evals of 10,000 and 100,000 cases x 2 arms and of an
@@ -337,6 +345,11 @@ if [ "${BENCH_BIG:-0}" = 1 ]; then
         fake_down
     done
     rm -rf "$B/big"
+fi
+if [ "$ONLY_BIG" = 1 ]; then
+    awk '$1 ~ /^big-/ { printf "%-9s peak RSS %7.1f MiB  wall %6.2f s  %s\n",
+        $1, $6 / 1024, $3, $8 }' "$B/results.txt"
+    exit 0
 fi
 
 # Summary: medians per tool and the ratios.

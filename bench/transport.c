@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     jobs = up_xcalloc((size_t)a.n, sizeof(*jobs));
     t.latency = up_xcalloc((size_t)a.n, sizeof(long));
     for (long i = 0; i < a.n; i++)
-        jobs[i] = (up_job){&ep, &rq, on_done, &t, NULL};
+        jobs[i] = (up_job){&ep, &rq, on_done, &t, NULL, NULL};
     up_sched_opts_init(&o);
     o.jobs = (int)a.jobs;
     rc = 1;

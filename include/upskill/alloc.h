@@ -16,10 +16,17 @@ char *up_xstrndup(const char *s, size_t n);
 /* Grow *array (of *cap elements of size elem) to hold at least need. */
 void up_grow(void **array, size_t *cap, size_t need, size_t elem);
 
+/* Give back *array's room beyond n elements (*cap becomes n); nothing
+ * when n is 0 or there is no spare room.  For arrays kept per case of a
+ * large suite, where the doubling's slack adds up. */
+void up_shrink(void **array, size_t *cap, size_t n, size_t elem);
+
 /* Free a NULL-terminated heap array of heap strings (NULL is fine). */
 void up_strv_free(char **v);
 
 #define UP_GROW(arr, cap, need)                                                \
     up_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+#define UP_SHRINK(arr, cap, n)                                                 \
+    up_shrink((void **)&(arr), &(cap), (n), sizeof(*(arr)))
 
 #endif

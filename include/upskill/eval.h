@@ -38,15 +38,49 @@ struct json_t;
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
 enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
 
-typedef struct up_eval_job {
-    size_t model; /* index into the plan's models */
+/*
+ * What a tool-loop job adds (agent mode, ours), allocated for such jobs
+ * only: a large chat run's jobs do without it (bench/README.md, "Memory
+ * of large runs").  Read it through up_eval_job_agent_view.
+ */
+typedef struct up_eval_agent_job {
+    char *limit;     /* why a limit ended it (the case fails), or NULL */
+    int turns;       /* model turns answered */
+    long tool_calls; /* over all turns */
+    long tool_errors;
+    double llm_ms;  /* the turns' durations summed (latency_ms is the
+                       conversation's span) */
+    double tool_ms; /* time in tool handlers */
+    int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
+    int refs_read;  /* references/ files of the skill read */
+    up_tool_stat tool_stat[UP_TOOL_ROWS]; /* per tool (up_tool_stat_name) */
+    /* The case artifact's hook (docs/runs-format.md, "Case artifacts"),
+     * owned: transcript is the conversation after the system prompt as a
+     * JSON array of artifact messages (agent mode: up_agent_transcript,
+     * each text cut at UP_EVAL_TRANSCRIPT_TEXT) ({role, content,
+     * reasoning, tool_calls: [{id, name, arguments}], tool_call_id,
+     * is_error}); workspace_json is up_workspace_snapshot's object and
+     * tools_json up_workspace_stats_json's, parsed, taken before the
+     * workspace is released.  They are read when the case artifact is
+     * written (as the job settles, or with the run's records), and freed
+     * then; the artifact's cap (config artifact_max_bytes) applies on
+     * writing.  NULL each: the artifact is built from the case's user
+     * message and the answer. */
+    struct json_t *transcript;
+    struct json_t *workspace_json;
+    struct json_t *tools_json;
+} up_eval_agent_job;
+
+typedef struct up_eval_job { /* ordered so no padding is left: a large
+                                run holds one per conversation */
+    size_t model;            /* index into the plan's models */
+    size_t kase;             /* index into the suite */
     enum up_arm arm;
-    size_t kase; /* index into the suite */
-    int repeat;  /* 1-based */
+    int repeat; /* 1-based */
     /* filled by the runner */
     int done;            /* 1 once answer or error is set */
-    char *answer;        /* graded text (reasoning kept out), or NULL */
     int cut;             /* 1: answer holds only the first max_answer bytes */
+    char *answer;        /* graded text (reasoning kept out), or NULL */
     size_t answer_bytes; /* the answer's size as received */
     up_usage usage;
     double latency_ms;
@@ -58,49 +92,26 @@ typedef struct up_eval_job {
     /* filled by up_eval_grade */
     int asserts_passed;
     int asserts_total;
-    int passed;    /* every assertion passed and no error */
-    char *grading; /* one line per failed assertion, or NULL */
+    int passed; /* every assertion passed and no error */
     /* executable checks (command assertions, check.h) */
     int checks_total;  /* command assertions of the case */
     int checks_passed; /* of them: ran and exited 0 */
-    char *ungradable;  /* why the case is not gradable (a check's program
-                          is not installed), or NULL; owned */
+    /* agent mode (ours): 1 when it ran as a tool loop (--agent, or the
+     * case needs a workspace); what the runner fills for such a job is in
+     * ag (up_eval_job_agent), NULL in chat mode */
+    int agent;
+    struct up_eval_agent_job *ag;
+    char *grading;    /* one line per failed assertion, or NULL */
+    char *ungradable; /* why the case is not gradable (a check's program
+                         is not installed), or NULL; owned */
     up_assert_result *results; /* one per assertion of the case */
     /* agent mode: the conversation's workspace, graded by the file-*
      * assertions and output_file; borrowed (the loop frees it), or NULL */
     const struct up_workspace *workspace;
-    /* agent mode (ours): filled by the runner for a tool-loop job */
-    int agent;       /* 1: ran as a tool loop (--agent, or the case
-                        needs a workspace) */
-    char *limit;     /* why a limit ended it (the case fails), or NULL */
-    int turns;       /* model turns answered */
-    long tool_calls; /* over all turns */
-    long tool_errors;
-    double llm_ms;  /* the turns' durations summed (latency_ms is the
-                       conversation's span) */
-    double tool_ms; /* time in tool handlers */
-    int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
-    int refs_read;  /* references/ files of the skill read */
-    /* per tool (up_tool_stat_name), UP_TOOL_ROWS rows, owned; NULL in
-     * chat mode (a pointer, not an array: 384 bytes on each of a large
-     * run's jobs, see bench/README.md "Memory") */
-    up_tool_stat *tool_stat;
-    /* The case artifact's hook (docs/runs-format.md, "Case artifacts"),
-     * each owned by the job (freed with the plan), NULL in chat mode:
-     * transcript is the conversation after the system prompt as a JSON
-     * array of artifact messages (agent mode: up_agent_transcript, each
-     * text cut at UP_EVAL_TRANSCRIPT_TEXT) ({role, content, reasoning,
-     * tool_calls:
-     * [{id, name, arguments}], tool_call_id, is_error}); when NULL the
-     * artifact is built from the case's user message and the answer.
-     * workspace_json is up_workspace_snapshot's object and tools_json
-     * up_workspace_stats_json's, parsed, taken before the workspace is
-     * released.  They are read when the run log writes the artifacts
-     * (after grading and the judge), so they live until then; the
-     * artifact's cap (config artifact_max_bytes) applies on writing. */
-    struct json_t *transcript;
-    struct json_t *workspace_json;
-    struct json_t *tools_json;
+    /* 1: the run log's stream (session_artifact.c) wrote the case artifact
+     * as the job was graded, and freed its answer, results, grading and
+     * agent trees; grading leaves it alone */
+    int logged;
 } up_eval_job;
 
 typedef struct up_eval_plan {
@@ -164,6 +175,13 @@ void up_eval_plan_shard(up_eval_plan *p, int index, int count);
 #define UP_EVAL_SNAPSHOT_TOTAL ((size_t)64 << 10)
 /* Bytes of each message text (and call arguments) a transcript keeps. */
 #define UP_EVAL_TRANSCRIPT_TEXT ((size_t)4 << 10)
+
+/* j's agent part, allocated (zeroed) on first use. */
+up_eval_agent_job *up_eval_job_agent(up_eval_job *j);
+/* j's agent part to read: a zeroed one when it has none (chat mode). */
+const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j);
+/* Free j's agent part (limit, trees and all). */
+void up_eval_job_agent_free(up_eval_job *j);
 
 /* 1 when job j of p runs as a tool loop. */
 int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j);

@@ -117,6 +117,9 @@ typedef struct up_session {
     up_run_record *runs;  /* the run log so far, nruns records */
     size_t nruns;
     up_sandbox_limits run_lim; /* the run tool's limits (from the config) */
+    /* the case artifacts written as jobs are graded (session_artifact.c,
+     * eval, benchmark and select), or NULL */
+    struct session_stream *stream;
 } up_session;
 
 /* o's defaults: everything off, max_turns UP_SESSION_MAX_TURNS. */

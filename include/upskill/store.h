@@ -154,6 +154,9 @@ int up_store_cases_open(up_store_cases *w, const char *batch_dir,
                         int run_number, up_error *err);
 /* Append one artifact (compact JSON text, no newline) as a line. */
 int up_store_cases_add(up_store_cases *w, const char *json, up_error *err);
+/* Append len bytes of line, one artifact and its newline, as they are. */
+int up_store_cases_add_line(up_store_cases *w, const char *line, size_t len,
+                            up_error *err);
 /* Sync and rename into place; the writer is released either way. */
 int up_store_cases_close(up_store_cases *w, up_error *err);
 /* Drop the temporary file (after an error); safe when not open. */

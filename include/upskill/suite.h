@@ -95,4 +95,8 @@ int up_case_needs_workspace(const up_case *c);
 /* The suite as a compact JSON array of upstream-shaped cases. */
 void up_suite_to_json(const up_suite *s, up_buf *out);
 
+/* The SHA-256 of up_suite_to_json's text as 64 hex digits + NUL, hashed
+ * a case at a time (the text is never whole in memory). */
+void up_suite_sha256(const up_suite *s, char out[65]);
+
 #endif

@@ -39,8 +39,8 @@ static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
                out_c(j->passed ? C_GREEN : C_RED), j->passed ? "OK" : "FAIL",
                out_c(C_RESET), out_c(C_DIM), j->from_cache ? " (cached)" : "",
                out_c(C_RESET));
-        if (j->limit) /* agent mode: why the conversation was ended */
-            printf("      %s\n", out_safe(j->limit));
+        if (up_eval_job_agent_view(j)->limit) /* agent mode: why it ended */
+            printf("      %s\n", out_safe(up_eval_job_agent_view(j)->limit));
     }
 }
 

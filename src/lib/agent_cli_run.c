@@ -373,6 +373,7 @@ static void account(slot *s, up_eval_plan *p, up_eval_job *j, up_response *res)
     const up_skill *sk = p->skill_base ? up_eval_arm_skill(p, j->arm)
                                        : p->skill; /* compare: the arm's */
     const char *name = sk ? sk->name : NULL;
+    up_eval_agent_job *x = up_eval_job_agent(j);
 
     redact(&s->so, s->key);
     redact(&s->se, s->key);
@@ -384,21 +385,21 @@ static void account(slot *s, up_eval_plan *p, up_eval_job *j, up_response *res)
     res->usage = (up_usage){r.input_tokens,     r.output_tokens,
                             r.cached_tokens,    0,
                             r.reasoning_tokens, 0};
-    j->turns = (int)(r.turns >= 0 ? r.turns : 0);
-    j->tool_calls = r.tool_calls;
-    j->tool_errors = r.tool_errors;
-    j->llm_ms = r.duration_ms >= 0 ? (double)r.duration_ms : 0;
-    j->skill_read = skill ? r.skill_loaded : -1;
-    j->refs_read = 0;
+    x->turns = (int)(r.turns >= 0 ? r.turns : 0);
+    x->tool_calls = r.tool_calls;
+    x->tool_errors = r.tool_errors;
+    x->llm_ms = r.duration_ms >= 0 ? (double)r.duration_ms : 0;
+    x->skill_read = skill ? r.skill_loaded : -1;
+    x->refs_read = 0;
     for (size_t i = 0; i < r.nskill_files; i++)
-        j->refs_read += strcmp(r.skill_files[i], "SKILL.md") != 0;
-    j->tools_json = tools_json(s, &r, skill);
-    j->transcript = raw_transcript(s);
+        x->refs_read += strcmp(r.skill_files[i], "SKILL.md") != 0;
+    x->tools_json = tools_json(s, &r, skill);
+    x->transcript = raw_transcript(s);
     if (s->ws) {
         up_workspace_snapshot(s->ws, UP_EVAL_SNAPSHOT_FILE,
                               UP_EVAL_SNAPSHOT_TOTAL, &b);
         redact(&b, s->key); /* a tool may have printed its environment */
-        j->workspace_json = json_loadb(b.data, b.len, 0, NULL);
+        x->workspace_json = json_loadb(b.data, b.len, 0, NULL);
     }
     up_buf_release(&b);
     up_cli_result_release(&r);

@@ -74,12 +74,14 @@ static char *system_with_skill(const up_skill *s, enum up_inject inject)
 static char *user_message(const up_case *c)
 {
     up_buf b = UP_BUF_INIT;
+    char *text;
 
     up_buf_adds(&b, c->input ? c->input : "");
     for (size_t i = 0; i < c->nfiles; i++)
         up_buf_addf(&b, "\n\n```%s\n%s\n```", c->files[i].name,
                     c->files[i].content);
-    return up_buf_detach(&b);
+    text = up_buf_detach(&b);
+    return up_xrealloc(text, strlen(text) + 1); /* one per case: no slack */
 }
 
 static void add_jobs(up_eval_plan *p, size_t cap)
@@ -191,17 +193,39 @@ int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)
     return p->agent || up_case_needs_workspace(&p->suite->cases[j->kase]);
 }
 
+up_eval_agent_job *up_eval_job_agent(up_eval_job *j)
+{
+    if (!j->ag)
+        j->ag = up_xcalloc(1, sizeof(*j->ag));
+    return j->ag;
+}
+
+const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j)
+{
+    static const up_eval_agent_job none;
+
+    return j->ag ? j->ag : &none;
+}
+
+void up_eval_job_agent_free(up_eval_job *j)
+{
+    if (!j->ag)
+        return;
+    free(j->ag->limit);
+    json_decref(j->ag->transcript);
+    json_decref(j->ag->workspace_json);
+    json_decref(j->ag->tools_json);
+    free(j->ag);
+    j->ag = NULL;
+}
+
 static void job_release(up_eval_job *j)
 {
-    free(j->limit);
     free(j->answer);
     free(j->error_msg);
     free(j->grading);
     free(j->ungradable);
-    free(j->tool_stat);
-    json_decref(j->transcript);
-    json_decref(j->workspace_json);
-    json_decref(j->tools_json);
+    up_eval_job_agent_free(j);
 }
 
 void up_eval_plan_release(up_eval_plan *p)

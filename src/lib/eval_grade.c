@@ -51,10 +51,7 @@ static int add_validator(up_assert_list *l, const up_case *c, const char *file,
  * case has one or two, 0.5 KiB a case on a large suite. */
 static void trim(up_assert_list *l)
 {
-    if (l->n && l->n < l->cap) {
-        l->items = up_xrealloc(l->items, l->n * sizeof(*l->items));
-        l->cap = l->n;
-    }
+    UP_SHRINK(l->items, l->cap, l->n);
 }
 
 int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
@@ -96,6 +93,7 @@ static void settle(up_eval_job *j, const up_assert_list *l)
 {
     up_assert_summary s;
     up_buf why = UP_BUF_INIT;
+    const char *lim = up_eval_job_agent_view(j)->limit;
 
     up_assert_summarize(&s, j->results, l->n);
     for (size_t i = 0; i < l->n; i++)
@@ -106,15 +104,15 @@ static void settle(up_eval_job *j, const up_assert_list *l)
     if (j->error)
         up_buf_addf(&why, "error: %s\n",
                     j->error_msg ? j->error_msg : "request failed");
-    if (j->limit) /* an answered conversation that failed its limit */
-        up_buf_addf(&why, "limit: %s\n", j->limit);
+    if (lim) /* an answered conversation that failed its limit */
+        up_buf_addf(&why, "limit: %s\n", lim);
     j->asserts_total = (int)s.total;
     j->asserts_passed = j->error ? 0 : (int)s.passed;
     j->checks_total = (int)s.checks;
     j->checks_passed = j->error ? 0 : (int)s.checks_ok;
     free(j->ungradable);
     j->ungradable = !j->error && s.ungradable ? first_ungradable(j, l) : NULL;
-    j->passed = !j->error && !j->limit && up_assert_summary_ok(&s);
+    j->passed = !j->error && !lim && up_assert_summary_ok(&s);
     free(j->grading);
     j->grading = why.len ? up_buf_detach(&why) : NULL;
     up_buf_release(&why);
@@ -126,7 +124,7 @@ void up_eval_grade_job(up_eval_plan *p, up_eval_job *j)
     up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output,
                          j->workspace, p->suite->cases[j->kase].output_file};
 
-    if (!j->done)
+    if (!j->done || j->logged)
         return;
     if (!j->results) {
         j->results = up_assert_results_new(l->n);

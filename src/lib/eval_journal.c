@@ -297,13 +297,10 @@ void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
 
 json_t *up_eval_batch_identity(const up_eval_plan *p)
 {
-    up_buf suite = UP_BUF_INIT;
     char suite_hash[65], skill_hash[65];
     json_t *models = json_array(), *o;
 
-    up_suite_to_json(p->suite, &suite);
-    up_sha256_hex(suite_hash, suite.data ? suite.data : "", suite.len);
-    up_buf_release(&suite);
+    up_suite_sha256(p->suite, suite_hash);
     up_sha256_hex(skill_hash, p->system_skill, strlen(p->system_skill));
     for (size_t i = 0; i < p->nmodels; i++)
         json_array_append_new(models, json_string(p->models[i]));

@@ -126,19 +126,19 @@ static int finish(struct run *r, up_eval_job *j, const up_response *res,
 
 /* The case artifact's parts of an agent job: its tool table, a snapshot
  * of its workspace and its transcript, taken before the workspace goes. */
-static void take_artifact(up_eval_job *j, up_agent *a)
+static void take_artifact(up_eval_agent_job *x, up_agent *a)
 {
     const up_workspace *ws = up_agent_workspace(a);
     up_buf b = UP_BUF_INIT;
 
     up_workspace_stats_json(ws, &b);
-    j->tools_json = json_loadb(b.data, b.len, 0, NULL);
+    x->tools_json = json_loadb(b.data, b.len, 0, NULL);
     up_buf_reset(&b);
     up_workspace_snapshot(ws, UP_EVAL_SNAPSHOT_FILE, UP_EVAL_SNAPSHOT_TOTAL,
                           &b);
-    j->workspace_json = json_loadb(b.data, b.len, 0, NULL);
+    x->workspace_json = json_loadb(b.data, b.len, 0, NULL);
     up_buf_release(&b);
-    j->transcript = up_agent_transcript(a, UP_EVAL_TRANSCRIPT_TEXT);
+    x->transcript = up_agent_transcript(a, UP_EVAL_TRANSCRIPT_TEXT);
 }
 
 /* An agent job's outcome into j and res (the answer, the summed usage),
@@ -148,6 +148,7 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
                        int artifacts)
 {
     const up_workspace *ws = up_agent_workspace(a);
+    up_eval_agent_job *x = up_eval_job_agent(j);
     up_agent_outcome oc;
 
     if (res->code)
@@ -158,19 +159,17 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
     res->usage = oc.usage;
     res->truncated = oc.truncated;
     j->agent = 1;
-    j->limit = oc.limit && !res->code ? up_xstrdup(oc.limit) : NULL;
-    j->turns = oc.turns;
-    j->tool_calls = oc.tool_calls;
-    j->tool_errors = oc.tool_errors;
-    j->llm_ms = oc.llm_ms;
-    j->tool_ms = oc.tool_ms;
-    j->skill_read = ws->skill_dir ? ws->skill_read : -1;
-    j->refs_read = (int)ws->nrefs_read;
-    if (!j->tool_stat)
-        j->tool_stat = up_xcalloc(UP_TOOL_ROWS, sizeof(*j->tool_stat));
-    memcpy(j->tool_stat, ws->stat, UP_TOOL_ROWS * sizeof(*j->tool_stat));
+    x->limit = oc.limit && !res->code ? up_xstrdup(oc.limit) : NULL;
+    x->turns = oc.turns;
+    x->tool_calls = oc.tool_calls;
+    x->tool_errors = oc.tool_errors;
+    x->llm_ms = oc.llm_ms;
+    x->tool_ms = oc.tool_ms;
+    x->skill_read = ws->skill_dir ? ws->skill_read : -1;
+    x->refs_read = (int)ws->nrefs_read;
+    memcpy(x->tool_stat, ws->stat, sizeof(x->tool_stat));
     if (artifacts)
-        take_artifact(j, a);
+        take_artifact(x, a);
     j->workspace = ws;
 }
 
@@ -352,12 +351,7 @@ static int retry_worthy(const up_eval_run_opts *o, const up_eval_job *j)
 /* Forget a transient failure so the job runs again. */
 static void requeue(up_eval_plan *p, up_eval_job *j)
 {
-    free(j->limit);
-    json_decref(j->transcript);
-    json_decref(j->workspace_json);
-    json_decref(j->tools_json);
-    j->limit = NULL;
-    j->transcript = j->workspace_json = j->tools_json = NULL;
+    up_eval_job_agent_free(j);
     if (j->results)
         up_assert_results_free(j->results, p->asserts[j->kase].n);
     j->results = NULL;

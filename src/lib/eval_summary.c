@@ -31,6 +31,7 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
                     const up_price *price)
 {
     double c = up_eval_cost(price, &j->usage);
+    const up_eval_agent_job *x;
 
     t->jobs++;
     t->passed += j->passed != 0 && !j->error;
@@ -52,13 +53,14 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->paid_usd = c < 0 ? -1 : t->paid_usd + (j->from_cache ? 0.0 : c);
     if (!j->agent || j->error)
         return;
+    x = up_eval_job_agent_view(j);
     t->agent_jobs++;
-    t->skill_reads += j->skill_read > 0;
-    t->ref_reads += j->refs_read > 0;
-    t->limited += j->limit != NULL;
-    t->turns += j->turns;
-    t->tool_calls += j->tool_calls;
-    t->tool_errors += j->tool_errors;
+    t->skill_reads += x->skill_read > 0;
+    t->ref_reads += x->refs_read > 0;
+    t->limited += x->limit != NULL;
+    t->turns += x->turns;
+    t->tool_calls += x->tool_calls;
+    t->tool_errors += x->tool_errors;
 }
 
 void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
@@ -230,19 +232,21 @@ static char *tool_map(const long *counts)
 static void add_agent(up_run_record *r, const up_eval_job *j, long *calls,
                       long *errors)
 {
+    const up_eval_agent_job *x = up_eval_job_agent_view(j);
+
     r->span_ms += j->latency_ms;
-    r->llm_time_ms += j->agent ? j->llm_ms : j->latency_ms;
-    r->model_turns += j->agent ? j->turns : 1;
+    r->llm_time_ms += j->agent ? x->llm_ms : j->latency_ms;
+    r->model_turns += j->agent ? x->turns : 1;
     if (!j->agent)
         return;
     r->agent_convs++;
-    r->skill_reads += j->skill_read > 0;
-    r->tool_calls += j->tool_calls;
-    r->tool_errors += j->tool_errors;
-    r->execute_calls += j->tool_calls; /* none of ours is an MCP call */
-    for (size_t i = 0; j->tool_stat && i < UP_TOOL_ROWS; i++) {
-        calls[i] += j->tool_stat[i].calls;
-        errors[i] += j->tool_stat[i].errors;
+    r->skill_reads += x->skill_read > 0;
+    r->tool_calls += x->tool_calls;
+    r->tool_errors += x->tool_errors;
+    r->execute_calls += x->tool_calls; /* none of ours is an MCP call */
+    for (size_t i = 0; i < UP_TOOL_ROWS; i++) {
+        calls[i] += x->tool_stat[i].calls;
+        errors[i] += x->tool_stat[i].errors;
     }
 }
 

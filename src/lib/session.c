@@ -162,6 +162,7 @@ void up_session_release(up_session *s)
         up_model_release(&s->targets[i].model);
     }
     free(s->targets);
+    session_stream_close(s);
     up_journal_close(&s->journal, &err);
     up_cache_close(s->cache);
     up_store_free(s->runs, s->nruns);
@@ -327,6 +328,7 @@ int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,
     o.progress = s->o.progress;
     o.progress_ud = s->o.progress_ud;
     o.artifacts = s->batch_dir.len > 0;
+    session_stream_hook(s, &o);
     agent_plan(s, p);
     rc = up_eval_execute(p, &o, st, err);
     cache_note(s);

@@ -3,18 +3,31 @@
  * per conversation, a line of its run folder's run_N/cases/transcripts.jsonl,
  * written by the run log for every command that goes through the session.
  *
- * When: with the run's records (up_session_log_runs), after grading and
- * the judge, so llm-rubric verdicts are in; the run folder's number is
- * known only then.  One artifact is built, written and freed at a time
- * from what the jobs already hold and streamed into the file, so chat mode
- * keeps nothing more in memory than before.  One file per run folder, not
- * one per case: creating 2,000 small files doubled the time of a 1,000
+ * When: eval, benchmark and select stream them (session_stream_open):
+ * a job whose verdicts are final as it lands (answered, graded, no
+ * llm-rubric verdict or check waiting) has its artifact written at once
+ * to an unlinked scratch file of the batch folder (buffered, no system
+ * call per job), its offset kept (8 bytes a job), and its answer,
+ * assertion results, grading and agent trees freed, so a large run's
+ * memory does not hold them (bench/README.md, "Memory of large runs").
+ * Its run folder's number is known then: the run log numbers model x
+ * repeat x arm on from the session's earlier records.  The rest (failed
+ * conversations, verdicts settled later, resumed jobs, generate's
+ * attempts) are built with the run's records (up_session_log_runs),
+ * after grading and the judge, as before.  Each run folder's file is
+ * then written in case order from both: the scratch lines copied, the
+ * rest built one at a time.  One file per run folder, not one per case:
+ * creating 2,000 small files doubled the time of a 1,000
  * case eval (bench/README.md).  The system prompt (in the skill arm the whole
  * skill body) is written once per run folder, as UP_STORE_SYSTEM_FILE,
  * and the artifacts' system message names it instead of repeating it.
  */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -54,8 +67,8 @@ static json_t *messages(const up_eval_plan *p, const up_eval_job *j)
     json_t *v = json_array();
 
     json_array_append_new(v, system_msg(up_eval_system(p, j)));
-    if (j->transcript) { /* agent mode: the loop's conversation */
-        json_array_extend(v, j->transcript);
+    if (j->ag && j->ag->transcript) { /* agent mode: the conversation */
+        json_array_extend(v, j->ag->transcript);
         return v;
     }
     json_array_append_new(v, json_pack("{s:s, s:s}", "role", "user", "content",
@@ -156,26 +169,258 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
     json_object_set_new(o, "latency_ms", json_real(j->latency_ms));
     json_object_set_new(o, "attempts", json_integer(j->attempts));
     json_object_set_new(o, "from_cache", json_boolean(j->from_cache));
-    json_object_set_new(o, "workspace", or_null(j->workspace_json));
-    json_object_set_new(o, "tools", or_null(j->tools_json));
+    json_object_set_new(o, "workspace",
+                        or_null(up_eval_job_agent_view(j)->workspace_json));
+    json_object_set_new(o, "tools",
+                        or_null(up_eval_job_agent_view(j)->tools_json));
     return o;
+}
+
+/* The artifact's line text (owned), cut to the configured cap. */
+static char *artifact_text(const up_session *s, const up_eval_plan *p,
+                           const up_eval_job *j, int run, int attempt)
+{
+    json_t *o = artifact(p, j, run, attempt);
+    long cap = s->cfg->artifact_max_bytes.value;
+    char *text;
+
+    up_store_case_cap(o, cap > 0 ? (size_t)cap : UP_STORE_CASE_MAX);
+    text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return text;
 }
 
 static int write_one(const up_session *s, up_store_cases *w,
                      const up_eval_plan *p, const up_eval_job *j, int run,
                      int attempt, up_error *err)
 {
-    json_t *o = artifact(p, j, run, attempt);
-    long cap = s->cfg->artifact_max_bytes.value;
-    char *text;
-    int rc;
+    char *text = artifact_text(s, p, j, run, attempt);
+    int rc = up_store_cases_add(w, text, err);
 
-    up_store_case_cap(o, cap > 0 ? (size_t)cap : UP_STORE_CASE_MAX);
-    text = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    rc = up_store_cases_add(w, text, err);
     free(text);
     return rc;
+}
+
+/* ---- the stream -------------------------------------------------------- */
+
+/* Bytes gathered before one write to the scratch file. */
+#define STREAM_FLUSH ((size_t)256 << 10)
+
+struct session_stream {
+    up_eval_plan *plan; /* borrowed */
+    int fd;             /* the scratch file (unlinked), or -1 */
+    up_buf pending;     /* lines not yet written */
+    uint64_t size;      /* bytes written to fd */
+    uint64_t *off;      /* per job: 1 + its line's offset; 0: not streamed */
+    int base;           /* the session's records when it opened */
+    char *win;          /* a window of the file, read back to log */
+    size_t wcap, wlen;  /* its room and the bytes in it */
+    uint64_t wat;       /* its offset in the file */
+    up_error err;       /* the first write error (err.code 0: none) */
+    /* the caller's progress hook, called first */
+    void (*progress)(void *ud, const up_eval_plan *p, size_t done,
+                     const up_eval_job *job);
+    void *progress_ud;
+};
+
+/* The run folder's number up_session_log_runs gives model m, repeat and
+ * arm of p: model, then repeat, then arm (baseline first when it runs),
+ * numbered on from base. */
+static int run_number(const up_eval_plan *p, int base, size_t m, int repeat,
+                      enum up_arm arm)
+{
+    int narms = p->baseline ? 2 : 1;
+    int a = p->baseline ? (int)arm : 0;
+
+    return base + ((int)m * p->runs + repeat - 1) * narms + a + 1;
+}
+
+static int stream_flush(struct session_stream *st)
+{
+    if (!st->pending.len || st->err.code)
+        return st->err.code;
+    if (up_fs_write_all(st->fd, st->pending.data, st->pending.len))
+        return up_error_set(&st->err, UP_EIO,
+                            "the case artifacts' scratch file in the batch "
+                            "folder: cannot write: %s",
+                            strerror(errno));
+    st->size += st->pending.len;
+    up_buf_reset(&st->pending);
+    return 0;
+}
+
+/* 1 when j's verdicts are final: answered, graded, nothing waiting. */
+static int settled(const up_eval_plan *p, const up_eval_job *j)
+{
+    const up_assert_list *l = &p->asserts[j->kase];
+
+    if (!j->done || j->error || !j->results || j->logged)
+        return 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (j->results[i].status == UP_ASSERT_PENDING ||
+            j->results[i].status == UP_ASSERT_CHECK)
+            return 0;
+    return 1;
+}
+
+/* What only the artifact needed goes. */
+static void shed(const up_eval_plan *p, up_eval_job *j)
+{
+    up_assert_results_free(j->results, p->asserts[j->kase].n);
+    j->results = NULL;
+    free(j->answer);
+    j->answer = NULL;
+    free(j->grading);
+    j->grading = NULL;
+    if (j->ag) { /* the counters stay for the run's totals */
+        json_decref(j->ag->transcript);
+        json_decref(j->ag->workspace_json);
+        json_decref(j->ag->tools_json);
+        j->ag->transcript = j->ag->workspace_json = j->ag->tools_json = NULL;
+    }
+    j->logged = 1;
+}
+
+static void stream_job(const up_session *s, struct session_stream *st,
+                       up_eval_job *j)
+{
+    up_eval_plan *p = st->plan;
+    char *text;
+
+    if (st->err.code || !settled(p, j))
+        return;
+    text = artifact_text(
+        s, p, j, run_number(p, st->base, j->model, j->repeat, j->arm), 0);
+    st->off[j - p->jobs] = st->size + st->pending.len + 1;
+    up_buf_adds(&st->pending, text);
+    up_buf_add(&st->pending, "\n", 1);
+    free(text);
+    shed(p, j);
+    if (st->pending.len >= STREAM_FLUSH)
+        stream_flush(st);
+}
+
+/* up_eval_run_opts.progress: the caller's hook, then the job's artifact. */
+static void stream_progress(void *ud, const up_eval_plan *p, size_t done,
+                            const up_eval_job *job)
+{
+    const up_session *s = ud;
+    struct session_stream *st = s->stream;
+
+    if (st->progress)
+        st->progress(st->progress_ud, p, done, job);
+    if (job && p == st->plan && p->asserts)
+        stream_job(s, st, &st->plan->jobs[job - p->jobs]);
+}
+
+void session_stream_open(up_session *s, up_eval_plan *p)
+{
+    struct session_stream *st;
+    up_buf path = UP_BUF_INIT;
+    int fd;
+
+    if (!s->batch_dir.len || s->stream)
+        return;
+    up_fs_join(&path, s->batch_dir.data, ".cases.tmp.XXXXXX");
+    fd = mkstemp(path.data);
+    if (fd >= 0)
+        unlink(path.data); /* gone with the process, whatever happens */
+    up_buf_release(&path);
+    if (fd < 0)
+        return; /* no stream: the artifacts are built at the end */
+    st = up_xcalloc(1, sizeof(*st));
+    st->plan = p;
+    st->fd = fd;
+    st->off = up_xcalloc(p->njobs ? p->njobs : 1, sizeof(*st->off));
+    st->base = (int)s->nruns;
+    s->stream = st;
+}
+
+void session_stream_hook(up_session *s, up_eval_run_opts *o)
+{
+    if (!s->stream)
+        return;
+    s->stream->progress = o->progress;
+    s->stream->progress_ud = o->progress_ud;
+    o->progress = stream_progress;
+    o->progress_ud = s;
+}
+
+void session_stream_close(up_session *s)
+{
+    struct session_stream *st = s->stream;
+
+    if (!st)
+        return;
+    close(st->fd);
+    free(st->win);
+    up_buf_release(&st->pending);
+    free(st->off);
+    free(st);
+    s->stream = NULL;
+}
+
+/* The stream's error, if any, as err. */
+static int stream_failed(const struct session_stream *st, up_error *err)
+{
+    return st->err.code ? up_error_set(err, st->err.code, "%s", st->err.msg)
+                        : 0;
+}
+
+/* Read the window at offset at: at least want bytes when the file has
+ * them.  Not a map: mapped pages would count in the peak memory. */
+static int stream_read(struct session_stream *st, uint64_t at, size_t want,
+                       up_error *err)
+{
+    ssize_t n;
+
+    if (want > st->wcap) {
+        st->win = up_xrealloc(st->win, want);
+        st->wcap = want;
+    }
+    do
+        n = pread(st->fd, st->win, st->wcap, (off_t)at);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return up_error_set(err, UP_EIO,
+                            "the case artifacts' scratch file: cannot "
+                            "read: %s",
+                            strerror(errno));
+    st->wat = at;
+    st->wlen = (size_t)n;
+    return 0;
+}
+
+/* Job i's streamed line (its newline included) into w.  Lines are read
+ * through a window: the jobs of a run landed about in their order. */
+static int copy_line(struct session_stream *st, up_store_cases *w, size_t i,
+                     up_error *err)
+{
+    uint64_t at = st->off[i] - 1;
+    size_t want = STREAM_FLUSH;
+
+    for (;;) {
+        int in = st->win && at >= st->wat && at < st->wat + st->wlen;
+        const char *line = in ? st->win + (at - st->wat) : NULL;
+        const char *nl =
+            in ? memchr(line, '\n', st->wlen - (size_t)(at - st->wat)) : NULL;
+
+        if (nl)
+            return up_store_cases_add_line(w, line, (size_t)(nl - line) + 1,
+                                           err);
+        if (in && at == st->wat && st->wlen < st->wcap)
+            return up_error_set(err, UP_EIO,
+                                "the case artifacts' scratch file: a line "
+                                "is cut short");
+        if (in && at == st->wat)
+            want = 2 * st->wcap; /* a line longer than the window */
+        if (stream_read(st, at, want, err))
+            return UP_EIO;
+        if (!st->wlen) /* past the end: never so unless the file shrank */
+            return up_error_set(err, UP_EIO,
+                                "the case artifacts' scratch file: a line "
+                                "is missing");
+    }
 }
 
 int session_log_cases(const up_session *s, const up_eval_plan *p, size_t m,
@@ -183,11 +428,21 @@ int session_log_cases(const up_session *s, const up_eval_plan *p, size_t m,
                       up_error *err)
 {
     const char *system = arm == UP_ARM_SKILL ? p->system_skill : p->system_base;
+    struct session_stream *st =
+        s->stream && s->stream->plan == p ? s->stream : NULL;
     up_store_cases w;
     int rc =
         up_store_run_file_write(s->batch_dir.data, run, UP_STORE_SYSTEM_FILE,
                                 system, strlen(system), err);
 
+    if (!rc && st &&
+        (attempt || run != run_number(p, st->base, m, repeat, arm)))
+        rc = up_error_set(err, UP_EIO,
+                          "run_%d: its case artifacts were streamed as "
+                          "run_%d",
+                          run, run_number(p, st->base, m, repeat, arm));
+    if (!rc && st && !(rc = stream_flush(st)))
+        rc = stream_failed(st, err);
     if (!rc)
         rc = up_store_cases_open(&w, s->batch_dir.data, run, err);
     if (rc)
@@ -195,8 +450,10 @@ int session_log_cases(const up_session *s, const up_eval_plan *p, size_t m,
     for (size_t i = 0; i < p->njobs && !rc; i++) {
         const up_eval_job *j = &p->jobs[i];
 
-        if (j->done && j->model == m && j->repeat == repeat && j->arm == arm)
-            rc = write_one(s, &w, p, j, run, attempt, err);
+        if (!j->done || j->model != m || j->repeat != repeat || j->arm != arm)
+            continue;
+        rc = st && st->off[i] ? copy_line(st, &w, i, err)
+                              : write_one(s, &w, p, j, run, attempt, err);
     }
     if (rc)
         up_store_cases_abort(&w);

@@ -156,7 +156,10 @@ int up_eval_session_open(up_eval_session *e, up_error *err)
 int up_eval_session_run(up_eval_session *e, up_error *err)
 {
     up_error jerr;
-    int rc = up_session_execute(&e->s, &e->plan, NULL, err);
+    int rc;
+
+    session_stream_open(&e->s, &e->plan); /* the artifacts as jobs land */
+    rc = up_session_execute(&e->s, &e->plan, NULL, err);
 
     if (rc == UP_EIO) { /* only the journal fails so */
         up_session_close_journal(&e->s, &jerr);

@@ -21,6 +21,17 @@ void session_settle(up_session *s);
  * run (attempt 0: none), with the folder's system prompt file; one
  * artifact in memory at a time (session_artifact.c).  Errors: writes.
  */
+/*
+ * The case artifacts' stream (session_artifact.c): open makes the scratch
+ * file for p's jobs when the session has a batch (nothing when it cannot:
+ * the artifacts are then built at the end); hook puts the stream in front
+ * of o's progress hook; close frees it all.
+ */
+struct up_eval_run_opts;
+void session_stream_open(up_session *s, up_eval_plan *p);
+void session_stream_hook(up_session *s, struct up_eval_run_opts *o);
+void session_stream_close(up_session *s);
+
 int session_log_cases(const up_session *s, const up_eval_plan *p, size_t m,
                       int repeat, enum up_arm arm, int run, int attempt,
                       up_error *err);

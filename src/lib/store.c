@@ -488,8 +488,15 @@ int up_store_cases_open(up_store_cases *w, const char *batch_dir,
 
 int up_store_cases_add(up_store_cases *w, const char *json, up_error *err)
 {
-    if (up_fs_write_all(w->fd, json, strlen(json)) ||
-        up_fs_write_all(w->fd, "\n", 1))
+    int rc = up_store_cases_add_line(w, json, strlen(json), err);
+
+    return rc ? rc : up_store_cases_add_line(w, "\n", 1, err);
+}
+
+int up_store_cases_add_line(up_store_cases *w, const char *line, size_t len,
+                            up_error *err)
+{
+    if (up_fs_write_all(w->fd, line, len))
         return up_error_set(err, UP_EIO, "'%s': cannot write: %s", w->path.data,
                             strerror(errno));
     return 0;

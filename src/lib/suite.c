@@ -23,6 +23,7 @@
 #include "upskill/fs.h"
 #include "upskill/suite.h"
 #include "util/json.h"
+#include "util/sha256.h"
 
 /* State of one parse: where we are and where errors go. */
 struct walk {
@@ -210,6 +211,7 @@ static int expected_contains(struct walk *w, json_t *v, up_case *c)
         path_pop(w, old);
         add_contains(c, &cap, item);
     }
+    UP_SHRINK(c->contains, cap, c->ncontains); /* one list per case */
     return 0;
 }
 
@@ -437,6 +439,7 @@ static void suite_append(up_suite *dst, up_suite *src)
         memcpy(dst->cases + dst->ncases, src->cases,
                src->ncases * sizeof(*src->cases));
     dst->ncases += src->ncases;
+    UP_SHRINK(dst->cases, cap, dst->ncases);
     free(src->cases);
     up_suite_init(src);
 }
@@ -548,17 +551,50 @@ static json_t *case_json(const up_case *c)
     return o;
 }
 
+/* The compact array's text a piece at a time ("[", each case, ",", "]":
+ * the bytes json_dumps gives the whole array), one case's tree alive at
+ * once: a 100,000 case suite as one tree took 150 MiB (bench/README.md,
+ * "Memory of large runs"). */
+static void suite_text(const up_suite *s,
+                       void (*sink)(void *ud, const char *text, size_t len),
+                       void *ud)
+{
+    sink(ud, "[", 1);
+    for (size_t i = 0; i < s->ncases; i++) {
+        json_t *c = case_json(&s->cases[i]);
+        char *text = compact(c);
+
+        if (i)
+            sink(ud, ",", 1);
+        sink(ud, text, strlen(text));
+        free(text);
+        json_decref(c);
+    }
+    sink(ud, "]", 1);
+}
+
+static void buf_sink(void *ud, const char *text, size_t len)
+{
+    up_buf_add(ud, text, len);
+}
+
+static void sha_sink(void *ud, const char *text, size_t len)
+{
+    up_sha256_update(ud, text, len);
+}
+
 void up_suite_to_json(const up_suite *s, up_buf *out)
 {
-    json_t *arr = json_array();
-    char *text;
+    suite_text(s, buf_sink, out);
+}
 
-    for (size_t i = 0; i < s->ncases; i++)
-        json_array_append_new(arr, case_json(&s->cases[i]));
-    text = compact(arr);
-    up_buf_adds(out, text);
-    free(text);
-    json_decref(arr);
+void up_suite_sha256(const up_suite *s, char out[65])
+{
+    up_sha256 h;
+
+    up_sha256_init(&h);
+    suite_text(s, sha_sink, &h);
+    up_sha256_final_hex(&h, out);
 }
 
 /* 1 when type names a file-* assertion kind, "not-" and "_" allowed, or

@@ -59,6 +59,14 @@ void up_grow(void **array, size_t *cap, size_t need, size_t elem)
     *cap = n;
 }
 
+void up_shrink(void **array, size_t *cap, size_t n, size_t elem)
+{
+    if (!n || n >= *cap)
+        return;
+    *array = up_xrealloc(*array, n * elem);
+    *cap = n;
+}
+
 void up_strv_free(char **v)
 {
     if (!v)

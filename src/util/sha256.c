@@ -111,17 +111,23 @@ void up_sha256_final(up_sha256 *s, unsigned char out[32])
             out[4 * i + b] = (unsigned char)(s->h[i] >> (24 - 8 * b));
 }
 
-void up_sha256_hex(char out[65], const void *data, size_t len)
+void up_sha256_final_hex(up_sha256 *s, char out[65])
 {
-    up_sha256 s;
     unsigned char d[32];
 
-    up_sha256_init(&s);
-    up_sha256_update(&s, data, len);
-    up_sha256_final(&s, d);
+    up_sha256_final(s, d);
     for (int i = 0; i < 32; i++) {
         out[2 * i] = "0123456789abcdef"[d[i] >> 4];
         out[2 * i + 1] = "0123456789abcdef"[d[i] & 15];
     }
     out[64] = '\0';
+}
+
+void up_sha256_hex(char out[65], const void *data, size_t len)
+{
+    up_sha256 s;
+
+    up_sha256_init(&s);
+    up_sha256_update(&s, data, len);
+    up_sha256_final_hex(&s, out);
 }

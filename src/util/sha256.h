@@ -22,6 +22,8 @@ void up_sha256_update(up_sha256 *s, const void *data, size_t len);
 /* Finish: the 32-byte digest goes to out; s must be initialised again
  * before reuse. */
 void up_sha256_final(up_sha256 *s, unsigned char out[32]);
+/* up_sha256_final as 64 lowercase hex digits + NUL. */
+void up_sha256_final_hex(up_sha256 *s, char out[65]);
 /* The digest of len bytes of data as 64 lowercase hex digits + NUL. */
 void up_sha256_hex(char out[65], const void *data, size_t len);
 

@@ -116,7 +116,7 @@ Test(artifact, agent_transcript_workspace_and_tools_are_written)
         answer(&f.p, j, "ok");
         if (j->arm != UP_ARM_SKILL || j->kase != 1)
             continue;
-        j->transcript = json_pack(
+        up_eval_job_agent(j)->transcript = json_pack(
             "[{s:s, s:s}, {s:s, s:n, s:n, s:[{s:s, s:s, s:s}]},"
             " {s:s, s:s, s:s, s:b}, {s:s, s:s, s:n, s:[]}]",
             "role", "user", "content", "second", "role", "assistant", "content",
@@ -124,8 +124,9 @@ Test(artifact, agent_transcript_workspace_and_tools_are_written)
             "arguments", big, "role", "tool", "tool_call_id", "c1", "content",
             big, "is_error", 1, "role", "assistant", "content", "ok",
             "reasoning", "tool_calls");
-        j->workspace_json = json_pack("{s:[], s:b}", "files", "truncated", 0);
-        j->tools_json = json_pack("{s:i}", "tool_calls", 1);
+        up_eval_job_agent(j)->workspace_json =
+            json_pack("{s:[], s:b}", "files", "truncated", 0);
+        up_eval_job_agent(j)->tools_json = json_pack("{s:i}", "tool_calls", 1);
     }
     up_eval_grade(&f.p);
     cr_assert_eq(up_session_log_runs(&f.s, &f.p, "task", 0, &err), 0, "%s",
@@ -172,6 +173,6 @@ Test(artifact, plan_keeps_no_spare_room_per_case_and_job)
         cr_assert_eq(f.p.asserts[k].cap, f.p.asserts[k].n);
     }
     for (size_t i = 0; i < f.p.njobs; i++)
-        cr_assert_null(f.p.jobs[i].tool_stat);
+        cr_assert_null(f.p.jobs[i].ag);
     teardown(&f);
 }
