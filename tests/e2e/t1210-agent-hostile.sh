@@ -94,6 +94,7 @@ like "$(printf '%s\n' "$out" | grep -c OK)" 4 "four cases pass, three ended by l
 printf '{"cases": [{"input": "huge", "expected": {"contains": ["done"]}},
  {"input": "honest", "expected": {"contains": ["done"]}}]}\n' > "$T/t50.json"
 fake_start "$T/s50.json"
+ok $? "fake-llm starts on the 50 MB scenario"
 rm -f "$T/s50.json"
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t50.json" -m local \
     --base-url "$FAKE_URL/v1" --agent --no-baseline --no-log-runs -v

@@ -8,7 +8,8 @@
 #   curl -s "$FAKE_URL/v1/models"
 #
 # fake_start runs $FAKE_LLM in the background with --port-file, waits for
-# the port file (polling up to 5 s) and sets FAKE_PID, FAKE_PORT and
+# the port file (polling up to 30 s: a 50 MB scenario under a loaded
+# sanitizer build takes seconds to parse) and sets FAKE_PID, FAKE_PORT and
 # FAKE_URL.  Every server started is killed when the script exits.
 
 _fake_pids=
@@ -31,7 +32,7 @@ fake_need_curl() {
     command -v curl >/dev/null 2>&1 || fake_skip_all "curl not found"
 }
 
-# fake_start SCENARIO [ARGS...]: returns 1 when no port appears in 5 s.
+# fake_start SCENARIO [ARGS...]: returns 1 when no port appears in 30 s.
 fake_start() {
     _fake_n=$((_fake_n + 1))
     _pf="$T/fake-port.$_fake_n"
@@ -43,7 +44,7 @@ fake_start() {
     FAKE_PID=$!
     _fake_pids="$_fake_pids $FAKE_PID"
     _i=0
-    while [ ! -s "$_pf" ] && [ $_i -lt 50 ]; do
+    while [ ! -s "$_pf" ] && [ $_i -lt 300 ]; do
         kill -0 "$FAKE_PID" 2>/dev/null || break
         sleep 0.1
         _i=$((_i + 1))
