@@ -3,6 +3,10 @@
 #
 #   transport  build/bench-transport: 2,000 bare requests through
 #              up_sched_run at -j 64 (issue 3)
+#   transport-3  reference for agent: 1,000 chains of 3 requests (each
+#              sent when the one before is answered, system prompt padded
+#              to 2,400 bytes) through up_sched_run at -j 64: agent mode's
+#              traffic without its tools, workspaces and grading
 #   upskill    upskill eval: 1,000 cases x 2 arms at -j 64
 #   agent      upskill eval --agent: 500 cases x 2 arms x 3 turns at -j 64
 #              (issue 11): physical limit ceil(1000 / 64) x 3 x 50 ms =
@@ -227,7 +231,7 @@ measure() {
     status=ok
     case " $ok " in *" $rc "*) ;; *) status=exit:$rc ;; esac
     echo "$name $run $(tail -n 1 "$B/time") $load $status" >>"$B/results.txt"
-    tail -n 1 "$B/results.txt" | awk '{ printf "%-9s run %s: wall %5.2f s  CPU %5.2f s  peak RSS %7.1f MiB  (load %s)%s\n", $1, $2, $3, $4 + $5, $6 / 1024, $7, $8 == "ok" ? "" : "  " $8 }'
+    tail -n 1 "$B/results.txt" | awk '{ printf "%-11s run %s: wall %5.2f s  CPU %5.2f s  peak RSS %7.1f MiB  (load %s)%s\n", $1, $2, $3, $4 + $5, $6 / 1024, $7, $8 == "ok" ? "" : "  " $8 }'
     [ $status = ok ] && return 0
     grep -v '^ *at ' "$B/$name.$run.err" | tail -n 3 >&2
     case $name in promptfoo | pf-version) return 1 ;; esac
@@ -262,6 +266,10 @@ while [ $r -le "$RUNS" ]; do
         "$TOP/tests/fixtures/eval/student" -t "$B/tests.json" -m local \
         --base-url "$url" -j $JOBS --no-log-runs --no-cache --json
     check_upskill $r
+    fake_down
+    fake_up
+    measure transport-3 $r 0 "$TOP/build/bench-transport" "$url" \
+        -n "$N" -j $JOBS -d $DELAY -t 3 -s 2400
     fake_down
     fake_up "$B/s-agent.json"
     measure agent $r 0 "$TOP/build/upskill" eval \
@@ -358,7 +366,7 @@ median() {
         print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 limit=$(((2 * N + JOBS - 1) / JOBS * DELAY))
-for t in transport curl-Z upskill agent promptfoo; do
+for t in transport transport-3 curl-Z upskill agent promptfoo; do
     grep -q "^$t .* ok$" "$B/results.txt" || continue
     w=$(awk -v t=$t '$1 == t && $8 == "ok" { print $3 }' "$B/results.txt" | median)
     c=$(awk -v t=$t '$1 == t && $8 == "ok" { print $4 + $5 }' "$B/results.txt" | median)
@@ -371,8 +379,8 @@ awk '$8 != "ok" { printf "(left out: %s run %s, %s)\n", $1, $2, $8 }' "$B/result
 # agent mode's limit: ceil(N / JOBS) waves of 3 turns
 alimit=$(((N + JOBS - 1) / JOBS * 3 * DELAY))
 awk -v lim="$limit" -v alim="$alimit" '{ w[$1] = $2; c[$1] = $3; m[$1] = $4
-    l = $1 == "agent" ? alim : lim
-    printf "%-9s wall %5.2f s (%.2fx limit)  CPU %5.2f s  peak RSS %7.1f MiB\n",
+    l = $1 == "agent" || $1 == "transport-3" ? alim : lim
+    printf "%-11s wall %5.2f s (%.2fx limit)  CPU %5.2f s  peak RSS %7.1f MiB\n",
         $1, $2, $2 * 1000 / l, $3, $4 / 1024 }
     END { if (("promptfoo" in w) && ("upskill" in w))
         printf "promptfoo / upskill: wall %.1fx, CPU %.1fx, peak RSS %.1fx\n",

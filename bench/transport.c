@@ -6,8 +6,13 @@
  * HTTP client against a server given on the command line (bench/run.sh
  * points it at build/fake-llm answering after 50 ms).  It prints one
  * line: the request count, how many succeeded, the wall time, the
- * physical limit ceil(N / J) x DELAY and their ratio, and the median and
- * largest per-request latency (to tell server time from client time).
+ * physical limit ceil(N / J) x TURNS x DELAY and their ratio, and the
+ * median and largest per-request latency (to tell server time from client
+ * time).  -t TURNS makes each job a chain of TURNS requests, each sent when
+ * the one before is answered, and -s BYTES pads the system prompt to about
+ * BYTES: with -t 3 -s 2400 the chains have the shape of agent mode's
+ * conversations (bench/README.md, row transport-3) without its tools,
+ * workspaces or grading.
  * Exit 0 when every request succeeded, 1 otherwise, 2 on usage errors.
  */
 #include <stdio.h>
@@ -20,15 +25,18 @@
 
 #define USAGE                                                                  \
     "usage: bench-transport BASE_URL [-n REQUESTS] [-j JOBS] "                 \
-    "[-d DELAY_MS] [-m MODEL]\n"
+    "[-d DELAY_MS] [-m MODEL] [-t TURNS] [-s SYSTEM_BYTES]\n"
 
 typedef struct args {
     const char *url, *model;
-    long n, jobs, delay_ms;
+    long n, jobs, delay_ms, turns, system_bytes;
 } args;
 
 typedef struct tally {
-    long *latency; /* per request, ms */
+    const up_request *rq;
+    long turns;
+    long *turn;    /* per job, turns sent */
+    long *latency; /* per job, ms (all its turns) */
     size_t ok;
     up_error first_err;
     int have_err;
@@ -49,7 +57,7 @@ static int parse_count(const char *s, long *out)
 /* The option letter of argv[i] ("-n" -> 'n'), or 0. */
 static int option_letter(const char *a)
 {
-    static const char letters[] = "njdm";
+    static const char letters[] = "njdmts";
 
     if (a[0] != '-' || a[1] == '\0' || a[2] != '\0')
         return 0;
@@ -63,9 +71,15 @@ static int parse_args(int argc, char **argv, args *a)
     a->n = 2000;
     a->jobs = 64;
     a->delay_ms = 50;
+    a->turns = 1;
+    a->system_bytes = 0;
     for (int i = 1; i < argc; i++) {
         int opt = option_letter(argv[i]);
-        long *dst = opt == 'n' ? &a->n : opt == 'j' ? &a->jobs : &a->delay_ms;
+        long *dst = opt == 'n'   ? &a->n
+                    : opt == 'j' ? &a->jobs
+                    : opt == 't' ? &a->turns
+                    : opt == 's' ? &a->system_bytes
+                                 : &a->delay_ms;
 
         if (!opt && !a->url && argv[i][0] != '-')
             a->url = argv[i];
@@ -92,6 +106,15 @@ static void on_done(void *ud, size_t index, up_response *res)
     }
 }
 
+/* A job's next turn: the same request until it has sent turns of them. */
+static const up_request *next_turn(void *ud, size_t index, up_response *res)
+{
+    tally *t = ud;
+
+    (void)res;
+    return t->turn[index]++ < t->turns ? t->rq : NULL;
+}
+
 static int cmp_long(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
@@ -102,17 +125,31 @@ static int cmp_long(const void *a, const void *b)
 static void report(const args *a, const tally *t, const up_sched_stats *st)
 {
     long rounds = (a->n + a->jobs - 1) / a->jobs;
-    long limit = rounds * a->delay_ms;
+    long limit = rounds * a->turns * a->delay_ms;
 
     qsort(t->latency, (size_t)a->n, sizeof(long), cmp_long);
     printf("requests %ld ok %zu jobs %ld wall_ms %ld limit_ms %ld "
-           "ratio %.3f latency_ms p50 %ld p90 %ld p99 %ld max %ld\n",
+           "ratio %.3f turns %ld latency_ms p50 %ld p90 %ld p99 %ld max %ld\n",
            a->n, t->ok, a->jobs, st->elapsed_ms, limit,
-           (double)st->elapsed_ms / (double)limit, t->latency[a->n / 2],
-           t->latency[a->n * 9 / 10], t->latency[a->n * 99 / 100],
-           t->latency[a->n - 1]);
+           (double)st->elapsed_ms / (double)limit, a->turns,
+           t->latency[a->n / 2], t->latency[a->n * 9 / 10],
+           t->latency[a->n * 99 / 100], t->latency[a->n - 1]);
     if (t->have_err)
         fprintf(stderr, "bench-transport: first error: %s\n", t->first_err.msg);
+}
+
+/* The system prompt, padded with words to about bytes. */
+static char *padded_system(long bytes)
+{
+    static const char base[] = "You are a helpful assistant.";
+    size_t n = bytes > (long)sizeof(base) ? (size_t)bytes : sizeof(base);
+    char *s = up_xmalloc(n);
+
+    memcpy(s, base, sizeof(base));
+    for (size_t i = sizeof(base) - 1; i + 1 < n; i++)
+        s[i] = i % 6 ? 'x' : ' ';
+    s[n - 1] = '\0';
+    return s;
 }
 
 int main(int argc, char **argv)
@@ -125,6 +162,7 @@ int main(int argc, char **argv)
     up_sched_stats st;
     up_job *jobs = NULL;
     tally t = {0};
+    char *system = NULL;
     up_error err;
     int rc = 2;
 
@@ -137,13 +175,21 @@ int main(int argc, char **argv)
     ep.model = a.model;
     ep.compat = 1;
     up_request_init(&rq);
-    rq.system = "You are a helpful assistant.";
+    system = padded_system(a.system_bytes);
+    rq.system = system;
     rq.messages = &msg;
     rq.n_messages = 1;
     jobs = up_xcalloc((size_t)a.n, sizeof(*jobs));
     t.latency = up_xcalloc((size_t)a.n, sizeof(long));
+    t.turn = up_xcalloc((size_t)a.n, sizeof(long));
+    t.rq = &rq;
+    t.turns = a.turns;
     for (long i = 0; i < a.n; i++)
-        jobs[i] = (up_job){&ep, &rq, on_done, &t, NULL, NULL};
+        jobs[i] = (up_job){.ep = &ep,
+                           .rq = a.turns > 1 ? NULL : &rq,
+                           .done = on_done,
+                           .ud = &t,
+                           .next = a.turns > 1 ? next_turn : NULL};
     up_sched_opts_init(&o);
     o.jobs = (int)a.jobs;
     rc = 1;
@@ -156,5 +202,7 @@ int main(int argc, char **argv)
 out:
     free(jobs);
     free(t.latency);
+    free(t.turn);
+    free(system);
     return rc;
 }
