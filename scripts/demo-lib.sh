@@ -3,8 +3,9 @@
 # is removed at the end with every fake server started, and gives:
 #   serve SCENARIO NAME  start build/fake-llm on SCENARIO; its URL in $URL
 #   step CMD...          print CMD (bold on a terminal), then run it
-UPSKILL=$TOP/build/upskill
-FAKE=$TOP/build/fake-llm
+# The tests set UPSKILL and FAKE_LLM (make sanitize: the sanitizer build's).
+UPSKILL=${UPSKILL:-$TOP/build/upskill}
+FAKE=${FAKE_LLM:-$TOP/build/fake-llm}
 for b in "$UPSKILL" "$FAKE"; do
     [ -x "$b" ] || { echo "demo: $b is missing: run 'make ${DEMO_TARGET:-demo}'" >&2; exit 1; }
 done
