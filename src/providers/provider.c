@@ -384,12 +384,16 @@ long up_pjson_long(json_t *obj, const char *key, int *seen)
     return (long)json_number_value(v);
 }
 
+static int add_dumped(const char *text, size_t n, void *out)
+{
+    up_buf_add(out, text, n);
+    return 0;
+}
+
+/* j's compact text appended to out, without a copy in between. */
 static void dump_json(json_t *j, up_buf *out)
 {
-    char *s = json_dumps(j, JSON_COMPACT);
-
-    up_buf_adds(out, s);
-    free(s);
+    json_dump_callback(j, add_dumped, out, JSON_COMPACT);
 }
 
 int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
