@@ -13,9 +13,13 @@ G="$TOP/tests/fixtures/gen"
 DEAD="http://127.0.0.1:1/v1"
 export OPENAI_API_KEY=sk-e2e-1000 ANTHROPIC_API_KEY=sk-ant-e2e-1000
 # Short request timeouts through the documented config key, so a held
-# request costs one second, not ten minutes.
+# request costs one second, not ten minutes.  Only the sections that hold
+# requests use them: elsewhere a loaded machine (the sanitizer build under
+# prove -j2) may take over a second to answer, and a timeout there would
+# replace the failure the section is about (a 401, a 404).
 printf 'providers:\n  generic:\n    timeout: 1\n  anthropic:\n    timeout: 1\n' \
     > "$T/short.yaml"
+printf 'providers:\n  generic:\n    timeout: 120\n' > "$T/normal.yaml"
 export UPSKILL_CONFIG="$T/short.yaml"
 cd "$T" || exit 1
 nreq() { wc -l < "$1" | tr -d ' '; }
@@ -80,6 +84,7 @@ like "$err" "gave up on this endpoint after 4 failed requests in a row: no reply
     "the first-byte timeout is named as the cause"
 
 # --- eval, 401 on every request ------------------------------------------------
+export UPSKILL_CONFIG="$T/normal.yaml"
 fake_start "$T/401.json" --record "$T/rec-a.jsonl"
 run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
     -j 4 --no-log-runs
@@ -183,7 +188,9 @@ printf '%s\n' '[{"match": {"model": "student"}, "reply": {"fault": "hold"}}]' \
     > "$T/hold-s.json"
 fake_start "$T/hold-s.json"
 held="$FAKE_URL/v1"
+UPSKILL_CONFIG="$T/short.yaml"
 gen "$held" -o "$T/g2/commit-helper" --no-log-runs
+UPSKILL_CONFIG="$T/normal.yaml"
 is "$rc" 4 "generate with a student that never answers exits 4"
 like "$err" "'generic.student': no conversation was answered" "naming it"
 like "$err" "Operation timed out" "and the timeout"
