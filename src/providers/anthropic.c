@@ -180,15 +180,11 @@ static json_t *messages(const up_request *rq)
     return a;
 }
 
-/* The offered tools: {name, description, input_schema}. */
-static void add_tools(json_t *b, const up_request *rq)
+/* The offered tools: [{name, description, input_schema}]. */
+static json_t *tools_json(const up_request *rq)
 {
-    json_t *a = json_object_get(b, "tools");
+    json_t *a = json_array();
 
-    if (!a) {
-        a = json_array();
-        json_object_set_new(b, "tools", a);
-    }
     for (size_t i = 0; i < rq->ntools; i++) {
         const up_tool_spec *t = &rq->tools[i];
 
@@ -197,6 +193,7 @@ static void add_tools(json_t *b, const up_request *rq)
                                            t->description ? t->description : "",
                                            "input_schema", up_tool_params(t)));
     }
+    return a;
 }
 
 /* thinking / output_config.effort; returns whether thinking is on. */
@@ -264,8 +261,6 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, oc, rq, flags, thinking);
-    if (rq->ntools)
-        add_tools(b, rq);
     if (json_object_size(oc))
         json_object_set(b, "output_config", oc);
     json_decref(oc);
@@ -501,6 +496,7 @@ const struct up_provider_ops up_anthropic_ops = {
     .url = url,
     .headers = headers,
     .body = body,
+    .tools = tools_json,
     .parse = parse,
     .event = event,
 };

@@ -182,8 +182,6 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, rq);
-    if (rq->ntools)
-        json_object_set_new(b, "tools", tools_json(rq));
     if (up_provider_streams(ep)) {
         json_object_set_new(b, "stream", json_true());
         json_object_set_new(b, "stream_options",
@@ -330,6 +328,7 @@ const struct up_provider_ops up_openai_ops = {
     .url = url,
     .headers = up_openai_auth,
     .body = body,
+    .tools = tools_json,
     .parse = parse,
     .event = event,
 };

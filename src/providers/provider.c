@@ -396,6 +396,107 @@ static void dump_json(json_t *j, up_buf *out)
     json_dump_callback(j, add_dumped, out, JSON_COMPACT);
 }
 
+/*
+ * The offered tools' text, by wire and content: every turn of every
+ * agent-mode conversation offers the same few tools, two thirds of its
+ * request's bytes, and building and dumping their list anew was a tenth
+ * of agent mode's CPU.  The key is each tool's name, description and
+ * parameters, NUL-separated.
+ */
+#define TOOLS_CACHE 8
+static struct {
+    const struct up_provider_ops *ops;
+    up_buf key;
+    char *text;
+} tool_texts[TOOLS_CACHE];
+static pthread_mutex_t tool_texts_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void tools_key(const up_request *rq, up_buf *key)
+{
+    for (size_t i = 0; i < rq->ntools; i++) {
+        const up_tool_spec *t = &rq->tools[i];
+        const char *f[] = {t->name, t->description, t->parameters};
+
+        for (size_t k = 0; k < 3; k++)
+            up_buf_add(key, f[k] ? f[k] : "", f[k] ? strlen(f[k]) + 1 : 1);
+    }
+}
+
+/* Append the cached text of key's tools on ops' wire; 0 when not kept. */
+static int tools_cached(const struct up_provider_ops *ops, const up_buf *key,
+                        up_buf *out)
+{
+    int hit = 0;
+
+    pthread_mutex_lock(&tool_texts_mu);
+    for (size_t i = 0; !hit && i < TOOLS_CACHE && tool_texts[i].text; i++)
+        if (tool_texts[i].ops == ops && tool_texts[i].key.len == key->len &&
+            memcmp(tool_texts[i].key.data, key->data, key->len) == 0) {
+            up_buf_adds(out, tool_texts[i].text);
+            hit = 1;
+        }
+    pthread_mutex_unlock(&tool_texts_mu);
+    return hit;
+}
+
+/* Keep text as key's tools on ops' wire while there is room. */
+static void tools_keep(const struct up_provider_ops *ops, const up_buf *key,
+                       const char *text, size_t len)
+{
+    pthread_mutex_lock(&tool_texts_mu);
+    for (size_t i = 0; i < TOOLS_CACHE; i++)
+        if (!tool_texts[i].text) {
+            tool_texts[i].ops = ops;
+            up_buf_add(&tool_texts[i].key, key->data, key->len);
+            tool_texts[i].text = up_xstrndup(text, len);
+            break;
+        }
+    pthread_mutex_unlock(&tool_texts_mu);
+}
+
+/* rq's tools on ops' wire, as JSON text appended to out. */
+static void add_tools_text(const struct up_provider_ops *ops,
+                           const up_request *rq, up_buf *out)
+{
+    up_buf key = UP_BUF_INIT;
+    size_t start = out->len;
+
+    tools_key(rq, &key);
+    if (!tools_cached(ops, &key, out)) {
+        json_t *a = ops->tools(rq);
+
+        dump_json(a, out);
+        json_decref(a);
+        tools_keep(ops, &key, out->data + start, out->len - start);
+    }
+    up_buf_release(&key);
+}
+
+/*
+ * Body j with rq's tools as "tools", dumped into out: spliced in as
+ * cached text before the closing brace, or, when the body already offers
+ * a tool (Anthropic's structured output), appended to its list.
+ */
+static void dump_body(const struct up_provider_ops *ops, json_t *j,
+                      const up_request *rq, up_buf *out)
+{
+    json_t *own = json_object_get(j, "tools");
+
+    if (rq->ntools && own) {
+        json_t *a = ops->tools(rq);
+
+        json_array_extend(own, a);
+        json_decref(a);
+    }
+    dump_json(j, out);
+    if (!rq->ntools || own)
+        return;
+    up_buf_truncate(out, out->len - 1); /* the body's '}' */
+    up_buf_adds(out, json_object_size(j) ? ",\"tools\":" : "\"tools\":");
+    add_tools_text(ops, rq, out);
+    up_buf_addc(out, '}');
+}
+
 int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
                       up_hdrs *h, up_buf *body, up_error *err)
 {
@@ -421,7 +522,7 @@ int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
         h->v[h->n] = NULL;
     }
     j = ops->body(ep, rq);
-    dump_json(j, body);
+    dump_body(ops, j, rq, body);
     json_decref(j);
     return 0;
 }

@@ -92,8 +92,11 @@ struct up_provider_ops {
     void (*url)(const up_endpoint *ep, up_buf *out);
     /* Add the provider's headers (auth, version). */
     void (*headers)(const up_endpoint *ep, up_hdrs *h);
-    /* The request body as a new JSON object. */
+    /* The request body as a new JSON object, without the offered tools:
+       up_provider_build adds them as "tools" (see tools). */
     json_t *(*body)(const up_endpoint *ep, const up_request *rq);
+    /* rq's offered tools (rq->ntools > 0) as a new JSON array. */
+    json_t *(*tools)(const up_request *rq);
     /* Read a whole response body; 0 or UP_EPARSE. */
     int (*parse)(up_reply *r, json_t *root);
     /* One SSE event; 0, or an HTTP-like status for an in-band error

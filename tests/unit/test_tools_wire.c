@@ -478,3 +478,59 @@ Test(tools_wire, tool_schemas_are_cached_by_their_text)
     json_decref(c);
     free(text);
 }
+
+/* The tool list's text is cached by wire and content: a request offering
+ * the same tools gets the same bytes; a description changed in place (the
+ * same address) is offered anew; the other wires get their own shape. */
+Test(tools_wire, tool_lists_are_cached_by_their_content)
+{
+    char desc[] = "Read a file.";
+    up_tool_spec t[] = {{"read_file", desc, NULL}};
+    up_request rq = tool_request();
+    up_buf r1 = UP_BUF_INIT, r2 = UP_BUF_INIT, r3 = UP_BUF_INIT;
+    up_buf r4 = UP_BUF_INIT;
+    json_t *a, *b, *c, *d;
+
+    rq.tools = t;
+    rq.ntools = 1;
+    a = build(UP_PROVIDER_OPENAI, &rq, &r1);
+    b = build(UP_PROVIDER_OPENAI, &rq, &r2);
+    cr_assert_str_eq(r1.data, r2.data);
+    cr_assert_str_eq(str_at(a, "tools.0.function.description"), "Read a file.");
+    memcpy(desc, "Read a dir!!", sizeof(desc));
+    c = build(UP_PROVIDER_OPENAI, &rq, &r3);
+    cr_assert_str_eq(str_at(c, "tools.0.function.description"), "Read a dir!!");
+    cr_assert_eq(json_array_size(at(c, "tools")), 1);
+    d = build(UP_PROVIDER_ANTHROPIC, &rq, &r4);
+    cr_assert_str_eq(str_at(d, "tools.0.description"), "Read a dir!!");
+    cr_assert_str_eq(str_at(d, "tools.0.input_schema.type"), "object");
+    cr_assert_null(at(d, "tools.0.function"));
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    json_decref(d);
+    up_buf_release(&r1);
+    up_buf_release(&r2);
+    up_buf_release(&r3);
+    up_buf_release(&r4);
+}
+
+/* Anthropic's structured output offers its answer tool: the request's
+ * own tools join that list, one "tools" key in the body. */
+Test(tools_wire, anthropic_schema_tool_and_offered_tools_share_one_list)
+{
+    up_request rq = tool_request();
+    up_buf raw = UP_BUF_INIT;
+    json_t *b;
+
+    rq.schema = "{\"type\":\"object\"}";
+    b = build(UP_PROVIDER_ANTHROPIC, &rq, &raw);
+    cr_assert_eq(json_array_size(at(b, "tools")), 3);
+    cr_assert_str_eq(str_at(b, "tools.0.name"), "result");
+    cr_assert_str_eq(str_at(b, "tools.1.name"), "read_file");
+    cr_assert_str_eq(str_at(b, "tools.2.name"), "list_files");
+    cr_assert_not_null(strstr(raw.data, "\"tools\""));
+    cr_assert_null(strstr(strstr(raw.data, "\"tools\"") + 1, "\"tools\""));
+    json_decref(b);
+    up_buf_release(&raw);
+}
