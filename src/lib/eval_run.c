@@ -235,12 +235,11 @@ static void land_held(struct run *r)
     up_eval_plan *p = r->plan;
     up_eval_job **jobs = up_xcalloc(r->nheld + 1, sizeof(*jobs));
 
-    if (*r->stop)
-        for (size_t i = 0; i < r->nheld; i++) {
-            p->jobs[r->held[i].job].workspace = NULL;
-            requeue(p, &p->jobs[r->held[i].job]);
-            up_agent_free(r->held[i].agent);
-        }
+    for (size_t i = 0; *r->stop && i < r->nheld; i++) {
+        p->jobs[r->held[i].job].workspace = NULL;
+        requeue(p, &p->jobs[r->held[i].job]);
+        up_agent_free(r->held[i].agent);
+    }
     if (*r->stop)
         r->nheld = 0;
     if (r->nheld)
@@ -277,7 +276,6 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
         return up_agent_resume(sl->agent);
     if (!r->agent_user[j->kase])
         r->agent_user[j->kase] = up_agent_user(c);
-    memset(&sl->start_err, 0, sizeof(sl->start_err));
     if (up_agent_new(&sl->agent, &p->agent_opts, c,
                      up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
                      r->agent_user[j->kase], &sl->start_err)) {
@@ -320,7 +318,7 @@ static int agent_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
     return sl->agent ? up_agent_wait(sl->agent, fds, max, timeout_ms) : 0;
 }
 
-/* A slot to lend, from the free list or new. */
+/* A slot to lend, zeroed, from the free list or new. */
 static struct slot *slot_get(struct run *r)
 {
     struct slot *sl = r->free;
@@ -439,8 +437,13 @@ static int next_job(void *ud, up_job *spec)
     if (!agent)
         build_request(p, j, &sl->rq, &sl->msg);
     *spec = (up_job){
-        &r->o->endpoints[j->model], agent ? NULL : &sl->rq,   on_done, sl,
-        agent ? agent_next : NULL,  agent ? agent_wait : NULL};
+        .ep = &r->o->endpoints[j->model],
+        .rq = agent ? NULL : &sl->rq,
+        .done = on_done,
+        .ud = sl,
+        .next = agent ? agent_next : NULL,
+        .wait = agent ? agent_wait : NULL,
+    };
     return 1;
 }
 
