@@ -171,11 +171,12 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
  * next one and return 1, or return 0 when there is none left (the
  * source is not asked again).  It is asked only when a job may start
  * (fewer than the limit in flight), so what a job borrows (ep, rq, ud)
- * can live in a few slots reused as jobs end: all that a job borrows
- * stays untouched until its done callback returns.  Once the stop flag
+ * can live in a few slots the caller reuses as jobs end: each must stay
+ * as it was until that job's done callback returns.  Once the stop flag
  * is up, or for an endpoint whose breaker tripped, the jobs it gives
  * still each get done, at once and exactly once, with UP_EINTR or the
- * breaker's error (so at most o->jobs + 1 jobs are out at a time).
+ * breaker's error (so at most o->jobs + 1 jobs are out at a time; o->jobs
+ * 0 means 4).
  */
 typedef int (*up_sched_source)(void *ud, up_job *job);
 
