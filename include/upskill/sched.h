@@ -18,8 +18,8 @@
 #include "upskill/provider.h"
 
 /*
- * One conversation.  ep and rq are borrowed and must live until done is
- * called.  done(ud, index, res) is called exactly once per job, on the
+ * One conversation.  ep, rq and ud are borrowed and must live until done
+ * returns.  done(ud, index, res) is called exactly once per job, on the
  * thread running up_sched_run; res is released after it returns, so take
  * what you keep (e.g. set res->text to NULL after stealing it).
  */
@@ -157,11 +157,36 @@ typedef struct up_sched_stats {
 void up_sched_opts_init(up_sched_opts *o);
 
 /*
- * Run the n jobs.  Returns 0 when all ran (each job's own outcome is in
- * its callback), UP_EINTR when the stop flag ended the run early, or
- * UP_ENETWORK when curl could not be set up.  stats may be NULL.
+ * Run the n jobs: up_sched_run_src over the array, job i getting index
+ * i.  Returns 0 when all ran (each job's own outcome is in its
+ * callback), UP_EINTR when the stop flag ended the run early, or
+ * UP_ENETWORK when curl could not be set up (then no callback was
+ * called).  stats may be NULL.
  */
 int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
                  up_sched_stats *stats, up_error *err);
+
+/*
+ * Where up_sched_run_src takes its jobs: fill *job (zeroed) with the
+ * next one and return 1, or return 0 when there is none left (the
+ * source is not asked again).  It is asked only when a job may start
+ * (fewer than the limit in flight), so what a job borrows (ep, rq, ud)
+ * can live in a few slots the caller reuses as jobs end: each must stay
+ * as it was until that job's done callback returns.  Once the stop flag
+ * is up, or for an endpoint whose breaker tripped, the jobs it gives
+ * still each get done, at once and exactly once, with UP_EINTR or the
+ * breaker's error (so at most o->jobs + 1 jobs are out at a time; o->jobs
+ * 0 means 4).
+ */
+typedef int (*up_sched_source)(void *ud, up_job *job);
+
+/*
+ * Run the jobs src gives, in that order, each job's index being its
+ * place in that order (0, 1, ...), with at most o->jobs in flight.  The
+ * memory it takes grows with o->jobs, not with the number of jobs.
+ * Returns as up_sched_run.
+ */
+int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
+                     up_sched_stats *stats, up_error *err);
 
 #endif

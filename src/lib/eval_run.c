@@ -51,25 +51,41 @@ int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
     return 0;
 }
 
+/*
+ * What one job in flight borrows to the scheduler (its up_job's ud): a
+ * pass keeps as many as it has jobs out at once, about -j, reused as
+ * jobs land, so its memory does not grow with the plan.
+ */
+struct slot {
+    struct run *r;
+    size_t job;         /* the plan job it runs */
+    up_request rq;      /* its request (chat mode) */
+    up_message msg;     /* its one user message */
+    up_agent *agent;    /* agent mode: its conversation, or NULL */
+    int start_failed;   /* agent mode: up_agent_new failed, why in: */
+    up_error start_err; /* set when start_failed */
+    struct slot *next;  /* in the free list */
+};
+
+/* An agent job kept for its checks until the pass ends (land_held). */
+struct held {
+    size_t job; /* the plan job */
+    up_agent *agent;
+};
+
 struct run {
     up_eval_plan *plan;
     const up_eval_run_opts *o;
-    size_t *index;    /* sched job i -> plan job index[i] */
-    char (*keys)[65]; /* sched job i's cache key (with a cache) */
-    up_request *rq;   /* one request per job not done */
-    up_message *msg;  /* its one user message */
+    size_t next; /* the plan job the source looks at next */
     size_t done;
     int journal_rc;
     up_error journal_err;
     volatile sig_atomic_t *stop; /* raised when the journal fails */
-    /* agent mode: per sched job its conversation, its start error */
-    up_agent **agents;
-    up_error **start_err; /* NULL, or set (owned) when a start failed: an
-                             up_error is 1 KiB, too much for each job of a
-                             large run */
-    char *agent_sys[2];   /* agent-mode system prompt per arm */
-    char **agent_user;    /* agent-mode user message per case, lazily */
-    up_agent **held;      /* per sched job: kept for its checks, or NULL */
+    struct slot *free;           /* slots not lent out */
+    char *agent_sys[2];          /* agent-mode system prompt per arm */
+    char **agent_user;           /* agent-mode user message per case, lazily */
+    struct held *held;           /* in the order they landed */
+    size_t nheld, held_cap;
 };
 
 /* Record res (the provider's answer or the cache's) in plan job j; 0
@@ -174,14 +190,14 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
 }
 
 /* An agent job landed: grade it with its workspace, then free both. */
-static void agent_done(struct run *r, size_t i, up_response *res)
+static void agent_done(struct run *r, struct slot *sl, up_response *res)
 {
-    up_eval_job *j = &r->plan->jobs[r->index[i]];
-    up_agent *a = r->agents[i];
+    up_eval_job *j = &r->plan->jobs[sl->job];
+    up_agent *a = sl->agent;
 
-    r->agents[i] = NULL;
+    sl->agent = NULL;
     if (!a && !res->code) {
-        const up_error *e = r->start_err[i];
+        const up_error *e = sl->start_failed ? &sl->start_err : NULL;
 
         res->code = e && e->code ? e->code : UP_EIO;
         if (e)
@@ -190,7 +206,9 @@ static void agent_done(struct run *r, size_t i, up_response *res)
         take_agent(j, a, res, r->o->artifacts);
     if (a && !res->code && up_eval_job_has_checks(r->plan, j) &&
         record(j, r->o, res, 0, r->plan)) {
-        r->held[i] = a; /* its checks run after the pass (land_held) */
+        /* its checks run after the pass (land_held) */
+        UP_GROW(r->held, r->held_cap, r->nheld + 1);
+        r->held[r->nheld++] = (struct held){sl->job, a};
         return;
     }
     if (finish(r, j, res, 0) && r->o->progress)
@@ -201,36 +219,42 @@ static void agent_done(struct run *r, size_t i, up_response *res)
 
 static void requeue(up_eval_plan *p, up_eval_job *j);
 
-/* Run the checks of the conversations held for them, off the event loop,
- * then land each and free its workspace.  Interrupted (or the journal
- * failed), no check runs: the conversations stay to do (--resume). */
-static void land_held(struct run *r, size_t n)
+static int by_job(const void *a, const void *b)
 {
-    up_eval_job **jobs = up_xcalloc(n + 1, sizeof(*jobs));
-    size_t k = 0;
+    size_t x = ((const struct held *)a)->job, y = ((const struct held *)b)->job;
 
-    for (size_t i = 0; *r->stop && i < n; i++) {
-        if (!r->held[i])
-            continue;
-        r->plan->jobs[r->index[i]].workspace = NULL;
-        requeue(r->plan, &r->plan->jobs[r->index[i]]);
-        up_agent_free(r->held[i]);
-        r->held[i] = NULL;
+    return (x > y) - (x < y);
+}
+
+/* Run the checks of the conversations held for them, off the event loop,
+ * then land each, in plan order, and free its workspace.  Interrupted
+ * (or the journal failed), no check runs: the conversations stay to do
+ * (--resume). */
+static void land_held(struct run *r)
+{
+    up_eval_plan *p = r->plan;
+    up_eval_job **jobs = up_xcalloc(r->nheld + 1, sizeof(*jobs));
+
+    for (size_t i = 0; *r->stop && i < r->nheld; i++) {
+        p->jobs[r->held[i].job].workspace = NULL;
+        requeue(p, &p->jobs[r->held[i].job]);
+        up_agent_free(r->held[i].agent);
     }
-    for (size_t i = 0; i < n; i++)
-        if (r->held[i])
-            jobs[k++] = &r->plan->jobs[r->index[i]];
-    up_eval_run_checks(r->plan, jobs, k);
-    for (size_t i = 0, h = 0; i < n; i++) {
-        if (!r->held[i])
-            continue;
-        land(r, jobs[h]);
+    if (*r->stop)
+        r->nheld = 0;
+    if (r->nheld)
+        qsort(r->held, r->nheld, sizeof(*r->held), by_job);
+    for (size_t i = 0; i < r->nheld; i++)
+        jobs[i] = &p->jobs[r->held[i].job];
+    up_eval_run_checks(p, jobs, r->nheld);
+    for (size_t i = 0; i < r->nheld; i++) {
+        land(r, jobs[i]);
         if (r->o->progress)
-            r->o->progress(r->o->progress_ud, r->plan, r->done, jobs[h]);
-        jobs[h++]->workspace = NULL;
-        up_agent_free(r->held[i]);
-        r->held[i] = NULL;
+            r->o->progress(r->o->progress_ud, p, r->done, jobs[i]);
+        jobs[i]->workspace = NULL;
+        up_agent_free(r->held[i].agent);
     }
+    r->nheld = 0;
     free(jobs);
 }
 
@@ -239,27 +263,26 @@ static void land_held(struct run *r, size_t n)
  * parked in a `run` call) pick it up again. */
 static const up_request *agent_next(void *ud, size_t i, up_response *res)
 {
-    struct run *r = ud;
+    struct slot *sl = ud;
+    struct run *r = sl->r;
     up_eval_plan *p = r->plan;
-    up_eval_job *j = &p->jobs[r->index[i]];
+    up_eval_job *j = &p->jobs[sl->job];
     const up_case *c = &p->suite->cases[j->kase];
-    up_error e = {0};
 
+    (void)i;
     if (res)
-        return up_agent_next(r->agents[i], res);
-    if (r->agents[i])
-        return up_agent_resume(r->agents[i]);
+        return up_agent_next(sl->agent, res);
+    if (sl->agent)
+        return up_agent_resume(sl->agent);
     if (!r->agent_user[j->kase])
         r->agent_user[j->kase] = up_agent_user(c);
-    if (up_agent_new(&r->agents[i], &p->agent_opts, c,
+    if (up_agent_new(&sl->agent, &p->agent_opts, c,
                      up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
-                     r->agent_user[j->kase], &e)) {
-        free(r->start_err[i]);
-        r->start_err[i] = up_xmalloc(sizeof(e));
-        *r->start_err[i] = e;
+                     r->agent_user[j->kase], &sl->start_err)) {
+        sl->start_failed = 1;
         return NULL;
     }
-    return up_agent_first(r->agents[i]);
+    return up_agent_first(sl->agent);
 }
 
 /* A coding-agent CLI job landed (agent_cli_run.c): record it like any. */
@@ -288,51 +311,154 @@ static char *agent_system(const up_eval_plan *p, const up_skill *skill)
 /* The scheduler's wait hook: a parked conversation's fds. */
 static int agent_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
 {
-    struct run *r = ud;
+    struct slot *sl = ud;
 
+    (void)i;
     *timeout_ms = 0;
-    return r->agents[i] ? up_agent_wait(r->agents[i], fds, max, timeout_ms) : 0;
+    return sl->agent ? up_agent_wait(sl->agent, fds, max, timeout_ms) : 0;
+}
+
+/* A slot to lend, zeroed, from the free list or new. */
+static struct slot *slot_get(struct run *r)
+{
+    struct slot *sl = r->free;
+
+    if (sl)
+        r->free = sl->next;
+    else
+        sl = up_xmalloc(sizeof(*sl));
+    memset(sl, 0, sizeof(*sl));
+    sl->r = r;
+    return sl;
+}
+
+static void slot_put(struct run *r, struct slot *sl)
+{
+    sl->next = r->free;
+    r->free = sl;
+}
+
+static void free_slots(struct run *r)
+{
+    while (r->free) {
+        struct slot *sl = r->free;
+
+        r->free = sl->next;
+        free(sl);
+    }
+}
+
+/* Plan job j's one-turn request into rq, its user message in msg. */
+static void build_request(const up_eval_plan *p, const up_eval_job *j,
+                          up_request *rq, up_message *msg)
+{
+    msg->role = "user";
+    msg->content = p->user[j->kase];
+    up_request_init(rq);
+    rq->system = up_eval_system(p, j);
+    rq->messages = msg;
+    rq->n_messages = 1;
+}
+
+/* Job j's cache key: its endpoint and request (built by build_request). */
+static void job_key(char key[65], const struct run *r, const up_eval_job *j,
+                    const up_request *rq)
+{
+    up_cache_key(key, &r->o->endpoints[j->model], rq, j->repeat);
 }
 
 static void on_done(void *ud, size_t i, up_response *res)
 {
-    struct run *r = ud;
+    struct slot *sl = ud;
+    struct run *r = sl->r;
+    up_eval_job *j = &r->plan->jobs[sl->job];
+    char key[65];
 
-    if (up_eval_job_is_agent(r->plan, &r->plan->jobs[r->index[i]])) {
-        agent_done(r, i, res); /* never cached: see docs/cache.md */
-        return;
+    (void)i;
+    if (up_eval_job_is_agent(r->plan, j)) {
+        agent_done(r, sl, res); /* never cached: see docs/cache.md */
+    } else {
+        /* A failed put costs a later re-run, never this one's result. */
+        if (r->o->cache && !res->code) {
+            job_key(key, r, j, &sl->rq);
+            up_cache_put(r->o->cache, key, res);
+        }
+        if (finish(r, j, res, 0) && r->o->progress)
+            r->o->progress(r->o->progress_ud, r->plan, r->done, j);
     }
-
-    /* A failed put costs a later re-run, never this one's result. */
-    if (r->o->cache && !res->code)
-        up_cache_put(r->o->cache, r->keys[i], res);
-    if (finish(r, &r->plan->jobs[r->index[i]], res, 0) && r->o->progress)
-        r->o->progress(r->o->progress_ud, r->plan, r->done,
-                       &r->plan->jobs[r->index[i]]);
+    slot_put(r, sl);
 }
 
-/* Build plan job i's request in slot n; 1 when the cache answered it. */
-static int prepare(struct run *r, size_t i, size_t n)
+/* 1 when the cache answered plan job j (it has landed). */
+static int cached(struct run *r, up_eval_job *j)
 {
-    up_eval_plan *p = r->plan;
-    up_eval_job *j = &p->jobs[i];
+    up_request rq;
+    up_message msg;
     up_response res;
+    char key[65];
     int hit;
 
-    r->msg[n].role = "user";
-    r->msg[n].content = p->user[j->kase];
-    up_request_init(&r->rq[n]);
-    r->rq[n].system = up_eval_system(p, j);
-    r->rq[n].messages = &r->msg[n];
-    r->rq[n].n_messages = 1;
-    if (!r->o->cache || up_eval_job_is_agent(p, j))
+    if (!r->o->cache || up_eval_job_is_agent(r->plan, j))
         return 0;
-    up_cache_key(r->keys[n], &r->o->endpoints[j->model], &r->rq[n], j->repeat);
-    hit = up_cache_get(r->o->cache, r->keys[n], &res);
+    build_request(r->plan, j, &rq, &msg);
+    job_key(key, r, j, &rq);
+    hit = up_cache_get(r->o->cache, key, &res);
     if (hit)
         hit = finish(r, j, &res, 1);
     up_response_release(&res);
     return hit;
+}
+
+/* 1 when plan job j goes to the scheduler in this pass: not done, and
+ * not for a coding-agent CLI (those run after, by their own runner). */
+static int for_sched(const up_eval_plan *p, const up_eval_job *j)
+{
+    return !j->done && !up_cli_spec_of(p->models[j->model]);
+}
+
+/* The scheduler's source: the plan's next job to run, in plan order,
+ * in a slot of its own. */
+static int next_job(void *ud, up_job *spec)
+{
+    struct run *r = ud;
+    up_eval_plan *p = r->plan;
+    up_eval_job *j;
+    struct slot *sl;
+    int agent;
+
+    while (r->next < p->njobs && !for_sched(p, &p->jobs[r->next]))
+        r->next++;
+    if (r->next >= p->njobs)
+        return 0;
+    j = &p->jobs[r->next];
+    sl = slot_get(r);
+    sl->job = r->next++;
+    agent = up_eval_job_is_agent(p, j);
+    if (!agent)
+        build_request(p, j, &sl->rq, &sl->msg);
+    *spec = (up_job){
+        .ep = &r->o->endpoints[j->model],
+        .rq = agent ? NULL : &sl->rq,
+        .done = on_done,
+        .ud = sl,
+        .next = agent ? agent_next : NULL,
+        .wait = agent ? agent_wait : NULL,
+    };
+    return 1;
+}
+
+/* The coding-agent CLI jobs not done, by plan index (*n of them). */
+static size_t *cli_jobs(const up_eval_plan *p, size_t *n)
+{
+    size_t *v = NULL, cap = 0;
+
+    *n = 0;
+    for (size_t i = 0; i < p->njobs; i++)
+        if (!p->jobs[i].done && up_cli_spec_of(p->models[p->jobs[i].model])) {
+            UP_GROW(v, cap, *n + 1);
+            v[(*n)++] = i;
+        }
+    return v;
 }
 
 static int transient(int code)
@@ -369,32 +495,25 @@ static int restored_workspace_job(const up_eval_plan *p, const up_eval_job *j)
            up_case_needs_workspace(&p->suite->cases[j->kase]);
 }
 
-/* One pass over the jobs that are not done.  The journal's failure
- * raises the stop flag (the caller's, else one of this pass) and wins
- * over the UP_EINTR that follows. */
+/* One pass over the jobs that are not done.  Cache hits land first, in
+ * plan order; then the scheduler takes the rest from next_job, and the
+ * CLI jobs run after.  The journal's failure raises the stop flag (the
+ * caller's, else one of this pass) and wins over the UP_EINTR that
+ * follows. */
 static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
     volatile sig_atomic_t own_stop = 0;
     up_sched_opts so = o->sched;
-    struct run r = {p,
-                    o,
-                    up_xcalloc(p->njobs, sizeof(size_t)),
-                    o->cache ? up_xcalloc(p->njobs, sizeof(*r.keys)) : NULL,
-                    up_xcalloc(p->njobs, sizeof(up_request)),
-                    up_xcalloc(p->njobs, sizeof(up_message)),
-                    0,
-                    0,
-                    {0},
-                    so.stop ? so.stop : &own_stop,
-                    up_xcalloc(p->njobs, sizeof(up_agent *)),
-                    up_xcalloc(p->njobs, sizeof(up_error *)),
-                    {agent_system(p, p->skill_base), agent_system(p, p->skill)},
-                    up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
-                    up_xcalloc(p->njobs + 1, sizeof(up_agent *))};
-    up_job *jobs = up_xcalloc(p->njobs, sizeof(*jobs));
-    size_t *cli = up_xcalloc(p->njobs + 1, sizeof(*cli)); /* CLI jobs */
-    size_t n = 0, ncli = 0;
+    struct run r = {
+        .plan = p,
+        .o = o,
+        .stop = so.stop ? so.stop : &own_stop,
+        .agent_sys = {agent_system(p, p->skill_base),
+                      agent_system(p, p->skill)},
+        .agent_user = up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
+    };
+    size_t n = 0, ncli = 0, *cli = NULL;
     int rc;
 
     so.stop = r.stop;
@@ -405,25 +524,19 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
             r.done++; /* restored or cached: counts in the totals */
             if (p->asserts)
                 up_eval_grade_job(p, &p->jobs[i]);
-        } else if (up_cli_spec_of(p->models[p->jobs[i].model])) {
-            cli[ncli++] = i; /* run below, by the CLI runner */
-        } else if (!r.journal_rc && !prepare(&r, i, n)) {
-            int agent = up_eval_job_is_agent(p, &p->jobs[i]);
-
-            jobs[n] = (up_job){&o->endpoints[p->jobs[i].model],
-                               agent ? NULL : &r.rq[n],
-                               on_done,
-                               &r,
-                               agent ? agent_next : NULL,
-                               agent ? agent_wait : NULL};
-            r.index[n++] = i;
+        } else if (for_sched(p, &p->jobs[i]) && !r.journal_rc &&
+                   !cached(&r, &p->jobs[i])) {
+            n++;
         }
     }
     if (r.done && o->progress)
         o->progress(o->progress_ud, p, r.done, NULL);
-    rc = n && !r.journal_rc ? up_sched_run(jobs, n, &so, stats, err) : 0;
-    land_held(&r, n);
-    if (!rc && ncli && !r.journal_rc)
+    rc = n && !r.journal_rc ? up_sched_run_src(next_job, &r, &so, stats, err)
+                            : 0;
+    land_held(&r);
+    if (!rc && !r.journal_rc)
+        cli = cli_jobs(p, &ncli);
+    if (ncli)
         rc = up_cli_eval_run(p, o->endpoints, cli, ncli, so.jobs, r.stop,
                              cli_landed, &r, err);
     free(cli);
@@ -431,15 +544,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
         *err = r.journal_err;
         rc = r.journal_rc;
     }
-    free(r.index);
-    free(r.keys);
-    free(r.rq);
-    free(r.msg);
-    free(jobs);
-    free(r.agents);
-    for (size_t i = 0; i < n; i++)
-        free(r.start_err[i]);
-    free(r.start_err);
+    free_slots(&r);
     free(r.agent_sys[0]);
     free(r.agent_sys[1]);
     for (size_t k = 0; k < p->suite->ncases; k++)

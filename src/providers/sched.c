@@ -34,9 +34,9 @@ typedef struct sched sched;
 
 typedef struct job {
     sched *s;
-    size_t index; /* in the caller's array */
-    size_t slot;  /* in s->active */
-    const up_job *spec;
+    size_t index;     /* the order in which the source gave it */
+    size_t slot;      /* in s->active */
+    up_job spec;      /* a copy: what it points to stays borrowed */
     up_request rq;    /* spec->rq with the grown conversation */
     up_message *msgs; /* original turns + repair turns */
     size_t nmsgs, cap;
@@ -61,12 +61,16 @@ struct sched {
     int successes; /* since the last change of limit */
     long last_cut; /* when the limit was last halved */
     up_sched_stats st;
-    up_breaker *br;   /* o->breaker or own */
-    up_buf last_fail; /* the last failed attempt's target and reason */
-    long last_delay;  /* its wait before the next try, -1 for none */
-    long last_ok;     /* when a job last got its answer (or the start) */
-    long next_note;   /* when to call o->waiting next */
-    int *fds;         /* the parked jobs' fds, 3 per slot */
+    up_breaker *br;      /* o->breaker or own */
+    up_buf last_fail;    /* the last failed attempt's target and reason */
+    long last_delay;     /* its wait before the next try, -1 for none */
+    long last_ok;        /* when a job last got its answer (or the start) */
+    long next_note;      /* when to call o->waiting next */
+    int *fds;            /* the parked jobs' fds, 3 per slot */
+    up_sched_source src; /* where the jobs come from */
+    void *src_ud;
+    size_t taken; /* jobs the source gave so far */
+    int dry;      /* 1: the source said it has no more */
 };
 
 const up_request up_job_parked;
@@ -177,7 +181,7 @@ static void on_attempt(void *ud, const up_http_attempt *a)
     const job *j = a->ud;
 
     if (j)
-        up_breaker_note(s->br, j->spec->ep, a->code, a->status, a->target,
+        up_breaker_note(s->br, j->spec.ep, a->code, a->status, a->target,
                         a->error);
     if (a->code)
         note_fail(s, a);
@@ -221,7 +225,7 @@ static void complete(job *j)
     }
     s->active[j->slot] = s->active[--s->nactive];
     s->active[j->slot]->slot = j->slot;
-    j->spec->done(j->spec->ud, j->index, &j->res);
+    j->spec.done(j->spec.ud, j->index, &j->res);
     up_response_release(&j->res);
     up_reply_release(&j->reply);
     for (size_t i = 0; i < j->nowned; i++)
@@ -260,7 +264,7 @@ static void http_done(void *ud, up_http_result *res);
 
 static void fill_request(job *j, up_http_request *hr)
 {
-    const up_endpoint *ep = j->spec->ep;
+    const up_endpoint *ep = j->spec.ep;
 
     memset(hr, 0, sizeof(*hr));
     hr->connect_timeout_ms = ep->connect_timeout_ms;
@@ -290,7 +294,7 @@ static void submit(job *j)
     up_error err;
 
     up_reply_reset(&j->reply);
-    if (up_provider_build(j->spec->ep, &j->rq, &url, &h, &body, &err)) {
+    if (up_provider_build(j->spec.ep, &j->rq, &url, &h, &body, &err)) {
         fail(j, err.code, &err);
         goto out;
     }
@@ -326,10 +330,9 @@ static void repair_or_fail(job *j, const char *why)
     up_error err;
 
     if (j->repairs_left-- <= 0) {
-        up_error_set(&err, UP_EPARSE,
-                     "'%s': reply is not JSON after %d turns: %s",
-                     j->spec->ep->model ? j->spec->ep->model : "model",
-                     j->res.turns, why);
+        up_error_set(
+            &err, UP_EPARSE, "'%s': reply is not JSON after %d turns: %s",
+            j->spec.ep->model ? j->spec.ep->model : "model", j->res.turns, why);
         fail(j, UP_EPARSE, &err);
         return;
     }
@@ -363,7 +366,7 @@ static void go_on(job *j, const up_request *rq)
 static void next_turn(job *j)
 {
     j->res.latency_ms = up_http_now_ms() - j->turn_t0;
-    go_on(j, j->spec->next(j->spec->ud, j->index, &j->res));
+    go_on(j, j->spec.next(j->spec.ud, j->index, &j->res));
 }
 
 /* A 2xx arrived: read it into the response, check JSON if asked. */
@@ -371,22 +374,22 @@ static void take_reply(job *j, up_http_result *res)
 {
     up_error err;
     up_buf why = UP_BUF_INIT;
-    int rc = j->spec->ep->stream ? up_reply_end(&j->reply, res->ctype, &err)
-                                 : up_reply_parse(&j->reply, res->body.data,
-                                                  res->body.len, &err);
+    int rc = j->spec.ep->stream ? up_reply_end(&j->reply, res->ctype, &err)
+                                : up_reply_parse(&j->reply, res->body.data,
+                                                 res->body.len, &err);
 
     if (rc) {
         rc = rc == UP_ENETWORK ? UP_ENETWORK : UP_EHTTP;
         if (rc == UP_ENETWORK) /* a cut stream: keep the partial output */
             up_reply_finish(&j->reply, &j->rq, &j->res);
-        up_error_prefix(&err, "'%s': ", j->spec->ep->model);
+        up_error_prefix(&err, "'%s': ", j->spec.ep->model);
         fail(j, rc, &err);
     } else {
         up_reply_finish(&j->reply, &j->rq, &j->res);
         if (j->rq.schema && !j->rq.msgs &&
             up_provider_check_json(&j->res.text, &why))
             repair_or_fail(j, why.data);
-        else if (j->spec->next)
+        else if (j->spec.next)
             next_turn(j);
         else
             complete(j);
@@ -397,7 +400,7 @@ static void take_reply(job *j, up_http_result *res)
 static void http_done(void *ud, up_http_result *res)
 {
     job *j = ud;
-    const up_error *tripped = up_breaker_tripped(j->s->br, j->spec->ep);
+    const up_error *tripped = up_breaker_tripped(j->s->br, j->spec.ep);
 
     if (j->broken && tripped) { /* cancelled: end with the breaker's word */
         res->code = tripped->code;
@@ -411,7 +414,7 @@ static void http_done(void *ud, up_http_result *res)
         take_reply(j, res);
         return;
     }
-    if (up_provider_stream_refused(j->spec->ep, res->status, res->body.data,
+    if (up_provider_stream_refused(j->spec.ep, res->status, res->body.data,
                                    res->body.len)) {
         submit(j); /* once more without "stream"; remembered */
         return;
@@ -426,7 +429,7 @@ static void start(sched *s, const up_job *spec, size_t index)
 
     j->s = s;
     j->index = index;
-    j->spec = spec;
+    j->spec = *spec;
     if (spec->rq) {
         j->rq = *spec->rq;
         j->repairs_left =
@@ -490,7 +493,7 @@ static void sweep_broken(sched *s)
     /* Downwards: completing slot i moves the last job, already seen, in. */
     for (size_t i = s->nactive; i-- > 0;) {
         job *j = i < s->nactive ? s->active[i] : NULL;
-        const up_error *why = j ? up_breaker_tripped(s->br, j->spec->ep) : NULL;
+        const up_error *why = j ? up_breaker_tripped(s->br, j->spec.ep) : NULL;
 
         if (!why)
             continue;
@@ -541,9 +544,9 @@ static size_t parked_fds(sched *s, long *ms)
         const job *j = s->active[i];
         int t = 0;
 
-        if (!j->parked || !j->spec->wait)
+        if (!j->parked || !j->spec.wait)
             continue;
-        n += (size_t)j->spec->wait(j->spec->ud, j->index, s->fds + n, 3, &t);
+        n += (size_t)j->spec.wait(j->spec.ud, j->index, s->fds + n, 3, &t);
         if (t < *ms)
             *ms = t < 0 ? 0 : t;
     }
@@ -558,7 +561,7 @@ static void resume_parked(sched *s)
         job *j = i < s->nactive ? s->active[i] : NULL;
 
         if (j && j->parked)
-            go_on(j, j->spec->next(j->spec->ud, j->index, NULL));
+            go_on(j, j->spec.next(j->spec.ud, j->index, NULL));
     }
 }
 
@@ -572,26 +575,40 @@ static void run_round(sched *s)
     resume_parked(s);
 }
 
-static void loop(sched *s, const up_job *jobs, size_t n)
+/* The source's next job into *spec and its index; 0 once it has none. */
+static int take(sched *s, up_job *spec, size_t *index)
+{
+    if (s->dry)
+        return 0;
+    memset(spec, 0, sizeof(*spec));
+    if (!s->src(s->src_ud, spec)) {
+        s->dry = 1; /* never asked again */
+        return 0;
+    }
+    *index = s->taken++;
+    return 1;
+}
+
+static void loop(sched *s)
 {
     volatile sig_atomic_t *stop = s->o->stop;
     int cancel_at = s->o->cancel_at > 0 ? s->o->cancel_at : 2;
-    size_t next = 0;
+    up_job spec;
+    size_t i;
 
-    while (next < n || s->nactive) {
+    while (!s->dry || s->nactive) {
         if (stop && *stop >= cancel_at)
             cancel_all(s);
         if (stop && *stop)
-            for (; next < n; next++)
-                never_ran(s, &jobs[next], next);
-        while (next < n && s->nactive < (size_t)s->limit) {
-            const up_error *why = up_breaker_tripped(s->br, jobs[next].ep);
+            while (take(s, &spec, &i))
+                never_ran(s, &spec, i);
+        while (s->nactive < (size_t)s->limit && take(s, &spec, &i)) {
+            const up_error *why = up_breaker_tripped(s->br, spec.ep);
 
             if (why)
-                not_sent(s, &jobs[next], next, why);
+                not_sent(s, &spec, i, why);
             else
-                start(s, &jobs[next], next);
-            next++;
+                start(s, &spec, i);
         }
         if (s->nactive)
             run_round(s);
@@ -600,8 +617,8 @@ static void loop(sched *s, const up_job *jobs, size_t n)
     }
 }
 
-int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
-                 up_sched_stats *stats, up_error *err)
+int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
+                     up_sched_stats *stats, up_error *err)
 {
     sched s;
     up_breaker own;
@@ -609,6 +626,8 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
 
     memset(&s, 0, sizeof(s));
     s.o = o;
+    s.src = src;
+    s.src_ud = src_ud;
     s.max = s.limit = o->jobs > 0 ? o->jobs : 4;
     up_breaker_init(&own, up_breaker_threshold(s.max));
     s.br = o->breaker ? o->breaker : &own;
@@ -622,7 +641,7 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
     up_http_client_set_log(s.client, on_attempt, &s);
     s.active = up_xcalloc((size_t)s.max, sizeof(job *));
     s.fds = up_xcalloc((size_t)s.max * 3, sizeof(int));
-    loop(&s, jobs, n);
+    loop(&s);
     free(s.fds);
     up_http_client_free(s.client);
     free(s.active);
@@ -634,6 +653,30 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
     if (o->stop && *o->stop)
         return up_error_set(err, UP_EINTR, "interrupted");
     return 0;
+}
+
+/* The source over a caller's array of jobs. */
+struct array {
+    const up_job *jobs;
+    size_t n, next;
+};
+
+static int from_array(void *ud, up_job *spec)
+{
+    struct array *a = ud;
+
+    if (a->next >= a->n)
+        return 0;
+    *spec = a->jobs[a->next++];
+    return 1;
+}
+
+int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
+                 up_sched_stats *stats, up_error *err)
+{
+    struct array a = {jobs, n, 0};
+
+    return up_sched_run_src(from_array, &a, o, stats, err);
 }
 
 static void take_one(void *ud, size_t index, up_response *res)

@@ -144,4 +144,25 @@ is "$rc" 0 "an unreadable cache does not fail the eval"
 like "$err" "running without the response cache" "it warns"
 is "$(sent)" 420 "and sends the requests"
 
+# --- cached answers land first, in plan order, before any request -------
+printf 'cache:\n  path: %s/order/c.sqlite\n' "$T" > "$T/order.yaml"
+cases() { # cases STEP: cases 1..6 by STEP as a suite
+    awk -v s="$1" 'BEGIN { printf "["; for (i = s; i <= 6; i += s)
+        printf "%s{\"input\": \"order question %d\", \"expected\": " \
+            "{\"contains\": \"good\"}}", (i > s ? "," : ""), i; print "]" }'
+}
+cases 2 > "$T/even.json"
+cases 1 > "$T/six.json"
+UPSKILL_CONFIG="$T/order.yaml" ev -t "$T/even.json" --no-log-runs
+is "$rc" 0 "the even cases' answers go to a fresh cache"
+UPSKILL_CONFIG="$T/order.yaml" ev -t "$T/six.json" -j 1 --runs-dir "$T/order"
+is "$rc" 0 "an eval of all six exits 0"
+journal=$(ls "$T"/order/*/journal.jsonl)
+is "$(head -n 6 "$journal" | grep -c '"from_cache":true')" 6 \
+    "the 6 cached answers (cases 2, 4, 6 x 2 arms) are journalled first"
+is "$(grep -c '"case":[024],.*"from_cache":true' "$journal")" 0 \
+    "no odd case was served from the cache"
+is "$(tail -n 6 "$journal" | grep -c '"from_cache":false')" 6 \
+    "the 6 answers sent follow"
+
 done_testing

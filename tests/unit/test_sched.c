@@ -169,3 +169,233 @@ Test(breaker, a_closed_port_ends_every_job_with_the_breakers_error)
     cr_assert_geq(st.broken, N - 4, "at most one wave was tried (%zu)",
                   st.broken);
 }
+
+/* ---- jobs from a source: lent slots, the breaker, the stop flag ----------
+ */
+
+enum { FEED_MAX = 64, FEED_SLOTS = 8 };
+
+struct feed;
+
+/* What a job borrows: the feed keeps FEED_SLOTS, reused as jobs end. */
+struct fslot {
+    struct feed *f;
+    size_t nth; /* the job it holds: given as the nth */
+    int busy;   /* lent out, its done not yet called */
+};
+
+struct feed {
+    const up_endpoint *ep;
+    const up_request *rq;
+    size_t n;            /* jobs it has */
+    size_t ends_at;      /* says "none left" after this many */
+    size_t given, asked; /* jobs given; calls */
+    size_t asked_after;  /* calls after it said none left */
+    int over;
+    size_t out, most_out; /* jobs given, not done; the most at once */
+    size_t no_slot;       /* calls that found every slot lent */
+    size_t wrong_ud;      /* done calls whose ud or index did not match */
+    size_t hits[FEED_MAX];
+    int codes[FEED_MAX];
+    int gave_up; /* every error names the breaker */
+    volatile sig_atomic_t *stop;
+    struct fslot slots[FEED_SLOTS];
+};
+
+static void feed_done(void *ud, size_t index, up_response *res)
+{
+    struct fslot *sl = ud;
+    struct feed *f = sl->f;
+
+    if (!sl->busy || sl->nth != index || index >= f->given) {
+        f->wrong_ud++;
+        return;
+    }
+    sl->busy = 0;
+    f->out--;
+    f->hits[index]++;
+    f->codes[index] = res->code;
+    f->gave_up &= strstr(res->err.msg, "gave up on this endpoint") != NULL;
+    if (f->stop && !*f->stop)
+        *f->stop = 1; /* the first job to end stops the run */
+}
+
+static int feed_next(void *ud, up_job *job)
+{
+    struct feed *f = ud;
+    struct fslot *sl = NULL;
+
+    f->asked++;
+    f->asked_after += f->over;
+    if (f->given >= f->n || f->given >= f->ends_at) {
+        f->over = 1;
+        return 0;
+    }
+    for (size_t i = 0; !sl && i < FEED_SLOTS; i++)
+        sl = f->slots[i].busy ? NULL : &f->slots[i];
+    if (!sl) {
+        f->no_slot++;
+        return 0;
+    }
+    *sl = (struct fslot){f, f->given++, 1};
+    if (++f->out > f->most_out)
+        f->most_out = f->out;
+    *job = (up_job){f->ep, f->rq, feed_done, sl, NULL, NULL};
+    return 1;
+}
+
+/* A closed port, no retries: each attempt fails at once. */
+static void closed_port(up_endpoint *ep, up_request *rq, up_message *msg)
+{
+    up_endpoint_init(ep, UP_PROVIDER_OPENAI);
+    ep->base_url = "http://127.0.0.1:1/v1";
+    ep->model = "m";
+    ep->max_retries = 0;
+    up_request_init(rq);
+    rq->messages = msg;
+    rq->n_messages = 1;
+}
+
+static void feed_init(struct feed *f, size_t n, const up_endpoint *ep,
+                      const up_request *rq)
+{
+    memset(f, 0, sizeof(*f));
+    f->ep = ep;
+    f->rq = rq;
+    f->n = f->ends_at = n;
+    f->gave_up = 1;
+}
+
+/* Every job given was called back exactly once, through its own slot. */
+static void assert_each_done_once(const struct feed *f)
+{
+    cr_assert_eq(f->wrong_ud, 0, "done with another job's slot or index");
+    cr_assert_eq(f->no_slot, 0, "more jobs out than slots");
+    cr_assert_eq(f->out, 0, "every job given got its done");
+    for (size_t i = 0; i < f->given; i++)
+        cr_assert_eq(f->hits[i], 1, "job %zu: %zu done calls", i, f->hits[i]);
+    cr_assert_eq(f->asked_after, 0, "asked again after it had none left");
+}
+
+Test(sched_source, more_jobs_than_slots_run_with_at_most_jobs_out)
+{
+    enum { N = 40 };
+    static struct feed f;
+    up_endpoint ep;
+    up_request rq;
+    up_message msg = {"user", "hi"};
+    up_breaker br;
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    closed_port(&ep, &rq, &msg);
+    feed_init(&f, N, &ep, &rq);
+    up_breaker_init(&br, 1000); /* no trip: every job is tried */
+    up_sched_opts_init(&o);
+    o.jobs = 3;
+    o.breaker = &br;
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    cr_assert_eq(f.given, N, "the source was read to its end");
+    cr_assert_eq(f.asked, N + 1, "and once more, to hear it had no more");
+    assert_each_done_once(&f);
+    cr_assert_leq(f.most_out, 3, "%zu jobs out at once", f.most_out);
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(f.codes[i], UP_ENETWORK, "job %zu: code %d", i,
+                     f.codes[i]);
+    cr_assert_eq(st.failed, N);
+    cr_assert_eq(st.broken, 0);
+    up_breaker_release(&br);
+}
+
+Test(sched_source, a_source_that_ends_early_is_not_asked_again)
+{
+    static struct feed f;
+    up_endpoint ep;
+    up_request rq;
+    up_message msg = {"user", "hi"};
+    up_breaker br;
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    closed_port(&ep, &rq, &msg);
+    feed_init(&f, 30, &ep, &rq);
+    f.ends_at = 5;
+    up_breaker_init(&br, 1000);
+    up_sched_opts_init(&o);
+    o.jobs = 2;
+    o.breaker = &br;
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    cr_assert_eq(f.given, 5);
+    assert_each_done_once(&f);
+    cr_assert_eq(st.failed, 5);
+
+    feed_init(&f, 0, &ep, &rq); /* nothing at all */
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    cr_assert_eq(f.asked, 1);
+    cr_assert_eq(st.ok + st.failed + st.stopped, 0);
+    up_breaker_release(&br);
+}
+
+Test(sched_source, a_tripped_breaker_drains_the_source_without_requests)
+{
+    enum { N = 40 };
+    static struct feed f;
+    up_endpoint ep;
+    up_request rq;
+    up_message msg = {"user", "hi"};
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    closed_port(&ep, &rq, &msg);
+    ep.max_retries = -1; /* retrying when the breaker trips: cancelled */
+    feed_init(&f, N, &ep, &rq);
+    up_sched_opts_init(&o);
+    o.jobs = 4; /* the breaker trips after 4 failures in a row */
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    cr_assert_eq(f.given, N, "every job was taken from the source");
+    assert_each_done_once(&f);
+    cr_assert(f.gave_up, "each ended with the breaker's message");
+    cr_assert_leq(f.most_out, 4);
+    cr_assert_eq(st.failed, N);
+    cr_assert_geq(st.broken, N - 4, "at most one wave was tried (%zu)",
+                  st.broken);
+}
+
+Test(sched_source, the_stop_flag_ends_the_jobs_left_with_eintr)
+{
+    enum { N = 20 };
+    static struct feed f;
+    static volatile sig_atomic_t stop;
+    up_endpoint ep;
+    up_request rq;
+    up_message msg = {"user", "hi"};
+    up_breaker br;
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    closed_port(&ep, &rq, &msg);
+    feed_init(&f, N, &ep, &rq);
+    stop = 0;
+    f.stop = &stop;
+    up_breaker_init(&br, 1000);
+    up_sched_opts_init(&o);
+    o.jobs = 2;
+    o.breaker = &br;
+    o.stop = &stop;
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), UP_EINTR);
+    cr_assert_eq(f.given, N, "the jobs left were taken to be ended");
+    assert_each_done_once(&f);
+    cr_assert_leq(f.most_out, 3, "jobs + the one drained: %zu", f.most_out);
+    for (size_t i = 0; i < 2; i++) /* in flight when the flag rose */
+        cr_assert_eq(f.codes[i], UP_ENETWORK, "job %zu ran: %d", i, f.codes[i]);
+    for (size_t i = 2; i < N; i++)
+        cr_assert_eq(f.codes[i], UP_EINTR, "job %zu never ran: %d", i,
+                     f.codes[i]);
+    cr_assert_eq(st.stopped, N - 2);
+    cr_assert_eq(st.failed, 2);
+    up_breaker_release(&br);
+}
