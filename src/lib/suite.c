@@ -11,6 +11,11 @@
  * only when the whole text is good, so a failed parse leaves it unchanged.
  * Values we do not interpret (validator_config, our "assert" extension)
  * are kept as compact JSON text for the modules that do.
+ *
+ * Every string and array of a case is a block of the suite's arena: a
+ * 100,000 case suite is then its text and the case table, not half a
+ * million mallocs with their headers (bench/README.md, "Memory of large
+ * runs").
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -29,6 +34,7 @@
 struct walk {
     const char *file; /* names the source in messages */
     up_buf path;      /* JSON path of the value being parsed */
+    up_arena *mem;    /* where the cases' strings go */
     up_error *err;
 };
 
@@ -98,12 +104,18 @@ static void path_pop(struct walk *w, size_t old)
 
 /* ---- leaves ------------------------------------------------------------ */
 
+/* v's text as a block of the suite's arena. */
+static char *keep(struct walk *w, json_t *v)
+{
+    return up_arena_strndup(w->mem, json_string_value(v),
+                            json_string_length(v));
+}
+
 static int get_string(struct walk *w, json_t *v, char **out)
 {
     if (!json_is_string(v))
         return fail(w, "expected a string");
-    free(*out);
-    *out = up_xstrndup(json_string_value(v), json_string_length(v));
+    *out = keep(w, v);
     return 0;
 }
 
@@ -111,7 +123,6 @@ static int get_string(struct walk *w, json_t *v, char **out)
 static int get_opt_string(struct walk *w, json_t *v, char **out)
 {
     if (json_is_null(v)) {
-        free(*out);
         *out = NULL;
         return 0;
     }
@@ -129,6 +140,16 @@ static char *compact(json_t *v)
     return s;
 }
 
+/* v as compact JSON text in the suite's arena. */
+static char *keep_json(struct walk *w, json_t *v)
+{
+    char *text = compact(v), *kept;
+
+    kept = up_arena_strndup(w->mem, text, strlen(text));
+    free(text);
+    return kept;
+}
+
 /* ---- case fields ------------------------------------------------------- */
 
 static int f_input(struct walk *w, json_t *v, up_case *c)
@@ -138,7 +159,7 @@ static int f_input(struct walk *w, json_t *v, up_case *c)
 
 static int context_files(struct walk *w, json_t *v, up_case *c)
 {
-    size_t cap = 0, old;
+    size_t old;
     const char *name;
     json_t *content;
 
@@ -146,16 +167,17 @@ static int context_files(struct walk *w, json_t *v, up_case *c)
         return 0;
     if (!json_is_object(v))
         return fail(w, "expected an object of file name to content, or null");
+    if (json_object_size(v))
+        c->files =
+            up_arena_alloc(w->mem, json_object_size(v) * sizeof(*c->files));
     json_object_foreach(v, name, content)
     {
         old = path_key(w, name);
         if (!json_is_string(content))
             return fail(w, "expected a string (the file's content)");
         path_pop(w, old);
-        UP_GROW(c->files, cap, c->nfiles + 1);
-        c->files[c->nfiles].name = up_xstrdup(name);
-        c->files[c->nfiles].content = up_xstrndup(json_string_value(content),
-                                                  json_string_length(content));
+        c->files[c->nfiles].name = up_arena_strndup(w->mem, name, strlen(name));
+        c->files[c->nfiles].content = keep(w, content);
         c->nfiles++;
     }
     return 0;
@@ -185,33 +207,27 @@ static int f_context(struct walk *w, json_t *v, up_case *c)
     return 0;
 }
 
-static void add_contains(up_case *c, size_t *cap, json_t *s)
-{
-    UP_GROW(c->contains, *cap, c->ncontains + 1);
-    c->contains[c->ncontains++] =
-        up_xstrndup(json_string_value(s), json_string_length(s));
-}
-
 static int expected_contains(struct walk *w, json_t *v, up_case *c)
 {
-    size_t cap = 0, i, old;
+    size_t n = json_is_string(v) ? 1 : json_array_size(v), i, old;
     json_t *item;
 
+    if (!json_is_string(v) && !json_is_array(v))
+        return fail(w, "expected a string or a list of strings");
+    if (n)
+        c->contains = up_arena_alloc(w->mem, n * sizeof(*c->contains));
     if (json_is_string(v)) {
-        add_contains(c, &cap, v);
+        c->contains[c->ncontains++] = keep(w, v);
         return 0;
     }
-    if (!json_is_array(v))
-        return fail(w, "expected a string or a list of strings");
     json_array_foreach(v, i, item)
     {
         old = path_index(w, i);
         if (!json_is_string(item))
             return fail(w, "expected a string");
         path_pop(w, old);
-        add_contains(c, &cap, item);
+        c->contains[c->ncontains++] = keep(w, item);
     }
-    UP_SHRINK(c->contains, cap, c->ncontains); /* one list per case */
     return 0;
 }
 
@@ -267,8 +283,7 @@ static int f_validator_config(struct walk *w, json_t *v, up_case *c)
             return fail(w, "expected a string, number or boolean");
         path_pop(w, old);
     }
-    free(c->validator_config_json);
-    c->validator_config_json = compact(v);
+    c->validator_config_json = keep_json(w, v);
     return 0;
 }
 
@@ -286,8 +301,7 @@ static int f_assert(struct walk *w, json_t *v, up_case *c)
             return fail(w, "expected an assertion object");
         path_pop(w, old);
     }
-    free(c->assert_json);
-    c->assert_json = compact(v);
+    c->assert_json = keep_json(w, v);
     return 0;
 }
 
@@ -353,30 +367,13 @@ void up_suite_init(up_suite *s)
 {
     s->cases = NULL;
     s->ncases = 0;
-}
-
-static void case_release(up_case *c)
-{
-    for (size_t i = 0; i < c->nfiles; i++) {
-        free(c->files[i].name);
-        free(c->files[i].content);
-    }
-    for (size_t i = 0; i < c->ncontains; i++)
-        free(c->contains[i]);
-    free(c->input);
-    free(c->files);
-    free(c->contains);
-    free(c->output_file);
-    free(c->validator);
-    free(c->validator_config_json);
-    free(c->assert_json);
+    up_arena_init(&s->mem);
 }
 
 void up_suite_release(up_suite *s)
 {
-    for (size_t i = 0; i < s->ncases; i++)
-        case_release(&s->cases[i]);
     free(s->cases);
+    up_arena_release(&s->mem);
     up_suite_init(s);
 }
 
@@ -440,6 +437,7 @@ static void suite_append(up_suite *dst, up_suite *src)
                src->ncases * sizeof(*src->cases));
     dst->ncases += src->ncases;
     UP_SHRINK(dst->cases, cap, dst->ncases);
+    up_arena_adopt(&dst->mem, &src->mem);
     free(src->cases);
     up_suite_init(src);
 }
@@ -447,8 +445,8 @@ static void suite_append(up_suite *dst, up_suite *src)
 int up_suite_parse(up_suite *s, const char *text, size_t len, const char *file,
                    const char *root, up_error *err)
 {
-    struct walk w = {file, UP_BUF_INIT, err};
     up_suite tmp;
+    struct walk w = {file, UP_BUF_INIT, &tmp.mem, err};
     json_error_t jerr;
     json_t *doc;
     int rc;
