@@ -18,7 +18,10 @@ typedef struct up_arena {
     size_t used;                 /* bytes used in head */
 } up_arena;
 
-#define UP_ARENA_INIT {NULL, 0}
+#define UP_ARENA_INIT                                                          \
+    {                                                                          \
+        NULL, 0                                                                \
+    }
 
 void up_arena_init(up_arena *a);
 

@@ -595,7 +595,7 @@ static int check_all(const up_assert *a, struct answer *ans,
             return NOT_HOLDS;
         }
     }
-    up_buf_addf(&r->message, "found all %zu", a->nlist);
+    up_buf_addf(&r->message, "found all %u", a->nlist);
     return HOLDS;
 }
 
@@ -931,6 +931,7 @@ static int parse_one(up_assert *a, json_t *obj, const struct pctx *c)
 
 static void assert_release(up_assert *a)
 {
+    /* only kinds with a release have a compiled form: limit shares it */
     if (a->compiled && kinds[a->kind].release)
         kinds[a->kind].release(a);
     for (size_t i = 0; i < a->nlist; i++)

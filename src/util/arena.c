@@ -10,9 +10,9 @@
 #include "upskill/alloc.h"
 #include "upskill/arena.h"
 
-#define CHUNK 16384u      /* bytes of a shared chunk */
-#define BIG (CHUNK / 4u)  /* a block above this gets its own chunk */
-#define ALIGN ((size_t)8) /* up_arena_alloc's alignment */
+#define CHUNK 16384u       /* bytes of a shared chunk */
+#define BIG   (CHUNK / 4u) /* a block above this gets its own chunk */
+#define ALIGN ((size_t)8)  /* up_arena_alloc's alignment */
 
 _Static_assert(ALIGN >= _Alignof(void *) && ALIGN >= _Alignof(size_t) &&
                    ALIGN >= _Alignof(double) && ALIGN >= _Alignof(long long),
