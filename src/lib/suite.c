@@ -377,9 +377,23 @@ void up_suite_release(up_suite *s)
     up_suite_init(s);
 }
 
+/* Parse v as the next case of s (its index in the list is s->ncases). */
+static int add_case(struct walk *w, json_t *v, up_suite *s, size_t *cap)
+{
+    size_t old = path_index(w, s->ncases);
+    int rc;
+
+    UP_GROW(s->cases, *cap, s->ncases + 1);
+    memset(&s->cases[s->ncases], 0, sizeof(s->cases[0]));
+    rc = parse_case(w, v, &s->cases[s->ncases++]);
+    if (!rc)
+        path_pop(w, old);
+    return rc;
+}
+
 static int parse_cases(struct walk *w, json_t *arr, up_suite *s)
 {
-    size_t cap = 0, i, old;
+    size_t cap = 0, i;
     json_t *item;
     int rc;
 
@@ -387,15 +401,11 @@ static int parse_cases(struct walk *w, json_t *arr, up_suite *s)
         return fail(w, "expected a list of test cases");
     json_array_foreach(arr, i, item)
     {
-        old = path_index(w, i);
-        UP_GROW(s->cases, cap, s->ncases + 1);
-        memset(&s->cases[s->ncases], 0, sizeof(s->cases[0]));
-        s->ncases++;
-        rc = parse_case(w, item, &s->cases[s->ncases - 1]);
+        rc = add_case(w, item, s, &cap);
         if (rc)
             return rc;
-        path_pop(w, old);
     }
+    UP_SHRINK(s->cases, cap, s->ncases);
     return 0;
 }
 
@@ -426,46 +436,178 @@ static int parse_top(struct walk *w, json_t *root, up_suite *s)
     return 0;
 }
 
+/* The whole text as one tree: the reference parse, and the one whose
+ * messages a bad text gets. */
+static int parse_whole(struct walk *w, const char *text, size_t len,
+                       up_suite *s)
+{
+    json_error_t jerr;
+    json_t *doc =
+        json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+    int rc;
+
+    if (!doc) {
+        up_json_error_words(&jerr);
+        return up_error_set(w->err, UP_EPARSE, "'%s':%d:%d: %s", w->file,
+                            jerr.line, jerr.column, jerr.text);
+    }
+    rc = parse_top(w, doc, s);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- the same, a case at a time ---------------------------------------- */
+
+/* A cursor over the text, for the few bytes around the cases. */
+struct scan {
+    const char *text;
+    size_t len, at;
+};
+
+static void skip_space(struct scan *sc)
+{
+    while (sc->at < sc->len && sc->text[sc->at] &&
+           strchr(" \t\r\n", sc->text[sc->at]))
+        sc->at++;
+}
+
+/* Skip JSON whitespace; 1 when byte c is next (and step over it). */
+static int eat(struct scan *sc, char c)
+{
+    skip_space(sc);
+    if (sc->at >= sc->len || sc->text[sc->at] != c)
+        return 0;
+    sc->at++;
+    return 1;
+}
+
+/* Levels of nesting in v (a scalar is 0). */
+static size_t depth(json_t *v)
+{
+    size_t d = 0, i, x;
+    const char *key;
+    json_t *item;
+
+    if (json_is_array(v))
+        json_array_foreach(v, i, item)
+        {
+            x = depth(item);
+            d = x > d ? x : d;
+        }
+    else if (json_is_object(v))
+        json_object_foreach(v, key, item)
+        {
+            x = depth(item);
+            d = x > d ? x : d;
+        }
+    return json_is_array(v) || json_is_object(v) ? d + 1 : 0;
+}
+
+/* A case deeper than this goes to the whole parse: jansson limits the
+ * nesting of the whole text (2048 levels in 2.14), the levels above the
+ * case included. */
+#define CASE_DEPTH_MAX 1000
+
+/* The list at the cursor, its cases parsed one jansson tree at a time.
+ * -1: the text is not the simple shape this reads. */
+static int stream_cases(struct walk *w, struct scan *sc, up_suite *s)
+{
+    size_t cap = 0;
+    json_error_t jerr;
+    json_t *v;
+    int rc = 0;
+
+    if (!eat(sc, '['))
+        return -1;
+    if (eat(sc, ']'))
+        return 0;
+    do {
+        v = json_loadb(sc->text + sc->at, sc->len - sc->at,
+                       JSON_DECODE_ANY | JSON_REJECT_DUPLICATES |
+                           JSON_DISABLE_EOF_CHECK,
+                       &jerr);
+        if (!v || depth(v) > CASE_DEPTH_MAX)
+            rc = -1;
+        else
+            rc = add_case(w, v, s, &cap);
+        json_decref(v);
+        if (rc)
+            return rc;
+        sc->at += (size_t)jerr.position;
+    } while (eat(sc, ','));
+    UP_SHRINK(s->cases, cap, s->ncases);
+    return eat(sc, ']') ? 0 : -1;
+}
+
+/* [...] or {"cases": [...]}, then only whitespace; else -1. */
+static int stream_top(struct walk *w, const char *text, size_t len, up_suite *s)
+{
+    struct scan sc = {text, len, 0};
+    int obj = eat(&sc, '{');
+    size_t old = obj ? path_key(w, "cases") : 0;
+    int rc;
+
+    if (obj && !(eat(&sc, '"') && len - sc.at > 6 &&
+                 !memcmp(text + sc.at, "cases\"", 6)))
+        return -1;
+    sc.at += obj ? 6 : 0;
+    if (obj && !eat(&sc, ':'))
+        return -1;
+    rc = stream_cases(w, &sc, s);
+    if (rc || (obj && !eat(&sc, '}')))
+        return rc ? rc : -1;
+    if (obj)
+        path_pop(w, old);
+    skip_space(&sc);
+    return sc.at == len ? 0 : -1;
+}
+
 /* Move src's cases to the end of dst; src is left empty. */
 static void suite_append(up_suite *dst, up_suite *src)
 {
     size_t cap = dst->ncases;
 
-    UP_GROW(dst->cases, cap, dst->ncases + src->ncases);
-    if (src->ncases)
-        memcpy(dst->cases + dst->ncases, src->cases,
-               src->ncases * sizeof(*src->cases));
+    if (!dst->ncases) { /* the usual case: take the table, no copy */
+        free(dst->cases);
+        dst->cases = src->cases;
+        src->cases = NULL;
+    } else {
+        UP_GROW(dst->cases, cap, dst->ncases + src->ncases);
+        if (src->ncases)
+            memcpy(dst->cases + dst->ncases, src->cases,
+                   src->ncases * sizeof(*src->cases));
+        UP_SHRINK(dst->cases, cap, dst->ncases + src->ncases);
+    }
     dst->ncases += src->ncases;
-    UP_SHRINK(dst->cases, cap, dst->ncases);
     up_arena_adopt(&dst->mem, &src->mem);
     free(src->cases);
     up_suite_init(src);
 }
 
+/*
+ * A large suite is read a case at a time, never whole as one jansson
+ * tree (80 MiB at 100,000 cases; bench/README.md, "Memory of large
+ * runs").  When anything in it is off, it is read again whole, so a bad
+ * text gets the messages it always got, in the same order.
+ */
 int up_suite_parse(up_suite *s, const char *text, size_t len, const char *file,
                    const char *root, up_error *err)
 {
     up_suite tmp;
     struct walk w = {file, UP_BUF_INIT, &tmp.mem, err};
-    json_error_t jerr;
-    json_t *doc;
     int rc;
 
     up_suite_init(&tmp);
-    doc =
-        json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc) {
-        up_json_error_words(&jerr);
-        rc = up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", file, jerr.line,
-                          jerr.column, jerr.text);
-        goto out;
-    }
     up_buf_adds(&w.path, root ? root : "");
-    rc = parse_top(&w, doc, &tmp);
+    rc = stream_top(&w, text, len, &tmp);
+    if (rc) {
+        up_suite_release(&tmp);
+        up_buf_reset(&w.path);
+        up_buf_adds(&w.path, root ? root : "");
+        rc = parse_whole(&w, text, len, &tmp);
+    }
     if (!rc)
         suite_append(s, &tmp);
-out:
-    json_decref(doc);
     up_suite_release(&tmp);
     up_buf_release(&w.path);
     return rc;
