@@ -539,7 +539,9 @@ static int stream_cases(struct walk *w, struct scan *sc, up_suite *s)
     return eat(sc, ']') ? 0 : -1;
 }
 
-/* [...] or {"cases": [...]}, then only whitespace; else -1. */
+/* [...] or {"cases": [...]}, then only whitespace; else -1.  A NUL byte
+ * anywhere is left to the whole parse: jansson reads one in a case alone
+ * differently. */
 static int stream_top(struct walk *w, const char *text, size_t len, up_suite *s)
 {
     struct scan sc = {text, len, 0};
@@ -547,6 +549,8 @@ static int stream_top(struct walk *w, const char *text, size_t len, up_suite *s)
     size_t old = obj ? path_key(w, "cases") : 0;
     int rc;
 
+    if (memchr(text, '\0', len))
+        return -1;
     if (obj && !(eat(&sc, '"') && len - sc.at > 6 &&
                  !memcmp(text + sc.at, "cases\"", 6)))
         return -1;

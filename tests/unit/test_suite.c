@@ -342,6 +342,25 @@ Test(suite, shapes_read_alike)
     }
 }
 
+/* jansson reads a NUL byte in a case alone otherwise than in the whole
+ * text (here it accepts the case, and the whole text ends early): a
+ * text with one is read whole (found by a fuzzer comparing the two). */
+Test(suite, nul_byte_read_whole)
+{
+    static const char text[] =
+        "{\"cases\":[{\"input\":\"\",\"expected\":{\"contains\":[]}, "
+        "\"assert\":[{\"\": [{\"t\":1\0}, {\"\": 1\0}]}]}";
+    up_suite s;
+    up_error err;
+
+    up_suite_init(&s);
+    cr_assert_eq(up_suite_parse(&s, text, sizeof(text) - 1, "t", "", &err),
+                 UP_EPARSE);
+    cr_assert_str_eq(err.msg, "'t':1:86: ']' expected near end of file");
+    cr_assert_eq(s.ncases, 0);
+    up_suite_release(&s);
+}
+
 /* A case nested deeper than a case is read alone is read with the
  * whole text, within jansson's limit on the whole text's depth (2048
  * levels) and past it. */
