@@ -29,19 +29,25 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 
-/* One parsed assertion.  Owns every pointer; fields are read-only. */
+/* One parsed assertion.  Owns every pointer but those borrowed marks;
+ * fields are read-only.  64 bytes: an eval holds one per expected string
+ * of every case. */
 typedef struct up_assert {
-    int kind;        /* row in the kinds table (see up_assert_kind_name) */
-    int negate;      /* 1 for a "not-" type: the result is inverted */
-    char *type;      /* canonical type as given: "not-icontains" */
-    char *name;      /* the optional "name" (display only), or NULL */
-    char *value;     /* string value (text, pattern, rubric), or NULL */
-    char *file;      /* file-* kinds: the workspace file, or NULL */
-    char **list;     /* list value of the -any/-all kinds */
-    size_t nlist;    /* entries in list */
-    long long limit; /* max-output-tokens: the allowed maximum */
-    unsigned flags;  /* regex flags given ("i","m","s"), PCRE2 bits */
-    void *compiled;  /* kind-private compiled form (regex, json path) */
+    int kind;               /* row in the kinds table (up_assert_kind_name) */
+    unsigned flags;         /* regex flags given ("i","m","s"), PCRE2 bits */
+    unsigned nlist;         /* entries in list */
+    unsigned char negate;   /* 1 for a "not-" type: the result is inverted */
+    unsigned char borrowed; /* 1: type and value are not owned (they come
+                               from up_assert_list_add_contains) */
+    const char *type;       /* canonical type as given: "not-icontains" */
+    char *name;             /* the optional "name" (display only), or NULL */
+    char *value;            /* string value (text, pattern, rubric), or NULL */
+    char *file;             /* file-* kinds: the workspace file, or NULL */
+    char **list;            /* list value of the -any/-all kinds */
+    union {                 /* by kind: */
+        void *compiled;     /* compiled form (regex, json path), kind-private */
+        long long limit;    /* max-output-tokens: the allowed maximum */
+    };
 } up_assert;
 
 typedef struct up_assert_list {
@@ -109,7 +115,8 @@ int up_assert_list_parse(up_assert_list *out, const char *assert_json,
 /*
  * Append one "icontains" assertion per string (upstream's
  * expected.contains: case-insensitive substring; "" always matches).
- * The strings are copied.
+ * The strings are borrowed, not copied: they must outlive l (an eval's
+ * come from its suite, which outlives the plan).
  */
 void up_assert_list_add_contains(up_assert_list *l, char *const *contains,
                                  size_t n);

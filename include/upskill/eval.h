@@ -129,7 +129,9 @@ typedef struct up_eval_plan {
      * (skill A; the skill arm carries skill B), borrowed; NULL: the
      * baseline runs without a skill */
     const up_skill *skill_base;
-    char **user; /* user message per case, owned */
+    /* user message per case: the case's input itself when it has no
+     * context files (the suite outlives the plan), else owned */
+    char **user;
     up_eval_job *jobs;
     size_t njobs;
     size_t max_answer;       /* bytes kept per answer; 0: UP_EVAL_MAX_ANSWER */

@@ -11,10 +11,14 @@
 
 #include <stddef.h>
 
+#include "upskill/arena.h"
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/skill.h"
 
+/* A case's strings and arrays live in its suite's arena (up_suite.mem):
+ * they are never freed one by one, and a case moved to another suite
+ * needs that suite to adopt the arena (up_arena_adopt). */
 typedef struct up_ctx_file {
     char *name;
     char *content;
@@ -35,6 +39,7 @@ typedef struct up_case {
 typedef struct up_suite {
     up_case *cases;
     size_t ncases;
+    up_arena mem; /* the cases' strings and arrays */
 } up_suite;
 
 void up_suite_init(up_suite *s);

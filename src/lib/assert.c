@@ -595,7 +595,7 @@ static int check_all(const up_assert *a, struct answer *ans,
             return NOT_HOLDS;
         }
     }
-    up_buf_addf(&r->message, "found all %zu", a->nlist);
+    up_buf_addf(&r->message, "found all %u", a->nlist);
     return HOLDS;
 }
 
@@ -889,13 +889,15 @@ static int key_allowed(const char *keys, const char *key)
 /* Set a's kind, negate and type from the "type" string. */
 static int parse_type(up_assert *a, json_t *obj, const struct pctx *c)
 {
-    int rc = get_string(c, obj, "type", 1, &a->type);
+    char *type = NULL;
+    int rc = get_string(c, obj, "type", 1, &type);
     const char *base;
 
     if (rc)
         return rc;
-    for (char *p = a->type; *p; p++)
+    for (char *p = type; *p; p++)
         *p = *p == '_' ? '-' : *p; /* not_contains == not-contains */
+    a->type = type;
     a->negate = !strncmp(a->type, "not-", 4);
     base = a->type + (a->negate ? 4 : 0);
     a->kind = kind_find(base);
@@ -929,14 +931,17 @@ static int parse_one(up_assert *a, json_t *obj, const struct pctx *c)
 
 static void assert_release(up_assert *a)
 {
+    /* only kinds with a release have a compiled form: limit shares it */
     if (a->compiled && kinds[a->kind].release)
         kinds[a->kind].release(a);
     for (size_t i = 0; i < a->nlist; i++)
         free(a->list[i]);
     free(a->list);
-    free(a->type);
+    if (!a->borrowed) {
+        free((char *)a->type);
+        free(a->value);
+    }
     free(a->name);
-    free(a->value);
     free(a->file);
     memset(a, 0, sizeof(*a));
 }
@@ -1020,8 +1025,9 @@ void up_assert_list_add_contains(up_assert_list *l, char *const *contains,
         a = &l->items[l->n++];
         memset(a, 0, sizeof(*a));
         a->kind = kind_find("icontains");
-        a->type = up_xstrdup("icontains");
-        a->value = up_xstrdup(contains[i]);
+        a->type = kinds[a->kind].name;
+        a->value = contains[i];
+        a->borrowed = 1; /* a large suite's lists hold no copies */
     }
 }
 

@@ -70,12 +70,15 @@ static char *system_with_skill(const up_skill *s, enum up_inject inject)
     return up_buf_detach(&b);
 }
 
-/* Upstream: input, then each context file as a fenced block. */
+/* Upstream: input, then each context file as a fenced block.  Without
+ * files that is the input itself, borrowed: one copy less per case. */
 static char *user_message(const up_case *c)
 {
     up_buf b = UP_BUF_INIT;
     char *text;
 
+    if (!c->nfiles && c->input)
+        return c->input;
     up_buf_adds(&b, c->input ? c->input : "");
     for (size_t i = 0; i < c->nfiles; i++)
         up_buf_addf(&b, "\n\n```%s\n%s\n```", c->files[i].name,
@@ -242,7 +245,8 @@ void up_eval_plan_release(up_eval_plan *p)
     for (size_t i = 0; i < p->nmodels; i++)
         free(p->models[i]);
     for (size_t k = 0; p->user && k < p->suite->ncases; k++)
-        free(p->user[k]);
+        if (p->user[k] != p->suite->cases[k].input)
+            free(p->user[k]);
     free(p->models);
     free(p->user);
     free(p->jobs);

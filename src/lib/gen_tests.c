@@ -46,10 +46,8 @@ static int asserts_ok(up_case *c)
     up_assert_list l;
     int rc;
 
-    if (c->assert_json && !strcmp(c->assert_json, "[]")) {
-        free(c->assert_json);
-        c->assert_json = NULL;
-    }
+    if (c->assert_json && !strcmp(c->assert_json, "[]"))
+        c->assert_json = NULL; /* the text stays in the suite's arena */
     up_assert_list_init(&l);
     rc = up_assert_list_parse(&l, c->assert_json, "generated tests", "assert",
                               NULL);
@@ -65,7 +63,8 @@ static int usable(up_case *c)
 
 /*
  * Move the usable cases of all, at most max, into s; the others stay in
- * all (compacted) for the caller to release.
+ * all (compacted) for the caller to release.  s adopts all's arena, the
+ * kept cases' strings with the dropped ones'.
  */
 static void keep(up_suite *s, up_suite *all, int max, up_buf *notes)
 {
@@ -89,6 +88,7 @@ static void keep(up_suite *s, up_suite *all, int max, up_buf *notes)
         all->cases[left++] = *c;
     }
     all->ncases = left;
+    up_arena_adopt(&s->mem, &all->mem);
     if (over)
         up_buf_addf(notes, "%zu case(s) over the limit of %d dropped\n", over,
                     max);

@@ -11,6 +11,11 @@
  * only when the whole text is good, so a failed parse leaves it unchanged.
  * Values we do not interpret (validator_config, our "assert" extension)
  * are kept as compact JSON text for the modules that do.
+ *
+ * Every string and array of a case is a block of the suite's arena: a
+ * 100,000 case suite is then its text and the case table, not half a
+ * million mallocs with their headers (bench/README.md, "Memory of large
+ * runs").
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -29,6 +34,7 @@
 struct walk {
     const char *file; /* names the source in messages */
     up_buf path;      /* JSON path of the value being parsed */
+    up_arena *mem;    /* where the cases' strings go */
     up_error *err;
 };
 
@@ -98,12 +104,18 @@ static void path_pop(struct walk *w, size_t old)
 
 /* ---- leaves ------------------------------------------------------------ */
 
+/* v's text as a block of the suite's arena. */
+static char *keep(struct walk *w, json_t *v)
+{
+    return up_arena_strndup(w->mem, json_string_value(v),
+                            json_string_length(v));
+}
+
 static int get_string(struct walk *w, json_t *v, char **out)
 {
     if (!json_is_string(v))
         return fail(w, "expected a string");
-    free(*out);
-    *out = up_xstrndup(json_string_value(v), json_string_length(v));
+    *out = keep(w, v);
     return 0;
 }
 
@@ -111,7 +123,6 @@ static int get_string(struct walk *w, json_t *v, char **out)
 static int get_opt_string(struct walk *w, json_t *v, char **out)
 {
     if (json_is_null(v)) {
-        free(*out);
         *out = NULL;
         return 0;
     }
@@ -129,6 +140,16 @@ static char *compact(json_t *v)
     return s;
 }
 
+/* v as compact JSON text in the suite's arena. */
+static char *keep_json(struct walk *w, json_t *v)
+{
+    char *text = compact(v), *kept;
+
+    kept = up_arena_strndup(w->mem, text, strlen(text));
+    free(text);
+    return kept;
+}
+
 /* ---- case fields ------------------------------------------------------- */
 
 static int f_input(struct walk *w, json_t *v, up_case *c)
@@ -138,7 +159,7 @@ static int f_input(struct walk *w, json_t *v, up_case *c)
 
 static int context_files(struct walk *w, json_t *v, up_case *c)
 {
-    size_t cap = 0, old;
+    size_t old;
     const char *name;
     json_t *content;
 
@@ -146,16 +167,17 @@ static int context_files(struct walk *w, json_t *v, up_case *c)
         return 0;
     if (!json_is_object(v))
         return fail(w, "expected an object of file name to content, or null");
+    if (json_object_size(v))
+        c->files =
+            up_arena_alloc(w->mem, json_object_size(v) * sizeof(*c->files));
     json_object_foreach(v, name, content)
     {
         old = path_key(w, name);
         if (!json_is_string(content))
             return fail(w, "expected a string (the file's content)");
         path_pop(w, old);
-        UP_GROW(c->files, cap, c->nfiles + 1);
-        c->files[c->nfiles].name = up_xstrdup(name);
-        c->files[c->nfiles].content = up_xstrndup(json_string_value(content),
-                                                  json_string_length(content));
+        c->files[c->nfiles].name = up_arena_strndup(w->mem, name, strlen(name));
+        c->files[c->nfiles].content = keep(w, content);
         c->nfiles++;
     }
     return 0;
@@ -185,33 +207,27 @@ static int f_context(struct walk *w, json_t *v, up_case *c)
     return 0;
 }
 
-static void add_contains(up_case *c, size_t *cap, json_t *s)
-{
-    UP_GROW(c->contains, *cap, c->ncontains + 1);
-    c->contains[c->ncontains++] =
-        up_xstrndup(json_string_value(s), json_string_length(s));
-}
-
 static int expected_contains(struct walk *w, json_t *v, up_case *c)
 {
-    size_t cap = 0, i, old;
+    size_t n = json_is_string(v) ? 1 : json_array_size(v), i, old;
     json_t *item;
 
+    if (!json_is_string(v) && !json_is_array(v))
+        return fail(w, "expected a string or a list of strings");
+    if (n)
+        c->contains = up_arena_alloc(w->mem, n * sizeof(*c->contains));
     if (json_is_string(v)) {
-        add_contains(c, &cap, v);
+        c->contains[c->ncontains++] = keep(w, v);
         return 0;
     }
-    if (!json_is_array(v))
-        return fail(w, "expected a string or a list of strings");
     json_array_foreach(v, i, item)
     {
         old = path_index(w, i);
         if (!json_is_string(item))
             return fail(w, "expected a string");
         path_pop(w, old);
-        add_contains(c, &cap, item);
+        c->contains[c->ncontains++] = keep(w, item);
     }
-    UP_SHRINK(c->contains, cap, c->ncontains); /* one list per case */
     return 0;
 }
 
@@ -267,8 +283,7 @@ static int f_validator_config(struct walk *w, json_t *v, up_case *c)
             return fail(w, "expected a string, number or boolean");
         path_pop(w, old);
     }
-    free(c->validator_config_json);
-    c->validator_config_json = compact(v);
+    c->validator_config_json = keep_json(w, v);
     return 0;
 }
 
@@ -286,8 +301,7 @@ static int f_assert(struct walk *w, json_t *v, up_case *c)
             return fail(w, "expected an assertion object");
         path_pop(w, old);
     }
-    free(c->assert_json);
-    c->assert_json = compact(v);
+    c->assert_json = keep_json(w, v);
     return 0;
 }
 
@@ -353,36 +367,33 @@ void up_suite_init(up_suite *s)
 {
     s->cases = NULL;
     s->ncases = 0;
-}
-
-static void case_release(up_case *c)
-{
-    for (size_t i = 0; i < c->nfiles; i++) {
-        free(c->files[i].name);
-        free(c->files[i].content);
-    }
-    for (size_t i = 0; i < c->ncontains; i++)
-        free(c->contains[i]);
-    free(c->input);
-    free(c->files);
-    free(c->contains);
-    free(c->output_file);
-    free(c->validator);
-    free(c->validator_config_json);
-    free(c->assert_json);
+    up_arena_init(&s->mem);
 }
 
 void up_suite_release(up_suite *s)
 {
-    for (size_t i = 0; i < s->ncases; i++)
-        case_release(&s->cases[i]);
     free(s->cases);
+    up_arena_release(&s->mem);
     up_suite_init(s);
+}
+
+/* Parse v as the next case of s (its index in the list is s->ncases). */
+static int add_case(struct walk *w, json_t *v, up_suite *s, size_t *cap)
+{
+    size_t old = path_index(w, s->ncases);
+    int rc;
+
+    UP_GROW(s->cases, *cap, s->ncases + 1);
+    memset(&s->cases[s->ncases], 0, sizeof(s->cases[0]));
+    rc = parse_case(w, v, &s->cases[s->ncases++]);
+    if (!rc)
+        path_pop(w, old);
+    return rc;
 }
 
 static int parse_cases(struct walk *w, json_t *arr, up_suite *s)
 {
-    size_t cap = 0, i, old;
+    size_t cap = 0, i;
     json_t *item;
     int rc;
 
@@ -390,15 +401,11 @@ static int parse_cases(struct walk *w, json_t *arr, up_suite *s)
         return fail(w, "expected a list of test cases");
     json_array_foreach(arr, i, item)
     {
-        old = path_index(w, i);
-        UP_GROW(s->cases, cap, s->ncases + 1);
-        memset(&s->cases[s->ncases], 0, sizeof(s->cases[0]));
-        s->ncases++;
-        rc = parse_case(w, item, &s->cases[s->ncases - 1]);
+        rc = add_case(w, item, s, &cap);
         if (rc)
             return rc;
-        path_pop(w, old);
     }
+    UP_SHRINK(s->cases, cap, s->ncases);
     return 0;
 }
 
@@ -429,45 +436,182 @@ static int parse_top(struct walk *w, json_t *root, up_suite *s)
     return 0;
 }
 
+/* The whole text as one tree: the reference parse, and the one whose
+ * messages a bad text gets. */
+static int parse_whole(struct walk *w, const char *text, size_t len,
+                       up_suite *s)
+{
+    json_error_t jerr;
+    json_t *doc =
+        json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+    int rc;
+
+    if (!doc) {
+        up_json_error_words(&jerr);
+        return up_error_set(w->err, UP_EPARSE, "'%s':%d:%d: %s", w->file,
+                            jerr.line, jerr.column, jerr.text);
+    }
+    rc = parse_top(w, doc, s);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- the same, a case at a time ---------------------------------------- */
+
+/* A cursor over the text, for the few bytes around the cases. */
+struct scan {
+    const char *text;
+    size_t len, at;
+};
+
+static void skip_space(struct scan *sc)
+{
+    while (sc->at < sc->len && sc->text[sc->at] &&
+           strchr(" \t\r\n", sc->text[sc->at]))
+        sc->at++;
+}
+
+/* Skip JSON whitespace; 1 when byte c is next (and step over it). */
+static int eat(struct scan *sc, char c)
+{
+    skip_space(sc);
+    if (sc->at >= sc->len || sc->text[sc->at] != c)
+        return 0;
+    sc->at++;
+    return 1;
+}
+
+/* Levels of nesting in v (a scalar is 0). */
+static size_t depth(json_t *v)
+{
+    size_t d = 0, i, x;
+    const char *key;
+    json_t *item;
+
+    if (json_is_array(v))
+        json_array_foreach(v, i, item)
+        {
+            x = depth(item);
+            d = x > d ? x : d;
+        }
+    else if (json_is_object(v))
+        json_object_foreach(v, key, item)
+        {
+            x = depth(item);
+            d = x > d ? x : d;
+        }
+    return json_is_array(v) || json_is_object(v) ? d + 1 : 0;
+}
+
+/* A case deeper than this goes to the whole parse: jansson limits the
+ * nesting of the whole text (2048 levels in 2.14), the levels above the
+ * case included. */
+#define CASE_DEPTH_MAX 1000
+
+/* The list at the cursor, its cases parsed one jansson tree at a time.
+ * -1: the text is not the simple shape this reads. */
+static int stream_cases(struct walk *w, struct scan *sc, up_suite *s)
+{
+    size_t cap = 0;
+    json_error_t jerr;
+    json_t *v;
+    int rc = 0;
+
+    if (!eat(sc, '['))
+        return -1;
+    if (eat(sc, ']'))
+        return 0;
+    do {
+        v = json_loadb(sc->text + sc->at, sc->len - sc->at,
+                       JSON_DECODE_ANY | JSON_REJECT_DUPLICATES |
+                           JSON_DISABLE_EOF_CHECK,
+                       &jerr);
+        if (!v || depth(v) > CASE_DEPTH_MAX)
+            rc = -1;
+        else
+            rc = add_case(w, v, s, &cap);
+        json_decref(v);
+        if (rc)
+            return rc;
+        sc->at += (size_t)jerr.position;
+    } while (eat(sc, ','));
+    UP_SHRINK(s->cases, cap, s->ncases);
+    return eat(sc, ']') ? 0 : -1;
+}
+
+/* [...] or {"cases": [...]}, then only whitespace; else -1.  A NUL byte
+ * anywhere is left to the whole parse: jansson reads one in a case alone
+ * differently. */
+static int stream_top(struct walk *w, const char *text, size_t len, up_suite *s)
+{
+    struct scan sc = {text, len, 0};
+    int obj = eat(&sc, '{');
+    size_t old = obj ? path_key(w, "cases") : 0;
+    int rc;
+
+    if (memchr(text, '\0', len))
+        return -1;
+    if (obj && !(eat(&sc, '"') && len - sc.at > 6 &&
+                 !memcmp(text + sc.at, "cases\"", 6)))
+        return -1;
+    sc.at += obj ? 6 : 0;
+    if (obj && !eat(&sc, ':'))
+        return -1;
+    rc = stream_cases(w, &sc, s);
+    if (rc || (obj && !eat(&sc, '}')))
+        return rc ? rc : -1;
+    if (obj)
+        path_pop(w, old);
+    skip_space(&sc);
+    return sc.at == len ? 0 : -1;
+}
+
 /* Move src's cases to the end of dst; src is left empty. */
 static void suite_append(up_suite *dst, up_suite *src)
 {
     size_t cap = dst->ncases;
 
-    UP_GROW(dst->cases, cap, dst->ncases + src->ncases);
-    if (src->ncases)
-        memcpy(dst->cases + dst->ncases, src->cases,
-               src->ncases * sizeof(*src->cases));
+    if (!dst->ncases) { /* the usual case: take the table, no copy */
+        free(dst->cases);
+        dst->cases = src->cases;
+        src->cases = NULL;
+    } else {
+        UP_GROW(dst->cases, cap, dst->ncases + src->ncases);
+        if (src->ncases)
+            memcpy(dst->cases + dst->ncases, src->cases,
+                   src->ncases * sizeof(*src->cases));
+        UP_SHRINK(dst->cases, cap, dst->ncases + src->ncases);
+    }
     dst->ncases += src->ncases;
-    UP_SHRINK(dst->cases, cap, dst->ncases);
+    up_arena_adopt(&dst->mem, &src->mem);
     free(src->cases);
     up_suite_init(src);
 }
 
+/*
+ * A large suite is read a case at a time, never whole as one jansson
+ * tree (80 MiB at 100,000 cases; bench/README.md, "Memory of large
+ * runs").  When anything in it is off, it is read again whole, so a bad
+ * text gets the messages it always got, in the same order.
+ */
 int up_suite_parse(up_suite *s, const char *text, size_t len, const char *file,
                    const char *root, up_error *err)
 {
-    struct walk w = {file, UP_BUF_INIT, err};
     up_suite tmp;
-    json_error_t jerr;
-    json_t *doc;
+    struct walk w = {file, UP_BUF_INIT, &tmp.mem, err};
     int rc;
 
     up_suite_init(&tmp);
-    doc =
-        json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc) {
-        up_json_error_words(&jerr);
-        rc = up_error_set(err, UP_EPARSE, "'%s':%d:%d: %s", file, jerr.line,
-                          jerr.column, jerr.text);
-        goto out;
-    }
     up_buf_adds(&w.path, root ? root : "");
-    rc = parse_top(&w, doc, &tmp);
+    rc = stream_top(&w, text, len, &tmp);
+    if (rc) {
+        up_suite_release(&tmp);
+        up_buf_reset(&w.path);
+        up_buf_adds(&w.path, root ? root : "");
+        rc = parse_whole(&w, text, len, &tmp);
+    }
     if (!rc)
         suite_append(s, &tmp);
-out:
-    json_decref(doc);
     up_suite_release(&tmp);
     up_buf_release(&w.path);
     return rc;

@@ -176,3 +176,36 @@ Test(artifact, plan_keeps_no_spare_room_per_case_and_job)
         cr_assert_null(f.p.jobs[i].ag);
     teardown(&f);
 }
+
+/* The plan borrows the suite's strings (issue 15, item 6): a case
+ * without context files has its input as the user message, and the
+ * expected.contains assertions point at the suite's strings; a case with
+ * files gets its own message. */
+Test(artifact, plan_borrows_the_suite_strings)
+{
+    static const char tests[] =
+        "[{\"input\": \"plain\", \"expected\": {\"contains\": [\"ok\"]}},"
+        "{\"input\": \"with\", \"context\": {\"files\": {\"a\": \"1\"}},"
+        "\"expected\": {\"contains\": [\"ok\", \"1\"]}}]";
+    const char *models[] = {"generic.local"};
+    up_skill skill;
+    up_suite suite;
+    up_eval_plan p;
+    up_error err;
+
+    up_skill_init(&skill);
+    up_suite_init(&suite);
+    cr_assert_eq(up_suite_parse(&suite, tests, strlen(tests), "t", "", NULL),
+                 0);
+    up_eval_plan_init(&p, &skill, &suite, models, 1, 1, 1, UP_INJECT_UPSKILL);
+    cr_assert_eq(up_eval_prepare(&p, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(p.user[0], suite.cases[0].input);
+    cr_assert_neq(p.user[1], suite.cases[1].input);
+    cr_assert_str_eq(p.user[1], "with\n\n```a\n1\n```");
+    cr_assert_eq(p.asserts[0].items[0].value, suite.cases[0].contains[0]);
+    cr_assert_eq(p.asserts[1].items[1].value, suite.cases[1].contains[1]);
+    up_eval_plan_release(&p);
+    cr_assert_str_eq(suite.cases[0].input, "plain"); /* left to the suite */
+    up_suite_release(&suite);
+    up_skill_release(&skill);
+}

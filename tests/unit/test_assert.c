@@ -490,6 +490,40 @@ Test(assert, expected_contains_and_summary)
     up_assert_list_release(&l);
 }
 
+/* The contains assertions borrow the caller's strings (an eval's come
+ * from its suite): no copies, and releasing the list leaves them alone
+ * (a free of a stack string here would crash, or fail under ASan). */
+Test(assert, expected_contains_borrow_their_strings)
+{
+    char w0[] = "good", w1[] = "answer";
+    char *want[] = {w0, w1};
+    up_assert_list l;
+
+    up_assert_list_init(&l);
+    up_assert_list_add_contains(&l, want, 2);
+    cr_assert_eq(l.n, 2);
+    cr_assert_eq(l.items[0].value, w0);
+    cr_assert_eq(l.items[1].value, w1);
+    cr_assert_str_eq(l.items[1].type, "icontains");
+    cr_assert_eq(up_assert_list_parse(
+                     &l, "[{\"type\":\"not_contains\",\"value\":\"bad\"}]",
+                     NULL, NULL, NULL),
+                 0);
+    cr_assert_str_eq(l.items[2].type, "not-contains"); /* owned, rewritten */
+    cr_assert_neq(l.items[2].type, up_assert_kind_name(0));
+    up_assert_list_release(&l);
+    cr_assert_str_eq(w0, "good");
+    cr_assert_str_eq(w1, "answer");
+}
+
+/* An eval holds one assertion per expected string of every case
+ * (bench/README.md, "Memory of large runs"): keep it at 64 bytes. */
+Test(assert, assertion_is_compact)
+{
+    cr_assert_leq(sizeof(up_assert), 8 * sizeof(void *), "%zu",
+                  sizeof(up_assert));
+}
+
 Test(assert, summary_pending_and_empty)
 {
     up_assert_result *r = up_assert_results_new(2);

@@ -23,6 +23,18 @@ static const struct {
      "'tests.json':1:20: a string holds \\u0000 (a NUL character), which "
      "is not accepted "
      "near '\"a\\u0000b\"'"},
+    /* a bad text is read whole, not a case at a time: its first error
+     * in the text's order, whatever case it is in */
+    {"",
+     "[{\"input\": 3, \"expected\": {\"contains\": \"x\"}},\n"
+     " {\"input\": }]",
+     "'tests.json':2:12: unexpected token near '}'"},
+    {"", "[{\"input\": \"a\", \"expected\": {\"contains\": \"x\"}}] x",
+     "'tests.json':1:49: end of file expected near 'x'"},
+    {"",
+     "{\"cases\": [{\"input\": 3, \"expected\": {\"contains\": \"x\"}}], "
+     "\"cases\": []}",
+     "'tests.json':1:64: duplicate object key near '\"cases\"'"},
     /* top level */
     {"", "42",
      "'tests.json': expected a list of test cases or an object with "
@@ -230,11 +242,158 @@ Test(suite, parse_appends)
 
     cr_assert_eq(up_suite_parse(&s, more, strlen(more), "m", "", &err), 0);
     cr_assert_eq(s.ncases, 2);
+    cr_assert_str_eq(s.cases[0].input, "a");
     cr_assert_str_eq(s.cases[1].input, "b");
     cr_assert_eq(up_suite_parse(&s, broken, strlen(broken), "m", "", &err),
                  UP_EPARSE);
     cr_assert_eq(s.ncases, 2, "a failed parse keeps the earlier cases");
     up_suite_release(&s);
+}
+
+/* Cases of NCASE_BIG each, every fifth with a context file, one with a
+ * 20,000 byte input (the case strings are blocks of the suite's arena;
+ * two parses into one suite merge two arenas). */
+#define NCASE_BIG 1500
+
+static void big_suite_text(up_buf *b, size_t from)
+{
+    up_buf_adds(b, "[");
+    for (size_t i = from; i < from + NCASE_BIG; i++) {
+        up_buf_addf(b,
+                    "%s{\"input\": \"question %zu\", \"expected\": "
+                    "{\"contains\": [\"w%zu\", \"x\"]}",
+                    i > from ? "," : "", i, i);
+        if (i % 5 == 0)
+            up_buf_addf(b, ", \"context\": {\"files\": {\"f%zu\": \"c%zu\"}}",
+                        i, i);
+        up_buf_adds(b, "}");
+    }
+    up_buf_adds(b, ",{\"input\": \"");
+    for (int i = 0; i < 20000; i++)
+        up_buf_addc(b, 'L');
+    up_buf_adds(b, "\", \"expected\": {\"contains\": \"L\"}}]");
+}
+
+static void check_big_case(const up_case *c, size_t i)
+{
+    char want[64];
+
+    snprintf(want, sizeof(want), "question %zu", i);
+    cr_assert_str_eq(c->input, want);
+    cr_assert_eq(c->ncontains, 2, "case %zu", i);
+    snprintf(want, sizeof(want), "w%zu", i);
+    cr_assert_str_eq(c->contains[0], want);
+    cr_assert_str_eq(c->contains[1], "x");
+    cr_assert_eq(c->nfiles, i % 5 == 0, "case %zu", i);
+    if (!c->nfiles)
+        return;
+    snprintf(want, sizeof(want), "f%zu", i);
+    cr_assert_str_eq(c->files[0].name, want);
+    snprintf(want, sizeof(want), "c%zu", i);
+    cr_assert_str_eq(c->files[0].content, want);
+}
+
+Test(suite, many_cases_keep_their_strings)
+{
+    up_buf a = UP_BUF_INIT, b = UP_BUF_INIT;
+    up_suite s;
+
+    big_suite_text(&a, 0);
+    big_suite_text(&b, NCASE_BIG);
+    s = parse_ok(a.data, "");
+    cr_assert_eq(up_suite_parse(&s, b.data, b.len, "b.json", "", NULL), 0);
+    cr_assert_eq(s.ncases, 2 * (NCASE_BIG + 1));
+    for (size_t i = 0; i < NCASE_BIG; i++) {
+        check_big_case(&s.cases[i], i);
+        check_big_case(&s.cases[NCASE_BIG + 1 + i], NCASE_BIG + i);
+    }
+    cr_assert_eq(strlen(s.cases[NCASE_BIG].input), 20000);
+    cr_assert_eq(strspn(s.cases[2 * NCASE_BIG + 1].input, "L"), 20000);
+    up_suite_release(&s);
+    cr_assert_null(s.mem.head);
+    up_buf_release(&a);
+    up_buf_release(&b);
+}
+
+/* The usual shapes are read a case at a time, the others whole: all
+ * give the same cases. */
+Test(suite, shapes_read_alike)
+{
+    static const char *const texts[] = {
+        "[{\"input\": \"a\", \"expected\": {\"contains\": \"x\"}},"
+        " {\"input\": \"b\", \"expected\": {\"contains\": [\"y\"]}}]",
+        " \r\n\t{ \"cases\" :\n[ {\"input\": \"a\", \"expected\": "
+        "{\"contains\": \"x\"}} ,{\"input\": \"b\", \"expected\": "
+        "{\"contains\": [\"y\"]}}\n]\n} \n",
+        "{\"\\u0063ases\": [{\"input\": \"a\", \"expected\": {\"contains\": "
+        "\"x\"}}, {\"input\": \"b\", \"expected\": {\"contains\": "
+        "[\"y\"]}}]}",
+    };
+
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        up_suite s = parse_ok(texts[i], "tests");
+
+        cr_assert_eq(s.ncases, 2, "text %zu", i);
+        cr_assert_str_eq(s.cases[0].input, "a");
+        cr_assert_str_eq(s.cases[0].contains[0], "x");
+        cr_assert_str_eq(s.cases[1].input, "b");
+        cr_assert_str_eq(s.cases[1].contains[0], "y");
+        up_suite_release(&s);
+    }
+}
+
+/* jansson reads a NUL byte in a case alone otherwise than in the whole
+ * text (here it accepts the case, and the whole text ends early): a
+ * text with one is read whole (found by a fuzzer comparing the two). */
+Test(suite, nul_byte_read_whole)
+{
+    static const char text[] =
+        "{\"cases\":[{\"input\":\"\",\"expected\":{\"contains\":[]}, "
+        "\"assert\":[{\"\": [{\"t\":1\0}, {\"\": 1\0}]}]}";
+    up_suite s;
+    up_error err;
+
+    up_suite_init(&s);
+    cr_assert_eq(up_suite_parse(&s, text, sizeof(text) - 1, "t", "", &err),
+                 UP_EPARSE);
+    cr_assert_str_eq(err.msg, "'t':1:86: ']' expected near end of file");
+    cr_assert_eq(s.ncases, 0);
+    up_suite_release(&s);
+}
+
+/* A case nested deeper than a case is read alone is read with the
+ * whole text, within jansson's limit on the whole text's depth (2048
+ * levels) and past it. */
+Test(suite, deep_case_read_whole)
+{
+    up_buf b = UP_BUF_INIT;
+    up_suite s;
+    up_error err;
+    const char *head = "{\"cases\": [{\"input\": \"a\", \"expected\": "
+                       "{\"contains\": \"x\"}, \"assert\": [{\"v\": ";
+
+    for (int levels = 1500; levels <= 2046; levels += 546) {
+        up_buf_reset(&b);
+        up_buf_adds(&b, head);
+        for (int i = 0; i < levels; i++)
+            up_buf_addc(&b, '[');
+        for (int i = 0; i < levels; i++)
+            up_buf_addc(&b, ']');
+        up_buf_adds(&b, "}]}]}");
+        up_suite_init(&s);
+        if (levels == 1500) {
+            cr_assert_eq(up_suite_parse(&s, b.data, b.len, "t", "", &err), 0,
+                         "%s", err.msg);
+            cr_assert_eq(s.ncases, 1);
+        } else {
+            cr_assert_eq(up_suite_parse(&s, b.data, b.len, "t", "", &err),
+                         UP_EPARSE);
+            cr_assert(strstr(err.msg, "maximum parsing depth"), "%s", err.msg);
+            cr_assert_eq(s.ncases, 0);
+        }
+        up_suite_release(&s);
+    }
+    up_buf_release(&b);
 }
 
 Test(suite, empty_object_and_list)
