@@ -7,6 +7,7 @@
  * gives the baseline arm skill A in the same injection: the two skills
  * are then the only difference.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,19 +88,32 @@ static char *user_message(const up_case *c)
     return up_xrealloc(text, strlen(text) + 1); /* one per case: no slack */
 }
 
+int up_eval_check_size(size_t nmodels, size_t ncases, up_error *err)
+{
+    if (nmodels > UP_EVAL_MAX_INDEX || ncases > UP_EVAL_MAX_INDEX)
+        return up_error_set(err, UP_ETOOBIG,
+                            "a run takes at most %lu models and %lu cases "
+                            "(%zu models, %zu cases given)",
+                            (unsigned long)UP_EVAL_MAX_INDEX,
+                            (unsigned long)UP_EVAL_MAX_INDEX, nmodels, ncases);
+    return 0;
+}
+
+/* The indexes fit the job's fields: up_eval_plan_init checked the sizes,
+ * and runs is at most UP_EVAL_MAX_RUNS. */
 static void add_jobs(up_eval_plan *p, size_t cap)
 {
-    for (size_t m = 0; m < p->nmodels; m++)
-        for (int r = 1; r <= p->runs; r++)
+    for (uint32_t m = 0; m < p->nmodels; m++)
+        for (uint16_t r = 1; r <= p->runs; r++)
             for (int arm = p->baseline ? 0 : 1; arm <= 1; arm++)
-                for (size_t k = 0; k < p->suite->ncases; k++) {
+                for (uint32_t k = 0; k < p->suite->ncases; k++) {
                     up_eval_job *j = &p->jobs[p->njobs++];
 
                     if (p->njobs > cap)
                         abort();
                     memset(j, 0, sizeof(*j));
                     j->model = m;
-                    j->arm = (enum up_arm)arm;
+                    j->arm = (unsigned char)arm;
                     j->kase = k;
                     j->repeat = r;
                 }
@@ -112,6 +126,14 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
 {
     size_t cap;
 
+    if (up_eval_check_size(nmodels, suite->ncases, NULL) ||
+        runs > UP_EVAL_MAX_RUNS) {
+        fprintf(stderr,
+                "upskill: fatal: a plan of %zu models, %zu cases "
+                "and %d runs is over its limits\n",
+                nmodels, suite->ncases, runs);
+        abort();
+    }
     memset(p, 0, sizeof(*p));
     p->skill = skill;
     p->suite = suite;
@@ -208,6 +230,12 @@ const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j)
     static const up_eval_agent_job none;
 
     return j->ag ? j->ag : &none;
+}
+
+void up_eval_job_set_workspace(up_eval_job *j, const struct up_workspace *ws)
+{
+    if (ws || j->ag)
+        up_eval_job_agent(j)->workspace = ws;
 }
 
 void up_eval_job_agent_free(up_eval_job *j)

@@ -122,7 +122,8 @@ void up_eval_grade_job(up_eval_plan *p, up_eval_job *j)
 {
     const up_assert_list *l = &p->asserts[j->kase];
     up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output,
-                         j->workspace, p->suite->cases[j->kase].output_file};
+                         up_eval_job_agent_view(j)->workspace,
+                         p->suite->cases[j->kase].output_file};
 
     if (!j->done || j->logged)
         return;
@@ -163,13 +164,14 @@ static void collect(up_eval_plan *p, up_eval_job *j, up_check_item **items,
                     size_t *n, size_t *cap)
 {
     const up_assert_list *l = &p->asserts[j->kase];
+    const struct up_workspace *ws = up_eval_job_agent_view(j)->workspace;
 
-    for (size_t a = 0; j->results && j->workspace && a < l->n; a++) {
+    for (size_t a = 0; j->results && ws && a < l->n; a++) {
         if (j->results[a].status != UP_ASSERT_CHECK)
             continue;
         UP_GROW(*items, *cap, *n + 1);
         (*items)[(*n)++] =
-            (up_check_item){&l->items[a], j->workspace->path, &j->results[a]};
+            (up_check_item){&l->items[a], ws->path, &j->results[a]};
     }
 }
 

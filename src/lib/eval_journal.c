@@ -223,9 +223,9 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
     j->usage.reasoning = up_json_long(u, "reasoning", 0);
     j->usage.estimated = json_is_true(json_object_get(u, "estimated"));
     j->latency_ms = up_json_num(o, "latency_ms", 0);
-    j->attempts = (int)up_json_long(o, "attempts", 0);
+    j->attempts = up_eval_attempts(up_json_long(o, "attempts", 0));
     j->from_cache = json_is_true(json_object_get(o, "from_cache"));
-    j->error = (int)up_json_long(o, "error", 0);
+    j->error = up_eval_error_code(up_json_long(o, "error", 0));
     j->error_msg = msg ? up_xstrdup(msg) : NULL;
 }
 

@@ -96,11 +96,11 @@ static int record(up_eval_job *j, const up_eval_run_opts *o,
     if (res->code == UP_EINTR)
         return 0;
     j->done = 1;
-    j->from_cache = cached;
+    j->from_cache = cached != 0;
     j->usage = res->usage;
     j->latency_ms = (double)res->latency_ms;
-    j->attempts = res->attempts;
-    j->error = res->code;
+    j->attempts = up_eval_attempts(res->attempts);
+    j->error = up_eval_error_code(res->code);
     j->cut_at = up_response_cut_at(res, &o->endpoints[j->model]);
     if (res->code && res->usage.estimated)
         memset(&j->usage, 0, sizeof(j->usage)); /* nothing was answered */
@@ -186,7 +186,7 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
     memcpy(x->tool_stat, ws->stat, sizeof(x->tool_stat));
     if (artifacts)
         take_artifact(x, a);
-    j->workspace = ws;
+    up_eval_job_set_workspace(j, ws);
 }
 
 /* An agent job landed: grade it with its workspace, then free both. */
@@ -213,7 +213,7 @@ static void agent_done(struct run *r, struct slot *sl, up_response *res)
     }
     if (finish(r, j, res, 0) && r->o->progress)
         r->o->progress(r->o->progress_ud, r->plan, r->done, j);
-    j->workspace = NULL;
+    up_eval_job_set_workspace(j, NULL);
     up_agent_free(a);
 }
 
@@ -236,7 +236,7 @@ static void land_held(struct run *r)
     up_eval_job **jobs = up_xcalloc(r->nheld + 1, sizeof(*jobs));
 
     for (size_t i = 0; *r->stop && i < r->nheld; i++) {
-        p->jobs[r->held[i].job].workspace = NULL;
+        up_eval_job_set_workspace(&p->jobs[r->held[i].job], NULL);
         requeue(p, &p->jobs[r->held[i].job]);
         up_agent_free(r->held[i].agent);
     }
@@ -251,7 +251,7 @@ static void land_held(struct run *r)
         land(r, jobs[i]);
         if (r->o->progress)
             r->o->progress(r->o->progress_ud, p, r->done, jobs[i]);
-        jobs[i]->workspace = NULL;
+        up_eval_job_set_workspace(jobs[i], NULL);
         up_agent_free(r->held[i].agent);
     }
     r->nheld = 0;
