@@ -77,14 +77,28 @@ typedef struct up_eval_agent_job {
     const struct up_workspace *workspace;
 } up_eval_agent_job;
 
+/*
+ * What a job holds from its answer until its case artifact is written
+ * (the run log's stream sheds it then, session_artifact.c) or the plan
+ * is released; NULL before and after: a large run's jobs carry one
+ * pointer for it, not four fields (bench/README.md, "Memory of large
+ * runs").  Read it through up_eval_job_live_view.
+ */
+typedef struct up_eval_job_live {
+    char *answer;        /* graded text (reasoning kept out), or NULL */
+    size_t answer_bytes; /* the answer's size as received */
+    /* filled by up_eval_grade */
+    up_assert_result *results; /* one per assertion of the case */
+    char *grading;             /* one line per failed assertion, or NULL */
+} up_eval_job_live;
+
 typedef struct up_eval_job { /* a large run holds one per conversation:
                                 fields go by size, widest first, so no
                                 padding is left, and each is as narrow as
                                 its range allows (test_artifact.c pins
                                 the size) */
     /* filled by the runner */
-    char *answer;        /* graded text (reasoning kept out), or NULL */
-    size_t answer_bytes; /* the answer's size as received */
+    struct up_eval_job_live *live; /* answer and verdicts, or NULL */
     up_usage usage;
     double latency_ms;
     char *error_msg;
@@ -92,14 +106,12 @@ typedef struct up_eval_job { /* a large run holds one per conversation:
      * tool loop (agent below), NULL in chat mode */
     struct up_eval_agent_job *ag;
     /* filled by up_eval_grade */
-    char *grading;    /* one line per failed assertion, or NULL */
     char *ungradable; /* why the case is not gradable (a check's program
                          is not installed), or NULL; owned */
-    up_assert_result *results; /* one per assertion of the case */
-    uint32_t model; /* index into the plan's models (up_eval_plan_init
-                       refuses more than UP_EVAL_MAX_INDEX) */
-    uint32_t kase;  /* index into the suite (the same limit) */
-    int cut_at;     /* the output cap the answer stopped at, or 0 */
+    uint32_t model;   /* index into the plan's models (up_eval_plan_init
+                         refuses more than UP_EVAL_MAX_INDEX) */
+    uint32_t kase;    /* index into the suite (the same limit) */
+    int cut_at;       /* the output cap the answer stopped at, or 0 */
     int asserts_passed;
     int asserts_total;
     /* executable checks (command assertions, check.h) */
@@ -117,8 +129,8 @@ typedef struct up_eval_job { /* a large run holds one per conversation:
      * workspace); see ag */
     unsigned char agent;
     /* 1: the run log's stream (session_artifact.c) wrote the case artifact
-     * as the job was graded, and freed its answer, results, grading and
-     * agent trees; grading leaves it alone */
+     * as the job was graded, and freed its live part and agent trees;
+     * grading leaves it alone */
     unsigned char logged;
 } up_eval_job;
 
@@ -185,6 +197,14 @@ void up_eval_plan_shard(up_eval_plan *p, int index, int count);
 #define UP_EVAL_SNAPSHOT_TOTAL ((size_t)64 << 10)
 /* Bytes of each message text (and call arguments) a transcript keeps. */
 #define UP_EVAL_TRANSCRIPT_TEXT ((size_t)4 << 10)
+
+/* j's live part, allocated (zeroed) on first use. */
+up_eval_job_live *up_eval_job_live_of(up_eval_job *j);
+/* j's live part to read: a zeroed one when it has none. */
+const up_eval_job_live *up_eval_job_live_view(const up_eval_job *j);
+/* Free j's live part (answer, results, grading and all); j is one of
+ * p's. */
+void up_eval_job_live_free(const up_eval_plan *p, up_eval_job *j);
 
 /* j's agent part, allocated (zeroed) on first use. */
 up_eval_agent_job *up_eval_job_agent(up_eval_job *j);

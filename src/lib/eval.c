@@ -218,6 +218,32 @@ int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)
     return p->agent || up_case_needs_workspace(&p->suite->cases[j->kase]);
 }
 
+up_eval_job_live *up_eval_job_live_of(up_eval_job *j)
+{
+    if (!j->live)
+        j->live = up_xcalloc(1, sizeof(*j->live));
+    return j->live;
+}
+
+const up_eval_job_live *up_eval_job_live_view(const up_eval_job *j)
+{
+    static const up_eval_job_live none;
+
+    return j->live ? j->live : &none;
+}
+
+void up_eval_job_live_free(const up_eval_plan *p, up_eval_job *j)
+{
+    if (!j->live)
+        return;
+    if (j->live->results)
+        up_assert_results_free(j->live->results, p->asserts[j->kase].n);
+    free(j->live->answer);
+    free(j->live->grading);
+    free(j->live);
+    j->live = NULL;
+}
+
 up_eval_agent_job *up_eval_job_agent(up_eval_job *j)
 {
     if (!j->ag)
@@ -250,23 +276,18 @@ void up_eval_job_agent_free(up_eval_job *j)
     j->ag = NULL;
 }
 
-static void job_release(up_eval_job *j)
+static void job_release(const up_eval_plan *p, up_eval_job *j)
 {
-    free(j->answer);
+    up_eval_job_live_free(p, j);
     free(j->error_msg);
-    free(j->grading);
     free(j->ungradable);
     up_eval_job_agent_free(j);
 }
 
 void up_eval_plan_release(up_eval_plan *p)
 {
-    for (size_t i = 0; i < p->njobs; i++) {
-        if (p->jobs[i].results)
-            up_assert_results_free(p->jobs[i].results,
-                                   p->asserts[p->jobs[i].kase].n);
-        job_release(&p->jobs[i]);
-    }
+    for (size_t i = 0; i < p->njobs; i++)
+        job_release(p, &p->jobs[i]);
     for (size_t k = 0; p->asserts && k < p->suite->ncases; k++)
         up_assert_list_release(&p->asserts[k]);
     free(p->asserts);

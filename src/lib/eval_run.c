@@ -478,9 +478,10 @@ static int retry_worthy(const up_eval_run_opts *o, const up_eval_job *j)
 static void requeue(up_eval_plan *p, up_eval_job *j)
 {
     up_eval_job_agent_free(j);
-    if (j->results)
-        up_assert_results_free(j->results, p->asserts[j->kase].n);
-    j->results = NULL;
+    if (j->live && j->live->results) /* the answer stays till replaced */
+        up_assert_results_free(j->live->results, p->asserts[j->kase].n);
+    if (j->live)
+        j->live->results = NULL;
     free(j->error_msg);
     j->error_msg = NULL;
     j->error = 0;
@@ -752,17 +753,17 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
 
     for (size_t i = 0; i < p->njobs; i++) {
         up_eval_job *j = &p->jobs[i];
+        up_assert_result *r = up_eval_job_live_view(j)->results;
 
-        for (size_t a = 0; j->results && !j->error && a < p->asserts[j->kase].n;
-             a++) {
-            if (j->results[a].status != UP_ASSERT_PENDING)
+        for (size_t a = 0; r && !j->error && a < p->asserts[j->kase].n; a++) {
+            if (r[a].status != UP_ASSERT_PENDING)
                 continue;
-            msg[k] = (up_message){"user", j->results[a].judge_prompt.data};
+            msg[k] = (up_message){"user", r[a].judge_prompt.data};
             up_request_init(&rq[k]);
             rq[k].messages = &msg[k];
             rq[k].n_messages = 1;
             jobs[k] = (up_job){judge, &rq[k], on_judged, &jg, NULL, NULL};
-            jg.slot[k++] = &j->results[a];
+            jg.slot[k++] = &r[a];
         }
     }
     if (k)

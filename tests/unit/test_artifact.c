@@ -218,7 +218,7 @@ Test(artifact, a_job_is_narrow_and_keeps_its_indexes)
     struct fixture f;
     size_t seen = 0;
 
-    cr_assert_leq(sizeof(up_eval_job), 152, "%zu", sizeof(up_eval_job));
+    cr_assert_leq(sizeof(up_eval_job), 128, "%zu", sizeof(up_eval_job));
     setup(&f);
     for (size_t i = 0; i < f.p.njobs; i++) {
         const up_eval_job *j = &f.p.jobs[i];
@@ -226,9 +226,20 @@ Test(artifact, a_job_is_narrow_and_keeps_its_indexes)
         cr_assert_lt(j->kase, f.suite.ncases);
         cr_assert_eq(j->model, 0);
         cr_assert_eq(j->repeat, 1);
+        cr_assert_null(j->live, "no live part before an answer");
         seen += j->arm == UP_ARM_SKILL;
     }
     cr_assert_eq(seen, f.suite.ncases);
+    /* the answer and verdicts live apart, from the answer on */
+    up_eval_keep_answer(&f.p, &f.p.jobs[0], "ok", 2);
+    f.p.jobs[0].done = 1;
+    up_eval_grade_job(&f.p, &f.p.jobs[0]);
+    cr_assert_str_eq(up_eval_job_live_view(&f.p.jobs[0])->answer, "ok");
+    cr_assert_not_null(up_eval_job_live_view(&f.p.jobs[0])->results);
+    cr_assert(f.p.jobs[0].passed);
+    up_eval_job_live_free(&f.p, &f.p.jobs[0]);
+    cr_assert_null(f.p.jobs[0].live);
+    cr_assert_null(up_eval_job_live_view(&f.p.jobs[0])->answer);
     teardown(&f);
 }
 
