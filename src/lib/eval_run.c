@@ -478,10 +478,10 @@ static int retry_worthy(const up_eval_run_opts *o, const up_eval_job *j)
 static void requeue(up_eval_plan *p, up_eval_job *j)
 {
     up_eval_job_agent_free(j);
-    if (j->live && j->live->results) /* the answer stays till replaced */
+    if (j->live && j->live->results) { /* the answer stays till replaced */
         up_assert_results_free(j->live->results, p->asserts[j->kase].n);
-    if (j->live)
         j->live->results = NULL;
+    }
     free(j->error_msg);
     j->error_msg = NULL;
     j->error = 0;
