@@ -16,6 +16,7 @@
 #ifndef UPSKILL_EVAL_H
 #define UPSKILL_EVAL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,49 +70,68 @@ typedef struct up_eval_agent_job {
     struct json_t *transcript;
     struct json_t *workspace_json;
     struct json_t *tools_json;
+    /* the conversation's workspace while the job lands, graded by the
+     * file-* assertions and output_file; borrowed (the loop frees it), or
+     * NULL.  Kept here, not in up_eval_job, as only a tool loop has one:
+     * set it with up_eval_job_set_workspace. */
+    const struct up_workspace *workspace;
 } up_eval_agent_job;
 
-typedef struct up_eval_job { /* ordered so no padding is left: a large
-                                run holds one per conversation */
-    size_t model;            /* index into the plan's models */
-    size_t kase;             /* index into the suite */
-    enum up_arm arm;
-    int repeat; /* 1-based */
-    /* filled by the runner */
-    int done;            /* 1 once answer or error is set */
-    int cut;             /* 1: answer holds only the first max_answer bytes */
+/*
+ * What a job holds from its answer until its case artifact is written
+ * (the run log's stream sheds it then, session_artifact.c) or the plan
+ * is released; NULL before and after: a large run's jobs carry one
+ * pointer for it, not four fields (bench/README.md, "Memory of large
+ * runs").  Read it through up_eval_job_live_view.
+ */
+typedef struct up_eval_job_live {
     char *answer;        /* graded text (reasoning kept out), or NULL */
     size_t answer_bytes; /* the answer's size as received */
+    /* filled by up_eval_grade */
+    up_assert_result *results; /* one per assertion of the case */
+    char *grading;             /* one line per failed assertion, or NULL */
+} up_eval_job_live;
+
+typedef struct up_eval_job { /* a large run holds one per conversation:
+                                fields go by size, widest first, so no
+                                padding is left, and each is as narrow as
+                                its range allows (test_artifact.c pins
+                                the size) */
+    /* filled by the runner */
+    struct up_eval_job_live *live; /* answer and verdicts, or NULL */
     up_usage usage;
     double latency_ms;
-    int attempts;
-    int from_cache;
-    int error;  /* 0, or an UP_E* code */
-    int cut_at; /* the output cap the answer stopped at, or 0 */
     char *error_msg;
-    /* filled by up_eval_grade */
-    int asserts_passed;
-    int asserts_total;
-    int passed; /* every assertion passed and no error */
-    /* executable checks (command assertions, check.h) */
-    int checks_total;  /* command assertions of the case */
-    int checks_passed; /* of them: ran and exited 0 */
-    /* agent mode (ours): 1 when it ran as a tool loop (--agent, or the
-     * case needs a workspace); what the runner fills for such a job is in
-     * ag (up_eval_job_agent), NULL in chat mode */
-    int agent;
+    /* agent mode (ours): what the runner fills for a job that ran as a
+     * tool loop (agent below), NULL in chat mode */
     struct up_eval_agent_job *ag;
-    char *grading;    /* one line per failed assertion, or NULL */
+    /* filled by up_eval_grade */
     char *ungradable; /* why the case is not gradable (a check's program
                          is not installed), or NULL; owned */
-    up_assert_result *results; /* one per assertion of the case */
-    /* agent mode: the conversation's workspace, graded by the file-*
-     * assertions and output_file; borrowed (the loop frees it), or NULL */
-    const struct up_workspace *workspace;
+    uint32_t model;   /* index into the plan's models (up_eval_plan_init
+                         refuses more than UP_EVAL_MAX_INDEX) */
+    uint32_t kase;    /* index into the suite (the same limit) */
+    int cut_at;       /* the output cap the answer stopped at, or 0 */
+    int asserts_passed;
+    int asserts_total;
+    /* executable checks (command assertions, check.h) */
+    int checks_total;   /* command assertions of the case */
+    int checks_passed;  /* of them: ran and exited 0 */
+    uint16_t repeat;    /* 1-based, at most UP_EVAL_MAX_RUNS */
+    uint16_t attempts;  /* HTTP attempts (1 + retries), saturated */
+    signed char error;  /* 0, or an UP_E* code (all above -128) */
+    unsigned char arm;  /* enum up_arm */
+    unsigned char done; /* 1 once answer or error is set */
+    unsigned char cut;  /* 1: answer holds only the first max_answer bytes */
+    unsigned char from_cache;
+    unsigned char passed; /* every assertion passed and no error */
+    /* 1 when it ran as a tool loop (--agent, or the case needs a
+     * workspace); see ag */
+    unsigned char agent;
     /* 1: the run log's stream (session_artifact.c) wrote the case artifact
-     * as the job was graded, and freed its answer, results, grading and
-     * agent trees; grading leaves it alone */
-    int logged;
+     * as the job was graded, and freed its live part and agent trees;
+     * grading leaves it alone */
+    unsigned char logged;
 } up_eval_job;
 
 typedef struct up_eval_plan {
@@ -178,10 +198,21 @@ void up_eval_plan_shard(up_eval_plan *p, int index, int count);
 /* Bytes of each message text (and call arguments) a transcript keeps. */
 #define UP_EVAL_TRANSCRIPT_TEXT ((size_t)4 << 10)
 
+/* j's live part, allocated (zeroed) on first use. */
+up_eval_job_live *up_eval_job_live_of(up_eval_job *j);
+/* j's live part to read: a zeroed one when it has none. */
+const up_eval_job_live *up_eval_job_live_view(const up_eval_job *j);
+/* Free j's live part (answer, results, grading and all); j is one of
+ * p's. */
+void up_eval_job_live_free(const up_eval_plan *p, up_eval_job *j);
+
 /* j's agent part, allocated (zeroed) on first use. */
 up_eval_agent_job *up_eval_job_agent(up_eval_job *j);
 /* j's agent part to read: a zeroed one when it has none (chat mode). */
 const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j);
+/* Lend j workspace ws (NULL: take it back); a job without an agent part
+ * gets one only for a non-NULL ws. */
+void up_eval_job_set_workspace(up_eval_job *j, const struct up_workspace *ws);
 /* Free j's agent part (limit, trees and all). */
 void up_eval_job_agent_free(up_eval_job *j);
 
@@ -217,10 +248,38 @@ size_t up_eval_pending_judgements(const up_eval_plan *p);
 int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
                   const up_sched_opts *o, up_error *err);
 
+/* n for up_eval_job.attempts, saturated at UINT16_MAX (retries are a few;
+ * a journal read back might say anything). */
+static inline uint16_t up_eval_attempts(long n)
+{
+    return n < 0 ? 0 : n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
+
+/* code for up_eval_job.error: the UP_E* codes fit; anything else keeps
+ * its sign, saturated, so a failure stays one. */
+static inline signed char up_eval_error_code(long code)
+{
+    return code < SCHAR_MIN   ? SCHAR_MIN
+           : code > SCHAR_MAX ? SCHAR_MAX
+                              : (signed char)code;
+}
+
+/* The most models, or cases, a plan takes: a job holds their indexes in
+ * 32 bits (up_eval_job).  up_eval_check_size says so as an error. */
+#define UP_EVAL_MAX_INDEX UINT32_MAX
+/* The most repeats per case and arm (--runs' range, src/cli/opt.c). */
+#define UP_EVAL_MAX_RUNS 1000
+
+/* 0 when a plan of nmodels over ncases fits up_eval_job's indexes, else
+ * UP_ETOOBIG with a message in err. */
+int up_eval_check_size(size_t nmodels, size_t ncases, up_error *err);
+
 /*
  * Build the job matrix for models (copied) over suite's cases, runs
- * repeats each, with or without the baseline arm.  The skill and suite
- * are borrowed and must outlive the plan.
+ * repeats each (at most UP_EVAL_MAX_RUNS), with or without the baseline
+ * arm.  The skill and suite are borrowed and must outlive the plan.
+ * Aborts when up_eval_check_size refuses the sizes: callers that take
+ * them from the user check first.
  */
 void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
                        const up_suite *suite, const char *const *models,

@@ -34,7 +34,8 @@ static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
 
         if (strcmp(p->models[j->model], s->model))
             continue;
-        printf("  %zu.%d %-8s %-40.40s %s%s%s%s%s%s\n", j->kase + 1, j->repeat,
+        printf("  %lu.%d %-8s %-40.40s %s%s%s%s%s%s\n",
+               (unsigned long)j->kase + 1, j->repeat,
                j->arm == UP_ARM_SKILL ? "skill" : "base", out_safe(in),
                out_c(j->passed ? C_GREEN : C_RED), j->passed ? "OK" : "FAIL",
                out_c(C_RESET), out_c(C_DIM), j->from_cache ? " (cached)" : "",

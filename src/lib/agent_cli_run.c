@@ -423,9 +423,9 @@ static void land_slot(slot *s, up_eval_plan *p, up_cli_land_fn land, void *ud)
         res.code = up_error_set(&res.err, UP_EINTR, "interrupted");
     res.latency_ms = (long)(now_ms() - s->start);
     res.attempts = 1;
-    j->workspace = s->ws;
+    up_eval_job_set_workspace(j, s->ws);
     land(ud, j, &res);
-    j->workspace = NULL;
+    up_eval_job_set_workspace(j, NULL);
     up_response_release(&res);
     up_workspace_free(s->ws);
     if (s->dir)

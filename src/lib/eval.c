@@ -7,6 +7,7 @@
  * gives the baseline arm skill A in the same injection: the two skills
  * are then the only difference.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,19 +88,32 @@ static char *user_message(const up_case *c)
     return up_xrealloc(text, strlen(text) + 1); /* one per case: no slack */
 }
 
+int up_eval_check_size(size_t nmodels, size_t ncases, up_error *err)
+{
+    if (nmodels > UP_EVAL_MAX_INDEX || ncases > UP_EVAL_MAX_INDEX)
+        return up_error_set(err, UP_ETOOBIG,
+                            "a run takes at most %lu models and %lu cases "
+                            "(%zu models, %zu cases given)",
+                            (unsigned long)UP_EVAL_MAX_INDEX,
+                            (unsigned long)UP_EVAL_MAX_INDEX, nmodels, ncases);
+    return 0;
+}
+
+/* The indexes fit the job's fields: up_eval_plan_init checked the sizes,
+ * and runs is at most UP_EVAL_MAX_RUNS. */
 static void add_jobs(up_eval_plan *p, size_t cap)
 {
-    for (size_t m = 0; m < p->nmodels; m++)
-        for (int r = 1; r <= p->runs; r++)
+    for (uint32_t m = 0; m < p->nmodels; m++)
+        for (uint16_t r = 1; r <= p->runs; r++)
             for (int arm = p->baseline ? 0 : 1; arm <= 1; arm++)
-                for (size_t k = 0; k < p->suite->ncases; k++) {
+                for (uint32_t k = 0; k < p->suite->ncases; k++) {
                     up_eval_job *j = &p->jobs[p->njobs++];
 
                     if (p->njobs > cap)
                         abort();
                     memset(j, 0, sizeof(*j));
                     j->model = m;
-                    j->arm = (enum up_arm)arm;
+                    j->arm = (unsigned char)arm;
                     j->kase = k;
                     j->repeat = r;
                 }
@@ -112,6 +126,14 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
 {
     size_t cap;
 
+    if (up_eval_check_size(nmodels, suite->ncases, NULL) ||
+        runs > UP_EVAL_MAX_RUNS) {
+        fprintf(stderr,
+                "upskill: fatal: a plan of %zu models, %zu cases "
+                "and %d runs is over its limits\n",
+                nmodels, suite->ncases, runs);
+        abort();
+    }
     memset(p, 0, sizeof(*p));
     p->skill = skill;
     p->suite = suite;
@@ -196,6 +218,32 @@ int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)
     return p->agent || up_case_needs_workspace(&p->suite->cases[j->kase]);
 }
 
+up_eval_job_live *up_eval_job_live_of(up_eval_job *j)
+{
+    if (!j->live)
+        j->live = up_xcalloc(1, sizeof(*j->live));
+    return j->live;
+}
+
+const up_eval_job_live *up_eval_job_live_view(const up_eval_job *j)
+{
+    static const up_eval_job_live none;
+
+    return j->live ? j->live : &none;
+}
+
+void up_eval_job_live_free(const up_eval_plan *p, up_eval_job *j)
+{
+    if (!j->live)
+        return;
+    if (j->live->results)
+        up_assert_results_free(j->live->results, p->asserts[j->kase].n);
+    free(j->live->answer);
+    free(j->live->grading);
+    free(j->live);
+    j->live = NULL;
+}
+
 up_eval_agent_job *up_eval_job_agent(up_eval_job *j)
 {
     if (!j->ag)
@@ -210,6 +258,12 @@ const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j)
     return j->ag ? j->ag : &none;
 }
 
+void up_eval_job_set_workspace(up_eval_job *j, const struct up_workspace *ws)
+{
+    if (ws || j->ag)
+        up_eval_job_agent(j)->workspace = ws;
+}
+
 void up_eval_job_agent_free(up_eval_job *j)
 {
     if (!j->ag)
@@ -222,23 +276,18 @@ void up_eval_job_agent_free(up_eval_job *j)
     j->ag = NULL;
 }
 
-static void job_release(up_eval_job *j)
+static void job_release(const up_eval_plan *p, up_eval_job *j)
 {
-    free(j->answer);
+    up_eval_job_live_free(p, j);
     free(j->error_msg);
-    free(j->grading);
     free(j->ungradable);
     up_eval_job_agent_free(j);
 }
 
 void up_eval_plan_release(up_eval_plan *p)
 {
-    for (size_t i = 0; i < p->njobs; i++) {
-        if (p->jobs[i].results)
-            up_assert_results_free(p->jobs[i].results,
-                                   p->asserts[p->jobs[i].kase].n);
-        job_release(&p->jobs[i]);
-    }
+    for (size_t i = 0; i < p->njobs; i++)
+        job_release(p, &p->jobs[i]);
     for (size_t k = 0; p->asserts && k < p->suite->ncases; k++)
         up_assert_list_release(&p->asserts[k]);
     free(p->asserts);

@@ -79,28 +79,31 @@ int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
     return 0;
 }
 
-/* The reason of j's first ungradable check, copied. */
-static char *first_ungradable(const up_eval_job *j, const up_assert_list *l)
+/* The reason of the first ungradable check of results, copied. */
+static char *first_ungradable(const up_assert_result *results,
+                              const up_assert_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (j->results[i].status == UP_ASSERT_UNGRADABLE)
-            return up_xstrdup(j->results[i].message.data);
+        if (results[i].status == UP_ASSERT_UNGRADABLE)
+            return up_xstrdup(results[i].message.data);
     return NULL;
 }
 
-/* Counts and the failure lines from a job's results. */
-static void settle(up_eval_job *j, const up_assert_list *l)
+/* Counts and the failure lines from a job's results (lv, j's live
+ * part). */
+static void settle(up_eval_job *j, up_eval_job_live *lv,
+                   const up_assert_list *l)
 {
     up_assert_summary s;
     up_buf why = UP_BUF_INIT;
     const char *lim = up_eval_job_agent_view(j)->limit;
+    const up_assert_result *r = lv->results;
 
-    up_assert_summarize(&s, j->results, l->n);
+    up_assert_summarize(&s, r, l->n);
     for (size_t i = 0; i < l->n; i++)
-        if (j->error || j->results[i].status != UP_ASSERT_PASS)
+        if (j->error || r[i].status != UP_ASSERT_PASS)
             up_buf_addf(&why, "%s: %s\n", up_assert_label(&l->items[i]),
-                        j->results[i].message.len ? j->results[i].message.data
-                                                  : "not judged");
+                        r[i].message.len ? r[i].message.data : "not judged");
     if (j->error)
         up_buf_addf(&why, "error: %s\n",
                     j->error_msg ? j->error_msg : "request failed");
@@ -111,10 +114,10 @@ static void settle(up_eval_job *j, const up_assert_list *l)
     j->checks_total = (int)s.checks;
     j->checks_passed = j->error ? 0 : (int)s.checks_ok;
     free(j->ungradable);
-    j->ungradable = !j->error && s.ungradable ? first_ungradable(j, l) : NULL;
+    j->ungradable = !j->error && s.ungradable ? first_ungradable(r, l) : NULL;
     j->passed = !j->error && !lim && up_assert_summary_ok(&s);
-    free(j->grading);
-    j->grading = why.len ? up_buf_detach(&why) : NULL;
+    free(lv->grading);
+    lv->grading = why.len ? up_buf_detach(&why) : NULL;
     up_buf_release(&why);
 }
 
@@ -122,15 +125,19 @@ void up_eval_grade_job(up_eval_plan *p, up_eval_job *j)
 {
     const up_assert_list *l = &p->asserts[j->kase];
     up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output,
-                         j->workspace, p->suite->cases[j->kase].output_file};
+                         up_eval_job_agent_view(j)->workspace,
+                         p->suite->cases[j->kase].output_file};
+
+    up_eval_job_live *lv;
 
     if (!j->done || j->logged)
         return;
-    if (!j->results) {
-        j->results = up_assert_results_new(l->n);
-        up_assert_check(l, j->error ? "" : j->answer, &u, j->results);
+    lv = up_eval_job_live_of(j);
+    if (!lv->results) {
+        lv->results = up_assert_results_new(l->n);
+        up_assert_check(l, j->error ? "" : lv->answer, &u, lv->results);
     }
-    settle(j, l);
+    settle(j, lv, l);
 }
 
 void up_eval_grade(up_eval_plan *p)
@@ -145,10 +152,10 @@ size_t up_eval_pending_judgements(const up_eval_plan *p)
 
     for (size_t i = 0; i < p->njobs; i++) {
         const up_eval_job *j = &p->jobs[i];
+        const up_assert_result *r = up_eval_job_live_view(j)->results;
 
-        for (size_t a = 0; j->results && !j->error && a < p->asserts[j->kase].n;
-             a++)
-            n += j->results[a].status == UP_ASSERT_PENDING;
+        for (size_t a = 0; r && !j->error && a < p->asserts[j->kase].n; a++)
+            n += r[a].status == UP_ASSERT_PENDING;
     }
     return n;
 }
@@ -163,13 +170,14 @@ static void collect(up_eval_plan *p, up_eval_job *j, up_check_item **items,
                     size_t *n, size_t *cap)
 {
     const up_assert_list *l = &p->asserts[j->kase];
+    const struct up_workspace *ws = up_eval_job_agent_view(j)->workspace;
+    up_assert_result *r = up_eval_job_live_view(j)->results;
 
-    for (size_t a = 0; j->results && j->workspace && a < l->n; a++) {
-        if (j->results[a].status != UP_ASSERT_CHECK)
+    for (size_t a = 0; r && ws && a < l->n; a++) {
+        if (r[a].status != UP_ASSERT_CHECK)
             continue;
         UP_GROW(*items, *cap, *n + 1);
-        (*items)[(*n)++] =
-            (up_check_item){&l->items[a], j->workspace->path, &j->results[a]};
+        (*items)[(*n)++] = (up_check_item){&l->items[a], ws->path, &r[a]};
     }
 }
 
@@ -179,7 +187,8 @@ void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n)
     size_t ni = 0, cap = 0;
 
     for (size_t i = 0; i < n; i++) {
-        if (!jobs[i]->results) /* grade the rest, leaving the checks */
+        /* grade the rest, leaving the checks */
+        if (!up_eval_job_live_view(jobs[i])->results)
             up_eval_grade_job(p, jobs[i]);
         collect(p, jobs[i], &items, &ni, &cap);
     }

@@ -116,13 +116,13 @@ static json_t *job_json(const up_eval_plan *p, const up_eval_job *job)
         "s:i, s:b, s:i, s:o}",
         "model", p->models[job->model], "arm", arm_names[job->arm], "case",
         (json_int_t)job->kase, "repeat", job->repeat, "input_hash", h, "answer",
-        up_json_str_or_null(job->answer), "usage", "input",
-        (json_int_t)job->usage.input, "output", (json_int_t)job->usage.output,
-        "cached", (json_int_t)job->usage.cached, "reasoning",
-        (json_int_t)job->usage.reasoning, "estimated", job->usage.estimated,
-        "latency_ms", job->latency_ms, "attempts", job->attempts, "from_cache",
-        job->from_cache, "error", job->error, "error_message",
-        up_json_str_or_null(job->error_msg));
+        up_json_str_or_null(up_eval_job_live_view(job)->answer), "usage",
+        "input", (json_int_t)job->usage.input, "output",
+        (json_int_t)job->usage.output, "cached", (json_int_t)job->usage.cached,
+        "reasoning", (json_int_t)job->usage.reasoning, "estimated",
+        job->usage.estimated, "latency_ms", job->latency_ms, "attempts",
+        job->attempts, "from_cache", job->from_cache, "error", job->error,
+        "error_message", up_json_str_or_null(job->error_msg));
 }
 
 static json_t *entry_json(const up_eval_plan *p, const up_eval_job *job)
@@ -131,8 +131,9 @@ static json_t *entry_json(const up_eval_plan *p, const up_eval_job *job)
 
     if (job->cut) {
         json_object_set_new(o, "answer_cut", json_true());
-        json_object_set_new(o, "answer_bytes",
-                            json_integer((json_int_t)job->answer_bytes));
+        json_object_set_new(
+            o, "answer_bytes",
+            json_integer((json_int_t)up_eval_job_live_view(job)->answer_bytes));
     }
     return o;
 }
@@ -215,7 +216,8 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
                             json_string_length(answer));
     if (json_is_true(json_object_get(o, "answer_cut"))) {
         j->cut = 1;
-        j->answer_bytes = (size_t)up_json_long(o, "answer_bytes", 0);
+        up_eval_job_live_of(j)->answer_bytes =
+            (size_t)up_json_long(o, "answer_bytes", 0);
     }
     j->usage.input = up_json_long(u, "input", 0);
     j->usage.output = up_json_long(u, "output", 0);
@@ -223,9 +225,9 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
     j->usage.reasoning = up_json_long(u, "reasoning", 0);
     j->usage.estimated = json_is_true(json_object_get(u, "estimated"));
     j->latency_ms = up_json_num(o, "latency_ms", 0);
-    j->attempts = (int)up_json_long(o, "attempts", 0);
+    j->attempts = up_eval_attempts(up_json_long(o, "attempts", 0));
     j->from_cache = json_is_true(json_object_get(o, "from_cache"));
-    j->error = (int)up_json_long(o, "error", 0);
+    j->error = up_eval_error_code(up_json_long(o, "error", 0));
     j->error_msg = msg ? up_xstrdup(msg) : NULL;
 }
 
@@ -279,17 +281,19 @@ void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
 {
     size_t cap = p->max_answer ? p->max_answer : UP_EVAL_MAX_ANSWER;
     size_t keep = len;
+    up_eval_job_live *lv;
 
     if (len > cap) {
         keep = cap;
         while (keep && ((unsigned char)text[keep] & 0xC0) == 0x80)
             keep--; /* not inside a UTF-8 character */
     }
-    free(j->answer);
-    j->answer = up_xmalloc(keep + 1);
-    memcpy(j->answer, text, keep);
-    j->answer[keep] = '\0';
-    j->answer_bytes = len;
+    lv = up_eval_job_live_of(j);
+    free(lv->answer);
+    lv->answer = up_xmalloc(keep + 1);
+    memcpy(lv->answer, text, keep);
+    lv->answer[keep] = '\0';
+    lv->answer_bytes = len;
     j->cut = keep < len;
 }
 

@@ -96,11 +96,11 @@ static int record(up_eval_job *j, const up_eval_run_opts *o,
     if (res->code == UP_EINTR)
         return 0;
     j->done = 1;
-    j->from_cache = cached;
+    j->from_cache = cached != 0;
     j->usage = res->usage;
     j->latency_ms = (double)res->latency_ms;
-    j->attempts = res->attempts;
-    j->error = res->code;
+    j->attempts = up_eval_attempts(res->attempts);
+    j->error = up_eval_error_code(res->code);
     j->cut_at = up_response_cut_at(res, &o->endpoints[j->model]);
     if (res->code && res->usage.estimated)
         memset(&j->usage, 0, sizeof(j->usage)); /* nothing was answered */
@@ -186,7 +186,7 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
     memcpy(x->tool_stat, ws->stat, sizeof(x->tool_stat));
     if (artifacts)
         take_artifact(x, a);
-    j->workspace = ws;
+    up_eval_job_set_workspace(j, ws);
 }
 
 /* An agent job landed: grade it with its workspace, then free both. */
@@ -213,7 +213,7 @@ static void agent_done(struct run *r, struct slot *sl, up_response *res)
     }
     if (finish(r, j, res, 0) && r->o->progress)
         r->o->progress(r->o->progress_ud, r->plan, r->done, j);
-    j->workspace = NULL;
+    up_eval_job_set_workspace(j, NULL);
     up_agent_free(a);
 }
 
@@ -236,7 +236,7 @@ static void land_held(struct run *r)
     up_eval_job **jobs = up_xcalloc(r->nheld + 1, sizeof(*jobs));
 
     for (size_t i = 0; *r->stop && i < r->nheld; i++) {
-        p->jobs[r->held[i].job].workspace = NULL;
+        up_eval_job_set_workspace(&p->jobs[r->held[i].job], NULL);
         requeue(p, &p->jobs[r->held[i].job]);
         up_agent_free(r->held[i].agent);
     }
@@ -251,7 +251,7 @@ static void land_held(struct run *r)
         land(r, jobs[i]);
         if (r->o->progress)
             r->o->progress(r->o->progress_ud, p, r->done, jobs[i]);
-        jobs[i]->workspace = NULL;
+        up_eval_job_set_workspace(jobs[i], NULL);
         up_agent_free(r->held[i].agent);
     }
     r->nheld = 0;
@@ -478,9 +478,10 @@ static int retry_worthy(const up_eval_run_opts *o, const up_eval_job *j)
 static void requeue(up_eval_plan *p, up_eval_job *j)
 {
     up_eval_job_agent_free(j);
-    if (j->results)
-        up_assert_results_free(j->results, p->asserts[j->kase].n);
-    j->results = NULL;
+    if (j->live && j->live->results) { /* the answer stays till replaced */
+        up_assert_results_free(j->live->results, p->asserts[j->kase].n);
+        j->live->results = NULL;
+    }
     free(j->error_msg);
     j->error_msg = NULL;
     j->error = 0;
@@ -752,17 +753,17 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
 
     for (size_t i = 0; i < p->njobs; i++) {
         up_eval_job *j = &p->jobs[i];
+        up_assert_result *r = up_eval_job_live_view(j)->results;
 
-        for (size_t a = 0; j->results && !j->error && a < p->asserts[j->kase].n;
-             a++) {
-            if (j->results[a].status != UP_ASSERT_PENDING)
+        for (size_t a = 0; r && !j->error && a < p->asserts[j->kase].n; a++) {
+            if (r[a].status != UP_ASSERT_PENDING)
                 continue;
-            msg[k] = (up_message){"user", j->results[a].judge_prompt.data};
+            msg[k] = (up_message){"user", r[a].judge_prompt.data};
             up_request_init(&rq[k]);
             rq[k].messages = &msg[k];
             rq[k].n_messages = 1;
             jobs[k] = (up_job){judge, &rq[k], on_judged, &jg, NULL, NULL};
-            jg.slot[k++] = &j->results[a];
+            jg.slot[k++] = &r[a];
         }
     }
     if (k)

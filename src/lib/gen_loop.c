@@ -91,7 +91,9 @@ static int load_tests(up_gen *g, up_error *err)
 static void copy_job(up_eval_job *to, const up_eval_job *from)
 {
     to->done = 1;
-    to->answer = from->answer ? up_xstrdup(from->answer) : NULL;
+    if (up_eval_job_live_view(from)->answer)
+        up_eval_job_live_of(to)->answer =
+            up_xstrdup(up_eval_job_live_view(from)->answer);
     to->usage = from->usage;
     to->latency_ms = from->latency_ms;
     to->attempts = from->attempts;

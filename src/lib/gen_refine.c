@@ -96,6 +96,7 @@ static void add_entry(up_buf *out, const up_eval_plan *p, const struct fail *f,
                       size_t share)
 {
     const up_case *c = &p->suite->cases[f->kase];
+    const up_eval_job_live *lv = up_eval_job_live_view(f->job);
 
     up_buf_addf(out, "- model %s, case %zu: failed %d of %d run(s)",
                 p->models[f->model], f->kase + 1, f->failed, f->runs);
@@ -108,11 +109,10 @@ static void add_entry(up_buf *out, const up_eval_plan *p, const struct fail *f,
     for (size_t i = 0; i < c->ncontains; i++)
         up_buf_addf(out, "%s \"%s\"", i ? "," : "", c->contains[i]);
     up_buf_adds(out, "\n  why it failed: ");
-    add_cut(out, f->job->grading ? f->job->grading : "assertions failed",
-            share / 6);
+    add_cut(out, lv->grading ? lv->grading : "assertions failed", share / 6);
     up_buf_rtrim(out);
     up_buf_adds(out, "\n  answer: ");
-    add_cut(out, f->job->answer ? f->job->answer : "(none)", share / 2);
+    add_cut(out, lv->answer ? lv->answer : "(none)", share / 2);
     up_buf_adds(out, "\n");
 }
 

@@ -51,12 +51,13 @@ static json_t *system_msg(const char *system)
  * artifact's own cap marks it.  Chat mode keeps no reasoning text. */
 static json_t *answer_msg(const up_eval_job *j)
 {
+    const up_eval_job_live *lv = up_eval_job_live_view(j);
     json_t *m = json_pack("{s:s, s:s, s:n, s:[]}", "role", "assistant",
-                          "content", j->answer, "reasoning", "tool_calls");
+                          "content", lv->answer, "reasoning", "tool_calls");
 
     if (j->cut) {
         json_object_set_new(m, "content_bytes",
-                            json_integer((json_int_t)j->answer_bytes));
+                            json_integer((json_int_t)lv->answer_bytes));
         json_object_set_new(m, "content_cut", json_true());
     }
     return m;
@@ -73,7 +74,7 @@ static json_t *messages(const up_eval_plan *p, const up_eval_job *j)
     }
     json_array_append_new(v, json_pack("{s:s, s:s}", "role", "user", "content",
                                        p->user[j->kase]));
-    if (j->answer && !j->error)
+    if (up_eval_job_live_view(j)->answer && !j->error)
         json_array_append_new(v, answer_msg(j));
     return v;
 }
@@ -119,12 +120,12 @@ static json_t *verdict(const up_assert *a, const up_assert_result *r,
 static json_t *verdicts(const up_eval_plan *p, const up_eval_job *j)
 {
     const up_assert_list *l = &p->asserts[j->kase];
+    const up_assert_result *r = up_eval_job_live_view(j)->results;
     json_t *v = json_array();
 
     for (size_t i = 0; i < l->n; i++)
-        json_array_append_new(v, verdict(&l->items[i],
-                                         j->results ? &j->results[i] : NULL,
-                                         j->error != 0));
+        json_array_append_new(
+            v, verdict(&l->items[i], r ? &r[i] : NULL, j->error != 0));
     return v;
 }
 
@@ -253,12 +254,12 @@ static int stream_flush(struct session_stream *st)
 static int settled(const up_eval_plan *p, const up_eval_job *j)
 {
     const up_assert_list *l = &p->asserts[j->kase];
+    const up_assert_result *r = up_eval_job_live_view(j)->results;
 
-    if (!j->done || j->error || !j->results || j->logged)
+    if (!j->done || j->error || !r || j->logged)
         return 0;
     for (size_t i = 0; i < l->n; i++)
-        if (j->results[i].status == UP_ASSERT_PENDING ||
-            j->results[i].status == UP_ASSERT_CHECK)
+        if (r[i].status == UP_ASSERT_PENDING || r[i].status == UP_ASSERT_CHECK)
             return 0;
     return 1;
 }
@@ -266,12 +267,7 @@ static int settled(const up_eval_plan *p, const up_eval_job *j)
 /* What only the artifact needed goes. */
 static void shed(const up_eval_plan *p, up_eval_job *j)
 {
-    up_assert_results_free(j->results, p->asserts[j->kase].n);
-    j->results = NULL;
-    free(j->answer);
-    j->answer = NULL;
-    free(j->grading);
-    j->grading = NULL;
+    up_eval_job_live_free(p, j);
     if (j->ag) { /* the counters stay for the run's totals */
         json_decref(j->ag->transcript);
         json_decref(j->ag->workspace_json);

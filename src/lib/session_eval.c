@@ -127,6 +127,8 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
     const char **ids;
     int rc = add_targets(e, rq, err);
 
+    if (!rc)
+        rc = up_eval_check_size(e->s.ntargets, e->suite.ncases, err);
     if (rc)
         return rc;
     ids = up_session_model_ids(&e->s, e->s.ntargets);

@@ -209,3 +209,56 @@ Test(artifact, plan_borrows_the_suite_strings)
     up_suite_release(&suite);
     up_skill_release(&skill);
 }
+
+/* The job table holds one job per conversation (200,000 at 100,000
+ * cases x 2 arms; issue 15, item 6): each is kept narrow, 200 bytes
+ * before.  Its indexes and counters still hold what a plan puts there. */
+Test(artifact, a_job_is_narrow_and_keeps_its_indexes)
+{
+    struct fixture f;
+    size_t seen = 0;
+
+    cr_assert_leq(sizeof(up_eval_job), 128, "%zu", sizeof(up_eval_job));
+    setup(&f);
+    for (size_t i = 0; i < f.p.njobs; i++) {
+        const up_eval_job *j = &f.p.jobs[i];
+
+        cr_assert_lt(j->kase, f.suite.ncases);
+        cr_assert_eq(j->model, 0);
+        cr_assert_eq(j->repeat, 1);
+        cr_assert_null(j->live, "no live part before an answer");
+        seen += j->arm == UP_ARM_SKILL;
+    }
+    cr_assert_eq(seen, f.suite.ncases);
+    /* the answer and verdicts live apart, from the answer on */
+    up_eval_keep_answer(&f.p, &f.p.jobs[0], "ok", 2);
+    f.p.jobs[0].done = 1;
+    up_eval_grade_job(&f.p, &f.p.jobs[0]);
+    cr_assert_str_eq(up_eval_job_live_view(&f.p.jobs[0])->answer, "ok");
+    cr_assert_not_null(up_eval_job_live_view(&f.p.jobs[0])->results);
+    cr_assert(f.p.jobs[0].passed);
+    up_eval_job_live_free(&f.p, &f.p.jobs[0]);
+    cr_assert_null(f.p.jobs[0].live);
+    cr_assert_null(up_eval_job_live_view(&f.p.jobs[0])->answer);
+    teardown(&f);
+}
+
+/* A plan past the job's 32-bit indexes is refused with a message, and
+ * the narrow counters saturate rather than wrap. */
+Test(artifact, plan_limits_and_narrow_counters)
+{
+    up_error err;
+
+    cr_assert_eq(up_eval_check_size(1, UP_EVAL_MAX_INDEX, &err), 0);
+    cr_assert_eq(up_eval_check_size(1, (size_t)UP_EVAL_MAX_INDEX + 1, &err),
+                 UP_ETOOBIG);
+    cr_assert(strstr(err.msg, "4294967296 cases given"), "%s", err.msg);
+    cr_assert_eq(up_eval_check_size((size_t)UP_EVAL_MAX_INDEX + 1, 1, &err),
+                 UP_ETOOBIG);
+    cr_assert_eq(up_eval_attempts(3), 3);
+    cr_assert_eq(up_eval_attempts(70000), UINT16_MAX);
+    cr_assert_eq(up_eval_attempts(-1), 0);
+    cr_assert_eq(up_eval_error_code(UP_EINVALID), UP_EINVALID);
+    cr_assert_eq(up_eval_error_code(-1000), SCHAR_MIN);
+    cr_assert_eq(up_eval_error_code(1000), SCHAR_MAX);
+}

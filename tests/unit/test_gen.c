@@ -248,7 +248,7 @@ Test(gen_tests, too_few_or_bad_json_fail)
 static void set_job(up_eval_job *j, const char *answer)
 {
     j->done = 1;
-    j->answer = up_xstrdup(answer);
+    up_eval_job_live_of(j)->answer = up_xstrdup(answer);
 }
 
 Test(gen_failures, all_failures_regressions_first_within_budget)
