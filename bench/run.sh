@@ -38,6 +38,8 @@
 # needs).  BENCH_PROMPTFOO=0 skips it.  When `unshare -n` works (root),
 # the measurements run in a private network namespace with only loopback,
 # so promptfoo's "telemetry disabled" DNS lookup cannot leave the box.
+# With taskset and two CPUs the fake server runs on CPU 1 and the
+# single-threaded clients on CPU 0 (BENCH_PIN=0: unpinned, as before).
 #
 # Raw numbers: bench/out/results.txt; summary on stdout.
 set -eu
@@ -193,9 +195,22 @@ export PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1 \
 fake=
 trap '[ -n "$fake" ] && kill $fake 2>/dev/null' EXIT
 
+# Pinning (BENCH_PIN=1, the default where taskset and two CPUs are): the
+# fake server on CPU 1 and the single-threaded clients on CPU 0, so the
+# yardstick does not take turns with the client on one core, as a remote
+# server would not.  promptfoo (Node: an event loop and worker threads)
+# runs unpinned.  BENCH_PIN=0 measures as before.
+PIN=${BENCH_PIN:-1}
+if [ "$PIN" = 1 ] && command -v taskset >/dev/null 2>&1 &&
+    [ "$(nproc)" -ge 2 ]; then
+    SRV_PIN="taskset -c 1" CLI_PIN="taskset -c 0"
+else
+    PIN=0 SRV_PIN= CLI_PIN=
+fi
+
 fake_up() {
     rm -f "$B/port"
-    "$TOP/build/fake-llm" --scenario "${1:-$B/s.json}" --port-file "$B/port" \
+    $SRV_PIN "$TOP/build/fake-llm" --scenario "${1:-$B/s.json}" --port-file "$B/port" \
         --max-seconds 300 >/dev/null 2>&1 &
     fake=$!
     i=0
@@ -254,32 +269,32 @@ check_promptfoo() {
 }
 
 echo "bench: $RUNS runs, $N cases x 2 arms, -j $JOBS, fake server ${DELAY} ms," \
-    "netns=$BENCH_NETNS, $(nproc) cores"
+    "netns=$BENCH_NETNS, $(nproc) cores, pinned=$PIN"
 r=1
 while [ $r -le "$RUNS" ]; do
     fake_up
-    measure transport $r 0 "$TOP/build/bench-transport" "$url" \
+    measure transport $r 0 $CLI_PIN "$TOP/build/bench-transport" "$url" \
         -n $((2 * N)) -j $JOBS -d $DELAY
     fake_down
     fake_up
-    measure upskill $r 0 "$TOP/build/upskill" eval \
+    measure upskill $r 0 $CLI_PIN "$TOP/build/upskill" eval \
         "$TOP/tests/fixtures/eval/student" -t "$B/tests.json" -m local \
         --base-url "$url" -j $JOBS --no-log-runs --no-cache --json
     check_upskill $r
     fake_down
     fake_up
-    measure transport-3 $r 0 "$TOP/build/bench-transport" "$url" \
+    measure transport-3 $r 0 $CLI_PIN "$TOP/build/bench-transport" "$url" \
         -n "$N" -j $JOBS -d $DELAY -t 3 -s 2400
     fake_down
     fake_up "$B/s-agent.json"
-    measure agent $r 0 "$TOP/build/upskill" eval \
+    measure agent $r 0 $CLI_PIN "$TOP/build/upskill" eval \
         "$TOP/tests/fixtures/eval/student" -t "$B/tests-agent.json" -m local \
         --base-url "$url" -j $JOBS --no-log-runs --no-cache --json --agent
     fake_down
     if command -v curl >/dev/null 2>&1; then
         fake_up
         curl_config "$port"
-        measure curl-Z $r 0 curl -s -Z --parallel-immediate \
+        measure curl-Z $r 0 $CLI_PIN curl -s -Z --parallel-immediate \
             --parallel-max $JOBS -K "$B/curl.cfg"
         echo "          curl-Z $r: $(grep -c '^200$' "$B/curl-Z.$r.out") of $((2 * N)) answered 200"
         fake_down
