@@ -266,6 +266,30 @@ static void feed_init(struct feed *f, size_t n, const up_endpoint *ep,
     f->gave_up = 1;
 }
 
+/* One source test's set-up: a closed port, the feed of n jobs, at most
+ * jobs at once, and a breaker of its own unless threshold is 0. */
+struct rig {
+    up_endpoint ep;
+    up_request rq;
+    up_message msg;
+    up_breaker br;
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+};
+
+static void rig_init(struct rig *g, struct feed *f, size_t n, int jobs,
+                     int threshold)
+{
+    g->msg = (up_message){"user", "hi"};
+    closed_port(&g->ep, &g->rq, &g->msg);
+    feed_init(f, n, &g->ep, &g->rq);
+    up_breaker_init(&g->br, threshold);
+    up_sched_opts_init(&g->o);
+    g->o.jobs = jobs;
+    g->o.breaker = threshold ? &g->br : NULL;
+}
+
 /* Every job given was called back exactly once, through its own slot. */
 static void assert_each_done_once(const struct feed *f)
 {
@@ -281,21 +305,10 @@ Test(sched_source, more_jobs_than_slots_run_with_at_most_jobs_out)
 {
     enum { N = 40 };
     static struct feed f;
-    up_endpoint ep;
-    up_request rq;
-    up_message msg = {"user", "hi"};
-    up_breaker br;
-    up_sched_opts o;
-    up_sched_stats st;
-    up_error err;
+    struct rig g;
 
-    closed_port(&ep, &rq, &msg);
-    feed_init(&f, N, &ep, &rq);
-    up_breaker_init(&br, 1000); /* no trip: every job is tried */
-    up_sched_opts_init(&o);
-    o.jobs = 3;
-    o.breaker = &br;
-    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    rig_init(&g, &f, N, 3, 1000); /* no trip: every job is tried */
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &g.o, &g.st, &g.err), 0);
     cr_assert_eq(f.given, N, "the source was read to its end");
     cr_assert_eq(f.asked, N + 1, "and once more, to hear it had no more");
     assert_each_done_once(&f);
@@ -303,65 +316,46 @@ Test(sched_source, more_jobs_than_slots_run_with_at_most_jobs_out)
     for (size_t i = 0; i < N; i++)
         cr_assert_eq(f.codes[i], UP_ENETWORK, "job %zu: code %d", i,
                      f.codes[i]);
-    cr_assert_eq(st.failed, N);
-    cr_assert_eq(st.broken, 0);
-    up_breaker_release(&br);
+    cr_assert_eq(g.st.failed, N);
+    cr_assert_eq(g.st.broken, 0);
+    up_breaker_release(&g.br);
 }
 
 Test(sched_source, a_source_that_ends_early_is_not_asked_again)
 {
     static struct feed f;
-    up_endpoint ep;
-    up_request rq;
-    up_message msg = {"user", "hi"};
-    up_breaker br;
-    up_sched_opts o;
-    up_sched_stats st;
-    up_error err;
+    struct rig g;
 
-    closed_port(&ep, &rq, &msg);
-    feed_init(&f, 30, &ep, &rq);
+    rig_init(&g, &f, 30, 2, 1000);
     f.ends_at = 5;
-    up_breaker_init(&br, 1000);
-    up_sched_opts_init(&o);
-    o.jobs = 2;
-    o.breaker = &br;
-    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &g.o, &g.st, &g.err), 0);
     cr_assert_eq(f.given, 5);
     assert_each_done_once(&f);
-    cr_assert_eq(st.failed, 5);
+    cr_assert_eq(g.st.failed, 5);
 
-    feed_init(&f, 0, &ep, &rq); /* nothing at all */
-    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    feed_init(&f, 0, &g.ep, &g.rq); /* nothing at all */
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &g.o, &g.st, &g.err), 0);
     cr_assert_eq(f.asked, 1);
-    cr_assert_eq(st.ok + st.failed + st.stopped, 0);
-    up_breaker_release(&br);
+    cr_assert_eq(g.st.ok + g.st.failed + g.st.stopped, 0);
+    up_breaker_release(&g.br);
 }
 
 Test(sched_source, a_tripped_breaker_drains_the_source_without_requests)
 {
     enum { N = 40 };
     static struct feed f;
-    up_endpoint ep;
-    up_request rq;
-    up_message msg = {"user", "hi"};
-    up_sched_opts o;
-    up_sched_stats st;
-    up_error err;
+    struct rig g;
 
-    closed_port(&ep, &rq, &msg);
-    ep.max_retries = -1; /* retrying when the breaker trips: cancelled */
-    feed_init(&f, N, &ep, &rq);
-    up_sched_opts_init(&o);
-    o.jobs = 4; /* the breaker trips after 4 failures in a row */
-    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), 0);
+    rig_init(&g, &f, N, 4, 0); /* the run's breaker: 4 failures in a row */
+    g.ep.max_retries = -1;     /* retrying when the breaker trips: cancelled */
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &g.o, &g.st, &g.err), 0);
     cr_assert_eq(f.given, N, "every job was taken from the source");
     assert_each_done_once(&f);
     cr_assert(f.gave_up, "each ended with the breaker's message");
     cr_assert_leq(f.most_out, 4);
-    cr_assert_eq(st.failed, N);
-    cr_assert_geq(st.broken, N - 4, "at most one wave was tried (%zu)",
-                  st.broken);
+    cr_assert_eq(g.st.failed, N);
+    cr_assert_geq(g.st.broken, N - 4, "at most one wave was tried (%zu)",
+                  g.st.broken);
 }
 
 Test(sched_source, the_stop_flag_ends_the_jobs_left_with_eintr)
@@ -369,24 +363,14 @@ Test(sched_source, the_stop_flag_ends_the_jobs_left_with_eintr)
     enum { N = 20 };
     static struct feed f;
     static volatile sig_atomic_t stop;
-    up_endpoint ep;
-    up_request rq;
-    up_message msg = {"user", "hi"};
-    up_breaker br;
-    up_sched_opts o;
-    up_sched_stats st;
-    up_error err;
+    struct rig g;
 
-    closed_port(&ep, &rq, &msg);
-    feed_init(&f, N, &ep, &rq);
+    rig_init(&g, &f, N, 2, 1000);
     stop = 0;
     f.stop = &stop;
-    up_breaker_init(&br, 1000);
-    up_sched_opts_init(&o);
-    o.jobs = 2;
-    o.breaker = &br;
-    o.stop = &stop;
-    cr_assert_eq(up_sched_run_src(feed_next, &f, &o, &st, &err), UP_EINTR);
+    g.o.stop = &stop;
+    cr_assert_eq(up_sched_run_src(feed_next, &f, &g.o, &g.st, &g.err),
+                 UP_EINTR);
     cr_assert_eq(f.given, N, "the jobs left were taken to be ended");
     assert_each_done_once(&f);
     cr_assert_leq(f.most_out, 3, "jobs + the one drained: %zu", f.most_out);
@@ -395,7 +379,7 @@ Test(sched_source, the_stop_flag_ends_the_jobs_left_with_eintr)
     for (size_t i = 2; i < N; i++)
         cr_assert_eq(f.codes[i], UP_EINTR, "job %zu never ran: %d", i,
                      f.codes[i]);
-    cr_assert_eq(st.stopped, N - 2);
-    cr_assert_eq(st.failed, 2);
-    up_breaker_release(&br);
+    cr_assert_eq(g.st.stopped, N - 2);
+    cr_assert_eq(g.st.failed, 2);
+    up_breaker_release(&g.br);
 }
