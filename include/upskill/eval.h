@@ -152,6 +152,9 @@ typedef struct up_eval_plan {
     /* user message per case: the case's input itself when it has no
      * context files (the suite outlives the plan), else owned */
     char **user;
+    /* per case: 1 when it needs a workspace (up_case_needs_workspace,
+     * which parses the case's assertions: worked out once, here) */
+    unsigned char *workspace;
     up_eval_job *jobs;
     size_t njobs;
     size_t max_answer;       /* bytes kept per answer; 0: UP_EVAL_MAX_ANSWER */
@@ -215,6 +218,9 @@ const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j);
 void up_eval_job_set_workspace(up_eval_job *j, const struct up_workspace *ws);
 /* Free j's agent part (limit, trees and all). */
 void up_eval_job_agent_free(up_eval_job *j);
+
+/* 1 when case k of p needs a workspace (worked out once per plan). */
+int up_eval_case_needs_workspace(const up_eval_plan *p, size_t k);
 
 /* 1 when job j of p runs as a tool loop. */
 int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j);

@@ -150,8 +150,12 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     p->system_base = up_xstrdup(up_eval_neutral_prompt);
     p->system_skill = system_with_skill(skill, inject);
     p->user = up_xcalloc(suite->ncases, sizeof(*p->user));
-    for (size_t k = 0; k < suite->ncases; k++)
+    p->workspace = up_xcalloc(suite->ncases, 1);
+    for (size_t k = 0; k < suite->ncases; k++) {
         p->user[k] = user_message(&suite->cases[k]);
+        p->workspace[k] =
+            (unsigned char)up_case_needs_workspace(&suite->cases[k]);
+    }
     cap = nmodels * (size_t)p->runs * 2 * suite->ncases;
     p->jobs = up_xcalloc(cap, sizeof(*p->jobs));
     add_jobs(p, cap);
@@ -213,9 +217,15 @@ void up_eval_plan_shard(up_eval_plan *p, int index, int count)
     p->shard_count = count;
 }
 
+int up_eval_case_needs_workspace(const up_eval_plan *p, size_t k)
+{
+    return p->workspace ? p->workspace[k]
+                        : up_case_needs_workspace(&p->suite->cases[k]);
+}
+
 int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)
 {
-    return p->agent || up_case_needs_workspace(&p->suite->cases[j->kase]);
+    return p->agent || up_eval_case_needs_workspace(p, j->kase);
 }
 
 up_eval_job_live *up_eval_job_live_of(up_eval_job *j)
@@ -298,6 +308,7 @@ void up_eval_plan_release(up_eval_plan *p)
             free(p->user[k]);
     free(p->models);
     free(p->user);
+    free(p->workspace);
     free(p->jobs);
     free(p->system_base);
     free(p->system_skill);

@@ -493,7 +493,7 @@ static void requeue(up_eval_plan *p, up_eval_job *j)
 static int restored_workspace_job(const up_eval_plan *p, const up_eval_job *j)
 {
     return j->done && !j->agent && !j->error &&
-           up_case_needs_workspace(&p->suite->cases[j->kase]);
+           up_eval_case_needs_workspace(p, j->kase);
 }
 
 /* One pass over the jobs that are not done.  Cache hits land first, in
