@@ -7,9 +7,11 @@
  * names where they overlap (contains, icontains, contains-any, regex,
  * equals, starts-with, is-json, llm-rubric, "not-" negations...).
  *
- * Lifecycle: parse the JSON once per case into an up_assert_list
- * (regexes are compiled and every error is reported at load time), then
- * grade each answer with up_assert_check.  Deterministic kinds are
+ * Lifecycle: parse the JSON into an up_assert_list (regexes are
+ * compiled and every error is reported then), then grade each answer
+ * with up_assert_check.  An eval checks every case's list at load time
+ * and parses it again for each answer it grades (up_eval_job_asserts),
+ * so a large suite's lists are never all held at once.  Deterministic kinds are
  * decided on the spot; llm-rubric comes back UP_ASSERT_PENDING with the
  * prompt for a judge model: the caller sends it (and counts the judge's
  * tokens apart) and hands the reply to up_assert_result_judge.

@@ -88,8 +88,12 @@ typedef struct up_eval_job_live {
     char *answer;        /* graded text (reasoning kept out), or NULL */
     size_t answer_bytes; /* the answer's size as received */
     /* filled by up_eval_grade */
-    up_assert_result *results; /* one per assertion of the case */
+    up_assert_list asserts;    /* the case's assertions, parsed for this
+                                  job (up_eval_job_asserts): a plan keeps
+                                  none per case */
+    up_assert_result *results; /* one per item of asserts */
     char *grading;             /* one line per failed assertion, or NULL */
+    unsigned char listed;      /* 1 once asserts is filled */
 } up_eval_job_live;
 
 typedef struct up_eval_job { /* a large run holds one per conversation:
@@ -152,14 +156,15 @@ typedef struct up_eval_plan {
     /* user message per case: the case's input itself when it has no
      * context files (the suite outlives the plan), else owned */
     char **user;
-    /* per case: 1 when it needs a workspace (up_case_needs_workspace,
-     * which parses the case's assertions: worked out once, here) */
-    unsigned char *workspace;
+    /* per case: UP_EVAL_CASE_* bits (up_case_needs_workspace and
+     * up_assert_list_has_checks parse the case's assertions: worked out
+     * once, at up_eval_plan_init and up_eval_prepare) */
+    unsigned char *case_bits;
     up_eval_job *jobs;
     size_t njobs;
-    size_t max_answer;       /* bytes kept per answer; 0: UP_EVAL_MAX_ANSWER */
-    up_assert_list *asserts; /* per case, after up_eval_prepare */
-    up_usage judge_usage;    /* llm-rubric judge tokens, kept apart */
+    size_t max_answer;    /* bytes kept per answer; 0: UP_EVAL_MAX_ANSWER */
+    int prepared;         /* 1 after up_eval_prepare: jobs are graded */
+    up_usage judge_usage; /* llm-rubric judge tokens, kept apart */
     size_t judge_calls;
     double margin; /* "no meaningful effect" margin, a share (0.05) */
     /* agent mode (issue 11); set before running */
@@ -205,9 +210,11 @@ void up_eval_plan_shard(up_eval_plan *p, int index, int count);
 up_eval_job_live *up_eval_job_live_of(up_eval_job *j);
 /* j's live part to read: a zeroed one when it has none. */
 const up_eval_job_live *up_eval_job_live_view(const up_eval_job *j);
-/* Free j's live part (answer, results, grading and all); j is one of
- * p's. */
-void up_eval_job_live_free(const up_eval_plan *p, up_eval_job *j);
+/* Free j's live part (answer, assertions, results, grading and all). */
+void up_eval_job_live_free(up_eval_job *j);
+/* Free j's assertion results only (a job to run again keeps its answer
+ * till it is replaced). */
+void up_eval_job_results_free(up_eval_job *j);
 
 /* j's agent part, allocated (zeroed) on first use. */
 up_eval_agent_job *up_eval_job_agent(up_eval_job *j);
@@ -218,6 +225,10 @@ const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j);
 void up_eval_job_set_workspace(up_eval_job *j, const struct up_workspace *ws);
 /* Free j's agent part (limit, trees and all). */
 void up_eval_job_agent_free(up_eval_job *j);
+
+/* up_eval_plan.case_bits */
+#define UP_EVAL_CASE_WORKSPACE 1 /* it needs a workspace */
+#define UP_EVAL_CASE_CHECKS    2 /* it has an executable check (prepare) */
 
 /* 1 when case k of p needs a workspace (worked out once per plan). */
 int up_eval_case_needs_workspace(const up_eval_plan *p, size_t k);
@@ -237,11 +248,23 @@ void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
                          const char *text, size_t len);
 
 /*
- * Parse every case's assertions (expected.contains plus the "assert"
- * list) before anything runs, so a typo in the tests costs no request.
- * tests_file names the suite in messages.  Errors: UP_EPARSE.
+ * Check every case's assertions (expected.contains, the "assert" list,
+ * upstream's validator) before anything runs, so a typo in the tests
+ * costs no request, and note which cases have executable checks.  The
+ * plan keeps no parsed list: a job parses its case's when it is graded
+ * (up_eval_job_asserts), so a large suite's lists are never all in
+ * memory (bench/README.md, "Memory of large runs").  tests_file names
+ * the suite in messages.  Errors: UP_EPARSE.
  */
 int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err);
+
+/* Case k's assertions into l (initialised here; up_assert_list_release
+ * frees it).  up_eval_prepare has checked them, so this cannot fail. */
+void up_eval_case_asserts(const up_eval_plan *p, size_t k, up_assert_list *l);
+
+/* Job j's assertions, parsed into its live part on first use. */
+const up_assert_list *up_eval_job_asserts(const up_eval_plan *p,
+                                          up_eval_job *j);
 
 /* Number of llm-rubric verdicts still waiting for a judge after grading. */
 size_t up_eval_pending_judgements(const up_eval_plan *p);

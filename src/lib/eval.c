@@ -150,11 +150,11 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     p->system_base = up_xstrdup(up_eval_neutral_prompt);
     p->system_skill = system_with_skill(skill, inject);
     p->user = up_xcalloc(suite->ncases, sizeof(*p->user));
-    p->workspace = up_xcalloc(suite->ncases, 1);
+    p->case_bits = up_xcalloc(suite->ncases, 1);
     for (size_t k = 0; k < suite->ncases; k++) {
         p->user[k] = user_message(&suite->cases[k]);
-        p->workspace[k] =
-            (unsigned char)up_case_needs_workspace(&suite->cases[k]);
+        if (up_case_needs_workspace(&suite->cases[k]))
+            p->case_bits[k] = UP_EVAL_CASE_WORKSPACE;
     }
     cap = nmodels * (size_t)p->runs * 2 * suite->ncases;
     p->jobs = up_xcalloc(cap, sizeof(*p->jobs));
@@ -219,7 +219,7 @@ void up_eval_plan_shard(up_eval_plan *p, int index, int count)
 
 int up_eval_case_needs_workspace(const up_eval_plan *p, size_t k)
 {
-    return p->workspace ? p->workspace[k]
+    return p->case_bits ? p->case_bits[k] & UP_EVAL_CASE_WORKSPACE
                         : up_case_needs_workspace(&p->suite->cases[k]);
 }
 
@@ -242,12 +242,20 @@ const up_eval_job_live *up_eval_job_live_view(const up_eval_job *j)
     return j->live ? j->live : &none;
 }
 
-void up_eval_job_live_free(const up_eval_plan *p, up_eval_job *j)
+void up_eval_job_results_free(up_eval_job *j)
+{
+    if (!j->live || !j->live->results)
+        return;
+    up_assert_results_free(j->live->results, j->live->asserts.n);
+    j->live->results = NULL;
+}
+
+void up_eval_job_live_free(up_eval_job *j)
 {
     if (!j->live)
         return;
-    if (j->live->results)
-        up_assert_results_free(j->live->results, p->asserts[j->kase].n);
+    up_eval_job_results_free(j);
+    up_assert_list_release(&j->live->asserts);
     free(j->live->answer);
     free(j->live->grading);
     free(j->live);
@@ -286,9 +294,9 @@ void up_eval_job_agent_free(up_eval_job *j)
     j->ag = NULL;
 }
 
-static void job_release(const up_eval_plan *p, up_eval_job *j)
+static void job_release(up_eval_job *j)
 {
-    up_eval_job_live_free(p, j);
+    up_eval_job_live_free(j);
     free(j->error_msg);
     free(j->ungradable);
     up_eval_job_agent_free(j);
@@ -297,10 +305,7 @@ static void job_release(const up_eval_plan *p, up_eval_job *j)
 void up_eval_plan_release(up_eval_plan *p)
 {
     for (size_t i = 0; i < p->njobs; i++)
-        job_release(p, &p->jobs[i]);
-    for (size_t k = 0; p->asserts && k < p->suite->ncases; k++)
-        up_assert_list_release(&p->asserts[k]);
-    free(p->asserts);
+        job_release(&p->jobs[i]);
     for (size_t i = 0; i < p->nmodels; i++)
         free(p->models[i]);
     for (size_t k = 0; p->user && k < p->suite->ncases; k++)
@@ -308,7 +313,7 @@ void up_eval_plan_release(up_eval_plan *p)
             free(p->user[k]);
     free(p->models);
     free(p->user);
-    free(p->workspace);
+    free(p->case_bits);
     free(p->jobs);
     free(p->system_base);
     free(p->system_skill);

@@ -48,10 +48,50 @@ static int add_validator(up_assert_list *l, const up_case *c, const char *file,
 }
 
 /* Give back the list's unused room: a grown list holds 8 items where a
- * case has one or two, 0.5 KiB a case on a large suite. */
+ * case has one or two, 0.5 KiB a job kept on a large run. */
 static void trim(up_assert_list *l)
 {
     UP_SHRINK(l->items, l->cap, l->n);
+}
+
+/* Case k's assertions into l: expected.contains, then "assert", then
+ * the validator.  file and root name the suite in messages. */
+static int case_asserts(const up_eval_plan *p, size_t k, const char *file,
+                        const char *root, up_assert_list *l, up_error *err)
+{
+    const up_case *c = &p->suite->cases[k];
+    char prefix[64];
+
+    up_assert_list_init(l);
+    up_assert_list_add_contains(l, c->contains, c->ncontains);
+    snprintf(prefix, sizeof(prefix), "%s[%zu].assert", root, k);
+    if (c->assert_json &&
+        up_assert_list_parse(l, c->assert_json, file, prefix, err))
+        return UP_EPARSE;
+    snprintf(prefix, sizeof(prefix), "%s[%zu].validator", root, k);
+    if (add_validator(l, c, file, prefix, err))
+        return UP_EPARSE;
+    trim(l);
+    return 0;
+}
+
+void up_eval_case_asserts(const up_eval_plan *p, size_t k, up_assert_list *l)
+{
+    if (case_asserts(p, k, "tests", "cases", l, NULL)) { /* prepared: never */
+        up_assert_list_release(l);
+        up_assert_list_init(l);
+    }
+}
+
+const up_assert_list *up_eval_job_asserts(const up_eval_plan *p, up_eval_job *j)
+{
+    up_eval_job_live *lv = up_eval_job_live_of(j);
+
+    if (!lv->listed) {
+        up_eval_case_asserts(p, j->kase, &lv->asserts);
+        lv->listed = 1;
+    }
+    return &lv->asserts;
 }
 
 int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
@@ -59,23 +99,17 @@ int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
     const char *file = tests_file ? tests_file : "skill_meta.json";
     const char *root = tests_file ? "cases" : "tests";
 
-    p->asserts = up_xcalloc(p->suite->ncases, sizeof(*p->asserts));
     for (size_t k = 0; k < p->suite->ncases; k++) {
-        const up_case *c = &p->suite->cases[k];
-        char prefix[64];
+        up_assert_list l;
+        int rc = case_asserts(p, k, file, root, &l, err);
 
-        up_assert_list_init(&p->asserts[k]);
-        up_assert_list_add_contains(&p->asserts[k], c->contains, c->ncontains);
-        snprintf(prefix, sizeof(prefix), "%s[%zu].assert", root, k);
-        if (c->assert_json &&
-            up_assert_list_parse(&p->asserts[k], c->assert_json, file, prefix,
-                                 err))
-            return UP_EPARSE;
-        snprintf(prefix, sizeof(prefix), "%s[%zu].validator", root, k);
-        if (add_validator(&p->asserts[k], c, file, prefix, err))
-            return UP_EPARSE;
-        trim(&p->asserts[k]);
+        if (!rc && up_assert_list_has_checks(&l))
+            p->case_bits[k] |= UP_EVAL_CASE_CHECKS;
+        up_assert_list_release(&l);
+        if (rc)
+            return rc;
     }
+    p->prepared = 1;
     return 0;
 }
 
@@ -123,15 +157,15 @@ static void settle(up_eval_job *j, up_eval_job_live *lv,
 
 void up_eval_grade_job(up_eval_plan *p, up_eval_job *j)
 {
-    const up_assert_list *l = &p->asserts[j->kase];
     up_assert_usage u = {j->usage.estimated ? -1 : j->usage.output,
                          up_eval_job_agent_view(j)->workspace,
                          p->suite->cases[j->kase].output_file};
-
+    const up_assert_list *l;
     up_eval_job_live *lv;
 
     if (!j->done || j->logged)
         return;
+    l = up_eval_job_asserts(p, j);
     lv = up_eval_job_live_of(j);
     if (!lv->results) {
         lv->results = up_assert_results_new(l->n);
@@ -152,24 +186,24 @@ size_t up_eval_pending_judgements(const up_eval_plan *p)
 
     for (size_t i = 0; i < p->njobs; i++) {
         const up_eval_job *j = &p->jobs[i];
-        const up_assert_result *r = up_eval_job_live_view(j)->results;
+        const up_eval_job_live *lv = up_eval_job_live_view(j);
 
-        for (size_t a = 0; r && !j->error && a < p->asserts[j->kase].n; a++)
-            n += r[a].status == UP_ASSERT_PENDING;
+        for (size_t a = 0; lv->results && !j->error && a < lv->asserts.n; a++)
+            n += lv->results[a].status == UP_ASSERT_PENDING;
     }
     return n;
 }
 
 int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j)
 {
-    return p->asserts && up_assert_list_has_checks(&p->asserts[j->kase]);
+    return p->case_bits && p->case_bits[j->kase] & UP_EVAL_CASE_CHECKS;
 }
 
 /* Append job j's checks waiting to run to *items. */
-static void collect(up_eval_plan *p, up_eval_job *j, up_check_item **items,
-                    size_t *n, size_t *cap)
+static void collect(const up_eval_job *j, up_check_item **items, size_t *n,
+                    size_t *cap)
 {
-    const up_assert_list *l = &p->asserts[j->kase];
+    const up_assert_list *l = &up_eval_job_live_view(j)->asserts;
     const struct up_workspace *ws = up_eval_job_agent_view(j)->workspace;
     up_assert_result *r = up_eval_job_live_view(j)->results;
 
@@ -190,7 +224,7 @@ void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n)
         /* grade the rest, leaving the checks */
         if (!up_eval_job_live_view(jobs[i])->results)
             up_eval_grade_job(p, jobs[i]);
-        collect(p, jobs[i], &items, &ni, &cap);
+        collect(jobs[i], &items, &ni, &cap);
     }
     if (ni)
         up_check_run_all(items, ni, (up_sandbox_mode)p->check_mode,

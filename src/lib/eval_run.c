@@ -117,7 +117,7 @@ static int record(up_eval_job *j, const up_eval_run_opts *o,
 /* A recorded job lands: graded, counted, journalled. */
 static void land(struct run *r, up_eval_job *j)
 {
-    if (r->plan->asserts)
+    if (r->plan->prepared)
         up_eval_grade_job(r->plan, j);
     r->done++;
     if (r->o->journal && !r->journal_rc) {
@@ -217,7 +217,7 @@ static void agent_done(struct run *r, struct slot *sl, up_response *res)
     up_agent_free(a);
 }
 
-static void requeue(up_eval_plan *p, up_eval_job *j);
+static void requeue(up_eval_job *j);
 
 static int by_job(const void *a, const void *b)
 {
@@ -237,7 +237,7 @@ static void land_held(struct run *r)
 
     for (size_t i = 0; *r->stop && i < r->nheld; i++) {
         up_eval_job_set_workspace(&p->jobs[r->held[i].job], NULL);
-        requeue(p, &p->jobs[r->held[i].job]);
+        requeue(&p->jobs[r->held[i].job]);
         up_agent_free(r->held[i].agent);
     }
     if (*r->stop)
@@ -475,13 +475,10 @@ static int retry_worthy(const up_eval_run_opts *o, const up_eval_job *j)
 }
 
 /* Forget a transient failure so the job runs again. */
-static void requeue(up_eval_plan *p, up_eval_job *j)
+static void requeue(up_eval_job *j)
 {
     up_eval_job_agent_free(j);
-    if (j->live && j->live->results) { /* the answer stays till replaced */
-        up_assert_results_free(j->live->results, p->asserts[j->kase].n);
-        j->live->results = NULL;
-    }
+    up_eval_job_results_free(j);
     free(j->error_msg);
     j->error_msg = NULL;
     j->error = 0;
@@ -520,10 +517,10 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     so.stop = r.stop;
     for (size_t i = 0; i < p->njobs; i++) {
         if (restored_workspace_job(p, &p->jobs[i]))
-            requeue(p, &p->jobs[i]); /* its workspace is gone: run again */
+            requeue(&p->jobs[i]); /* its workspace is gone: run again */
         if (p->jobs[i].done) {
             r.done++; /* restored or cached: counts in the totals */
-            if (p->asserts)
+            if (p->prepared)
                 up_eval_grade_job(p, &p->jobs[i]);
         } else if (for_sched(p, &p->jobs[i]) && !r.journal_rc &&
                    !cached(&r, &p->jobs[i])) {
@@ -575,7 +572,7 @@ static int execute(up_eval_plan *p, const up_eval_run_opts *o,
             break; /* nothing got through: the endpoint is down, not flaky */
         for (size_t i = 0; i < p->njobs; i++)
             if (retry_worthy(o, &p->jobs[i])) {
-                requeue(p, &p->jobs[i]);
+                requeue(&p->jobs[i]);
                 again++;
             }
         if (!again)
@@ -754,8 +751,9 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
     for (size_t i = 0; i < p->njobs; i++) {
         up_eval_job *j = &p->jobs[i];
         up_assert_result *r = up_eval_job_live_view(j)->results;
+        size_t na = up_eval_job_live_view(j)->asserts.n;
 
-        for (size_t a = 0; r && !j->error && a < p->asserts[j->kase].n; a++) {
+        for (size_t a = 0; r && !j->error && a < na; a++) {
             if (r[a].status != UP_ASSERT_PENDING)
                 continue;
             msg[k] = (up_message){"user", r[a].judge_prompt.data};

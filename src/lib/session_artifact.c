@@ -117,15 +117,25 @@ static json_t *verdict(const up_assert *a, const up_assert_result *r,
     return v;
 }
 
+/* Each assertion's verdict; a job never graded (not run, or the run was
+ * stopped) lists its case's assertions, not judged. */
 static json_t *verdicts(const up_eval_plan *p, const up_eval_job *j)
 {
-    const up_assert_list *l = &p->asserts[j->kase];
-    const up_assert_result *r = up_eval_job_live_view(j)->results;
+    const up_eval_job_live *lv = up_eval_job_live_view(j);
+    const up_assert_result *r = lv->results;
+    up_assert_list own;
+    const up_assert_list *l = &lv->asserts;
     json_t *v = json_array();
 
+    if (!r) {
+        up_eval_case_asserts(p, j->kase, &own);
+        l = &own;
+    }
     for (size_t i = 0; i < l->n; i++)
         json_array_append_new(
             v, verdict(&l->items[i], r ? &r[i] : NULL, j->error != 0));
+    if (!r)
+        up_assert_list_release(&own);
     return v;
 }
 
@@ -251,23 +261,23 @@ static int stream_flush(struct session_stream *st)
 }
 
 /* 1 when j's verdicts are final: answered, graded, nothing waiting. */
-static int settled(const up_eval_plan *p, const up_eval_job *j)
+static int settled(const up_eval_job *j)
 {
-    const up_assert_list *l = &p->asserts[j->kase];
-    const up_assert_result *r = up_eval_job_live_view(j)->results;
+    const up_eval_job_live *lv = up_eval_job_live_view(j);
+    const up_assert_result *r = lv->results;
 
     if (!j->done || j->error || !r || j->logged)
         return 0;
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < lv->asserts.n; i++)
         if (r[i].status == UP_ASSERT_PENDING || r[i].status == UP_ASSERT_CHECK)
             return 0;
     return 1;
 }
 
 /* What only the artifact needed goes. */
-static void shed(const up_eval_plan *p, up_eval_job *j)
+static void shed(up_eval_job *j)
 {
-    up_eval_job_live_free(p, j);
+    up_eval_job_live_free(j);
     if (j->ag) { /* the counters stay for the run's totals */
         json_decref(j->ag->transcript);
         json_decref(j->ag->workspace_json);
@@ -283,7 +293,7 @@ static void stream_job(const up_session *s, struct session_stream *st,
     up_eval_plan *p = st->plan;
     char *text;
 
-    if (st->err.code || !settled(p, j))
+    if (st->err.code || !settled(j))
         return;
     text = artifact_text(
         s, p, j, run_number(p, st->base, j->model, j->repeat, j->arm), 0);
@@ -291,7 +301,7 @@ static void stream_job(const up_session *s, struct session_stream *st,
     up_buf_adds(&st->pending, text);
     up_buf_add(&st->pending, "\n", 1);
     free(text);
-    shed(p, j);
+    shed(j);
     if (st->pending.len >= STREAM_FLUSH)
         stream_flush(st);
 }
@@ -305,7 +315,7 @@ static void stream_progress(void *ud, const up_eval_plan *p, size_t done,
 
     if (st->progress)
         st->progress(st->progress_ud, p, done, job);
-    if (job && p == st->plan && p->asserts)
+    if (job && p == st->plan && p->prepared)
         stream_job(s, st, &st->plan->jobs[job - p->jobs]);
 }
 

@@ -161,19 +161,28 @@ Test(artifact, agent_transcript_workspace_and_tools_are_written)
     teardown(&f);
 }
 
-/* A large suite's lists hold what a case has, no grown spare room (issue
- * 15, item 6: 0.5 KiB a case before); chat jobs carry no tool counters. */
-Test(artifact, plan_keeps_no_spare_room_per_case_and_job)
+/* A large suite's assertion lists are not held per case (issue 15, item
+ * 6): a job parses its case's when graded, holding what the case has, no
+ * grown spare room, and lets it go with its live part; chat jobs carry no
+ * tool counters. */
+Test(artifact, plan_keeps_no_lists_and_a_job_no_spare_room)
 {
     struct fixture f;
 
     setup(&f);
-    for (size_t k = 0; k < f.suite.ncases; k++) {
-        cr_assert_eq(f.p.asserts[k].n, 1);
-        cr_assert_eq(f.p.asserts[k].cap, f.p.asserts[k].n);
+    cr_assert(f.p.prepared);
+    for (size_t i = 0; i < f.p.njobs; i++) {
+        up_eval_job *j = &f.p.jobs[i];
+        const up_assert_list *l;
+
+        cr_assert_null(j->live, "nothing parsed before grading");
+        l = up_eval_job_asserts(&f.p, j);
+        cr_assert_eq(l->n, 1);
+        cr_assert_eq(l->cap, l->n);
+        cr_assert_eq(l, up_eval_job_asserts(&f.p, j), "parsed once");
+        cr_assert_null(j->ag);
+        up_eval_job_live_free(j);
     }
-    for (size_t i = 0; i < f.p.njobs; i++)
-        cr_assert_null(f.p.jobs[i].ag);
     teardown(&f);
 }
 
@@ -191,6 +200,7 @@ Test(artifact, plan_borrows_the_suite_strings)
     up_skill skill;
     up_suite suite;
     up_eval_plan p;
+    up_assert_list l;
     up_error err;
 
     up_skill_init(&skill);
@@ -202,8 +212,13 @@ Test(artifact, plan_borrows_the_suite_strings)
     cr_assert_eq(p.user[0], suite.cases[0].input);
     cr_assert_neq(p.user[1], suite.cases[1].input);
     cr_assert_str_eq(p.user[1], "with\n\n```a\n1\n```");
-    cr_assert_eq(p.asserts[0].items[0].value, suite.cases[0].contains[0]);
-    cr_assert_eq(p.asserts[1].items[1].value, suite.cases[1].contains[1]);
+    up_eval_case_asserts(&p, 0, &l);
+    cr_assert_eq(l.items[0].value, suite.cases[0].contains[0]);
+    up_assert_list_release(&l);
+    up_eval_case_asserts(&p, 1, &l);
+    cr_assert_eq(l.n, 2);
+    cr_assert_eq(l.items[1].value, suite.cases[1].contains[1]);
+    up_assert_list_release(&l);
     up_eval_plan_release(&p);
     cr_assert_str_eq(suite.cases[0].input, "plain"); /* left to the suite */
     up_suite_release(&suite);
@@ -237,7 +252,7 @@ Test(artifact, a_job_is_narrow_and_keeps_its_indexes)
     cr_assert_str_eq(up_eval_job_live_view(&f.p.jobs[0])->answer, "ok");
     cr_assert_not_null(up_eval_job_live_view(&f.p.jobs[0])->results);
     cr_assert(f.p.jobs[0].passed);
-    up_eval_job_live_free(&f.p, &f.p.jobs[0]);
+    up_eval_job_live_free(&f.p.jobs[0]);
     cr_assert_null(f.p.jobs[0].live);
     cr_assert_null(up_eval_job_live_view(&f.p.jobs[0])->answer);
     teardown(&f);
