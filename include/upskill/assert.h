@@ -52,6 +52,11 @@ typedef struct up_assert {
     };
 } up_assert;
 
+/* The most assertions one case takes, its expected.contains strings
+ * included: an eval job counts them in 16 bits (up_eval_job).
+ * up_assert_list_parse and the suite loader refuse more. */
+#define UP_ASSERT_LIST_MAX 65535u
+
 typedef struct up_assert_list {
     up_assert *items;
     size_t n;
@@ -106,7 +111,8 @@ void up_assert_list_release(up_assert_list *l);
  * "cases[2].assert" an error reads
  *   'tests.json': cases[2].assert[1].value: expected a string
  * Unknown types, unknown keys, wrong value types and regex compile
- * errors are UP_EPARSE.  On error out is unchanged.  A NULL
+ * errors are UP_EPARSE, and so is a list that would pass
+ * UP_ASSERT_LIST_MAX items.  On error out is unchanged.  A NULL
  * assert_json adds nothing; file and path_prefix may be NULL (then
  * "assertions" and "assert").
  */

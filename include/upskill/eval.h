@@ -17,6 +17,7 @@
 #define UPSKILL_EVAL_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,47 +97,75 @@ typedef struct up_eval_job_live {
     unsigned char listed;      /* 1 once asserts is filled */
 } up_eval_job_live;
 
+/*
+ * A job's token counts: up_usage's, each in 32 bits (a conversation
+ * past 4 billion tokens reads as UINT32_MAX), so a large run's jobs hold
+ * 24 bytes of them, not 48.  Read the fields directly (sum them in a
+ * long); store through up_eval_job_set_usage only, and widen through
+ * up_eval_job_usage where an up_usage is wanted.
+ */
+typedef struct up_job_usage {
+    uint32_t input;          /* all input tokens, cached ones included */
+    uint32_t output;         /* output tokens, reasoning included */
+    uint32_t cached;         /* input tokens read from the cache */
+    uint32_t cache_write;    /* input tokens written to the cache */
+    uint32_t reasoning;      /* reasoning/thinking tokens (part of output) */
+    unsigned char estimated; /* 1 when some count is a chars/4 estimate */
+} up_job_usage;
+
 typedef struct up_eval_job { /* a large run holds one per conversation:
                                 fields go by size, widest first, so no
-                                padding is left, and each is as narrow as
-                                its range allows (test_artifact.c pins
-                                the size) */
+                                padding is left but up_job_usage's tail,
+                                and each is as narrow as its range allows
+                                (test_artifact.c pins the size) */
     /* filled by the runner */
     struct up_eval_job_live *live; /* answer and verdicts, or NULL */
-    up_usage usage;
-    double latency_ms;
     char *error_msg;
     /* agent mode (ours): what the runner fills for a job that ran as a
      * tool loop (agent below), NULL in chat mode */
     struct up_eval_agent_job *ag;
     /* filled by up_eval_grade */
-    char *ungradable; /* why the case is not gradable (a check's program
-                         is not installed), or NULL; owned */
-    uint32_t model;   /* index into the plan's models (up_eval_plan_init
-                         refuses more than UP_EVAL_MAX_INDEX) */
-    uint32_t kase;    /* index into the suite (the same limit) */
-    int cut_at;       /* the output cap the answer stopped at, or 0 */
-    int asserts_passed;
-    int asserts_total;
+    char *ungradable;   /* why the case is not gradable (a check's program
+                           is not installed), or NULL; owned */
+    up_job_usage usage; /* set with up_eval_job_set_usage */
+    /* whole milliseconds, as the provider measures them (up_response),
+     * saturated (up_eval_latency): exact where a double was */
+    uint32_t latency_ms;
+    uint32_t model; /* index into the plan's models (up_eval_plan_init
+                       refuses more than UP_EVAL_MAX_INDEX) */
+    uint32_t kase;  /* index into the suite (the same limit) */
+    int cut_at;     /* the output cap the answer stopped at, or 0 */
+    /* counts of the case's assertions, at most UP_ASSERT_LIST_MAX
+     * (up_assert_list_parse and the suite refuse more) */
+    uint16_t asserts_passed;
+    uint16_t asserts_total;
     /* executable checks (command assertions, check.h) */
-    int checks_total;   /* command assertions of the case */
-    int checks_passed;  /* of them: ran and exited 0 */
-    uint16_t repeat;    /* 1-based, at most UP_EVAL_MAX_RUNS */
-    uint16_t attempts;  /* HTTP attempts (1 + retries), saturated */
-    signed char error;  /* 0, or an UP_E* code (all above -128) */
-    unsigned char arm;  /* enum up_arm */
-    unsigned char done; /* 1 once answer or error is set */
-    unsigned char cut;  /* 1: answer holds only the first max_answer bytes */
-    unsigned char from_cache;
-    unsigned char passed; /* every assertion passed and no error */
-    /* 1 when it ran as a tool loop (--agent, or the case needs a
-     * workspace); see ag */
-    unsigned char agent;
-    /* 1: the run log's stream (session_artifact.c) wrote the case artifact
+    uint16_t checks_total;  /* command assertions of the case */
+    uint16_t checks_passed; /* of them: ran and exited 0 */
+    uint16_t repeat;        /* 1-based, at most UP_EVAL_MAX_RUNS */
+    uint16_t attempts;      /* HTTP attempts (1 + retries), saturated */
+    signed char error;      /* 0, or an UP_E* code (all above -128) */
+    unsigned char arm;      /* enum up_arm */
+    /* flags, one bit each */
+    bool done : 1;       /* answer or error is set */
+    bool cut : 1;        /* answer holds only the first max_answer bytes */
+    bool from_cache : 1; /* the answer came from the response cache */
+    bool passed : 1;     /* every assertion passed and no error */
+    /* ran as a tool loop (--agent, or the case needs a workspace); see
+     * ag */
+    bool agent : 1;
+    /* the run log's stream (session_artifact.c) wrote the case artifact
      * as the job was graded, and freed its live part and agent trees;
      * grading leaves it alone */
-    unsigned char logged;
+    bool logged : 1;
 } up_eval_job;
+
+/* Store u in j's usage, each count clamped to [0, UINT32_MAX]. */
+void up_eval_job_set_usage(up_eval_job *j, const up_usage *u);
+
+/* j's usage widened into *out (an up_usage for up_eval_cost and the
+ * artifact). */
+void up_eval_job_usage(const up_eval_job *j, up_usage *out);
 
 typedef struct up_eval_plan {
     const up_skill *skill; /* borrowed */
@@ -282,6 +311,22 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
 static inline uint16_t up_eval_attempts(long n)
 {
     return n < 0 ? 0 : n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
+
+/* n for up_eval_job's assertion and check counts, saturated at
+ * UINT16_MAX (the loaders refuse a case with more, UP_ASSERT_LIST_MAX). */
+static inline uint16_t up_eval_count(size_t n)
+{
+    return n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
+
+/* ms for up_eval_job.latency_ms, saturated to [0, UINT32_MAX] and
+ * rounded (a journal read back might say anything). */
+static inline uint32_t up_eval_latency(double ms)
+{
+    return !(ms > 0)                  ? 0
+           : ms >= (double)UINT32_MAX ? UINT32_MAX
+                                      : (uint32_t)(ms + 0.5);
 }
 
 /* code for up_eval_job.error: the UP_E* codes fit; anything else keeps

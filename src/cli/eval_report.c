@@ -417,11 +417,12 @@ void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
         c->tokens = 0;
         for (size_t i = 0; i < p->njobs; i++) {
             c->passing += p->jobs[i].done && p->jobs[i].passed;
-            c->tokens += p->jobs[i].usage.input + p->jobs[i].usage.output;
+            c->tokens +=
+                (long)p->jobs[i].usage.input + (long)p->jobs[i].usage.output;
         }
     } else {
         c->passing += job->passed != 0;
-        c->tokens += job->usage.input + job->usage.output;
+        c->tokens += (long)job->usage.input + (long)job->usage.output;
     }
     if (!c->tty) { /* a log, not a screen: one line per quarter */
         int q = (int)(4 * done / p->njobs);

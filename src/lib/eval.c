@@ -88,6 +88,32 @@ static char *user_message(const up_case *c)
     return up_xrealloc(text, strlen(text) + 1); /* one per case: no slack */
 }
 
+/* n as a job's token count: [0, UINT32_MAX]. */
+static uint32_t tokens32(long n)
+{
+    return n < 0 ? 0 : (unsigned long)n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+void up_eval_job_set_usage(up_eval_job *j, const up_usage *u)
+{
+    j->usage.input = tokens32(u->input);
+    j->usage.output = tokens32(u->output);
+    j->usage.cached = tokens32(u->cached);
+    j->usage.cache_write = tokens32(u->cache_write);
+    j->usage.reasoning = tokens32(u->reasoning);
+    j->usage.estimated = u->estimated != 0;
+}
+
+void up_eval_job_usage(const up_eval_job *j, up_usage *out)
+{
+    out->input = j->usage.input;
+    out->output = j->usage.output;
+    out->cached = j->usage.cached;
+    out->cache_write = j->usage.cache_write;
+    out->reasoning = j->usage.reasoning;
+    out->estimated = j->usage.estimated;
+}
+
 int up_eval_check_size(size_t nmodels, size_t ncases, up_error *err)
 {
     if (nmodels > UP_EVAL_MAX_INDEX || ncases > UP_EVAL_MAX_INDEX)

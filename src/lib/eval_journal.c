@@ -120,7 +120,7 @@ static json_t *job_json(const up_eval_plan *p, const up_eval_job *job)
         "input", (json_int_t)job->usage.input, "output",
         (json_int_t)job->usage.output, "cached", (json_int_t)job->usage.cached,
         "reasoning", (json_int_t)job->usage.reasoning, "estimated",
-        job->usage.estimated, "latency_ms", job->latency_ms, "attempts",
+        job->usage.estimated, "latency_ms", (double)job->latency_ms, "attempts",
         job->attempts, "from_cache", job->from_cache, "error", job->error,
         "error_message", up_json_str_or_null(job->error_msg));
 }
@@ -209,6 +209,12 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
     const json_t *u = json_object_get(o, "usage");
     const json_t *answer = json_object_get(o, "answer");
     const char *msg = up_json_str(o, "error_message");
+    up_usage usage = {.input = up_json_long(u, "input", 0),
+                      .output = up_json_long(u, "output", 0),
+                      .cached = up_json_long(u, "cached", 0),
+                      .reasoning = up_json_long(u, "reasoning", 0),
+                      .estimated =
+                          json_is_true(json_object_get(u, "estimated"))};
 
     j->done = 1;
     if (json_is_string(answer))
@@ -219,12 +225,8 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
         up_eval_job_live_of(j)->answer_bytes =
             (size_t)up_json_long(o, "answer_bytes", 0);
     }
-    j->usage.input = up_json_long(u, "input", 0);
-    j->usage.output = up_json_long(u, "output", 0);
-    j->usage.cached = up_json_long(u, "cached", 0);
-    j->usage.reasoning = up_json_long(u, "reasoning", 0);
-    j->usage.estimated = json_is_true(json_object_get(u, "estimated"));
-    j->latency_ms = up_json_num(o, "latency_ms", 0);
+    up_eval_job_set_usage(j, &usage);
+    j->latency_ms = up_eval_latency(up_json_num(o, "latency_ms", 0));
     j->attempts = up_eval_attempts(up_json_long(o, "attempts", 0));
     j->from_cache = json_is_true(json_object_get(o, "from_cache"));
     j->error = up_eval_error_code(up_json_long(o, "error", 0));

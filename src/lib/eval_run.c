@@ -93,24 +93,26 @@ struct run {
 static int record(up_eval_job *j, const up_eval_run_opts *o,
                   const up_response *res, int cached, up_eval_plan *p)
 {
+    up_usage u = res->usage;
+
     if (res->code == UP_EINTR)
         return 0;
+    if (res->code && u.estimated)
+        memset(&u, 0, sizeof(u)); /* nothing was answered */
+    if (u.estimated && !u.output)
+        u.output = up_eval_estimate_tokens(res->text);
     j->done = 1;
     j->from_cache = cached != 0;
-    j->usage = res->usage;
-    j->latency_ms = (double)res->latency_ms;
+    up_eval_job_set_usage(j, &u);
+    j->latency_ms = up_eval_latency((double)res->latency_ms);
     j->attempts = up_eval_attempts(res->attempts);
     j->error = up_eval_error_code(res->code);
     j->cut_at = up_response_cut_at(res, &o->endpoints[j->model]);
-    if (res->code && res->usage.estimated)
-        memset(&j->usage, 0, sizeof(j->usage)); /* nothing was answered */
     if (res->code)
         j->error_msg = up_xstrdup(res->err.msg);
     else
         up_eval_keep_answer(p, j, res->text ? res->text : "",
                             res->text ? strlen(res->text) : 0);
-    if (j->usage.estimated && !j->usage.output)
-        j->usage.output = up_eval_estimate_tokens(res->text);
     return 1;
 }
 

@@ -27,10 +27,19 @@ double up_eval_cost(const up_price *price, const up_usage *u)
            1e6;
 }
 
+/* up_eval_cost of job j's tokens. */
+static double job_cost(const up_price *price, const up_eval_job *j)
+{
+    up_usage u;
+
+    up_eval_job_usage(j, &u);
+    return up_eval_cost(price, &u);
+}
+
 static void add_job(up_arm_totals *t, const up_eval_job *j,
                     const up_price *price)
 {
-    double c = up_eval_cost(price, &j->usage);
+    double c = job_cost(price, j);
     const up_eval_agent_job *x;
 
     t->jobs++;
@@ -92,7 +101,7 @@ up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)
     for (size_t i = 0; i < p->njobs; i++) {
         const up_eval_job *j = &p->jobs[i];
         up_stats_case *c = &cs[j->kase];
-        double tokens = (double)(j->usage.input + j->usage.output);
+        double tokens = (double)j->usage.input + (double)j->usage.output;
 
         if (j->model != m || j->error || j->ungradable || !j->done)
             continue; /* errors are no evidence either way, nor are
@@ -180,7 +189,7 @@ static struct arm_sum arm_sum(const up_eval_plan *p, size_t m, int repeat,
             continue;
         s.total++;
         s.passed += j->passed != 0;
-        s.tokens += j->usage.input + j->usage.output;
+        s.tokens += (long)j->usage.input + (long)j->usage.output;
     }
     return s;
 }
@@ -271,7 +280,7 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
         r->turns++; /* upstream: one fresh user message per case */
         add_agent(r, j, calls, errors);
         if (price)
-            r->cost_usd += up_eval_cost(price, &j->usage);
+            r->cost_usd += job_cost(price, j);
     }
     /* upstream's tool time: the span not spent waiting for the model */
     r->tool_time_ms =

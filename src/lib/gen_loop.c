@@ -94,7 +94,7 @@ static void copy_job(up_eval_job *to, const up_eval_job *from)
     if (up_eval_job_live_view(from)->answer)
         up_eval_job_live_of(to)->answer =
             up_xstrdup(up_eval_job_live_view(from)->answer);
-    to->usage = from->usage;
+    to->usage = from->usage; /* both already saturated */
     to->latency_ms = from->latency_ms;
     to->attempts = from->attempts;
     to->from_cache = from->from_cache;

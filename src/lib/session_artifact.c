@@ -139,8 +139,11 @@ static json_t *verdicts(const up_eval_plan *p, const up_eval_job *j)
     return v;
 }
 
-static json_t *usage(const up_usage *u)
+static json_t *usage(const up_eval_job *j)
 {
+    up_usage w, *u = &w;
+
+    up_eval_job_usage(j, &w);
     return json_pack("{s:I, s:I, s:I, s:I, s:b}", "input_tokens",
                      (json_int_t)u->input, "output_tokens",
                      (json_int_t)u->output, "reasoning_tokens",
@@ -176,7 +179,7 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
                         json_integer(j->asserts_passed));
     json_object_set_new(o, "assertions_total", json_integer(j->asserts_total));
     json_object_set_new(o, "passed", json_boolean(j->passed));
-    json_object_set_new(o, "usage", usage(&j->usage));
+    json_object_set_new(o, "usage", usage(j));
     json_object_set_new(o, "latency_ms", json_real(j->latency_ms));
     json_object_set_new(o, "attempts", json_integer(j->attempts));
     json_object_set_new(o, "from_cache", json_boolean(j->from_cache));

@@ -233,7 +233,7 @@ Test(artifact, a_job_is_narrow_and_keeps_its_indexes)
     struct fixture f;
     size_t seen = 0;
 
-    cr_assert_leq(sizeof(up_eval_job), 128, "%zu", sizeof(up_eval_job));
+    cr_assert_leq(sizeof(up_eval_job), 88, "%zu", sizeof(up_eval_job));
     setup(&f);
     for (size_t i = 0; i < f.p.njobs; i++) {
         const up_eval_job *j = &f.p.jobs[i];
@@ -276,4 +276,36 @@ Test(artifact, plan_limits_and_narrow_counters)
     cr_assert_eq(up_eval_error_code(UP_EINVALID), UP_EINVALID);
     cr_assert_eq(up_eval_error_code(-1000), SCHAR_MIN);
     cr_assert_eq(up_eval_error_code(1000), SCHAR_MAX);
+    cr_assert_eq(up_eval_count(65535), UINT16_MAX);
+    cr_assert_eq(up_eval_count(70000), UINT16_MAX);
+    cr_assert_eq(up_eval_count(7), 7);
+    cr_assert_eq(up_eval_latency(1234), 1234);
+    cr_assert_eq(up_eval_latency(-5), 0);
+    cr_assert_eq(up_eval_latency(1e12), UINT32_MAX);
+    cr_assert_eq(up_eval_latency(4294967295.0), UINT32_MAX);
+}
+
+/* A job keeps its tokens in 32 bits: stored through one helper that
+ * clamps to [0, UINT32_MAX], widened back through another; sums of them
+ * are taken in a long, so two counts near the limit do not wrap. */
+Test(artifact, job_usage_saturates_and_widens)
+{
+    up_eval_job j;
+    up_usage u = {5000000000L, 7, -3, 11, 2, 1}, w;
+
+    memset(&j, 0, sizeof(j));
+    up_eval_job_set_usage(&j, &u);
+    cr_assert_eq(j.usage.input, UINT32_MAX);
+    cr_assert_eq(j.usage.output, 7);
+    cr_assert_eq(j.usage.cached, 0);
+    cr_assert_eq(j.usage.cache_write, 11);
+    cr_assert_eq(j.usage.reasoning, 2);
+    cr_assert_eq(j.usage.estimated, 1);
+    up_eval_job_usage(&j, &w);
+    cr_assert_eq(w.input, (long)UINT32_MAX);
+    cr_assert_eq(w.output, 7);
+    cr_assert_eq(w.cached, 0);
+    cr_assert_eq(w.cache_write, 11);
+    cr_assert_eq(w.reasoning, 2);
+    cr_assert_eq(w.estimated, 1);
 }

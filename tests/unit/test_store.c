@@ -473,6 +473,69 @@ Test(journal, torn_last_line_is_cut_before_appending)
     rmroot(root);
 }
 
+/* A job's tokens and latency are narrow (up_eval_job): what the journal
+ * held is read back as written, and a line saying more than fits (an
+ * older or edited journal) saturates rather than wraps. */
+Test(journal, narrow_counts_read_back_and_saturate)
+{
+    char *root = mkroot();
+    struct jplan a, b;
+    up_journal jl;
+    up_buf path = UP_BUF_INIT, text = UP_BUF_INIT, out = UP_BUF_INIT;
+    up_usage u = {UINT32_MAX, 7, 3, 0, 2, 0};
+    size_t restored = 0;
+    const char *at;
+    up_error err;
+
+    jplan_init(&a, 1);
+    answer(&a.p, 0, "ok one");
+    up_eval_job_set_usage(&a.p.jobs[0], &u);
+    a.p.jobs[0].latency_ms = 1234;
+    up_journal_init(&jl);
+    cr_assert_eq(up_journal_open(&jl, root, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_journal_append(&jl, &a.p, &a.p.jobs[0], &err), 0);
+    cr_assert_eq(up_journal_close(&jl, &err), 0);
+    up_fs_join(&path, root, "journal.jsonl");
+    cr_assert_eq(up_fs_read(&text, path.data, 1 << 20, &err), 0);
+    cr_assert(strstr(text.data, "\"input\":4294967295,\"output\":7,"), "%s",
+              text.data);
+    cr_assert(strstr(text.data, "\"latency_ms\":1234.0,"), "%s", text.data);
+    jplan_init(&b, 1);
+    cr_assert_eq(up_journal_replay(&b.p, root, &restored, &err), 0);
+    cr_assert_eq(restored, 1);
+    cr_assert_eq(b.p.jobs[0].usage.input, UINT32_MAX);
+    cr_assert_eq(b.p.jobs[0].usage.output, 7);
+    cr_assert_eq(b.p.jobs[0].usage.cached, 3);
+    cr_assert_eq(b.p.jobs[0].usage.reasoning, 2);
+    cr_assert_eq(b.p.jobs[0].latency_ms, 1234);
+    jplan_release(&b);
+    /* the same line with more than 32 bits of input and a latency past
+     * UINT32_MAX ms, output negative */
+    at = strstr(text.data, "4294967295");
+    up_buf_add(&out, text.data, (size_t)(at - text.data));
+    up_buf_adds(&out, "9000000000000,\"output\":-4,");
+    at = strstr(at, "\"cached\"");
+    up_buf_add(&out, at, (size_t)(strstr(at, "1234.0") - at));
+    up_buf_adds(&out, "1e13");
+    up_buf_adds(&out, strstr(at, "1234.0") + 6);
+    cr_assert_eq(up_fs_write_atomic(path.data, out.data, out.len, 0644, &err),
+                 0);
+    jplan_init(&b, 1);
+    cr_assert_eq(up_journal_replay(&b.p, root, &restored, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(restored, 1, "%s", out.data);
+    cr_assert_eq(b.p.jobs[0].usage.input, UINT32_MAX);
+    cr_assert_eq(b.p.jobs[0].usage.output, 0);
+    cr_assert_eq(b.p.jobs[0].usage.cached, 3);
+    cr_assert_eq(b.p.jobs[0].latency_ms, UINT32_MAX);
+    jplan_release(&a);
+    jplan_release(&b);
+    up_buf_release(&path);
+    up_buf_release(&text);
+    up_buf_release(&out);
+    rmroot(root);
+}
+
 Test(journal, a_failed_append_leaves_whole_lines)
 {
     char *root = mkroot();

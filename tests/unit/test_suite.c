@@ -315,6 +315,30 @@ Test(suite, many_cases_keep_their_strings)
     up_buf_release(&b);
 }
 
+/* A case's expected.contains counts toward its assertions, at most
+ * UP_ASSERT_LIST_MAX (an eval job counts them in 16 bits): more is
+ * refused naming the file and the case. */
+Test(suite, contains_past_the_assertion_limit_is_refused)
+{
+    up_buf b = UP_BUF_INIT;
+    up_suite s;
+    up_error err = {0, ""};
+
+    up_buf_adds(&b, "{\"cases\": [{\"input\": \"q\", \"expected\": "
+                    "{\"contains\": [\"a\"");
+    for (size_t i = 1; i <= UP_ASSERT_LIST_MAX; i++)
+        up_buf_adds(&b, ", \"a\"");
+    up_buf_adds(&b, "]}}]}");
+    up_suite_init(&s);
+    cr_assert_eq(up_suite_parse(&s, b.data, b.len, "big.json", "", &err),
+                 UP_EPARSE);
+    cr_assert_str_eq(err.msg, "'big.json': cases[0].expected.contains: a "
+                              "case takes at most 65535 assertions (65536 "
+                              "given)");
+    up_suite_release(&s);
+    up_buf_release(&b);
+}
+
 /* The usual shapes are read a case at a time, the others whole: all
  * give the same cases. */
 Test(suite, shapes_read_alike)
