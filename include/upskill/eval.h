@@ -53,7 +53,7 @@ typedef struct up_eval_tool_count {
  * of large runs").  Read it through up_eval_job_agent_view.  A large
  * agent run holds one per conversation to its end, when the run records
  * sum the counters: fields go by size, widest first, so no padding is
- * left, and each is as narrow as its range allows (test_artifact.c pins
+ * left, and each is as narrow as its range allows (test_agent_job.c pins
  * the size).  The per-tool times are not kept: nothing sums them.
  */
 typedef struct up_eval_agent_job {
