@@ -40,22 +40,25 @@ struct json_t;
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
 enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
 
+/* One tool's counts in one conversation, for the run record's
+ * tool_call_map and tool_error_map (up_eval_run_totals); saturated at
+ * UINT32_MAX (up_eval_count32), far past any conversation's calls. */
+typedef struct up_eval_tool_count {
+    uint32_t calls;
+    uint32_t errors;
+} up_eval_tool_count;
+
 /*
  * What a tool-loop job adds (agent mode, ours), allocated for such jobs
  * only: a large chat run's jobs do without it (bench/README.md, "Memory
- * of large runs").  Read it through up_eval_job_agent_view.
+ * of large runs").  Read it through up_eval_job_agent_view.  A large
+ * agent run holds one per conversation to its end, when the run records
+ * sum the counters: fields go by size, widest first, so no padding is
+ * left, and each is as narrow as its range allows (test_agent_job.c pins
+ * the size).  The per-tool times are not kept: nothing sums them.
  */
 typedef struct up_eval_agent_job {
-    char *limit;     /* why a limit ended it (the case fails), or NULL */
-    int turns;       /* model turns answered */
-    long tool_calls; /* over all turns */
-    long tool_errors;
-    double llm_ms;  /* the turns' durations summed (latency_ms is the
-                       conversation's span) */
-    double tool_ms; /* time in tool handlers */
-    int skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
-    int refs_read;  /* references/ files of the skill read */
-    up_tool_stat tool_stat[UP_TOOL_ROWS]; /* per tool (up_tool_stat_name) */
+    char *limit; /* why a limit ended it (the case fails), or NULL */
     /* The case artifact's hook (docs/runs-format.md, "Case artifacts"),
      * owned: transcript is the conversation after the system prompt as a
      * JSON array of artifact messages (agent mode: up_agent_transcript,
@@ -76,7 +79,34 @@ typedef struct up_eval_agent_job {
      * NULL.  Kept here, not in up_eval_job, as only a tool loop has one:
      * set it with up_eval_job_set_workspace. */
     const struct up_workspace *workspace;
+    double llm_ms; /* the turns' durations summed (latency_ms is the
+                      conversation's span) */
+    /* per tool, by row (up_tool_stat_name); all zero for a coding-agent
+     * CLI, which reports only the totals */
+    up_eval_tool_count tool_count[UP_TOOL_ROWS];
+    /* the counters below are saturated (up_eval_count32, _count16) */
+    uint32_t tool_calls; /* over all turns */
+    uint32_t tool_errors;
+    uint32_t turns;         /* model turns answered */
+    uint16_t refs_read;     /* references/ files of the skill read */
+    signed char skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
 } up_eval_agent_job;
+
+/* n for a job's 32-bit counts (token counts, agent counters),
+ * saturated to [0, UINT32_MAX] (a negative count, which no runner
+ * reports, is 0). */
+static inline uint32_t up_eval_count32(long n)
+{
+    return n < 0 ? 0 : (unsigned long)n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* n for a job's 16-bit counts, saturated at UINT16_MAX: assertions and
+ * checks (the loaders refuse a case with more, UP_ASSERT_LIST_MAX) and
+ * references read (a skill's are a few files). */
+static inline uint16_t up_eval_count16(size_t n)
+{
+    return n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
 
 /*
  * What a job holds from its answer until its case artifact is written
@@ -311,13 +341,6 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
 static inline uint16_t up_eval_attempts(long n)
 {
     return n < 0 ? 0 : n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
-}
-
-/* n for up_eval_job's assertion and check counts, saturated at
- * UINT16_MAX (the loaders refuse a case with more, UP_ASSERT_LIST_MAX). */
-static inline uint16_t up_eval_count(size_t n)
-{
-    return n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
 }
 
 /* ms for up_eval_job.latency_ms, saturated to [0, UINT32_MAX] and

@@ -374,6 +374,7 @@ static void account(slot *s, up_eval_plan *p, up_eval_job *j, up_response *res)
                                        : p->skill; /* compare: the arm's */
     const char *name = sk ? sk->name : NULL;
     up_eval_agent_job *x = up_eval_job_agent(j);
+    size_t refs = 0;
 
     redact(&s->so, s->key);
     redact(&s->se, s->key);
@@ -385,14 +386,14 @@ static void account(slot *s, up_eval_plan *p, up_eval_job *j, up_response *res)
     res->usage = (up_usage){r.input_tokens,     r.output_tokens,
                             r.cached_tokens,    0,
                             r.reasoning_tokens, 0};
-    x->turns = (int)(r.turns >= 0 ? r.turns : 0);
-    x->tool_calls = r.tool_calls;
-    x->tool_errors = r.tool_errors;
+    x->turns = up_eval_count32(r.turns);
+    x->tool_calls = up_eval_count32(r.tool_calls);
+    x->tool_errors = up_eval_count32(r.tool_errors);
     x->llm_ms = r.duration_ms >= 0 ? (double)r.duration_ms : 0;
-    x->skill_read = skill ? r.skill_loaded : -1;
-    x->refs_read = 0;
+    x->skill_read = skill ? r.skill_loaded > 0 : -1;
     for (size_t i = 0; i < r.nskill_files; i++)
-        x->refs_read += strcmp(r.skill_files[i], "SKILL.md") != 0;
+        refs += strcmp(r.skill_files[i], "SKILL.md") != 0;
+    x->refs_read = up_eval_count16(refs);
     x->tools_json = tools_json(s, &r, skill);
     x->transcript = raw_transcript(s);
     if (s->ws) {

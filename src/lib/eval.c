@@ -88,19 +88,13 @@ static char *user_message(const up_case *c)
     return up_xrealloc(text, strlen(text) + 1); /* one per case: no slack */
 }
 
-/* n as a job's token count: [0, UINT32_MAX]. */
-static uint32_t tokens32(long n)
-{
-    return n < 0 ? 0 : (unsigned long)n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-}
-
 void up_eval_job_set_usage(up_eval_job *j, const up_usage *u)
 {
-    j->usage.input = tokens32(u->input);
-    j->usage.output = tokens32(u->output);
-    j->usage.cached = tokens32(u->cached);
-    j->usage.cache_write = tokens32(u->cache_write);
-    j->usage.reasoning = tokens32(u->reasoning);
+    j->usage.input = up_eval_count32(u->input);
+    j->usage.output = up_eval_count32(u->output);
+    j->usage.cached = up_eval_count32(u->cached);
+    j->usage.cache_write = up_eval_count32(u->cache_write);
+    j->usage.reasoning = up_eval_count32(u->reasoning);
     j->usage.estimated = u->estimated != 0;
 }
 

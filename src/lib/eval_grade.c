@@ -143,10 +143,10 @@ static void settle(up_eval_job *j, up_eval_job_live *lv,
                     j->error_msg ? j->error_msg : "request failed");
     if (lim) /* an answered conversation that failed its limit */
         up_buf_addf(&why, "limit: %s\n", lim);
-    j->asserts_total = up_eval_count(s.total);
-    j->asserts_passed = j->error ? 0 : up_eval_count(s.passed);
-    j->checks_total = up_eval_count(s.checks);
-    j->checks_passed = j->error ? 0 : up_eval_count(s.checks_ok);
+    j->asserts_total = up_eval_count16(s.total);
+    j->asserts_passed = j->error ? 0 : up_eval_count16(s.passed);
+    j->checks_total = up_eval_count16(s.checks);
+    j->checks_passed = j->error ? 0 : up_eval_count16(s.checks_ok);
     free(j->ungradable);
     j->ungradable = !j->error && s.ungradable ? first_ungradable(r, l) : NULL;
     j->passed = !j->error && !lim && up_assert_summary_ok(&s);

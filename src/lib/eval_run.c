@@ -178,14 +178,16 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
     res->truncated = oc.truncated;
     j->agent = 1;
     x->limit = oc.limit && !res->code ? up_xstrdup(oc.limit) : NULL;
-    x->turns = oc.turns;
-    x->tool_calls = oc.tool_calls;
-    x->tool_errors = oc.tool_errors;
+    x->turns = up_eval_count32(oc.turns);
+    x->tool_calls = up_eval_count32(oc.tool_calls);
+    x->tool_errors = up_eval_count32(oc.tool_errors);
     x->llm_ms = oc.llm_ms;
-    x->tool_ms = oc.tool_ms;
-    x->skill_read = ws->skill_dir ? ws->skill_read : -1;
-    x->refs_read = (int)ws->nrefs_read;
-    memcpy(x->tool_stat, ws->stat, sizeof(x->tool_stat));
+    x->skill_read = ws->skill_dir ? ws->skill_read > 0 : -1;
+    x->refs_read = up_eval_count16(ws->nrefs_read);
+    for (size_t i = 0; i < UP_TOOL_ROWS; i++)
+        x->tool_count[i] =
+            (up_eval_tool_count){up_eval_count32(ws->stat[i].calls),
+                                 up_eval_count32(ws->stat[i].errors)};
     if (artifacts)
         take_artifact(x, a);
     up_eval_job_set_workspace(j, ws);

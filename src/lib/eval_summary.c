@@ -254,8 +254,8 @@ static void add_agent(up_run_record *r, const up_eval_job *j, long *calls,
     r->tool_errors += x->tool_errors;
     r->execute_calls += x->tool_calls; /* none of ours is an MCP call */
     for (size_t i = 0; i < UP_TOOL_ROWS; i++) {
-        calls[i] += x->tool_stat[i].calls;
-        errors[i] += x->tool_stat[i].errors;
+        calls[i] += x->tool_count[i].calls;
+        errors[i] += x->tool_count[i].errors;
     }
 }
 

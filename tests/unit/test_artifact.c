@@ -276,9 +276,9 @@ Test(artifact, plan_limits_and_narrow_counters)
     cr_assert_eq(up_eval_error_code(UP_EINVALID), UP_EINVALID);
     cr_assert_eq(up_eval_error_code(-1000), SCHAR_MIN);
     cr_assert_eq(up_eval_error_code(1000), SCHAR_MAX);
-    cr_assert_eq(up_eval_count(65535), UINT16_MAX);
-    cr_assert_eq(up_eval_count(70000), UINT16_MAX);
-    cr_assert_eq(up_eval_count(7), 7);
+    cr_assert_eq(up_eval_count16(65535), UINT16_MAX);
+    cr_assert_eq(up_eval_count16(70000), UINT16_MAX);
+    cr_assert_eq(up_eval_count16(7), 7);
     cr_assert_eq(up_eval_latency(1234), 1234);
     cr_assert_eq(up_eval_latency(-5), 0);
     cr_assert_eq(up_eval_latency(1e12), UINT32_MAX);
