@@ -570,6 +570,8 @@ up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m);
 /* USD of usage u at price (USD per million tokens; cached input at its
  * own price); -1 when price is NULL. */
 double up_eval_cost(const up_price *price, const up_usage *u);
+/* up_eval_cost of job j's tokens. */
+double up_eval_job_cost(const up_price *price, const up_eval_job *j);
 
 /*
  * Append to out the activation of s's skill arm in agent mode: "skill

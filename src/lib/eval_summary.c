@@ -27,8 +27,7 @@ double up_eval_cost(const up_price *price, const up_usage *u)
            1e6;
 }
 
-/* up_eval_cost of job j's tokens. */
-static double job_cost(const up_price *price, const up_eval_job *j)
+double up_eval_job_cost(const up_price *price, const up_eval_job *j)
 {
     up_usage u;
 
@@ -39,7 +38,7 @@ static double job_cost(const up_price *price, const up_eval_job *j)
 static void add_job(up_arm_totals *t, const up_eval_job *j,
                     const up_price *price)
 {
-    double c = job_cost(price, j);
+    double c = up_eval_job_cost(price, j);
     const up_eval_agent_job *x;
 
     t->jobs++;
@@ -280,7 +279,7 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
         r->turns++; /* upstream: one fresh user message per case */
         add_agent(r, j, calls, errors);
         if (price)
-            r->cost_usd += job_cost(price, j);
+            r->cost_usd += up_eval_job_cost(price, j);
     }
     /* upstream's tool time: the span not spent waiting for the model */
     r->tool_time_ms =

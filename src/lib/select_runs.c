@@ -30,14 +30,9 @@ void up_select_from_plan(up_select_model *out, const up_eval_plan *p, size_t m,
     out->cases = up_eval_cases(p, m);
     out->ncases = p->suite->ncases;
     out->cost[0] = out->cost[1] = price ? 0 : -1;
-    for (size_t i = 0; price && i < p->njobs; i++) {
-        up_usage u;
-
-        if (p->jobs[i].model != m || !p->jobs[i].done)
-            continue;
-        up_eval_job_usage(&p->jobs[i], &u);
-        out->cost[p->jobs[i].arm] += up_eval_cost(price, &u);
-    }
+    for (size_t i = 0; price && i < p->njobs; i++)
+        if (p->jobs[i].model == m && p->jobs[i].done)
+            out->cost[p->jobs[i].arm] += up_eval_job_cost(price, &p->jobs[i]);
 }
 
 /* Resolve spec as the next model of p, unless its id is one already;
