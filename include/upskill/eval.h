@@ -188,6 +188,10 @@ typedef struct up_eval_job { /* a large run holds one per conversation:
      * as the job was graded, and freed its live part and agent trees;
      * grading leaves it alone */
     bool logged : 1;
+    /* its agent part was summed into the plan's agent_sums and let go
+     * (up_eval_job_fold_agent); skill_loaded keeps its skill_read > 0 */
+    bool folded : 1;
+    bool skill_loaded : 1;
 } up_eval_job;
 
 /* Store u in j's usage, each count clamped to [0, UINT32_MAX]. */
@@ -196,6 +200,21 @@ void up_eval_job_set_usage(up_eval_job *j, const up_usage *u);
 /* j's usage widened into *out (an up_usage for up_eval_cost and the
  * artifact). */
 void up_eval_job_usage(const up_eval_job *j, up_usage *out);
+
+/* The agent counters of the jobs of one model x repeat x arm whose
+ * agent parts were let go (up_eval_job_fold_agent): what the arm totals
+ * and run records would have summed from them. */
+typedef struct up_eval_agent_sum {
+    double llm_ms;
+    long convs;       /* conversations folded */
+    long skill_reads; /* of them: SKILL.md read */
+    long ref_reads;   /* of them: some references/ file read */
+    long turns;
+    long tool_calls;
+    long tool_errors;
+    long calls[UP_TOOL_ROWS]; /* per tool row (up_tool_stat_name) */
+    long errors[UP_TOOL_ROWS];
+} up_eval_agent_sum;
 
 typedef struct up_eval_plan {
     const up_skill *skill; /* borrowed */
@@ -240,7 +259,26 @@ typedef struct up_eval_plan {
     /* the statistics seed (--seed), recorded in batch_plan.json so that a
      * resume and merge can check it; up_eval_plan_init sets 1 */
     long seed;
+    /* nmodels x runs x 2 (up_eval_agent_sum_of), allocated by the first
+     * up_eval_job_fold_agent, or NULL */
+    up_eval_agent_sum *agent_sums;
 } up_eval_plan;
+
+/*
+ * Sum job j's agent part into p's agent_sums and free it, once its case
+ * artifact is written and only the counters are left to read (the run
+ * log's stream does this): a large agent run then keeps per
+ * conversation only the job.  A job with no agent part, an error or a
+ * limit (whose reason the report prints) keeps its part.
+ */
+void up_eval_job_fold_agent(up_eval_plan *p, up_eval_job *j);
+
+/* The folded counters of model m, repeat (1-based), arm; NULL: none. */
+const up_eval_agent_sum *up_eval_agent_sum_of(const up_eval_plan *p, size_t m,
+                                              int repeat, enum up_arm arm);
+
+/* 1 when job j read its skill's SKILL.md (folded or not). */
+int up_eval_job_skill_loaded(const up_eval_job *j);
 
 /*
  * Parse "I/N" (1 <= I <= N, N <= UP_EVAL_SHARD_MAX) of --shard into

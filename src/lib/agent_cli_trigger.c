@@ -70,7 +70,7 @@ static void count(const up_eval_plan *p, size_t m, size_t from, size_t to,
             j->kase < from || j->kase >= to)
             continue;
         (*answered)++;
-        *loaded += up_eval_job_agent_view(j)->skill_read > 0;
+        *loaded += up_eval_job_skill_loaded(j) != 0;
     }
 }
 

@@ -334,6 +334,7 @@ void up_eval_plan_release(up_eval_plan *p)
     free(p->models);
     free(p->user);
     free(p->case_bits);
+    free(p->agent_sums);
     free(p->jobs);
     free(p->system_base);
     free(p->system_skill);

@@ -83,8 +83,8 @@ struct run {
     volatile sig_atomic_t *stop; /* raised when the journal fails */
     struct slot *free;           /* slots not lent out */
     char *agent_sys[2];          /* agent-mode system prompt per arm */
-    char **agent_user;           /* agent-mode user message per case, lazily */
-    struct held *held;           /* in the order they landed */
+    char **agent_user; /* agent-mode user message per case with files, lazily */
+    struct held *held; /* in the order they landed */
     size_t nheld, held_cap;
 };
 
@@ -262,6 +262,14 @@ static void land_held(struct run *r)
     free(jobs);
 }
 
+/* Case k's agent-mode user message: its input itself when it has no
+ * files (the suite outlives the pass, so no copy a case), else the one
+ * built for it. */
+static const char *agent_user(const struct run *r, const up_case *c, size_t k)
+{
+    return c->nfiles ? r->agent_user[k] : c->input ? c->input : "";
+}
+
 /* The scheduler's multi-turn hook: start the conversation (res NULL), take
  * a turn and hand back the next request, or (res NULL, the conversation
  * parked in a `run` call) pick it up again. */
@@ -278,11 +286,11 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
         return up_agent_next(sl->agent, res);
     if (sl->agent)
         return up_agent_resume(sl->agent);
-    if (!r->agent_user[j->kase])
+    if (c->nfiles && !r->agent_user[j->kase])
         r->agent_user[j->kase] = up_agent_user(c);
     if (up_agent_new(&sl->agent, &p->agent_opts, c,
                      up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
-                     r->agent_user[j->kase], &sl->start_err)) {
+                     agent_user(r, c, j->kase), &sl->start_err)) {
         sl->start_failed = 1;
         return NULL;
     }

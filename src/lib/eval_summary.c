@@ -35,11 +35,71 @@ double up_eval_job_cost(const up_price *price, const up_eval_job *j)
     return up_eval_cost(price, &u);
 }
 
+/* One more conversation, with agent part x, into s. */
+static void sum_agent(up_eval_agent_sum *s, const up_eval_agent_job *x)
+{
+    s->llm_ms += x->llm_ms;
+    s->convs++;
+    s->skill_reads += x->skill_read > 0;
+    s->ref_reads += x->refs_read > 0;
+    s->turns += x->turns;
+    s->tool_calls += x->tool_calls;
+    s->tool_errors += x->tool_errors;
+    for (size_t i = 0; i < UP_TOOL_ROWS; i++) {
+        s->calls[i] += x->tool_count[i].calls;
+        s->errors[i] += x->tool_count[i].errors;
+    }
+}
+
+/* The conversations of s into arm totals t. */
+static void arm_add_sum(up_arm_totals *t, const up_eval_agent_sum *s)
+{
+    t->agent_jobs += (size_t)s->convs;
+    t->skill_reads += (size_t)s->skill_reads;
+    t->ref_reads += (size_t)s->ref_reads;
+    t->turns += s->turns;
+    t->tool_calls += s->tool_calls;
+    t->tool_errors += s->tool_errors;
+}
+
+static size_t sum_index(const up_eval_plan *p, size_t m, int repeat,
+                        enum up_arm arm)
+{
+    return (m * (size_t)p->runs + (size_t)(repeat - 1)) * 2 + (size_t)arm;
+}
+
+const up_eval_agent_sum *up_eval_agent_sum_of(const up_eval_plan *p, size_t m,
+                                              int repeat, enum up_arm arm)
+{
+    return p->agent_sums ? &p->agent_sums[sum_index(p, m, repeat, arm)] : NULL;
+}
+
+void up_eval_job_fold_agent(up_eval_plan *p, up_eval_job *j)
+{
+    const up_eval_agent_job *x = j->ag;
+
+    if (!x || !j->agent || j->error || x->limit || j->folded)
+        return;
+    if (!p->agent_sums)
+        p->agent_sums = up_xcalloc(p->nmodels * (size_t)p->runs * 2,
+                                   sizeof(*p->agent_sums));
+    sum_agent(&p->agent_sums[sum_index(p, j->model, j->repeat, j->arm)], x);
+    j->skill_loaded = x->skill_read > 0;
+    j->folded = 1;
+    up_eval_job_agent_free(j);
+}
+
+int up_eval_job_skill_loaded(const up_eval_job *j)
+{
+    return j->ag ? j->ag->skill_read > 0 : j->skill_loaded;
+}
+
 static void add_job(up_arm_totals *t, const up_eval_job *j,
                     const up_price *price)
 {
     double c = up_eval_job_cost(price, j);
     const up_eval_agent_job *x;
+    up_eval_agent_sum one = {0};
 
     t->jobs++;
     t->passed += j->passed != 0 && !j->error;
@@ -59,16 +119,12 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->latency_ms += j->latency_ms;
     t->cost_usd = c < 0 ? -1 : t->cost_usd + c;
     t->paid_usd = c < 0 ? -1 : t->paid_usd + (j->from_cache ? 0.0 : c);
-    if (!j->agent || j->error)
+    if (!j->agent || j->error || j->folded) /* folded: summed per run */
         return;
     x = up_eval_job_agent_view(j);
-    t->agent_jobs++;
-    t->skill_reads += x->skill_read > 0;
-    t->ref_reads += x->refs_read > 0;
+    sum_agent(&one, x);
+    arm_add_sum(t, &one);
     t->limited += x->limit != NULL;
-    t->turns += x->turns;
-    t->tool_calls += x->tool_calls;
-    t->tool_errors += x->tool_errors;
 }
 
 void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
@@ -152,6 +208,10 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     for (size_t i = 0; i < p->njobs; i++)
         if (p->jobs[i].model == m && p->jobs[i].done)
             add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
+    for (int a = 0; p->agent_sums && a < 2; a++)
+        for (int r = 1; r <= p->runs; r++)
+            arm_add_sum(&out->arm[a],
+                        up_eval_agent_sum_of(p, m, r, (enum up_arm)a));
     for (int a = 0; a < 2; a++)
         out->arm[a].cases = arm_cases(p, m, a);
     cs = up_eval_cases(p, m);
@@ -236,26 +296,40 @@ static char *tool_map(const long *counts)
     return text;
 }
 
-/* One conversation's time and tool counts into r (upstream's fields). */
+/* The tool-loop conversations of s into r (upstream's fields). */
+static void run_add_sum(up_run_record *r, const up_eval_agent_sum *s,
+                        long *calls, long *errors)
+{
+    r->llm_time_ms += s->llm_ms;
+    r->model_turns += s->turns;
+    r->agent_convs += s->convs;
+    r->skill_reads += s->skill_reads;
+    r->tool_calls += s->tool_calls;
+    r->tool_errors += s->tool_errors;
+    r->execute_calls += s->tool_calls; /* none of ours is an MCP call */
+    for (size_t i = 0; i < UP_TOOL_ROWS; i++) {
+        calls[i] += s->calls[i];
+        errors[i] += s->errors[i];
+    }
+}
+
+/* One conversation's time and tool counts into r; a folded one's are
+ * in the plan's sums (up_eval_run_totals adds them). */
 static void add_agent(up_run_record *r, const up_eval_job *j, long *calls,
                       long *errors)
 {
-    const up_eval_agent_job *x = up_eval_job_agent_view(j);
+    up_eval_agent_sum one = {0};
 
     r->span_ms += j->latency_ms;
-    r->llm_time_ms += j->agent ? x->llm_ms : j->latency_ms;
-    r->model_turns += j->agent ? x->turns : 1;
-    if (!j->agent)
+    if (!j->agent) { /* one model call */
+        r->llm_time_ms += j->latency_ms;
+        r->model_turns++;
         return;
-    r->agent_convs++;
-    r->skill_reads += x->skill_read > 0;
-    r->tool_calls += x->tool_calls;
-    r->tool_errors += x->tool_errors;
-    r->execute_calls += x->tool_calls; /* none of ours is an MCP call */
-    for (size_t i = 0; i < UP_TOOL_ROWS; i++) {
-        calls[i] += x->tool_count[i].calls;
-        errors[i] += x->tool_count[i].errors;
     }
+    if (j->folded)
+        return;
+    sum_agent(&one, up_eval_job_agent_view(j));
+    run_add_sum(r, &one, calls, errors);
 }
 
 void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
@@ -281,6 +355,8 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
         if (price)
             r->cost_usd += up_eval_job_cost(price, j);
     }
+    if (p->agent_sums)
+        run_add_sum(r, up_eval_agent_sum_of(p, m, repeat, arm), calls, errors);
     /* upstream's tool time: the span not spent waiting for the model */
     r->tool_time_ms =
         r->span_ms > r->llm_time_ms ? r->span_ms - r->llm_time_ms : 0;

@@ -278,10 +278,11 @@ static int settled(const up_eval_job *j)
 }
 
 /* What only the artifact needed goes. */
-static void shed(up_eval_job *j)
+static void shed(up_eval_plan *p, up_eval_job *j)
 {
     up_eval_job_live_free(j);
-    if (j->ag) { /* the counters stay for the run's totals */
+    up_eval_job_fold_agent(p, j); /* the counters go to the run's sums */
+    if (j->ag) { /* not folded (a limit): its counters stay as they are */
         json_decref(j->ag->transcript);
         json_decref(j->ag->workspace_json);
         json_decref(j->ag->tools_json);
@@ -304,7 +305,7 @@ static void stream_job(const up_session *s, struct session_stream *st,
     up_buf_adds(&st->pending, text);
     up_buf_add(&st->pending, "\n", 1);
     free(text);
-    shed(j);
+    shed(p, j);
     if (st->pending.len >= STREAM_FLUSH)
         stream_flush(st);
 }

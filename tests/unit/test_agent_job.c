@@ -72,14 +72,12 @@ Test(agent_job, the_agent_part_is_narrow)
                  UP_TOOL_ROWS * 2 * sizeof(uint32_t));
 }
 
-Test(agent_job, per_tool_counts_reach_the_run_record)
+/* The skill arm's two conversations ran as tool loops, with these
+ * counts. */
+static void fill(struct plan *t)
 {
-    struct plan t;
-    up_run_record r;
-
-    plan_init(&t);
-    for (size_t i = 0; i < t.p.njobs; i++) {
-        up_eval_job *j = &t.p.jobs[i];
+    for (size_t i = 0; i < t->p.njobs; i++) {
+        up_eval_job *j = &t->p.jobs[i];
         up_eval_agent_job *x;
 
         if (j->arm != UP_ARM_SKILL)
@@ -87,6 +85,8 @@ Test(agent_job, per_tool_counts_reach_the_run_record)
         x = up_eval_job_agent(j);
         j->agent = 1;
         j->done = 1;
+        x->llm_ms = 10.0 + (double)j->kase;
+        x->refs_read = j->kase == 1;
         x->turns = 3;
         x->tool_calls = 4;
         x->tool_errors = 1;
@@ -96,6 +96,15 @@ Test(agent_job, per_tool_counts_reach_the_run_record)
         x->tool_count[row("unknown")].calls = j->kase == 1;
         x->tool_count[row("unknown")].errors = j->kase == 1;
     }
+}
+
+Test(agent_job, per_tool_counts_reach_the_run_record)
+{
+    struct plan t;
+    up_run_record r;
+
+    plan_init(&t);
+    fill(&t);
     skill_record(&r, &t);
     cr_assert_str_eq(r.tool_call_map,
                      "{\"read_file\":4,\"unknown\":1,\"write_file\":2}");
@@ -145,5 +154,59 @@ Test(agent_job, counters_saturate_and_sums_stay_wide)
     cr_assert_str_eq(r.tool_call_map, want);
     cr_assert_eq(r.tool_calls, 2L * UINT32_MAX);
     up_run_record_release(&r);
+    plan_release(&t);
+}
+
+/* A conversation's agent part, once its artifact is written, is summed
+ * into its run's counters and let go (issue 15, item 6): the run record,
+ * the arm totals and the skill-loaded flag read the same from the sums.
+ * A conversation a limit ended keeps its part (the report prints why). */
+Test(agent_job, folded_parts_sum_as_before)
+{
+    struct plan t;
+    up_run_record r0, r1;
+    up_eval_summary s0, s1;
+    up_error err;
+    up_eval_job *limited = NULL, *plain = NULL;
+
+    plan_init(&t);
+    fill(&t);
+    for (size_t i = 0; i < t.p.njobs; i++)
+        if (t.p.jobs[i].arm == UP_ARM_SKILL)
+            *(t.p.jobs[i].kase ? &limited : &plain) = &t.p.jobs[i];
+    up_eval_job_agent(limited)->limit = up_xstrdup("turn limit (3)");
+    skill_record(&r0, &t);
+    cr_assert_eq(up_eval_summarize(&t.p, 0, NULL, 1, &s0, &err), 0);
+    for (size_t i = 0; i < t.p.njobs; i++)
+        up_eval_job_fold_agent(&t.p, &t.p.jobs[i]);
+    cr_assert_null(plain->ag);
+    cr_assert(plain->folded);
+    cr_assert(up_eval_job_skill_loaded(plain));
+    cr_assert_not_null(limited->ag, "a limit keeps its part");
+    cr_assert_not(limited->folded);
+    cr_assert_not(up_eval_job_skill_loaded(limited));
+    skill_record(&r1, &t);
+    cr_assert_str_eq(r1.tool_call_map, r0.tool_call_map);
+    cr_assert_str_eq(r1.tool_error_map, r0.tool_error_map);
+    cr_assert_eq(r1.agent_convs, 2);
+    cr_assert_eq(r1.tool_calls, r0.tool_calls);
+    cr_assert_eq(r1.tool_errors, r0.tool_errors);
+    cr_assert_eq(r1.model_turns, r0.model_turns);
+    cr_assert_eq(r1.skill_reads, 1);
+    cr_assert_eq(r1.llm_time_ms, 21.0);
+    cr_assert_eq(r1.llm_time_ms, r0.llm_time_ms);
+    cr_assert_eq(up_eval_summarize(&t.p, 0, NULL, 1, &s1, &err), 0);
+    cr_assert_eq(s1.arm[UP_ARM_SKILL].agent_jobs, 2);
+    cr_assert_eq(s1.arm[UP_ARM_SKILL].skill_reads, 1);
+    cr_assert_eq(s1.arm[UP_ARM_SKILL].ref_reads, 1);
+    cr_assert_eq(s1.arm[UP_ARM_SKILL].limited, 1);
+    cr_assert_eq(s1.arm[UP_ARM_SKILL].turns, s0.arm[UP_ARM_SKILL].turns);
+    cr_assert_eq(s1.arm[UP_ARM_SKILL].tool_calls,
+                 s0.arm[UP_ARM_SKILL].tool_calls);
+    cr_assert_eq(s1.arm[UP_ARM_SKILL].tool_errors,
+                 s0.arm[UP_ARM_SKILL].tool_errors);
+    cr_assert_eq(s1.arm[UP_ARM_BASELINE].agent_jobs, 0);
+    up_run_record_release(&r0);
+    up_run_record_release(&r1);
     plan_release(&t);
 }
