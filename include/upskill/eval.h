@@ -259,23 +259,27 @@ typedef struct up_eval_plan {
     /* the statistics seed (--seed), recorded in batch_plan.json so that a
      * resume and merge can check it; up_eval_plan_init sets 1 */
     long seed;
-    /* nmodels x runs x 2 (up_eval_agent_sum_of), allocated by the first
+    /* nmodels x runs x 2 (by model, repeat, arm), allocated by the first
      * up_eval_job_fold_agent, or NULL */
     up_eval_agent_sum *agent_sums;
 } up_eval_plan;
 
 /*
  * Sum job j's agent part into p's agent_sums and free it, once its case
- * artifact is written and only the counters are left to read (the run
- * log's stream does this): a large agent run then keeps per
- * conversation only the job.  A job with no agent part, an error or a
- * limit (whose reason the report prints) keeps its part.
+ * artifact is written and only the counters are left to read
+ * (up_eval_job_shed): a large agent run then keeps per conversation only
+ * the job.  A job with no agent part, an error or a limit (whose reason
+ * the report prints) keeps its part.
  */
 void up_eval_job_fold_agent(up_eval_plan *p, up_eval_job *j);
 
-/* The folded counters of model m, repeat (1-based), arm; NULL: none. */
-const up_eval_agent_sum *up_eval_agent_sum_of(const up_eval_plan *p, size_t m,
-                                              int repeat, enum up_arm arm);
+/*
+ * What only job j's case artifact needed goes, once it is written (the
+ * run log's stream, session_artifact.c): its live part, and its agent
+ * part folded into p's sums (up_eval_job_fold_agent), or, kept, its
+ * artifact trees.  j is marked logged: grading leaves it alone.
+ */
+void up_eval_job_shed(up_eval_plan *p, up_eval_job *j);
 
 /* 1 when job j read its skill's SKILL.md (folded or not). */
 int up_eval_job_skill_loaded(const up_eval_job *j);

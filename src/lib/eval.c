@@ -239,8 +239,7 @@ void up_eval_plan_shard(up_eval_plan *p, int index, int count)
 
 int up_eval_case_needs_workspace(const up_eval_plan *p, size_t k)
 {
-    return p->case_bits ? p->case_bits[k] & UP_EVAL_CASE_WORKSPACE
-                        : up_case_needs_workspace(&p->suite->cases[k]);
+    return p->case_bits[k] & UP_EVAL_CASE_WORKSPACE;
 }
 
 int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j)
@@ -302,16 +301,32 @@ void up_eval_job_set_workspace(up_eval_job *j, const struct up_workspace *ws)
         up_eval_job_agent(j)->workspace = ws;
 }
 
+/* The artifact's trees of x, freed. */
+static void agent_trees_free(up_eval_agent_job *x)
+{
+    json_decref(x->transcript);
+    json_decref(x->workspace_json);
+    json_decref(x->tools_json);
+    x->transcript = x->workspace_json = x->tools_json = NULL;
+}
+
 void up_eval_job_agent_free(up_eval_job *j)
 {
     if (!j->ag)
         return;
     free(j->ag->limit);
-    json_decref(j->ag->transcript);
-    json_decref(j->ag->workspace_json);
-    json_decref(j->ag->tools_json);
+    agent_trees_free(j->ag);
     free(j->ag);
     j->ag = NULL;
+}
+
+void up_eval_job_shed(up_eval_plan *p, up_eval_job *j)
+{
+    up_eval_job_live_free(j);
+    up_eval_job_fold_agent(p, j);
+    if (j->ag) /* not folded (a limit): the counters stay as they are */
+        agent_trees_free(j->ag);
+    j->logged = 1;
 }
 
 static void job_release(up_eval_job *j)

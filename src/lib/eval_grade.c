@@ -196,16 +196,17 @@ size_t up_eval_pending_judgements(const up_eval_plan *p)
 
 int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j)
 {
-    return p->case_bits && p->case_bits[j->kase] & UP_EVAL_CASE_CHECKS;
+    return p->case_bits[j->kase] & UP_EVAL_CASE_CHECKS;
 }
 
 /* Append job j's checks waiting to run to *items. */
 static void collect(const up_eval_job *j, up_check_item **items, size_t *n,
                     size_t *cap)
 {
-    const up_assert_list *l = &up_eval_job_live_view(j)->asserts;
+    const up_eval_job_live *lv = up_eval_job_live_view(j);
+    const up_assert_list *l = &lv->asserts;
     const struct up_workspace *ws = up_eval_job_agent_view(j)->workspace;
-    up_assert_result *r = up_eval_job_live_view(j)->results;
+    up_assert_result *r = lv->results;
 
     for (size_t a = 0; r && ws && a < l->n; a++) {
         if (r[a].status != UP_ASSERT_CHECK)

@@ -264,10 +264,14 @@ static void land_held(struct run *r)
 
 /* Case k's agent-mode user message: its input itself when it has no
  * files (the suite outlives the pass, so no copy a case), else the one
- * built for it. */
-static const char *agent_user(const struct run *r, const up_case *c, size_t k)
+ * built for it on first use. */
+static const char *agent_user(struct run *r, const up_case *c, size_t k)
 {
-    return c->nfiles ? r->agent_user[k] : c->input ? c->input : "";
+    if (!c->nfiles)
+        return c->input ? c->input : "";
+    if (!r->agent_user[k])
+        r->agent_user[k] = up_agent_user(c);
+    return r->agent_user[k];
 }
 
 /* The scheduler's multi-turn hook: start the conversation (res NULL), take
@@ -286,8 +290,6 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
         return up_agent_next(sl->agent, res);
     if (sl->agent)
         return up_agent_resume(sl->agent);
-    if (c->nfiles && !r->agent_user[j->kase])
-        r->agent_user[j->kase] = up_agent_user(c);
     if (up_agent_new(&sl->agent, &p->agent_opts, c,
                      up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
                      agent_user(r, c, j->kase), &sl->start_err)) {
@@ -762,10 +764,10 @@ int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
 
     for (size_t i = 0; i < p->njobs; i++) {
         up_eval_job *j = &p->jobs[i];
-        up_assert_result *r = up_eval_job_live_view(j)->results;
-        size_t na = up_eval_job_live_view(j)->asserts.n;
+        const up_eval_job_live *lv = up_eval_job_live_view(j);
+        up_assert_result *r = lv->results;
 
-        for (size_t a = 0; r && !j->error && a < na; a++) {
+        for (size_t a = 0; r && !j->error && a < lv->asserts.n; a++) {
             if (r[a].status != UP_ASSERT_PENDING)
                 continue;
             msg[k] = (up_message){"user", r[a].judge_prompt.data};

@@ -68,8 +68,9 @@ static size_t sum_index(const up_eval_plan *p, size_t m, int repeat,
     return (m * (size_t)p->runs + (size_t)(repeat - 1)) * 2 + (size_t)arm;
 }
 
-const up_eval_agent_sum *up_eval_agent_sum_of(const up_eval_plan *p, size_t m,
-                                              int repeat, enum up_arm arm)
+/* The folded counters of model m, repeat (1-based), arm; NULL: none. */
+static const up_eval_agent_sum *sum_of(const up_eval_plan *p, size_t m,
+                                       int repeat, enum up_arm arm)
 {
     return p->agent_sums ? &p->agent_sums[sum_index(p, m, repeat, arm)] : NULL;
 }
@@ -210,8 +211,7 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
             add_job(&out->arm[p->jobs[i].arm], &p->jobs[i], price);
     for (int a = 0; p->agent_sums && a < 2; a++)
         for (int r = 1; r <= p->runs; r++)
-            arm_add_sum(&out->arm[a],
-                        up_eval_agent_sum_of(p, m, r, (enum up_arm)a));
+            arm_add_sum(&out->arm[a], sum_of(p, m, r, (enum up_arm)a));
     for (int a = 0; a < 2; a++)
         out->arm[a].cases = arm_cases(p, m, a);
     cs = up_eval_cases(p, m);
@@ -356,7 +356,7 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
             r->cost_usd += up_eval_job_cost(price, j);
     }
     if (p->agent_sums)
-        run_add_sum(r, up_eval_agent_sum_of(p, m, repeat, arm), calls, errors);
+        run_add_sum(r, sum_of(p, m, repeat, arm), calls, errors);
     /* upstream's tool time: the span not spent waiting for the model */
     r->tool_time_ms =
         r->span_ms > r->llm_time_ms ? r->span_ms - r->llm_time_ms : 0;

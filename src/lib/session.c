@@ -99,7 +99,7 @@ static void run_limits(const up_config *cfg, up_sandbox_limits *l)
 /* 1 when a case of p's suite has an executable check (after prepare). */
 static int plan_has_checks(const up_eval_plan *p)
 {
-    for (size_t c = 0; p->case_bits && c < p->suite->ncases; c++)
+    for (size_t c = 0; c < p->suite->ncases; c++)
         if (p->case_bits[c] & UP_EVAL_CASE_CHECKS)
             return 1;
     return 0;

@@ -141,14 +141,14 @@ static json_t *verdicts(const up_eval_plan *p, const up_eval_job *j)
 
 static json_t *usage(const up_eval_job *j)
 {
-    up_usage w, *u = &w;
+    up_usage u;
 
-    up_eval_job_usage(j, &w);
+    up_eval_job_usage(j, &u);
     return json_pack("{s:I, s:I, s:I, s:I, s:b}", "input_tokens",
-                     (json_int_t)u->input, "output_tokens",
-                     (json_int_t)u->output, "reasoning_tokens",
-                     (json_int_t)u->reasoning, "cached_tokens",
-                     (json_int_t)u->cached, "estimated", u->estimated);
+                     (json_int_t)u.input, "output_tokens", (json_int_t)u.output,
+                     "reasoning_tokens", (json_int_t)u.reasoning,
+                     "cached_tokens", (json_int_t)u.cached, "estimated",
+                     u.estimated);
 }
 
 static json_t *or_null(json_t *v)
@@ -277,20 +277,6 @@ static int settled(const up_eval_job *j)
     return 1;
 }
 
-/* What only the artifact needed goes. */
-static void shed(up_eval_plan *p, up_eval_job *j)
-{
-    up_eval_job_live_free(j);
-    up_eval_job_fold_agent(p, j); /* the counters go to the run's sums */
-    if (j->ag) { /* not folded (a limit): its counters stay as they are */
-        json_decref(j->ag->transcript);
-        json_decref(j->ag->workspace_json);
-        json_decref(j->ag->tools_json);
-        j->ag->transcript = j->ag->workspace_json = j->ag->tools_json = NULL;
-    }
-    j->logged = 1;
-}
-
 static void stream_job(const up_session *s, struct session_stream *st,
                        up_eval_job *j)
 {
@@ -305,7 +291,7 @@ static void stream_job(const up_session *s, struct session_stream *st,
     up_buf_adds(&st->pending, text);
     up_buf_add(&st->pending, "\n", 1);
     free(text);
-    shed(p, j);
+    up_eval_job_shed(p, j);
     if (st->pending.len >= STREAM_FLUSH)
         stream_flush(st);
 }
