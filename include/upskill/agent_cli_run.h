@@ -11,12 +11,14 @@
  * and the host's network (it must reach its provider); its environment
  * is built from nothing: the provider's key reaches only the CLI's
  * provider variable.  A wall-clock limit ends a run that hangs.  The
- * runner is a small process pool driven by poll(2), off the scheduler.
+ * process is started by the sandbox's runner; the eval's scheduler
+ * drives it as a parked job (src/lib/eval_harness.c).
  */
 #ifndef UPSKILL_AGENT_CLI_RUN_H
 #define UPSKILL_AGENT_CLI_RUN_H
 
 #include <signal.h>
+#include <jansson.h>
 #include <stddef.h>
 
 #include "upskill/agent_cli.h"
@@ -45,9 +47,10 @@ typedef struct up_cli_spec {
 #define UP_CLI_WALL_MS_DEFAULT 600000L
 /* Bytes of the raw event stream kept in the case artifact. */
 #define UP_CLI_KEEP_STREAM ((size_t)256 << 10)
-/* The most CLI conversations at once (a lower -j lowers it): each CLI
- * takes 0.5-5 s of a core to start (bench/README.md), so more than this
- * on a small machine only queues for the CPU. */
+/* The most CLI conversations at once (a lower -j lowers it; API
+ * conversations take the rest of -j): each CLI takes 0.5-5 s of a core
+ * to start (bench/README.md), so more than this on a small machine only
+ * queues for the CPU. */
 #define UP_CLI_JOBS_DEFAULT 4
 
 /* The CLI a model string or resolved id names ("cli.codex/gpt-5"), or
@@ -65,20 +68,67 @@ int up_cli_model_resolve(up_model *out, const char *spec,
                          const char *base_url_override,
                          const char *api_key_env_override, up_error *err);
 
-/* After each CLI job of up_cli_eval_run: j filled (answer and usage in
- * res, j->workspace set until the call returns). */
-typedef void (*up_cli_land_fn)(void *ud, up_eval_job *j, up_response *res);
+/* One CLI conversation under way (opaque). */
+typedef struct up_cli_run up_cli_run;
+
+/* What a conversation needs (all borrowed until up_cli_run_start
+ * returns, ep until the run is freed). */
+typedef struct up_cli_run_args {
+    const up_cli_spec *spec;
+    const char *dir;       /* its private folder: home/ is made in it */
+    const char *ws;        /* the workspace folder, filled by the caller
+                              (the skill in spec->skills in the skill arm) */
+    const char *prompt;    /* the task */
+    const up_endpoint *ep; /* model, base_url, api_key */
+    long wall_ms;          /* the wall clock; 0: UP_CLI_WALL_MS_DEFAULT */
+} up_cli_run_args;
 
 /*
- * Run the plan jobs idx[0..n) (each of a cli.* model, endpoint eps[model])
- * at most jobs at once (at most UP_CLI_JOBS_DEFAULT), calling land after
- * each.  A conversation that fails (no sandbox, the CLI missing or
- * failing, the wall clock) lands with its error; *stop ends the rest
- * early.  Returns 0, or UP_EINTR when stopped.
+ * Start one conversation: write the CLI's config into DIR/home, build
+ * its bubblewrap command line and environment and start it through the
+ * sandbox's runner.  *out is set even on failure (free it with
+ * up_cli_run_free).  Errors: those of up_sandbox_check, UP_ENOTFOUND
+ * (the CLI is not installed, saying how to get it), UP_EIO.
  */
-int up_cli_eval_run(up_eval_plan *p, const up_endpoint *eps, const size_t *idx,
-                    size_t n, int jobs, volatile sig_atomic_t *stop,
-                    up_cli_land_fn land, void *ud, up_error *err);
+int up_cli_run_start(up_cli_run **out, const up_cli_run_args *a, up_error *err);
+
+/* Its descriptors to poll (at most max) and in *timeout_ms the most to
+ * wait before stepping again; 0 fds once it is over. */
+int up_cli_run_wait(const up_cli_run *c, int *fds, int max, int *timeout_ms);
+
+/* Read what it printed, enforce the wall clock; 1 once it has ended and
+ * all its output is read (then it is reaped). */
+int up_cli_run_step(up_cli_run *c);
+
+/* End it now (Ctrl-C): its outcome says "interrupted". */
+void up_cli_run_kill(up_cli_run *c);
+
+/* Kill (if still running), reap and free c; NULL is fine. */
+void up_cli_run_free(up_cli_run *c);
+
+/* A finished conversation, read. */
+typedef struct up_cli_outcome {
+    up_cli_result r;    /* the parsed event stream */
+    up_error err;       /* code 0; UP_EAGENT: the CLI failed, reported an
+                           error or ran over its wall clock; UP_EINTR */
+    json_t *tools_json; /* the artifact's tool table, owned */
+    json_t *transcript; /* the raw event stream, capped, owned */
+} up_cli_outcome;
+
+/*
+ * Read finished conversation c into oc (release it with
+ * up_cli_outcome_release): its output with the key redacted, parsed
+ * for skill (its folder name; NULL: any), model naming it in errors,
+ * has_skill 1 in the skill arm.  Returns oc->err.code.
+ */
+int up_cli_run_outcome(up_cli_run *c, const char *model, const char *skill,
+                       int has_skill, up_cli_outcome *oc);
+
+void up_cli_outcome_release(up_cli_outcome *oc);
+
+/* Replace every copy of key (4 characters or more) in b by
+ * "<redacted>": a CLI's tool may have printed its environment. */
+void up_cli_redact(up_buf *b, const char *key);
 
 /*
  * `eval --trigger`: replace suite s by its inputs alone (prompts that

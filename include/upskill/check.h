@@ -9,10 +9,11 @@
  * prefix) is UP_ASSERT_UNGRADABLE, naming the program: the case is not
  * gradable, never a pass and never a silent fail.
  *
- * Checks take seconds (a compiler), so they never run on the scheduler's
- * thread: the runner keeps the finished conversations' workspaces and
- * runs their checks on a small pool of threads (up_check_run_all) after
- * the conversations, before the workspaces are removed.
+ * Checks take seconds (a compiler), so they never block the scheduler:
+ * a job whose conversation is over starts its checks one at a time
+ * (up_check_start) and stays parked on their descriptors until they
+ * end, then lands and frees its workspace; so at most -j workspaces
+ * live at once.
  */
 #ifndef UPSKILL_CHECK_H
 #define UPSKILL_CHECK_H
@@ -49,17 +50,36 @@ typedef struct up_check_item {
  */
 int up_check_find(const char *cmd, up_buf *dir, up_buf *prog);
 
-/*
- * Run one check in mode and settle it->res: UP_ASSERT_PASS on exit 0,
- * UP_ASSERT_FAIL otherwise (the message says the exit code, the limit
- * broken or the first line of stderr), UP_ASSERT_UNGRADABLE when the
- * program is not installed.  Never fails.  Thread-safe.
- */
-void up_check_run(const up_check_item *it, up_sandbox_mode mode);
+/* A check under way (opaque). */
+typedef struct up_check_run up_check_run;
 
-/* Run n checks on up to threads threads (the caller's included). */
-void up_check_run_all(up_check_item *items, size_t n, up_sandbox_mode mode,
-                      unsigned threads);
+/*
+ * Start check it in mode.  Returns the run, or NULL when there is
+ * nothing to wait for: it->res is then settled already
+ * (UP_ASSERT_UNGRADABLE when the program is not installed,
+ * UP_ASSERT_FAIL saying why the sandbox could not start).  it must live
+ * until up_check_end.
+ */
+up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode);
+
+/* Its fds to poll for POLLIN (at most 3; their count) and in
+ * *timeout_ms the most to wait before stepping again. */
+int up_check_wait(const up_check_run *c, int fds[3], int *timeout_ms);
+
+/* Read its output, enforce its limits; 1 once it has ended. */
+int up_check_step(up_check_run *c);
+
+/*
+ * End c and free it (NULL is fine): settle its result from how the
+ * check ended -- UP_ASSERT_PASS on exit 0, UP_ASSERT_FAIL otherwise
+ * (the message says the exit code, the limit broken or the first line
+ * of stderr) -- waiting for it when it has not ended; kill 1 kills it
+ * first and settles nothing (an interrupt: the job stays to do).
+ */
+void up_check_end(up_check_run *c, int kill);
+
+/* start + end: run one check and wait for it.  Never fails. */
+void up_check_exec(const up_check_item *it, up_sandbox_mode mode);
 
 /*
  * Append to out the programs of a short probe list (gcc, cc, g++,

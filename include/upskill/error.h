@@ -28,7 +28,9 @@ enum up_code {
     UP_EBADREQ = -13,   /* 400/404/422: the request was wrong */
     UP_EINTR = -14,     /* interrupted by the user */
     UP_EGATE = -15,     /* a user-requested gate failed */
-    UP_EINVALID = -16   /* validation found errors */
+    UP_EINVALID = -16,  /* validation found errors */
+    UP_EAGENT = -17     /* a student's own agent (a coding-agent CLI)
+                           failed: not the provider's error */
 };
 
 #define UP_ERROR_MAX 1024

@@ -25,6 +25,7 @@
 #include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/cache.h"
+#include "upskill/check.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/model.h"
@@ -250,8 +251,7 @@ typedef struct up_eval_plan {
                   a workspace (up_case_needs_workspace) */
     enum up_agent_inject agent_inject;
     up_agent_opts agent_opts;
-    int check_mode;         /* up_sandbox_mode of the executable checks */
-    unsigned check_threads; /* threads running checks (0: 2) */
+    int check_mode; /* up_sandbox_mode of the executable checks */
     /* --shard I/N: the plan keeps only slice shard_index (1-based) of
      * shard_count; 0/0: the whole matrix (up_eval_plan_shard) */
     int shard_index;
@@ -457,17 +457,19 @@ void up_eval_grade_job(up_eval_plan *p, up_eval_job *j);
 
 /* 1 when job j's case has an executable check (a command assertion, or
  * upstream's validator "command"), so its workspace must outlive the
- * conversation until up_eval_run_checks. */
+ * conversation until its checks have run. */
 int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j);
 
 /*
- * Grade the n done jobs, run their checks waiting to run (in each job's
- * workspace, which must still be set, on p->check_threads threads in
- * p->check_mode) and settle them.  The runner calls this after the
- * conversations of a pass, off the scheduler's event loop, so a check
- * that takes seconds never stalls the other conversations.
+ * The next check of done job j waiting to run, from its assertion *at
+ * on, in workspace folder ws: its item into *it (borrowing j's live
+ * part) and *at past it; 0 when none is left.  The first call grades
+ * j's other assertions.  The runner starts each (up_check_start) as
+ * the last parked phase of the job, then lands the job, which settles
+ * its verdict.
  */
-void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n);
+int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
+                           const char *ws, up_check_item *it);
 
 /*
  * No silent downgrade: 0 when no job still to run has a check, when

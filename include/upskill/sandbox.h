@@ -38,6 +38,7 @@ typedef struct up_sandbox_limits {
     size_t fsize_bytes; /* RLIMIT_FSIZE per file (default 64 MiB) */
     unsigned nproc;     /* processes of the sandbox (default 64) */
     size_t out_cap;     /* bytes kept per stream (default 64 KiB) */
+    size_t err_cap;     /* bytes of stderr kept when not out_cap (0) */
     size_t out_kill;    /* total output that kills the command (8 MiB) */
 } up_sandbox_limits;
 
@@ -115,6 +116,29 @@ void up_sandbox_kill(up_sandbox_run *r);
  * here) and free r.  Returns 0; a broken limit is in res, not an error.
  */
 int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err);
+
+/*
+ * A program the runner starts as given (the coding-agent CLIs: their
+ * bubblewrap command line is built by the harness): argv[0] an absolute
+ * path, the environment exactly envp, in cwd (NULL: ours).  bwrap 1
+ * says argv[0] is bubblewrap: the runner asks it for its namespace's
+ * init (--info-fd), so a kill reaches every process of the sandbox;
+ * else the program runs in a session of its own, killed as a group.
+ */
+typedef struct up_sandbox_proc {
+    char *const *argv; /* borrowed, NULL-ended */
+    char *const *envp; /* borrowed, NULL-ended */
+    const char *cwd;   /* borrowed, or NULL */
+    int bwrap;         /* 1: argv is a bwrap command line */
+} up_sandbox_proc;
+
+/*
+ * Start p with the limits lim (NULL: the defaults; a 0 field is no
+ * limit).  Then as up_sandbox_start: poll, step, finish.  Errors:
+ * UP_ENOTFOUND (argv[0] not absolute), UP_EIO (pipe/fork failed).
+ */
+int up_sandbox_spawn(up_sandbox_run **out, const up_sandbox_proc *p,
+                     const up_sandbox_limits *lim, up_error *err);
 
 /* start + finish: run cmd and wait for it. */
 int up_sandbox_exec(up_sandbox_result *res, up_sandbox_mode mode,

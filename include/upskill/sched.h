@@ -45,7 +45,10 @@ typedef struct up_job {
      * the loop wait (below) gives the fds to poll beside the HTTP
      * transfers, and after the poll next(ud, index, NULL) is called
      * again and returns the request, NULL (over) or UP_JOB_PARKED.  So a
-     * 30-second command in one conversation holds only that one.
+     * 30-second command in one conversation holds only that one.  A job
+     * may park from its first call (a process that is the whole job: a
+     * coding-agent CLI) and never send a request.  res is the job's one
+     * response object: the same address in every call and in done.
      */
     const up_request *(*next)(void *ud, size_t index, up_response *res);
     /*
@@ -179,6 +182,11 @@ int up_sched_run(const up_job *jobs, size_t n, const up_sched_opts *o,
  * 0 means 4).
  */
 typedef int (*up_sched_source)(void *ud, up_job *job);
+
+/* What a source returns when it has jobs left but none may start while
+ * the jobs in flight run (a cap per kind of job): it is asked again
+ * after the next round.  With no job in flight it means "none left". */
+#define UP_SCHED_LATER 2
 
 /*
  * Run the jobs src gives, in that order, each job's index being its

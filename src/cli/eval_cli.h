@@ -156,7 +156,8 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
                  up_error *err);
 /*
  * Say the models that answered nothing (dead[m]) and the conversations
- * that failed after retries; EXIT_PROVIDER when any failed, else EXIT_OK.
+ * that failed after retries; EXIT_PROVIDER when any failed (1 when only
+ * coding-agent CLIs failed: UP_EAGENT), else EXIT_OK.
  */
 int eval_outcome_failures(const up_eval_session *e, const char *dead);
 /* After a journal write failure (err): what was answered, the cause;

@@ -86,11 +86,24 @@ static const char *job_error(const up_eval_job *j)
     return j->error_msg ? j->error_msg : up_strerror(j->error);
 }
 
+/* EXIT_PROVIDER when a provider's error ended some conversation, else
+ * the exit code of the students' own agents' failure (UP_EAGENT: a
+ * coding-agent CLI that failed or hung is no provider error). */
+static int failure_exit(const up_eval_plan *p)
+{
+    for (size_t i = 0; i < p->njobs; i++)
+        if (p->jobs[i].done && p->jobs[i].error &&
+            p->jobs[i].error != UP_EAGENT)
+            return EXIT_PROVIDER;
+    return up_exit_code(UP_EAGENT);
+}
+
 /*
  * Conversations that failed after every retry make the results
- * incomplete: say so with the first message, and exit 4 (the results are
- * still printed and saved).  A model that answered nothing (dead[m]) also
- * gets its own line naming the model, the endpoint and the cause.
+ * incomplete: say so with the first message, and exit 4 (1 when only
+ * coding-agent CLIs failed; the results are still printed and saved).  A model
+ * that answered nothing (dead[m]) also gets its own line naming the model, the
+ * endpoint and the cause.
  */
 int eval_outcome_failures(const up_eval_session *e, const char *dead)
 {
@@ -109,7 +122,7 @@ int eval_outcome_failures(const up_eval_session *e, const char *dead)
               n, e->plan.njobs, job_error(first),
               strcmp(job_error(first), job_error(last)) ? "; the last: " : "",
               strcmp(job_error(first), job_error(last)) ? job_error(last) : "");
-    return EXIT_PROVIDER;
+    return failure_exit(&e->plan);
 }
 
 /* The comparison table, without the models that answered nothing. */
@@ -157,8 +170,11 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
     cut_note(e);
     if (!rc)
         rc = gates(a, s, n);
-    if (rc >= 0 && eval_outcome_failures(e, dead))
-        rc = EXIT_PROVIDER;
+    if (rc >= 0) {
+        int failed = eval_outcome_failures(e, dead);
+
+        rc = failed ? failed : rc; /* errors beat gates */
+    }
     free(dead);
     free(s);
     return rc;

@@ -1,13 +1,13 @@
 /*
  * Executable checks (check.h): find a check's program, run the check in
- * the sandbox, settle its result; a pool of threads for many.
+ * the sandbox, settle its result; one at a time, without blocking, for
+ * the scheduler's loop (a check is the last parked phase of its job).
  *
  * Invariant: a check never reports a pass it did not see.  A program that
  * is not installed makes the result UP_ASSERT_UNGRADABLE (never FAIL, so
  * a missing compiler is not mistaken for a student's error); a sandbox
  * that could not start is a FAIL saying why.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -153,81 +153,91 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
     add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
 }
 
-void up_check_run(const up_check_item *it, up_sandbox_mode mode)
-{
-    up_buf dir = UP_BUF_INIT, prog = UP_BUF_INIT, cmd = UP_BUF_INIT;
-    up_assert_result *r = it->res;
-    up_sandbox_limits lim;
-    up_sandbox_result sr;
-    up_error e;
+struct up_check_run {
+    const up_check_item *it; /* borrowed: its result is settled at the end */
+    up_sandbox_run *proc;    /* the check under way */
+};
 
-    up_buf_reset(&r->message);
-    up_buf_reset(&r->output);
-    if (!up_check_find(it->a->value, &dir, &prog)) {
+/* The command line of check a: PATH widened when its program is in
+ * CUDA's prefix (under /usr: visible, not on PATH); 0 when its program
+ * is not installed (r settled as ungradable). */
+static int command_line(up_buf *cmd, const up_assert *a, up_assert_result *r)
+{
+    up_buf dir = UP_BUF_INIT, prog = UP_BUF_INIT;
+    int found = up_check_find(a->value, &dir, &prog);
+
+    if (!found) {
         r->status = UP_ASSERT_UNGRADABLE;
         up_buf_addf(&r->message,
                     "not gradable: '%s' is not installed where the "
                     "sandbox can run it (looked on its PATH and in %s)",
                     prog.data, UP_CHECK_CUDA_BIN);
-        goto out;
+    } else {
+        if (dir.len)
+            up_buf_addf(cmd, "PATH=%s:$PATH; export PATH; ", dir.data);
+        up_buf_adds(cmd, a->value);
     }
-    if (dir.len) /* CUDA's prefix is under /usr: visible, not on PATH */
-        up_buf_addf(&cmd, "PATH=%s:$PATH; export PATH; ", dir.data);
-    up_buf_adds(&cmd, it->a->value);
-    limits(&lim);
-    if (up_sandbox_exec(&sr, mode, it->ws, cmd.data, &lim, &e)) {
-        r->status = UP_ASSERT_FAIL;
-        up_buf_addf(&r->message, "the check could not start: %s", e.msg);
-        goto out;
-    }
-    settle(r, &sr);
-    up_sandbox_result_release(&sr);
-out:
     up_buf_release(&dir);
     up_buf_release(&prog);
-    up_buf_release(&cmd);
+    return found;
 }
 
-/* The pool: each thread takes the next item until none is left. */
-struct pool {
-    up_check_item *items;
-    size_t n, next;
-    up_sandbox_mode mode;
-    pthread_mutex_t lock;
-};
-
-static void *worker(void *ud)
+up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
 {
-    struct pool *p = ud;
+    up_buf cmd = UP_BUF_INIT;
+    up_assert_result *r = it->res;
+    up_sandbox_limits lim;
+    up_sandbox_run *proc = NULL;
+    up_check_run *c = NULL;
+    up_error e;
 
-    for (;;) {
-        size_t i;
-
-        pthread_mutex_lock(&p->lock);
-        i = p->next++;
-        pthread_mutex_unlock(&p->lock);
-        if (i >= p->n)
-            return NULL;
-        up_check_run(&p->items[i], p->mode);
+    up_buf_reset(&r->message);
+    up_buf_reset(&r->output);
+    limits(&lim);
+    if (command_line(&cmd, it->a, r) &&
+        up_sandbox_start(&proc, mode, it->ws, cmd.data, &lim, &e)) {
+        r->status = UP_ASSERT_FAIL;
+        up_buf_addf(&r->message, "the check could not start: %s", e.msg);
     }
+    if (proc) {
+        c = up_xcalloc(1, sizeof(*c));
+        c->it = it;
+        c->proc = proc;
+    }
+    up_buf_release(&cmd);
+    return c;
 }
 
-void up_check_run_all(up_check_item *items, size_t n, up_sandbox_mode mode,
-                      unsigned threads)
+int up_check_wait(const up_check_run *c, int fds[3], int *timeout_ms)
 {
-    struct pool p = {items, n, 0, mode, PTHREAD_MUTEX_INITIALIZER};
-    pthread_t *t;
-    size_t nt = threads > 1 ? threads - 1 : 0, started = 0;
+    *timeout_ms = up_sandbox_timeout_ms(c->proc);
+    return up_sandbox_pollfds(c->proc, fds);
+}
 
-    if (nt > n)
-        nt = n;
-    t = up_xcalloc(nt + 1, sizeof(*t));
-    for (size_t i = 0; i < nt; i++)
-        started += pthread_create(&t[started], NULL, worker, &p) == 0;
-    worker(&p); /* this thread helps, and runs all when none started */
-    for (size_t i = 0; i < started; i++)
-        pthread_join(t[i], NULL);
-    free(t);
+int up_check_step(up_check_run *c)
+{
+    return up_sandbox_step(c->proc);
+}
+
+void up_check_end(up_check_run *c, int kill)
+{
+    up_sandbox_result sr;
+    up_error e;
+
+    if (!c)
+        return;
+    if (kill) /* given up on: no verdict, the job stays to do */
+        up_sandbox_kill(c->proc);
+    up_sandbox_finish(c->proc, &sr, &e);
+    if (!kill)
+        settle(c->it->res, &sr);
+    up_sandbox_result_release(&sr);
+    free(c);
+}
+
+void up_check_exec(const up_check_item *it, up_sandbox_mode mode)
+{
+    up_check_end(up_check_start(it, mode), 0); /* finish waits for it */
 }
 
 void up_check_programs_text(up_buf *out)

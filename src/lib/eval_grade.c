@@ -199,40 +199,22 @@ int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j)
     return p->case_bits[j->kase] & UP_EVAL_CASE_CHECKS;
 }
 
-/* Append job j's checks waiting to run to *items. */
-static void collect(const up_eval_job *j, up_check_item **items, size_t *n,
-                    size_t *cap)
+int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
+                           const char *ws, up_check_item *it)
 {
-    const up_eval_job_live *lv = up_eval_job_live_view(j);
-    const up_assert_list *l = &lv->asserts;
-    const struct up_workspace *ws = up_eval_job_agent_view(j)->workspace;
-    up_assert_result *r = lv->results;
+    const up_eval_job_live *lv;
 
-    for (size_t a = 0; r && ws && a < l->n; a++) {
-        if (r[a].status != UP_ASSERT_CHECK)
-            continue;
-        UP_GROW(*items, *cap, *n + 1);
-        (*items)[(*n)++] = (up_check_item){&l->items[a], ws->path, &r[a]};
-    }
-}
-
-void up_eval_run_checks(up_eval_plan *p, up_eval_job *const *jobs, size_t n)
-{
-    up_check_item *items = NULL;
-    size_t ni = 0, cap = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        /* grade the rest, leaving the checks */
-        if (!up_eval_job_live_view(jobs[i])->results)
-            up_eval_grade_job(p, jobs[i]);
-        collect(jobs[i], &items, &ni, &cap);
-    }
-    if (ni)
-        up_check_run_all(items, ni, (up_sandbox_mode)p->check_mode,
-                         p->check_threads ? p->check_threads : 2);
-    for (size_t i = 0; i < n; i++)
-        up_eval_grade_job(p, jobs[i]);
-    free(items);
+    if (!up_eval_job_live_view(j)->results)
+        up_eval_grade_job(p, j); /* the rest, leaving the checks waiting */
+    lv = up_eval_job_live_view(j);
+    for (; lv->results && ws && *at < lv->asserts.n; (*at)++)
+        if (lv->results[*at].status == UP_ASSERT_CHECK) {
+            *it =
+                (up_check_item){&lv->asserts.items[*at], ws, &lv->results[*at]};
+            (*at)++;
+            return 1;
+        }
+    return 0;
 }
 
 int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err)

@@ -12,6 +12,7 @@
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
+#include "lib/eval_int.h"
 
 int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
                      const up_config *cfg, up_error *err)
@@ -54,7 +55,11 @@ int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
 /*
  * What one job in flight borrows to the scheduler (its up_job's ud): a
  * pass keeps as many as it has jobs out at once, about -j, reused as
- * jobs land, so its memory does not grow with the plan.
+ * jobs land, so its memory does not grow with the plan.  A job runs in
+ * phases: its conversation (one request, an agent loop, or a
+ * coding-agent CLI, parked on the process), then, when its case has
+ * command checks, the checks one at a time, parked on each; then it
+ * lands and its workspace goes.  So at most -j workspaces live at once.
  */
 struct slot {
     struct run *r;
@@ -62,21 +67,27 @@ struct slot {
     up_request rq;      /* its request (chat mode) */
     up_message msg;     /* its one user message */
     up_agent *agent;    /* agent mode: its conversation, or NULL */
-    int start_failed;   /* agent mode: up_agent_new failed, why in: */
+    eval_cli *cli;      /* a coding-agent CLI job: its conversation */
+    int start_failed;   /* up_agent_new or the CLI's start failed, why in: */
     up_error start_err; /* set when start_failed */
-    struct slot *next;  /* in the free list */
-};
-
-/* An agent job kept for its checks until the pass ends (land_held). */
-struct held {
-    size_t job; /* the plan job */
-    up_agent *agent;
+    up_response *res;   /* the scheduler's response of this job */
+    long t0;            /* when the job started (ms) */
+    int taken;          /* the conversation's outcome is in the job */
+    int recorded;       /* the conversation is over and recorded: */
+    size_t check_at;    /* the next assertion to look at for a check */
+    up_check_item item; /* the check under way */
+    up_check_run *check;
+    up_response own;   /* a CLI job's response (it sends no request) */
+    struct slot *next; /* in the free list */
 };
 
 struct run {
     up_eval_plan *plan;
     const up_eval_run_opts *o;
-    size_t next; /* the plan job the source looks at next */
+    size_t next;     /* the plan job the source looks at next (API) */
+    size_t next_cli; /* and the next coding-agent CLI job */
+    size_t clis;     /* CLI jobs in flight */
+    size_t cli_cap;  /* the most CLI jobs in flight */
     size_t done;
     int journal_rc;
     up_error journal_err;
@@ -84,8 +95,6 @@ struct run {
     struct slot *free;           /* slots not lent out */
     char *agent_sys[2];          /* agent-mode system prompt per arm */
     char **agent_user; /* agent-mode user message per case with files, lazily */
-    struct held *held; /* in the order they landed */
-    size_t nheld, held_cap;
 };
 
 /* Record res (the provider's answer or the cache's) in plan job j; 0
@@ -193,73 +202,117 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
     up_eval_job_set_workspace(j, ws);
 }
 
-/* An agent job landed: grade it with its workspace, then free both. */
-static void agent_done(struct run *r, struct slot *sl, up_response *res)
-{
-    up_eval_job *j = &r->plan->jobs[sl->job];
-    up_agent *a = sl->agent;
-
-    sl->agent = NULL;
-    if (!a && !res->code) {
-        const up_error *e = sl->start_failed ? &sl->start_err : NULL;
-
-        res->code = e && e->code ? e->code : UP_EIO;
-        if (e)
-            res->err = *e;
-    } else if (a && res->code != UP_EINTR)
-        take_agent(j, a, res, r->o->artifacts);
-    if (a && !res->code && up_eval_job_has_checks(r->plan, j) &&
-        record(j, r->o, res, 0, r->plan)) {
-        /* its checks run after the pass (land_held) */
-        UP_GROW(r->held, r->held_cap, r->nheld + 1);
-        r->held[r->nheld++] = (struct held){sl->job, a};
-        return;
-    }
-    if (finish(r, j, res, 0) && r->o->progress)
-        r->o->progress(r->o->progress_ud, r->plan, r->done, j);
-    up_eval_job_set_workspace(j, NULL);
-    up_agent_free(a);
-}
-
 static void requeue(up_eval_job *j);
 
-static int by_job(const void *a, const void *b)
+/* 1 when plan job i is a coding-agent CLI's conversation. */
+static int is_cli(const up_eval_plan *p, size_t i)
 {
-    size_t x = ((const struct held *)a)->job, y = ((const struct held *)b)->job;
-
-    return (x > y) - (x < y);
+    return up_cli_spec_of(p->models[p->jobs[i].model]) != NULL;
 }
 
-/* Run the checks of the conversations held for them, off the event loop,
- * then land each, in plan order, and free its workspace.  Interrupted
- * (or the journal failed), no check runs: the conversations stay to do
- * (--resume). */
-static void land_held(struct run *r)
+/* The folder the job's checks run in. */
+static const char *job_ws(const struct slot *sl)
 {
-    up_eval_plan *p = r->plan;
-    up_eval_job **jobs = up_xcalloc(r->nheld + 1, sizeof(*jobs));
+    if (sl->cli)
+        return eval_cli_workspace(sl->cli);
+    return sl->agent ? up_agent_workspace(sl->agent)->path : NULL;
+}
 
-    for (size_t i = 0; *r->stop && i < r->nheld; i++) {
-        up_eval_job_set_workspace(&p->jobs[r->held[i].job], NULL);
-        requeue(&p->jobs[r->held[i].job]);
-        up_agent_free(r->held[i].agent);
+/* Start the job's next check: 1 when one runs (the job parks on it), 0
+ * when none is left. */
+static int check_next(struct slot *sl)
+{
+    up_eval_plan *p = sl->r->plan;
+    up_eval_job *j = &p->jobs[sl->job];
+
+    while (up_eval_job_next_check(p, j, &sl->check_at, job_ws(sl), &sl->item)) {
+        sl->check = up_check_start(&sl->item, (up_sandbox_mode)p->check_mode);
+        if (sl->check)
+            return 1;
     }
-    if (*r->stop)
-        r->nheld = 0;
-    if (r->nheld)
-        qsort(r->held, r->nheld, sizeof(*r->held), by_job);
-    for (size_t i = 0; i < r->nheld; i++)
-        jobs[i] = &p->jobs[r->held[i].job];
-    up_eval_run_checks(p, jobs, r->nheld);
-    for (size_t i = 0; i < r->nheld; i++) {
-        land(r, jobs[i]);
-        if (r->o->progress)
-            r->o->progress(r->o->progress_ud, p, r->done, jobs[i]);
-        up_eval_job_set_workspace(jobs[i], NULL);
-        up_agent_free(r->held[i].agent);
+    return 0;
+}
+
+/* The check phase, resumed: parked while a check runs, NULL (the job is
+ * over) once all ran.  The stop flag gives the rest up: the job stays
+ * to do (--resume), as the answer alone cannot be graded. */
+static const up_request *checks_resume(struct slot *sl)
+{
+    if (*sl->r->stop) {
+        up_check_end(sl->check, 1);
+        sl->check = NULL;
+        requeue(&sl->r->plan->jobs[sl->job]);
+        return NULL;
     }
-    r->nheld = 0;
-    free(jobs);
+    if (sl->check && !up_check_step(sl->check))
+        return UP_JOB_PARKED;
+    up_check_end(sl->check, 0);
+    sl->check = NULL;
+    return check_next(sl) ? UP_JOB_PARKED : NULL;
+}
+
+/* An agent job's outcome into j and res, once. */
+static void take_conversation(struct slot *sl, up_response *res)
+{
+    up_eval_job *j = &sl->r->plan->jobs[sl->job];
+
+    if (sl->taken)
+        return;
+    sl->taken = 1;
+    if (sl->cli)
+        eval_cli_take(sl->cli, sl->r->plan, j, res);
+    else if (sl->agent)
+        take_agent(j, sl->agent, res, sl->r->o->artifacts);
+}
+
+/* The conversation ended with res: when it answered and its case has
+ * checks, record it and go on to them.  Returns what the job's next
+ * hook gives: UP_JOB_PARKED on a check, or NULL (the job is over). */
+static const up_request *over(struct slot *sl, up_response *res)
+{
+    struct run *r = sl->r;
+    up_eval_job *j = &r->plan->jobs[sl->job];
+
+    if (res->code || !up_eval_job_has_checks(r->plan, j) || *r->stop)
+        return NULL;
+    take_conversation(sl, res);
+    res->latency_ms = up_http_now_ms() - sl->t0;
+    if (res->code || !record(j, r->o, res, 0, r->plan))
+        return NULL;
+    sl->recorded = 1;
+    return check_next(sl) ? UP_JOB_PARKED : NULL;
+}
+
+/* A job is over (done from the scheduler): record and land it, then let
+ * go of its conversation and workspace. */
+static void job_done(struct run *r, struct slot *sl, up_response *res)
+{
+    up_eval_job *j = &r->plan->jobs[sl->job];
+
+    if (sl->recorded) { /* recorded before its checks */
+        if (res->code == UP_EINTR && j->done)
+            requeue(j); /* cancelled during a check */
+        if (j->done)
+            land(r, j);
+    } else {
+        if (!sl->agent && !sl->cli && !res->code) {
+            const up_error *e = sl->start_failed ? &sl->start_err : NULL;
+
+            res->code = e && e->code ? e->code : UP_EIO;
+            if (e)
+                res->err = *e;
+        } else if (res->code != UP_EINTR) {
+            take_conversation(sl, res);
+        }
+        if (!finish(r, j, res, 0))
+            j = NULL;
+    }
+    if (j && j->done && r->o->progress)
+        r->o->progress(r->o->progress_ud, r->plan, r->done, j);
+    up_check_end(sl->check, 1);
+    up_eval_job_set_workspace(&r->plan->jobs[sl->job], NULL);
+    up_agent_free(sl->agent);
+    eval_cli_free(sl->cli);
 }
 
 /* Case k's agent-mode user message: its input itself when it has no
@@ -274,9 +327,15 @@ static const char *agent_user(struct run *r, const up_case *c, size_t k)
     return r->agent_user[k];
 }
 
+/* The agent conversation's next request, or over() when it ended. */
+static const up_request *agent_go(struct slot *sl, const up_request *rq)
+{
+    return rq ? rq : over(sl, sl->res);
+}
+
 /* The scheduler's multi-turn hook: start the conversation (res NULL), take
  * a turn and hand back the next request, or (res NULL, the conversation
- * parked in a `run` call) pick it up again. */
+ * parked in a `run` call or a check) pick it up again. */
 static const up_request *agent_next(void *ud, size_t i, up_response *res)
 {
     struct slot *sl = ud;
@@ -286,10 +345,15 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     const up_case *c = &p->suite->cases[j->kase];
 
     (void)i;
-    if (res)
-        return up_agent_next(sl->agent, res);
+    if (sl->recorded)
+        return checks_resume(sl);
+    if (res) {
+        sl->res = res; /* the job's one response, kept by the scheduler */
+        return agent_go(sl, up_agent_next(sl->agent, res));
+    }
     if (sl->agent)
-        return up_agent_resume(sl->agent);
+        return agent_go(sl, up_agent_resume(sl->agent));
+    sl->t0 = up_http_now_ms();
     if (up_agent_new(&sl->agent, &p->agent_opts, c,
                      up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
                      agent_user(r, c, j->kase), &sl->start_err)) {
@@ -299,13 +363,32 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     return up_agent_first(sl->agent);
 }
 
-/* A coding-agent CLI job landed (agent_cli_run.c): record it like any. */
-static void cli_landed(void *ud, up_eval_job *j, up_response *res)
+/* A coding-agent CLI job's hook: start the CLI (first call), then, parked
+ * on its pipes, step it until it ends; then its checks.  A CLI that
+ * cannot start ends at once with the reason. */
+static const up_request *cli_next(void *ud, size_t i, up_response *res)
 {
-    struct run *r = ud;
+    struct slot *sl = ud;
+    struct run *r = sl->r;
+    up_eval_plan *p = r->plan;
+    up_eval_job *j = &p->jobs[sl->job];
+    up_error e;
 
-    if (finish(r, j, res, 0) && r->o->progress)
-        r->o->progress(r->o->progress_ud, r->plan, r->done, j);
+    (void)i;
+    (void)res;
+    if (sl->recorded)
+        return checks_resume(sl);
+    if (!sl->cli) {
+        sl->t0 = up_http_now_ms();
+        eval_cli_start(&sl->cli, p, j, &r->o->endpoints[j->model], &e);
+        return UP_JOB_PARKED;
+    }
+    if (*r->stop) /* the first Ctrl-C ends the CLIs: they cost most */
+        eval_cli_kill(sl->cli);
+    if (!eval_cli_step(sl->cli))
+        return UP_JOB_PARKED;
+    sl->res = &sl->own;
+    return over(sl, &sl->own);
 }
 
 /* An arm's agent-mode system prompt; it mentions run when offered. */
@@ -322,13 +405,18 @@ static char *agent_system(const up_eval_plan *p, const up_skill *skill)
     return up_buf_detach(&b);
 }
 
-/* The scheduler's wait hook: a parked conversation's fds. */
-static int agent_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
+/* The scheduler's wait hook: a parked job's fds (its check's, its CLI's
+ * or its `run` call's). */
+static int job_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
 {
     struct slot *sl = ud;
 
     (void)i;
     *timeout_ms = 0;
+    if (sl->check)
+        return max >= 3 ? up_check_wait(sl->check, fds, timeout_ms) : 0;
+    if (sl->cli)
+        return eval_cli_wait(sl->cli, fds, max, timeout_ms);
     return sl->agent ? up_agent_wait(sl->agent, fds, max, timeout_ms) : 0;
 }
 
@@ -343,11 +431,13 @@ static struct slot *slot_get(struct run *r)
         sl = up_xmalloc(sizeof(*sl));
     memset(sl, 0, sizeof(*sl));
     sl->r = r;
+    up_response_init(&sl->own);
     return sl;
 }
 
 static void slot_put(struct run *r, struct slot *sl)
 {
+    up_response_release(&sl->own);
     sl->next = r->free;
     r->free = sl;
 }
@@ -389,8 +479,11 @@ static void on_done(void *ud, size_t i, up_response *res)
     char key[65];
 
     (void)i;
-    if (up_eval_job_is_agent(r->plan, j)) {
-        agent_done(r, sl, res); /* never cached: see docs/cache.md */
+    if (is_cli(r->plan, sl->job)) {
+        r->clis--;
+        job_done(r, sl, res->code == UP_EINTR || !sl->cli ? res : &sl->own);
+    } else if (up_eval_job_is_agent(r->plan, j)) {
+        job_done(r, sl, res); /* never cached: see docs/cache.md */
     } else {
         /* A failed put costs a later re-run, never this one's result. */
         if (r->o->cache && !res->code) {
@@ -403,16 +496,17 @@ static void on_done(void *ud, size_t i, up_response *res)
     slot_put(r, sl);
 }
 
-/* 1 when the cache answered plan job j (it has landed). */
-static int cached(struct run *r, up_eval_job *j)
+/* 1 when the cache answered plan job i (it has landed). */
+static int cached(struct run *r, size_t i)
 {
+    up_eval_job *j = &r->plan->jobs[i];
     up_request rq;
     up_message msg;
     up_response res;
     char key[65];
     int hit;
 
-    if (!r->o->cache || up_eval_job_is_agent(r->plan, j))
+    if (!r->o->cache || is_cli(r->plan, i) || up_eval_job_is_agent(r->plan, j))
         return 0;
     build_request(r->plan, j, &rq, &msg);
     job_key(key, r, j, &rq);
@@ -423,31 +517,55 @@ static int cached(struct run *r, up_eval_job *j)
     return hit;
 }
 
-/* 1 when plan job j goes to the scheduler in this pass: not done, and
- * not for a coding-agent CLI (those run after, by their own runner). */
-static int for_sched(const up_eval_plan *p, const up_eval_job *j)
+/* The first plan job from i on that is not done and is (cli 1) or is
+ * not (cli 0) a coding-agent CLI's. */
+static size_t skip_to(const up_eval_plan *p, size_t i, int cli)
 {
-    return !j->done && !up_cli_spec_of(p->models[j->model]);
+    while (i < p->njobs && (p->jobs[i].done || is_cli(p, i) != cli))
+        i++;
+    return i;
 }
 
-/* The scheduler's source: the plan's next job to run, in plan order,
- * in a slot of its own. */
+/* The plan job the source gives next: the first not done in plan
+ * order, but a CLI job only while fewer than the CLI cap run (API jobs
+ * take the rest of -j).  *at the job, or UP_SCHED_LATER / 0. */
+static int pick(struct run *r, size_t *at)
+{
+    const up_eval_plan *p = r->plan;
+    int cli_ok;
+
+    r->next = skip_to(p, r->next, 0);
+    r->next_cli = skip_to(p, r->next_cli, 1);
+    cli_ok = r->next_cli < p->njobs && (r->clis < r->cli_cap || *r->stop);
+    if (cli_ok && r->next_cli < r->next) {
+        *at = r->next_cli++;
+        r->clis++;
+    } else if (r->next < p->njobs) {
+        *at = r->next++;
+    } else {
+        return r->next_cli < p->njobs ? UP_SCHED_LATER : 0;
+    }
+    return 1;
+}
+
+/* The scheduler's source: the plan's next job to run, in a slot of its
+ * own. */
 static int next_job(void *ud, up_job *spec)
 {
     struct run *r = ud;
     up_eval_plan *p = r->plan;
     up_eval_job *j;
     struct slot *sl;
-    int agent;
+    size_t at;
+    int got = pick(r, &at), agent, cli;
 
-    while (r->next < p->njobs && !for_sched(p, &p->jobs[r->next]))
-        r->next++;
-    if (r->next >= p->njobs)
-        return 0;
-    j = &p->jobs[r->next];
+    if (got != 1)
+        return got;
+    j = &p->jobs[at];
     sl = slot_get(r);
-    sl->job = r->next++;
-    agent = up_eval_job_is_agent(p, j);
+    sl->job = at;
+    cli = is_cli(p, at);
+    agent = cli || up_eval_job_is_agent(p, j);
     if (!agent)
         build_request(p, j, &sl->rq, &sl->msg);
     *spec = (up_job){
@@ -455,26 +573,16 @@ static int next_job(void *ud, up_job *spec)
         .rq = agent ? NULL : &sl->rq,
         .done = on_done,
         .ud = sl,
-        .next = agent ? agent_next : NULL,
-        .wait = agent ? agent_wait : NULL,
+        .next = cli     ? cli_next
+                : agent ? agent_next
+                        : NULL,
+        .wait = agent ? job_wait : NULL,
     };
     return 1;
 }
 
-/* The coding-agent CLI jobs not done, by plan index (*n of them). */
-static size_t *cli_jobs(const up_eval_plan *p, size_t *n)
-{
-    size_t *v = NULL, cap = 0;
-
-    *n = 0;
-    for (size_t i = 0; i < p->njobs; i++)
-        if (!p->jobs[i].done && up_cli_spec_of(p->models[p->jobs[i].model])) {
-            UP_GROW(v, cap, *n + 1);
-            v[(*n)++] = i;
-        }
-    return v;
-}
-
+/* An error code worth another pass: a provider's that may pass (never
+ * a coding-agent CLI's own failure, UP_EAGENT). */
 static int transient(int code)
 {
     return code == UP_ERATELIMIT || code == UP_ESERVER || code == UP_ENETWORK ||
@@ -507,11 +615,18 @@ static int restored_workspace_job(const up_eval_plan *p, const up_eval_job *j)
            up_eval_case_needs_workspace(p, j->kase);
 }
 
+/* The most coding-agent CLI conversations at once for -j jobs. */
+static size_t cli_cap(int jobs)
+{
+    return jobs > 0 && jobs < UP_CLI_JOBS_DEFAULT ? (size_t)jobs
+                                                  : UP_CLI_JOBS_DEFAULT;
+}
+
 /* One pass over the jobs that are not done.  Cache hits land first, in
- * plan order; then the scheduler takes the rest from next_job, and the
- * CLI jobs run after.  The journal's failure raises the stop flag (the
- * caller's, else one of this pass) and wins over the UP_EINTR that
- * follows. */
+ * plan order; then the scheduler takes the rest from next_job: API and
+ * CLI conversations side by side, each job with its checks.  The
+ * journal's failure raises the stop flag (the caller's, else one of
+ * this pass) and wins over the UP_EINTR that follows. */
 static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err)
 {
@@ -520,12 +635,13 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     struct run r = {
         .plan = p,
         .o = o,
+        .cli_cap = cli_cap(so.jobs),
         .stop = so.stop ? so.stop : &own_stop,
         .agent_sys = {agent_system(p, p->skill_base),
                       agent_system(p, p->skill)},
         .agent_user = up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
     };
-    size_t n = 0, ncli = 0, *cli = NULL;
+    size_t n = 0;
     int rc;
 
     so.stop = r.stop;
@@ -536,8 +652,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
             r.done++; /* restored or cached: counts in the totals */
             if (p->prepared)
                 up_eval_grade_job(p, &p->jobs[i]);
-        } else if (for_sched(p, &p->jobs[i]) && !r.journal_rc &&
-                   !cached(&r, &p->jobs[i])) {
+        } else if (!r.journal_rc && !cached(&r, i)) {
             n++;
         }
     }
@@ -545,13 +660,6 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
         o->progress(o->progress_ud, p, r.done, NULL);
     rc = n && !r.journal_rc ? up_sched_run_src(next_job, &r, &so, stats, err)
                             : 0;
-    land_held(&r);
-    if (!rc && !r.journal_rc)
-        cli = cli_jobs(p, &ncli);
-    if (ncli)
-        rc = up_cli_eval_run(p, o->endpoints, cli, ncli, so.jobs, r.stop,
-                             cli_landed, &r, err);
-    free(cli);
     if (r.journal_rc) {
         *err = r.journal_err;
         rc = r.journal_rc;
@@ -562,7 +670,6 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     for (size_t k = 0; k < p->suite->ncases; k++)
         free(r.agent_user[k]);
     free(r.agent_user);
-    free(r.held);
     return rc;
 }
 
@@ -691,7 +798,10 @@ int up_eval_unanswered(const up_eval_plan *p, size_t m, up_error *err)
         return 0;
     for (size_t i = 0; i < p->njobs; i++)
         failed += p->jobs[i].model == m && p->jobs[i].error;
-    code = up_exit_code(first->error) == 4 ? first->error : UP_EHTTP;
+    /* a provider's error, or a coding-agent CLI's own (never exit 4) */
+    code = up_exit_code(first->error) == 4 || first->error == UP_EAGENT
+               ? first->error
+               : UP_EHTTP;
     return up_error_set(err, code,
                         "'%s': no conversation was answered (%zu failed): "
                         "%.800s",

@@ -66,6 +66,7 @@ void up_sandbox_limits_default(up_sandbox_limits *l)
     l->nproc = 64;
     l->out_cap = 64 << 10;
     l->out_kill = (size_t)8 << 20;
+    l->err_cap = 0;
 }
 
 /* ---- the child ---------------------------------------------------------- */
@@ -92,9 +93,10 @@ static void close_from(int lo)
         close((int)fd);
 }
 
-/* After fork: only async-signal-safe calls; never returns. */
+/* After fork: only async-signal-safe calls; never returns.  cwd NULL:
+ * stay in ours (bwrap changes folder itself). */
 static void child(const up_sandbox_run *r, int out, int err, int info,
-                  const char *ws, char **argv, char **envp)
+                  const char *cwd, char *const *argv, char *const *envp)
 {
     int devnull = open("/dev/null", O_RDONLY);
 
@@ -110,7 +112,7 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
     set_limit(RLIMIT_FSIZE, r->lim.fsize_bytes, r->lim.fsize_bytes);
     if (r->mode == UP_SANDBOX_NONE)
         set_limit(RLIMIT_NPROC, r->lim.nproc, r->lim.nproc);
-    if (r->mode == UP_SANDBOX_NONE && chdir(ws) != 0)
+    if (cwd && chdir(cwd) != 0)
         _exit(127);
     execve(argv[0], argv, envp);
     _exit(127);
@@ -166,13 +168,13 @@ static void run_free(up_sandbox_run *r)
     free(r);
 }
 
-static int spawn(up_sandbox_run *r, const char *ws, const char *cmd,
-                 up_error *err)
+/* Fork and exec argv with envp in cwd (NULL: ours); bwrap's status on
+ * the info pipe when r runs bubblewrap. */
+static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
+                 const char *cwd, up_error *err)
 {
     int p[S_N][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
     int npipes = r->mode == UP_SANDBOX_BWRAP ? S_N : S_INFO;
-    char **argv = sbx_argv(r->mode, ws, cmd, r->lim.nproc);
-    char **envp = sbx_envp(r->mode == UP_SANDBOX_BWRAP ? "/workspace" : ws);
     int rc = 0;
 
     for (int i = 0; i < npipes; i++)
@@ -190,7 +192,7 @@ static int spawn(up_sandbox_run *r, const char *ws, const char *cmd,
         goto out;
     }
     if (r->pid == 0)
-        child(r, p[S_OUT][1], p[S_ERR][1], p[S_INFO][1], ws, argv, envp);
+        child(r, p[S_OUT][1], p[S_ERR][1], p[S_INFO][1], cwd, argv, envp);
 #ifdef SYS_pidfd_open
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 #endif
@@ -199,9 +201,26 @@ static int spawn(up_sandbox_run *r, const char *ws, const char *cmd,
         p[i][0] = -1;
     }
 out:
-    close_pipes(p);
-    up_strv_free(argv);
-    up_strv_free(envp);
+    close_pipes(p); /* every end not handed to r, also on failure */
+    return rc;
+}
+
+/* A new run of mode, spawned; *out NULL on failure. */
+static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
+                     const up_sandbox_limits *lim, char *const *argv,
+                     char *const *envp, const char *cwd, up_error *err)
+{
+    up_sandbox_run *r = run_new(mode, lim);
+    int rc;
+
+    for (int i = 0; i < S_N; i++)
+        r->fd[i] = -1;
+    rc = spawn(r, argv, envp, cwd, err);
+    if (rc < 0) {
+        run_free(r);
+        r = NULL;
+    }
+    *out = r;
     return rc;
 }
 
@@ -210,7 +229,7 @@ int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
                      const up_sandbox_limits *lim, up_error *err)
 {
     char ws[PATH_MAX];
-    up_sandbox_run *r;
+    char **argv, **envp;
     int rc;
 
     *out = NULL;
@@ -218,16 +237,49 @@ int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
         return up_error_set(err, UP_ENOTFOUND,
                             "sandbox: workspace '%s' is not a folder",
                             workspace);
-    r = run_new(mode, lim);
-    for (int i = 0; i < S_N; i++)
-        r->fd[i] = -1;
-    rc = spawn(r, ws, cmd, err);
-    if (rc < 0) {
-        run_free(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
+    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64);
+    envp = sbx_envp(mode == UP_SANDBOX_BWRAP ? "/workspace" : ws);
+    rc = start_run(out, mode, lim, argv, envp,
+                   mode == UP_SANDBOX_NONE ? ws : NULL, err);
+    up_strv_free(argv);
+    up_strv_free(envp);
+    return rc;
+}
+
+/* argv with "--info-fd N" after bwrap's own name (a heap strv). */
+static char **with_info_fd(char *const *argv)
+{
+    size_t n = 0, k = 0;
+    char **v;
+    char fd[16];
+
+    while (argv[n])
+        n++;
+    v = up_xcalloc(n + 3, sizeof(*v));
+    snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
+    v[k++] = up_xstrdup(argv[0]);
+    v[k++] = up_xstrdup("--info-fd");
+    v[k++] = up_xstrdup(fd);
+    for (size_t i = 1; i < n; i++)
+        v[k++] = up_xstrdup(argv[i]);
+    return v;
+}
+
+int up_sandbox_spawn(up_sandbox_run **out, const up_sandbox_proc *p,
+                     const up_sandbox_limits *lim, up_error *err)
+{
+    char **argv = p->bwrap ? with_info_fd(p->argv) : NULL;
+    int rc;
+
+    *out = NULL;
+    if (!p->argv || !p->argv[0] || p->argv[0][0] != '/')
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "sandbox: the program to run is no absolute path");
+    else
+        rc = start_run(out, p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim,
+                       argv ? argv : p->argv, p->envp, p->cwd, err);
+    up_strv_free(argv);
+    return rc;
 }
 
 /* ---- running ------------------------------------------------------------ */
@@ -263,8 +315,16 @@ static void kill_all(up_sandbox_run *r, up_sandbox_limit why)
 {
     if (r->hit == UP_SANDBOX_OK)
         r->hit = why;
-    if (r->reaped)
+    if (r->pid <= 0) /* kill(0 or -1) would reach far beyond the sandbox */
         return;
+    if (r->reaped) {
+        /* Our child is gone but its output is still open: what holds it
+         * is in its session, whose id outlives it while a member lives
+         * (the bwrap mode's namespace dies with its init). */
+        if (r->mode == UP_SANDBOX_NONE)
+            kill(-r->pid, SIGKILL);
+        return;
+    }
     /* bwrap exits once its namespace is gone: kill only the init so the
      * reap below means no process of the sandbox is left. */
     if (r->inner > 0)
@@ -296,7 +356,9 @@ static void keep(up_sandbox_run *r, int s, const char *data, size_t n)
 {
     up_buf *b = s == S_OUT ? &r->out : s == S_ERR ? &r->err : &r->info;
     int *cut = s == S_OUT ? &r->out_cut : &r->err_cut;
-    size_t cap = s == S_INFO ? 4096 : r->lim.out_cap;
+    size_t cap = s == S_INFO                    ? 4096
+                 : s == S_ERR && r->lim.err_cap ? r->lim.err_cap
+                                                : r->lim.out_cap;
     size_t room = b->len < cap ? cap - b->len : 0;
 
     up_buf_add(b, data, n < room ? n : room);

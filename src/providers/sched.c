@@ -451,11 +451,11 @@ static void start(sched *s, const up_job *spec, size_t index)
     if (!spec->rq && spec->next) { /* the conversation's first request */
         const up_request *rq = spec->next(spec->ud, index, NULL);
 
-        if (!rq) {
+        if (!rq)
             fail(j, UP_EIO, NULL);
-            return;
-        }
-        j->rq = *rq;
+        else
+            go_on(j, rq); /* or parked from the start (a process) */
+        return;
     }
     submit(j);
 }
@@ -575,13 +575,19 @@ static void run_round(sched *s)
     resume_parked(s);
 }
 
-/* The source's next job into *spec and its index; 0 once it has none. */
+/* The source's next job into *spec and its index; 0 once it has none,
+ * or none for now (UP_SCHED_LATER: asked again after the next round). */
 static int take(sched *s, up_job *spec, size_t *index)
 {
+    int got;
+
     if (s->dry)
         return 0;
     memset(spec, 0, sizeof(*spec));
-    if (!s->src(s->src_ud, spec)) {
+    got = s->src(s->src_ud, spec);
+    if (got == UP_SCHED_LATER && s->nactive)
+        return 0;
+    if (got != 1) {
         s->dry = 1; /* never asked again */
         return 0;
     }

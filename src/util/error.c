@@ -63,6 +63,7 @@ static const struct {
     {UP_EBADREQ, 4, "bad request"},
     {UP_EINTR, 130, "interrupted"},
     {UP_EGATE, 1, "gate failed"},
+    {UP_EAGENT, 1, "agent failed"},
 };
 
 const char *up_strerror(int code)

@@ -126,6 +126,42 @@ EOF
     like "$err" "cli.command needs its command line in UPSKILL_CLI_COMMAND" \
         "cli.command without a command line says what to set"
 
+    # issue 21: a CLI student's files are graded by the case's command
+    # checks, in its workspace, before the workspace goes
+    printf '#!/bin/sh\n[ -f .agents/skills/incident-report/SKILL.md ] && echo "the notes" > notes.txt\necho done\n' \
+        >"$T/agent/bin/notes"
+    chmod +x "$T/agent/bin/notes"
+    cat >"$T/tests-check.json" <<'EOF2'
+{"cases": [{"input": "Write notes.txt.", "expected": {"contains": []},
+ "assert": [{"type": "command", "value": "grep -q 'the notes' notes.txt"}]}]}
+EOF2
+    run env UPSKILL_CLI_COMMAND="$T/agent/bin/notes" "$UPSKILL" eval "$SKILL" \
+        --tests "$T/tests-check.json" -m cli.command --base-url "$URL" \
+        --runs-dir "$T/runs5"
+    is "$rc" 0 "cli.command with a command check runs (exit 0)"
+    like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
+        "cli.command: the check ran on the file the CLI wrote"
+    unlike "$(cat "$T"/runs5/*/run_*/cases/transcripts.jsonl)" \
+        "waiting for the check to run" "cli.command: no check left waiting"
+
+    # issue 21: a CLI over its wall clock is its own failure: run once,
+    # never retried as a network timeout, and not a provider's exit 4
+    fake_start "$T/none.json" --record "$T/rec-hang.jsonl" ||
+        fake_skip_all "fake-llm did not start"
+    printf '#!/bin/sh\ncurl -s -o /dev/null "%s/v1/models"\nexec sleep 60\n' \
+        "$FAKE_URL" >"$T/agent/bin/hang"
+    chmod +x "$T/agent/bin/hang"
+    run env UPSKILL_CLI_COMMAND="$T/agent/bin/hang" "$UPSKILL" eval "$SKILL" \
+        --tests "$T/tests-files.json" -m cli.command --no-baseline \
+        --time-limit 1 --base-url "$URL" --runs-dir "$T/runs6"
+    is "$(grep -c . "$T/rec-hang.jsonl")" 1 \
+        "a CLI over its wall clock ran once, not four times"
+    like "$err" "the CLI ran over its wall clock (1 s) and was stopped" \
+        "the wall clock is named"
+    ok "$([ "$rc" != 4 ]; echo $?)" "a CLI's own failure is no provider error (rc $rc)"
+    fake_start "$T/none.json" || fake_skip_all "fake-llm did not start"
+    URL=$FAKE_URL
+
     # generate with a CLI student: measured and refined inside the CLI
     fake_start "$FIX/gen/plain.json" || fake_skip_all "fake-llm did not start"
     mkdir -p "$T/g"

@@ -91,6 +91,31 @@ eval_slug -t "$T/missing.json" --json
 like "$out" '"not_gradable": 1' "--json counts the ungradable conversation"
 like "$out" '"not_gradable_reason": "not gradable:' "--json names why"
 
+# --- issue 21: a check is its job's last phase, so workspaces follow -j -------
+# Each check counts the workspaces alive beside its own (run unsandboxed,
+# in the workspace, whose parent is the run's folder of workspaces).
+cat > "$T/live.json" <<'JSON'
+{"cases": [
+ {"input": "Write slug.py.", "expected": {"contains": []},
+  "assert": [{"type": "command", "value": "echo live=$(ls .. | wc -l)"}]},
+ {"input": "Write slug.py.", "expected": {"contains": []},
+  "assert": [{"type": "command", "value": "echo live=$(ls .. | wc -l)"}]},
+ {"input": "Write slug.py.", "expected": {"contains": []},
+  "assert": [{"type": "command", "value": "echo live=$(ls .. | wc -l)"}]},
+ {"input": "Write slug.py.", "expected": {"contains": []},
+  "assert": [{"type": "command", "value": "echo live=$(ls .. | wc -l)"}]}]}
+JSON
+run "$UPSKILL" eval --no-cache "$SLUG" -t "$T/live.json" --sandbox none -j 2 \
+    --runs 2 -m qwen2.5-coder-7b-instruct --base-url "$FAKE_URL/v1" \
+    --runs-dir "$T/runs-live"
+is "$rc" 0 "16 conversations with a check each evaluate"
+is "$(grep -o 'stdout ---\\nlive=[0-9]*' "$T"/runs-live/*/run_*/cases/transcripts.jsonl |
+    wc -l)" 16 "every check ran and counted the workspaces"
+peak=$(grep -o 'live=[0-9]*' "$T"/runs-live/*/run_*/cases/transcripts.jsonl |
+    sed 's/.*=//' | sort -n | tail -1)
+ok "$([ "${peak:-99}" -le 2 ]; echo $?)" \
+    "at most -j (2) workspaces live while checks run (peak $peak of 16)"
+
 # --- upstream's validator "command" --------------------------------------------
 cat > "$T/validator.json" <<'JSON'
 {"cases": [{"input": "Write slug.py.", "expected": {"contains": []},

@@ -56,7 +56,7 @@ static up_assert_result *run_cmd(const char *value)
 
     parse_cmd(&l, value);
     it = (up_check_item){&l.items[0], dir, r};
-    up_check_run(&it, UP_SANDBOX_NONE);
+    up_check_exec(&it, UP_SANDBOX_NONE);
     up_assert_list_release(&l);
     return r;
 }
@@ -171,19 +171,60 @@ Test(check, cannot_be_negated_and_needs_a_value)
     up_assert_list_release(&l);
 }
 
-Test(check, the_pool_runs_every_item)
+Test(check, runs_without_blocking_until_it_ends)
 {
     up_assert_list l;
-    up_assert_result *r = up_assert_results_new(5);
-    up_check_item it[5];
+    up_assert_result *r = up_assert_results_new(2);
+    up_check_item it[2];
+    up_check_run *c[2];
+    int fds[3], ms, left = 2;
 
-    parse_cmd(&l, "true");
-    for (size_t i = 0; i < 5; i++)
+    parse_cmd(&l, "sleep 0.2; true");
+    for (size_t i = 0; i < 2; i++) {
         it[i] = (up_check_item){&l.items[0], dir, &r[i]};
-    up_check_run_all(it, 5, UP_SANDBOX_NONE, 3);
-    for (size_t i = 0; i < 5; i++)
+        c[i] = up_check_start(&it[i], UP_SANDBOX_NONE);
+        cr_assert_not_null(c[i], "both run at once");
+        cr_expect(up_check_wait(c[i], fds, &ms) > 0, "fds to poll");
+    }
+    while (left)
+        for (size_t i = 0; i < 2; i++)
+            if (c[i] && up_check_step(c[i])) {
+                up_check_end(c[i], 0);
+                c[i] = NULL;
+                left--;
+            }
+    for (size_t i = 0; i < 2; i++)
         cr_expect_eq(r[i].status, UP_ASSERT_PASS, "item %zu", i);
-    up_assert_results_free(r, 5);
+    up_assert_results_free(r, 2);
+    up_assert_list_release(&l);
+}
+
+Test(check, a_missing_program_needs_no_run)
+{
+    up_assert_list l;
+    up_assert_result *r = up_assert_results_new(1);
+    up_check_item it;
+
+    parse_cmd(&l, "no-such-program-upskill --x");
+    it = (up_check_item){&l.items[0], dir, &r[0]};
+    cr_expect_null(up_check_start(&it, UP_SANDBOX_NONE));
+    cr_expect_eq(r[0].status, UP_ASSERT_UNGRADABLE);
+    up_assert_results_free(r, 1);
+    up_assert_list_release(&l);
+}
+
+Test(check, a_killed_check_settles_nothing)
+{
+    up_assert_list l;
+    up_assert_result *r = up_assert_results_new(1);
+    up_check_item it;
+
+    parse_cmd(&l, "sleep 30");
+    it = (up_check_item){&l.items[0], dir, &r[0]};
+    r[0].status = UP_ASSERT_CHECK;
+    up_check_end(up_check_start(&it, UP_SANDBOX_NONE), 1);
+    cr_expect_eq(r[0].status, UP_ASSERT_CHECK, "still waiting for a run");
+    up_assert_results_free(r, 1);
     up_assert_list_release(&l);
 }
 

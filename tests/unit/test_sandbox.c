@@ -598,3 +598,64 @@ Test(sandbox, open_files_of_the_caller_do_not_leak_in)
     up_buf_release(&p);
     up_buf_release(&cmd);
 }
+
+/* Issue 21: a program that exits at once while a child of its own keeps
+ * its output open past the wall clock.  The runner has reaped the
+ * program, so it must kill that child's session, and nothing else: a
+ * kill(-1) (every process we may signal) would take this sentinel. */
+Test(sandbox, a_reaped_program_s_leftovers_are_killed_alone)
+{
+    char sh[] = "/bin/sh", c[] = "-c", path[] = "PATH=/usr/bin:/bin";
+    char cmd[] = "(sleep 5; echo late) & exit 0";
+    char *argv[] = {sh, c, cmd, NULL};
+    char *envp[] = {path, NULL};
+    up_sandbox_limits l;
+    up_sandbox_run *r;
+    up_sandbox_result res;
+    up_error err;
+    pid_t sentinel = fork();
+
+    if (sentinel == 0) {
+        setpgid(0, 0);
+        pause();
+        _exit(0);
+    }
+    cr_assert_gt(sentinel, 0);
+    memset(&l, 0, sizeof(l));
+    l.wall_ms = 300;
+    l.out_cap = 4096;
+    cr_assert_eq(up_sandbox_spawn(
+                     &r, &(up_sandbox_proc){argv, envp, ws.data, 0}, &l, &err),
+                 0, "%s", err.msg);
+    while (!up_sandbox_step(r)) {
+        struct pollfd p[3];
+        int fds[3], n = up_sandbox_pollfds(r, fds);
+
+        for (int i = 0; i < n; i++)
+            p[i] = (struct pollfd){fds[i], POLLIN, 0};
+        poll(p, (nfds_t)n, up_sandbox_timeout_ms(r));
+    }
+    up_sandbox_finish(r, &res, &err);
+    cr_expect_eq(res.limit, UP_SANDBOX_WALL, "the wall clock ended it");
+    cr_expect_null(strstr(res.out.data ? res.out.data : "", "late"),
+                   "its leftover child was killed");
+    cr_expect_eq(waitpid(sentinel, NULL, WNOHANG), 0,
+                 "a process outside the sandbox is untouched");
+    kill(sentinel, SIGKILL);
+    waitpid(sentinel, NULL, 0);
+    up_sandbox_result_release(&res);
+}
+
+Test(sandbox, spawn_needs_an_absolute_program)
+{
+    char sh[] = "sh", c[] = "-c", cmd[] = "true";
+    char *argv[] = {sh, c, cmd, NULL};
+    char *envp[] = {NULL};
+    up_sandbox_run *r;
+    up_error err;
+
+    cr_expect_eq(up_sandbox_spawn(&r, &(up_sandbox_proc){argv, envp, NULL, 0},
+                                  NULL, &err),
+                 UP_ENOTFOUND);
+    cr_expect_null(r);
+}
