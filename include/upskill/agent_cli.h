@@ -21,7 +21,8 @@
 
 #include "upskill/error.h"
 
-/* The event formats, in up_cli_format_name order. */
+/* The event formats, in up_cli_format_name order: one per coding-agent
+ * CLI, each the index of its CLI's row (src/lib/agent_cli_spec.c). */
 typedef enum up_cli_format {
     UP_CLI_CLAUDE_CODE, /* claude -p --output-format stream-json --verbose */
     UP_CLI_CODEX,       /* codex exec --json */

@@ -29,19 +29,9 @@
 #include "upskill/provider.h"
 #include "upskill/suite.h"
 
-/* One coding-agent CLI (a row of agent_cli_run.c's table). */
-typedef struct up_cli_spec {
-    const char *name;     /* "claude-code": the model string's tail */
-    up_cli_format format; /* its event stream */
-    const char *bin;      /* the binary's name on PATH: "claude" */
-    const char *provider; /* the preset its default provider is */
-    const char *key_env;  /* the CLI's provider variable */
-    const char *model;    /* the inner model when none is given, or
-                             NULL: the CLI's own default */
-    const char *skills;   /* the discovery folder in the project */
-    const char *v1;       /* appended to a --base-url ("/v1"), or
-                             NULL: the URL is the server's root */
-} up_cli_spec;
+/* One coding-agent CLI: a row of agent_cli_spec.c's table, its fields
+ * in src/lib/agent_cli_int.h. */
+typedef struct up_cli_spec up_cli_spec;
 
 /* The wall clock of one CLI run when the eval sets none (--time-limit). */
 #define UP_CLI_WALL_MS_DEFAULT 600000L

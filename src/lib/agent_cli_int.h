@@ -1,7 +1,9 @@
 /*
- * Internal to the CLI stream parsers: the state one parse carries and
- * the helpers the per-format event readers (agent_cli_events.c) share
- * with the driver (agent_cli_parse.c).
+ * Internal to the coding-agent CLIs: the row each CLI is (one table,
+ * agent_cli_spec.c, as curl keeps one handler row per protocol), the
+ * state one parse of its event stream carries, and the helpers the
+ * per-CLI event readers (agent_cli_events.c) share with the driver
+ * (agent_cli_parse.c).
  */
 #ifndef AGENT_CLI_INT_H
 #define AGENT_CLI_INT_H
@@ -29,6 +31,50 @@ typedef struct cli_state {
 
 /* Reads one event (a JSON object); 1 when its type is unknown. */
 typedef int (*cli_event_fn)(cli_state *st, const json_t *ev);
+
+struct cli_run_args; /* agent_cli_run_int.h */
+struct cli_strv;
+typedef struct up_cli_spec up_cli_spec; /* as in upskill/agent_cli_run.h */
+
+/*
+ * One coding-agent CLI: everything upskill knows about it.  Adding a CLI
+ * is adding a row to up_cli__rows (and an up_cli_format for its stream)
+ * with the functions it names.
+ */
+struct up_cli_spec {
+    const char *name;     /* "claude-code": the model string's tail */
+    up_cli_format format; /* its event stream: its own row's index */
+    const char *bin;      /* the binary's name on PATH: "claude"; NULL:
+                             the command line in UPSKILL_CLI_COMMAND */
+    const char *provider; /* the preset its default provider is */
+    const char *key_env;  /* the CLI's provider variable */
+    const char *model;    /* the inner model when none is given, or
+                             NULL: the CLI's own default */
+    const char *skills;   /* the discovery folder in the project */
+    const char *v1;       /* appended to a --base-url ("/v1"), or
+                             NULL: the URL is the server's root */
+    /* ---- its event stream (up_cli_parse) ---- */
+    const char *format_name;    /* up_cli_format_name: "claude-code", "plain" */
+    cli_event_fn event;         /* reads one event; NULL: plain stdout */
+    const char *skill_tool;     /* the tool that loads a skill by name, or
+                                   NULL: none ("Skill") */
+    const char *skill_arg;      /* its argument naming the skill ("skill") */
+    const char *const *readers; /* tools whose arguments name files they
+                                   read (or commands that may); NULL-ended */
+    /* ---- one run (agent_cli_run.c) ---- */
+    /* its binary and install prefix; UP_ENOTFOUND saying how to get it */
+    int (*find)(const up_cli_spec *s, up_buf *bin, up_buf *prefix,
+                up_error *err);
+    /* writes its config files into a->home */
+    int (*config)(const struct cli_run_args *a, up_error *err);
+    /* adds its arguments after the binary */
+    void (*argv)(const struct cli_run_args *a, struct cli_strv *v);
+    /* adds its own environment variables */
+    void (*env)(const struct cli_run_args *a, struct cli_strv *v);
+};
+
+/* The CLIs, row i of format i (agent_cli_spec.c). */
+extern const up_cli_spec up_cli__rows[UP_CLI_FORMAT_COUNT];
 
 int up_cli__claude_event(cli_state *st, const json_t *ev);
 int up_cli__codex_event(cli_state *st, const json_t *ev);

@@ -1,9 +1,9 @@
 /*
  * Reading a coding-agent CLI's event stream (include/upskill/agent_cli.h):
- * the driver that splits lines and hands each event to its format's
- * reader, and the bookkeeping they share: tool calls per name, errors by
- * call id, and activation of the skill under test (its skill tool
- * called, or files in its folder read by a read or shell tool).
+ * the driver that splits lines and hands each event to the reader its
+ * CLI's row names, and the bookkeeping they share: tool calls per name,
+ * errors by call id, and activation of the skill under test (its skill
+ * tool called, or files in its folder read by a read or shell tool).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,49 +12,39 @@
 
 #include "agent_cli_int.h"
 
-static const struct {
-    const char *name;
-    cli_event_fn event; /* NULL: plain stdout */
-} formats[UP_CLI_FORMAT_COUNT] = {
-    [UP_CLI_CLAUDE_CODE] = {"claude-code", up_cli__claude_event},
-    [UP_CLI_CODEX] = {"codex", up_cli__codex_event},
-    [UP_CLI_OPENCODE] = {"opencode", up_cli__opencode_event},
-    [UP_CLI_GEMINI] = {"gemini", up_cli__gemini_event},
-    [UP_CLI_PLAIN] = {"plain", NULL},
-};
-
-/* Tools that load a skill by name, and the argument naming it. */
-static const struct {
-    const char *tool, *arg;
-} skill_tools[] = {
-    {"Skill", "skill"},         /* Claude Code */
-    {"skill", "name"},          /* opencode */
-    {"activate_skill", "name"}, /* Gemini CLI */
-};
-
-/* Tools whose arguments name files they read (or commands that may). */
-static const char *const reader_tools[] = {
-    "Read",         "read",        "read_file", "read_many_files",
-    "Bash",         "bash",        "shell",     "run_shell_command",
-    "exec_command", "local_shell", "view",      "cat",
-};
-
 const char *up_cli_format_name(up_cli_format fmt)
 {
-    return fmt < UP_CLI_FORMAT_COUNT ? formats[fmt].name : "unknown";
+    return fmt < UP_CLI_FORMAT_COUNT ? up_cli__rows[fmt].format_name
+                                     : "unknown";
+}
+
+/* The formats' names: "claude-code, codex, ... or plain". */
+static void format_names(up_buf *out)
+{
+    for (size_t i = 0; i < UP_CLI_FORMAT_COUNT; i++)
+        up_buf_addf(out, "%s%s",
+                    i == 0                        ? ""
+                    : i + 1 < UP_CLI_FORMAT_COUNT ? ", "
+                                                  : " or ",
+                    up_cli__rows[i].format_name);
 }
 
 int up_cli_format_parse(const char *name, up_cli_format *out, up_error *err)
 {
+    up_buf names = UP_BUF_INIT;
+    int rc;
+
     for (size_t i = 0; i < UP_CLI_FORMAT_COUNT; i++)
-        if (name && !strcmp(name, formats[i].name)) {
+        if (name && !strcmp(name, up_cli__rows[i].format_name)) {
             *out = (up_cli_format)i;
             return 0;
         }
-    return up_error_set(err, UP_EUSAGE,
-                        "unknown CLI output format '%s' (expected "
-                        "claude-code, codex, opencode, gemini or plain)",
-                        name ? name : "");
+    format_names(&names);
+    rc = up_error_set(err, UP_EUSAGE,
+                      "unknown CLI output format '%s' (expected %s)",
+                      name ? name : "", names.data);
+    up_buf_release(&names);
+    return rc;
 }
 
 void up_cli_result_release(up_cli_result *r)
@@ -199,21 +189,31 @@ static void scan_json(cli_state *st, const json_t *j, int depth)
         }
 }
 
+/*
+ * The tool names of every row count in every stream, not only the
+ * stream's own: an agent may run another's tools (cli.command with
+ * UPSKILL_CLI_FORMAT, an MCP server's read_file).
+ */
 static int is_reader(const char *name)
 {
-    for (size_t i = 0; i < sizeof(reader_tools) / sizeof(reader_tools[0]); i++)
-        if (!strcmp(name, reader_tools[i]))
-            return 1;
+    for (size_t i = 0; i < UP_CLI_FORMAT_COUNT; i++)
+        for (const char *const *t = up_cli__rows[i].readers; t && *t; t++)
+            if (!strcmp(name, *t))
+                return 1;
     return 0;
 }
 
 static void check_activation(cli_state *st, const char *name,
                              const json_t *input)
 {
-    for (size_t i = 0; i < sizeof(skill_tools) / sizeof(skill_tools[0]); i++) {
-        const char *which = up_cli__str(input, skill_tools[i].arg);
+    for (size_t i = 0; i < UP_CLI_FORMAT_COUNT; i++) {
+        const up_cli_spec *c = &up_cli__rows[i];
+        const char *which;
 
-        if (strcmp(name, skill_tools[i].tool) || !which)
+        if (!c->skill_tool || strcmp(name, c->skill_tool))
+            continue;
+        which = up_cli__str(input, c->skill_arg);
+        if (!which)
             continue;
         if (!st->skill || !strcmp(which, st->skill))
             add_file(st, "SKILL.md", 8);
@@ -331,11 +331,27 @@ static void finish(cli_state *st)
     up_buf_release(&st->last_msg);
 }
 
+/* Each line of data[0..len) to event. */
+static void read_lines(cli_state *st, cli_event_fn event, const char *data,
+                       size_t len)
+{
+    const char *p = data, *end = data + len;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+        one_line(st, event, p, n);
+        p += n + 1;
+    }
+}
+
 int up_cli_parse(up_cli_result *r, up_cli_format fmt, const char *skill,
                  const char *data, size_t len, up_error *err)
 {
+    const up_cli_spec *c =
+        fmt < UP_CLI_FORMAT_COUNT ? &up_cli__rows[fmt] : NULL;
     cli_state st = {0};
-    const char *p = data, *end = data + len;
 
     memset(r, 0, sizeof(*r));
     r->format = fmt;
@@ -345,28 +361,23 @@ int up_cli_parse(up_cli_result *r, up_cli_format fmt, const char *skill,
     st.skill = skill && *skill ? skill : NULL;
     up_buf_init(&st.answer);
     up_buf_init(&st.last_msg);
-    if (fmt >= UP_CLI_FORMAT_COUNT || len > UP_CLI_MAX_STREAM) {
+    if (!c || len > UP_CLI_MAX_STREAM) {
         finish(&st);
-        if (fmt >= UP_CLI_FORMAT_COUNT)
+        if (!c)
             return up_error_set(err, UP_EUSAGE, "unknown CLI output format");
         return up_error_set(err, UP_ETOOBIG,
                             "CLI output of %zu bytes is over the %u byte cap",
                             len, UP_CLI_MAX_STREAM);
     }
-    if (!formats[fmt].event)
+    if (c->event)
+        read_lines(&st, c->event, data, len);
+    else
         parse_plain(&st, data, len);
-    while (formats[fmt].event && p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-        one_line(&st, formats[fmt].event, p, n);
-        p += n + 1;
-    }
     finish(&st);
     if (r->lines && r->skipped == r->lines)
         return up_error_set(err, UP_EPARSE,
                             "%s output has no readable event (%ld lines; "
                             "%s)",
-                            formats[fmt].name, r->lines, r->first_skip);
+                            c->format_name, r->lines, r->first_skip);
     return 0;
 }

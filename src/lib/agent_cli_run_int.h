@@ -1,12 +1,14 @@
 /*
- * Inside the coding-agent CLI runner: what one run needs, and the
- * per-CLI pieces of agent_cli_spec.c that agent_cli_run.c puts together.
+ * Inside the coding-agent CLI runner: what one run needs, and the pieces
+ * of agent_cli_spec.c (each CLI's row, agent_cli_int.h) that
+ * agent_cli_run.c puts together.
  */
 #ifndef UPSKILL_AGENT_CLI_RUN_INT_H
 #define UPSKILL_AGENT_CLI_RUN_INT_H
 
 #include "upskill/agent_cli_run.h"
 #include "upskill/buf.h"
+#include "lib/agent_cli_int.h"
 
 #define CLI_WS_INSIDE   "/workspace"
 #define CLI_HOME_INSIDE "/home/student"
