@@ -58,6 +58,10 @@ int up_cli_model_resolve(up_model *out, const char *spec,
                          const char *base_url_override,
                          const char *api_key_env_override, up_error *err);
 
+/* The folder of the project where spec's CLI discovers skills
+ * (".claude/skills"), relative to the workspace. */
+const char *up_cli_skills_folder(const up_cli_spec *spec);
+
 /* One CLI conversation under way (opaque). */
 typedef struct up_cli_run up_cli_run;
 

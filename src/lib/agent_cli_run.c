@@ -64,6 +64,11 @@ static int launch(up_sandbox_run **proc, const cli_run_args *a, long wall_ms,
     return rc;
 }
 
+const char *up_cli_skills_folder(const up_cli_spec *spec)
+{
+    return spec->skills;
+}
+
 int up_cli_run_start(up_cli_run **out, const up_cli_run_args *ra, up_error *err)
 {
     up_cli_run *c = up_xcalloc(1, sizeof(*c));

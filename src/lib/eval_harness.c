@@ -28,16 +28,17 @@ struct eval_cli {
 };
 
 /* Move the installed skill from .agents/skills to the CLI's folder. */
-static int move_skill(up_workspace *ws, const up_cli_spec *s, up_error *err)
+static int move_skill(up_workspace *ws, const up_cli_spec *spec, up_error *err)
 {
+    const char *skills = up_cli_skills_folder(spec);
     up_buf from = UP_BUF_INIT, to = UP_BUF_INIT, dir = UP_BUF_INIT;
     const char *name = strrchr(ws->skill_dir, '/') + 1;
     int rc = 0;
 
-    up_buf_addf(&to, "%s/%s", s->skills, name);
+    up_buf_addf(&to, "%s/%s", skills, name);
     if (strcmp(to.data, ws->skill_dir) != 0) {
         up_fs_join(&from, ws->path, ws->skill_dir);
-        up_buf_addf(&dir, "%s/%s", ws->path, s->skills);
+        up_buf_addf(&dir, "%s/%s", ws->path, skills);
         rc = up_fs_mkdir_p(dir.data, 0700, err);
         up_buf_reset(&dir);
         up_fs_join(&dir, ws->path, to.data);
@@ -47,7 +48,7 @@ static int move_skill(up_workspace *ws, const up_cli_spec *s, up_error *err)
         if (!rc) {
             up_buf_reset(&from);
             up_buf_addf(&from, "%s/.agents", ws->path);
-            if (strncmp(s->skills, ".agents/", 8) != 0)
+            if (strncmp(skills, ".agents/", 8) != 0)
                 up_fs_rm_tree(from.data);
             free(ws->skill_dir);
             ws->skill_dir = up_buf_detach(&to);

@@ -148,11 +148,15 @@ EOF2
     # never retried as a network timeout, and not a provider's exit 4
     fake_start "$T/none.json" --record "$T/rec-hang.jsonl" ||
         fake_skip_all "fake-llm did not start"
-    printf '#!/bin/sh\ncurl -s -o /dev/null "%s/v1/models"\nexec sleep 60\n' \
+    printf '#!/bin/sh\ncase "$1" in *HANG*) curl -s -o /dev/null "%s/v1/models"; exec sleep 60;; esac\necho fine\n' \
         "$FAKE_URL" >"$T/agent/bin/hang"
     chmod +x "$T/agent/bin/hang"
-    run env UPSKILL_CLI_COMMAND="$T/agent/bin/hang" "$UPSKILL" eval "$SKILL" \
-        --tests "$T/tests-files.json" -m cli.command --no-baseline \
+    cat >"$T/tests-hang.json" <<'EOF2'
+{"cases": [{"input": "Please HANG.", "expected": {"contains": ["fine"]}},
+ {"input": "Answer.", "expected": {"contains": ["fine"]}}]}
+EOF2
+    run env UPSKILL_CLI_COMMAND="$T/agent/bin/hang {prompt}" "$UPSKILL" eval \
+        "$SKILL" --tests "$T/tests-hang.json" -m cli.command --no-baseline \
         --time-limit 1 --base-url "$URL" --runs-dir "$T/runs6"
     is "$(grep -c . "$T/rec-hang.jsonl")" 1 \
         "a CLI over its wall clock ran once, not four times"
