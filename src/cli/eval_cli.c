@@ -22,11 +22,31 @@ static void on_sigint(int sig)
     stop++;
 }
 
+/* --max-turns and --token-budget hold upskill's own tool loop; a
+ * coding-agent CLI runs its own, so they are refused beside one, never
+ * silently ignored. */
+static int cli_limits(const struct eval_args *a, up_error *err)
+{
+    for (size_t m = 0; (a->max_turns || a->token_budget) && m < a->models.n;
+         m++)
+        if (up_cli_spec_of(a->models.v[m]))
+            return up_error_set(err, UP_EUSAGE,
+                                "'%s': %s limits upskill's own agent loop; a "
+                                "coding-agent CLI runs its own and cannot be "
+                                "held to it (use --time-limit, or leave the "
+                                "option out)",
+                                a->models.v[m],
+                                a->max_turns ? "--max-turns" : "--token-budget");
+    return 0;
+}
+
 /* What the option table's ranges (opt.c) cannot say. */
 static int check_args(const struct eval_args *a, up_error *err)
 {
     up_session_opts o;
 
+    if (cli_limits(a, err))
+        return UP_EUSAGE;
     up_session_opts_init(&o);
     if (up_session_run_opts(&o, a->run_tool, a->sandbox, err))
         return UP_EUSAGE;

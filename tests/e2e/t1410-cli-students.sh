@@ -34,6 +34,14 @@ run "$UPSKILL" eval "$SKILL" --tests "$T/tests.json" -m cli.claude-code/ \
     --base-url "$URL" --runs-dir "$T/runs0"
 like "$err" "empty model after '/'" "an empty inner model is refused"
 
+for opt in "--max-turns 5" "--token-budget 1000"; do
+    run "$UPSKILL" eval "$SKILL" --tests "$T/tests.json" -m cli.codex $opt \
+        --base-url "$URL" --runs-dir "$T/runs0"
+    is "$rc" 2 "${opt%% *} beside a CLI is refused, not ignored"
+    like "$err" "'cli.codex': ${opt%% *} limits upskill's own agent loop" \
+        "${opt%% *}: the message names the CLI and the option"
+done
+
 run "$UPSKILL" models -m cli.claude-code --base-url "$URL"
 ok "$([ "$rc" -lt 128 ]; echo $?)" "models -m cli.claude-code answers without a crash (rc $rc)"
 
