@@ -1,7 +1,8 @@
 #!/bin/sh
 # Lint: formatting must match .clang-format; banned functions must not
 # appear in the sources; no profiler or trace output is committed; every
-# end-to-end script has a number of its own.
+# end-to-end script has a number of its own; the providers include no
+# header of src/lib.
 set -u
 status=0
 files=$(find src include tests bench -path bench/node_modules -prune -o -name '*.[ch]' -print | sort)
@@ -29,6 +30,19 @@ if command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1; th
         status=1
     fi
 fi
+
+# Layers point down (docs/architecture.md): src/providers includes no
+# header of src/lib (one implemented by src/lib/NAME.c or NAME_*.c).
+for h in $(sed -n 's|^#include "upskill/\([a-z0-9_]*\)\.h".*|\1|p' \
+    src/providers/*.[ch] | sort -u); do
+    for f in src/lib/"$h".c src/lib/"$h"_*.c; do
+        if [ -e "$f" ]; then
+            echo "lint: src/providers includes upskill/$h.h (of $f)" >&2
+            status=1
+            break
+        fi
+    done
+done
 
 dups=$(ls tests/e2e | sed -n 's/^\(t[0-9]\{4\}\)-.*/\1/p' | sort | uniq -d)
 if [ -n "$dups" ]; then
