@@ -82,7 +82,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_generate_spec = {
     "generate",
     "TASK",
     "have a teacher model write a skill, then measure and refine it",
@@ -176,7 +176,7 @@ int cmd_generate(int argc, char **argv)
     up_gen g;
     up_error err = {0, ""};
 
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_generate_spec, argc, argv, &args, &nargs);
     if (rc) {
         free(args);
         strlist_release(&examples);

@@ -27,7 +27,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_models_spec = {
     "models",
     NULL,
     "list an endpoint's models, or ping models",
@@ -218,7 +218,7 @@ static int list(const up_config *cfg)
 int cmd_models(int argc, char **argv)
 {
     char **args = NULL;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_models_spec, argc, argv, &args, &nargs);
     up_config cfg;
     up_error err;
     json_t *pings = json_array();
