@@ -38,7 +38,6 @@
 struct json_t;
 
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
-enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
 
 /* One tool's counts in one conversation, for the run record's
  * tool_call_map and tool_error_map (up_eval_run_totals); saturated at
@@ -223,6 +222,7 @@ typedef struct up_eval_plan {
     size_t nmodels;
     int runs;     /* repeats per case and arm */
     int baseline; /* run the baseline arm */
+    /* chat mode's injection: UPSKILL or AGENTSKILLS */
     enum up_inject inject;
     char *system_base;  /* the neutral system prompt (compare: plus skill
                            A), owned */
@@ -248,7 +248,7 @@ typedef struct up_eval_plan {
     /* agent mode (issue 11); set before running */
     int agent; /* 1: every job is a tool loop; 0: only the cases that need
                   a workspace (up_case_needs_workspace) */
-    enum up_agent_inject agent_inject;
+    enum up_inject agent_inject; /* agent mode's (--inject) */
     up_agent_opts agent_opts;
     int check_mode;         /* up_sandbox_mode of the executable checks */
     unsigned check_threads; /* threads running checks (0: 2) */

@@ -39,12 +39,6 @@
 /* Agent mode's turn limit when none is given. */
 #define UP_SESSION_MAX_TURNS 20
 
-/* How the skill reaches an agent-mode student (docs/agent-mode.md). */
-enum up_session_inject {
-    UP_SESSION_INJECT_CATALOG = 0, /* catalogue; the model reads SKILL.md */
-    UP_SESSION_INJECT_PRELOAD = 1  /* the body in the system prompt */
-};
-
 /* What the session hands its caller to show; it never prints. */
 enum up_session_note {
     UP_SESSION_WARN = 0, /* a warning (config, skill loader, cache) */
@@ -90,11 +84,11 @@ typedef struct up_session_opts {
     void *progress_ud;
     /* Agent mode (issue 11): up_session_execute hands these to the plan;
      * up_session_opts_init sets the defaults. */
-    int agent;                           /* a tool loop per conversation */
-    int max_turns;                       /* model turns per conversation */
-    long token_budget;                   /* tokens per conversation; 0: none */
-    long wall_ms;                        /* ms per conversation; 0: none */
-    enum up_session_inject agent_inject; /* skill injection in agent mode */
+    int agent;                   /* a tool loop per conversation */
+    int max_turns;               /* model turns per conversation */
+    long token_budget;           /* tokens per conversation; 0: none */
+    long wall_ms;                /* ms per conversation; 0: none */
+    enum up_inject agent_inject; /* skill injection in agent mode */
     /* The run tool (issue 12): offered when run_tool; commands run as
      * sandbox says (UP_SANDBOX_NONE only by the user's explicit choice) */
     int run_tool;
@@ -136,7 +130,8 @@ enum up_inject up_session_chat_inject(const char *inject);
 
 /*
  * Fill o's agent options from the flags: agent, --inject (NULL and
- * "catalog": the catalogue; any other value preloads the body),
+ * "catalog": the catalogue; "agentskills": the body in the Agent Skills
+ * form; "upskill" and "preload": the body in upskill's form),
  * max_turns (<= 0: UP_SESSION_MAX_TURNS), token_budget and wall_ms
  * (0: none).
  */
