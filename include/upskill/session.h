@@ -36,8 +36,6 @@
 
 /* -j when neither the flag nor the config's concurrency sets it. */
 #define UP_SESSION_JOBS 4
-/* Agent mode's turn limit when none is given. */
-#define UP_SESSION_MAX_TURNS 20
 
 /* What the session hands its caller to show; it never prints. */
 enum up_session_note {
@@ -116,7 +114,7 @@ typedef struct up_session {
     struct session_stream *stream;
 } up_session;
 
-/* o's defaults: everything off, max_turns UP_SESSION_MAX_TURNS. */
+/* o's defaults: everything off, max_turns UP_AGENT_MAX_TURNS. */
 void up_session_opts_init(up_session_opts *o);
 
 /*
@@ -132,7 +130,7 @@ enum up_inject up_session_chat_inject(const char *inject);
  * Fill o's agent options from the flags: agent, --inject (NULL and
  * "catalog": the catalogue; "agentskills": the body in the Agent Skills
  * form; "upskill" and "preload": the body in upskill's form),
- * max_turns (<= 0: UP_SESSION_MAX_TURNS), token_budget and wall_ms
+ * max_turns (<= 0: UP_AGENT_MAX_TURNS), token_budget and wall_ms
  * (0: none).
  */
 void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,

@@ -34,6 +34,14 @@ enum opt_kind {
     OPT_DOUBLE  /* double *: strtod, fully checked */
 };
 
+/* The text of a number macro (a default in a help line). */
+#define CLI_STR_(x) #x
+#define CLI_STR(x)  CLI_STR_(x)
+
+/* --max-turns' help; the default is the agent module's. */
+#define HELP_MAX_TURNS                                                         \
+    "agent mode: model turns per conversation (" CLI_STR(UP_AGENT_MAX_TURNS) ")"
+
 struct strlist {
     const char **v; /* borrowed from argv */
     size_t n, cap;

@@ -43,7 +43,7 @@ struct eval_args {
     int benchmark;       /* 1 for `upskill benchmark` */
     int agent;           /* --agent: every conversation a tool loop */
     int trigger;         /* --trigger: activation only (agent_cli_run.h) */
-    long max_turns;      /* --max-turns; 0: 20 */
+    long max_turns;      /* --max-turns; 0: UP_AGENT_MAX_TURNS */
     long token_budget;   /* --token-budget per conversation; 0: none */
     long time_limit;     /* --time-limit seconds per conversation; 0: none */
     int run_tool;        /* --run-tool: offer `run` (implies --agent) */
@@ -98,9 +98,7 @@ struct eval_args {
         {0,        "agent",                                                     \
          OPT_FLAG, &(a).agent,                                                  \
          NULL,     "students work as agents: tools over a workspace per case"}, \
-        {0,       "max-turns",                                                  \
-         OPT_INT, &(a).max_turns,                                               \
-         "N",     "agent mode: model turns per conversation (20)"},             \
+        {0, "max-turns", OPT_INT, &(a).max_turns, "N", HELP_MAX_TURNS},         \
         {0,       "token-budget",                                               \
          OPT_INT, &(a).token_budget,                                            \
          "N",     "agent mode: tokens per conversation (none)"},                \

@@ -20,7 +20,7 @@
 void up_session_opts_init(up_session_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    o->max_turns = UP_SESSION_MAX_TURNS;
+    o->max_turns = UP_AGENT_MAX_TURNS;
     o->agent_inject = UP_INJECT_CATALOG;
 }
 
@@ -65,7 +65,7 @@ void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,
 
     o->agent = agent;
     o->agent_inject = r ? (enum up_inject)r->agent : UP_INJECT_CATALOG;
-    o->max_turns = max_turns > 0 ? (int)max_turns : UP_SESSION_MAX_TURNS;
+    o->max_turns = max_turns > 0 ? (int)max_turns : UP_AGENT_MAX_TURNS;
     o->token_budget = token_budget > 0 ? token_budget : 0;
     o->wall_ms = wall_ms > 0 ? wall_ms : 0;
 }

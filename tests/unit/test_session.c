@@ -37,7 +37,7 @@ Test(session_defaults, agent_options_ready_but_off)
     up_config_init(&cfg);
     up_session_opts_init(&o);
     cr_assert_eq(o.agent, 0);
-    cr_assert_eq(o.max_turns, UP_SESSION_MAX_TURNS);
+    cr_assert_eq(o.max_turns, UP_AGENT_MAX_TURNS);
     cr_assert_eq(o.agent_inject, UP_INJECT_CATALOG);
     up_session_init(&s, &o, &cfg);
     cr_assert_eq(s.ntargets, 0);
