@@ -180,9 +180,26 @@ int up_session_add_target(up_session *s, const char *spec, const char *base_url,
                           const char *api_key_env, size_t *index,
                           up_error *err);
 
-/* The resolved ids of the first n targets (a new array of borrowed
- * strings; free it), for up_eval_plan_init. */
-const char **up_session_model_ids(const up_session *s, size_t n);
+/* What a command asks of an eval plan besides its skill and suite. */
+typedef struct up_session_plan {
+    size_t nmodels;        /* the session's first nmodels targets */
+    int runs;              /* repeats per case and arm */
+    int baseline;          /* run the baseline arm */
+    enum up_inject inject; /* chat mode's injection */
+    double margin;         /* "no meaningful effect", points; < 0: config */
+    uint64_t seed;         /* the statistics seed (--seed) */
+} up_session_plan;
+
+/*
+ * The one place an eval plan is started, for eval, benchmark, compare
+ * and generate alike: up_eval_plan_init over the resolved ids of the
+ * session's first sp->nmodels targets, then the settings every plan
+ * takes from the command and the config: margin, seed and the answer
+ * cap (max_answer_bytes).  Release p with up_eval_plan_release.
+ */
+void up_session_plan_init(const up_session *s, up_eval_plan *p,
+                          const up_skill *skill, const up_suite *suite,
+                          const up_session_plan *sp);
 
 /* The configured price of target m, or NULL. */
 const up_price *up_session_price(const up_session *s, size_t m);

@@ -202,13 +202,23 @@ int up_session_add_target(up_session *s, const char *spec, const char *base_url,
     return rc;
 }
 
-const char **up_session_model_ids(const up_session *s, size_t n)
+void up_session_plan_init(const up_session *s, up_eval_plan *p,
+                          const up_skill *skill, const up_suite *suite,
+                          const up_session_plan *sp)
 {
+    size_t n = sp->nmodels;
     const char **ids = up_xcalloc(n ? n : 1, sizeof(*ids));
+    double margin =
+        sp->margin >= 0 ? sp->margin : (double)s->cfg->margin_points.value;
 
     for (size_t i = 0; i < n && i < s->ntargets; i++)
         ids[i] = s->targets[i].model.resolved;
-    return ids;
+    up_eval_plan_init(p, skill, suite, ids, n, sp->runs, sp->baseline,
+                      sp->inject);
+    free(ids);
+    p->margin = margin / 100;
+    p->seed = sp->seed;
+    p->max_answer = (size_t)s->cfg->max_answer_bytes.value;
 }
 
 const up_price *up_session_price(const up_session *s, size_t m)
