@@ -100,7 +100,7 @@ static inline uint32_t up_eval_count32(long n)
 }
 
 /* n for a job's 16-bit counts, saturated at UINT16_MAX: assertions and
- * checks (the loaders refuse a case with more, UP_ASSERT_LIST_MAX) and
+ * checks (up_eval_prepare refuses a case with more, UP_ASSERT_LIST_MAX) and
  * references read (a skill's are a few files). */
 static inline uint16_t up_eval_count16(size_t n)
 {
@@ -165,7 +165,7 @@ typedef struct up_eval_job { /* a large run holds one per conversation:
     uint32_t kase;  /* index into the suite (the same limit) */
     int cut_at;     /* the output cap the answer stopped at, or 0 */
     /* counts of the case's assertions, at most UP_ASSERT_LIST_MAX
-     * (up_assert_list_parse and the suite refuse more) */
+     * (up_eval_prepare refuses more) */
     uint16_t asserts_passed;
     uint16_t asserts_total;
     /* executable checks (command assertions, check.h) */
@@ -351,7 +351,8 @@ void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
 /*
  * Check every case's assertions (expected.contains, the "assert" list,
  * upstream's validator) before anything runs, so a typo in the tests
- * costs no request, and note which cases have executable checks.  The
+ * costs no request, refuse a case with more than UP_ASSERT_LIST_MAX of
+ * them all told, and note which cases have executable checks.  The
  * plan keeps no parsed list: a job parses its case's when it is graded
  * (up_eval_job_asserts), so a large suite's lists are never all in
  * memory (bench/README.md, "Memory of large runs").  tests_file names
