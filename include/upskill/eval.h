@@ -640,17 +640,6 @@ int up_eval_pays(const up_eval_summary *s);
  */
 void up_eval_pays_text(up_buf *out, const up_eval_summary *s);
 
-/*
- * An endpoint for model m: the wire kind, URL, key (read from the
- * variable m names, through cfg's environment), headers and timeouts.
- * *headers receives the header lines, owned by the caller (free with
- * up_strv_free, also on error); the endpoint points into m
- * and them.  UP_EAUTH when the provider needs a key and its variable is
- * unset (a local OpenAI-compatible server without one is fine).
- */
-int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
-                     const up_config *cfg, up_error *err);
-
 /* Options of up_eval_execute. */
 typedef struct up_eval_run_opts {
     const up_endpoint *endpoints; /* one per plan model */

@@ -174,7 +174,7 @@ void up_session_release(up_session *s);
 /*
  * Resolve spec (through base_url and api_key_env when not NULL) and its
  * endpoint, and append it as a target; *index (may be NULL) gets its
- * position.  Errors: those of up_model_resolve and up_eval_endpoint.
+ * position.  Errors: those of up_model_resolve and up_model_endpoint.
  */
 int up_session_add_target(up_session *s, const char *spec, const char *base_url,
                           const char *api_key_env, size_t *index,

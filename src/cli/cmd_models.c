@@ -44,7 +44,7 @@ static int endpoint(up_endpoint *ep, char ***headers, up_model *m,
     int rc = up_model_resolve(m, model_spec, base_url, api_key_env, cfg, err);
 
     if (!rc)
-        rc = up_eval_endpoint(ep, headers, m, cfg, err);
+        rc = up_model_endpoint(ep, headers, m, cfg, err);
     return rc;
 }
 

@@ -198,7 +198,7 @@ int up_session_add_target(up_session *s, const char *spec, const char *base_url,
         *index = s->ntargets - 1;
     rc = up_model_resolve(&t->model, spec, base_url, api_key_env, s->cfg, err);
     if (!rc)
-        rc = up_eval_endpoint(&t->ep, &t->headers, &t->model, s->cfg, err);
+        rc = up_model_endpoint(&t->ep, &t->headers, &t->model, s->cfg, err);
     return rc;
 }
 
