@@ -5,8 +5,6 @@
 #ifndef UPSKILL_EVAL_CLI_H
 #define UPSKILL_EVAL_CLI_H
 
-#include <time.h>
-
 #include <jansson.h>
 
 #include "cli.h"
@@ -127,7 +125,7 @@ struct eval_args {
 
 /* State of the live progress line (eval_report_progress's ud). */
 struct eval_progress {
-    time_t start;   /* when the run began */
+    long start;     /* when the run began (up_http_now_ms) */
     size_t passing; /* jobs passing so far */
     long tokens;    /* tokens so far */
     int tty;        /* a live line; else a plain line per quarter done */
