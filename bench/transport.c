@@ -170,7 +170,7 @@ int main(int argc, char **argv)
         fputs(USAGE, stderr);
         goto out;
     }
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     ep.base_url = a.url;
     ep.model = a.model;
     ep.compat = 1;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Lint: formatting must match .clang-format; banned functions must not
 # appear in the sources; no profiler or trace output is committed; every
-# end-to-end script has a number of its own.
+# end-to-end script has a number of its own; the providers include no
+# header of src/lib; one function reads the monotonic clock.
 set -u
 status=0
 files=$(find src include tests bench -path bench/node_modules -prune -o -name '*.[ch]' -print | sort)
@@ -28,6 +29,28 @@ if command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1; th
         echo "lint: profiler or trace output committed above: move it to scratch/" >&2
         status=1
     fi
+fi
+
+# Layers point down (docs/architecture.md): src/providers includes no
+# header of src/lib (one implemented by src/lib/NAME.c or NAME_*.c).
+for h in $(sed -n 's|^#include "upskill/\([a-z0-9_]*\)\.h".*|\1|p' \
+    src/providers/*.[ch] | sort -u); do
+    for f in src/lib/"$h".c src/lib/"$h"_*.c; do
+        if [ -e "$f" ]; then
+            echo "lint: src/providers includes upskill/$h.h (of $f)" >&2
+            status=1
+            break
+        fi
+    done
+done
+
+# One monotonic clock (up_http_now_ms, src/util/http.c); agent_cli_run.c
+# and sandbox.c keep theirs until their rewrite lands.
+clocks=$(grep -l 'CLOCK_MONOTONIC' $(find src -name '*.c') | grep -v \
+    -e '^src/util/http.c$' -e '^src/lib/agent_cli_run.c$' -e '^src/lib/sandbox.c$')
+if [ -n "$clocks" ]; then
+    echo "lint: read the clock with up_http_now_ms, not in: $clocks" >&2
+    status=1
 fi
 
 dups=$(ls tests/e2e | sed -n 's/^\(t[0-9]\{4\}\)-.*/\1/p' | sort | uniq -d)

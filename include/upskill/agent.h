@@ -40,13 +40,6 @@ struct json_t;
 /* Tool calls per conversation, all turns together. */
 #define UP_AGENT_MAX_TOOL_CALLS 200
 
-/* How the skill reaches the student in agent mode (--inject). */
-enum up_agent_inject {
-    UP_AGENT_CATALOG = 0, /* the catalogue; the model reads SKILL.md */
-    UP_AGENT_PRELOAD = 1, /* the body in the system prompt (upskill form) */
-    UP_AGENT_PRELOAD_AGENTSKILLS = 2 /* the same, Agent Skills form */
-};
-
 typedef struct up_agent_opts {
     int max_turns;       /* model turns; <= 0: UP_AGENT_MAX_TURNS */
     long token_budget;   /* input + output tokens over all turns; 0: none */
@@ -78,10 +71,10 @@ typedef struct up_agent_outcome {
 /*
  * The system prompt of an agent-mode arm: the neutral prompt and the
  * tools' purpose; with skill (NULL: the baseline) its catalogue entry
- * (name, description, location of SKILL.md) or, for the preload modes,
- * its body.  A new string.
+ * (name, description, location of SKILL.md: UP_INJECT_CATALOG) or its
+ * body (the other two).  A new string.
  */
-char *up_agent_system(const up_skill *skill, enum up_agent_inject inject);
+char *up_agent_system(const up_skill *skill, enum up_inject inject);
 
 /* What the system prompt adds when the run tool is offered. */
 #define UP_AGENT_RUN_PROMPT                                                    \

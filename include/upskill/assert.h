@@ -52,9 +52,9 @@ typedef struct up_assert {
     };
 } up_assert;
 
-/* The most assertions one case takes, its expected.contains strings
- * included: an eval job counts them in 16 bits (up_eval_job).
- * up_assert_list_parse and the suite loader refuse more. */
+/* The most assertions one case takes, its expected.contains strings and
+ * validator included: an eval job counts them in 16 bits (up_eval_job).
+ * up_eval_prepare, which sees a case's whole list, refuses more. */
 #define UP_ASSERT_LIST_MAX 65535u
 
 typedef struct up_assert_list {
@@ -111,8 +111,8 @@ void up_assert_list_release(up_assert_list *l);
  * "cases[2].assert" an error reads
  *   'tests.json': cases[2].assert[1].value: expected a string
  * Unknown types, unknown keys, wrong value types and regex compile
- * errors are UP_EPARSE, and so is a list that would pass
- * UP_ASSERT_LIST_MAX items.  On error out is unchanged.  A NULL
+ * errors are UP_EPARSE (the UP_ASSERT_LIST_MAX limit is a case's, checked
+ * by up_eval_prepare).  On error out is unchanged.  A NULL
  * assert_json adds nothing; file and path_prefix may be NULL (then
  * "assertions" and "assert").
  */

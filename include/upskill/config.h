@@ -23,22 +23,6 @@
 #include "upskill/error.h"
 #include "upskill/preset.h"
 
-/*
- * The providers we speak to: the index of a row of the preset table
- * (upskill/preset.h), which is also the index in up_config.providers.
- * The first rows are named here; the others (responses, google,
- * deepseek, xai, groq, openrouter, azure) are only rows of the table.
- */
-enum up_provider_kind {
-    UP_PROV_ANTHROPIC,
-    UP_PROV_OPENAI,
-    UP_PROV_GENERIC,
-    UP_PROV_HF
-};
-
-/* How many providers there are (rows of the preset table). */
-#define UP_PROV_COUNT (up_preset_count())
-
 /* "anthropic", "openai", "generic", "hf", "deepseek"...; "?" out of
    range. */
 const char *up_provider_name(enum up_provider_kind kind);

@@ -39,7 +39,6 @@
 struct json_t;
 
 enum up_arm { UP_ARM_BASELINE = 0, UP_ARM_SKILL = 1 };
-enum up_inject { UP_INJECT_UPSKILL = 0, UP_INJECT_AGENTSKILLS = 1 };
 
 /* One tool's counts in one conversation, for the run record's
  * tool_call_map and tool_error_map (up_eval_run_totals); saturated at
@@ -102,7 +101,7 @@ static inline uint32_t up_eval_count32(long n)
 }
 
 /* n for a job's 16-bit counts, saturated at UINT16_MAX: assertions and
- * checks (the loaders refuse a case with more, UP_ASSERT_LIST_MAX) and
+ * checks (up_eval_prepare refuses a case with more, UP_ASSERT_LIST_MAX) and
  * references read (a skill's are a few files). */
 static inline uint16_t up_eval_count16(size_t n)
 {
@@ -167,7 +166,7 @@ typedef struct up_eval_job { /* a large run holds one per conversation:
     uint32_t kase;  /* index into the suite (the same limit) */
     int cut_at;     /* the output cap the answer stopped at, or 0 */
     /* counts of the case's assertions, at most UP_ASSERT_LIST_MAX
-     * (up_assert_list_parse and the suite refuse more) */
+     * (up_eval_prepare refuses more) */
     uint16_t asserts_passed;
     uint16_t asserts_total;
     /* executable checks (command assertions, check.h) */
@@ -224,6 +223,7 @@ typedef struct up_eval_plan {
     size_t nmodels;
     int runs;     /* repeats per case and arm */
     int baseline; /* run the baseline arm */
+    /* chat mode's injection: UPSKILL or AGENTSKILLS */
     enum up_inject inject;
     char *system_base;  /* the neutral system prompt (compare: plus skill
                            A), owned */
@@ -249,7 +249,7 @@ typedef struct up_eval_plan {
     /* agent mode (issue 11); set before running */
     int agent; /* 1: every job is a tool loop; 0: only the cases that need
                   a workspace (up_case_needs_workspace) */
-    enum up_agent_inject agent_inject;
+    enum up_inject agent_inject; /* agent mode's (--inject) */
     up_agent_opts agent_opts;
     int check_mode; /* up_sandbox_mode of the executable checks */
     /* --shard I/N: the plan keeps only slice shard_index (1-based) of
@@ -351,7 +351,8 @@ void up_eval_keep_answer(const up_eval_plan *p, up_eval_job *j,
 /*
  * Check every case's assertions (expected.contains, the "assert" list,
  * upstream's validator) before anything runs, so a typo in the tests
- * costs no request, and note which cases have executable checks.  The
+ * costs no request, refuse a case with more than UP_ASSERT_LIST_MAX of
+ * them all told, and note which cases have executable checks.  The
  * plan keeps no parsed list: a job parses its case's when it is graded
  * (up_eval_job_asserts), so a large suite's lists are never all in
  * memory (bench/README.md, "Memory of large runs").  tests_file names
@@ -640,17 +641,6 @@ int up_eval_pays(const up_eval_summary *s);
  * for lack of prices or a baseline.
  */
 void up_eval_pays_text(up_buf *out, const up_eval_summary *s);
-
-/*
- * An endpoint for model m: the wire kind, URL, key (read from the
- * variable m names, through cfg's environment), headers and timeouts.
- * *headers receives the header lines, owned by the caller (free with
- * up_strv_free, also on error); the endpoint points into m
- * and them.  UP_EAUTH when the provider needs a key and its variable is
- * unset (a local OpenAI-compatible server without one is fine).
- */
-int up_eval_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
-                     const up_config *cfg, up_error *err);
 
 /* Options of up_eval_execute. */
 typedef struct up_eval_run_opts {

@@ -242,9 +242,6 @@ size_t up_http_run(up_http_client *c, long max_wait_ms);
 size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
                        size_t nfds);
 
-/* Transfers submitted and not yet completed. */
-size_t up_http_pending(const up_http_client *c);
-
 /* End x now; its done callback runs at once with code UP_EINTR. */
 void up_http_cancel(up_http_client *c, up_http_xfer *x);
 

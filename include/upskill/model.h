@@ -18,6 +18,7 @@
 
 #include "upskill/config.h"
 #include "upskill/error.h"
+#include "upskill/provider.h"
 
 /* Reasoning effort from the ".effort" suffix; UP_EFFORT_UNSET when none. */
 enum up_effort {
@@ -99,6 +100,19 @@ int up_model_resolve(up_model *out, const char *spec,
                      const char *base_url_override,
                      const char *api_key_env_override, const up_config *cfg,
                      up_error *err);
+
+/*
+ * An endpoint for model m: the wire kind, URL, key (read from the
+ * variable m names, through cfg's environment), headers and timeouts.
+ * *headers receives the header lines, owned by the caller (free with
+ * up_strv_free, also on error); the endpoint points into m and them.
+ * UP_EAUTH when the provider needs a key and its variable is unset (a
+ * local OpenAI-compatible server without one is fine), UP_EPARSE when
+ * the key holds a control character (the variable is named, never the
+ * value).
+ */
+int up_model_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
+                      const up_config *cfg, up_error *err);
 
 /* The effort level's name ("high"), or NULL for UP_EFFORT_UNSET. */
 const char *up_effort_name(enum up_effort effort);

@@ -7,13 +7,29 @@
  * read.  A new provider on an existing wire is one row; a new wire is
  * one file in src/providers/ plus one row of its ops table.
  *
- * The row's index is its enum up_provider_kind (config.h); the first
- * rows are the ones config.h names.
+ * The row's index is its enum up_provider_kind (below); the first rows
+ * are the ones the enum names.
  */
 #ifndef UPSKILL_PRESET_H
 #define UPSKILL_PRESET_H
 
 #include <stddef.h>
+
+/*
+ * The providers we speak to: the index of a row of the preset table,
+ * which is also the index in up_config.providers.  The first rows are
+ * named here; the others (responses, google, deepseek, xai, groq,
+ * openrouter, aliyun, azure) are only rows of the table.
+ */
+enum up_provider_kind {
+    UP_PROV_ANTHROPIC,
+    UP_PROV_OPENAI,
+    UP_PROV_GENERIC,
+    UP_PROV_HF
+};
+
+/* How many providers there are (rows of the preset table). */
+#define UP_PROV_COUNT (up_preset_count())
 
 /* Which reasoning-effort levels a provider takes (model.c's table). */
 enum up_effort_set {
@@ -28,7 +44,7 @@ enum up_effort_set {
 
 typedef struct up_preset {
     const char *name;         /* the provider prefix: "deepseek" */
-    int wire;                 /* enum up_wire_kind */
+    int wire;                 /* enum up_wire_kind (provider.h) */
     int compat;               /* up_endpoint.compat */
     const char *base_url;     /* default base URL; NULL: the user must set one
                                  (Azure: the resource's URL) */

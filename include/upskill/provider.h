@@ -32,10 +32,12 @@
 /* The output cap when neither the config nor a flag sets one. */
 #define UP_DEFAULT_MAX_TOKENS 4096
 
+/* The wire protocols a request can speak: one file of src/providers/
+ * each, one row of its ops table.  Several presets share a wire. */
 enum up_wire_kind {
-    UP_PROVIDER_ANTHROPIC, /* POST {base}/v1/messages */
-    UP_PROVIDER_OPENAI,    /* POST {base}/chat/completions (+ compatibles) */
-    UP_PROVIDER_RESPONSES  /* POST {base}/responses (OpenAI Responses API) */
+    UP_WIRE_ANTHROPIC, /* POST {base}/v1/messages */
+    UP_WIRE_OPENAI,    /* POST {base}/chat/completions (+ compatibles) */
+    UP_WIRE_RESPONSES  /* POST {base}/responses (OpenAI Responses API) */
 };
 
 /* Where and how to call a model.  Strings are borrowed. */
@@ -75,7 +77,7 @@ void up_endpoint_init(up_endpoint *ep, int kind);
 
 /*
  * Fill ep with defaults for a configured provider (enum up_provider_kind
- * in config.h): the wire it speaks, its OpenAI-compat rule and its URL
+ * in preset.h): the wire it speaks, its OpenAI-compat rule and its URL
  * and auth quirks, from the preset table (upskill/preset.h).  Returns 0,
  * or UP_EUSAGE for an unknown one.
  */

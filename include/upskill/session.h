@@ -36,14 +36,6 @@
 
 /* -j when neither the flag nor the config's concurrency sets it. */
 #define UP_SESSION_JOBS 4
-/* Agent mode's turn limit when none is given. */
-#define UP_SESSION_MAX_TURNS 20
-
-/* How the skill reaches an agent-mode student (docs/agent-mode.md). */
-enum up_session_inject {
-    UP_SESSION_INJECT_CATALOG = 0, /* catalogue; the model reads SKILL.md */
-    UP_SESSION_INJECT_PRELOAD = 1  /* the body in the system prompt */
-};
 
 /* What the session hands its caller to show; it never prints. */
 enum up_session_note {
@@ -90,11 +82,11 @@ typedef struct up_session_opts {
     void *progress_ud;
     /* Agent mode (issue 11): up_session_execute hands these to the plan;
      * up_session_opts_init sets the defaults. */
-    int agent;                           /* a tool loop per conversation */
-    int max_turns;                       /* model turns per conversation */
-    long token_budget;                   /* tokens per conversation; 0: none */
-    long wall_ms;                        /* ms per conversation; 0: none */
-    enum up_session_inject agent_inject; /* skill injection in agent mode */
+    int agent;                   /* a tool loop per conversation */
+    int max_turns;               /* model turns per conversation */
+    long token_budget;           /* tokens per conversation; 0: none */
+    long wall_ms;                /* ms per conversation; 0: none */
+    enum up_inject agent_inject; /* skill injection in agent mode */
     /* The run tool (issue 12): offered when run_tool; commands run as
      * sandbox says (UP_SANDBOX_NONE only by the user's explicit choice) */
     int run_tool;
@@ -122,7 +114,7 @@ typedef struct up_session {
     struct session_stream *stream;
 } up_session;
 
-/* o's defaults: everything off, max_turns UP_SESSION_MAX_TURNS. */
+/* o's defaults: everything off, max_turns UP_AGENT_MAX_TURNS. */
 void up_session_opts_init(up_session_opts *o);
 
 /*
@@ -136,8 +128,9 @@ enum up_inject up_session_chat_inject(const char *inject);
 
 /*
  * Fill o's agent options from the flags: agent, --inject (NULL and
- * "catalog": the catalogue; any other value preloads the body),
- * max_turns (<= 0: UP_SESSION_MAX_TURNS), token_budget and wall_ms
+ * "catalog": the catalogue; "agentskills": the body in the Agent Skills
+ * form; "upskill" and "preload": the body in upskill's form),
+ * max_turns (<= 0: UP_AGENT_MAX_TURNS), token_budget and wall_ms
  * (0: none).
  */
 void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,
@@ -181,15 +174,32 @@ void up_session_release(up_session *s);
 /*
  * Resolve spec (through base_url and api_key_env when not NULL) and its
  * endpoint, and append it as a target; *index (may be NULL) gets its
- * position.  Errors: those of up_model_resolve and up_eval_endpoint.
+ * position.  Errors: those of up_model_resolve and up_model_endpoint.
  */
 int up_session_add_target(up_session *s, const char *spec, const char *base_url,
                           const char *api_key_env, size_t *index,
                           up_error *err);
 
-/* The resolved ids of the first n targets (a new array of borrowed
- * strings; free it), for up_eval_plan_init. */
-const char **up_session_model_ids(const up_session *s, size_t n);
+/* What a command asks of an eval plan besides its skill and suite. */
+typedef struct up_session_plan {
+    size_t nmodels;        /* the session's first nmodels targets */
+    int runs;              /* repeats per case and arm */
+    int baseline;          /* run the baseline arm */
+    enum up_inject inject; /* chat mode's injection */
+    double margin;         /* "no meaningful effect", points; < 0: config */
+    uint64_t seed;         /* the statistics seed (--seed) */
+} up_session_plan;
+
+/*
+ * The one place an eval plan is started, for eval, benchmark, compare
+ * and generate alike: up_eval_plan_init over the resolved ids of the
+ * session's first sp->nmodels targets, then the settings every plan
+ * takes from the command and the config: margin, seed and the answer
+ * cap (max_answer_bytes).  Release p with up_eval_plan_release.
+ */
+void up_session_plan_init(const up_session *s, up_eval_plan *p,
+                          const up_skill *skill, const up_suite *suite,
+                          const up_session_plan *sp);
 
 /* The configured price of target m, or NULL. */
 const up_price *up_session_price(const up_session *s, size_t m);

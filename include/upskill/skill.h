@@ -19,6 +19,21 @@
 #define UP_SKILL_MAX_TOTAL (4u * UP_FS_MAX_READ) /* resources together */
 #define UP_SKILL_MAX_DEPTH 16 /* folders below the skill folder */
 
+/*
+ * How a skill reaches the student (--inject, docs/agent-mode.md): the
+ * catalogue (agent mode only: name, description and where SKILL.md is;
+ * the model reads it itself), or the body in the system prompt, in
+ * upskill's form (## Skill:) or the Agent Skills form
+ * (<skill_content>).  Chat mode has no catalogue and takes CATALOG as
+ * UPSKILL.  batch_plan.json records the value ("agent_inject"), so the
+ * numbers never change.
+ */
+enum up_inject {
+    UP_INJECT_CATALOG = 0,
+    UP_INJECT_UPSKILL = 1,
+    UP_INJECT_AGENTSKILLS = 2
+};
+
 typedef struct up_kv {
     char *key;
     char *value;

@@ -19,9 +19,8 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 
-#define UP_STATS_Z95       1.959963984540054  /* two-sided 95% normal */
-#define UP_STATS_Z80       0.8416212335729143 /* one-sided 80% (power) */
-#define UP_STATS_ALPHA     0.05               /* significance level */
+#define UP_STATS_Z95       1.959963984540054 /* two-sided 95% normal */
+#define UP_STATS_ALPHA     0.05              /* significance level */
 #define UP_STATS_ITER      10000u   /* default bootstrap / Monte Carlo draws */
 #define UP_STATS_BOOT_WORK 4000000u /* default cap: resamples x cases */
 #define UP_STATS_BOOT_MIN  2000u    /* ... but never fewer resamples */

@@ -34,6 +34,14 @@ enum opt_kind {
     OPT_DOUBLE  /* double *: strtod, fully checked */
 };
 
+/* The text of a number macro (a default in a help line). */
+#define CLI_STR_(x) #x
+#define CLI_STR(x)  CLI_STR_(x)
+
+/* --max-turns' help; the default is the agent module's. */
+#define HELP_MAX_TURNS                                                         \
+    "agent mode: model turns per conversation (" CLI_STR(UP_AGENT_MAX_TURNS) ")"
+
 struct strlist {
     const char **v; /* borrowed from argv */
     size_t n, cap;
@@ -167,20 +175,41 @@ void runs_print(const up_compare *v, size_t nv, size_t nruns, int tokens,
 int runs_case(const char *dir, const char *batch, long kase,
               const char *const *keys, size_t nkeys, int json, up_error *err);
 
+/*
+ * The commands: each cmd_<name>.c has its run function and its option
+ * table (cmd_<name>_spec), whose summary is the one `upskill --help` and
+ * `upskill <name> --help` both print (trace's spec is its summarize
+ * subcommand's).
+ */
 int cmd_validate(int argc, char **argv);
+extern const struct cmd_spec cmd_validate_spec;
 int cmd_list(int argc, char **argv);
+extern const struct cmd_spec cmd_list_spec;
 int cmd_runs(int argc, char **argv);
+extern const struct cmd_spec cmd_runs_spec;
 int cmd_plot(int argc, char **argv);
+extern const struct cmd_spec cmd_plot_spec;
 int cmd_report(int argc, char **argv);
+extern const struct cmd_spec cmd_report_spec;
 int cmd_select(int argc, char **argv);
+extern const struct cmd_spec cmd_select_spec;
 int cmd_compare(int argc, char **argv);
+extern const struct cmd_spec cmd_compare_spec;
 int cmd_merge(int argc, char **argv);
+extern const struct cmd_spec cmd_merge_spec;
 int cmd_models(int argc, char **argv);
+extern const struct cmd_spec cmd_models_spec;
 int cmd_eval(int argc, char **argv);
+extern const struct cmd_spec cmd_eval_spec;
 int cmd_benchmark(int argc, char **argv);
+extern const struct cmd_spec cmd_benchmark_spec;
 int cmd_config(int argc, char **argv);
+extern const struct cmd_spec cmd_config_spec;
 int cmd_cache(int argc, char **argv);
+extern const struct cmd_spec cmd_cache_spec;
 int cmd_generate(int argc, char **argv);
+extern const struct cmd_spec cmd_generate_spec;
 int cmd_trace(int argc, char **argv);
+extern const struct cmd_spec cmd_trace_spec;
 
 #endif

@@ -17,7 +17,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_benchmark_spec = {
     "benchmark",
     "SKILL_PATH",
     "evaluate a skill across models and runs",
@@ -37,7 +37,7 @@ int cmd_benchmark(int argc, char **argv)
     a.seed = 1;
     a.margin = -1;
     a.benchmark = 1;
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_benchmark_spec, argc, argv, &args, &nargs);
     if (rc) {
         rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;

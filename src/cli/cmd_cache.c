@@ -21,7 +21,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_cache_spec = {
     "cache",
     "stats|clear",
     "show or empty the response cache",
@@ -189,7 +189,7 @@ int cmd_cache(int argc, char **argv)
     char **args = NULL;
     const struct action *act = actions;
     up_error err;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_cache_spec, argc, argv, &args, &nargs);
 
     if (rc) {
         rc = rc > 0 ? 0 : EXIT_USAGE;

@@ -32,15 +32,14 @@ static const struct opt opts[] = {
      "upskill (default), agentskills; --agent: catalog (default), preload"},
     {0, "agent", OPT_FLAG, &a.agent, NULL,
      "students work as agents: tools over a workspace per case"},
-    {0, "max-turns", OPT_INT, &a.max_turns, "N",
-     "agent mode: model turns per conversation (20)"},
+    {0, "max-turns", OPT_INT, &a.max_turns, "N", HELP_MAX_TURNS},
     {0, "json", OPT_FLAG, &a.json, NULL, "print one JSON document"},
     {0, "resume", OPT_STRING, &a.resume, "BATCH",
      "finish an interrupted comparison"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_compare_spec = {
     "compare",
     "SKILL_A SKILL_B",
     "paired A/B of two skills on the same cases and repeats",
@@ -137,7 +136,7 @@ int cmd_compare(int argc, char **argv)
     a.seed = 1;
     a.margin = -1;
     a.max_tokens = UP_MAX_TOKENS_UNSET;
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_compare_spec, argc, argv, &args, &nargs);
     if (rc == 0) {
         path_a = args[0];
         a.skill_path = args[1]; /* B: the skill arm */

@@ -13,7 +13,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_config_spec = {
     "config",
     NULL,
     "show the resolved configuration and where each setting came from",
@@ -29,7 +29,7 @@ static const struct cmd_spec spec = {
 int cmd_config(int argc, char **argv)
 {
     char **args = NULL;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_config_spec, argc, argv, &args, &nargs);
     up_config cfg;
     up_error err = {0};
     json_t *doc;

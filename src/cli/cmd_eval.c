@@ -27,7 +27,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_eval_spec = {
     "eval",
     "SKILL_PATH",
     "measure a skill's lift: with it and without it",
@@ -50,7 +50,7 @@ int cmd_eval(int argc, char **argv)
     a.margin = -1;
     a.plan_p0 = 0.5;
     a.plan_lift = 20;
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_eval_spec, argc, argv, &args, &nargs);
     if (rc == 0) {
         a.skill_path = args[0];
         rc = eval_cli_run(&a);

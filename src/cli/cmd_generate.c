@@ -64,8 +64,7 @@ static const struct opt opts[] = {
      "students work as agents: tools over a workspace per case"},
     {0, "inject", OPT_STRING, &o.inject, "HOW",
      "--agent: catalog (default) or preload"},
-    {0, "max-turns", OPT_INT, &o.max_turns, "N",
-     "agent mode: model turns per conversation (20)"},
+    {0, "max-turns", OPT_INT, &o.max_turns, "N", HELP_MAX_TURNS},
     {0, "token-budget", OPT_INT, &o.token_budget, "N",
      "agent mode: tokens per conversation (none)"},
     {0, "time-limit", OPT_INT, &time_limit, "SECONDS",
@@ -82,7 +81,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_generate_spec = {
     "generate",
     "TASK",
     "have a teacher model write a skill, then measure and refine it",
@@ -176,7 +175,7 @@ int cmd_generate(int argc, char **argv)
     up_gen g;
     up_error err = {0, ""};
 
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_generate_spec, argc, argv, &args, &nargs);
     if (rc) {
         free(args);
         strlist_release(&examples);

@@ -24,7 +24,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_list_spec = {
     "list",
     NULL,
     "list skills in a folder",
@@ -40,7 +40,7 @@ int cmd_list(int argc, char **argv)
     up_catalog l = {NULL, 0, 0, 0, 0};
     char **args = NULL;
     up_error err;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_list_spec, argc, argv, &args, &nargs);
 
     free(args);
     if (rc)

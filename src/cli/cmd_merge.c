@@ -17,7 +17,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_merge_spec = {
     "merge",
     "BATCH...",
     "combine the shard batches of one 'eval --shard I/N' run",
@@ -39,7 +39,7 @@ int cmd_merge(int argc, char **argv)
     up_error err;
 
     runs_dir = NULL;
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_merge_spec, argc, argv, &args, &nargs);
     if (rc) {
         rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;

@@ -27,7 +27,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_models_spec = {
     "models",
     NULL,
     "list an endpoint's models, or ping models",
@@ -44,7 +44,7 @@ static int endpoint(up_endpoint *ep, char ***headers, up_model *m,
     int rc = up_model_resolve(m, model_spec, base_url, api_key_env, cfg, err);
 
     if (!rc)
-        rc = up_eval_endpoint(ep, headers, m, cfg, err);
+        rc = up_model_endpoint(ep, headers, m, cfg, err);
     return rc;
 }
 
@@ -218,7 +218,7 @@ static int list(const up_config *cfg)
 int cmd_models(int argc, char **argv)
 {
     char **args = NULL;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_models_spec, argc, argv, &args, &nargs);
     up_config cfg;
     up_error err;
     json_t *pings = json_array();

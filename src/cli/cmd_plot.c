@@ -24,7 +24,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_plot_spec = {
     "plot",
     NULL,
     "upstream's deprecated name for 'runs': the same bars",
@@ -36,7 +36,7 @@ static const struct cmd_spec spec = {
 int cmd_plot(int argc, char **argv)
 {
     char **args = NULL;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_plot_spec, argc, argv, &args, &nargs);
 
     strlist_release(&skills);
     strlist_release(&models);

@@ -22,7 +22,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_report_spec = {
     "report",
     "[BATCH|RUNS_DIR]...",
     "write one self-contained HTML report of eval batches",
@@ -78,7 +78,7 @@ int cmd_report(int argc, char **argv)
 
     output = "report.html";
     seed = 1;
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_report_spec, argc, argv, &args, &nargs);
     if (rc) {
         rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;

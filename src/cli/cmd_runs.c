@@ -30,7 +30,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_runs_spec = {
     "runs",
     NULL,
     "show evaluation results from the runs folder",
@@ -122,7 +122,7 @@ static void warn_skipped(char *const *skipped)
 int cmd_runs(int argc, char **argv)
 {
     char **args = NULL;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_runs_spec, argc, argv, &args, &nargs);
     up_run_record *runs = NULL;
     char **skipped = NULL;
     size_t n = 0;

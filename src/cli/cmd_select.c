@@ -46,10 +46,10 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_select_spec = {
     "select",
     "SKILL_PATH",
-    "name the cheapest model, with or without the skill, that meets a goal",
+    "name the cheapest model, skill or not, that meets a goal",
     "Names the cheapest candidate (each -m model, with and without the\n"
     "skill) that meets the goal, the runner-up, and why each other one\n"
     "lost.  --target RATE: the 95% interval's lower bound reaches RATE.\n"
@@ -198,7 +198,7 @@ int cmd_select(int argc, char **argv)
     a.max_tokens = UP_MAX_TOKENS_UNSET;
     target = -1;
     memset(&p, 0, sizeof(p));
-    rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    rc = opt_parse(&cmd_select_spec, argc, argv, &args, &nargs);
     if (rc == 0) {
         a.skill_path = args[0];
         eval_cli_session_opts(&o, &a);

@@ -20,7 +20,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_trace_spec = {
     "trace summarize",
     "FILE",
     "show the trace text generate --from would send, and its size",
@@ -37,7 +37,7 @@ static void usage(FILE *fp)
             "subcommands:\n"
             "  summarize FILE   %s\n\n"
             "Run 'upskill trace summarize --help' for its options.\n",
-            spec.summary);
+            cmd_trace_spec.summary);
 }
 
 static void print_text(const up_trace *t, const up_buf *text,
@@ -78,7 +78,7 @@ static void print_json(const up_trace *t, const up_buf *text,
 static int summarize(int argc, char **argv)
 {
     char **args = NULL;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_trace_spec, argc, argv, &args, &nargs);
     up_trace t;
     up_buf text = UP_BUF_INIT;
     up_trace_stats st;

@@ -19,7 +19,7 @@ static const struct opt opts[] = {
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
-static const struct cmd_spec spec = {
+const struct cmd_spec cmd_validate_spec = {
     "validate",
     "PATH...",
     "check skills against the Agent Skills spec",
@@ -99,7 +99,7 @@ int cmd_validate(int argc, char **argv)
     up_vreport report;
     up_error err;
     char **args = NULL;
-    int nargs, rc = opt_parse(&spec, argc, argv, &args, &nargs);
+    int nargs, rc = opt_parse(&cmd_validate_spec, argc, argv, &args, &nargs);
 
     if (rc) {
         free(args);

@@ -112,7 +112,7 @@ static void progress(up_eval_session *e, const struct eval_args *a,
                      struct eval_progress *pr)
 {
     pr->tty = out_err_is_tty();
-    pr->start = time(NULL);
+    pr->start = up_http_now_ms();
     if (!a->json && (pr->tty || e->plan.njobs >= PLAIN_PROGRESS_MIN)) {
         e->s.o.progress = eval_report_progress;
         e->s.o.progress_ud = pr;

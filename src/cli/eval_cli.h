@@ -5,8 +5,6 @@
 #ifndef UPSKILL_EVAL_CLI_H
 #define UPSKILL_EVAL_CLI_H
 
-#include <time.h>
-
 #include <jansson.h>
 
 #include "cli.h"
@@ -43,7 +41,7 @@ struct eval_args {
     int benchmark;       /* 1 for `upskill benchmark` */
     int agent;           /* --agent: every conversation a tool loop */
     int trigger;         /* --trigger: activation only (agent_cli_run.h) */
-    long max_turns;      /* --max-turns; 0: 20 */
+    long max_turns;      /* --max-turns; 0: UP_AGENT_MAX_TURNS */
     long token_budget;   /* --token-budget per conversation; 0: none */
     long time_limit;     /* --time-limit seconds per conversation; 0: none */
     int run_tool;        /* --run-tool: offer `run` (implies --agent) */
@@ -98,9 +96,7 @@ struct eval_args {
         {0,        "agent",                                                     \
          OPT_FLAG, &(a).agent,                                                  \
          NULL,     "students work as agents: tools over a workspace per case"}, \
-        {0,       "max-turns",                                                  \
-         OPT_INT, &(a).max_turns,                                               \
-         "N",     "agent mode: model turns per conversation (20)"},             \
+        {0, "max-turns", OPT_INT, &(a).max_turns, "N", HELP_MAX_TURNS},         \
         {0,       "token-budget",                                               \
          OPT_INT, &(a).token_budget,                                            \
          "N",     "agent mode: tokens per conversation (none)"},                \
@@ -129,7 +125,7 @@ struct eval_args {
 
 /* State of the live progress line (eval_report_progress's ud). */
 struct eval_progress {
-    time_t start;   /* when the run began */
+    long start;     /* when the run began (up_http_now_ms) */
     size_t passing; /* jobs passing so far */
     long tokens;    /* tokens so far */
     int tty;        /* a live line; else a plain line per quarter done */

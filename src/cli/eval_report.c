@@ -5,7 +5,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -409,7 +408,7 @@ void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
                           const up_eval_job *job)
 {
     struct eval_progress *c = ud;
-    double el = difftime(time(NULL), c->start);
+    double el = (double)(up_http_now_ms() - c->start) / 1000;
     double eta = done ? el * (double)(p->njobs - done) / (double)done : 0;
 
     if (!job) {

@@ -7,29 +7,28 @@
 
 #include "cli.h"
 
+/* The commands in --help's order.  A command's name is the first word
+ * of its spec's (trace's spec is "trace summarize"), its summary the
+ * spec's, so both helps say the same. */
 static const struct command {
-    const char *name;
+    const struct cmd_spec *spec;
     int (*run)(int argc, char **argv);
-    const char *summary;
 } commands[] = {
-    {"generate", cmd_generate, "have a teacher write a skill, measure, refine"},
-    {"validate", cmd_validate, "check skills against the Agent Skills spec"},
-    {"eval", cmd_eval, "measure a skill's lift on one or more models"},
-    {"benchmark", cmd_benchmark, "evaluate a skill across models and runs"},
-    {"models", cmd_models, "list an endpoint's models, or ping models"},
-    {"list", cmd_list, "list skills in a folder"},
-    {"runs", cmd_runs, "show results from the runs folder"},
-    {"plot", cmd_plot, "upstream's deprecated name for runs"},
-    {"report", cmd_report, "write an HTML report of eval batches"},
-    {"select", cmd_select,
-     "name the cheapest model that meets a target pass rate"},
-    {"compare", cmd_compare, "paired A/B of two skills on the same cases"},
-    {"merge", cmd_merge, "combine the shard batches of a sharded eval"},
-    {"config", cmd_config, "show the resolved configuration"},
-    {"cache", cmd_cache, "show or empty the response cache"},
-    {"trace", cmd_trace, "show what a trace would send to the teacher"},
-    {NULL, NULL, NULL},
+    {&cmd_generate_spec, cmd_generate}, {&cmd_validate_spec, cmd_validate},
+    {&cmd_eval_spec, cmd_eval},         {&cmd_benchmark_spec, cmd_benchmark},
+    {&cmd_models_spec, cmd_models},     {&cmd_list_spec, cmd_list},
+    {&cmd_runs_spec, cmd_runs},         {&cmd_plot_spec, cmd_plot},
+    {&cmd_report_spec, cmd_report},     {&cmd_select_spec, cmd_select},
+    {&cmd_compare_spec, cmd_compare},   {&cmd_merge_spec, cmd_merge},
+    {&cmd_config_spec, cmd_config},     {&cmd_cache_spec, cmd_cache},
+    {&cmd_trace_spec, cmd_trace},       {NULL, NULL},
 };
+
+/* The length of c's name: the first word of its spec's. */
+static int name_len(const struct command *c)
+{
+    return (int)strcspn(c->spec->name, " ");
+}
 
 static void usage(FILE *fp)
 {
@@ -37,8 +36,9 @@ static void usage(FILE *fp)
                 "[options]\n\n"
                 "Turn a strong model's know-how into Agent Skills and measure "
                 "whether they help\nother models.\n\ncommands:\n");
-    for (const struct command *c = commands; c->name; c++)
-        fprintf(fp, "  %-12s %s\n", c->name, c->summary);
+    for (const struct command *c = commands; c->spec; c++)
+        fprintf(fp, "  %-12.*s %s\n", name_len(c), c->spec->name,
+                c->spec->summary);
     fprintf(fp, "\nRun 'upskill <command> --help' for a command's options.\n"
                 "Exit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, "
                 "4 provider error, 130 interrupted.\n");
@@ -70,8 +70,9 @@ static int run(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    for (const struct command *c = commands; c->name; c++)
-        if (!strcmp(c->name, argv[i]))
+    for (const struct command *c = commands; c->spec; c++)
+        if ((int)strlen(argv[i]) == name_len(c) &&
+            !strncmp(c->spec->name, argv[i], (size_t)name_len(c)))
             return c->run(argc - i, argv + i);
     out_error("unknown command '%s'", argv[i]);
     usage(stderr);

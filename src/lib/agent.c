@@ -76,15 +76,15 @@ static void add_catalog(up_buf *b, const up_skill *s)
                 name, s->description ? s->description : "", name);
 }
 
-char *up_agent_system(const up_skill *skill, enum up_agent_inject inject)
+char *up_agent_system(const up_skill *skill, enum up_inject inject)
 {
     up_buf b = UP_BUF_INIT;
 
     up_buf_adds(&b, up_eval_neutral_prompt);
     up_buf_adds(&b, TOOLS_PROMPT);
-    if (skill && inject == UP_AGENT_CATALOG)
+    if (skill && inject == UP_INJECT_CATALOG)
         add_catalog(&b, skill);
-    else if (skill && inject == UP_AGENT_PRELOAD_AGENTSKILLS) {
+    else if (skill && inject == UP_INJECT_AGENTSKILLS) {
         add_catalog(&b, skill);
         up_buf_addf(&b, "\n\n<skill_content name=\"%s\">\n%s\n</skill_content>",
                     skill->name ? skill->name : "",

@@ -32,6 +32,7 @@
 #include "upskill/alloc.h"
 #include "upskill/cache.h"
 #include "upskill/fs.h"
+#include "upskill/http.h"
 #include "util/sha256.h"
 #include "util/json.h"
 
@@ -46,9 +47,9 @@ struct up_cache {
     long ttl_days;           /* <= 0: entries never expire */
     time_t (*now)(void *ud); /* the clock (time() unless a test set it) */
     void *now_ud;
-    long wait_ms;       /* the longest one wait for a lock may last */
-    long long deadline; /* monotonic ms: the current wait gives up */
-    int locked;         /* a lock outlasted the wait: handle is off */
+    long wait_ms;  /* the longest one wait for a lock may last */
+    long deadline; /* up_http_now_ms: the current wait gives up */
+    int locked;    /* a lock outlasted the wait: handle is off */
     size_t hits, misses, puts, errors;
 };
 
@@ -229,19 +230,11 @@ static int db_fail(const up_cache *c, up_error *err, const char *what)
                         c->path, what, sqlite3_errmsg(c->db));
 }
 
-static long long mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Start a wait bound: what follows may wait for locks until wait_ms from
  * now, and no longer. */
 static void arm(up_cache *c)
 {
-    c->deadline = mono_ms() + c->wait_ms;
+    c->deadline = up_http_now_ms() + c->wait_ms;
 }
 
 /* SQLite's busy handler: back off (1, 2, ... 20 ms) until the deadline. */
@@ -249,7 +242,7 @@ static int on_busy(void *ud, int n)
 {
     up_cache *c = ud;
 
-    if (mono_ms() >= c->deadline)
+    if (up_http_now_ms() >= c->deadline)
         return 0;
     sqlite3_sleep(n < 20 ? n + 1 : 20);
     return 1;
@@ -292,7 +285,7 @@ static int exec_retry(up_cache *c, const char *sql)
 
         if (!is_busy(rc))
             return rc == SQLITE_OK ? 0 : UP_EIO;
-        if (mono_ms() >= c->deadline) {
+        if (up_http_now_ms() >= c->deadline) {
             note(c, rc);
             return UP_EIO;
         }

@@ -2,9 +2,10 @@
  * The fallback files upstream users keep their keys in, below the
  * environment: fast-agent's fastagent.secrets.yaml and
  * fastagent.config.yaml (provider sections mapped onto the variables we
- * read, "openai: {api_key}" -> OPENAI_API_KEY) and a .env in the working
- * directory.  Values are stored as variables the environment lookup
- * falls back on; they may be secrets, so no message ever quotes one.
+ * read, "openai: {api_key}" -> OPENAI_API_KEY, from the preset table)
+ * and a .env in the working directory.  Values are stored as variables
+ * the environment lookup falls back on; they may be secrets, so no
+ * message ever quotes one.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,28 +14,43 @@
 #include "upskill/alloc.h"
 #include "upskill/config.h"
 #include "upskill/fs.h"
+#include "upskill/preset.h"
 #include "util/yaml.h"
 
 #define FALLBACK_MAX_READ (1024u * 1024u)
 
-/* fast-agent's provider sections and the variables they stand for. */
-static const struct fa_map {
+/* A fast-agent provider section and the variables it stands for. */
+struct fa_map {
     const char *section;
     const char *key_var;  /* api_key */
     const char *base_var; /* base_url; NULL: not ours to set */
-} fa_map[] = {
-    {"anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"},
-    {"openai", "OPENAI_API_KEY", "OPENAI_BASE_URL"},
-    {"generic", "GENERIC_API_KEY", "GENERIC_BASE_URL"},
-    {"hf", "HF_TOKEN", NULL},
-    {"google", "GOOGLE_API_KEY", NULL},
-    {"deepseek", "DEEPSEEK_API_KEY", NULL},
-    {"xai", "XAI_API_KEY", "XAI_BASE_URL"},
-    {"groq", "GROQ_API_KEY", NULL},
-    {"openrouter", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"},
-    {"aliyun", "ALIYUN_API_KEY", NULL},
-    {"azure", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"},
 };
+
+/*
+ * The section of preset kind, read from the preset table so that a new
+ * provider has one: fast-agent names its sections as we name our
+ * presets; api_key stands for the preset's key variable, base_url for
+ * the last of its base-URL variables (the one that wins).  0 when the
+ * preset has no section: no key variable, or an earlier preset's
+ * (responses shares openai's, and the openai section sets it).
+ */
+static int fa_map_of(int kind, struct fa_map *m)
+{
+    const up_preset *p = up_preset_at(kind);
+    size_t n = 0;
+
+    if (!p || !p->key_env)
+        return 0;
+    for (int i = 0; i < kind; i++)
+        if (up_preset_at(i)->key_env &&
+            !strcmp(up_preset_at(i)->key_env, p->key_env))
+            return 0;
+    while (n < sizeof(p->base_envs) / sizeof(p->base_envs[0]) &&
+           p->base_envs[n])
+        n++;
+    *m = (struct fa_map){p->name, p->key_env, n ? p->base_envs[n - 1] : NULL};
+    return 1;
+}
 
 /* The fallback entry for name from file path, or NULL. */
 static up_fallback_var *find_var(up_config *cfg, const char *name,
@@ -152,8 +168,12 @@ int up_config_parse_fastagent(up_config *cfg, const char *text, size_t len,
     }
     if (!doc.root || doc.root->kind != UP_Y_MAP)
         goto out;
-    for (size_t i = 0; i < sizeof(fa_map) / sizeof(fa_map[0]) && !rc; i++)
-        rc = fa_section(cfg, doc.root, &fa_map[i], path, err);
+    for (int k = 0; k < up_preset_count() && !rc; k++) {
+        struct fa_map m;
+
+        if (fa_map_of(k, &m))
+            rc = fa_section(cfg, doc.root, &m, path, err);
+    }
 out:
     up_ydoc_release(&doc);
     return rc;

@@ -103,6 +103,11 @@ int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err)
         up_assert_list l;
         int rc = case_asserts(p, k, file, root, &l, err);
 
+        if (!rc && l.n > UP_ASSERT_LIST_MAX) /* a job counts them in 16 bits */
+            rc = up_error_set(err, UP_EPARSE,
+                              "'%s': %s[%zu]: a case takes at most %u "
+                              "assertions (%zu given)",
+                              file, root, k, UP_ASSERT_LIST_MAX, l.n);
         if (!rc && up_assert_list_has_checks(&l))
             p->case_bits[k] |= UP_EVAL_CASE_CHECKS;
         up_assert_list_release(&l);

@@ -114,7 +114,6 @@ static int summarize(up_gen *g, up_gen_attempt *a, up_error *err)
 {
     int rc = 0;
 
-    a->plan.margin = (double)g->cfg->margin_points.value / 100;
     a->sums = up_xcalloc(g->nmodels, sizeof(*a->sums));
     for (size_t m = 0; m < g->nmodels && !rc; m++)
         rc = up_eval_summarize(&a->plan, m, up_session_price(&g->session, m),
@@ -128,12 +127,15 @@ static int summarize(up_gen *g, up_gen_attempt *a, up_error *err)
  */
 static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
 {
-    const char **ids = up_session_model_ids(&g->session, g->nmodels);
+    up_session_plan sp = {.nmodels = g->nmodels,
+                          .runs = g->o->runs > 0 ? g->o->runs : 1,
+                          .baseline = 1,
+                          .inject = UP_INJECT_UPSKILL,
+                          .margin = -1, /* the config's */
+                          .seed = g->o->seed};
     int rc;
 
-    up_eval_plan_init(&a->plan, &a->skill, &g->suite, ids, g->nmodels,
-                      g->o->runs > 0 ? g->o->runs : 1, 1, UP_INJECT_UPSKILL);
-    free(ids);
+    up_session_plan_init(&g->session, &a->plan, &a->skill, &g->suite, &sp);
     rc = up_eval_prepare(&a->plan, NULL, err);
     if (rc)
         return rc;

@@ -668,3 +668,41 @@ out:
     }
     return rc;
 }
+
+int up_model_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
+                      const up_config *cfg, up_error *err)
+{
+    const char *key =
+        m->api_key_env && cfg ? up_config_getenv(cfg, m->api_key_env) : NULL;
+    char **h = up_xcalloc(m->nheaders + 1, sizeof(*h));
+
+    up_endpoint_init_for(ep, (int)m->provider);
+    for (size_t i = 0; i < m->nheaders; i++) {
+        up_buf b = UP_BUF_INIT;
+
+        up_buf_addf(&b, "%s: %s", m->headers[i].name, m->headers[i].value);
+        h[i] = up_buf_detach(&b);
+    }
+    ep->base_url = m->base_url;
+    ep->api_key = key && *key ? key : NULL;
+    ep->headers = (const char *const *)h;
+    ep->model = m->model_id;
+    ep->effort = m->effort_value;
+    ep->connect_timeout_ms = m->connect_timeout_ms;
+    ep->total_timeout_ms = m->timeout_ms;
+    ep->idle_timeout_ms = m->idle_timeout_ms;
+    ep->first_byte_ms = m->first_byte_ms;
+    ep->max_tokens = m->max_tokens;
+    ep->stream = 1;
+    *headers = h;
+    if (!up_header_value_ok(key))
+        return up_error_set(err, UP_EPARSE,
+                            "'%s': the key in this variable contains a "
+                            "control character (a line break?); nothing was "
+                            "sent",
+                            m->api_key_env);
+    if (!ep->api_key && m->key_required)
+        return up_error_set(err, UP_EAUTH, "no API key for '%s': set %s",
+                            m->resolved, m->api_key_env);
+    return 0;
+}

@@ -20,36 +20,52 @@
 void up_session_opts_init(up_session_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    o->max_turns = UP_SESSION_MAX_TURNS;
-    o->agent_inject = UP_SESSION_INJECT_CATALOG;
+    o->max_turns = UP_AGENT_MAX_TURNS;
+    o->agent_inject = UP_INJECT_CATALOG;
+}
+
+/* --inject's values and what each stands for in chat and in agent mode
+ * (-1: refused there, docs/agent-mode.md). */
+static const struct inject_row {
+    const char *name;
+    int chat, agent; /* enum up_inject, or -1 */
+} injects[] = {
+    {"upskill", UP_INJECT_UPSKILL, UP_INJECT_UPSKILL},
+    {"agentskills", UP_INJECT_AGENTSKILLS, UP_INJECT_AGENTSKILLS},
+    {"catalog", -1, UP_INJECT_CATALOG},
+    {"preload", -1, UP_INJECT_UPSKILL},
+};
+
+static const struct inject_row *inject_find(const char *inject)
+{
+    for (size_t i = 0; inject && i < sizeof(injects) / sizeof(injects[0]); i++)
+        if (!strcmp(inject, injects[i].name))
+            return &injects[i];
+    return NULL;
 }
 
 int up_session_inject_ok(const char *inject, int agent)
 {
-    static const char *const any[] = {"upskill", "agentskills"};
-    static const char *const agent_only[] = {"catalog", "preload"};
+    const struct inject_row *r = inject_find(inject);
 
-    for (size_t i = 0; i < 2; i++)
-        if (!strcmp(inject, any[i]) ||
-            (agent && !strcmp(inject, agent_only[i])))
-            return 1;
-    return 0;
+    return r && (agent ? r->agent : r->chat) >= 0;
 }
 
 enum up_inject up_session_chat_inject(const char *inject)
 {
-    return inject && !strcmp(inject, "agentskills") ? UP_INJECT_AGENTSKILLS
-                                                    : UP_INJECT_UPSKILL;
+    const struct inject_row *r = inject_find(inject);
+
+    return r && r->chat >= 0 ? (enum up_inject)r->chat : UP_INJECT_UPSKILL;
 }
 
 void up_session_agent_opts(up_session_opts *o, int agent, const char *inject,
                            long max_turns, long token_budget, long wall_ms)
 {
+    const struct inject_row *r = inject_find(inject);
+
     o->agent = agent;
-    o->agent_inject = !inject || !strcmp(inject, "catalog")
-                          ? UP_SESSION_INJECT_CATALOG
-                          : UP_SESSION_INJECT_PRELOAD;
-    o->max_turns = max_turns > 0 ? (int)max_turns : UP_SESSION_MAX_TURNS;
+    o->agent_inject = r ? (enum up_inject)r->agent : UP_INJECT_CATALOG;
+    o->max_turns = max_turns > 0 ? (int)max_turns : UP_AGENT_MAX_TURNS;
     o->token_budget = token_budget > 0 ? token_budget : 0;
     o->wall_ms = wall_ms > 0 ? wall_ms : 0;
 }
@@ -94,8 +110,6 @@ static void run_limits(const up_config *cfg, up_sandbox_limits *l)
     l->out_cap = (size_t)cfg->sandbox_output_kb.value << 10;
 }
 
-/* The session's agent options into plan p (the preload form follows the
- * plan's chat injection). */
 /* 1 when a case of p's suite has an executable check (after prepare). */
 static int plan_has_checks(const up_eval_plan *p)
 {
@@ -105,13 +119,11 @@ static int plan_has_checks(const up_eval_plan *p)
     return 0;
 }
 
+/* The session's agent options into plan p. */
 static void agent_plan(up_session *s, up_eval_plan *p)
 {
     p->agent = s->o.agent;
-    p->agent_inject =
-        s->o.agent_inject == UP_SESSION_INJECT_CATALOG ? UP_AGENT_CATALOG
-        : p->inject == UP_INJECT_AGENTSKILLS ? UP_AGENT_PRELOAD_AGENTSKILLS
-                                             : UP_AGENT_PRELOAD;
+    p->agent_inject = s->o.agent_inject;
     p->agent_opts.max_turns = s->o.max_turns;
     p->agent_opts.token_budget = s->o.token_budget;
     p->agent_opts.wall_ms = s->o.wall_ms;
@@ -186,17 +198,27 @@ int up_session_add_target(up_session *s, const char *spec, const char *base_url,
         *index = s->ntargets - 1;
     rc = up_model_resolve(&t->model, spec, base_url, api_key_env, s->cfg, err);
     if (!rc)
-        rc = up_eval_endpoint(&t->ep, &t->headers, &t->model, s->cfg, err);
+        rc = up_model_endpoint(&t->ep, &t->headers, &t->model, s->cfg, err);
     return rc;
 }
 
-const char **up_session_model_ids(const up_session *s, size_t n)
+void up_session_plan_init(const up_session *s, up_eval_plan *p,
+                          const up_skill *skill, const up_suite *suite,
+                          const up_session_plan *sp)
 {
+    size_t n = sp->nmodels;
     const char **ids = up_xcalloc(n ? n : 1, sizeof(*ids));
+    double margin =
+        sp->margin >= 0 ? sp->margin : (double)s->cfg->margin_points.value;
 
     for (size_t i = 0; i < n && i < s->ntargets; i++)
         ids[i] = s->targets[i].model.resolved;
-    return ids;
+    up_eval_plan_init(p, skill, suite, ids, n, sp->runs, sp->baseline,
+                      sp->inject);
+    free(ids);
+    p->margin = margin / 100;
+    p->seed = sp->seed;
+    p->max_answer = (size_t)s->cfg->max_answer_bytes.value;
 }
 
 const up_price *up_session_price(const up_session *s, size_t m)

@@ -124,25 +124,22 @@ static int add_targets(up_eval_session *e, const up_eval_request *rq,
 int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
                           up_error *err)
 {
-    const char **ids;
+    up_session_plan sp = {.runs = rq->runs,
+                          .baseline = rq->baseline,
+                          .inject = rq->inject,
+                          .margin = rq->margin,
+                          .seed = (uint64_t)rq->seed};
     int rc = add_targets(e, rq, err);
 
     if (!rc)
         rc = up_eval_check_size(e->s.ntargets, e->suite.ncases, err);
     if (rc)
         return rc;
-    ids = up_session_model_ids(&e->s, e->s.ntargets);
-    up_eval_plan_init(&e->plan, &e->skill, &e->suite, ids, e->s.ntargets,
-                      rq->runs, rq->baseline, rq->inject);
-    free(ids);
+    sp.nmodels = e->s.ntargets;
+    up_session_plan_init(&e->s, &e->plan, &e->skill, &e->suite, &sp);
     if (rq->base_skill_path) /* compare: arm 0 runs skill A */
         up_eval_plan_set_base(&e->plan, &e->base_skill);
     up_eval_plan_shard(&e->plan, rq->shard_index, rq->shard_count);
-    e->plan.seed = rq->seed;
-    e->plan.margin =
-        (rq->margin >= 0 ? rq->margin : (double)e->cfg.margin_points.value) /
-        100;
-    e->plan.max_answer = (size_t)e->cfg.max_answer_bytes.value;
     return up_eval_prepare(&e->plan, rq->tests, err);
 }
 

@@ -50,7 +50,7 @@ int up_session_grade(up_session *s, up_eval_plan *p, up_error *err)
         return 0;
     rc = judge_target(s, &t, err);
     if (!rc)
-        rc = up_eval_endpoint(&t.ep, &t.headers, &t.model, s->cfg, err);
+        rc = up_model_endpoint(&t.ep, &t.headers, &t.model, s->cfg, err);
     if (!rc) {
         session_sched_opts(s, &o);
         o.log = NULL; /* as before: the judge's attempts are not logged */

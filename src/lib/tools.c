@@ -22,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/workspace_int.h"
 #include "upskill/alloc.h"
 #include "upskill/esc.h"
 #include "upskill/fs.h"
+#include "upskill/http.h"
 
 /* ---- argument access (the checker has validated them) ---- */
 
@@ -298,7 +298,7 @@ static int t_list(up_workspace *w, const json_t *a, up_buf *out)
 struct up_tool_pending {
     up_workspace *w;
     size_t row; /* counter row */
-    double t0;  /* start of the call */
+    long t0;    /* start of the call (up_http_now_ms) */
     up_sandbox_run *run;
     int over; /* step gave 1 */
 };
@@ -571,19 +571,11 @@ static json_t *parse_args(const up_workspace *w, const char *text, size_t len,
     return v;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void count_call(up_workspace *w, size_t row, int rc, double t0)
+static void count_call(up_workspace *w, size_t row, int rc, long t0)
 {
     w->stat[row].calls++;
     w->stat[row].errors += rc;
-    w->stat[row].time_ms += now_ms() - t0;
+    w->stat[row].time_ms += (double)(up_http_now_ms() - t0);
 }
 
 /* Find, parse and check: the row's index (NTOOLS: unknown) and *a, or
@@ -615,7 +607,7 @@ static size_t prepare(up_workspace *w, const char *name, const char *args,
 int up_tool_invoke(up_workspace *w, const char *name, const char *args,
                    size_t len, up_buf *out)
 {
-    double t0 = now_ms();
+    long t0 = up_http_now_ms();
     json_t *a;
     size_t row = prepare(w, name, args, len, &a, out);
     int rc = a ? (tools[row].run(w, a, out) ? 1 : 0) : 1;
@@ -628,7 +620,7 @@ int up_tool_invoke(up_workspace *w, const char *name, const char *args,
 int up_tool_begin(up_workspace *w, const char *name, const char *args,
                   size_t len, up_tool_pending **p, up_buf *out)
 {
-    double t0 = now_ms();
+    long t0 = up_http_now_ms();
     json_t *a;
     size_t row = prepare(w, name, args, len, &a, out);
     int rc = 1;
@@ -665,7 +657,7 @@ int up_tool_pending_end(up_tool_pending *p, up_buf *out)
 {
     up_workspace *w = p->w;
     size_t row = p->row;
-    double t0 = p->t0;
+    long t0 = p->t0;
     int rc = run_end(p, out);
 
     count_call(w, row, rc, t0);

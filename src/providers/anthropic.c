@@ -487,7 +487,7 @@ static int event(up_reply *r, const char *name, json_t *data)
 
 const struct up_provider_ops up_anthropic_ops = {
     .name = "anthropic",
-    .kind = UP_PROVIDER_ANTHROPIC,
+    .kind = UP_WIRE_ANTHROPIC,
     .default_base = DEFAULT_BASE,
     .models_path = "/v1/models",
     .limits = limits,

@@ -319,7 +319,7 @@ static int event(up_reply *r, const char *name, json_t *data)
 
 const struct up_provider_ops up_openai_ops = {
     .name = "openai",
-    .kind = UP_PROVIDER_OPENAI,
+    .kind = UP_WIRE_OPENAI,
     .default_base = DEFAULT_BASE,
     .models_path = "/models",
     .limits = limits,

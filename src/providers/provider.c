@@ -23,7 +23,6 @@
 
 #include "providers/providers.h"
 #include "upskill/alloc.h"
-#include "upskill/config.h"
 #include "upskill/http.h"
 #include "upskill/preset.h"
 
@@ -105,7 +104,7 @@ int up_endpoint_init_for(up_endpoint *ep, int provider)
     const up_preset *p = up_preset_at(provider);
 
     if (!p) {
-        up_endpoint_init(ep, UP_PROVIDER_OPENAI);
+        up_endpoint_init(ep, UP_WIRE_OPENAI);
         return UP_EUSAGE;
     }
     up_endpoint_init(ep, p->wire);

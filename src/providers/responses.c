@@ -324,7 +324,7 @@ static int event(up_reply *r, const char *name, json_t *data)
 
 const struct up_provider_ops up_responses_ops = {
     .name = "responses",
-    .kind = UP_PROVIDER_RESPONSES,
+    .kind = UP_WIRE_RESPONSES,
     .default_base = DEFAULT_BASE,
     .models_path = "/models",
     .limits = limits,

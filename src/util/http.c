@@ -573,11 +573,6 @@ void up_http_client_set_log(up_http_client *c, up_http_log_fn fn, void *ud)
     c->log_ud = ud;
 }
 
-size_t up_http_pending(const up_http_client *c)
-{
-    return c->n;
-}
-
 void up_http_result_init(up_http_result *res)
 {
     memset(res, 0, sizeof(*res));

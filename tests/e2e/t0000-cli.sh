@@ -25,11 +25,15 @@ run "$UPSKILL" validate --help
 is "$rc" 0 "command --help exits 0"
 like "$out" "usage: upskill validate" "command help has a usage line"
 
-for cmd in $("$UPSKILL" --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 } !NF { on = 0 }'); do
+# Each command's summary is written once (its option table): the list
+# in --help and the command's own --help say the same.
+"$UPSKILL" --help | awk '/^commands:/ { on = 1; next } on && NF { print } !NF { on = 0 }' > "$T/commands"
+while read -r cmd summary; do
     run "$UPSKILL" $cmd --help
     is "$rc" 0 "upskill $cmd --help exits 0"
     like "$out" "usage: upskill $cmd" "upskill $cmd --help prints its usage"
-done
+    like "$out" "$summary" "upskill $cmd --help has --help's summary"
+done < "$T/commands"
 
 if [ -w /dev/full ]; then
     run sh -c "'$UPSKILL' --help > /dev/full"

@@ -2,12 +2,14 @@
 # upskill generate against the fake server as teacher and student: a plain
 # task, refinement that keeps the best version, invalid teacher output
 # repaired or rejected, --from a skill folder and a trace, --no-eval, the
-# teacher check, prompt overrides, --json, the min_tests / max_tests
-# config keys, Ctrl-C during a teacher call.  Scenarios: tests/fixtures/gen/.
+# teacher check, prompt overrides, --json, the min_tests / max_tests and
+# max_answer_bytes config keys, Ctrl-C during a teacher call.  Scenarios:
+# tests/fixtures/gen/.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
 G="$TOP/tests/fixtures/gen"
+G_BIG="$T/big.json"
 export UPSKILL_CONFIG="$T/none.yaml"
 cd "$T" || exit 1
 
@@ -54,6 +56,26 @@ is "$rc" 0 "upskill eval runs on the generated skill"
 like "$err" "4 case(s)" "with the tests generate saved"
 run "$UPSKILL" runs -d "$T/runs-p"
 like "$out" "commit-helper" "upskill runs reads generate's log"
+
+# --- its evaluations cut answers at max_answer_bytes, as eval's -------------
+# The student's good answers end in ANSWER after 6000 bytes: whole they
+# pass, cut at 2048 bytes they fail.
+big=$(head -c 6000 /dev/zero | tr '\0' 'x')
+sed "s/\"good\": \"GOOD ANSWER\"/\"good\": \"GOOD $big ANSWER\"/" \
+    "$G/plain.json" > "$G_BIG"
+printf 'max_answer_bytes: 2048\n' > "$T/cap.yaml"
+for cap in none cap; do
+    fake_start "$G_BIG"
+    UPSKILL_CONFIG="$T/$cap.yaml" GENERIC_BASE_URL="$FAKE_URL/v1" run \
+        "$UPSKILL" generate "write commit messages" -m generic.teacher \
+        --eval-model student --eval-base-url "$FAKE_URL/v1" --max-refine 1 \
+        -o "$T/cap-$cap/commit-helper" --no-log-runs
+    is "$rc" 0 "generate with long answers exits 0 ($cap)"
+done
+like "$(cat "$T/cap-none/commit-helper/skill_meta.json")" \
+    '"test_pass_rate": 1.0' "uncut, the long answers pass"
+like "$(cat "$T/cap-cap/commit-helper/skill_meta.json")" \
+    '"test_pass_rate": 0.0' "cut at max_answer_bytes, they fail as eval's do"
 
 # --- refinement keeps the best version --------------------------------------
 gen keep-best -o "$T/b/commit-helper" --runs-dir "$T/runs-b" --max-refine 2

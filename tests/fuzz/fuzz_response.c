@@ -40,10 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *body = (const char *)data + (size ? 1 : 0);
     size_t len = size ? size - 1 : 0;
 
-    up_endpoint_init(&ep, !size           ? UP_PROVIDER_ANTHROPIC
-                          : (data[0] & 4) ? UP_PROVIDER_RESPONSES
-                          : (data[0] & 1) ? UP_PROVIDER_OPENAI
-                                          : UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, !size           ? UP_WIRE_ANTHROPIC
+                          : (data[0] & 4) ? UP_WIRE_RESPONSES
+                          : (data[0] & 1) ? UP_WIRE_OPENAI
+                                          : UP_WIRE_ANTHROPIC);
     up_request_init(&rq);
     rq.messages = &m;
     rq.n_messages = 1;

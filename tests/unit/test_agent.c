@@ -159,15 +159,15 @@ Test(agent, the_catalogue_names_the_skill_and_where_it_is)
     s.name = up_xstrdup("pdf");
     s.description = up_xstrdup("Fill PDF forms.");
     s.body = up_xstrdup("BODY");
-    sys = up_agent_system(&s, UP_AGENT_CATALOG);
+    sys = up_agent_system(&s, UP_INJECT_CATALOG);
     cr_assert(strstr(sys, "<name>pdf</name>"));
     cr_assert(strstr(sys, "<location>.agents/skills/pdf/SKILL.md</location>"));
     cr_assert_null(strstr(sys, "BODY"), "the model must read the body itself");
     free(sys);
-    sys = up_agent_system(&s, UP_AGENT_PRELOAD);
+    sys = up_agent_system(&s, UP_INJECT_UPSKILL);
     cr_assert(strstr(sys, "## Skill: pdf\n\nBODY"));
     free(sys);
-    sys = up_agent_system(NULL, UP_AGENT_CATALOG);
+    sys = up_agent_system(NULL, UP_INJECT_CATALOG);
     cr_assert_null(strstr(sys, "available_skills"), "the baseline: no skill");
     free(sys);
     up_skill_release(&s);

@@ -427,46 +427,6 @@ Test(assert, parse_errors_name_the_path)
     }
 }
 
-/* "[{contains a} x n]": n assertions as JSON, in b. */
-static void many_asserts(up_buf *b, size_t n)
-{
-    up_buf_adds(b, "[");
-    for (size_t i = 0; i < n; i++)
-        up_buf_adds(b, i ? ",{\"type\":\"contains\",\"value\":\"a\"}"
-                         : "{\"type\":\"contains\",\"value\":\"a\"}");
-    up_buf_adds(b, "]");
-}
-
-/* An eval job counts a case's assertions in 16 bits: a case with more
- * than UP_ASSERT_LIST_MAX is refused, naming the file and the case,
- * counting the ones already in the list (expected.contains); the limit
- * itself is taken. */
-Test(assert, a_case_takes_at_most_65535_assertions)
-{
-    up_buf b = UP_BUF_INIT;
-    up_assert_list l;
-    up_error err = {0, ""};
-    char x[] = "x", *one[] = {x};
-
-    many_asserts(&b, UP_ASSERT_LIST_MAX);
-    up_assert_list_init(&l);
-    cr_assert_eq(
-        up_assert_list_parse(&l, b.data, "t.json", "tests[4].assert", &err), 0,
-        "%s", err.msg);
-    cr_assert_eq(l.n, UP_ASSERT_LIST_MAX);
-    up_assert_list_release(&l);
-    up_assert_list_init(&l);
-    up_assert_list_add_contains(&l, one, 1);
-    cr_assert_eq(
-        up_assert_list_parse(&l, b.data, "t.json", "tests[4].assert", &err),
-        UP_EPARSE);
-    cr_assert_str_eq(err.msg, "'t.json': tests[4].assert: a case takes at "
-                              "most 65535 assertions (65536 given)");
-    cr_assert_eq(l.n, 1, "the list is left as it was");
-    up_assert_list_release(&l);
-    up_buf_release(&b);
-}
-
 Test(assert, failed_parse_leaves_list_unchanged)
 {
     up_assert_list l;

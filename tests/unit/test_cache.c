@@ -42,7 +42,7 @@ struct req {
 
 static void base_req(struct req *r)
 {
-    up_endpoint_init(&r->ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&r->ep, UP_WIRE_OPENAI);
     r->ep.base_url = "http://127.0.0.1:8080/v1";
     r->ep.api_key = "sk-SECRET-one";
     r->ep.model = "local";
@@ -80,7 +80,7 @@ static void m_model(struct req *r)
 }
 static void m_kind(struct req *r)
 {
-    r->ep.kind = UP_PROVIDER_ANTHROPIC;
+    r->ep.kind = UP_WIRE_ANTHROPIC;
 }
 static void m_url(struct req *r)
 {

@@ -619,6 +619,54 @@ Test(config, fastagent_providers_map_onto_ours)
     up_config_release(&cfg);
 }
 
+/* Every preset with a key variable has a fast-agent section that sets
+ * it (its own, or the earlier preset's that shares the variable:
+ * responses and openai), and one that sets a base-URL variable when it
+ * has any: the sections come from the preset table, so a new provider
+ * cannot be missed. */
+Test(config, fastagent_sections_cover_every_preset)
+{
+    struct fake_env env = {{{"HOME", "/nonexistent"}}};
+    up_buf yaml = UP_BUF_INIT;
+    up_config cfg;
+    up_error err = {0};
+
+    for (int k = 0; k < up_preset_count(); k++)
+        up_buf_addf(&yaml, "%s:\n  api_key: key-%s\n  base_url: url-%s\n",
+                    up_preset_at(k)->name, up_preset_at(k)->name,
+                    up_preset_at(k)->name);
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    cr_assert_eq(up_config_parse_fastagent(&cfg, yaml.data, yaml.len,
+                                           "fastagent.secrets.yaml", &err),
+                 0, "%s", err.msg);
+    for (int k = 0; k < up_preset_count(); k++) {
+        const up_preset *p = up_preset_at(k);
+        const char *const *b = p->base_envs;
+        int based = 0;
+
+        if (!p->key_env)
+            continue;
+        cr_assert_not_null(up_config_getenv(&cfg, p->key_env),
+                           "no section sets %s (preset %s)", p->key_env,
+                           p->name);
+        for (; *b; b++)
+            based |= up_config_getenv(&cfg, *b) != NULL;
+        cr_assert(based || !p->base_envs[0],
+                  "no section sets a base URL of preset %s", p->name);
+    }
+    cr_assert_str_eq(up_config_getenv(&cfg, "HF_TOKEN"), "key-hf");
+    cr_assert_str_eq(up_config_getenv(&cfg, "OPENAI_API_KEY"), "key-openai",
+                     "responses has no section of its own");
+    cr_assert_str_eq(up_config_getenv(&cfg, "AZURE_OPENAI_ENDPOINT"),
+                     "url-azure");
+    cr_assert_str_eq(up_config_getenv(&cfg, "OPENAI_BASE_URL"), "url-openai");
+    cr_assert_null(up_config_getenv(&cfg, "OPENAI_API_BASE"),
+                   "base_url sets the variable that wins");
+    up_config_release(&cfg);
+    up_buf_release(&yaml);
+}
+
 Test(config, fastagent_bad_file_names_file_and_line)
 {
     static const char *const bad[] = {"openai:\n  api_key: [sk-x]\n",

@@ -116,9 +116,9 @@ static const up_message hello[] = {{"user", "Hello there"}};
 static void setup(up_endpoint *ep, up_request *rq, int kind, const fake *f)
 {
     up_endpoint_init(ep, kind);
-    ep->base_url = kind == UP_PROVIDER_OPENAI ? f->url_v1 : f->url;
+    ep->base_url = kind == UP_WIRE_OPENAI ? f->url_v1 : f->url;
     ep->api_key = KEY;
-    ep->model = kind == UP_PROVIDER_ANTHROPIC ? "claude-haiku-4-5" : "gpt-x";
+    ep->model = kind == UP_WIRE_ANTHROPIC ? "claude-haiku-4-5" : "gpt-x";
     up_request_init(rq);
     rq->system = "Be terse.";
     rq->messages = hello;
@@ -144,7 +144,7 @@ Test(http_e2e, anthropic_request_shape_and_reply)
     fake_start(&f, "[{\"reply\":{\"text\":\"Hi!\",\"reasoning\":\"hmm\","
                    "\"usage\":{\"input_tokens\":12,\"output_tokens\":5,"
                    "\"cached_tokens\":4}}}]");
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
                  "%s", res.err.msg);
     cr_assert_str_eq(res.text, "Hi!");
@@ -185,7 +185,7 @@ Test(http_e2e, openai_stream_with_usage)
     fake_start(&f, "[{\"reply\":{\"text\":\"streamed answer\",\"reasoning\":"
                    "\"why\",\"chunk_size\":3,\"usage\":{\"input_tokens\":9,"
                    "\"output_tokens\":4,\"reasoning_tokens\":1}}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     ep.stream = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
                  "%s", res.err.msg);
@@ -233,27 +233,27 @@ static void retried_then_ok(int kind, int stream, const char *fault)
 
 Test(http_e2e, retried_after_429)
 {
-    retried_then_ok(UP_PROVIDER_ANTHROPIC, 0, "retry_after");
+    retried_then_ok(UP_WIRE_ANTHROPIC, 0, "retry_after");
 }
 
 Test(http_e2e, retried_after_500)
 {
-    retried_then_ok(UP_PROVIDER_OPENAI, 0, "error_500");
+    retried_then_ok(UP_WIRE_OPENAI, 0, "error_500");
 }
 
 Test(http_e2e, retried_after_529)
 {
-    retried_then_ok(UP_PROVIDER_ANTHROPIC, 1, "overloaded");
+    retried_then_ok(UP_WIRE_ANTHROPIC, 1, "overloaded");
 }
 
 Test(http_e2e, retried_after_reset)
 {
-    retried_then_ok(UP_PROVIDER_OPENAI, 1, "reset");
+    retried_then_ok(UP_WIRE_OPENAI, 1, "reset");
 }
 
 Test(http_e2e, retried_after_early_close)
 {
-    retried_then_ok(UP_PROVIDER_ANTHROPIC, 0, "early_close");
+    retried_then_ok(UP_WIRE_ANTHROPIC, 0, "early_close");
 }
 
 static int logged;
@@ -274,7 +274,7 @@ Test(http_e2e, clear_error_after_retries_spent)
 
     fake_start(&f, "[{\"reply\":{\"status\":503,\"error_message\":"
                    "\"try later\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     ep.max_retries = 1;
     logged = 0;
     cr_assert_eq(up_provider_complete(&ep, &rq, count_log, NULL, NULL, &res),
@@ -297,7 +297,7 @@ Test(http_e2e, auth_error_not_retried_and_key_redacted)
 
     fake_start(&f, "[{\"reply\":{\"status\":401,\"error_message\":"
                    "\"Incorrect API key provided: " KEY "\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
                  UP_EAUTH);
     cr_assert_eq(res.attempts, 1);
@@ -317,7 +317,7 @@ Test(http_e2e, non_json_error_body_and_should_retry_false)
     fake_start(&f, "[{\"reply\":{\"status\":502,\"body\":\"<html>bad "
                    "gateway</html>\",\"headers\":{\"x-should-retry\":"
                    "\"false\"}}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
                  UP_ESERVER);
     cr_assert_eq(res.attempts, 1);
@@ -336,7 +336,7 @@ Test(http_e2e, json_repair_turn)
 
     fake_start(&f, "[{\"times\":1,\"reply\":{\"text\":\"sorry, no\"}},"
                    "{\"reply\":{\"text\":\"{\\\"a\\\": 1}\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     rq.schema = "{\"type\":\"object\"}";
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
                  "%s", res.err.msg);
@@ -362,7 +362,7 @@ Test(http_e2e, json_gives_up_after_repairs)
     up_response res;
 
     fake_start(&f, "[{\"reply\":{\"text\":\"never json\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     rq.schema = "{\"type\":\"object\"}";
     rq.json_repairs = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
@@ -405,8 +405,8 @@ static void json_for_stream(int kind)
     cr_assert_str_eq(res.text, "whole answer");
     cr_assert_str_eq(res.reasoning, "thought");
     cr_assert_str_eq(res.stop_reason,
-                     kind == UP_PROVIDER_OPENAI ? "stop" : "end_turn");
-    cr_assert_eq(res.usage.input, kind == UP_PROVIDER_OPENAI ? 11 : 14);
+                     kind == UP_WIRE_OPENAI ? "stop" : "end_turn");
+    cr_assert_eq(res.usage.input, kind == UP_WIRE_OPENAI ? 11 : 14);
     cr_assert_eq(res.usage.output, 7);
     cr_assert_eq(res.usage.cached, 3);
     cr_assert_eq(res.usage.reasoning, 2);
@@ -422,12 +422,12 @@ static void json_for_stream(int kind)
 
 Test(http_e2e, openai_json_reply_to_a_stream)
 {
-    json_for_stream(UP_PROVIDER_OPENAI);
+    json_for_stream(UP_WIRE_OPENAI);
 }
 
 Test(http_e2e, anthropic_json_reply_to_a_stream)
 {
-    json_for_stream(UP_PROVIDER_ANTHROPIC);
+    json_for_stream(UP_WIRE_ANTHROPIC);
 }
 
 Test(http_e2e, anthropic_json_tool_reply_to_a_stream)
@@ -444,7 +444,7 @@ Test(http_e2e, anthropic_json_tool_reply_to_a_stream)
     char *body = json_dumps(msg, JSON_COMPACT);
 
     fake_start_json(&f, json_pack("[{s{ss}}]", "reply", "body", body));
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     ep.stream = 1;
     rq.schema = "{\"type\":\"object\"}";
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
@@ -468,7 +468,7 @@ Test(http_e2e, garbage_reply_to_a_stream)
 
     fake_start(&f, "[{\"reply\":{\"body\":\"<html>sorry " KEY "</html>\","
                    "\"headers\":{\"Content-Type\":\"text/html\"}}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     ep.stream = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
                  UP_EHTTP);
@@ -491,7 +491,7 @@ Test(http_e2e, invalid_json_reply_to_a_stream)
 
     fake_start(&f,
                "[{\"reply\":{\"stream\":false,\"fault\":\"invalid_json\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     ep.stream = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
                  UP_EHTTP);
@@ -542,7 +542,7 @@ Test(http_e2e, retried_at_the_rate_limit_reset)
     up_response res;
 
     reset_scenario(&f, 2);
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     last_why = NULL;
     cr_assert_eq(up_provider_complete(&ep, &rq, keep_why, NULL, NULL, &res), 0,
                  "%s", res.err.msg);
@@ -570,7 +570,7 @@ Test(http_e2e, retried_at_the_openai_rate_limit_reset)
                                   "x-ratelimit-remaining-tokens", "9000",
                                   "x-ratelimit-reset-tokens", "20ms", "reply",
                                   "text", "ok"));
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     last_why = NULL;
     cr_assert_eq(up_provider_complete(&ep, &rq, keep_why, NULL, NULL, &res), 0,
                  "%s", res.err.msg);
@@ -591,7 +591,7 @@ Test(http_e2e, rate_limit_reset_over_the_cap_fails_fast)
     up_response res;
 
     reset_scenario(&f, 3600);
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
                  UP_ERATELIMIT);
     cr_assert_eq(res.attempts, 1);
@@ -649,7 +649,7 @@ Test(http_e2e, flaky_batch_all_complete)
     fake_start(&f, "[{\"fail_rate\":0.3,\"fail_with\":[\"reset\","
                    "\"error_500\",\"overloaded\",\"early_close\"],"
                    "\"reply\":{\"text\":\"ok\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     ep.max_retries = 6;
     batch_init(&b, 200, &ep);
     up_sched_opts_init(&o);
@@ -672,7 +672,7 @@ Test(http_e2e, concurrency_reaches_the_limit)
     /* each request is held until 8 wait together: needs 8 in flight */
     fake_start(&f, "[{\"barrier\":8,\"barrier_timeout_ms\":20000,"
                    "\"reply\":{\"text\":\"ok\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_ANTHROPIC, &f);
+    setup(&ep, &rq, UP_WIRE_ANTHROPIC, &f);
     batch_init(&b, 16, &ep);
     up_sched_opts_init(&o);
     o.jobs = 8;
@@ -694,7 +694,7 @@ Test(http_e2e, rate_limit_lowers_concurrency)
     fake_start(&f, "[{\"match\":{\"nth\":1},\"reply\":{\"fault\":"
                    "\"retry_after\",\"retry_after\":\"0.01\"}},"
                    "{\"reply\":{\"text\":\"ok\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     batch_init(&b, 20, &ep);
     up_sched_opts_init(&o);
     o.jobs = 8;
@@ -716,7 +716,7 @@ Test(http_e2e, stop_flag_drains)
     up_error err;
 
     fake_start(&f, "[{\"reply\":{\"text\":\"ok\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     batch_init(&b, 10, &ep);
     stop = 0;
     b.stop = &stop;
@@ -769,7 +769,7 @@ Test(http_e2e, job_timeout)
     up_error err;
 
     fake_start(&f, "[{\"reply\":{\"text\":\"late\",\"delay_ms\":5000}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     job = (up_job){&ep, &rq, keep_code, NULL, NULL, NULL};
     up_sched_opts_init(&o);
     o.job_timeout_ms = 300;
@@ -871,7 +871,7 @@ Test(http_e2e, complete_with_stop_set_sends_nothing)
     up_response res;
 
     fake_start(&f, "[{\"reply\":{\"text\":\"hi\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     stop_flag = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, &stop_flag, &res),
                  UP_EINTR);
@@ -892,7 +892,7 @@ Test(http_e2e, complete_first_stop_cancels_the_call)
      * the call would wait and succeed */
     fake_start(&f, "[{\"times\":1,\"reply\":{\"fault\":\"retry_after\","
                    "\"retry_after\":60}},{\"reply\":{\"text\":\"late\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     stop_flag = 0;
     cr_assert_eq(up_provider_complete(&ep, &rq, stop_after_attempt, NULL,
                                       &stop_flag, &res),
@@ -940,7 +940,7 @@ Test(http_e2e, rejected_request_has_no_usage)
 
     fake_start(&f, "[{\"reply\":{\"status\":400,\"error_message\":"
                    "\"exceeds the available context size\"}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     ep.stream = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
                  UP_EBADREQ, "%s", res.err.msg);
@@ -965,7 +965,7 @@ Test(http_e2e, stream_refused_then_plain)
                    "Extra inputs are not permitted\"}},{\"reply\":{\"text\":"
                    "\"plain\",\"usage\":{\"input_tokens\":5,"
                    "\"output_tokens\":1}}}]");
-    setup(&ep, &rq, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     ep.stream = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res), 0,
                  "%s", res.err.msg);
@@ -1042,7 +1042,7 @@ static void tool_round_trip(int kind, int stream)
     up_response r1, r2;
     up_msg m[4] = {{UP_ROLE_USER, "Read a.txt", NULL, 0, NULL, 0, NULL}};
     json_t *rec;
-    int anth = kind == UP_PROVIDER_ANTHROPIC;
+    int anth = kind == UP_WIRE_ANTHROPIC;
 
     fake_start(&f, tool_scenario);
     setup(&ep, &rq, kind, &f);
@@ -1106,22 +1106,22 @@ static void tool_round_trip(int kind, int stream)
 
 Test(http_e2e, anthropic_tool_calls_json)
 {
-    tool_round_trip(UP_PROVIDER_ANTHROPIC, 0);
+    tool_round_trip(UP_WIRE_ANTHROPIC, 0);
 }
 
 Test(http_e2e, anthropic_tool_calls_stream)
 {
-    tool_round_trip(UP_PROVIDER_ANTHROPIC, 1);
+    tool_round_trip(UP_WIRE_ANTHROPIC, 1);
 }
 
 Test(http_e2e, openai_tool_calls_json)
 {
-    tool_round_trip(UP_PROVIDER_OPENAI, 0);
+    tool_round_trip(UP_WIRE_OPENAI, 0);
 }
 
 Test(http_e2e, openai_tool_calls_stream)
 {
-    tool_round_trip(UP_PROVIDER_OPENAI, 1);
+    tool_round_trip(UP_WIRE_OPENAI, 1);
 }
 
 /* ---- multi-turn jobs (up_job.next): one slot, several turns ---------- */
@@ -1233,12 +1233,12 @@ static void multi_turn(int kind, int stream)
 
 Test(sched_e2e, openai_multi_turn_job_stream)
 {
-    multi_turn(UP_PROVIDER_OPENAI, 1);
+    multi_turn(UP_WIRE_OPENAI, 1);
 }
 
 Test(sched_e2e, anthropic_multi_turn_job_json)
 {
-    multi_turn(UP_PROVIDER_ANTHROPIC, 0);
+    multi_turn(UP_WIRE_ANTHROPIC, 0);
 }
 
 Test(sched_e2e, a_job_whose_first_request_fails_ends_with_an_error)
@@ -1250,7 +1250,7 @@ Test(sched_e2e, a_job_whose_first_request_fails_ends_with_an_error)
     memset(&c, 0, sizeof(c));
     c.fail_start = 1;
     fake_start(&f, turns_scenario);
-    convo_run(&c, UP_PROVIDER_OPENAI, 1, &f);
+    convo_run(&c, UP_WIRE_OPENAI, 1, &f);
     cr_assert_eq(c.dones, 1);
     cr_assert_eq(c.done_code, UP_EIO);
     rec = records(&f);
@@ -1368,7 +1368,7 @@ Test(sched_e2e, a_parked_job_holds_only_itself)
     r.fd = p.fds[1];
     p.other = &r.c;
     fake_start(&f, turns_scenario);
-    setup(&ep, &unused, UP_PROVIDER_OPENAI, &f);
+    setup(&ep, &unused, UP_WIRE_OPENAI, &f);
     jobs[0] = (up_job){&ep, NULL, parked_done, &p, parked_next, parked_wait};
     jobs[1] = (up_job){&ep, NULL, releaser_done, &r, releaser_next, NULL};
     up_sched_opts_init(&o);

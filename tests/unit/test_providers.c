@@ -81,7 +81,7 @@ Test(providers, anthropic_basic_request)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     ep.model = "claude-haiku-4-5";
     ep.api_key = "sk-ant-test-123456789";
     rq.temperature = 0.5;
@@ -108,7 +108,7 @@ Test(providers, anthropic_base_url_forms)
     for (size_t i = 0; i < 2; i++) {
         built b;
 
-        up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+        up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
         ep.base_url = bases[i];
         b = build(&ep, &rq);
         cr_assert_str_eq(b.url.data, "http://127.0.0.1:9/v1/messages");
@@ -123,7 +123,7 @@ Test(providers, anthropic_budget_thinking)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     ep.model = "claude-sonnet-4-5";
     ep.effort = "medium";
     ep.max_tokens = 1000;
@@ -143,7 +143,7 @@ Test(providers, anthropic_adaptive_family)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     ep.model = "claude-sonnet-5";
     ep.effort = "high";
     rq.temperature = 0.2;
@@ -161,7 +161,7 @@ Test(providers, anthropic_schema_forced_tool)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     ep.model = "claude-haiku-4-5";
     rq.schema = "{\"type\":\"object\"}";
     rq.schema_name = "cases";
@@ -179,7 +179,7 @@ Test(providers, anthropic_schema_with_thinking_not_forced)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     ep.model = "claude-opus-4-5";
     ep.effort = "low";
     rq.schema = "{\"type\":\"object\"}";
@@ -195,7 +195,7 @@ Test(providers, anthropic_schema_output_format_on_new_models)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     ep.model = "claude-sonnet-5-5";
     ep.stream = 1;
     rq.schema = "{\"type\":\"object\"}";
@@ -215,7 +215,7 @@ Test(providers, bad_schema_refused)
     up_hdrs h = {0};
     up_error err;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     rq.schema = "{not json";
     cr_assert_eq(up_provider_build(&ep, &rq, &url, &h, &body, &err), UP_EUSAGE);
     cr_assert(strstr(err.msg, "schema") != NULL);
@@ -230,7 +230,7 @@ Test(providers, openai_official_request)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     ep.model = "gpt-5.5";
     ep.api_key = "sk-test-abcdefgh";
     ep.effort = "low";
@@ -253,7 +253,7 @@ Test(providers, openai_compatible_request)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     ep.base_url = "http://127.0.0.1:11434/v1/";
     ep.model = "qwen3:8b";
     ep.stream = 1;
@@ -278,7 +278,7 @@ Test(providers, openai_schema_and_extra_headers)
     up_request rq = basic();
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     ep.headers = extra;
     ep.compat = 1;
     ep.base_url = "https://api.openai.com/v1";
@@ -342,7 +342,7 @@ Test(providers, anthropic_reply_blocks_and_usage)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_ANTHROPIC,
+    parse_body(&g, UP_WIRE_ANTHROPIC,
                "{\"content\":[{\"type\":\"thinking\",\"thinking\":\"hmm\","
                "\"signature\":\"x\"},{\"type\":\"text\",\"text\":\"Hi.\"}],"
                "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":12,"
@@ -365,7 +365,7 @@ Test(providers, anthropic_reply_tool_use_is_the_answer)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_ANTHROPIC,
+    parse_body(&g, UP_WIRE_ANTHROPIC,
                "{\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":"
                "\"result\",\"input\":{\"a\":[1,2]}}],\"stop_reason\":"
                "\"tool_use\",\"usage\":{\"input_tokens\":1,"
@@ -379,7 +379,7 @@ Test(providers, anthropic_stream)
     got g;
 
     parse_stream(
-        &g, UP_PROVIDER_ANTHROPIC,
+        &g, UP_WIRE_ANTHROPIC,
         "event: message_start\ndata: {\"type\":\"message_start\",\"message\":"
         "{\"usage\":{\"input_tokens\":10,\"cache_read_input_tokens\":4,"
         "\"output_tokens\":1}}}\n\n"
@@ -416,7 +416,7 @@ Test(providers, anthropic_stream_error_event)
         "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\""
         ":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     up_reply_init(&r, &ep);
     cr_assert_eq(up_reply_feed(&r, s, strlen(s), &msg), 529);
     cr_assert_str_eq(msg.data, "stream error: Overloaded");
@@ -429,7 +429,7 @@ Test(providers, openai_reply_usage_details)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"index\":0,\"finish_reason\":\"stop\","
                "\"message\":{\"role\":\"assistant\",\"content\":\"42\"}}],"
                "\"usage\":{\"prompt_tokens\":120,\"completion_tokens\":300,"
@@ -450,7 +450,7 @@ Test(providers, openai_reasoning_content_field)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"message\":{\"content\":\"yes\","
                "\"reasoning_content\":\"abcdefgh\"}}],\"usage\":"
                "{\"prompt_tokens\":3,\"completion_tokens\":5}}");
@@ -466,7 +466,7 @@ Test(providers, openai_reasoning_field_ollama)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"message\":{\"content\":\"ok\","
                "\"reasoning\":\"thought\"}}]}");
     cr_assert_str_eq(g.res.text, "ok");
@@ -478,7 +478,7 @@ Test(providers, think_tags_split_out)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"message\":{\"content\":\"\\n<think>\\nplan "
                "it\\n</think>\\n\\nThe answer\"}}],\"usage\":{"
                "\"prompt_tokens\":3,\"completion_tokens\":9,"
@@ -494,13 +494,13 @@ Test(providers, think_close_only_and_unclosed)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"message\":{\"content\":\"hidden</think>"
                "shown\"}}]}");
     cr_assert_str_eq(g.res.text, "shown");
     cr_assert_str_eq(g.res.reasoning, "hidden");
     got_release(&g);
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"message\":{\"content\":\"<thinking>cut off"
                "\"}}]}");
     cr_assert_str_eq(g.res.text, "");
@@ -512,7 +512,7 @@ Test(providers, missing_usage_estimated)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"message\":{\"content\":\"12345678\"}}]}");
     cr_assert_eq(g.res.usage.estimated, 1);
     cr_assert_eq(g.res.usage.output, 2);
@@ -526,7 +526,7 @@ Test(providers, openai_stream_with_usage_chunk)
     got g;
 
     parse_stream(
-        &g, UP_PROVIDER_OPENAI,
+        &g, UP_WIRE_OPENAI,
         ": ping\n\n"
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}"
         "\n\n"
@@ -554,7 +554,7 @@ Test(providers, openai_stream_error_chunk)
     up_buf msg = UP_BUF_INIT;
     const char *s = "data: {\"error\":{\"message\":\"boom\",\"code\":503}}\n\n";
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     cr_assert_eq(up_reply_feed(&r, s, strlen(s), &msg), 503);
     cr_assert_str_eq(msg.data, "stream error: boom");
@@ -569,7 +569,7 @@ Test(providers, non_json_body_is_an_error)
     up_error err;
     const char *body = "<html>502 Bad Gateway</html>";
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     cr_assert_eq(up_reply_parse(&r, body, strlen(body), &err), UP_EPARSE);
     cr_assert(strstr(err.msg, "not JSON") != NULL);
@@ -601,7 +601,7 @@ Test(providers, json_body_on_a_stream_is_read_whole)
         "\"prompt_tokens\":7,\"completion_tokens\":3,"
         "\"completion_tokens_details\":{\"reasoning_tokens\":1}}}";
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     up_response_init(&res);
     for (size_t k = 1; k < 40; k += 13) { /* any split of the body */
@@ -629,7 +629,7 @@ Test(providers, stream_after_a_json_attempt)
     up_reply r;
     up_error err;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     feed_chunks(&r, "{\"choices\":", 5);
     up_reply_reset(&r); /* a retry */
@@ -649,7 +649,7 @@ Test(providers, garbage_body_names_type_and_first_bytes)
     up_reply r;
     up_error err;
 
-    up_endpoint_init(&ep, UP_PROVIDER_ANTHROPIC);
+    up_endpoint_init(&ep, UP_WIRE_ANTHROPIC);
     ep.api_key = "plainkey42";
     up_reply_init(&r, &ep);
     feed_chunks(&r,
@@ -675,7 +675,7 @@ Test(providers, bad_json_body_on_a_stream)
     up_reply r;
     up_error err;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     feed_chunks(&r, "{\"id\": \"x\", \"choices\": [ not json", 4);
     cr_assert_eq(up_reply_end(&r, "application/json", &err), UP_EHTTP);
@@ -694,7 +694,7 @@ Test(providers, cut_stream_ended_early)
     up_reply r;
     up_error err;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     feed_chunks(
         &r, "data: {\"choices\":[{\"delta\":{\"content\":\"pa\"}}]}\n\n", 64);
@@ -725,10 +725,10 @@ Test(providers, check_json)
 
 Test(providers, kinds_by_name)
 {
-    cr_assert_eq(up_wire_kind_of("anthropic"), UP_PROVIDER_ANTHROPIC);
-    cr_assert_eq(up_wire_kind_of("openai"), UP_PROVIDER_OPENAI);
+    cr_assert_eq(up_wire_kind_of("anthropic"), UP_WIRE_ANTHROPIC);
+    cr_assert_eq(up_wire_kind_of("openai"), UP_WIRE_OPENAI);
     cr_assert_eq(up_wire_kind_of("nope"), -1);
-    cr_assert_str_eq(up_wire_name(UP_PROVIDER_ANTHROPIC), "anthropic");
+    cr_assert_str_eq(up_wire_name(UP_WIRE_ANTHROPIC), "anthropic");
 }
 
 Test(providers, control_characters_in_a_key_or_header_refused)
@@ -740,7 +740,7 @@ Test(providers, control_characters_in_a_key_or_header_refused)
     up_hdrs h = {0};
     up_error err;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     ep.api_key = "sk-abc\r\nX-Injected: yes";
     cr_assert_eq(up_provider_build(&ep, &rq, &url, &h, &body, &err), UP_EPARSE);
     cr_assert(strstr(err.msg, "control character"), "%s", err.msg);
@@ -770,7 +770,7 @@ Test(providers, a_refused_stream_is_asked_again_without)
     const char *busy = "{\"error\":{\"message\":\"bad model\"}}";
     built b;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     ep.base_url = "http://127.0.0.1:9/v1";
     ep.stream = 1;
     other = ep;
@@ -799,7 +799,7 @@ Test(providers, a_rejected_request_adds_no_estimated_tokens)
     up_request rq = basic();
     up_response res;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     up_response_init(&res);
     up_reply_finish(&r, &rq, &res); /* a 400: nothing arrived */
@@ -814,14 +814,14 @@ Test(providers, cut_at_the_output_cap_and_who_answered)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"model\":\"qwen3-4b-q4\",\"choices\":[{\"message\":"
                "{\"content\":\"half\"},\"finish_reason\":\"length\"}]}");
     cr_assert_eq(g.res.truncated, 1);
     cr_assert_eq(g.res.max_tokens, UP_DEFAULT_MAX_TOKENS);
     cr_assert_str_eq(g.res.model, "qwen3-4b-q4");
     got_release(&g);
-    parse_stream(&g, UP_PROVIDER_ANTHROPIC,
+    parse_stream(&g, UP_WIRE_ANTHROPIC,
                  "event: message_start\ndata: {\"type\":\"message_start\","
                  "\"message\":{\"model\":\"claude-x-1\",\"usage\":"
                  "{\"input_tokens\":3}}}\n\n"
@@ -832,7 +832,7 @@ Test(providers, cut_at_the_output_cap_and_who_answered)
     cr_assert_eq(g.res.truncated, 1);
     cr_assert_str_eq(g.res.model, "claude-x-1");
     got_release(&g);
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"message\":{\"content\":\"all\"},"
                "\"finish_reason\":\"stop\"}]}");
     cr_assert_eq(g.res.truncated, 0);
@@ -870,7 +870,7 @@ Test(providers, json_option_names_never_reach_a_message)
     const char *body =
         "{\"choices\":[{\"message\":{\"content\":\"a\\u0000\"}}]}";
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     cr_assert_eq(up_reply_parse(&r, body, strlen(body), &err), UP_EPARSE);
     cr_assert_null(strstr(err.msg, "JSON_"), "%s", err.msg);
@@ -883,10 +883,10 @@ Test(providers, configured_providers_map_to_their_wire)
     static const struct {
         int provider, wire, compat;
     } rows[] = {
-        {UP_PROV_ANTHROPIC, UP_PROVIDER_ANTHROPIC, 1},
-        {UP_PROV_OPENAI, UP_PROVIDER_OPENAI, 0},
-        {UP_PROV_GENERIC, UP_PROVIDER_OPENAI, 1},
-        {UP_PROV_HF, UP_PROVIDER_OPENAI, 1},
+        {UP_PROV_ANTHROPIC, UP_WIRE_ANTHROPIC, 1},
+        {UP_PROV_OPENAI, UP_WIRE_OPENAI, 0},
+        {UP_PROV_GENERIC, UP_WIRE_OPENAI, 1},
+        {UP_PROV_HF, UP_WIRE_OPENAI, 1},
     };
     up_endpoint ep;
 
@@ -902,8 +902,8 @@ Test(providers, configured_providers_map_to_their_wire)
 Test(providers, wire_knowledge_comes_from_the_providers)
 {
     const char *const *p = up_provider_key_prefixes();
-    const up_http_limit *a = up_provider_limits(UP_PROVIDER_ANTHROPIC);
-    const up_http_limit *o = up_provider_limits(UP_PROVIDER_OPENAI);
+    const up_http_limit *a = up_provider_limits(UP_WIRE_ANTHROPIC);
+    const up_http_limit *o = up_provider_limits(UP_WIRE_OPENAI);
     size_t n = 0;
     int ant = 0, groq = 0;
 

@@ -129,7 +129,7 @@ Test(responses, plain_request_schema_and_temperature)
     up_hdrs h = {0};
     json_t *b, *fmt;
 
-    up_endpoint_init(&ep, UP_PROVIDER_RESPONSES);
+    up_endpoint_init(&ep, UP_WIRE_RESPONSES);
     ep.base_url = "http://127.0.0.1:9/v1/";
     ep.model = "m";
     up_request_init(&rq);
@@ -164,7 +164,7 @@ typedef struct got {
 
 static void start(got *g)
 {
-    up_endpoint_init(&g->ep, UP_PROVIDER_RESPONSES);
+    up_endpoint_init(&g->ep, UP_WIRE_RESPONSES);
     g->ep.max_tokens = 64;
     up_reply_init(&g->r, &g->ep);
     up_response_init(&g->res);
@@ -536,7 +536,7 @@ Test(responses, base_url_flag_keeps_the_responses_wire)
     cr_assert_str_eq(m.resolved, "responses.gpt-5.1.low");
     cr_assert_eq(m.key_required, 0);
     up_endpoint_init_for(&ep, (int)m.provider);
-    cr_assert_eq(ep.kind, UP_PROVIDER_RESPONSES);
+    cr_assert_eq(ep.kind, UP_WIRE_RESPONSES);
     cr_assert_eq(up_model_resolve(&m, "deepseek.x", "http://127.0.0.1:9/v1",
                                   NULL, NULL, &err),
                  0, "%s", err.msg);
@@ -559,7 +559,7 @@ Test(responses, every_preset_is_a_named_provider_with_a_wire)
         cr_assert_not_null(up_provider_ops_for(ep.kind), "%s", p->name);
     }
     cr_assert_null(up_preset_at(UP_PROV_COUNT));
-    cr_assert_eq(up_wire_kind_of("responses"), UP_PROVIDER_RESPONSES);
+    cr_assert_eq(up_wire_kind_of("responses"), UP_WIRE_RESPONSES);
 }
 
 Test(responses, preset_default_headers_yield_to_the_config)

@@ -151,7 +151,7 @@ Test(breaker, a_closed_port_ends_every_job_with_the_breakers_error)
     struct tally t = {0, 0, 1};
     up_error err;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     ep.base_url = "http://127.0.0.1:1/v1";
     ep.model = "m";
     up_request_init(&rq);
@@ -247,7 +247,7 @@ static int feed_next(void *ud, up_job *job)
 /* A closed port, no retries: each attempt fails at once. */
 static void closed_port(up_endpoint *ep, up_request *rq, up_message *msg)
 {
-    up_endpoint_init(ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(ep, UP_WIRE_OPENAI);
     ep->base_url = "http://127.0.0.1:1/v1";
     ep->model = "m";
     ep->max_retries = 0;

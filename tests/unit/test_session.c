@@ -37,8 +37,8 @@ Test(session_defaults, agent_options_ready_but_off)
     up_config_init(&cfg);
     up_session_opts_init(&o);
     cr_assert_eq(o.agent, 0);
-    cr_assert_eq(o.max_turns, UP_SESSION_MAX_TURNS);
-    cr_assert_eq(o.agent_inject, UP_SESSION_INJECT_CATALOG);
+    cr_assert_eq(o.max_turns, UP_AGENT_MAX_TURNS);
+    cr_assert_eq(o.agent_inject, UP_INJECT_CATALOG);
     up_session_init(&s, &o, &cfg);
     cr_assert_eq(s.ntargets, 0);
     cr_assert_eq(s.batch_dir.len, 0);
@@ -46,4 +46,43 @@ Test(session_defaults, agent_options_ready_but_off)
     memset(&s, 0, sizeof(s));
     up_session_release(&s); /* a zeroed session releases safely */
     up_config_release(&cfg);
+}
+
+/* --inject is one enum in chat and agent mode: each value's meaning in
+ * both, and the ones agent mode alone takes.  generate --agent --inject
+ * agentskills preloads the Agent Skills form (it used to fall back to
+ * upskill's form, its plan's chat injection being fixed). */
+Test(session_defaults, inject_values_in_chat_and_agent_mode)
+{
+    static const struct {
+        const char *flag;
+        int ok_chat;
+        enum up_inject chat, agent;
+    } rows[] = {
+        {NULL, 1, UP_INJECT_UPSKILL, UP_INJECT_CATALOG},
+        {"upskill", 1, UP_INJECT_UPSKILL, UP_INJECT_UPSKILL},
+        {"agentskills", 1, UP_INJECT_AGENTSKILLS, UP_INJECT_AGENTSKILLS},
+        {"catalog", 0, UP_INJECT_UPSKILL, UP_INJECT_CATALOG},
+        {"preload", 0, UP_INJECT_UPSKILL, UP_INJECT_UPSKILL},
+    };
+    up_session_opts o;
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (rows[i].flag) {
+            cr_assert_eq(up_session_inject_ok(rows[i].flag, 0), rows[i].ok_chat,
+                         "%s", rows[i].flag);
+            cr_assert(up_session_inject_ok(rows[i].flag, 1), "%s",
+                      rows[i].flag);
+        }
+        cr_assert_eq(up_session_chat_inject(rows[i].flag), rows[i].chat);
+        up_session_opts_init(&o);
+        up_session_agent_opts(&o, 1, rows[i].flag, 0, 0, 0);
+        cr_assert_eq(o.agent_inject, rows[i].agent, "%s",
+                     rows[i].flag ? rows[i].flag : "(none)");
+    }
+    cr_assert_not(up_session_inject_ok("body", 1));
+    /* batch_plan.json records these numbers (docs/runs-format.md) */
+    cr_assert_eq(UP_INJECT_CATALOG, 0);
+    cr_assert_eq(UP_INJECT_UPSKILL, 1);
+    cr_assert_eq(UP_INJECT_AGENTSKILLS, 2);
 }

@@ -315,27 +315,95 @@ Test(suite, many_cases_keep_their_strings)
     up_buf_release(&b);
 }
 
-/* A case's expected.contains counts toward its assertions, at most
- * UP_ASSERT_LIST_MAX (an eval job counts them in 16 bits): more is
- * refused naming the file and the case. */
+/* "[{contains a} x n]": n assertions as JSON, in b. */
+static void many_asserts(up_buf *b, size_t n)
+{
+    up_buf_adds(b, "[");
+    for (size_t i = 0; i < n; i++)
+        up_buf_adds(b, i ? ",{\"type\":\"contains\",\"value\":\"a\"}"
+                         : "{\"type\":\"contains\",\"value\":\"a\"}");
+    up_buf_adds(b, "]");
+}
+
+/* Parse a suite of one small case and then case c (JSON), and prepare a
+ * plan of it as tests file "big.json"; err gets the message. */
+static int prepare_cases(const char *c, up_error *err)
+{
+    const char *models[] = {"m"};
+    up_buf b = UP_BUF_INIT;
+    up_skill skill;
+    up_suite s;
+    up_eval_plan p;
+    int rc;
+
+    up_buf_addf(&b,
+                "{\"cases\": [{\"input\": \"q\", \"expected\": "
+                "{\"contains\": \"x\"}}, %s]}",
+                c);
+    up_skill_init(&skill);
+    up_suite_init(&s);
+    cr_assert_eq(up_suite_parse(&s, b.data, b.len, "big.json", "", err), 0,
+                 "the loader takes any number: %s", err->msg);
+    up_eval_plan_init(&p, &skill, &s, models, 1, 1, 1, UP_INJECT_UPSKILL);
+    rc = up_eval_prepare(&p, "big.json", err);
+    up_eval_plan_release(&p);
+    up_suite_release(&s);
+    up_skill_release(&skill);
+    up_buf_release(&b);
+    return rc;
+}
+
+/* An eval job counts a case's assertions in 16 bits: up_eval_prepare,
+ * which sees a case's whole list (expected.contains, "assert", the
+ * validator), refuses more than UP_ASSERT_LIST_MAX, naming the file and
+ * the case; the limit itself is taken. */
+Test(suite, a_case_takes_at_most_65535_assertions)
+{
+    /* each case: its text before and after the "assert" list */
+    static const char *const cases[][2] = {
+        {"{\"input\": \"q\", \"expected\": {\"contains\": \"x\"}, "
+         "\"assert\": ",
+         "}"},
+        {"{\"input\": \"q\", \"expected\": {\"contains\": []}, "
+         "\"assert\": ",
+         ", \"validator\": \"command\", "
+         "\"validator_config\": {\"command\": \"true\"}}"}};
+    up_error err = {0, ""};
+
+    for (size_t i = 0; i < 2; i++)
+        for (size_t n = UP_ASSERT_LIST_MAX - 1; n <= UP_ASSERT_LIST_MAX; n++) {
+            up_buf list = UP_BUF_INIT, c = UP_BUF_INIT;
+
+            many_asserts(&list, n);
+            up_buf_adds(&c, cases[i][0]);
+            up_buf_adds(&c, list.data);
+            up_buf_adds(&c, cases[i][1]);
+            if (n < UP_ASSERT_LIST_MAX)
+                cr_assert_eq(prepare_cases(c.data, &err), 0, "%s", err.msg);
+            else {
+                cr_assert_eq(prepare_cases(c.data, &err), UP_EPARSE);
+                cr_assert_str_eq(err.msg, "'big.json': cases[1]: a case "
+                                          "takes at most 65535 assertions "
+                                          "(65536 given)");
+            }
+            up_buf_release(&list);
+            up_buf_release(&c);
+        }
+}
+
+/* expected.contains alone past the limit: the same refusal. */
 Test(suite, contains_past_the_assertion_limit_is_refused)
 {
     up_buf b = UP_BUF_INIT;
-    up_suite s;
     up_error err = {0, ""};
 
-    up_buf_adds(&b, "{\"cases\": [{\"input\": \"q\", \"expected\": "
-                    "{\"contains\": [\"a\"");
+    up_buf_adds(&b, "{\"input\": \"q\", \"expected\": {\"contains\": [\"a\"");
     for (size_t i = 1; i <= UP_ASSERT_LIST_MAX; i++)
         up_buf_adds(&b, ", \"a\"");
-    up_buf_adds(&b, "]}}]}");
-    up_suite_init(&s);
-    cr_assert_eq(up_suite_parse(&s, b.data, b.len, "big.json", "", &err),
-                 UP_EPARSE);
-    cr_assert_str_eq(err.msg, "'big.json': cases[0].expected.contains: a "
-                              "case takes at most 65535 assertions (65536 "
-                              "given)");
-    up_suite_release(&s);
+    up_buf_adds(&b, "]}}");
+    cr_assert_eq(prepare_cases(b.data, &err), UP_EPARSE);
+    cr_assert_str_eq(err.msg, "'big.json': cases[1]: a case takes at most "
+                              "65535 assertions (65536 given)");
     up_buf_release(&b);
 }
 

@@ -95,7 +95,7 @@ Test(tools_wire, openai_request_with_tools_calls_and_results)
 {
     up_request rq = tool_request();
     up_buf raw = UP_BUF_INIT;
-    json_t *b = build(UP_PROVIDER_OPENAI, &rq, &raw);
+    json_t *b = build(UP_WIRE_OPENAI, &rq, &raw);
 
     cr_assert_str_eq(str_at(b, "messages.0.role"), "developer");
     cr_assert_str_eq(str_at(b, "messages.1.content"), "Read a.txt");
@@ -125,7 +125,7 @@ Test(tools_wire, anthropic_request_with_tools_calls_and_results)
 {
     up_request rq = tool_request();
     up_buf raw = UP_BUF_INIT;
-    json_t *b = build(UP_PROVIDER_ANTHROPIC, &rq, &raw);
+    json_t *b = build(UP_WIRE_ANTHROPIC, &rq, &raw);
 
     cr_assert_str_eq(str_at(b, "system"), "Be terse.");
     cr_assert_str_eq(str_at(b, "messages.0.content"), "Read a.txt");
@@ -163,14 +163,14 @@ Test(tools_wire, plain_requests_are_byte_identical)
     rq.system = "S";
     rq.messages = hello;
     rq.n_messages = 1;
-    b = build(UP_PROVIDER_OPENAI, &rq, &raw);
+    b = build(UP_WIRE_OPENAI, &rq, &raw);
     cr_assert_str_eq(raw.data,
                      "{\"model\":\"m\",\"messages\":[{\"role\":\"developer\","
                      "\"content\":\"S\"},{\"role\":\"user\",\"content\":"
                      "\"Hello there\"}],\"max_completion_tokens\":4096}");
     json_decref(b);
     up_buf_reset(&raw);
-    b = build(UP_PROVIDER_ANTHROPIC, &rq, &raw);
+    b = build(UP_WIRE_ANTHROPIC, &rq, &raw);
     cr_assert_str_eq(raw.data,
                      "{\"model\":\"m\",\"max_tokens\":4096,\"system\":\"S\","
                      "\"messages\":[{\"role\":\"user\",\"content\":\"Hello "
@@ -242,7 +242,7 @@ Test(tools_wire, openai_reply_with_parallel_calls)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_OPENAI,
+    parse_body(&g, UP_WIRE_OPENAI,
                "{\"choices\":[{\"finish_reason\":\"tool_calls\",\"message\":{"
                "\"role\":\"assistant\",\"content\":null,\"reasoning_content\":"
                "\"think\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
@@ -289,7 +289,7 @@ Test(tools_wire, openai_stream_fragments_joined_per_index)
     for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
         got g;
 
-        parse_stream(&g, UP_PROVIDER_OPENAI, openai_stream, sizes[i]);
+        parse_stream(&g, UP_WIRE_OPENAI, openai_stream, sizes[i]);
         two_calls(&g.res);
         cr_assert_str_eq(g.res.reasoning, "th");
         cr_assert_eq(g.res.usage.input, 10);
@@ -301,7 +301,7 @@ Test(tools_wire, anthropic_reply_with_parallel_calls_and_thinking)
 {
     got g;
 
-    parse_body(&g, UP_PROVIDER_ANTHROPIC,
+    parse_body(&g, UP_WIRE_ANTHROPIC,
                "{\"content\":[{\"type\":\"thinking\",\"thinking\":\"hm\","
                "\"signature\":\"sig\"},{\"type\":\"text\",\"text\":\"Let me "
                "look.\"},{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":"
@@ -363,7 +363,7 @@ Test(tools_wire, anthropic_stream_tool_use_and_signed_thinking)
     for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
         got g;
 
-        parse_stream(&g, UP_PROVIDER_ANTHROPIC, anthropic_stream, sizes[i]);
+        parse_stream(&g, UP_WIRE_ANTHROPIC, anthropic_stream, sizes[i]);
         cr_assert_eq(g.res.ncalls, 2);
         cr_assert_str_eq(g.res.calls[0].args, "{\"path\": \"a.txt\"}");
         cr_assert_str_eq(g.res.calls[1].args, "{}");
@@ -387,7 +387,7 @@ Test(tools_wire, usage_summed_exactly_over_turns)
                     "\"output_tokens_details\":{\"thinking_tokens\":4}}}";
     up_error err;
 
-    parse_body(&g, UP_PROVIDER_ANTHROPIC, b);
+    parse_body(&g, UP_WIRE_ANTHROPIC, b);
     up_reply_reset(&g.r);
     cr_assert_eq(up_reply_parse(&g.r, b, strlen(b), &err), 0);
     up_reply_finish(&g.r, &rq, &g.res);
@@ -413,7 +413,7 @@ Test(tools_wire, schema_tool_stays_the_answer_without_tools)
     up_request_init(&rq);
     rq.messages = hello;
     rq.n_messages = 1;
-    start(&g, UP_PROVIDER_ANTHROPIC);
+    start(&g, UP_WIRE_ANTHROPIC);
     cr_assert_eq(up_reply_parse(&g.r, b, strlen(b), &err), 0);
     up_reply_finish(&g.r, &rq, &g.res);
     cr_assert_str_eq(g.res.text, "{\"a\":1}");
@@ -427,7 +427,7 @@ Test(tools_wire, cache_key_covers_the_conversation_and_tools)
     up_request rq;
     up_buf a = UP_BUF_INIT, b = UP_BUF_INIT, c = UP_BUF_INIT;
 
-    up_endpoint_init(&ep, UP_PROVIDER_OPENAI);
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_request_init(&rq);
     rq.messages = hello;
     rq.n_messages = 1;
@@ -493,15 +493,15 @@ Test(tools_wire, tool_lists_are_cached_by_their_content)
 
     rq.tools = t;
     rq.ntools = 1;
-    a = build(UP_PROVIDER_OPENAI, &rq, &r1);
-    b = build(UP_PROVIDER_OPENAI, &rq, &r2);
+    a = build(UP_WIRE_OPENAI, &rq, &r1);
+    b = build(UP_WIRE_OPENAI, &rq, &r2);
     cr_assert_str_eq(r1.data, r2.data);
     cr_assert_str_eq(str_at(a, "tools.0.function.description"), "Read a file.");
     memcpy(desc, "Read a dir!!", sizeof(desc));
-    c = build(UP_PROVIDER_OPENAI, &rq, &r3);
+    c = build(UP_WIRE_OPENAI, &rq, &r3);
     cr_assert_str_eq(str_at(c, "tools.0.function.description"), "Read a dir!!");
     cr_assert_eq(json_array_size(at(c, "tools")), 1);
-    d = build(UP_PROVIDER_ANTHROPIC, &rq, &r4);
+    d = build(UP_WIRE_ANTHROPIC, &rq, &r4);
     cr_assert_str_eq(str_at(d, "tools.0.description"), "Read a dir!!");
     cr_assert_str_eq(str_at(d, "tools.0.input_schema.type"), "object");
     cr_assert_null(at(d, "tools.0.function"));
@@ -524,7 +524,7 @@ Test(tools_wire, anthropic_schema_tool_and_offered_tools_share_one_list)
     json_t *b;
 
     rq.schema = "{\"type\":\"object\"}";
-    b = build(UP_PROVIDER_ANTHROPIC, &rq, &raw);
+    b = build(UP_WIRE_ANTHROPIC, &rq, &raw);
     cr_assert_eq(json_array_size(at(b, "tools")), 3);
     cr_assert_str_eq(str_at(b, "tools.0.name"), "result");
     cr_assert_str_eq(str_at(b, "tools.1.name"), "read_file");
