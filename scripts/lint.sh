@@ -32,10 +32,10 @@ if command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1; th
 fi
 
 # Layers point down (docs/architecture.md): src/providers includes no
-# header of src/lib (one implemented by src/lib/NAME.c or NAME_*.c).
+# header of src/lib (one implemented by src/lib/PART/NAME.c or NAME_*.c).
 for h in $(sed -n 's|^#include "upskill/\([a-z0-9_]*\)\.h".*|\1|p' \
     src/providers/*.[ch] | sort -u); do
-    for f in src/lib/"$h".c src/lib/"$h"_*.c; do
+    for f in src/lib/*/"$h".c src/lib/*/"$h"_*.c; do
         if [ -e "$f" ]; then
             echo "lint: src/providers includes upskill/$h.h (of $f)" >&2
             status=1
@@ -44,10 +44,9 @@ for h in $(sed -n 's|^#include "upskill/\([a-z0-9_]*\)\.h".*|\1|p' \
     done
 done
 
-# One monotonic clock (up_http_now_ms, src/util/http.c); agent_cli_run.c
-# and sandbox.c keep theirs until their rewrite lands.
+# One monotonic clock (up_http_now_ms, src/util/http.c).
 clocks=$(grep -l 'CLOCK_MONOTONIC' $(find src -name '*.c') | grep -v \
-    -e '^src/util/http.c$' -e '^src/lib/agent_cli_run.c$' -e '^src/lib/sandbox.c$')
+    -e '^src/util/http.c$')
 if [ -n "$clocks" ]; then
     echo "lint: read the clock with up_http_now_ms, not in: $clocks" >&2
     status=1

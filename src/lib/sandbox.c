@@ -29,6 +29,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "upskill/http.h"
 #include "lib/sandbox_int.h"
 
 enum { S_OUT, S_ERR, S_INFO, S_N };
@@ -49,12 +50,10 @@ struct up_sandbox_run {
     sbx_cgroup cg;         /* per-call pids cgroup, when available */
 };
 
+/* The one monotonic clock, as the fractional ms this file keeps. */
 static double now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return (double)up_http_now_ms();
 }
 
 void up_sandbox_limits_default(up_sandbox_limits *l)
