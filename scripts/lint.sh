@@ -44,6 +44,16 @@ for h in $(sed -n 's|^#include "upskill/\([a-z0-9_]*\)\.h".*|\1|p' \
     done
 done
 
+# The parts of src/lib point down (docs/architecture.md): the lower parts
+# never include eval's or gen's headers, the sandbox knows no agent or CLI.
+arrows=$(sh scripts/arrows.sh | grep -E \
+    -e '^(harness|sandbox|cases|skill|store|report) -> (eval|gen) ' \
+    -e '^sandbox -> (agent|harness) ')
+if [ -n "$arrows" ]; then
+    echo "lint: an arrow docs/architecture.md forbids: $arrows" >&2
+    status=1
+fi
+
 # One monotonic clock (up_http_now_ms, src/util/http.c).
 clocks=$(grep -l 'CLOCK_MONOTONIC' $(find src -name '*.c') | grep -v \
     -e '^src/util/http.c$')

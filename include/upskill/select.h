@@ -9,7 +9,7 @@
  *
  * The decision is pure (no I/O).  Where the evidence comes from -- runs
  * already in the runs folder, or an eval run now -- is in
- * src/lib/select_runs.c (up_select_reuse, up_select_from_plan); `upskill
+ * src/lib/eval/select_runs.c (up_select_reuse, up_select_from_plan); `upskill
  * select` (src/cli/cmd_select.c) puts them together (docs/select.md).
  */
 #ifndef UPSKILL_SELECT_H

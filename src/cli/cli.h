@@ -10,7 +10,6 @@
 
 #include <jansson.h>
 
-#include "upskill/esc.h"
 #include "upskill/upskill.h"
 
 /* Exit codes (architecture §7). */

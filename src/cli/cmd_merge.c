@@ -1,7 +1,7 @@
 /*
  * upskill merge: the shard batches of one `eval --shard I/N` run checked
  * for belonging together and combined into a new batch of the runs
- * folder (src/lib/merge.c, docs/sharding.md); `eval --resume` of it then
+ * folder (src/lib/eval/merge.c, docs/sharding.md); `eval --resume` of it then
  * writes the run files without sending a request.  The new batch's id
  * goes to stdout, the next step to stderr.
  */

@@ -7,9 +7,6 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "upskill/alloc.h"
-#include "upskill/fs.h"
-#include "upskill/report.h"
 
 static const char *output;
 static long seed;

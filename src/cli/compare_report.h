@@ -10,7 +10,6 @@
 #include <stddef.h>
 
 #include "eval_cli.h"
-#include "upskill/ab.h"
 
 /* Cases that differ listed in the text report before "... N more". */
 #define COMPARE_TEXT_CASES 20

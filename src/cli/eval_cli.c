@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upskill/agent_cli_run.h"
 #include "eval_cli.h"
 
 /* Without a TTY, runs of fewer conversations print no progress lines. */
@@ -29,14 +28,15 @@ static int cli_limits(const struct eval_args *a, up_error *err)
 {
     for (size_t m = 0; (a->max_turns || a->token_budget) && m < a->models.n;
          m++)
-        if (up_cli_spec_of(a->models.v[m]))
+        if (up_harness_spec_of(a->models.v[m]))
             return up_error_set(err, UP_EUSAGE,
                                 "'%s': %s limits upskill's own agent loop; a "
                                 "coding-agent CLI runs its own and cannot be "
                                 "held to it (use --time-limit, or leave the "
                                 "option out)",
                                 a->models.v[m],
-                                a->max_turns ? "--max-turns" : "--token-budget");
+                                a->max_turns ? "--max-turns"
+                                             : "--token-budget");
     return 0;
 }
 
@@ -136,7 +136,7 @@ static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
     if (!rc && a->plan)
         return eval_report_plan(&e->suite, a);
     if (!rc && a->trigger) { /* the skill arm on trigger prompts */
-        rc = up_cli_trigger_suite(&e->suite, &npos, err);
+        rc = up_harness_trigger_suite(&e->suite, &npos, err);
         rq.baseline = 0;
     }
     if (!rc)
@@ -157,7 +157,7 @@ static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
     for (size_t m = 0; a->trigger && !a->json && m < e->plan.nmodels; m++) {
         up_buf b = UP_BUF_INIT;
 
-        up_cli_trigger_text(&b, &e->plan, m, npos);
+        up_harness_trigger_text(&b, &e->plan, m, npos);
         printf("trigger: %s\n", out_safe(b.data));
         up_buf_release(&b);
     }

@@ -8,7 +8,6 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "upskill/session.h"
 
 struct eval_args {
     const char *skill_path;
@@ -40,7 +39,7 @@ struct eval_args {
     int require_lift;
     int benchmark;       /* 1 for `upskill benchmark` */
     int agent;           /* --agent: every conversation a tool loop */
-    int trigger;         /* --trigger: activation only (agent_cli_run.h) */
+    int trigger;         /* --trigger: activation only (harness.h) */
     long max_turns;      /* --max-turns; 0: UP_AGENT_MAX_TURNS */
     long token_budget;   /* --token-budget per conversation; 0: none */
     long time_limit;     /* --time-limit seconds per conversation; 0: none */

@@ -9,7 +9,6 @@
 #include <jansson.h>
 
 #include "eval_cli.h"
-#include "upskill/sandbox.h"
 
 static json_t *opt_real(double v)
 {

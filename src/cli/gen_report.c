@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upskill/agent_cli_run.h"
 #include "eval_cli.h"
 #include "gen_report.h"
 
@@ -139,7 +138,7 @@ void gen_report_plan(const up_gen *g)
     for (size_t i = 1; !g->o->no_eval && i < g->nmodels; i++) {
         fprintf(stderr, "  Evaluation Model (student, drives refinement): %s\n",
                 out_safe(up_gen_model(g, i)->resolved));
-        if (up_cli_spec_of(up_gen_model(g, i)->resolved))
+        if (up_harness_spec_of(up_gen_model(g, i)->resolved))
             fprintf(stderr,
                     "    measured and refined inside the coding-agent CLI: "
                     "the skill sits in its skill folder and the CLI decides "

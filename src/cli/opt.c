@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "upskill/eval.h"
 
 static const struct opt common[] = {
     {'h', "help", OPT_FLAG, NULL, NULL, "show this help and exit"},

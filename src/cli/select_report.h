@@ -8,8 +8,6 @@
 
 #include <stddef.h>
 
-#include "upskill/select.h"
-
 /* What the report shows: the decision, its goal and the evidence. */
 struct select_view {
     const up_select *s;

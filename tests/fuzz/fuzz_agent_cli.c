@@ -8,17 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upskill/agent_cli.h"
+#include "upskill/harness_events.h"
 #include "upskill/upskill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(const up_cli_result *r)
+static void check(const up_harness_result *r)
 {
     long calls = 0, errors = 0;
 
-    if (!r->answer || r->skipped > r->lines || r->ntools > UP_CLI_MAX_TOOLS ||
-        r->nskill_files > UP_CLI_MAX_FILES)
+    if (!r->answer || r->skipped > r->lines ||
+        r->ntools > UP_HARNESS_MAX_TOOLS ||
+        r->nskill_files > UP_HARNESS_MAX_FILES)
         abort();
     for (size_t i = 0; i < r->ntools; i++) {
         calls += r->tools[i].calls;
@@ -36,20 +37,21 @@ static void check(const up_cli_result *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    up_cli_result r;
+    up_harness_result r;
     up_error err;
-    up_cli_format fmt;
+    up_harness_format fmt;
     const char *skill;
     int rc;
 
     if (!size)
         return 0;
-    fmt = (up_cli_format)(data[0] % UP_CLI_FORMAT_COUNT);
+    fmt = (up_harness_format)(data[0] % UP_HARNESS_FORMAT_COUNT);
     skill = data[0] & 0x80 ? NULL : "csv-report";
-    rc = up_cli_parse(&r, fmt, skill, (const char *)data + 1, size - 1, &err);
+    rc = up_harness_parse(&r, fmt, skill, (const char *)data + 1, size - 1,
+                          &err);
     if (rc && !err.msg[0])
         abort();
     check(&r);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
     return 0;
 }

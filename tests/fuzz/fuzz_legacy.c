@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for upstream's line-by-line frontmatter
- * (src/lib/skill_legacy.c): when the YAML parse fails and the fallback
+ * (src/lib/skill/skill_legacy.c): when the YAML parse fails and the fallback
  * accepts the text, rendering the result must give SKILL.md text the YAML
  * parser accepts with the same name and description; the validator's hint
  * must never read past the frontmatter.  Everything is released on every
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/skill_legacy.h"
+#include "lib/skill/skill_legacy.h"
 #include "upskill/upskill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

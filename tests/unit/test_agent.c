@@ -1,4 +1,4 @@
-/* Unit tests for the agent loop (src/lib/agent.c), without a network:
+/* Unit tests for the agent loop (src/lib/agent/agent.c), without a network:
  * replies are built by hand and fed to up_agent_next. */
 #include <criterion/criterion.h>
 #include <jansson.h>

@@ -1,10 +1,10 @@
 /*
- * Unit tests for the CLI event-stream parsers (include/upskill/agent_cli.h)
- * on the streams recorded from the real CLIs against fake-llm
- * (tests/fixtures/clis/<cli>/events.jsonl, by tests/clis/live.sh: skill
- * activated, reference read, report.txt written, answered; the server
- * counted 1000+1100+1200+1300 input and 10+20+30+8 output tokens), on
- * hand-written Codex events (no live Codex run yet: they follow
+ * Unit tests for the CLI event-stream parsers
+ * (include/upskill/harness_events.h) on the streams recorded from the real CLIs
+ * against fake-llm (tests/fixtures/clis/<cli>/events.jsonl, by
+ * tests/clis/live.sh: skill activated, reference read, report.txt written,
+ * answered; the server counted 1000+1100+1200+1300 input and 10+20+30+8 output
+ * tokens), on hand-written Codex events (no live Codex run yet: they follow
  * docs/agent-clis.md), and on hostile streams.
  */
 #include <criterion/criterion.h>
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upskill/agent_cli.h"
+#include "upskill/harness_events.h"
 #include "upskill/upskill.h"
 
-static void parse_file(up_cli_result *r, up_cli_format fmt, const char *cli,
-                       const char *skill)
+static void parse_file(up_harness_result *r, up_harness_format fmt,
+                       const char *cli, const char *skill)
 {
     up_buf b = UP_BUF_INIT;
     up_error err;
@@ -26,20 +26,21 @@ static void parse_file(up_cli_result *r, up_cli_format fmt, const char *cli,
     snprintf(path, sizeof(path), "tests/fixtures/clis/%s/events.jsonl", cli);
     rc = up_fs_read(&b, path, 1u << 20, &err);
     cr_assert_eq(rc, 0, "%s", err.msg);
-    rc = up_cli_parse(r, fmt, skill, b.data, b.len, &err);
+    rc = up_harness_parse(r, fmt, skill, b.data, b.len, &err);
     cr_assert_eq(rc, 0, "%s", err.msg);
     up_buf_release(&b);
 }
 
-static void parse_text(up_cli_result *r, up_cli_format fmt, const char *text)
+static void parse_text(up_harness_result *r, up_harness_format fmt,
+                       const char *text)
 {
     up_error err;
-    int rc = up_cli_parse(r, fmt, "csv-report", text, strlen(text), &err);
+    int rc = up_harness_parse(r, fmt, "csv-report", text, strlen(text), &err);
 
     cr_assert_eq(rc, 0, "%s", err.msg);
 }
 
-static const up_cli_tool *tool(const up_cli_result *r, const char *name)
+static const up_harness_tool *tool(const up_harness_result *r, const char *name)
 {
     for (size_t i = 0; i < r->ntools; i++)
         if (!strcmp(r->tools[i].name, name))
@@ -49,7 +50,7 @@ static const up_cli_tool *tool(const up_cli_result *r, const char *name)
 }
 
 /* The recorded run: SKILL.md and references/format.md, in that order. */
-static void assert_activation(const up_cli_result *r)
+static void assert_activation(const up_harness_result *r)
 {
     cr_assert(r->skill_loaded);
     cr_assert_eq(r->nskill_files, 2);
@@ -57,7 +58,7 @@ static void assert_activation(const up_cli_result *r)
     cr_assert_str_eq(r->skill_files[1], "references/format.md");
 }
 
-static void assert_server_counts(const up_cli_result *r)
+static void assert_server_counts(const up_harness_result *r)
 {
     cr_assert_eq(r->input_tokens, 4600);
     cr_assert_eq(r->output_tokens, 68);
@@ -71,9 +72,9 @@ static void assert_server_counts(const up_cli_result *r)
 
 Test(agent_cli, claude_code_fixture)
 {
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_file(&r, UP_CLI_CLAUDE_CODE, "claude-code", "csv-report");
+    parse_file(&r, UP_HARNESS_CLAUDE_CODE, "claude-code", "csv-report");
     cr_assert_str_eq(r.answer, "DONE: report.txt written.");
     cr_assert_eq(r.turns, 4);
     assert_server_counts(&r);
@@ -85,14 +86,14 @@ Test(agent_cli, claude_code_fixture)
     cr_assert_eq(r.duration_ms, 543);
     cr_assert_str_eq(r.model, "claude-opus-4-8[1m]"); /* system/init */
     assert_activation(&r);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, opencode_fixture)
 {
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_file(&r, UP_CLI_OPENCODE, "opencode", "csv-report");
+    parse_file(&r, UP_HARNESS_OPENCODE, "opencode", "csv-report");
     cr_assert_str_eq(r.answer, "DONE: report.txt written.");
     cr_assert_eq(r.turns, 4);
     assert_server_counts(&r);
@@ -102,14 +103,14 @@ Test(agent_cli, opencode_fixture)
     cr_assert(r.has_cost);
     cr_assert_eq(r.duration_ms, 1217);
     assert_activation(&r);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, gemini_fixture)
 {
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_file(&r, UP_CLI_GEMINI, "gemini", "csv-report");
+    parse_file(&r, UP_HARNESS_GEMINI, "gemini", "csv-report");
     cr_assert_str_eq(r.answer, "DONE: report.txt written.");
     cr_assert_eq(r.turns, 4);
     assert_server_counts(&r);
@@ -120,20 +121,20 @@ Test(agent_cli, gemini_fixture)
     cr_assert_eq(r.duration_ms, 275);
     cr_assert_str_eq(r.model, "gemini-2.5-flash");
     assert_activation(&r);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, another_skill_is_not_activation)
 {
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_file(&r, UP_CLI_CLAUDE_CODE, "claude-code", "other-skill");
+    parse_file(&r, UP_HARNESS_CLAUDE_CODE, "claude-code", "other-skill");
     cr_assert(!r.skill_loaded);
     cr_assert_eq(r.nskill_files, 0);
-    up_cli_result_release(&r);
-    parse_file(&r, UP_CLI_GEMINI, "gemini", NULL); /* NULL: any skill */
+    up_harness_result_release(&r);
+    parse_file(&r, UP_HARNESS_GEMINI, "gemini", NULL); /* NULL: any skill */
     assert_activation(&r);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 /* Hand-written, following docs/agent-clis.md (Codex not yet run live). */
@@ -161,9 +162,9 @@ static const char codex[] =
 
 Test(agent_cli, codex_hand_written)
 {
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_text(&r, UP_CLI_CODEX, codex);
+    parse_text(&r, UP_HARNESS_CODEX, codex);
     cr_assert_str_eq(r.answer, "DONE");
     cr_assert_eq(r.turns, -1);
     cr_assert_eq(r.input_tokens, 900);
@@ -176,21 +177,23 @@ Test(agent_cli, codex_hand_written)
     cr_assert(r.complete);
     assert_activation(&r);
     cr_assert_eq(r.skipped, 0);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, codex_turn_failed_and_truncated)
 {
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_text(&r, UP_CLI_CODEX, "{\"type\":\"turn.failed\",\"error\":{}}\n");
+    parse_text(&r, UP_HARNESS_CODEX,
+               "{\"type\":\"turn.failed\",\"error\":{}}\n");
     cr_assert(r.is_error);
-    up_cli_result_release(&r);
-    parse_text(&r, UP_CLI_CODEX, "{\"type\":\"turn.started\"}\n{\"type\":\"it");
+    up_harness_result_release(&r);
+    parse_text(&r, UP_HARNESS_CODEX,
+               "{\"type\":\"turn.started\"}\n{\"type\":\"it");
     cr_assert(!r.complete);
     cr_assert_eq(r.skipped, 1);
     cr_assert_not_null(strstr(r.first_skip, "line 2: not JSON"));
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, claude_errors_and_cache)
@@ -206,9 +209,9 @@ Test(agent_cli, claude_errors_and_cache)
         "true,"
         "\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":5,"
         "\"cache_read_input_tokens\":100,\"output_tokens\":7}}\n";
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_text(&r, UP_CLI_CLAUDE_CODE, s);
+    parse_text(&r, UP_HARNESS_CLAUDE_CODE, s);
     cr_assert(r.is_error);
     cr_assert_eq(tool(&r, "Bash")->errors, 1);
     cr_assert_eq(r.input_tokens, 115);
@@ -218,14 +221,14 @@ Test(agent_cli, claude_errors_and_cache)
     cr_assert_str_eq(r.skill_files[0], "scripts/run.sh");
     cr_assert(!r.has_cost);
     cr_assert_eq(r.duration_ms, -1);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 /* A run killed before its result event (the harness's time limit). */
 Test(agent_cli, claude_truncated_keeps_input_tokens)
 {
     up_buf b = UP_BUF_INIT;
-    up_cli_result r;
+    up_harness_result r;
     up_error err;
     char *cut;
 
@@ -234,8 +237,8 @@ Test(agent_cli, claude_truncated_keeps_input_tokens)
                  0, "%s", err.msg);
     cut = strstr(b.data, "{\"type\":\"result\"");
     cr_assert_not_null(cut);
-    cr_assert_eq(up_cli_parse(&r, UP_CLI_CLAUDE_CODE, "csv-report", b.data,
-                              (size_t)(cut - b.data) + 40, &err),
+    cr_assert_eq(up_harness_parse(&r, UP_HARNESS_CLAUDE_CODE, "csv-report",
+                                  b.data, (size_t)(cut - b.data) + 40, &err),
                  0, "%s", err.msg);
     cr_assert(!r.complete);
     cr_assert_eq(r.skipped, 1); /* the half line */
@@ -244,7 +247,7 @@ Test(agent_cli, claude_truncated_keeps_input_tokens)
     cr_assert_str_eq(r.answer, "DONE: report.txt written.");
     cr_assert(!r.has_cost);
     assert_activation(&r);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
     up_buf_release(&b);
 }
 
@@ -254,13 +257,13 @@ Test(agent_cli, opencode_tool_error)
         "{\"type\":\"step_start\",\"timestamp\":100}\n"
         "{\"type\":\"tool_use\",\"timestamp\":150,\"part\":{\"tool\":\"read\","
         "\"state\":{\"status\":\"error\",\"input\":{\"filePath\":\"/x\"}}}}\n";
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_text(&r, UP_CLI_OPENCODE, s);
+    parse_text(&r, UP_HARNESS_OPENCODE, s);
     cr_assert_eq(tool(&r, "read")->errors, 1);
     cr_assert(!r.complete);
     cr_assert_eq(r.duration_ms, 50);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 /* Found by the fuzz target: a second result for one call was a second
@@ -272,24 +275,24 @@ Test(agent_cli, a_call_fails_once)
         "\"r1\",\"parameters\":{}}\n"
         "{\"type\":\"tool_result\",\"tool_id\":\"r1\",\"status\":\"error\"}\n"
         "{\"type\":\"tool_result\",\"tool_id\":\"r1\",\"status\":\"error\"}\n";
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_text(&r, UP_CLI_GEMINI, s);
+    parse_text(&r, UP_HARNESS_GEMINI, s);
     cr_assert_eq(tool(&r, "read_file")->calls, 1);
     cr_assert_eq(tool(&r, "read_file")->errors, 1);
     cr_assert_eq(r.tool_errors, 1);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, plain_stdout)
 {
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_text(&r, UP_CLI_PLAIN, "the answer\n\n");
+    parse_text(&r, UP_HARNESS_PLAIN, "the answer\n\n");
     cr_assert_str_eq(r.answer, "the answer");
     cr_assert(r.complete);
     cr_assert_eq(r.ntools, 0);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, hostile_lines_are_skipped_and_counted)
@@ -305,9 +308,9 @@ Test(agent_cli, hostile_lines_are_skipped_and_counted)
         "\"usage\":{\"input_tokens\":-5,\"output_tokens\":\"9\"},"
         "\"total_cost_usd\":\"free\",\"num_turns\":null}\n"
         "\x01\x02\xff\xfe\n";
-    up_cli_result r;
+    up_harness_result r;
 
-    parse_text(&r, UP_CLI_CLAUDE_CODE, s);
+    parse_text(&r, UP_HARNESS_CLAUDE_CODE, s);
     cr_assert_eq(r.lines, 7);
     cr_assert_eq(r.skipped, 5);
     cr_assert_str_eq(r.first_skip, "line 1: not a JSON object");
@@ -315,62 +318,65 @@ Test(agent_cli, hostile_lines_are_skipped_and_counted)
     cr_assert_eq(r.input_tokens, 0);
     cr_assert_eq(r.output_tokens, 0);
     cr_assert(!r.has_cost);
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, huge_line_and_stream)
 {
     static const char tail[] = "\n{\"type\":\"init\",\"model\":\"g\"}\n";
-    size_t n = UP_CLI_MAX_LINE + 16;
+    size_t n = UP_HARNESS_MAX_LINE + 16;
     char *s = malloc(n + 64);
-    up_cli_result r;
+    up_harness_result r;
     up_error err;
     int rc;
 
     memset(s, 'x', n);
     memcpy(s + n, tail, strlen(tail));
-    rc = up_cli_parse(&r, UP_CLI_GEMINI, NULL, s, n + strlen(tail), &err);
+    rc = up_harness_parse(&r, UP_HARNESS_GEMINI, NULL, s, n + strlen(tail),
+                          &err);
     cr_assert_eq(rc, 0, "%s", err.msg);
     cr_assert_eq(r.skipped, 1);
     cr_assert_str_eq(r.first_skip, "line 1: line too long");
     cr_assert_str_eq(r.model, "g");
-    up_cli_result_release(&r);
-    rc = up_cli_parse(&r, UP_CLI_GEMINI, NULL, s, UP_CLI_MAX_STREAM + 1u, &err);
+    up_harness_result_release(&r);
+    rc = up_harness_parse(&r, UP_HARNESS_GEMINI, NULL, s,
+                          UP_HARNESS_MAX_STREAM + 1u, &err);
     cr_assert_eq(rc, UP_ETOOBIG);
     cr_assert_not_null(strstr(err.msg, "over the"));
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
     free(s);
 }
 
 Test(agent_cli, nothing_readable_is_an_error)
 {
-    up_cli_result r;
+    up_harness_result r;
     up_error err;
-    int rc =
-        up_cli_parse(&r, UP_CLI_OPENCODE, NULL, "oops\nnot json\n", 14, &err);
+    int rc = up_harness_parse(&r, UP_HARNESS_OPENCODE, NULL, "oops\nnot json\n",
+                              14, &err);
 
     cr_assert_eq(rc, UP_EPARSE);
     cr_assert_str_eq(err.msg,
                      "opencode output has no readable event (2 lines; line "
                      "1: not JSON ('[' or '{' expected near 'oops'))");
     cr_assert_str_eq(r.answer, "");
-    up_cli_result_release(&r);
-    rc = up_cli_parse(&r, UP_CLI_OPENCODE, NULL, "", 0, &err);
+    up_harness_result_release(&r);
+    rc = up_harness_parse(&r, UP_HARNESS_OPENCODE, NULL, "", 0, &err);
     cr_assert_eq(rc, 0); /* empty: nothing happened, not malformed */
-    up_cli_result_release(&r);
+    up_harness_result_release(&r);
 }
 
 Test(agent_cli, format_names)
 {
-    up_cli_format f;
+    up_harness_format f;
     up_error err;
 
-    for (int i = 0; i < UP_CLI_FORMAT_COUNT; i++) {
+    for (int i = 0; i < UP_HARNESS_FORMAT_COUNT; i++) {
         cr_assert_eq(
-            up_cli_format_parse(up_cli_format_name((up_cli_format)i), &f, &err),
+            up_harness_format_parse(
+                up_harness_format_name((up_harness_format)i), &f, &err),
             0);
         cr_assert_eq((int)f, i);
     }
-    cr_assert_eq(up_cli_format_parse("cursor", &f, &err), UP_EUSAGE);
+    cr_assert_eq(up_harness_format_parse("cursor", &f, &err), UP_EUSAGE);
     cr_assert_not_null(strstr(err.msg, "'cursor'"));
 }

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "upskill/agent_cli_run.h"
+#include "upskill/harness.h"
 #include "upskill/upskill.h"
 
 Test(cli_run, model_strings)
@@ -42,9 +42,9 @@ Test(cli_run, model_strings)
     cr_assert_eq(up_model_resolve(&m, "cli.codex/", NULL, NULL, NULL, &err),
                  UP_EPARSE);
     up_model_release(&m);
-    cr_assert_not_null(up_cli_spec_of("cli.opencode/x"));
-    cr_assert_null(up_cli_spec_of("claude-code"));
-    cr_assert_null(up_cli_spec_of("cli.claude-codex"));
+    cr_assert_not_null(up_harness_spec_of("cli.opencode/x"));
+    cr_assert_null(up_harness_spec_of("claude-code"));
+    cr_assert_null(up_harness_spec_of("cli.claude-codex"));
 }
 
 Test(cli_run, low_activation_sentence)

@@ -1,4 +1,4 @@
-/* Unit tests for the assertion module (src/lib/assert.c). */
+/* Unit tests for the assertion module (src/lib/cases/assert.c). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
- * Unit tests for executable checks (src/lib/check.c and the command
- * assertion of src/lib/assert.c): the program lookup, a check's result
+ * Unit tests for executable checks (src/lib/sandbox/check.c and the command
+ * assertion of src/lib/cases/assert.c): the program lookup, a check's result
  * and output, a missing program is not gradable (never a pass, never a
  * failure), the pool runs every item.  The checks run with
  * UP_SANDBOX_NONE so they need no bubblewrap; the sandboxed path is

@@ -25,7 +25,7 @@
 #include "upskill/buf.h"
 #include "upskill/fs.h"
 #include "upskill/sandbox.h"
-#include "lib/sandbox_int.h"
+#include "lib/sandbox/sandbox_int.h"
 
 #define SECRET   "sk-ant-planted-0123456789abcdef"
 #define SSH_KEY  "-----BEGIN PLANTED SSH KEY-----"

@@ -1,4 +1,4 @@
-/* Unit tests for the skill model (src/lib/skill.c, skill_io.c). */
+/* Unit tests for the skill model (src/lib/skill/skill.c, skill_io.c). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/skill_int.h"
+#include "lib/skill/skill_int.h"
 #include "upskill/upskill.h"
 
 static int parse_str(up_skill *s, const char *text, up_error *err)

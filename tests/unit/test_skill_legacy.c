@@ -1,10 +1,11 @@
-/* Unit tests for upstream's line-by-line frontmatter (src/lib/skill_legacy.c).
+/* Unit tests for upstream's line-by-line frontmatter
+ * (src/lib/skill/skill_legacy.c).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/skill_legacy.h"
+#include "lib/skill/skill_legacy.h"
 #include "upskill/upskill.h"
 
 /* Parse text, then fall back as the loader does. */

@@ -1,4 +1,4 @@
-/* Unit tests for the agent's tools (src/lib/tools.c): the table, each
+/* Unit tests for the agent's tools (src/lib/agent/tools.c): the table, each
  * tool, and every bad or hostile call, with a sentinel outside the
  * workspace that must stay untouched. */
 #include <criterion/criterion.h>

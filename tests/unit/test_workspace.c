@@ -1,4 +1,4 @@
-/* Unit tests for workspaces (src/lib/workspace.c): setup, the installed
+/* Unit tests for workspaces (src/lib/agent/workspace.c): setup, the installed
  * skill, reads for grading, the snapshot, removal. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,0 +1,606 @@
+/*
+ * Workspaces: a private folder per agent conversation (workspace.h).
+ *
+ * Invariant: every path the model or a test case names is opened
+ * relative to w->dirfd, the folder's descriptor, after up_ws_check_path
+ * has refused "..", ".", empty parts, absolute paths, NULs and control
+ * characters.  Folders are walked one part at a time with O_NOFOLLOW |
+ * O_DIRECTORY and files opened with O_NOFOLLOW, so no symlink is ever
+ * followed on a write; reads use openat2 RESOLVE_BENEATH where the
+ * kernel has it, which follows a symlink only while it stays inside.
+ * Removal walks the same way and unlinks symlinks without following.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/agent/workspace_int.h"
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+
+void up_ws_limits_default(up_ws_limits *l)
+{
+    l->max_write = 1u << 20;
+    l->max_total = 16u << 20;
+    l->max_files = 256;
+    l->max_read = 64u << 10;
+    l->max_list = 1000;
+    l->max_args = 2u << 20;
+    l->max_path = 1024;
+    l->max_depth = 32;
+}
+
+/* ---- confined paths ---- */
+
+/* A new descriptor of the root with its own directory offset (a dup
+ * would share the offset, and a second listing would see nothing). */
+static int open_root(const up_workspace *w)
+{
+    return openat(w->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int up_ws_check_path(const up_workspace *w, const char *rel, size_t len,
+                     up_buf *why)
+{
+    size_t depth = 1;
+    up_error e;
+
+    if (strlen(rel) != len) {
+        up_buf_adds(why, "path holds a NUL character");
+        return -1;
+    }
+    if (len > w->lim.max_path) {
+        up_buf_addf(why, "path longer than %zu bytes", w->lim.max_path);
+        return -1;
+    }
+    if (up_fs_check_relative(rel, &e)) {
+        up_buf_addf(why, "%s (paths are relative to the workspace)", e.msg);
+        return -1;
+    }
+    for (const char *p = rel; *p; p++)
+        depth += *p == '/';
+    if (depth > w->lim.max_depth) {
+        up_buf_addf(why, "'%s': more than %zu folders deep", rel,
+                    w->lim.max_depth);
+        return -1;
+    }
+    return 0;
+}
+
+/* The reason for errno e on path rel, as the model reads it. */
+static int open_error(up_buf *why, const char *rel, int e)
+{
+    static const struct {
+        int e;
+        const char *text;
+    } reasons[] = {
+        {ELOOP, "is or passes through a symlink, which is not followed"},
+        {EXDEV, "leads outside the workspace"},
+        {ENOENT, "no such file or folder"},
+        {ENOTDIR, "a part of the path is not a folder"},
+        {EISDIR, "is a folder, not a file"},
+        {EEXIST, "already exists and is not a folder"},
+    };
+
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+        if (reasons[i].e == e) {
+            up_buf_addf(why, "'%s': %s", rel, reasons[i].text);
+            return -1;
+        }
+    up_buf_addf(why, "'%s': %s", rel, strerror(e));
+    return -1;
+}
+
+/* Step from folder fd into its child name (created when create). */
+static int step(int fd, const char *name, int create)
+{
+    int r = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (r < 0 && errno == ENOENT && create) {
+        if (mkdirat(fd, name, 0755) && errno != EEXIST)
+            return -1;
+        r = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (r < 0 && errno == ENOTDIR) {
+        struct stat st;
+
+        /* O_DIRECTORY | O_NOFOLLOW on a link says ENOTDIR: name it */
+        if (!fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+            errno = ELOOP;
+        else
+            errno = ENOTDIR;
+    }
+    return r;
+}
+
+/* Open the folder made of the first n bytes of rel. */
+static int walk(const up_workspace *w, const char *rel, size_t n, int create,
+                up_buf *why)
+{
+    char *path = up_xstrndup(rel, n);
+    int fd = open_root(w), e = 0;
+
+    for (char *part = path, *slash; fd >= 0 && *part; part = slash + 1) {
+        int next;
+
+        slash = strchr(part, '/');
+        if (slash)
+            *slash = '\0';
+        next = step(fd, part, create);
+        e = errno;
+        close(fd);
+        fd = next;
+        if (!slash)
+            break;
+    }
+    free(path);
+    if (fd < 0)
+        return open_error(why, rel, e ? e : errno);
+    return fd;
+}
+
+int up_ws_open_dir(const up_workspace *w, const char *rel, int create,
+                   up_buf *why)
+{
+    if (!*rel || !strcmp(rel, "."))
+        return open_root(w);
+    if (up_ws_check_path(w, rel, strlen(rel), why))
+        return -1;
+    return walk(w, rel, strlen(rel), create, why);
+}
+
+/* The parent folder of rel and, in *leaf, its last part. */
+static int open_parent(const up_workspace *w, const char *rel, int create,
+                       const char **leaf, up_buf *why)
+{
+    const char *slash = strrchr(rel, '/');
+
+    *leaf = slash ? slash + 1 : rel;
+    if (!slash)
+        return open_root(w);
+    return walk(w, rel, (size_t)(slash - rel), create, why);
+}
+
+/* openat2 beneath the root; -1 with errno ENOSYS where the kernel lacks
+ * it. */
+static int open_beneath(int dirfd, const char *rel, int flags)
+{
+    struct open_how how = {0};
+
+    how.flags = (unsigned long long)flags;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+}
+
+int up_ws_open_read(const up_workspace *w, const char *rel, up_buf *why)
+{
+    int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC, fd;
+    struct stat st;
+
+    if (up_ws_check_path(w, rel, strlen(rel), why))
+        return -1;
+    fd = open_beneath(w->dirfd, rel, flags);
+    if (fd < 0 && errno == ENOSYS) {
+        const char *leaf;
+        int dir = open_parent(w, rel, 0, &leaf, why);
+
+        if (dir < 0)
+            return -1;
+        fd = openat(dir, leaf, flags | O_NOFOLLOW);
+        close(dir);
+    }
+    if (fd < 0)
+        return open_error(why, rel, errno);
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return open_error(why, rel, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+    }
+    return fd;
+}
+
+int up_ws_open_write(const up_workspace *w, const char *rel, mode_t mode,
+                     int *created, up_buf *why)
+{
+    const char *leaf;
+    int dir, fd, flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+
+    *created = 0;
+    if (up_ws_check_path(w, rel, strlen(rel), why))
+        return -1;
+    dir = open_parent(w, rel, 1, &leaf, why);
+    if (dir < 0)
+        return -1;
+    fd = openat(dir, leaf, flags | O_CREAT | O_EXCL, mode);
+    if (fd >= 0)
+        *created = 1;
+    else if (errno == EEXIST)
+        fd = openat(dir, leaf, flags | O_TRUNC);
+    if (fd < 0)
+        open_error(why, rel, errno);
+    close(dir);
+    return fd;
+}
+
+int up_ws_read_fd(int fd, size_t max, up_buf *out, size_t *size, up_buf *why)
+{
+    struct stat st;
+    size_t want;
+
+    if (fstat(fd, &st)) {
+        up_buf_addf(why, "cannot read: %s", strerror(errno));
+        return -1;
+    }
+    *size = (size_t)st.st_size;
+    want = *size < max ? *size : max;
+    up_buf_grow(out, want);
+    for (size_t got = 0; got < want;) {
+        ssize_t r = read(fd, out->data + out->len, want - got);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            up_buf_addf(why, "cannot read: %s", strerror(errno));
+            return -1;
+        }
+        if (!r)
+            break;
+        got += (size_t)r;
+        out->len += (size_t)r;
+    }
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+/* Length of the UTF-8 sequence led by byte c (0: not a lead byte). */
+static size_t seq_len(unsigned char c)
+{
+    if (c < 0x80)
+        return c ? 1 : 0;
+    if (c >= 0xC2 && c <= 0xDF)
+        return 2;
+    if (c >= 0xE0 && c <= 0xEF)
+        return 3;
+    return c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+}
+
+size_t up_ws_text_len(const char *s, size_t n, int cut)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+
+    while (i < n) {
+        size_t k = seq_len(u[i]);
+
+        if (!k)
+            return (size_t)-1;
+        if (i + k > n)
+            return cut ? i : (size_t)-1;
+        for (size_t j = 1; j < k; j++)
+            if ((u[i + j] & 0xC0) != 0x80)
+                return (size_t)-1;
+        i += k;
+    }
+    return i;
+}
+
+/* ---- lifecycle ---- */
+
+int up_workspace_new(up_workspace **out, const char *parent,
+                     const up_ws_limits *lim, up_error *err)
+{
+    up_buf tmpl = UP_BUF_INIT;
+    up_workspace *w;
+
+    if (!parent)
+        parent =
+            getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    up_fs_join(&tmpl, parent, "upskill-ws-XXXXXX");
+    if (!mkdtemp(tmpl.data)) {
+        up_error_set(err, UP_EIO, "'%s': cannot make a workspace: %s", parent,
+                     strerror(errno));
+        up_buf_release(&tmpl);
+        return UP_EIO;
+    }
+    w = up_xcalloc(1, sizeof(*w));
+    w->path = up_buf_detach(&tmpl);
+    w->dirfd = open(w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (lim)
+        w->lim = *lim;
+    else
+        up_ws_limits_default(&w->lim);
+    up_sandbox_limits_default(&w->run_lim);
+    *out = w;
+    if (w->dirfd < 0) {
+        up_error_set(err, UP_EIO, "'%s': cannot open the workspace: %s",
+                     w->path, strerror(errno));
+        up_workspace_free(w);
+        *out = NULL;
+        return UP_EIO;
+    }
+    return 0;
+}
+
+/* Remove everything in folder fd (closed here), never following links;
+ * depth bounds the recursion. */
+static void remove_tree(int fd, int depth)
+{
+    DIR *d = fdopendir(fd);
+    struct dirent *e;
+
+    if (!d) {
+        close(fd);
+        return;
+    }
+    while ((e = readdir(d))) {
+        int sub;
+
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (!unlinkat(fd, e->d_name, 0))
+            continue;
+        sub = depth > 0
+                  ? openat(fd, e->d_name,
+                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                  : -1;
+        if (sub >= 0) {
+            (void)fchmod(sub, 0700); /* a read-only folder empties too */
+            remove_tree(sub, depth - 1);
+        }
+        unlinkat(fd, e->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
+void up_workspace_free(up_workspace *w)
+{
+    if (!w)
+        return;
+    if (w->dirfd >= 0) {
+        remove_tree(open_root(w), 256);
+        close(w->dirfd);
+        rmdir(w->path);
+    }
+    free(w->path);
+    free(w->skill_dir);
+    for (size_t i = 0; i < w->nrefs_read; i++)
+        free(w->refs_read[i]);
+    free(w->refs_read);
+    for (size_t i = 0; i < w->nscripts_used; i++)
+        free(w->scripts_used[i]);
+    free(w->scripts_used);
+    free(w);
+}
+
+/* ---- setup ---- */
+
+int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
+                          size_t len, int executable, up_error *err)
+{
+    up_buf why = UP_BUF_INIT;
+    int created, fd, rc = 0;
+
+    fd = up_ws_open_write(w, rel, executable ? 0755 : 0644, &created, &why);
+    if (fd < 0) {
+        rc = up_error_set(err, UP_EUNSAFE, "workspace file: %s", why.data);
+        goto out;
+    }
+    if (up_fs_write_all(fd, data, len) || fchmod(fd, executable ? 0755 : 0644))
+        rc = up_error_set(err, UP_EIO, "workspace file '%s': %s", rel,
+                          strerror(errno));
+    close(fd);
+out:
+    up_buf_release(&why);
+    return rc;
+}
+
+int up_workspace_install_skill(up_workspace *w, const up_skill *s,
+                               up_error *err)
+{
+    up_buf dir = UP_BUF_INIT, path = UP_BUF_INIT, md = UP_BUF_INIT;
+    int rc;
+
+    if (!s->name || !*s->name || strchr(s->name, '/') ||
+        up_fs_check_relative(s->name, NULL))
+        return up_error_set(err, UP_EPARSE,
+                            "skill name '%s' cannot be a "
+                            "folder name",
+                            s->name ? s->name : "");
+    up_buf_addf(&dir, ".agents/skills/%s", s->name);
+    up_skill_render(s, &md);
+    up_fs_join(&path, dir.data, "SKILL.md");
+    rc = up_workspace_add_file(w, path.data, md.data, md.len, 0, err);
+    for (size_t i = 0; !rc && i < s->nfiles; i++) {
+        up_buf_reset(&path);
+        up_fs_join(&path, dir.data, s->files[i].path);
+        rc =
+            up_workspace_add_file(w, path.data, s->files[i].data,
+                                  s->files[i].len, s->files[i].executable, err);
+    }
+    if (!rc) {
+        free(w->skill_dir);
+        w->skill_dir = up_buf_detach(&dir);
+    }
+    up_buf_release(&dir);
+    up_buf_release(&path);
+    up_buf_release(&md);
+    return rc;
+}
+
+int up_workspace_read(const up_workspace *w, const char *rel, size_t max,
+                      up_buf *out, up_error *err)
+{
+    up_buf why = UP_BUF_INIT;
+    size_t size = 0;
+    int fd = up_ws_open_read(w, rel, &why), rc = 0;
+
+    if (fd < 0) {
+        int code = strstr(why.data, "no such") ? UP_ENOTFOUND : UP_EUNSAFE;
+
+        rc = up_error_set(err, code, "%s", why.data);
+        goto out;
+    }
+    if (up_ws_read_fd(fd, max, out, &size, &why))
+        rc = up_error_set(err, UP_EIO, "'%s': %s", rel, why.data);
+    else if (size > max)
+        rc = up_error_set(err, UP_ETOOBIG, "'%s': over %zu bytes", rel, max);
+    close(fd);
+out:
+    up_buf_release(&why);
+    return rc;
+}
+
+/* ---- accounting ---- */
+
+/* Add s to the set list (once). */
+static void note(char ***list, size_t *n, size_t *cap, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*list)[i], s))
+            return;
+    if (*n >= 256) /* a bound on what a hostile model can make us keep */
+        return;
+    UP_GROW(*list, *cap, *n + 1);
+    (*list)[(*n)++] = up_xstrdup(s);
+}
+
+void up_workspace_note_use(up_workspace *w, const char *rel)
+{
+    size_t n = w->skill_dir ? strlen(w->skill_dir) : 0;
+    const char *in;
+
+    if (!n || strncmp(rel, w->skill_dir, n) || rel[n] != '/')
+        return;
+    in = rel + n + 1;
+    if (!strcmp(in, "SKILL.md"))
+        w->skill_read = 1;
+    else if (!strncmp(in, "references/", 11))
+        note(&w->refs_read, &w->nrefs_read, &w->refs_cap, in);
+    else if (!strncmp(in, "scripts/", 8))
+        note(&w->scripts_used, &w->nscripts_used, &w->scripts_cap, in);
+}
+
+/* ---- snapshot ---- */
+
+/* Entries of one folder a snapshot lists at most. */
+#define SNAP_MAX_DIR 4096
+
+struct snap {
+    const up_workspace *w;
+    size_t max_file, left;
+    json_t *files;
+    int cut;
+};
+
+/* data[0..n) as a string when it is text; when cut (n < size) a
+ * character split at the end is dropped.  NULL: binary. */
+static json_t *utf8_prefix(const char *data, size_t n, size_t size,
+                           size_t *kept)
+{
+    size_t len = up_ws_text_len(data, n, n < size);
+    json_t *s = len == (size_t)-1 ? NULL : json_stringn(data, len);
+
+    *kept = s ? len : 0;
+    return s;
+}
+
+static void snap_file(struct snap *sn, int dir, const char *name,
+                      const char *rel)
+{
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    up_buf data = UP_BUF_INIT, why = UP_BUF_INIT;
+    size_t size = 0, cap = sn->max_file < sn->left ? sn->max_file : sn->left;
+    size_t kept = 0;
+    json_t *f = json_object(), *content = NULL;
+
+    if (fd >= 0 && !up_ws_read_fd(fd, cap, &data, &size, &why))
+        content = utf8_prefix(data.data, data.len, size, &kept);
+    if (fd >= 0)
+        close(fd);
+    sn->left -= kept;
+    json_object_set_new(f, "path", json_string(rel));
+    json_object_set_new(f, "size", json_integer((json_int_t)size));
+    json_object_set_new(f, "content", content ? content : json_null());
+    json_object_set_new(f, "truncated",
+                        json_boolean(kept < size && (content || !data.len)));
+    json_object_set_new(f, "binary", json_boolean(!content && data.len));
+    if (kept < size && (content || !data.len))
+        sn->cut = 1;
+    json_array_append_new(sn->files, f);
+    up_buf_release(&data);
+    up_buf_release(&why);
+}
+
+static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
+{
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    DIR *d = fdopendir(fd);
+    struct dirent *e;
+
+    if (!d) {
+        close(fd);
+        return;
+    }
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n >= SNAP_MAX_DIR) {
+            sn->cut = 1; /* a folder too large to list whole */
+            break;
+        }
+        UP_GROW(names, cap, n + 1);
+        names[n++] = up_xstrdup(e->d_name);
+    }
+    if (n) /* an empty folder has no names to sort */
+        qsort(names, n, sizeof(*names), up_strptr_cmp);
+    for (size_t i = 0; i < n; i++) {
+        up_buf rel = UP_BUF_INIT;
+        struct stat st;
+
+        up_buf_addf(&rel, "%s%s", prefix, names[i]);
+        if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW) ||
+            (sn->w->skill_dir && !strcmp(rel.data, sn->w->skill_dir))) {
+            ;
+        } else if (S_ISDIR(st.st_mode) && depth > 0) {
+            int sub = openat(fd, names[i],
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+            up_buf_addc(&rel, '/');
+            if (sub >= 0)
+                snap_dir(sn, sub, rel.data, depth - 1);
+        } else if (S_ISLNK(st.st_mode)) {
+            json_array_append_new(sn->files, json_pack("{s:s, s:b}", "path",
+                                                       rel.data, "symlink", 1));
+        } else if (S_ISREG(st.st_mode)) {
+            snap_file(sn, fd, names[i], rel.data);
+        }
+        up_buf_release(&rel);
+        free(names[i]);
+    }
+    free(names);
+    closedir(d);
+}
+
+void up_workspace_snapshot(const up_workspace *w, size_t max_file,
+                           size_t max_total, up_buf *out)
+{
+    struct snap sn = {w, max_file, max_total, json_array(), 0};
+    json_t *root;
+    char *text;
+
+    if (w->dirfd >= 0)
+        snap_dir(&sn, open_root(w), "", 64);
+    root = json_pack("{s:o, s:b}", "files", sn.files, "truncated", sn.cut);
+    text = json_dumps(root, JSON_COMPACT);
+    up_buf_adds(out, text);
+    free(text);
+    json_decref(root);
+}

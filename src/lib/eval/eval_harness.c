@@ -1,0 +1,233 @@
+/*
+ * A coding-agent CLI conversation as an eval job (eval_int.h): the eval
+ * side of the harness.  It makes the conversation's private folder,
+ * fills the workspace from the case and the arm's skill, hands the
+ * harness (harness_run.c) a prompt, a workspace and an endpoint, and
+ * turns its outcome into the job.  The harness knows argv, files and
+ * event streams; only this file knows plans.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/harness.h"
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/workspace.h"
+#include "lib/eval/eval_int.h"
+
+struct eval_cli {
+    const up_harness_spec *spec;
+    const up_endpoint *ep; /* borrowed: the plan's */
+    char *dir;             /* the private folder (home + workspace) */
+    up_workspace *ws;
+    up_harness_run *run;
+    up_error why; /* a setup failure */
+};
+
+/* Move the installed skill from .agents/skills to the CLI's folder. */
+static int move_skill(up_workspace *ws, const up_harness_spec *spec,
+                      up_error *err)
+{
+    const char *skills = up_harness_skills_folder(spec);
+    up_buf from = UP_BUF_INIT, to = UP_BUF_INIT, dir = UP_BUF_INIT;
+    const char *name = strrchr(ws->skill_dir, '/') + 1;
+    int rc = 0;
+
+    up_buf_addf(&to, "%s/%s", skills, name);
+    if (strcmp(to.data, ws->skill_dir) != 0) {
+        up_fs_join(&from, ws->path, ws->skill_dir);
+        up_buf_addf(&dir, "%s/%s", ws->path, skills);
+        rc = up_fs_mkdir_p(dir.data, 0700, err);
+        up_buf_reset(&dir);
+        up_fs_join(&dir, ws->path, to.data);
+        if (!rc && rename(from.data, dir.data) != 0)
+            rc = up_error_set(err, UP_EIO, "'%s': cannot move the skill: %s",
+                              dir.data, strerror(errno));
+        if (!rc) {
+            up_buf_reset(&from);
+            up_buf_addf(&from, "%s/.agents", ws->path);
+            if (strncmp(skills, ".agents/", 8) != 0)
+                up_fs_rm_tree(from.data);
+            free(ws->skill_dir);
+            ws->skill_dir = up_buf_detach(&to);
+        }
+    }
+    up_buf_release(&from);
+    up_buf_release(&to);
+    up_buf_release(&dir);
+    return rc;
+}
+
+/* The case's files and the arm's skill into the workspace. */
+static int fill(eval_cli *c, const up_eval_plan *p, const up_eval_job *j,
+                up_error *err)
+{
+    const up_case *k = &p->suite->cases[j->kase];
+    const up_skill *sk = up_eval_arm_skill(p, j->arm);
+    int rc = 0;
+
+    for (size_t i = 0; !rc && i < k->nfiles; i++) {
+        const char *text = k->files[i].content ? k->files[i].content : "";
+
+        rc = up_workspace_add_file(c->ws, k->files[i].name, text, strlen(text),
+                                   0, err);
+    }
+    if (!rc && sk)
+        rc = up_workspace_install_skill(c->ws, sk, err);
+    if (!rc && c->ws->skill_dir)
+        rc = move_skill(c->ws, c->spec, err);
+    return rc;
+}
+
+/* The private folder under the run's parent into c->dir, and the
+ * workspace in it. */
+static int make_dirs(eval_cli *c, const up_eval_plan *p, up_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    up_buf d = UP_BUF_INIT;
+
+    up_fs_join(&d,
+               p->agent_opts.parent ? p->agent_opts.parent
+               : tmp && *tmp        ? tmp
+                                    : "/tmp",
+               "upskill-cli-XXXXXX");
+    if (!mkdtemp(d.data)) {
+        int rc = up_error_set(err, UP_EIO, "'%s': cannot make a folder: %s",
+                              d.data, strerror(errno));
+        up_buf_release(&d);
+        return rc;
+    }
+    c->dir = up_buf_detach(&d);
+    return up_workspace_new(&c->ws, c->dir, NULL, err);
+}
+
+int eval_cli_start(eval_cli **out, const up_eval_plan *p, const up_eval_job *j,
+                   const up_endpoint *ep, up_error *err)
+{
+    eval_cli *c = up_xcalloc(1, sizeof(*c));
+    char *prompt = up_agent_user(&p->suite->cases[j->kase]);
+    int rc;
+
+    *out = c;
+    c->spec = up_harness_spec_of(p->models[j->model]);
+    c->ep = ep;
+    rc = make_dirs(c, p, err);
+    if (!rc)
+        rc = fill(c, p, j, err);
+    if (!rc)
+        rc = up_harness_run_start(
+            &c->run,
+            &(up_harness_run_args){c->spec, c->dir, c->ws->path, prompt, ep,
+                                   p->agent_opts.wall_ms},
+            err);
+    if (rc && err)
+        c->why = *err;
+    free(prompt);
+    return rc;
+}
+
+int eval_cli_wait(const eval_cli *c, int *fds, int max, int *timeout_ms)
+{
+    *timeout_ms = 0;
+    return c->run && !c->why.code
+               ? up_harness_run_wait(c->run, fds, max, timeout_ms)
+               : 0;
+}
+
+int eval_cli_step(eval_cli *c)
+{
+    return c->why.code || !c->run || up_harness_run_step(c->run);
+}
+
+void eval_cli_kill(eval_cli *c)
+{
+    if (c->run)
+        up_harness_run_kill(c->run);
+}
+
+/* The skill-read counters and the artifact's parts of oc into x. */
+static void take_agent_part(up_eval_agent_job *x, up_harness_outcome *oc,
+                            int skill)
+{
+    const up_harness_result *r = &oc->r;
+    size_t refs = 0;
+
+    x->turns = up_eval_count32(r->turns);
+    x->tool_calls = up_eval_count32(r->tool_calls);
+    x->tool_errors = up_eval_count32(r->tool_errors);
+    x->llm_ms = r->duration_ms >= 0 ? (double)r->duration_ms : 0;
+    x->skill_read = skill ? r->skill_loaded > 0 : -1;
+    for (size_t i = 0; i < r->nskill_files; i++)
+        refs += strcmp(r->skill_files[i], "SKILL.md") != 0;
+    x->refs_read = up_eval_count16(refs);
+    x->tools_json = oc->tools_json;
+    x->transcript = oc->transcript;
+    oc->tools_json = oc->transcript = NULL;
+}
+
+/* A snapshot of the workspace, the key redacted (a tool may have
+ * printed its environment into a file). */
+static json_t *snapshot(const eval_cli *c)
+{
+    up_buf b = UP_BUF_INIT;
+    json_t *o;
+
+    up_workspace_snapshot(c->ws, UP_EVAL_SNAPSHOT_FILE, UP_EVAL_SNAPSHOT_TOTAL,
+                          &b);
+    up_harness_redact(&b, c->ep->api_key);
+    o = json_loadb(b.data, b.len, 0, NULL);
+    up_buf_release(&b);
+    return o;
+}
+
+void eval_cli_take(eval_cli *c, const up_eval_plan *p, up_eval_job *j,
+                   up_response *res)
+{
+    /* compare: the arm's skill; else the skill under test */
+    const up_skill *sk =
+        p->skill_base ? up_eval_arm_skill(p, j->arm) : p->skill;
+    int skill = c->ws && c->ws->skill_dir;
+    up_harness_outcome oc;
+
+    j->agent = 1;
+    free(res->text);
+    res->text = NULL;
+    res->attempts = 1;
+    if (c->why.code || !c->run) {
+        res->code = c->why.code ? c->why.code : UP_EIO;
+        res->err = c->why;
+        return;
+    }
+    res->code = up_harness_run_outcome(c->run, p->models[j->model],
+                                       sk ? sk->name : NULL, skill, &oc);
+    res->err = oc.err;
+    res->text = up_xstrdup(oc.r.answer ? oc.r.answer : "");
+    res->usage = (up_usage){oc.r.input_tokens,     oc.r.output_tokens,
+                            oc.r.cached_tokens,    0,
+                            oc.r.reasoning_tokens, 0};
+    take_agent_part(up_eval_job_agent(j), &oc, skill);
+    if (c->ws)
+        up_eval_job_agent(j)->workspace_json = snapshot(c);
+    up_eval_job_set_workspace(j, c->ws);
+    up_harness_outcome_release(&oc);
+}
+
+const char *eval_cli_workspace(const eval_cli *c)
+{
+    return c->ws ? c->ws->path : NULL;
+}
+
+void eval_cli_free(eval_cli *c)
+{
+    if (!c)
+        return;
+    up_harness_run_free(c->run);
+    up_workspace_free(c->ws);
+    if (c->dir)
+        up_fs_rm_tree(c->dir);
+    free(c->dir);
+    free(c);
+}

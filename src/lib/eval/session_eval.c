@@ -1,0 +1,231 @@
+/*
+ * `eval` and `benchmark` on the evaluation session: load, resolve, plan,
+ * run, grade, judge, log.  The caller parses, renders and gates; every
+ * step between lives here, so a new eval feature lands once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "upskill/alloc.h"
+#include "upskill/gen.h"
+#include "upskill/session.h"
+
+#include "lib/eval/session_int.h"
+
+void up_eval_session_init(up_eval_session *e, const up_session_opts *o)
+{
+    memset(e, 0, sizeof(*e));
+    up_config_init(&e->cfg);
+    up_skill_init(&e->skill);
+    up_skill_init(&e->base_skill);
+    up_suite_init(&e->suite);
+    up_session_init(&e->s, o, &e->cfg);
+}
+
+void up_eval_session_release(up_eval_session *e)
+{
+    if (e->plan.jobs)
+        up_eval_plan_release(&e->plan);
+    up_session_release(&e->s);
+    up_suite_release(&e->suite);
+    up_skill_release(&e->skill);
+    up_skill_release(&e->base_skill);
+    up_config_release(&e->cfg);
+}
+
+static void notes(const up_eval_session *e, char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        session_note(&e->s, UP_SESSION_WARN, v[i]);
+}
+
+/* compare: skill A, then the tests from -t, else B's own, else A's own;
+ * a comparison measures and writes nothing, so none are generated. */
+static int compare_load(up_eval_session *e, const up_eval_request *rq,
+                        up_buf *note, up_error *err)
+{
+    up_buf src = UP_BUF_INIT;
+    int rc = up_skill_load(&e->base_skill, rq->base_skill_path, err);
+
+    if (!rc)
+        notes(e, e->base_skill.warnings, e->base_skill.nwarnings);
+    if (!rc)
+        rc = up_suite_find(&e->suite, &src, rq->tests, &e->skill,
+                           rq->skill_path, err);
+    if (!rc && !e->suite.ncases && !rq->tests)
+        rc = up_suite_find(&e->suite, &src, NULL, &e->base_skill,
+                           rq->base_skill_path, err);
+    if (!rc && !e->suite.ncases && rq->tests)
+        rc = up_error_set(err, UP_EPARSE, "'%s': no test cases", rq->tests);
+    else if (!rc && !e->suite.ncases)
+        rc = up_error_set(err, UP_EPARSE,
+                          "no test cases in '%s' nor in '%s' "
+                          "(skill_meta.json, evals/evals.json): pass -t FILE",
+                          rq->skill_path, rq->base_skill_path);
+    if (!rc)
+        up_buf_addf(note, "%zu case%s from %s", e->suite.ncases,
+                    e->suite.ncases == 1 ? "" : "s", src.data);
+    up_buf_release(&src);
+    return rc;
+}
+
+int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
+                         up_error *err)
+{
+    up_buf note = UP_BUF_INIT;
+    up_gen_tests_req gen = {
+        rq->test_gen_model, rq->nmodels ? rq->models[0] : NULL,
+        rq->base_url,       rq->api_key_env,
+        rq->no_save_tests,  e->s.o.stop};
+    int rc = up_config_load(&e->cfg, err);
+
+    if (!rc)
+        rc = up_config_set_max_tokens(&e->cfg, rq->max_tokens, "--max-tokens",
+                                      err);
+    if (!rc)
+        notes(e, e->cfg.warnings, e->cfg.nwarnings);
+    session_settle(&e->s);
+    if (!rc) /* before anything is sent, test generation included */
+        rc = up_session_check_sandbox(&e->s, err);
+    if (!rc)
+        rc = up_skill_load(&e->skill, rq->skill_path, err);
+    if (!rc)
+        notes(e, e->skill.warnings, e->skill.nwarnings);
+    if (!rc && rq->base_skill_path)
+        rc = compare_load(e, rq, &note, err);
+    else if (!rc)
+        rc = up_gen_suite_pick(&e->suite, &note, rq->tests, &e->skill,
+                               rq->skill_path, rq->gen_tests ? &gen : NULL,
+                               &e->cfg, err);
+    if (!rc)
+        session_note(&e->s, UP_SESSION_TESTS, note.data);
+    up_buf_release(&note);
+    return rc;
+}
+
+static int add_targets(up_eval_session *e, const up_eval_request *rq,
+                       up_error *err)
+{
+    const char *dflt = e->cfg.eval_model.value
+                           ? e->cfg.eval_model.value
+                           : e->cfg.skill_generation_model.value;
+    size_t n = rq->nmodels ? rq->nmodels : 1;
+    int rc = 0;
+
+    for (size_t i = 0; i < n && !rc; i++) {
+        const char *spec = rq->nmodels ? rq->models[i] : dflt;
+
+        rc = up_session_add_target(&e->s, spec ? spec : "sonnet", rq->base_url,
+                                   rq->api_key_env, NULL, err);
+    }
+    return rc;
+}
+
+int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
+                          up_error *err)
+{
+    up_session_plan sp = {.runs = rq->runs,
+                          .baseline = rq->baseline,
+                          .inject = rq->inject,
+                          .margin = rq->margin,
+                          .seed = (uint64_t)rq->seed};
+    int rc = add_targets(e, rq, err);
+
+    if (!rc)
+        rc = up_eval_check_size(e->s.ntargets, e->suite.ncases, err);
+    if (rc)
+        return rc;
+    sp.nmodels = e->s.ntargets;
+    up_session_plan_init(&e->s, &e->plan, &e->skill, &e->suite, &sp);
+    if (rq->base_skill_path) /* compare: arm 0 runs skill A */
+        up_eval_plan_set_base(&e->plan, &e->base_skill);
+    up_eval_plan_shard(&e->plan, rq->shard_index, rq->shard_count);
+    return up_eval_prepare(&e->plan, rq->tests, err);
+}
+
+int up_eval_session_open(up_eval_session *e, up_error *err)
+{
+    int rc = up_session_open_batch(&e->s, &e->plan, err);
+
+    if (!rc)
+        up_session_open_cache(&e->s);
+    return rc;
+}
+
+int up_eval_session_run(up_eval_session *e, up_error *err)
+{
+    up_error jerr;
+    int rc;
+
+    session_stream_open(&e->s, &e->plan); /* the artifacts as jobs land */
+    rc = up_session_execute(&e->s, &e->plan, NULL, err);
+
+    if (rc == UP_EIO) { /* only the journal fails so */
+        up_session_close_journal(&e->s, &jerr);
+        up_eval_grade(&e->plan);
+        return rc;
+    }
+    if (up_session_close_journal(&e->s, &jerr) && !rc)
+        rc = up_error_set(err, jerr.code, "%s", jerr.msg);
+    if (rc == UP_EINTR && e->s.batch_id.len)
+        up_error_set(err, UP_EINTR,
+                     "interrupted; finished work is saved: resume with "
+                     "--resume %s",
+                     e->s.batch_id.data);
+    if (!rc)
+        rc = up_session_grade(&e->s, &e->plan, err);
+    if (!rc)
+        rc = up_session_log_runs(
+            &e->s, &e->plan, e->skill.description ? e->skill.description : "",
+            0, err);
+    if (!rc)
+        rc = up_session_log_summary(
+            &e->s, e->skill.description ? e->skill.description : "", NULL, err);
+    return rc;
+}
+
+int up_eval_session_summarize(const up_eval_session *e, uint64_t seed,
+                              up_eval_summary **sums, char **dead,
+                              up_error *err)
+{
+    size_t n = e->plan.nmodels;
+    int rc = 0;
+
+    *sums = up_xcalloc(n ? n : 1, sizeof(**sums));
+    *dead = up_xcalloc(n ? n : 1, 1);
+    for (size_t m = 0; m < n && !rc; m++) {
+        (*dead)[m] = up_eval_unanswered(&e->plan, m, NULL) != 0;
+        rc = up_eval_summarize(&e->plan, m, up_session_price(&e->s, m), seed,
+                               &(*sums)[m], err);
+    }
+    return rc;
+}
+
+size_t up_eval_session_failed(const up_eval_session *e,
+                              const up_eval_job **first,
+                              const up_eval_job **last)
+{
+    size_t n = 0;
+
+    *first = *last = NULL;
+    for (size_t i = 0; i < e->plan.njobs; i++)
+        if (e->plan.jobs[i].error) {
+            *first = *first ? *first : &e->plan.jobs[i];
+            *last = &e->plan.jobs[i];
+            n++;
+        }
+    return n;
+}
+
+size_t up_eval_session_cut(const up_eval_session *e, int *cap)
+{
+    size_t n = 0;
+
+    *cap = 0;
+    for (size_t i = 0; i < e->plan.njobs; i++)
+        if (e->plan.jobs[i].cut_at) {
+            *cap = e->plan.jobs[i].cut_at;
+            n++;
+        }
+    return n;
+}

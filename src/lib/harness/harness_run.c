@@ -1,0 +1,295 @@
+/*
+ * One coding-agent CLI conversation (include/upskill/harness.h,
+ * docs/agent-clis.md): its private home and config files, its command
+ * line and environment, started through the sandbox's process runner
+ * under bubblewrap with a wall clock; then its event stream read into
+ * an outcome.  The eval's scheduler drives it: the conversation is a
+ * parked job whose descriptors are the process's pipes.
+ */
+#define _GNU_SOURCE /* memmem */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/sandbox.h"
+#include "lib/harness/harness_run_int.h"
+
+/* Bytes of stderr kept (for the error message and the artifact). */
+#define ERR_KEEP ((size_t)16 << 10)
+
+struct up_harness_run {
+    const up_harness_spec *spec;
+    up_harness_format fmt; /* the stream's format */
+    up_sandbox_run *proc;  /* the CLI under way, NULL once finished */
+    up_sandbox_result res; /* what it printed, once finished */
+    long wall_ms;          /* its wall clock */
+    int interrupted;       /* up_harness_run_kill ended it */
+    const char *key;       /* borrowed: redacted from everything kept */
+};
+
+/* The sandbox's limits for a CLI: its wall clock and output caps; the
+ * CLI (node and its tools) sets its own memory and processes. */
+static void limits(up_sandbox_limits *l, long wall_ms)
+{
+    memset(l, 0, sizeof(*l));
+    l->wall_ms = (unsigned)wall_ms;
+    l->out_cap = UP_HARNESS_MAX_STREAM;
+    l->err_cap = ERR_KEEP;
+}
+
+/* The argv, environment and config of run a; spawned into *proc. */
+static int launch(up_sandbox_run **proc, const cli_run_args *a, long wall_ms,
+                  up_error *err)
+{
+    cli_strv argv = {0}, envp = {0};
+    up_sandbox_limits lim;
+    int rc = cli_write_config(a, err);
+
+    if (!rc) {
+        cli_bwrap(a, &argv);
+        cli_command(a, &argv);
+        cli_envp(a, &envp);
+        limits(&lim, wall_ms);
+        rc = up_sandbox_spawn(proc, &(up_sandbox_proc){argv.v, envp.v, NULL, 1},
+                              &lim, err);
+    }
+    cli_strv_free(&argv);
+    cli_strv_free(&envp);
+    return rc;
+}
+
+const char *up_harness_skills_folder(const up_harness_spec *spec)
+{
+    return spec->skills;
+}
+
+int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
+                         up_error *err)
+{
+    up_harness_run *c = up_xcalloc(1, sizeof(*c));
+    up_buf bin = UP_BUF_INIT, prefix = UP_BUF_INIT, home = UP_BUF_INIT;
+    const char *fmt = getenv("UPSKILL_CLI_FORMAT");
+    int rc;
+
+    *out = c;
+    c->spec = ra->spec;
+    c->fmt = ra->spec->format;
+    c->key = ra->ep->api_key;
+    c->wall_ms = ra->wall_ms > 0 ? ra->wall_ms : UP_HARNESS_WALL_MS_DEFAULT;
+    rc = up_sandbox_check(err);
+    if (!rc && !c->spec->bin && fmt)
+        rc = up_harness_format_parse(fmt, &c->fmt, err);
+    if (!rc)
+        rc = cli_find(c->spec, &bin, &prefix, err);
+    up_fs_join(&home, ra->dir, "home");
+    if (!rc && mkdir(home.data, 0700) != 0)
+        rc = up_error_set(err, UP_EIO, "'%s': cannot make a folder: %s",
+                          home.data, strerror(errno));
+    if (!rc)
+        rc = launch(&c->proc,
+                    &(cli_run_args){
+                        c->spec, bin.data, prefix.data, ra->ws, home.data,
+                        CLI_HOME_INSIDE, ra->prompt, ra->ep->model,
+                        ra->ep->base_url, ra->ep->api_key,
+                        c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND")},
+                    c->wall_ms, err);
+    up_buf_release(&bin);
+    up_buf_release(&prefix);
+    up_buf_release(&home);
+    return rc;
+}
+
+int up_harness_run_wait(const up_harness_run *c, int *fds, int max,
+                        int *timeout_ms)
+{
+    int mine[3], n;
+
+    if (!c->proc) {
+        *timeout_ms = 0;
+        return 0;
+    }
+    n = up_sandbox_pollfds(c->proc, mine);
+    if (n > max)
+        n = max;
+    memcpy(fds, mine, (size_t)n * sizeof(int));
+    *timeout_ms = up_sandbox_timeout_ms(c->proc);
+    return n;
+}
+
+int up_harness_run_step(up_harness_run *c)
+{
+    up_error e;
+
+    if (!c->proc)
+        return 1;
+    if (!up_sandbox_step(c->proc))
+        return 0;
+    up_sandbox_finish(c->proc, &c->res, &e); /* over: reaps at once */
+    c->proc = NULL;
+    return 1;
+}
+
+void up_harness_run_kill(up_harness_run *c)
+{
+    if (!c->proc)
+        return;
+    c->interrupted = 1;
+    up_sandbox_kill(c->proc);
+}
+
+void up_harness_run_free(up_harness_run *c)
+{
+    up_error e;
+
+    if (!c)
+        return;
+    if (c->proc) { /* never left running: killed and reaped */
+        up_sandbox_kill(c->proc);
+        up_sandbox_finish(c->proc, &c->res, &e);
+    }
+    up_sandbox_result_release(&c->res);
+    free(c);
+}
+
+/* Replace every copy of key in b by "<redacted>". */
+static void redact(up_buf *b, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+    up_buf o = UP_BUF_INIT;
+    const char *at, *from;
+
+    if (klen < 4 || !b->len || !memmem(b->data, b->len, key, klen))
+        return;
+    for (from = b->data;
+         (at = memmem(from, b->len - (size_t)(from - b->data), key, klen));
+         from = at + klen) {
+        up_buf_add(&o, from, (size_t)(at - from));
+        up_buf_adds(&o, "<redacted>");
+    }
+    up_buf_add(&o, from, b->len - (size_t)(from - b->data));
+    up_buf_release(b);
+    *b = o;
+}
+
+static json_t *tool_map(const up_harness_result *r, int errors)
+{
+    json_t *m = json_object();
+
+    for (size_t i = 0; i < r->ntools; i++)
+        if (errors ? r->tools[i].errors : r->tools[i].calls)
+            json_object_set_new(
+                m, r->tools[i].name,
+                json_integer(errors ? r->tools[i].errors : r->tools[i].calls));
+    return m;
+}
+
+static json_t *refs_json(const up_harness_result *r)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < r->nskill_files; i++)
+        if (strcmp(r->skill_files[i], "SKILL.md") != 0)
+            json_array_append_new(a, json_string(r->skill_files[i]));
+    return a;
+}
+
+static json_t *tools_json(const up_harness_run *c, const up_harness_result *r,
+                          int skill)
+{
+    json_t *o = json_object();
+    const up_buf *se = &c->res.err;
+
+    json_object_set_new(o, "cli", json_string(c->spec->name));
+    json_object_set_new(o, "tool_calls", json_integer(r->tool_calls));
+    json_object_set_new(o, "tool_errors", json_integer(r->tool_errors));
+    json_object_set_new(o, "tool_call_map", tool_map(r, 0));
+    json_object_set_new(o, "tool_error_map", tool_map(r, 1));
+    json_object_set_new(o, "skill_read",
+                        skill ? json_boolean(r->skill_loaded) : json_null());
+    json_object_set_new(o, "references_read", refs_json(r));
+    json_object_set_new(o, "cli_turns", json_integer(r->turns));
+    json_object_set_new(o, "cli_cost_usd",
+                        r->has_cost ? json_real(r->cost_usd) : json_null());
+    json_object_set_new(o, "cli_duration_ms", json_integer(r->duration_ms));
+    json_object_set_new(o, "cli_model",
+                        r->model ? json_string(r->model) : json_null());
+    json_object_set_new(o, "skipped_lines", json_integer(r->skipped));
+    json_object_set_new(o, "stderr", json_stringn_nocheck(se->data, se->len));
+    return o;
+}
+
+/* The raw event stream, capped, as the transcript's one message. */
+static json_t *raw_transcript(const up_buf *so)
+{
+    size_t len =
+        so->len < UP_HARNESS_KEEP_STREAM ? so->len : UP_HARNESS_KEEP_STREAM;
+    json_t *m = json_object(), *a = json_array();
+
+    json_object_set_new(m, "role", json_string("cli-events"));
+    json_object_set_new(m, "content",
+                        json_stringn(so->data ? so->data : "", len));
+    json_object_set_new(m, "truncated", json_boolean(len < so->len));
+    json_array_append_new(a, m);
+    return a;
+}
+
+/* Why a finished run failed into e, or nothing when it did not: the
+ * CLI's own failure (UP_EAGENT), never a provider's, so never retried. */
+static void judge_exit(const up_harness_run *c, const up_harness_result *r,
+                       const char *model, up_error *e)
+{
+    const up_buf *se = &c->res.err;
+    int code = c->res.exit_code;
+    size_t line = se->len ? strcspn(se->data, "\n") : 0;
+
+    if (c->interrupted)
+        up_error_set(e, UP_EINTR, "interrupted");
+    else if (c->res.limit == UP_SANDBOX_WALL)
+        up_error_set(e, UP_EAGENT,
+                     "'%s': the CLI ran over its wall clock (%ld s) and was "
+                     "stopped",
+                     model, c->wall_ms / 1000);
+    else if (code != 0 || r->is_error || !r->complete)
+        up_error_set(
+            e, UP_EAGENT, "'%s': the CLI %s (exit %d)%s%.*s%s%.300s", model,
+            code != 0 ? "failed" : "reported an error", code, line ? ": " : "",
+            (int)(line < 300 ? line : 300), se->data ? se->data : "",
+            r->answer && *r->answer ? ": " : "", r->answer ? r->answer : "");
+}
+
+int up_harness_run_outcome(up_harness_run *c, const char *model,
+                           const char *skill, int has_skill,
+                           up_harness_outcome *oc)
+{
+    up_buf *so = &c->res.out;
+
+    memset(oc, 0, sizeof(*oc));
+    redact(so, c->key);
+    redact(&c->res.err, c->key);
+    up_harness_parse(&oc->r, c->fmt, skill, so->data ? so->data : "", so->len,
+                     &oc->err);
+    oc->err.code = 0;
+    judge_exit(c, &oc->r, model, &oc->err);
+    oc->tools_json = tools_json(c, &oc->r, has_skill);
+    oc->transcript = raw_transcript(so);
+    return oc->err.code;
+}
+
+void up_harness_outcome_release(up_harness_outcome *oc)
+{
+    up_harness_result_release(&oc->r);
+    json_decref(oc->tools_json);
+    json_decref(oc->transcript);
+    memset(oc, 0, sizeof(*oc));
+}
+
+void up_harness_redact(up_buf *b, const char *key)
+{
+    redact(b, key);
+}

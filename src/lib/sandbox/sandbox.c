@@ -1,0 +1,577 @@
+/*
+ * One command in the sandbox: start, drain, enforce, finish.
+ *
+ * The child (a new session, so the none mode can kill its whole process
+ * group) sets the rlimits, joins the per-call pids cgroup when there is
+ * one, and execs bwrap (or /bin/sh for the none mode) with the
+ * allow-listed environment.  The parent reads stdout and stderr through
+ * non-blocking pipes, keeps out_cap bytes of each and drains and discards
+ * the rest (a command printing forever never blocks on a full pipe), and
+ * kills the sandbox at the wall-clock deadline or when the total output
+ * passes out_kill.  Under bwrap, killing the pid namespace's init (whose
+ * pid bwrap reports on --info-fd) kills every process of the sandbox, and
+ * bwrap exits only once that namespace is gone.
+ */
+#define _GNU_SOURCE /* pipe2: no fd leaks to another thread's fork */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/http.h"
+#include "lib/sandbox/sandbox_int.h"
+
+enum { S_OUT, S_ERR, S_INFO, S_N };
+
+struct up_sandbox_run {
+    up_sandbox_mode mode;  /* bwrap or none */
+    up_sandbox_limits lim; /* the limits of this call */
+    pid_t pid;             /* our child: bwrap, or sh for none */
+    pid_t inner;           /* bwrap's pid-namespace init, 0 until known */
+    int fd[S_N];           /* read ends; -1 once at EOF */
+    up_buf out, err, info; /* captured stdout, stderr, bwrap's status */
+    int out_cut, err_cut;  /* 1 when a stream passed out_cap */
+    size_t total;          /* all output bytes seen, kept or not */
+    double t0, deadline;   /* start and wall-clock deadline (ms) */
+    up_sandbox_limit hit;  /* a limit enforced here (wall, output) */
+    int reaped, status;    /* waitpid done, and its status */
+    int pidfd;             /* readable when pid exits; -1 if unsupported */
+    sbx_cgroup cg;         /* per-call pids cgroup, when available */
+};
+
+/* The one monotonic clock, as the fractional ms this file keeps. */
+static double now_ms(void)
+{
+    return (double)up_http_now_ms();
+}
+
+void up_sandbox_limits_default(up_sandbox_limits *l)
+{
+    l->cpu_s = 10;
+    l->wall_ms = 30000;
+    l->mem_bytes = (size_t)1 << 30;
+    l->fsize_bytes = (size_t)64 << 20;
+    l->nproc = 64;
+    l->out_cap = 64 << 10;
+    l->out_kill = (size_t)8 << 20;
+    l->err_cap = 0;
+}
+
+/* ---- the child ---------------------------------------------------------- */
+
+static void set_limit(int res, size_t soft, size_t hard)
+{
+    struct rlimit rl = {soft ? soft : RLIM_INFINITY,
+                        hard ? hard : RLIM_INFINITY};
+
+    if (soft)
+        setrlimit(res, &rl);
+}
+
+/* Close every fd from lo up: none of the caller's files or sockets (API
+ * connections included) may reach the command.  Async-signal-safe. */
+static void close_from(int lo)
+{
+    long max;
+
+    if (syscall(SYS_close_range, lo, ~0U, 0) == 0)
+        return;
+    max = sysconf(_SC_OPEN_MAX); /* kernels before 5.9 */
+    for (long fd = lo; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+        close((int)fd);
+}
+
+/* After fork: only async-signal-safe calls; never returns.  cwd NULL:
+ * stay in ours (bwrap changes folder itself). */
+static void child(const up_sandbox_run *r, int out, int err, int info,
+                  const char *cwd, char *const *argv, char *const *envp)
+{
+    int devnull = open("/dev/null", O_RDONLY);
+
+    setsid();
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
+        dup2(err, 2) < 0 || (info >= 0 && dup2(info, SBX_INFO_FD) < 0))
+        _exit(127);
+    if (r->cg.procs_fd >= 0 && write(r->cg.procs_fd, "0", 1) != 1)
+        _exit(127);
+    close_from(info >= 0 ? SBX_INFO_FD + 1 : 3);
+    set_limit(RLIMIT_CPU, r->lim.cpu_s, r->lim.cpu_s ? r->lim.cpu_s + 1 : 0);
+    set_limit(RLIMIT_AS, r->lim.mem_bytes, r->lim.mem_bytes);
+    set_limit(RLIMIT_FSIZE, r->lim.fsize_bytes, r->lim.fsize_bytes);
+    if (r->mode == UP_SANDBOX_NONE)
+        set_limit(RLIMIT_NPROC, r->lim.nproc, r->lim.nproc);
+    if (cwd && chdir(cwd) != 0)
+        _exit(127);
+    execve(argv[0], argv, envp);
+    _exit(127);
+}
+
+/* ---- start -------------------------------------------------------------- */
+
+static int make_pipe(int p[2])
+{
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+static void close_pipes(int p[S_N][2])
+{
+    for (int i = 0; i < S_N; i++)
+        for (int j = 0; j < 2; j++)
+            if (p[i][j] >= 0)
+                close(p[i][j]);
+}
+
+static up_sandbox_run *run_new(up_sandbox_mode mode,
+                               const up_sandbox_limits *lim)
+{
+    up_sandbox_run *r = up_xcalloc(1, sizeof(*r));
+
+    r->mode = mode;
+    if (lim)
+        r->lim = *lim;
+    else
+        up_sandbox_limits_default(&r->lim);
+    up_buf_init(&r->out);
+    up_buf_init(&r->err);
+    up_buf_init(&r->info);
+    r->cg.procs_fd = -1;
+    r->pidfd = -1;
+    return r;
+}
+
+static void run_free(up_sandbox_run *r)
+{
+    for (int i = 0; i < S_N; i++)
+        if (r->fd[i] >= 0)
+            close(r->fd[i]);
+    if (r->pidfd >= 0)
+        close(r->pidfd);
+    sbx_cgroup_close(&r->cg);
+    up_buf_release(&r->out);
+    up_buf_release(&r->err);
+    up_buf_release(&r->info);
+    free(r);
+}
+
+/* Fork and exec argv with envp in cwd (NULL: ours); bwrap's status on
+ * the info pipe when r runs bubblewrap. */
+static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
+                 const char *cwd, up_error *err)
+{
+    int p[S_N][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+    int npipes = r->mode == UP_SANDBOX_BWRAP ? S_N : S_INFO;
+    int rc = 0;
+
+    for (int i = 0; i < npipes; i++)
+        if (make_pipe(p[i]) != 0) {
+            rc =
+                up_error_set(err, UP_EIO, "sandbox: pipe: %s", strerror(errno));
+            goto out;
+        }
+    sbx_cgroup_open(&r->cg, r->lim.nproc);
+    r->t0 = now_ms();
+    r->deadline = r->lim.wall_ms ? r->t0 + r->lim.wall_ms : 0;
+    r->pid = fork();
+    if (r->pid < 0) {
+        rc = up_error_set(err, UP_EIO, "sandbox: fork: %s", strerror(errno));
+        goto out;
+    }
+    if (r->pid == 0)
+        child(r, p[S_OUT][1], p[S_ERR][1], p[S_INFO][1], cwd, argv, envp);
+#ifdef SYS_pidfd_open
+    r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+#endif
+    for (int i = 0; i < S_N; i++) {
+        r->fd[i] = p[i][0];
+        p[i][0] = -1;
+    }
+out:
+    close_pipes(p); /* every end not handed to r, also on failure */
+    return rc;
+}
+
+/* A new run of mode, spawned; *out NULL on failure. */
+static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
+                     const up_sandbox_limits *lim, char *const *argv,
+                     char *const *envp, const char *cwd, up_error *err)
+{
+    up_sandbox_run *r = run_new(mode, lim);
+    int rc;
+
+    for (int i = 0; i < S_N; i++)
+        r->fd[i] = -1;
+    rc = spawn(r, argv, envp, cwd, err);
+    if (rc < 0) {
+        run_free(r);
+        r = NULL;
+    }
+    *out = r;
+    return rc;
+}
+
+int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
+                     const char *workspace, const char *cmd,
+                     const up_sandbox_limits *lim, up_error *err)
+{
+    char ws[PATH_MAX];
+    char **argv, **envp;
+    int rc;
+
+    *out = NULL;
+    if (!realpath(workspace, ws) || !up_fs_is_dir(ws))
+        return up_error_set(err, UP_ENOTFOUND,
+                            "sandbox: workspace '%s' is not a folder",
+                            workspace);
+    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64);
+    envp = sbx_envp(mode == UP_SANDBOX_BWRAP ? "/workspace" : ws);
+    rc = start_run(out, mode, lim, argv, envp,
+                   mode == UP_SANDBOX_NONE ? ws : NULL, err);
+    up_strv_free(argv);
+    up_strv_free(envp);
+    return rc;
+}
+
+/* argv with "--info-fd N" after bwrap's own name (a heap strv). */
+static char **with_info_fd(char *const *argv)
+{
+    size_t n = 0, k = 0;
+    char **v;
+    char fd[16];
+
+    while (argv[n])
+        n++;
+    v = up_xcalloc(n + 3, sizeof(*v));
+    snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
+    v[k++] = up_xstrdup(argv[0]);
+    v[k++] = up_xstrdup("--info-fd");
+    v[k++] = up_xstrdup(fd);
+    for (size_t i = 1; i < n; i++)
+        v[k++] = up_xstrdup(argv[i]);
+    return v;
+}
+
+int up_sandbox_spawn(up_sandbox_run **out, const up_sandbox_proc *p,
+                     const up_sandbox_limits *lim, up_error *err)
+{
+    char **argv = p->bwrap ? with_info_fd(p->argv) : NULL;
+    int rc;
+
+    *out = NULL;
+    if (!p->argv || !p->argv[0] || p->argv[0][0] != '/')
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "sandbox: the program to run is no absolute path");
+    else
+        rc = start_run(out, p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim,
+                       argv ? argv : p->argv, p->envp, p->cwd, err);
+    up_strv_free(argv);
+    return rc;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+int up_sandbox_pollfds(const up_sandbox_run *r, int fds[3])
+{
+    int n = 0;
+
+    for (int i = 0; i < S_N; i++)
+        if (r->fd[i] >= 0)
+            fds[n++] = r->fd[i];
+    /* Output closed but not yet reaped: wake up when the process exits. */
+    if (r->fd[S_OUT] < 0 && r->fd[S_ERR] < 0 && !r->reaped && r->pidfd >= 0)
+        fds[n++] = r->pidfd;
+    return n;
+}
+
+int up_sandbox_timeout_ms(const up_sandbox_run *r)
+{
+    double left;
+
+    if (r->deadline <= 0)
+        return 1000;
+    left = r->deadline - now_ms();
+    if (left <= 0) /* killed already: give the kernel time to finish */
+        return r->hit != UP_SANDBOX_OK ? 10 : 0;
+    return left > INT_MAX ? INT_MAX : (int)left + 1;
+}
+
+/* Kill the whole sandbox: the namespace's init when known, else the
+ * session of our child (its process group). */
+static void kill_all(up_sandbox_run *r, up_sandbox_limit why)
+{
+    if (r->hit == UP_SANDBOX_OK)
+        r->hit = why;
+    if (r->pid <= 0) /* kill(0 or -1) would reach far beyond the sandbox */
+        return;
+    if (r->reaped) {
+        /* Our child is gone but its output is still open: what holds it
+         * is in its session, whose id outlives it while a member lives
+         * (the bwrap mode's namespace dies with its init). */
+        if (r->mode == UP_SANDBOX_NONE)
+            kill(-r->pid, SIGKILL);
+        return;
+    }
+    /* bwrap exits once its namespace is gone: kill only the init so the
+     * reap below means no process of the sandbox is left. */
+    if (r->inner > 0)
+        kill(r->inner, SIGKILL);
+    else
+        kill(-r->pid, SIGKILL);
+}
+
+void up_sandbox_kill(up_sandbox_run *r)
+{
+    kill_all(r, UP_SANDBOX_WALL);
+}
+
+/* bwrap's --info-fd JSON: {"child-pid": N}. */
+static void parse_info(up_sandbox_run *r)
+{
+    const char *p = strstr(r->info.data, "\"child-pid\"");
+    long pid;
+
+    if (!p || r->inner > 0)
+        return;
+    p = strchr(p, ':');
+    pid = p ? strtol(p + 1, NULL, 10) : 0;
+    if (pid > 0)
+        r->inner = (pid_t)pid;
+}
+
+static void keep(up_sandbox_run *r, int s, const char *data, size_t n)
+{
+    up_buf *b = s == S_OUT ? &r->out : s == S_ERR ? &r->err : &r->info;
+    int *cut = s == S_OUT ? &r->out_cut : &r->err_cut;
+    size_t cap = s == S_INFO                    ? 4096
+                 : s == S_ERR && r->lim.err_cap ? r->lim.err_cap
+                                                : r->lim.out_cap;
+    size_t room = b->len < cap ? cap - b->len : 0;
+
+    up_buf_add(b, data, n < room ? n : room);
+    if (n > room && s != S_INFO)
+        *cut = 1;
+    if (s != S_INFO)
+        r->total += n;
+}
+
+/* Read what fd s has now, at most 1 MiB so a command printing as fast
+ * as we read cannot keep us from checking the limits; closes s at EOF. */
+static void drain(up_sandbox_run *r, int s)
+{
+    char chunk[65536];
+    ssize_t n;
+
+    for (int i = 0; i < 16; i++) {
+        n = read(r->fd[s], chunk, sizeof(chunk));
+        if (n > 0) {
+            keep(r, s, chunk, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        close(r->fd[s]);
+        r->fd[s] = -1;
+        return;
+    }
+}
+
+int up_sandbox_step(up_sandbox_run *r)
+{
+    for (int i = 0; i < S_N; i++)
+        if (r->fd[i] >= 0)
+            drain(r, i);
+    parse_info(r);
+    if (r->lim.out_kill && r->total > r->lim.out_kill)
+        kill_all(r, UP_SANDBOX_OUTPUT);
+    if (r->deadline > 0 && now_ms() >= r->deadline)
+        kill_all(r, UP_SANDBOX_WALL);
+    if (r->fd[S_OUT] >= 0 || r->fd[S_ERR] >= 0)
+        return 0;
+    if (!r->reaped && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+        r->reaped = 1;
+    return r->reaped;
+}
+
+/* Block until step says the run is over. */
+static void wait_done(up_sandbox_run *r)
+{
+    struct pollfd pfd[S_N];
+    int fds[S_N], n;
+
+    while (!up_sandbox_step(r)) {
+        n = up_sandbox_pollfds(r, fds);
+        for (int i = 0; i < n; i++) {
+            pfd[i].fd = fds[i];
+            pfd[i].events = POLLIN;
+        }
+        if (n == 0) {
+            /* No pidfd (kernel before 5.3): wait for the exit in short
+             * naps, within the wall clock. */
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+            continue;
+        }
+        poll(pfd, (nfds_t)n, up_sandbox_timeout_ms(r));
+    }
+}
+
+/* ---- the result --------------------------------------------------------- */
+
+/* stderr text that tells which limit a failed command ran into. */
+static const struct {
+    const char *text;
+    up_sandbox_limit limit;
+} err_markers[] = {
+    {"File too large", UP_SANDBOX_FSIZE},
+    {"Cannot allocate memory", UP_SANDBOX_MEMORY},
+    {"MemoryError", UP_SANDBOX_MEMORY},
+    {"out of memory", UP_SANDBOX_MEMORY},
+    {"Cannot fork", UP_SANDBOX_NPROC},
+    {"can't fork", UP_SANDBOX_NPROC},
+    {"fork: Resource temporarily unavailable", UP_SANDBOX_NPROC},
+    {"fork: retry", UP_SANDBOX_NPROC},
+};
+
+static up_sandbox_limit classify(const up_sandbox_run *r,
+                                 const up_sandbox_result *res)
+{
+    if (r->hit != UP_SANDBOX_OK)
+        return r->hit;
+    if (res->signal == SIGXCPU)
+        return UP_SANDBOX_CPU;
+    if (res->signal == SIGXFSZ)
+        return UP_SANDBOX_FSIZE;
+    if (sbx_cgroup_hit(&r->cg))
+        return UP_SANDBOX_NPROC;
+    /* Even on exit 0: a shell whose background forks failed says so. */
+    for (size_t i = 0; i < sizeof(err_markers) / sizeof(err_markers[0]); i++)
+        if (strstr(res->err.data, err_markers[i].text))
+            return err_markers[i].limit;
+    return UP_SANDBOX_OK;
+}
+
+/* "64 MiB", "100 KiB", "1000 bytes": the largest exact unit. */
+static const char *size_text(char buf[32], size_t n)
+{
+    if (n >= (1 << 20) && n % (1 << 20) == 0)
+        snprintf(buf, 32, "%zu MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, 32, "%zu KiB", n >> 10);
+    else
+        snprintf(buf, 32, "%zu bytes", n);
+    return buf;
+}
+
+static void limit_text(char *dst, size_t cap, up_sandbox_limit l,
+                       const up_sandbox_limits *lim)
+{
+    char sz[32];
+
+    switch (l) {
+    case UP_SANDBOX_CPU:
+        snprintf(dst, cap, "cpu time limit (%u s)", lim->cpu_s);
+        break;
+    case UP_SANDBOX_WALL:
+        snprintf(dst, cap, "wall clock (%g s)", lim->wall_ms / 1000.0);
+        break;
+    case UP_SANDBOX_OUTPUT:
+        snprintf(dst, cap, "output cap (%s)", size_text(sz, lim->out_kill));
+        break;
+    case UP_SANDBOX_FSIZE:
+        snprintf(dst, cap, "file size (%s)", size_text(sz, lim->fsize_bytes));
+        break;
+    case UP_SANDBOX_MEMORY:
+        snprintf(dst, cap, "memory (%s)", size_text(sz, lim->mem_bytes));
+        break;
+    case UP_SANDBOX_NPROC:
+        snprintf(dst, cap, "processes (%u)", lim->nproc);
+        break;
+    case UP_SANDBOX_OK:
+        dst[0] = '\0';
+        break;
+    }
+}
+
+/* Exit code and signal; a shell reports a child's signal n as 128+n. */
+static void fill_status(up_sandbox_result *res, int status)
+{
+    res->exit_code = -1;
+    res->signal = 0;
+    if (WIFSIGNALED(status)) {
+        res->signal = WTERMSIG(status);
+        return;
+    }
+    res->exit_code = WEXITSTATUS(status);
+    if (res->exit_code > 128 && res->exit_code < 128 + 65)
+        res->signal = res->exit_code - 128;
+}
+
+/* The none mode has no pid namespace: kill what is left in the command's
+ * process group and wait (up to about 1 s) until init has reaped it. */
+static void kill_strays(pid_t pgid)
+{
+    struct timespec ms = {0, 1000000};
+
+    if (kill(-pgid, SIGKILL) != 0)
+        return;
+    for (int i = 0; i < 1000 && kill(-pgid, 0) == 0; i++)
+        nanosleep(&ms, NULL);
+}
+
+int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
+{
+    (void)err;
+    memset(res, 0, sizeof(*res));
+    wait_done(r);
+    if (r->mode == UP_SANDBOX_NONE)
+        kill_strays(r->pid);
+    res->wall_ms = now_ms() - r->t0;
+    fill_status(res, r->status);
+    res->out = r->out;
+    res->err = r->err;
+    up_buf_init(&r->out);
+    up_buf_init(&r->err);
+    res->out_cut = r->out_cut;
+    res->err_cut = r->err_cut;
+    res->limit = classify(r, res);
+    limit_text(res->limit_text, sizeof(res->limit_text), res->limit, &r->lim);
+    run_free(r);
+    return 0;
+}
+
+int up_sandbox_exec(up_sandbox_result *res, up_sandbox_mode mode,
+                    const char *workspace, const char *cmd,
+                    const up_sandbox_limits *lim, up_error *err)
+{
+    up_sandbox_run *r;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    up_buf_init(&res->out);
+    up_buf_init(&res->err);
+    rc = up_sandbox_start(&r, mode, workspace, cmd, lim, err);
+    if (rc < 0)
+        return rc;
+    return up_sandbox_finish(r, res, err);
+}
+
+void up_sandbox_result_release(up_sandbox_result *res)
+{
+    up_buf_release(&res->out);
+    up_buf_release(&res->err);
+}

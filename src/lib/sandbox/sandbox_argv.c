@@ -1,0 +1,266 @@
+/*
+ * The sandbox's command line and environment, and the probe that tells
+ * whether bubblewrap works here.
+ *
+ * Invariant: nothing of the caller's environment is passed on.  The
+ * command gets only the fixed allow-list of sbx_envp, and bwrap itself is
+ * started with that same environment, so a secret cannot leak through
+ * bwrap either.  Only the system folders, a short list of /etc files and
+ * the workspace are mounted: /root, /home, the user's HOME, /etc/shadow
+ * and /etc/gshadow are not in the sandbox at all (permission bits protect
+ * nothing when the caller is root).
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "upskill/alloc.h"
+#include "upskill/buf.h"
+#include "upskill/fs.h"
+#include "lib/sandbox/sandbox_int.h"
+
+#define BWRAP   "/usr/bin/bwrap"
+#define PRLIMIT "/usr/bin/prlimit"
+
+/* Namespaces and hardening, before any mount. */
+static const char *const bwrap_fixed[] = {"--unshare-user",
+                                          "--unshare-pid",
+                                          "--unshare-net",
+                                          "--unshare-ipc",
+                                          "--unshare-uts",
+                                          "--unshare-cgroup-try",
+                                          "--die-with-parent",
+                                          "--new-session",
+                                          "--cap-drop",
+                                          "ALL",
+                                          "--hostname",
+                                          "sandbox",
+                                          "--proc",
+                                          "/proc",
+                                          "--dev",
+                                          "/dev",
+                                          "--tmpfs",
+                                          "/tmp",
+                                          NULL};
+
+/* System folders: bound read-only, or re-created when a symlink (usrmerge). */
+static const char *const sys_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
+                                       "/lib32", "/lib64", "/libx32", NULL};
+
+/* The only /etc entries programs get; bound read-only when present. */
+static const char *const etc_files[] = {
+    "/etc/passwd",        "/etc/group",           "/etc/hosts",
+    "/etc/nsswitch.conf", "/etc/host.conf",       "/etc/ld.so.cache",
+    "/etc/ld.so.conf",    "/etc/ld.so.conf.d",    "/etc/localtime",
+    "/etc/alternatives",  "/etc/os-release",      "/etc/debian_version",
+    "/etc/mime.types",    "/etc/protocols",       "/etc/services",
+    "/etc/ssl/certs",     "/etc/ca-certificates", NULL};
+
+/* More of /etc for a program that shares the host's network (a coding-
+ * agent CLI reaching its provider): name resolution and the whole TLS
+ * configuration. */
+static const char *const etc_net_files[] = {"/etc/resolv.conf", "/etc/ssl",
+                                            NULL};
+
+static void strv_push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+    UP_GROW(*v, *cap, *n + 2);
+    (*v)[(*n)++] = up_xstrdup(s);
+    (*v)[*n] = NULL;
+}
+
+static void push_sys_dir(void (*add)(void *, const char *), void *ud,
+                         const char *dir)
+{
+    struct stat st;
+    char target[PATH_MAX];
+    ssize_t len;
+
+    if (lstat(dir, &st) != 0)
+        return;
+    if (S_ISLNK(st.st_mode)) {
+        len = readlink(dir, target, sizeof(target) - 1);
+        if (len <= 0)
+            return;
+        target[len] = '\0';
+        add(ud, "--symlink");
+        add(ud, target);
+    } else if (S_ISDIR(st.st_mode)) {
+        add(ud, "--ro-bind");
+        add(ud, dir);
+    } else {
+        return;
+    }
+    add(ud, dir);
+}
+
+static void push_etc(void (*add)(void *, const char *), void *ud,
+                     const char *const *files)
+{
+    for (size_t i = 0; files[i]; i++) {
+        add(ud, "--ro-bind-try");
+        add(ud, files[i]);
+        add(ud, files[i]);
+    }
+}
+
+void up_sandbox_bwrap_base(int share_net, void (*add)(void *ud, const char *w),
+                           void *ud)
+{
+    add(ud, BWRAP);
+    for (size_t i = 0; bwrap_fixed[i]; i++)
+        if (!share_net || strcmp(bwrap_fixed[i], "--unshare-net"))
+            add(ud, bwrap_fixed[i]);
+    for (size_t i = 0; sys_dirs[i]; i++)
+        push_sys_dir(add, ud, sys_dirs[i]);
+    push_etc(add, ud, etc_files);
+    if (share_net)
+        push_etc(add, ud, etc_net_files);
+}
+
+struct strv {
+    char **v;
+    size_t n, cap;
+};
+
+static void strv_add_word(void *ud, const char *w)
+{
+    struct strv *s = ud;
+
+    strv_push(&s->v, &s->n, &s->cap, w);
+}
+
+static void push_inner(char ***v, size_t *n, size_t *cap, const char *cmd,
+                       unsigned nproc)
+{
+    char opt[32];
+
+    /* RLIMIT_NPROC set here, inside the user namespace, counts only the
+     * sandbox's own processes (set before bwrap it would count every
+     * process of the user).  Not enforced for root, which gets a pids
+     * cgroup instead (sandbox_cgroup.c). */
+    if (nproc > 0 && geteuid() != 0 && access(PRLIMIT, X_OK) == 0) {
+        snprintf(opt, sizeof(opt), "--nproc=%u", nproc);
+        strv_push(v, n, cap, PRLIMIT);
+        strv_push(v, n, cap, opt);
+        strv_push(v, n, cap, "--");
+    }
+    strv_push(v, n, cap, "/bin/sh");
+    strv_push(v, n, cap, "-c");
+    strv_push(v, n, cap, cmd);
+}
+
+char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
+                unsigned nproc)
+{
+    struct strv s = {NULL, 0, 0};
+    char fd[16];
+
+    if (mode == UP_SANDBOX_NONE) {
+        push_inner(&s.v, &s.n, &s.cap, cmd, 0);
+        return s.v;
+    }
+    up_sandbox_bwrap_base(0, strv_add_word, &s);
+    snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
+    const char *tail[] = {"--bind",  ws,           "/workspace",
+                          "--chdir", "/workspace", "--info-fd",
+                          fd,        "--",         NULL};
+    for (size_t i = 0; tail[i]; i++)
+        strv_add_word(&s, tail[i]);
+    push_inner(&s.v, &s.n, &s.cap, cmd, nproc);
+    return s.v;
+}
+
+char **sbx_envp(const char *home)
+{
+    static const char *const fixed[] = {
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "LANG=C.UTF-8",
+        "LC_ALL=C.UTF-8",
+        "TERM=dumb",
+        "TMPDIR=/tmp",
+        NULL};
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    up_buf b = UP_BUF_INIT;
+
+    for (size_t i = 0; fixed[i]; i++)
+        strv_push(&v, &n, &cap, fixed[i]);
+    up_buf_addf(&b, "HOME=%s", home);
+    strv_push(&v, &n, &cap, b.data);
+    up_buf_release(&b);
+    return v;
+}
+
+/* ---- the probe --------------------------------------------------------- */
+
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static int probe_done;
+static up_error probe_err;
+
+/* The probe's stderr, first line, for the message. */
+static void first_line(char *dst, size_t cap, const up_buf *b)
+{
+    size_t len = strcspn(b->data, "\n");
+
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(dst, b->data, len);
+    dst[len] = '\0';
+}
+
+int sbx_probe(const char *bwrap, up_error *err)
+{
+    char tmpl[] = "/tmp/upskill-sandbox-probe-XXXXXX";
+    char why[256];
+    up_sandbox_result res;
+    int rc;
+
+    if (access(bwrap, X_OK) != 0)
+        return up_error_set(err, UP_ENOTFOUND,
+                            "sandbox: '%s' not found: install bubblewrap: "
+                            "apt-get install bubblewrap",
+                            bwrap);
+    if (!mkdtemp(tmpl))
+        return up_error_set(err, UP_EIO, "sandbox: cannot make '%s'", tmpl);
+    rc = up_sandbox_exec(&res, UP_SANDBOX_BWRAP, tmpl, "true", NULL, err);
+    up_fs_rm_tree(tmpl);
+    if (rc < 0)
+        return rc;
+    if (res.exit_code != 0) {
+        first_line(why, sizeof(why), &res.err);
+        rc = up_error_set(
+            err, UP_EUNSAFE,
+            "sandbox: bubblewrap cannot create its namespaces here (%s)%s",
+            why[0] ? why : "no message",
+            strstr(res.err.data, "ermission") || strstr(res.err.data, "ermit")
+                ? ": unprivileged user namespaces are disabled: sysctl "
+                  "kernel.unprivileged_userns_clone=1 (or "
+                  "user.max_user_namespaces > 0)"
+                : "");
+    }
+    up_sandbox_result_release(&res);
+    return rc;
+}
+
+int up_sandbox_check(up_error *err)
+{
+    int rc;
+
+    pthread_mutex_lock(&probe_lock);
+    if (!probe_done) {
+        probe_err.code = 0;
+        probe_err.msg[0] = '\0';
+        sbx_probe(BWRAP, &probe_err);
+        probe_done = 1;
+    }
+    rc = probe_err.code;
+    if (rc < 0 && err)
+        *err = probe_err;
+    pthread_mutex_unlock(&probe_lock);
+    return rc;
+}
