@@ -192,6 +192,8 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
     }
     if (r->pid == 0)
         child(r, p[S_OUT][1], p[S_ERR][1], p[S_INFO][1], cwd, argv, envp);
+    setpgid(r->pid, r->pid); /* its own group now, whether or not its
+                                setsid ran yet, so a kill reaches it */
 #ifdef SYS_pidfd_open
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 #endif
@@ -328,8 +330,8 @@ static void kill_all(up_sandbox_run *r, up_sandbox_limit why)
      * reap below means no process of the sandbox is left. */
     if (r->inner > 0)
         kill(r->inner, SIGKILL);
-    else
-        kill(-r->pid, SIGKILL);
+    else if (kill(-r->pid, SIGKILL) != 0)
+        kill(r->pid, SIGKILL); /* before its setsid: no group yet */
 }
 
 void up_sandbox_kill(up_sandbox_run *r)
