@@ -15,6 +15,9 @@
 #              (issue 4), skipped with a message when npm is missing
 #   sandbox    bench/sandbox.sh: start-up of one sandboxed `true` per
 #              call (bwrap and none modes) against a bare fork/exec
+#   mixed      bench/mixed.sh: wall time of an eval of an API model
+#              and two stand-in CLIs together against each alone, in
+#              the one scheduler loop (issue 21); skipped without bwrap
 #   big        (BENCH_BIG=1 only) peak RSS of chat-mode evals of 10,000
 #              and 100,000 cases and an agent-mode eval of 10,000 cases,
 #              fake server answering at once (issue 15, item 6);
@@ -336,6 +339,10 @@ if [ "$ONLY_BIG" != 1 ]; then
 
     # Sandbox start-up per call (issue 12): bench/sandbox.sh.
     sh "$TOP/bench/sandbox.sh" -n 200 | tee "$B/sandbox.txt"
+
+    # Mixed API + CLI eval in one loop (issue 21): bench/mixed.sh, about
+    # 8 s a run; BENCH_MIXED_OLD=PATH adds an older upskill beside it.
+    RUNS=$RUNS sh "$TOP/bench/mixed.sh" | tee "$B/mixed.txt"
 fi
 
 # Memory of large runs (issue 15, item 6), optional: BENCH_BIG=1.  Peak
