@@ -488,9 +488,11 @@ static size_t skip_to(const up_eval_plan *p, size_t i, int cli)
     return i;
 }
 
-/* The plan job the source gives next: the first not done in plan
- * order, but a CLI job only while fewer than the CLI cap run (API jobs
- * take the rest of -j).  *at the job, or UP_SCHED_LATER / 0. */
+/* The plan job the source gives next: a coding-agent CLI's first while
+ * fewer than the CLI cap run (they are the slow ones: started first,
+ * they overlap the API conversations, which take the rest of -j), else
+ * the first API job not done, in plan order.  *at the job, or
+ * UP_SCHED_LATER / 0. */
 static int pick(struct run *r, size_t *at)
 {
     const up_eval_plan *p = r->plan;
@@ -499,7 +501,7 @@ static int pick(struct run *r, size_t *at)
     r->next = skip_to(p, r->next, 0);
     r->next_cli = skip_to(p, r->next_cli, 1);
     cli_ok = r->next_cli < p->njobs && (r->clis < r->cli_cap || *r->stop);
-    if (cli_ok && r->next_cli < r->next) {
+    if (cli_ok) {
         *at = r->next_cli++;
         r->clis++;
     } else if (r->next < p->njobs) {
