@@ -70,16 +70,14 @@ int up_check_wait(const up_check_run *c, int fds[3], int *timeout_ms);
 int up_check_step(up_check_run *c);
 
 /*
- * End c and free it (NULL is fine): settle its result from how the
- * check ended -- UP_ASSERT_PASS on exit 0, UP_ASSERT_FAIL otherwise
- * (the message says the exit code, the limit broken or the first line
- * of stderr) -- waiting for it when it has not ended; kill 1 kills it
- * first and settles nothing (an interrupt: the job stays to do).
+ * End c and free it (NULL is fine).  kill 0, once step said it ended:
+ * settle its result from how the check ended -- UP_ASSERT_PASS on exit
+ * 0, UP_ASSERT_FAIL otherwise (the message says the exit code, the
+ * limit broken or the first line of stderr).  kill 1: it is given up
+ * on (an interrupt), killed if it still runs, and nothing is settled:
+ * the job stays to do.
  */
 void up_check_end(up_check_run *c, int kill);
-
-/* start + end: run one check and wait for it.  Never fails. */
-void up_check_exec(const up_check_item *it, up_sandbox_mode mode);
 
 /*
  * Append to out the programs of a short probe list (gcc, cc, g++,

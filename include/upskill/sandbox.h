@@ -14,7 +14,8 @@
  * Asynchronous use: up_sandbox_start, then poll the fds of
  * up_sandbox_pollfds and call up_sandbox_step when one is readable (or
  * when up_sandbox_timeout_ms runs out), until step returns 1; then
- * up_sandbox_finish.  up_sandbox_exec does all of that in one call.
+ * up_sandbox_finish.  The eval's scheduler does the polling (a parked
+ * job); up_sandbox_exec runs one command through it.
  */
 #ifndef UPSKILL_SANDBOX_H
 #define UPSKILL_SANDBOX_H
@@ -112,8 +113,11 @@ int up_sandbox_step(up_sandbox_run *r);
 void up_sandbox_kill(up_sandbox_run *r);
 
 /*
- * Wait for the run to end (enforcing its limits), fill res (initialised
- * here) and free r.  Returns 0; a broken limit is in res, not an error.
+ * Fill res (initialised here) from run r and free r.  Call it once step
+ * said the run is over; a run that has not ended is killed first (the
+ * caller gives up on it: its limit reads "wall clock"), and reaped
+ * without waiting on its descriptors.  Returns 0; a broken limit is in
+ * res, not an error.
  */
 int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err);
 
@@ -140,7 +144,12 @@ typedef struct up_sandbox_proc {
 int up_sandbox_spawn(up_sandbox_run **out, const up_sandbox_proc *p,
                      const up_sandbox_limits *lim, up_error *err);
 
-/* start + finish: run cmd and wait for it. */
+/* Drive r until it ends, as one parked job of a one-job scheduler (the
+ * one loop that waits on descriptors); then call up_sandbox_finish.  For
+ * callers that need the answer now: the probe, tests, the bench. */
+void up_sandbox_wait(up_sandbox_run *r);
+
+/* Run cmd and wait for it: start, up_sandbox_wait, finish. */
 int up_sandbox_exec(up_sandbox_result *res, up_sandbox_mode mode,
                     const char *workspace, const char *cmd,
                     const up_sandbox_limits *lim, up_error *err);

@@ -373,7 +373,7 @@ static int run_text(const up_sandbox_result *res, up_buf *out)
     return res->limit != UP_SANDBOX_OK;
 }
 
-/* Wait for p's command, append its result, free p: 0 or 1. */
+/* p's command has ended (or is given up on): its result, free p: 0 or 1. */
 static int run_end(up_tool_pending *p, up_buf *out)
 {
     up_sandbox_result res;
@@ -397,6 +397,7 @@ static int t_run(up_workspace *w, const json_t *a, up_buf *out)
 
     if (t_run_start(w, a, &p, out))
         return 1;
+    up_sandbox_wait(p->run); /* the synchronous way in: tests, no loop */
     return run_end(p, out);
 }
 

@@ -18,7 +18,7 @@
 #include "upskill/workspace.h"
 #include "lib/eval/eval_int.h"
 
-struct eval_cli {
+struct eval_harness {
     const up_harness_spec *spec;
     const up_endpoint *ep; /* borrowed: the plan's */
     char *dir;             /* the private folder (home + workspace) */
@@ -62,7 +62,7 @@ static int move_skill(up_workspace *ws, const up_harness_spec *spec,
 }
 
 /* The case's files and the arm's skill into the workspace. */
-static int fill(eval_cli *c, const up_eval_plan *p, const up_eval_job *j,
+static int fill(eval_harness *c, const up_eval_plan *p, const up_eval_job *j,
                 up_error *err)
 {
     const up_case *k = &p->suite->cases[j->kase];
@@ -84,7 +84,7 @@ static int fill(eval_cli *c, const up_eval_plan *p, const up_eval_job *j,
 
 /* The private folder under the run's parent into c->dir, and the
  * workspace in it. */
-static int make_dirs(eval_cli *c, const up_eval_plan *p, up_error *err)
+static int make_dirs(eval_harness *c, const up_eval_plan *p, up_error *err)
 {
     const char *tmp = getenv("TMPDIR");
     up_buf d = UP_BUF_INIT;
@@ -104,10 +104,11 @@ static int make_dirs(eval_cli *c, const up_eval_plan *p, up_error *err)
     return up_workspace_new(&c->ws, c->dir, NULL, err);
 }
 
-int eval_cli_start(eval_cli **out, const up_eval_plan *p, const up_eval_job *j,
-                   const up_endpoint *ep, up_error *err)
+int eval_harness_start(eval_harness **out, const up_eval_plan *p,
+                       const up_eval_job *j, const up_endpoint *ep,
+                       up_error *err)
 {
-    eval_cli *c = up_xcalloc(1, sizeof(*c));
+    eval_harness *c = up_xcalloc(1, sizeof(*c));
     char *prompt = up_agent_user(&p->suite->cases[j->kase]);
     int rc;
 
@@ -129,23 +130,9 @@ int eval_cli_start(eval_cli **out, const up_eval_plan *p, const up_eval_job *j,
     return rc;
 }
 
-int eval_cli_wait(const eval_cli *c, int *fds, int max, int *timeout_ms)
+up_harness_run *eval_harness_run(const eval_harness *c)
 {
-    *timeout_ms = 0;
-    return c->run && !c->why.code
-               ? up_harness_run_wait(c->run, fds, max, timeout_ms)
-               : 0;
-}
-
-int eval_cli_step(eval_cli *c)
-{
-    return c->why.code || !c->run || up_harness_run_step(c->run);
-}
-
-void eval_cli_kill(eval_cli *c)
-{
-    if (c->run)
-        up_harness_run_kill(c->run);
+    return c->why.code ? NULL : c->run;
 }
 
 /* The skill-read counters and the artifact's parts of oc into x. */
@@ -170,7 +157,7 @@ static void take_agent_part(up_eval_agent_job *x, up_harness_outcome *oc,
 
 /* A snapshot of the workspace, the key redacted (a tool may have
  * printed its environment into a file). */
-static json_t *snapshot(const eval_cli *c)
+static json_t *snapshot(const eval_harness *c)
 {
     up_buf b = UP_BUF_INIT;
     json_t *o;
@@ -183,8 +170,8 @@ static json_t *snapshot(const eval_cli *c)
     return o;
 }
 
-void eval_cli_take(eval_cli *c, const up_eval_plan *p, up_eval_job *j,
-                   up_response *res)
+void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
+                       up_response *res)
 {
     /* compare: the arm's skill; else the skill under test */
     const up_skill *sk =
@@ -215,12 +202,12 @@ void eval_cli_take(eval_cli *c, const up_eval_plan *p, up_eval_job *j,
     up_harness_outcome_release(&oc);
 }
 
-const char *eval_cli_workspace(const eval_cli *c)
+const char *eval_harness_workspace(const eval_harness *c)
 {
     return c->ws ? c->ws->path : NULL;
 }
 
-void eval_cli_free(eval_cli *c)
+void eval_harness_free(eval_harness *c)
 {
     if (!c)
         return;

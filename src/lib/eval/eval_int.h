@@ -7,9 +7,10 @@
 #define UPSKILL_EVAL_INT_H
 
 #include "upskill/eval.h"
+#include "upskill/harness.h"
 
 /* One CLI job's state (opaque): its folder, workspace and process. */
-typedef struct eval_cli eval_cli;
+typedef struct eval_harness eval_harness;
 
 /*
  * Set up and start plan job j's CLI conversation against ep: a private
@@ -17,31 +18,27 @@ typedef struct eval_cli eval_cli;
  * the workspace (the case's files; in the skill arm the skill in the
  * CLI's discovery folder).  *out is set even on failure (free it).
  */
-int eval_cli_start(eval_cli **out, const up_eval_plan *p, const up_eval_job *j,
-                   const up_endpoint *ep, up_error *err);
+int eval_harness_start(eval_harness **out, const up_eval_plan *p,
+                       const up_eval_job *j, const up_endpoint *ep,
+                       up_error *err);
 
-/* Its fds to poll (at most max) and the most to wait in *timeout_ms. */
-int eval_cli_wait(const eval_cli *c, int *fds, int max, int *timeout_ms);
-
-/* Step it; 1 once the CLI has ended and its output is read. */
-int eval_cli_step(eval_cli *c);
-
-/* Stop it now (Ctrl-C). */
-void eval_cli_kill(eval_cli *c);
+/* Its CLI under way (the scheduler polls, steps and kills it through
+ * the harness, upskill/harness.h), or NULL when the start failed. */
+up_harness_run *eval_harness_run(const eval_harness *c);
 
 /*
  * The ended conversation into job j (its agent part: counters, tool
  * table, transcript, workspace snapshot) and res (its answer, usage and
  * error: UP_EAGENT when the CLI failed).  The workspace stays on j
- * until eval_cli_free.
+ * until eval_harness_free.
  */
-void eval_cli_take(eval_cli *c, const up_eval_plan *p, up_eval_job *j,
-                   up_response *res);
+void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
+                       up_response *res);
 
 /* Its workspace folder, or NULL when it never got one. */
-const char *eval_cli_workspace(const eval_cli *c);
+const char *eval_harness_workspace(const eval_harness *c);
 
 /* Kill and reap the CLI if it runs, remove its folder, free c. */
-void eval_cli_free(eval_cli *c);
+void eval_harness_free(eval_harness *c);
 
 #endif

@@ -29,7 +29,7 @@ struct slot {
     up_request rq;      /* its request (chat mode) */
     up_message msg;     /* its one user message */
     up_agent *agent;    /* agent mode: its conversation, or NULL */
-    eval_cli *cli;      /* a coding-agent CLI job: its conversation */
+    eval_harness *cli;  /* a coding-agent CLI job: its conversation */
     int start_failed;   /* up_agent_new or the CLI's start failed, why in: */
     up_error start_err; /* set when start_failed */
     up_response *res;   /* the scheduler's response of this job */
@@ -176,7 +176,7 @@ static int is_cli(const up_eval_plan *p, size_t i)
 static const char *job_ws(const struct slot *sl)
 {
     if (sl->cli)
-        return eval_cli_workspace(sl->cli);
+        return eval_harness_workspace(sl->cli);
     return sl->agent ? up_agent_workspace(sl->agent)->path : NULL;
 }
 
@@ -222,7 +222,7 @@ static void take_conversation(struct slot *sl, up_response *res)
         return;
     sl->taken = 1;
     if (sl->cli)
-        eval_cli_take(sl->cli, sl->r->plan, j, res);
+        eval_harness_take(sl->cli, sl->r->plan, j, res);
     else if (sl->agent)
         take_agent(j, sl->agent, res, sl->r->o->artifacts);
 }
@@ -274,7 +274,7 @@ static void job_done(struct run *r, struct slot *sl, up_response *res)
     up_check_end(sl->check, 1);
     up_eval_job_set_workspace(&r->plan->jobs[sl->job], NULL);
     up_agent_free(sl->agent);
-    eval_cli_free(sl->cli);
+    eval_harness_free(sl->cli);
 }
 
 /* Case k's agent-mode user message: its input itself when it has no
@@ -334,6 +334,7 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
     struct run *r = sl->r;
     up_eval_plan *p = r->plan;
     up_eval_job *j = &p->jobs[sl->job];
+    up_harness_run *run;
     up_error e;
 
     (void)i;
@@ -342,12 +343,13 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
         return checks_resume(sl);
     if (!sl->cli) {
         sl->t0 = up_http_now_ms();
-        eval_cli_start(&sl->cli, p, j, &r->o->endpoints[j->model], &e);
+        eval_harness_start(&sl->cli, p, j, &r->o->endpoints[j->model], &e);
         return UP_JOB_PARKED;
     }
-    if (*r->stop) /* the first Ctrl-C ends the CLIs: they cost most */
-        eval_cli_kill(sl->cli);
-    if (!eval_cli_step(sl->cli))
+    run = eval_harness_run(sl->cli);
+    if (run && *r->stop) /* the first Ctrl-C ends the CLIs: they cost most */
+        up_harness_run_kill(run);
+    if (run && !up_harness_run_step(run))
         return UP_JOB_PARKED;
     sl->res = &sl->own;
     return over(sl, &sl->own);
@@ -378,7 +380,10 @@ static int job_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
     if (sl->check)
         return max >= 3 ? up_check_wait(sl->check, fds, timeout_ms) : 0;
     if (sl->cli)
-        return eval_cli_wait(sl->cli, fds, max, timeout_ms);
+        return eval_harness_run(sl->cli)
+                   ? up_harness_run_wait(eval_harness_run(sl->cli), fds, max,
+                                         timeout_ms)
+                   : 0;
     return sl->agent ? up_agent_wait(sl->agent, fds, max, timeout_ms) : 0;
 }
 

@@ -149,10 +149,8 @@ void up_harness_run_free(up_harness_run *c)
 
     if (!c)
         return;
-    if (c->proc) { /* never left running: killed and reaped */
-        up_sandbox_kill(c->proc);
+    if (c->proc) /* never left running: finish kills and reaps it */
         up_sandbox_finish(c->proc, &c->res, &e);
-    }
     up_sandbox_result_release(&c->res);
     free(c);
 }

@@ -226,18 +226,11 @@ void up_check_end(up_check_run *c, int kill)
 
     if (!c)
         return;
-    if (kill) /* given up on: no verdict, the job stays to do */
-        up_sandbox_kill(c->proc);
-    up_sandbox_finish(c->proc, &sr, &e);
+    up_sandbox_finish(c->proc, &sr, &e); /* kills one that still runs */
     if (!kill)
         settle(c->it->res, &sr);
     up_sandbox_result_release(&sr);
     free(c);
-}
-
-void up_check_exec(const up_check_item *it, up_sandbox_mode mode)
-{
-    up_check_end(up_check_start(it, mode), 0); /* finish waits for it */
 }
 
 void up_check_programs_text(up_buf *out)

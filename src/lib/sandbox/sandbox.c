@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/http.h"
+#include "upskill/sched.h"
 #include "lib/sandbox/sandbox_int.h"
 
 enum { S_OUT, S_ERR, S_INFO, S_N };
@@ -409,27 +409,22 @@ int up_sandbox_step(up_sandbox_run *r)
     return r->reaped;
 }
 
-/* Block until step says the run is over. */
-static void wait_done(up_sandbox_run *r)
+/* A run that has not ended is given up on: killed, its output closed
+ * and reaped (a killed process: no wait on its descriptors). */
+static void end_now(up_sandbox_run *r)
 {
-    struct pollfd pfd[S_N];
-    int fds[S_N], n;
-
-    while (!up_sandbox_step(r)) {
-        n = up_sandbox_pollfds(r, fds);
-        for (int i = 0; i < n; i++) {
-            pfd[i].fd = fds[i];
-            pfd[i].events = POLLIN;
+    if (r->reaped)
+        return;
+    kill_all(r, UP_SANDBOX_WALL);
+    for (int i = 0; i < S_N; i++)
+        if (r->fd[i] >= 0) {
+            drain(r, i);
+            close(r->fd[i]);
+            r->fd[i] = -1;
         }
-        if (n == 0) {
-            /* No pidfd (kernel before 5.3): wait for the exit in short
-             * naps, within the wall clock. */
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-            continue;
-        }
-        poll(pfd, (nfds_t)n, up_sandbox_timeout_ms(r));
-    }
+    while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+        ;
+    r->reaped = 1;
 }
 
 /* ---- the result --------------------------------------------------------- */
@@ -539,7 +534,7 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
 {
     (void)err;
     memset(res, 0, sizeof(*res));
-    wait_done(r);
+    end_now(r);
     if (r->mode == UP_SANDBOX_NONE)
         kill_strays(r->pid);
     res->wall_ms = now_ms() - r->t0;
@@ -556,6 +551,41 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
     return 0;
 }
 
+/* up_sandbox_wait's run as one parked job of the scheduler: the one
+ * loop that waits on descriptors (docs/architecture.md section 6). */
+static const up_request *exec_next(void *ud, size_t i, up_response *res)
+{
+    (void)i;
+    (void)res;
+    return up_sandbox_step(ud) ? NULL : UP_JOB_PARKED;
+}
+
+static int exec_wait(void *ud, size_t i, int *fds, int max, int *timeout_ms)
+{
+    (void)i;
+    *timeout_ms = up_sandbox_timeout_ms(ud);
+    return max >= S_N ? up_sandbox_pollfds(ud, fds) : 0;
+}
+
+static void exec_done(void *ud, size_t i, up_response *res)
+{
+    (void)ud;
+    (void)i;
+    (void)res; /* the run's own result is read by up_sandbox_finish */
+}
+
+void up_sandbox_wait(up_sandbox_run *r)
+{
+    static const up_endpoint none; /* the job sends no request */
+    up_job job = {&none, NULL, exec_done, r, exec_next, exec_wait};
+    up_sched_opts o;
+    up_error e;
+
+    up_sched_opts_init(&o);
+    o.jobs = 1;
+    up_sched_run(&job, 1, &o, NULL, &e); /* no libcurl: finish kills r */
+}
+
 int up_sandbox_exec(up_sandbox_result *res, up_sandbox_mode mode,
                     const char *workspace, const char *cmd,
                     const up_sandbox_limits *lim, up_error *err)
@@ -569,6 +599,7 @@ int up_sandbox_exec(up_sandbox_result *res, up_sandbox_mode mode,
     rc = up_sandbox_start(&r, mode, workspace, cmd, lim, err);
     if (rc < 0)
         return rc;
+    up_sandbox_wait(r);
     return up_sandbox_finish(r, res, err);
 }
 
