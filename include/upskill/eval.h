@@ -561,6 +561,7 @@ typedef struct up_arm_totals {
     size_t errors; /* conversations that ended in an error: left out of
                       the pass rate, the token means and the verdict */
     size_t cached; /* answers served from the response cache */
+    size_t cut;    /* answers that stopped at the output cap (cut_at) */
     long asserts_passed;
     long asserts_total;
     up_usage usage;       /* summed */

@@ -183,6 +183,8 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
     json_object_set_new(o, "latency_ms", json_real(j->latency_ms));
     json_object_set_new(o, "attempts", json_integer(j->attempts));
     json_object_set_new(o, "from_cache", json_boolean(j->from_cache));
+    json_object_set_new(o, "cut_at",
+                        j->cut_at ? json_integer(j->cut_at) : json_null());
     json_object_set_new(o, "workspace",
                         or_null(up_eval_job_agent_view(j)->workspace_json));
     json_object_set_new(o, "tools",
