@@ -112,6 +112,22 @@ ok "$(cmp -s "$art" "$T/skill-art.jsonl"; echo $?)" \
     "the restored conversations' artifacts are rebuilt as they were"
 like "$(grep -c '"cut_at":77' "$B/journal.jsonl")" 2 "the journal keeps the cuts"
 
+# --- verdicts that do not fit the case (one too many): it runs again -------
+sed -e '/"arm":"with_skill","case":0,/s/"verdicts":\[/&{"status":1,"message":"x"},/' \
+    "$B/journal.jsonl" > "$T/j" && mv "$T/j" "$B/journal.jsonl"
+rm -rf "$B"/run_* "$B/batch_summary.json"
+n0=$(wc -l < "$T/rec.jsonl")
+ev --resume "$batch"
+is "$rc" 0 "--resume with verdicts that do not fit exits 0"
+is "$(($(wc -l < "$T/rec.jsonl") - n0))" 3 \
+    "a line whose verdicts do not fit its case runs it again (3 requests)"
+is "$(agent_of "$out" with_skill)" "$skill_agent" \
+    "the re-run conversation is counted once"
+n0=$(wc -l < "$T/rec.jsonl")
+ev --resume "$batch"
+is "$(($(wc -l < "$T/rec.jsonl") - n0))" 0 \
+    "then its later line, with verdicts that fit, restores it"
+
 # --- an older journal (no verdicts): the workspace case runs again -------
 sed -e 's/,"agent":{.*}$/}/' "$B/journal.jsonl" > "$T/j" && mv "$T/j" "$B/journal.jsonl"
 rm -rf "$B"/run_* "$B/batch_summary.json"

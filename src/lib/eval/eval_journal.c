@@ -437,17 +437,27 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
     }
 }
 
-/* Restore the job line names, when it is one of p's and not done. */
+/* 1 when job j may take a line: not restored yet, or restored as an
+ * answer only where its case grades a workspace (it would run again: a
+ * later line, written when it did, holds its verdicts). */
+static int open_to_line(const up_eval_plan *p, const up_eval_job *j)
+{
+    return !j->done || (!j->agent && up_eval_case_needs_workspace(p, j->kase));
+}
+
+/* Restore the job line names, when it is one of p's and open to it; 1
+ * when that job was not done before. */
 static int replay_line(up_eval_plan *p, const char *line, size_t len)
 {
     json_t *o = json_loadb(line, len, 0, NULL);
     up_eval_job *j = o ? find_job(p, o) : NULL;
-    int hit = j && !j->done && !json_integer_value(json_object_get(o, "error"));
+    int was = j && j->done;
 
-    if (hit)
+    if (j && open_to_line(p, j) &&
+        !json_integer_value(json_object_get(o, "error")))
         restore(p, j, o);
     json_decref(o);
-    return hit;
+    return j && !was && j->done;
 }
 
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
