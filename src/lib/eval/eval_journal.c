@@ -428,6 +428,7 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
     j->attempts = up_eval_attempts(up_json_long(o, "attempts", 0));
     j->from_cache = json_is_true(json_object_get(o, "from_cache"));
     j->error = up_eval_error_code(up_json_long(o, "error", 0));
+    free(j->error_msg); /* a job restored again (open_to_line) */
     j->error_msg = msg ? up_xstrdup(msg) : NULL;
     j->cut_at = (int)json_count(o, "cut_at", INT_MAX);
     if (restore_graded(p, j, o)) { /* an older entry, or one not whole */
