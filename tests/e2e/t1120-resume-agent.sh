@@ -138,4 +138,22 @@ is "$(($(wc -l < "$T/rec.jsonl") - n0))" 5 \
     "entries without verdicts re-run their workspace case (3 + 2 requests)"
 like "$out" '"pass_rate": 1.0' "and it passes again"
 
+# --- the other wires' cut: stop_reason max_tokens, status incomplete -----
+printf '%s\n' '{"cases": [{"input": "question three", "expected": {"contains": ["cut"]}}]}' \
+    > "$T/t3.json"
+export ANTHROPIC_API_KEY=sk-ant-PLANTED-e2e-1120 OPENAI_API_KEY=sk-PLANTED-e2e-1120
+for m in anthropic.claude-haiku-4-5 responses.gpt-5.1.high; do
+    url=$FAKE_URL/v1
+    [ "$m" = responses.gpt-5.1.high ] || url=
+    ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval --no-cache "$SKILL" \
+        -t "$T/t3.json" -m "$m" ${url:+--base-url "$url"} --agent \
+        --max-tokens 77 --runs-dir "$T/runs-$m" --json
+    is "$rc" 0 "$m: the eval exits 0"
+    like "$out" '"cut_answers": 1' "$m: the cut answer is counted per arm"
+    like "$(cat "$T/runs-$m"/*/journal.jsonl)" '"cut_at":77' \
+        "$m: the journal records the cut"
+done
+
+like "$(cat "$T/rec.jsonl")" '"path":"/v1/messages"' "the Anthropic wire was asked"
+like "$(cat "$T/rec.jsonl")" '"path":"/v1/responses"' "the Responses wire was asked"
 done_testing

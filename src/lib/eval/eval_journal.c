@@ -1,6 +1,9 @@
 /*
  * The eval journal (see include/upskill/eval.h): an append-only JSONL
- * record of finished jobs, the basis of Ctrl-C safety and --resume.
+ * record of finished jobs, the basis of Ctrl-C safety and --resume.  A
+ * tool loop's line also holds what grading took from its workspace,
+ * which is removed as the job lands (verdicts, counters, artifact
+ * trees): a resume restores it graded instead of running it again.
  *
  * Invariant: the file holds whole lines only, each ending in '\n', except
  * after a crash mid-append; the next open cuts such a torn tail away
