@@ -505,7 +505,11 @@ void up_journal_init(up_journal *j);
  */
 int up_journal_open(up_journal *j, const char *batch_dir, up_error *err);
 /* Append job's outcome; the prompt is identified by model, arm, case and
- * repeat, plus a hash of the case's user message.  On a write error
+ * repeat, plus a hash of the case's user message.  A cut at the output
+ * cap is kept (cut_at); an answered tool loop also keeps what grading
+ * took from its workspace (each verdict, a check's output), its counters
+ * and its artifact trees, so a resume need not run it again (call after
+ * grading, before the job is shed).  On a write error
  * (ENOSPC, EFBIG, ...) the partial line is truncated away and UP_EIO
  * names the file and the system's reason. */
 int up_journal_append(up_journal *j, const up_eval_plan *p,
@@ -515,7 +519,12 @@ int up_journal_close(up_journal *j, up_error *err);
 
 /*
  * Mark the jobs of p found in batch_dir's journal as done, with their
- * answers (cut to p->max_answer) and usage; *restored counts them.  The
+ * answers (cut to p->max_answer), usage and cut_at; *restored counts
+ * them.  A tool loop's line with its verdicts and counters restores it
+ * as graded (j->agent set, its results and agent part filled); one
+ * without them (an older journal), or whose verdicts do not fit the
+ * case, is restored as an answer only (a workspace case then runs
+ * again, see eval_run.c).  The
  * journal is read a line at a time, so its size does not bound memory.
  * Lines for other models, cases or prompts are ignored, so a changed
  * suite re-runs what changed.
@@ -561,6 +570,7 @@ typedef struct up_arm_totals {
     size_t errors; /* conversations that ended in an error: left out of
                       the pass rate, the token means and the verdict */
     size_t cached; /* answers served from the response cache */
+    size_t cut;    /* answers that stopped at the output cap (cut_at) */
     long asserts_passed;
     long asserts_total;
     up_usage usage;       /* summed */

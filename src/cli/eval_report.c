@@ -249,6 +249,7 @@ static json_t *arm_json(const up_arm_totals *t)
 
     json_object_set_new(o, "tokens_estimated",
                         json_boolean(t->usage.estimated));
+    json_object_set_new(o, "cut_answers", json_integer((json_int_t)t->cut));
     json_object_set_new(o, "latency_ms", json_real(t->latency_ms));
     json_object_set_new(o, "cost_usd", opt_real(t->cost_usd));
     json_object_set_new(o, "paid_usd", opt_real(t->paid_usd));
@@ -326,14 +327,36 @@ json_t *eval_report_model_json(const up_eval_summary *s)
     return o;
 }
 
+/* Model m's conversations whose answer stopped at the output cap. */
+static json_t *cut_json(const up_eval_plan *p, size_t m)
+{
+    static const char *const arms[] = {"baseline", "with_skill"};
+    json_t *v = json_array();
+
+    for (size_t i = 0; i < p->njobs; i++) {
+        const up_eval_job *j = &p->jobs[i];
+
+        if (j->model == m && j->done && j->cut_at)
+            json_array_append_new(v, json_pack("{s:I, s:s, s:i, s:i}", "case",
+                                               (json_int_t)j->kase + 1, "arm",
+                                               arms[j->arm], "repeat",
+                                               j->repeat, "cut_at", j->cut_at));
+    }
+    return v;
+}
+
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id)
 {
     json_t *models = json_array();
     json_t *doc;
 
-    for (size_t m = 0; m < p->nmodels; m++)
-        json_array_append_new(models, eval_report_model_json(&s[m]));
+    for (size_t m = 0; m < p->nmodels; m++) {
+        json_t *o = eval_report_model_json(&s[m]);
+
+        json_object_set_new(o, "cut_conversations", cut_json(p, m));
+        json_array_append_new(models, o);
+    }
     doc = json_pack("{s:s, s:s?, s:I, s:i, s:b, s:o}", "skill",
                     p->skill->name ? p->skill->name : "", "batch_id",
                     batch_id && *batch_id ? batch_id : NULL, "cases",

@@ -84,9 +84,10 @@ n0=$(wc -l < "$T/rec.jsonl")
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
     --base-url "$FAKE_URL/v1" --agent --runs-dir "$T/runs" --json --resume "$batch"
 is "$rc" 0 "--resume of an agent batch exits 0"
-like "$out" '"pass_rate": 1.0' "a restored workspace case is run again, not failed"
-is "$(($(wc -l < "$T/rec.jsonl") - n0))" 5 \
-    "only the workspace case's conversations are sent again (3 + 2 turns)"
+like "$out" '"pass_rate": 1.0' "a restored workspace case passes, not failed"
+is "$(($(wc -l < "$T/rec.jsonl") - n0))" 0 \
+    "nothing is sent again: the journal holds the workspace case's verdicts"
+like "$out" '"skill_read": 2' "restored conversations keep their activation"
 
 # --- Anthropic wire, streaming ---------------------------------------------
 ANTHROPIC_BASE_URL="$FAKE_URL" run "$UPSKILL" eval --no-cache "$SKILL" \

@@ -1,6 +1,9 @@
 /*
  * The eval journal (see include/upskill/eval.h): an append-only JSONL
- * record of finished jobs, the basis of Ctrl-C safety and --resume.
+ * record of finished jobs, the basis of Ctrl-C safety and --resume.  A
+ * tool loop's line also holds what grading took from its workspace,
+ * which is removed as the job lands (verdicts, counters, artifact
+ * trees): a resume restores it graded instead of running it again.
  *
  * Invariant: the file holds whole lines only, each ending in '\n', except
  * after a crash mid-append; the next open cuts such a torn tail away
@@ -10,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,7 @@
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
+#include "upskill/workspace.h"
 #include "util/json.h"
 #include "util/sha256.h"
 
@@ -125,15 +130,86 @@ static json_t *job_json(const up_eval_plan *p, const up_eval_job *job)
         "error_message", up_json_str_or_null(job->error_msg));
 }
 
+/* v, a borrowed tree, as a new reference; null for none. */
+static json_t *or_null(json_t *v)
+{
+    return v ? json_incref(v) : json_null();
+}
+
+/* v, a new reference, or null when it could not be made. */
+static json_t *own_or_null(json_t *v)
+{
+    return v ? v : json_null();
+}
+
+/* The tool rows x used: {"read_file": [calls, errors], ...}. */
+static json_t *tool_rows_json(const up_eval_agent_job *x)
+{
+    json_t *o = json_object();
+
+    for (size_t i = 0; i < UP_TOOL_ROWS && up_tool_stat_name(i); i++)
+        if (x->tool_count[i].calls || x->tool_count[i].errors)
+            json_object_set_new(o, up_tool_stat_name(i),
+                                json_pack("[I, I]",
+                                          (json_int_t)x->tool_count[i].calls,
+                                          (json_int_t)x->tool_count[i].errors));
+    return o;
+}
+
+/* A tool-loop conversation's counters and its artifact's trees. */
+static json_t *agent_json(const up_eval_agent_job *x)
+{
+    json_t *o = json_pack(
+        "{s:I, s:I, s:I, s:f, s:i, s:I, s:o, s:o}", "turns",
+        (json_int_t)x->turns, "tool_calls", (json_int_t)x->tool_calls,
+        "tool_errors", (json_int_t)x->tool_errors, "llm_ms", x->llm_ms,
+        "skill_read", (int)x->skill_read, "refs_read", (json_int_t)x->refs_read,
+        "limit", up_json_str_or_null(x->limit), "tools", tool_rows_json(x));
+
+    json_object_set_new(o, "transcript", or_null(x->transcript));
+    json_object_set_new(o, "workspace", or_null(x->workspace_json));
+    json_object_set_new(o, "tool_table", or_null(x->tools_json));
+    return o;
+}
+
+/* Each assertion's verdict as grading left it: status, message and a
+ * check's output (text that is not UTF-8 makes it null: re-run). */
+static json_t *verdicts_json(const up_eval_job_live *lv)
+{
+    json_t *v = json_array();
+
+    for (size_t i = 0; i < lv->asserts.n; i++) {
+        const up_assert_result *r = &lv->results[i];
+        json_t *e = json_pack(
+            "{s:i, s:o}", "status", r->status, "message",
+            own_or_null(json_stringn(r->message.data, r->message.len)));
+
+        if (e && r->check)
+            json_object_set_new(
+                e, "output",
+                own_or_null(json_stringn(r->output.data, r->output.len)));
+        json_array_append_new(v, e ? e : json_null());
+    }
+    return v;
+}
+
 static json_t *entry_json(const up_eval_plan *p, const up_eval_job *job)
 {
     json_t *o = job_json(p, job);
+    const up_eval_job_live *lv = up_eval_job_live_view(job);
 
     if (job->cut) {
         json_object_set_new(o, "answer_cut", json_true());
-        json_object_set_new(
-            o, "answer_bytes",
-            json_integer((json_int_t)up_eval_job_live_view(job)->answer_bytes));
+        json_object_set_new(o, "answer_bytes",
+                            json_integer((json_int_t)lv->answer_bytes));
+    }
+    if (job->cut_at)
+        json_object_set_new(o, "cut_at", json_integer(job->cut_at));
+    /* A tool loop's workspace is gone once it lands: what grading took
+     * from it goes here, so a resume need not run it again. */
+    if (job->agent && job->ag && !job->error && lv->results) {
+        json_object_set_new(o, "agent", agent_json(job->ag));
+        json_object_set_new(o, "verdicts", verdicts_json(lv));
     }
     return o;
 }
@@ -204,6 +280,131 @@ static up_eval_job *find_job(up_eval_plan *p, const json_t *o)
     return NULL;
 }
 
+/* o's key as a count in [0, max] (a journal read back might say
+ * anything). */
+static long json_count(const json_t *o, const char *key, long max)
+{
+    long n = up_json_long(o, key, 0);
+
+    return n < 0 ? 0 : n > max ? max : n;
+}
+
+/* The row of tool name (up_tool_stat_name), or UP_TOOL_ROWS. */
+static size_t tool_row(const char *name)
+{
+    size_t i = 0;
+
+    while (i < UP_TOOL_ROWS && up_tool_stat_name(i) &&
+           strcmp(up_tool_stat_name(i), name))
+        i++;
+    return i < UP_TOOL_ROWS && up_tool_stat_name(i) ? i : UP_TOOL_ROWS;
+}
+
+/* A tree of o the job keeps (a new reference), when of the type. */
+static json_t *keep_tree(const json_t *o, const char *key, json_type type)
+{
+    json_t *v = json_object_get(o, key);
+
+    return v && json_typeof(v) == type ? json_incref(v) : NULL;
+}
+
+/* agent_json's object a into j's agent part. */
+static void restore_agent(up_eval_job *j, const json_t *a)
+{
+    up_eval_agent_job *x = up_eval_job_agent(j);
+    const char *lim = up_json_str(a, "limit"), *name;
+    long read = up_json_long(a, "skill_read", -1);
+    double ms = up_json_num(a, "llm_ms", 0);
+    json_t *v;
+
+    x->turns = up_eval_count32(up_json_long(a, "turns", 0));
+    x->tool_calls = up_eval_count32(up_json_long(a, "tool_calls", 0));
+    x->tool_errors = up_eval_count32(up_json_long(a, "tool_errors", 0));
+    x->llm_ms = ms > 0 ? ms : 0;
+    x->skill_read = (signed char)(read > 0 ? 1 : read == 0 ? 0 : -1);
+    x->refs_read =
+        up_eval_count16((size_t)json_count(a, "refs_read", LONG_MAX));
+    x->limit = lim ? up_xstrdup(lim) : NULL;
+    json_object_foreach((json_t *)json_object_get(a, "tools"), name, v)
+    {
+        size_t row = tool_row(name);
+
+        if (row < UP_TOOL_ROWS)
+            x->tool_count[row] = (up_eval_tool_count){
+                up_eval_count32((long)json_integer_value(json_array_get(v, 0))),
+                up_eval_count32(
+                    (long)json_integer_value(json_array_get(v, 1)))};
+    }
+    x->transcript = keep_tree(a, "transcript", JSON_ARRAY);
+    x->workspace_json = keep_tree(a, "workspace", JSON_OBJECT);
+    x->tools_json = keep_tree(a, "tool_table", JSON_OBJECT);
+    j->agent = 1;
+}
+
+/* Verdict o (verdicts_json's) over r, which grading the answer again
+ * filled: a pending llm-rubric stays pending, its judge prompt rebuilt;
+ * -1 when o does not fit. */
+static int restore_verdict(up_assert_result *r, const json_t *o)
+{
+    long st = up_json_long(o, "status", -1);
+    const char *msg = up_json_str(o, "message");
+    const json_t *out = json_object_get(o, "output");
+
+    if (st == UP_ASSERT_PENDING)
+        return r->status == UP_ASSERT_PENDING ? 0 : -1;
+    if (!msg || (st != UP_ASSERT_PASS && st != UP_ASSERT_FAIL &&
+                 st != UP_ASSERT_UNGRADABLE))
+        return -1;
+    r->status = (int)st;
+    up_buf_reset(&r->message);
+    up_buf_adds(&r->message, msg);
+    if (json_is_string(out)) {
+        up_buf_reset(&r->output);
+        up_buf_add(&r->output, json_string_value(out), json_string_length(out));
+    }
+    return 0;
+}
+
+/* The verdicts v of job j's assertions into its results; -1 when they
+ * do not fit the case's assertions. */
+static int restore_verdicts(const up_eval_plan *p, up_eval_job *j,
+                            const json_t *v)
+{
+    const up_assert_list *l = up_eval_job_asserts(p, j);
+    up_assert_usage u = {j->usage.estimated ? -1 : (long long)j->usage.output,
+                         NULL, p->suite->cases[j->kase].output_file};
+    up_assert_result *r;
+
+    if (!json_is_array(v) || json_array_size(v) != l->n)
+        return -1;
+    r = up_assert_results_new(l->n);
+    up_assert_check(l, up_eval_job_live_view(j)->answer, &u, r);
+    for (size_t i = 0; i < l->n; i++)
+        if (restore_verdict(&r[i], json_array_get(v, i))) {
+            up_assert_results_free(r, l->n);
+            return -1;
+        }
+    up_eval_job_live_of(j)->results = r;
+    return 0;
+}
+
+/* A tool loop's grading (entry_json's "agent" and "verdicts") into j:
+ * 0 when restored or the entry has none (a chat job); -1 when it has a
+ * part only, or one that does not fit. */
+static int restore_graded(const up_eval_plan *p, up_eval_job *j,
+                          const json_t *o)
+{
+    const json_t *a = json_object_get(o, "agent");
+    const json_t *v = json_object_get(o, "verdicts");
+
+    if (!a && !v)
+        return 0;
+    if (!json_is_object(a) || j->error)
+        return -1;
+    restore_agent(j, a);
+    return restore_verdicts(p, j, v);
+}
+
 static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
 {
     const json_t *u = json_object_get(o, "usage");
@@ -230,20 +431,37 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
     j->attempts = up_eval_attempts(up_json_long(o, "attempts", 0));
     j->from_cache = json_is_true(json_object_get(o, "from_cache"));
     j->error = up_eval_error_code(up_json_long(o, "error", 0));
+    free(j->error_msg); /* a job restored again (open_to_line) */
     j->error_msg = msg ? up_xstrdup(msg) : NULL;
+    j->cut_at = (int)json_count(o, "cut_at", INT_MAX);
+    if (restore_graded(p, j, o)) { /* an older entry, or one not whole */
+        up_eval_job_agent_free(j);
+        up_eval_job_results_free(j);
+        j->agent = 0;
+    }
 }
 
-/* Restore the job line names, when it is one of p's and not done. */
+/* 1 when job j may take a line: not restored yet, or restored as an
+ * answer only where its case grades a workspace (it would run again: a
+ * later line, written when it did, holds its verdicts). */
+static int open_to_line(const up_eval_plan *p, const up_eval_job *j)
+{
+    return !j->done || (!j->agent && up_eval_case_needs_workspace(p, j->kase));
+}
+
+/* Restore the job line names, when it is one of p's and open to it; 1
+ * when that job was not done before. */
 static int replay_line(up_eval_plan *p, const char *line, size_t len)
 {
     json_t *o = json_loadb(line, len, 0, NULL);
     up_eval_job *j = o ? find_job(p, o) : NULL;
-    int hit = j && !j->done && !json_integer_value(json_object_get(o, "error"));
+    int was = j && j->done;
 
-    if (hit)
+    if (j && open_to_line(p, j) &&
+        !json_integer_value(json_object_get(o, "error")))
         restore(p, j, o);
     json_decref(o);
-    return hit;
+    return j && !was && j->done;
 }
 
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,

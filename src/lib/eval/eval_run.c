@@ -576,8 +576,11 @@ static void requeue(up_eval_job *j)
     j->done = 0;
 }
 
-/* A job restored by --resume (done, never run as a loop here) whose case
- * grades a workspace: the journal kept its answer, not its files. */
+/* A job restored by --resume whose case grades a workspace, from a
+ * journal entry without the tool loop's verdicts (an older journal, or
+ * one that does not fit the case): its files are gone, so it runs
+ * again.  An entry with them is restored as an agent job (eval_journal.c)
+ * and graded from them. */
 static int restored_workspace_job(const up_eval_plan *p, const up_eval_job *j)
 {
     return j->done && !j->agent && !j->error &&

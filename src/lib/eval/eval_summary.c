@@ -110,6 +110,7 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->checks_passed += j->ungradable ? 0 : j->checks_passed;
     t->checks_total += j->ungradable || j->error ? 0 : j->checks_total;
     t->cached += j->from_cache != 0;
+    t->cut += j->cut_at != 0;
     t->asserts_passed += j->asserts_passed;
     t->asserts_total += j->asserts_total;
     t->usage.input += j->usage.input;

@@ -11,9 +11,11 @@
  * assertion results, grading and agent trees freed, so a large run's
  * memory does not hold them (bench/README.md, "Memory of large runs").
  * Its run folder's number is known then: the run log numbers model x
- * repeat x arm on from the session's earlier records.  The rest (failed
- * conversations, verdicts settled later, resumed jobs, generate's
- * attempts) are built with the run's records (up_session_log_runs),
+ * repeat x arm on from the session's earlier records.  Jobs that land
+ * several at once (restored by --resume, answered from the cache) are
+ * streamed the same way when the runner says so (progress without a
+ * job).  The rest (failed conversations, verdicts settled later,
+ * generate's attempts) are built with the run's records (up_session_log_runs),
  * after grading and the judge, as before.  Each run folder's file is
  * then written in case order from both: the scratch lines copied, the
  * rest built one at a time.  One file per run folder, not one per case:
@@ -183,6 +185,8 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
     json_object_set_new(o, "latency_ms", json_real(j->latency_ms));
     json_object_set_new(o, "attempts", json_integer(j->attempts));
     json_object_set_new(o, "from_cache", json_boolean(j->from_cache));
+    json_object_set_new(o, "cut_at",
+                        j->cut_at ? json_integer(j->cut_at) : json_null());
     json_object_set_new(o, "workspace",
                         or_null(up_eval_job_agent_view(j)->workspace_json));
     json_object_set_new(o, "tools",
@@ -305,8 +309,13 @@ static void stream_progress(void *ud, const up_eval_plan *p, size_t done,
 
     if (st->progress)
         st->progress(st->progress_ud, p, done, job);
-    if (job && p == st->plan && p->prepared)
+    if (p != st->plan || !p->prepared)
+        return;
+    if (job)
         stream_job(s, st, &st->plan->jobs[job - p->jobs]);
+    else /* several landed at once: restored from the journal, cached */
+        for (size_t i = 0; i < p->njobs; i++)
+            stream_job(s, st, &st->plan->jobs[i]);
 }
 
 void session_stream_open(up_session *s, up_eval_plan *p)
