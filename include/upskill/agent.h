@@ -14,7 +14,7 @@
  * turn parks (UP_JOB_PARKED): the scheduler polls up_agent_wait's fds
  * and calls up_agent_resume until the request (or NULL) comes back.
  *
- * A limit (turns, tokens, wall clock, tool calls) ends an answered
+ * A limit (turns, tokens, wall clock, tool calls, history) ends an answered
  * conversation that failed: `limit` says which, the answer graded is the
  * last assistant text so far, and the case fails with that reason; it
  * is not a provider error.
@@ -39,12 +39,17 @@ struct json_t;
 #define UP_AGENT_MAX_TURNS 20
 /* Tool calls per conversation, all turns together. */
 #define UP_AGENT_MAX_TOOL_CALLS 200
+/* Bytes of tool-call arguments and tool results one conversation may
+ * hold (config max_history_bytes): every turn sends them all again. */
+#define UP_AGENT_MAX_HISTORY (64L << 20)
 
 typedef struct up_agent_opts {
     int max_turns;       /* model turns; <= 0: UP_AGENT_MAX_TURNS */
     long token_budget;   /* input + output tokens over all turns; 0: none */
     long wall_ms;        /* from the first request; 0: none */
     long max_tool_calls; /* <= 0: UP_AGENT_MAX_TOOL_CALLS */
+    long max_history;    /* tool arguments + results, bytes; <= 0: the
+                            default UP_AGENT_MAX_HISTORY */
     const char *parent;  /* folder of the workspaces; NULL: $TMPDIR, /tmp */
     const up_ws_limits *limits; /* NULL: the defaults */
     int run_tool;               /* 1: offer `run` (the sandbox checked) */

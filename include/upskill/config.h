@@ -123,6 +123,8 @@ typedef struct up_config {
     up_cfg_int concurrency;
     up_cfg_int max_answer_bytes;   /* eval: bytes kept per answer */
     up_cfg_int artifact_max_bytes; /* message text per case artifact */
+    /* agent mode: tool arguments and results one conversation may hold */
+    up_cfg_int max_history_bytes;
     up_cfg_int min_tests; /* generate: fewest cases to ask for (1..100) */
     up_cfg_int max_tests; /* generate: most cases to ask for (1..100) */
     /* the verdict's "no meaningful effect" margin in points (0..50) */

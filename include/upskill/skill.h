@@ -106,10 +106,22 @@ int up_skill_parse(up_skill *s, const char *text, size_t len, const char *file,
 void up_skill_render(const up_skill *s, up_buf *out);
 
 /*
+ * Check the name rel of a file in a skill folder (relative to it, e.g.
+ * "references/notes.md"): every part must be UTF-8 text without a
+ * control character (< 0x20, 0x7f, U+0080-U+009F) or a backslash, so
+ * that the file can be installed in a workspace, named to a model and
+ * shown on a terminal the same on every system.  0, or UP_EUNSAFE with
+ * "skill file '<rel, escaped>': the name holds <what>; rename it".  The
+ * loader, the saver and the workspace installer all use it.
+ */
+int up_skill_check_file_name(const char *rel, up_error *err);
+
+/*
  * Load the skill folder dir: SKILL.md (required), skill_meta.json (if
  * present) and every regular file under references/, scripts/, assets/.
  * Errors name the file: UP_ENOTFOUND, UP_EPARSE, UP_ETOOBIG, UP_EUNSAFE
- * (a symlink leading outside the folder).  Frontmatter that is not valid
+ * (a symlink leading outside the folder, a file name that
+ * up_skill_check_file_name refuses).  Frontmatter that is not valid
  * YAML but has upstream upskill's unquoted "key: value" line shape is
  * read as upstream reads it, with one entry in s->warnings per line.
  */

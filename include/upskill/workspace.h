@@ -96,7 +96,9 @@ int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
  * Install skill s at .agents/skills/<name>/: SKILL.md (rendered as
  * up_skill_save writes it) and every resource file with its run bit.
  * Records the folder in w->skill_dir.  Errors: those of add_file,
- * UP_EPARSE for a skill without a safe name.
+ * UP_EPARSE for a skill without a safe name, UP_EUNSAFE with the loader's
+ * message for a file name up_skill_check_file_name refuses (nothing is
+ * installed then).
  */
 int up_workspace_install_skill(up_workspace *w, const up_skill *s,
                                up_error *err);

@@ -124,6 +124,7 @@ static const struct plain {
     S("concurrency", K_INT, concurrency),
     S("max_answer_bytes", K_INT, max_answer_bytes),
     S("artifact_max_bytes", K_INT, artifact_max_bytes),
+    S("max_history_bytes", K_INT, max_history_bytes),
     S("min_tests", K_INT, min_tests),
     S("max_tests", K_INT, max_tests),
     S("margin_points", K_INT, margin_points),

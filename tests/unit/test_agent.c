@@ -150,6 +150,79 @@ Test(agent, arguments_over_the_cap_end_the_conversation_unrun)
     up_agent_free(a);
 }
 
+/* A hostile server's turns of 12 calls of 1.9 MB each (and their 24
+ * results of 8 bytes): the default cap on the history (64 MiB) ends the
+ * conversation at the third turn, before its calls run, instead of
+ * sending it all back turn after turn. */
+Test(agent, the_history_cap_ends_a_conversation_of_big_calls)
+{
+    up_agent *a = agent(0);
+    up_response r;
+    up_agent_outcome oc;
+    size_t n = 1900000;
+    char *big = up_xmalloc(n + 1);
+    int turn = 0;
+    const up_request *rq;
+
+    memset(big, ' ', n);
+    big[n] = '\0';
+    big[0] = '{';
+    big[n - 1] = '}';
+    do {
+        reply(&r, "", 12, "list_files", big);
+        rq = up_agent_next(a, &r);
+        up_response_release(&r);
+        turn++;
+    } while (rq && turn < 10);
+    up_agent_outcome_get(a, &oc);
+    cr_assert_eq(turn, 3, "ended at turn %d", turn);
+    cr_assert_eq(oc.tool_calls, 24, "the third turn's calls are not run");
+    cr_assert_not_null(oc.limit);
+    cr_assert(strstr(oc.limit, "history limit: 68400192 bytes of tool calls "
+                               "and tool results in the conversation, over "
+                               "the 67108864-byte cap (max_history_bytes)"),
+              "%s", oc.limit);
+    free(big);
+    up_agent_free(a);
+}
+
+/* The tools' results count too: a file read turn after turn. */
+Test(agent, the_history_cap_counts_tool_results)
+{
+    up_agent_opts o;
+    up_agent *a;
+    up_error err;
+    up_response r;
+    up_agent_outcome oc;
+    char *text = up_xmalloc(60001);
+    int turn = 0;
+    const up_request *rq;
+
+    memset(&o, 0, sizeof(o));
+    o.parent = "/tmp";
+    o.max_history = 200000;
+    cr_assert_eq(up_agent_new(&a, &o, &kase, NULL, "SYS", "USER", &err), 0,
+                 "%s", err.msg);
+    up_agent_first(a);
+    memset(text, 'x', 60000);
+    text[60000] = '\0';
+    cr_assert_eq(up_workspace_add_file((up_workspace *)up_agent_workspace(a),
+                                       "f.txt", text, 60000, 0, &err),
+                 0);
+    do {
+        reply(&r, "", 1, "read_file", "{\"path\":\"f.txt\"}");
+        rq = up_agent_next(a, &r);
+        up_response_release(&r);
+        turn++;
+    } while (rq && turn < 10);
+    up_agent_outcome_get(a, &oc);
+    cr_assert_eq(turn, 4, "ended at turn %d", turn);
+    cr_assert_eq(oc.tool_calls, 4, "the calls of the last turn ran");
+    cr_assert(strstr(oc.limit, "over the 200000-byte cap"), "%s", oc.limit);
+    free(text);
+    up_agent_free(a);
+}
+
 Test(agent, the_catalogue_names_the_skill_and_where_it_is)
 {
     up_skill s;

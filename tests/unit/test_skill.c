@@ -466,10 +466,18 @@ Test(skill, save_tests_creates_and_refuses, .init = mk_tmp, .fini = rm_tmp)
     free(meta);
 }
 
-static const char *const unsafe_paths[] = {
-    "../x",          "/abs",         "references/a\x01b", "references/../x",
-    "SKILL.md",      "other/file",   "references",        "scripts/a\\b",
-    "references/a/", "references//a"};
+static const char *const unsafe_paths[] = {"../x",
+                                           "/abs",
+                                           "references/a\x01b",
+                                           "references/../x",
+                                           "SKILL.md",
+                                           "other/file",
+                                           "references",
+                                           "scripts/a\\b",
+                                           "references/a/",
+                                           "references//a",
+                                           "assets/caf\xe9.txt",
+                                           "references/\xc2\x9b.md"};
 
 Test(skill, save_refuses_unsafe_paths, .init = mk_tmp, .fini = rm_tmp)
 {

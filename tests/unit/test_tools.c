@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -359,6 +361,71 @@ Test(tools, fifty_megabytes_refused_by_default)
     cr_assert_eq(entries(w->path), 0);
     free(args);
     up_buf_release(&out);
+}
+
+/* Bytes of address space this process has mapped now (/proc/self/statm). */
+static size_t mapped_now(void)
+{
+    unsigned long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+
+    if (f && fscanf(f, "%lu", &pages) != 1)
+        pages = 0;
+    if (f)
+        fclose(f);
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* In a child held to 512 MiB more address space than it has (so a
+ * sanitizer's reserved shadow does not count): replace_all of "a" by
+ * 2,000 bytes over a 1,000,000-byte file is refused before the 2 GB
+ * result is built.  0 when the edit was refused and the file untouched. */
+static int edit_product_child(void)
+{
+    struct rlimit rl;
+    up_buf args = UP_BUF_INIT, out = UP_BUF_INIT, big = UP_BUF_INIT;
+    int rc;
+
+    up_buf_grow(&big, 1000000);
+    memset(big.data, 'a', 1000000);
+    big.len = 1000000;
+    big.data[big.len] = '\0';
+    plant("a.txt", big.data);
+    up_buf_adds(&args, "{\"path\":\"a.txt\",\"old_string\":\"a\","
+                       "\"replace_all\":true,\"new_string\":\"");
+    for (int i = 0; i < 2000; i++)
+        up_buf_addc(&args, 'b');
+    up_buf_adds(&args, "\"}");
+    rl.rlim_cur = rl.rlim_max = mapped_now() + (512u << 20);
+    if (setrlimit(RLIMIT_AS, &rl))
+        return 2;
+    rc = call("edit_file", args.data, &out);
+    if (rc != 1 || !strstr(out.data, "replacing 1000000 occurrences would "
+                                     "make the file larger than the cap "
+                                     "of 1048576 bytes per write"))
+        return 3;
+    up_buf_reset(&big);
+    if (up_workspace_read(w, "a.txt", 2000000, &big, NULL))
+        return 4;
+    return big.len == 1000000 && !strchr(big.data, 'b') ? 0 : 5;
+}
+
+Test(tools, edit_refuses_a_product_over_the_cap_before_building_it)
+{
+    int status = 0;
+    pid_t pid;
+
+    fflush(NULL);
+    pid = fork();
+    cr_assert_geq(pid, 0);
+    if (!pid)
+        _exit(edit_product_child());
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the edit did not end as a tool error (status %d: killed by "
+              "signal %d, exit %d)",
+              status, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 Test(tools, many_calls_bounded_and_counted)

@@ -452,29 +452,44 @@ Test(validate, text_and_profiles)
 /*
  * What the loader refuses, validate refuses, with the loader's own words:
  * folders nested deeper than the loader walks, a corrupt skill_meta.json,
- * a symlink leaving the skill.  The same folders without the fault pass.
+ * a symlink leaving the skill, a file name that the workspace installer
+ * would refuse (a backslash, a control character, not UTF-8: issue 23
+ * item 13).  The same folders without the fault pass.
  */
 static const struct {
-    const char *dir; /* the skill folder */
-    const char *msg; /* in the finding's message */
+    const char *dir;  /* the skill folder */
+    const char *file; /* a resource file to add, or NULL: the fault by dir */
+    const char *msg;  /* in the finding's message */
 } unloadable[] = {
-    {"deep", "folders nested deeper than 16 levels"},
-    {"corrupt", "skill_meta.json"},
-    {"escape", "symlink leads outside the skill folder"},
+    {"deep", NULL, "folders nested deeper than 16 levels"},
+    {"corrupt", NULL, "skill_meta.json"},
+    {"escape", NULL, "symlink leads outside the skill folder"},
+    {"backslash", "references/notes\\old.md",
+     "skill file 'references/notes\\old.md': the name holds a backslash (a "
+     "folder separator on Windows); rename it"},
+    {"ctrl", "references/a\033]0;x\a.md",
+     "skill file 'references/a\\x1b]0;x\\x07.md': the name holds a control "
+     "character; rename it"},
+    {"latin1", "scripts/caf\xe9/run.sh",
+     "skill file 'scripts/caf\\xe9': the name holds bytes that are not "
+     "UTF-8 text"},
 };
 
-/* Make root/dir a valid skill, then give it the fault its name says. */
-static void make_faulty(const char *root, const char *dir)
+/* Make root/dir a valid skill, then give it the fault of row i. */
+static void make_faulty(const char *root, size_t i)
 {
+    const char *dir = unloadable[i].dir;
     up_buf d = UP_BUF_INIT, deep = UP_BUF_INIT, link = UP_BUF_INIT;
 
     up_fs_join(&d, root, dir);
     up_buf_addf(&deep, "%s/references", dir);
-    for (int i = 0; i < 17; i++)
+    for (int k = 0; k < 17; k++)
         up_buf_adds(&deep, "/d");
     up_buf_adds(&deep, "/a.md");
     up_fs_join(&link, d.data, "references");
-    if (!strcmp(dir, "deep"))
+    if (unloadable[i].file)
+        PUTS(d.data, unloadable[i].file, "x", 0644);
+    else if (!strcmp(dir, "deep"))
         PUTS(root, deep.data, "x", 0644);
     else if (!strcmp(dir, "corrupt"))
         PUTS(d.data, "skill_meta.json", "{\"metadata\": {\"ver", 0644);
@@ -501,7 +516,7 @@ Test(validate, what_the_loader_refuses)
         cr_assert_eq(r.nerrors, 0, "%s: valid before the fault",
                      unloadable[i].dir);
         up_validate_release(&r);
-        make_faulty(tmp, unloadable[i].dir);
+        make_faulty(tmp, i);
         run_one(&r, tmp, unloadable[i].dir, text.data);
         f = find(&r, "unloadable");
         cr_assert_not_null(f, "%s: refused", unloadable[i].dir);

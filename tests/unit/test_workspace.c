@@ -209,3 +209,46 @@ Test(workspace, partial_install_is_removed)
     free(path);
     up_skill_release(&s);
 }
+
+/* A skill file name that validate refuses, the installer refuses with the
+ * same message, before installing anything (issue 23 item 13); a name
+ * that is not UTF-8 is no exception. */
+Test(workspace, install_refuses_the_names_validate_refuses)
+{
+    static const struct {
+        const char *name, *msg;
+    } bad[] = {
+        {"references/notes\\old.md",
+         "skill file 'references/notes\\old.md': the name holds a backslash "
+         "(a folder separator on Windows); rename it"},
+        {"references/a\033[2Jb.md",
+         "skill file 'references/a\\x1b[2Jb.md': the name holds a control "
+         "character; rename it"},
+        {"assets/new\nline.txt",
+         "skill file 'assets/new\\x0aline.txt': the name holds a control "
+         "character; rename it"},
+        {"assets/caf\xe9.txt",
+         "skill file 'assets/caf\\xe9.txt': the name holds bytes that are "
+         "not UTF-8 text, or a C1 control character; rename it"},
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        up_workspace *w = make();
+        up_skill s;
+        up_error err = {0};
+        up_buf p = UP_BUF_INIT;
+
+        demo_skill(&s);
+        free(s.files[2].path);
+        s.files[2].path = up_xstrdup(bad[i].name);
+        cr_assert_eq(up_workspace_install_skill(w, &s, &err), UP_EUNSAFE, "%s",
+                     bad[i].msg);
+        cr_assert_str_eq(err.msg, bad[i].msg);
+        cr_assert_null(w->skill_dir);
+        up_buf_addf(&p, "%s/.agents", w->path);
+        cr_assert(!up_fs_exists(p.data), "nothing installed: %s", bad[i].msg);
+        up_buf_release(&p);
+        up_skill_release(&s);
+        up_workspace_free(w);
+    }
+}

@@ -51,6 +51,7 @@ struct up_agent {
     up_usage usage;
     int turns;
     long tool_calls, tool_errors;
+    size_t history; /* bytes of turns with calls and results kept */
     double llm_ms;
     long t0;
     int truncated;
@@ -151,6 +152,8 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
         a->o.max_turns = UP_AGENT_MAX_TURNS;
     if (a->o.max_tool_calls <= 0)
         a->o.max_tool_calls = UP_AGENT_MAX_TOOL_CALLS;
+    if (a->o.max_history <= 0)
+        a->o.max_history = UP_AGENT_MAX_HISTORY;
     up_buf_init(&a->limit);
     a->answer = "";
     rc = up_workspace_new(&a->ws, o->parent, o->limits, err);
@@ -249,6 +252,7 @@ static void add_result(up_agent *a, const up_tool_call *c, int rc, up_buf *out)
     a->tool_calls++;
     a->tool_errors += rc != 0;
     UP_GROW(a->results, a->results_cap, a->nresults + 1);
+    a->history += out->len;
     a->results[a->nresults] = up_buf_detach(out);
     m->role = UP_ROLE_TOOL;
     m->text = a->results[a->nresults++];
@@ -273,13 +277,31 @@ static int start_call(up_agent *a, const up_tool_call *c)
     return 0;
 }
 
-/* A call whose arguments are over the cap ends the conversation: it would
- * go back to the model with the history on every later turn. */
-static int oversized_call(up_agent *a, const turn_parts *t)
+/* 1 with the reason in a->limit when the history (the turns' text and
+ * tool-call arguments, the tools' results) is over its cap: every later
+ * turn would send it all again. */
+static int history_over(up_agent *a)
 {
+    if (a->history <= (size_t)a->o.max_history)
+        return 0;
+    up_buf_addf(&a->limit,
+                "history limit: %zu bytes of tool calls and tool results in "
+                "the conversation, over the %ld-byte cap (max_history_bytes)",
+                a->history, a->o.max_history);
+    return 1;
+}
+
+/* A call whose arguments are over the cap ends the conversation: it would
+ * go back to the model with the history on every later turn; so does a
+ * turn that takes the history over its cap. */
+static int turn_too_big(up_agent *a, const turn_parts *t)
+{
+    a->history +=
+        (t->text ? strlen(t->text) : 0) + (t->carry ? strlen(t->carry) : 0);
     for (size_t i = 0; i < t->ncalls; i++) {
         size_t len = t->calls[i].args ? strlen(t->calls[i].args) : 0;
 
+        a->history += len;
         if (len > a->ws->lim.max_args) {
             up_buf_addf(&a->limit,
                         "tool-call limit: a call to '%.64s' with %zu bytes "
@@ -289,7 +311,7 @@ static int oversized_call(up_agent *a, const turn_parts *t)
             return 1;
         }
     }
-    return 0;
+    return history_over(a);
 }
 
 /* The limit this conversation has reached, in a->limit; 1 when one has. */
@@ -298,6 +320,8 @@ static int over_limit(up_agent *a)
     long tokens = a->usage.input + a->usage.output;
     long elapsed = up_http_now_ms() - a->t0;
 
+    if (history_over(a))
+        return 1;
     if (a->tool_calls >= a->o.max_tool_calls)
         up_buf_addf(&a->limit,
                     "tool-call limit: %ld tool calls without a final answer",
@@ -339,7 +363,7 @@ const up_request *up_agent_next(up_agent *a, up_response *res)
     a->llm_ms += (double)res->latency_ms;
     a->truncated = res->truncated || res->stop == UP_STOP_LENGTH;
     t = take_turn(a, res);
-    if (!t->ncalls || oversized_call(a, t))
+    if (!t->ncalls || turn_too_big(a, t))
         return NULL; /* the final answer, or a call too big to echo */
     m = push(a);
     m->role = UP_ROLE_ASSISTANT;

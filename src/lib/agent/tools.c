@@ -181,11 +181,54 @@ static void replace(up_buf *res, const char *hay, size_t h, const char *old,
     up_buf_add(res, p, h - (size_t)(p - hay));
 }
 
+/* The edited file's size when it stays within max (the file's h bytes
+ * are), else (size_t)-1: worked out before the result is built, so a
+ * replace_all of a short string by a long one never allocates its
+ * product (c * m can pass any cap, and size_t). */
+static size_t edited_size(size_t h, size_t c, size_t n, size_t m, size_t max)
+{
+    size_t kept = h - c * n; /* the occurrences do not overlap */
+
+    if (m && c > (max - kept) / m)
+        return (size_t)-1;
+    return kept + c * m;
+}
+
+/* Why old_string (c occurrences) cannot be replaced in the file of size
+ * bytes into out, or 0 when it can. */
+static int edit_refused(const up_workspace *w, const json_t *a,
+                        const char *path, size_t size, size_t c, size_t n,
+                        up_buf *out)
+{
+    size_t m, max = w->lim.max_write;
+
+    arg_str(a, "new_string", &m);
+    if (size > max)
+        up_buf_addf(out, "'%s': over the cap of %zu bytes per write", path,
+                    max);
+    else if (!c)
+        up_buf_addf(out, "'%s': old_string not found", path);
+    else if (c > 1 && !arg_bool(a, "replace_all"))
+        up_buf_addf(out,
+                    "'%s': old_string occurs more than once; give "
+                    "more context to make it unique, or set "
+                    "replace_all",
+                    path);
+    else if (edited_size(size, c, n, m, max) == (size_t)-1)
+        up_buf_addf(out,
+                    "'%s': replacing %zu occurrences would make the file "
+                    "larger than the cap of %zu bytes per write",
+                    path, c, max);
+    else
+        return 0;
+    return 1;
+}
+
 static int t_edit(up_workspace *w, const json_t *a, up_buf *out)
 {
     up_buf text = UP_BUF_INIT, res = UP_BUF_INIT;
     const char *path, *old, *new;
-    size_t n, m, size = 0, c;
+    size_t n, m, size = 0;
     int fd, rc = 1;
 
     if (get_path(w, a, &path, out))
@@ -197,22 +240,11 @@ static int t_edit(up_workspace *w, const json_t *a, up_buf *out)
     fd = up_ws_open_read(w, path, out);
     if (fd < 0)
         return 1;
-    if (!up_ws_read_fd(fd, w->lim.max_write, &text, &size, out)) {
-        c = count(text.data, text.len, old, n, arg_bool(a, "replace_all"));
-        if (size > w->lim.max_write)
-            up_buf_addf(out, "'%s': over the cap of %zu bytes per write", path,
-                        w->lim.max_write);
-        else if (!c)
-            up_buf_addf(out, "'%s': old_string not found", path);
-        else if (c > 1 && !arg_bool(a, "replace_all"))
-            up_buf_addf(out,
-                        "'%s': old_string occurs more than once; give "
-                        "more context to make it unique, or set "
-                        "replace_all",
-                        path);
-        else
-            rc = 0;
-    }
+    if (!up_ws_read_fd(fd, w->lim.max_write, &text, &size, out))
+        rc = edit_refused(
+            w, a, path, size,
+            count(text.data, text.len, old, n, arg_bool(a, "replace_all")), n,
+            out);
     close(fd);
     if (!rc) {
         replace(&res, text.data, text.len, old, n, new, m);

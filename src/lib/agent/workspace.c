@@ -413,6 +413,10 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
                             "skill name '%s' cannot be a "
                             "folder name",
                             s->name ? s->name : "");
+    /* the loader's rule on names, with its message, before any file */
+    for (size_t i = 0; i < s->nfiles; i++)
+        if (up_skill_check_file_name(s->files[i].path, err))
+            return UP_EUNSAFE;
     up_buf_addf(&dir, ".agents/skills/%s", s->name);
     up_skill_render(s, &md);
     up_fs_join(&path, dir.data, "SKILL.md");

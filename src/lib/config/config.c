@@ -91,6 +91,8 @@ static const struct key top_keys[] = {
     {"max_answer_bytes", V_INT, CFG(max_answer_bytes), 1024, 1073741824, NULL},
     {"artifact_max_bytes", V_INT, CFG(artifact_max_bytes), 1024, 1073741824,
      NULL},
+    {"max_history_bytes", V_INT, CFG(max_history_bytes), 65536, 1073741824,
+     NULL},
     {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
     {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
     {"margin_points", V_INT, CFG(margin_points), 0, 50, NULL},
@@ -661,6 +663,7 @@ void up_config_init(up_config *cfg)
     cfg->concurrency.value = 4;
     cfg->max_answer_bytes.value = 1048576;
     cfg->artifact_max_bytes.value = 262144;
+    cfg->max_history_bytes.value = 67108864; /* UP_AGENT_MAX_HISTORY */
     cfg->min_tests.value = 3;
     cfg->max_tests.value = 8;
     cfg->margin_points.value = 5;

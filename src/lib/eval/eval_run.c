@@ -257,7 +257,9 @@ static void job_done(struct run *r, struct slot *sl, up_response *res)
         if (j->done)
             land(r, j);
     } else {
-        if (!sl->agent && !sl->cli && !res->code) {
+        /* a start that failed: its message, not the bare code the
+         * scheduler gives a job whose first request never came */
+        if (!sl->agent && !sl->cli && (sl->start_failed || !res->code)) {
             const up_error *e = sl->start_failed ? &sl->start_err : NULL;
 
             res->code = e && e->code ? e->code : UP_EIO;

@@ -127,6 +127,7 @@ static void agent_plan(up_session *s, up_eval_plan *p)
     p->agent_opts.max_turns = s->o.max_turns;
     p->agent_opts.token_budget = s->o.token_budget;
     p->agent_opts.wall_ms = s->o.wall_ms;
+    p->agent_opts.max_history = s->cfg->max_history_bytes.value;
     /* a suite with executable checks gets the run tool too (issue 12):
      * the students can build and test what the checks will */
     p->agent_opts.run_tool = s->o.run_tool || plan_has_checks(p);

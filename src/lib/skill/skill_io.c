@@ -29,6 +29,7 @@
 
 #include "lib/skill/skill_int.h"
 #include "upskill/alloc.h"
+#include "upskill/esc.h"
 #include "upskill/fs.h"
 #include "upskill/skill.h"
 #include "skill_legacy.h"
@@ -73,6 +74,35 @@ static int check_link(const char *root, const char *path, up_error *err)
 }
 
 /* ---- the limits: one copy for loading, saving and validate ---- */
+
+/* What is wrong with the name rel (esc: its escaped form), or NULL. */
+static const char *name_fault(const char *rel, const up_buf *esc)
+{
+    if (strchr(rel, '\\'))
+        return "a backslash (a folder separator on Windows)";
+    for (const unsigned char *p = (const unsigned char *)rel; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return "a control character";
+    if (esc->len != strlen(rel))
+        return "bytes that are not UTF-8 text, or a C1 control character";
+    return NULL;
+}
+
+int up_skill_check_file_name(const char *rel, up_error *err)
+{
+    up_buf esc = UP_BUF_INIT;
+    const char *why;
+    int rc = 0;
+
+    up_esc_ctrl(&esc, rel, strlen(rel), 0);
+    why = name_fault(rel, &esc);
+    if (why)
+        rc = up_error_set(err, UP_EUNSAFE,
+                          "skill file '%s': the name holds %s; rename it",
+                          esc.data, why);
+    up_buf_release(&esc);
+    return rc;
+}
 
 static int too_deep(const struct walk *w, const char *rel, up_error *err)
 {
@@ -262,7 +292,11 @@ static int walk_entry(up_skill *s, struct walk *w, const char *rel, int depth,
     int rc;
 
     up_fs_join(&path, w->dir, rel);
-    rc = check_link(w->real, path.data, err);
+    rc = up_skill_check_file_name(rel, err);
+    if (rc)
+        up_error_prefix(err, "'%s': ", w->dir);
+    else
+        rc = check_link(w->real, path.data, err);
     if (rc || lstat(path.data, &st))
         goto out;
     if (S_ISDIR(st.st_mode))
@@ -406,6 +440,8 @@ static int check_names(const up_skill *s, up_error *err)
     for (size_t i = 0; !rc && i < s->nfiles; i++) {
         v[i] = s->files[i].path;
         rc = up_fs_check_relative(v[i], err);
+        if (!rc)
+            rc = up_skill_check_file_name(v[i], err);
         if (!rc)
             rc = check_root(v[i], err);
     }
