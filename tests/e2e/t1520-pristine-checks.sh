@@ -1,6 +1,8 @@
 #!/bin/sh
 # The skill must not grade itself (issue 22 item 1).  A skill-arm student
-# that plants unittest/__main__.py ("raise SystemExit(0)") and overwrites
+# that plants a unittest package (__init__.py, and __main__.py with
+# "raise SystemExit(0)": on the old code it passed case A, lift +100),
+# and overwrites
 # the visible test file with one that always passes still fails the
 # case's checks: the checks run with PYTHONSAFEPATH=1 (python3 -m X
 # imports no X from the workspace), the file the checks own is put back
@@ -50,6 +52,7 @@ JSON
 scenario() {
     plant= overwrite=
     [ "$2" = 1 ] && plant='
+      {"name": "write_file", "arguments": {"path": "unittest/__init__.py", "content": ""}},
       {"name": "write_file", "arguments": {"path": "unittest/__main__.py", "content": "raise SystemExit(0)\n"}},' &&
         overwrite='
       {"name": "write_file", "arguments": {"path": "test_slug.py", "content": "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        pass\n"}},
@@ -83,7 +86,8 @@ fi
 is "$rc" 0 "the eval with a cheating skill-arm student exits 0"
 like "$out" "checks passed: 0 of 3 baseline, 0 of 3 with skill" \
     "planting unittest/__main__.py and overwriting the test file pass nothing"
-unlike "$out" "+100" "no lift from a skill that graded itself"
+unlike "$out" "lift +100" "no lift from a skill that graded itself"
+like "$out" "lift +0 points" "the lift is 0"
 arts=$(cat "$T"/runs/*/run_*/cases/transcripts.jsonl)
 like "$arts" "FAILED (" "the real unittest ran and failed the bad slug.py"
 like "$arts" "FAIL: test_fold" "the hidden test at /tests ran"
