@@ -1,10 +1,9 @@
 #!/bin/sh
 # The skill must not grade itself (issue 22 item 1).  A skill-arm student
 # that plants a unittest package (__init__.py, and __main__.py with
-# "raise SystemExit(0)": on the old code it passed case A, lift +100),
-# and overwrites
-# the visible test file with one that always passes still fails the
-# case's checks: the checks run with PYTHONSAFEPATH=1 (python3 -m X
+# "raise SystemExit(0)": on the old code it passed case A, lift +100) and
+# overwrites the visible test file with one that always passes still fails
+# the case's checks: the checks run with PYTHONSAFEPATH=1 (python3 -m X
 # imports no X from the workspace), the file the checks own is put back
 # from the suite before they run, and the hidden check files, bound
 # read-only at /tests in the check's sandbox only, are never in the
