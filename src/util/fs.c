@@ -1,7 +1,9 @@
 /*
  * File-system helpers.  Reads are bounded; writes are atomic (temporary
  * file in the same folder, fsync, rename, fsync of the folder), so a crash
- * never leaves a half-written file behind.
+ * never leaves a half-written file behind.  The exception is
+ * up_fs_put_files, which fills scratch folders (a workspace, a check's
+ * hidden files) that are thrown away whole, and must not follow links.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -357,8 +359,8 @@ void up_fs_rm_tree(const char *path)
 
 /* ---- files put back whole (up_fs_put_files) ---- */
 
-/* Folder name of folder fd, made fresh when what is there is not a
- * folder (a file, a symlink): never followed.  -1 with errno set. */
+/* Open folder name of folder fd, made fresh when what is there is not
+ * a folder (a file, a symlink): never followed.  -1 with errno set. */
 static int put_step(int fd, const char *name)
 {
     int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;

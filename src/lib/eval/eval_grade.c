@@ -237,11 +237,10 @@ static int hidden_unsandboxed(const up_eval_plan *p, up_error *err)
             p->suite->cases[k].ncheck_files)
             return up_error_set(
                 err, UP_EUNSAFE,
-                "the suite's cases[%zu] has check_files, which its checks see "
-                "read-only "
-                "at %s only in the sandbox: --sandbox none can neither hide "
-                "nor mount them, so nothing was sent (install bubblewrap "
-                "and leave --sandbox out)",
+                "the suite's cases[%zu] has check_files, which its checks "
+                "see read-only at %s only in the sandbox: --sandbox none "
+                "can neither hide nor mount them, so nothing was sent "
+                "(install bubblewrap and leave --sandbox out)",
                 k, UP_CHECK_TESTS_DIR);
     }
     return 0;
