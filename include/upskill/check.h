@@ -22,6 +22,7 @@
 
 #include "upskill/assert.h"
 #include "upskill/buf.h"
+#include "upskill/fs.h"
 #include "upskill/sandbox.h"
 
 /* Bytes of each stream of a check's output kept in the result. */
@@ -31,11 +32,18 @@
 /* CUDA's standard install prefix, searched after the sandbox's PATH. */
 #define UP_CHECK_CUDA_BIN "/usr/local/cuda/bin"
 
+/* Where a check sees its case's hidden files (read-only). */
+#define UP_CHECK_TESTS_DIR "/tests"
+
 /* One check to run: command assertion a in the workspace folder ws. */
 typedef struct up_check_item {
-    const up_assert *a;    /* borrowed, a command assertion */
-    const char *ws;        /* borrowed, the workspace folder */
-    up_assert_result *res; /* borrowed, settled here */
+    const up_assert *a;       /* borrowed, a command assertion */
+    const char *ws;           /* borrowed, the workspace folder */
+    up_assert_result *res;    /* borrowed, settled here */
+    const up_fs_entry *files; /* borrowed: files only the check sees, */
+    size_t nfiles;            /* read-only at UP_CHECK_TESTS_DIR */
+    const up_fs_entry *owned; /* borrowed: workspace files the check */
+    size_t nowned;            /* owns, put back before it starts */
 } up_check_item;
 
 /*
@@ -54,11 +62,18 @@ int up_check_find(const char *cmd, up_buf *dir, up_buf *prog);
 typedef struct up_check_run up_check_run;
 
 /*
- * Start check it in mode.  Returns the run, or NULL when there is
- * nothing to wait for: it->res is then settled already
- * (UP_ASSERT_UNGRADABLE when the program is not installed,
- * UP_ASSERT_FAIL saying why the sandbox could not start).  it must live
- * until up_check_end.
+ * Start check it in mode.  First the files it owns are written back into
+ * the workspace over whatever the student left there, and its hidden
+ * files are written into a private folder beside the workspace (removed
+ * by up_check_end), bound read-only at UP_CHECK_TESTS_DIR: only mode
+ * bwrap can, so in mode none a check with hidden files fails saying so.
+ * The check's environment adds PYTHONSAFEPATH=1 and PYTHONNOUSERSITE=1
+ * and, under bwrap, HOME=/tmp (the sandbox's own tmpfs), so no file of
+ * the student's shadows the checker's program or its start-up.  Returns
+ * the run, or NULL when there is nothing to wait for: it->res is then
+ * settled already (UP_ASSERT_UNGRADABLE when the program is not
+ * installed, UP_ASSERT_FAIL saying why the files could not be written
+ * or the sandbox could not start).  it must live until up_check_end.
  */
 up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode);
 

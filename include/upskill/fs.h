@@ -85,6 +85,25 @@ int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err);
  */
 int up_fs_check_relative(const char *rel, up_error *err);
 
+/* A file given as bytes: its path relative to a folder, and its content
+ * (a case's hidden check files, the files its checks own).  Borrowed. */
+typedef struct up_fs_entry {
+    const char *path; /* relative: up_fs_check_relative holds */
+    const char *data; /* len bytes */
+    size_t len;
+} up_fs_entry;
+
+/*
+ * Write the n files of v into folder dir (which must exist), making
+ * their folders, so that afterwards each path holds exactly its bytes
+ * (mode 0644), whatever was there: a file, a symlink or an empty folder
+ * in the way of a path or of one of its folders is removed first.  Never
+ * follows a symlink, so nothing outside dir is written.  Errors:
+ * UP_EUNSAFE (a bad path), UP_EIO (naming the path and why).
+ */
+int up_fs_put_files(const char *dir, const up_fs_entry *v, size_t n,
+                    up_error *err);
+
 /* Last component of path, without trailing slashes, into out. */
 void up_fs_basename(up_buf *out, const char *path);
 /* Everything before the last component ("." when none), into out. */

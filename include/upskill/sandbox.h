@@ -92,6 +92,24 @@ int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
                      const char *workspace, const char *cmd,
                      const up_sandbox_limits *lim, up_error *err);
 
+/* What one call adds to the sandbox (up_sandbox_start_with): a command
+ * check's hidden files and its environment. */
+typedef struct up_sandbox_extra {
+    const char *ro_dir;     /* a host folder bound read-only, or NULL */
+    const char *ro_at;      /* where, an absolute path in the sandbox */
+    const char *const *env; /* NAME=value words replacing or added to the
+                               allow-list, NULL-ended; or NULL */
+} up_sandbox_extra;
+
+/*
+ * up_sandbox_start with x (NULL: nothing) added.  A read-only folder
+ * needs bubblewrap: in mode none it is UP_EUNSAFE, naming why.
+ */
+int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
+                          const char *workspace, const char *cmd,
+                          const up_sandbox_limits *lim,
+                          const up_sandbox_extra *x, up_error *err);
+
 /*
  * The fds to poll for POLLIN (at most 3) into fds; returns how many.
  * They change after each up_sandbox_step: ask again.

@@ -3,8 +3,10 @@
  * {"cases": [...]}, each with input, context.files, expected.contains (a
  * string or a list), output_file, validator, validator_config.  Our own
  * extension, "assert" (a list of assertion objects, docs/assertions.md),
- * is kept as raw JSON for the assertion module.  Unknown fields are
- * errors, as upstream.
+ * is kept as raw JSON for the assertion module; and "check_files" (files
+ * only the case's command checks see, at /tests) and "check_owned" (the
+ * context files the checks own, put back before they run), both lists of
+ * (relative path, bytes).  Unknown fields are errors, as upstream.
  */
 #ifndef UPSKILL_SUITE_H
 #define UPSKILL_SUITE_H
@@ -14,7 +16,15 @@
 #include "upskill/arena.h"
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/fs.h"
 #include "upskill/skill.h"
+
+/* A case's hidden check files ("check_files"): at most this many, */
+#define UP_CASE_CHECK_FILES_MAX 256
+/* of at most this many bytes in all, */
+#define UP_CASE_CHECK_BYTES ((size_t)16 << 20)
+/* each path at most this long (bytes). */
+#define UP_CASE_CHECK_PATH_MAX 1024
 
 /* A case's strings and arrays live in its suite's arena (up_suite.mem):
  * they are never freed one by one, and a case moved to another suite
@@ -34,6 +44,10 @@ typedef struct up_case {
     char *validator;             /* NULL when absent or null */
     char *validator_config_json; /* compact JSON object, or NULL */
     char *assert_json;           /* compact JSON array, or NULL */
+    up_fs_entry *check_files;    /* "check_files": seen only by the checks */
+    size_t ncheck_files;
+    up_fs_entry *check_owned; /* "check_owned": context files put back */
+    size_t ncheck_owned;      /* before the checks run (data: the suite's) */
 } up_case;
 
 typedef struct up_suite {

@@ -1,7 +1,9 @@
 /*
  * File-system helpers.  Reads are bounded; writes are atomic (temporary
  * file in the same folder, fsync, rename, fsync of the folder), so a crash
- * never leaves a half-written file behind.
+ * never leaves a half-written file behind.  The exception is
+ * up_fs_put_files, which fills scratch folders (a workspace, a check's
+ * hidden files) that are thrown away whole, and must not follow links.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -353,4 +355,82 @@ void up_fs_rm_tree(const char *path)
     up_strv_free(names);
     up_buf_release(&child);
     rmdir(path);
+}
+
+/* ---- files put back whole (up_fs_put_files) ---- */
+
+/* Open folder name of folder fd, made fresh when what is there is not
+ * a folder (a file, a symlink): never followed.  -1 with errno set. */
+static int put_step(int fd, const char *name)
+{
+    int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int r = openat(fd, name, flags);
+
+    if (r >= 0 || (errno != ENOENT && errno != ENOTDIR && errno != ELOOP))
+        return r;
+    if (errno != ENOENT && unlinkat(fd, name, 0))
+        return -1;
+    if (mkdirat(fd, name, 0755))
+        return -1;
+    return openat(fd, name, flags);
+}
+
+/* Write data as the file leaf of folder fd, whatever was there. */
+static int put_leaf(int fd, const char *leaf, const char *data, size_t len)
+{
+    int out, rc;
+
+    if (unlinkat(fd, leaf, 0) && errno != ENOENT &&
+        unlinkat(fd, leaf, AT_REMOVEDIR))
+        return -1;
+    out = openat(fd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 0644);
+    if (out < 0)
+        return -1;
+    rc = up_fs_write_all(out, data, len);
+    if (close(out))
+        rc = -1;
+    return rc;
+}
+
+/* One file of up_fs_put_files, from the folder fd (closed here). */
+static int put_one(int fd, const up_fs_entry *f)
+{
+    char *path = up_xstrdup(f->path), *part = path, *slash;
+    int rc = -1, e;
+
+    while (fd >= 0 && (slash = strchr(part, '/'))) {
+        int next;
+
+        *slash = '\0';
+        next = put_step(fd, part);
+        e = errno;
+        close(fd);
+        errno = e;
+        fd = next;
+        part = slash + 1;
+    }
+    if (fd >= 0) {
+        rc = put_leaf(fd, part, f->data, f->len);
+        e = errno;
+        close(fd);
+        errno = e;
+    }
+    free(path);
+    return rc;
+}
+
+int up_fs_put_files(const char *dir, const up_fs_entry *v, size_t n,
+                    up_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = up_fs_check_relative(v[i].path, err);
+
+        if (rc)
+            return rc;
+        if (put_one(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), &v[i]))
+            return up_error_set(err, UP_EIO, "'%s': cannot write: %s",
+                                v[i].path, strerror(errno));
+    }
+    return 0;
 }

@@ -10,7 +10,7 @@
 #include "upskill/alloc.h"
 
 static char input[] = "write the answer";
-static up_case kase = {input, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL};
+static up_case kase = {.input = input};
 
 /* A reply with text and n calls of name with args (heap, as a provider's). */
 static void reply(up_response *r, const char *text, size_t n, const char *name,

@@ -11,11 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "upskill/alloc.h"
 #include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/check.h"
+#include "upskill/fs.h"
+#include "upskill/sandbox.h"
 
 static char dir[64];
 
@@ -73,20 +77,30 @@ static void drive(up_check_run **c, size_t n)
     }
 }
 
-/* Run value as a check in dir; the result into *r (caller frees). */
-static up_assert_result *run_cmd(const char *value)
+/* Run it (its a and res filled here) with command line value in mode;
+ * the result into *r (caller frees). */
+static up_assert_result *run_item(up_check_item *it, const char *value,
+                                  up_sandbox_mode mode)
 {
     up_assert_list l;
     up_assert_result *r = up_assert_results_new(1);
-    up_check_item it;
     up_check_run *c;
 
     parse_cmd(&l, value);
-    it = (up_check_item){&l.items[0], dir, r};
-    c = up_check_start(&it, UP_SANDBOX_NONE);
+    it->a = &l.items[0];
+    it->res = r;
+    c = up_check_start(it, mode);
     drive(&c, c ? 1 : 0);
     up_assert_list_release(&l);
     return r;
+}
+
+/* Run value as a check in dir; the result into *r (caller frees). */
+static up_assert_result *run_cmd(const char *value)
+{
+    up_check_item it = {.ws = dir};
+
+    return run_item(&it, value, UP_SANDBOX_NONE);
 }
 
 Test(check, find_looks_up_the_first_program)
@@ -209,7 +223,7 @@ Test(check, runs_without_blocking_until_it_ends)
 
     parse_cmd(&l, "sleep 0.2; true");
     for (size_t i = 0; i < 2; i++) {
-        it[i] = (up_check_item){&l.items[0], dir, &r[i]};
+        it[i] = (up_check_item){.a = &l.items[0], .ws = dir, .res = &r[i]};
         c[i] = up_check_start(&it[i], UP_SANDBOX_NONE);
         cr_assert_not_null(c[i], "both run at once");
         cr_expect(up_check_wait(c[i], fds, &ms) > 0, "fds to poll");
@@ -228,7 +242,7 @@ Test(check, a_missing_program_needs_no_run)
     up_check_item it;
 
     parse_cmd(&l, "no-such-program-upskill --x");
-    it = (up_check_item){&l.items[0], dir, &r[0]};
+    it = (up_check_item){.a = &l.items[0], .ws = dir, .res = &r[0]};
     cr_expect_null(up_check_start(&it, UP_SANDBOX_NONE));
     cr_expect_eq(r[0].status, UP_ASSERT_UNGRADABLE);
     up_assert_results_free(r, 1);
@@ -242,7 +256,7 @@ Test(check, a_killed_check_settles_nothing)
     up_check_item it;
 
     parse_cmd(&l, "sleep 30");
-    it = (up_check_item){&l.items[0], dir, &r[0]};
+    it = (up_check_item){.a = &l.items[0], .ws = dir, .res = &r[0]};
     r[0].status = UP_ASSERT_CHECK;
     up_check_end(up_check_start(&it, UP_SANDBOX_NONE), 1);
     cr_expect_eq(r[0].status, UP_ASSERT_CHECK, "still waiting for a run");
@@ -258,4 +272,114 @@ Test(check, programs_text_lists_what_is_installed)
     cr_expect(b.len > 0);
     cr_expect(strstr(b.data, "nosuch") == NULL);
     up_buf_release(&b);
+}
+
+/* ---- pristine checks (issue 22) ------------------------------------------ */
+
+/* Write text to path (a test's own file, outside the code under test). */
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(check, owned_files_are_put_back_over_what_the_student_left)
+{
+    static const up_fs_entry owned[] = {
+        {"t.py", "T1", 2}, {"sub/x.py", "X1", 2}, {"d/e/f.py", "F1", 2}};
+    char out[128], p[128], q[192];
+    up_check_item it = {.ws = p, .owned = owned, .nowned = 3};
+    up_assert_result *r;
+    up_buf b = UP_BUF_INIT;
+
+    /* the workspace is dir/ws; dir/out is a folder outside it */
+    snprintf(p, sizeof(p), "%s/ws", dir);
+    snprintf(out, sizeof(out), "%s/out", dir);
+    cr_assert_eq(mkdir(p, 0700) | mkdir(out, 0700), 0);
+    snprintf(q, sizeof(q), "%s/target", out);
+    put(q, "OUTSIDE");
+    snprintf(q, sizeof(q), "%s/t.py", p);
+    cr_assert_eq(symlink("../out/target", q), 0); /* a file as a symlink */
+    snprintf(q, sizeof(q), "%s/sub", p);
+    cr_assert_eq(symlink("../out", q), 0); /* a folder as a symlink */
+    snprintf(q, sizeof(q), "%s/d", p);
+    put(q, "a file where a folder goes");
+    r = run_item(&it, "cat t.py sub/x.py d/e/f.py", UP_SANDBOX_NONE);
+    cr_expect_eq(r->status, UP_ASSERT_PASS, "%s", r->message.data);
+    cr_expect(strstr(r->output.data, "T1X1F1") != NULL, "%s", r->output.data);
+    snprintf(q, sizeof(q), "%s/target", out);
+    cr_expect_eq(up_fs_read(&b, q, 64, NULL), 0);
+    cr_expect_str_eq(b.data, "OUTSIDE", "nothing written through a link");
+    snprintf(q, sizeof(q), "%s/x.py", out);
+    cr_expect_eq(access(q, F_OK), -1, "nothing written outside");
+    up_assert_results_free(r, 1);
+    up_buf_release(&b);
+}
+
+Test(check, a_bad_owned_path_fails_the_check)
+{
+    static const up_fs_entry owned[] = {{"../t.py", "T", 1}};
+    up_check_item it = {.ws = dir, .owned = owned, .nowned = 1};
+    up_assert_result *r = run_item(&it, "true", UP_SANDBOX_NONE);
+
+    cr_expect_eq(r->status, UP_ASSERT_FAIL);
+    cr_expect(strstr(r->message.data, "could not be put back: '../t.py'"), "%s",
+              r->message.data);
+    up_assert_results_free(r, 1);
+}
+
+Test(check, hidden_files_need_the_sandbox)
+{
+    static const up_fs_entry files[] = {{"test_h.py", "H", 1}};
+    up_check_item it = {.ws = dir, .files = files, .nfiles = 1};
+    up_assert_result *r = run_item(&it, "true", UP_SANDBOX_NONE);
+
+    cr_expect_eq(r->status, UP_ASSERT_FAIL, "never a pass it did not see");
+    cr_expect(strstr(r->message.data, "only at /tests in the sandbox"), "%s",
+              r->message.data);
+    up_assert_results_free(r, 1);
+}
+
+Test(check, the_environment_keeps_python_off_the_workspace)
+{
+    up_assert_result *r =
+        run_cmd("echo safe=$PYTHONSAFEPATH nousersite=$PYTHONNOUSERSITE");
+
+    cr_expect(strstr(r->output.data, "safe=1 nousersite=1"), "%s",
+              r->output.data);
+    up_assert_results_free(r, 1);
+}
+
+Test(check, hidden_files_are_read_only_at_tests_and_go_after)
+{
+    static const up_fs_entry files[] = {{"test_h.py", "HIDDEN", 6},
+                                        {"data/in.txt", "IN", 2}};
+    char ws[160];
+    up_check_item it = {.ws = ws, .files = files, .nfiles = 2};
+    up_assert_result *r;
+    char **names = NULL;
+    size_t n = 0;
+    up_error e;
+
+    if (up_sandbox_check(&e) < 0) {
+        teardown(); /* a skipped test does not run .fini */
+        cr_skip_test("no sandbox here: %s", e.msg);
+    }
+    snprintf(ws, sizeof(ws), "%s/ws", dir);
+    cr_assert_eq(mkdir(ws, 0700), 0);
+    r = run_item(&it,
+                 "cat /tests/test_h.py /tests/data/in.txt; echo; "
+                 "touch /tests/x 2>/dev/null || echo read-only; "
+                 "echo home=$HOME safe=$PYTHONSAFEPATH",
+                 UP_SANDBOX_BWRAP);
+    cr_expect_eq(r->status, UP_ASSERT_PASS, "%s", r->message.data);
+    cr_expect(strstr(r->output.data, "HIDDENIN\nread-only\nhome=/tmp safe=1"),
+              "%s", r->output.data);
+    cr_assert_eq(up_fs_list(&names, &n, dir, NULL), 0);
+    cr_expect_eq(n, 1, "the hidden files' folder is removed at the end");
+    up_strv_free(names);
+    up_assert_results_free(r, 1);
 }

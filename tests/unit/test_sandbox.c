@@ -202,6 +202,53 @@ Test(sandbox, none_mode_strips_the_environment_too)
     unsetenv("ANTHROPIC_API_KEY");
 }
 
+Test(sandbox, extra_env_replaces_or_adds_and_a_bind_needs_bwrap)
+{
+    static const char *const env[] = {"HOME=/elsewhere", "EXTRA_X=1",
+                                      "TERM=xterm", NULL};
+    up_sandbox_extra x = {NULL, NULL, env};
+    up_sandbox_run *run_ = NULL;
+    up_sandbox_result r;
+    up_error e = {0};
+
+    cr_assert_eq(up_sandbox_start_with(&run_, UP_SANDBOX_NONE, ws.data, "env",
+                                       NULL, &x, &e),
+                 0, "%s", e.msg);
+    up_sandbox_wait(run_);
+    up_sandbox_finish(run_, &r, &e);
+    cr_expect_not_null(strstr(r.out.data, "HOME=/elsewhere\n"));
+    cr_expect_not_null(strstr(r.out.data, "EXTRA_X=1\n"));
+    cr_expect_not_null(strstr(r.out.data, "TERM=xterm\n"));
+    cr_expect_null(strstr(r.out.data, "TERM=dumb"), "replaced, not doubled");
+    up_sandbox_result_release(&r);
+    x = (up_sandbox_extra){root, "/tests", NULL};
+    cr_expect_eq(up_sandbox_start_with(&run_, UP_SANDBOX_NONE, ws.data, "true",
+                                       NULL, &x, &e),
+                 UP_EUNSAFE);
+    cr_expect_null(run_);
+    cr_expect_not_null(strstr(e.msg, "needs bubblewrap"), "%s", e.msg);
+}
+
+Test(sandbox, a_read_only_folder_is_bound_where_asked)
+{
+    up_sandbox_extra x = {root, "/tests", NULL};
+    up_sandbox_run *run_ = NULL;
+    up_sandbox_result r;
+    up_error e = {0};
+
+    need_bwrap();
+    cr_assert_eq(up_sandbox_start_with(&run_, UP_SANDBOX_BWRAP, ws.data,
+                                       "cat /tests/outside.txt; "
+                                       "touch /tests/x || echo read-only",
+                                       NULL, &x, &e),
+                 0, "%s", e.msg);
+    up_sandbox_wait(run_);
+    up_sandbox_finish(run_, &r, &e);
+    cr_expect_not_null(strstr(r.out.data, SENTINEL), "%s", r.out.data);
+    cr_expect_not_null(strstr(r.out.data, "read-only"), "%s", r.out.data);
+    up_sandbox_result_release(&r);
+}
+
 /* No network: each fails at once with "unreachable", not by a timeout. */
 Test(sandbox, no_network_beyond_loopback)
 {

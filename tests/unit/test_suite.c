@@ -62,7 +62,8 @@ static const struct {
     {"",
      "[{\"input\": \"x\", \"expected\": {\"contains\": \"x\"}, \"inputs\": 1}]",
      "'tests.json': [0].inputs: unknown field (a case has input, context, "
-     "expected, output_file, validator, validator_config, assert)"},
+     "expected, output_file, validator, validator_config, assert, "
+     "check_files, check_owned)"},
     {"",
      "[{\"input\": \"x\", \"expected\": {\"contains\": \"x\"}, \"a b\": 1}]",
      "'tests.json': [0][\"a b\"]: unknown field"},
@@ -591,4 +592,196 @@ Test(suite, load_reads_file_and_names_it)
     rmdir(dir);
     up_suite_release(&s);
     up_buf_release(&path);
+}
+
+/* ---- check_files and check_owned (issue 22) ---------------------------- */
+
+#define CASE_OPEN "[{\"input\": \"x\", \"expected\": {\"contains\": []}, "
+
+static const struct {
+    const char *json;
+    const char *msg; /* the whole expected message */
+} bad_checks[] = {
+    {CASE_OPEN "\"check_files\": [\"t.py\"]}]",
+     "'tests.json': [0].check_files: expected an object of file path to "
+     "content, or null"},
+    {CASE_OPEN "\"check_files\": {\"t.py\": 1}}]",
+     "'tests.json': [0].check_files[\"t.py\"]: expected a string (the "
+     "file's content)"},
+    {CASE_OPEN "\"check_files\": {\"../t.py\": \"\"}}]",
+     "'tests.json': [0].check_files[\"../t.py\"]: '../t.py': path must stay "
+     "inside the folder (no '..', '.' or empty parts) (a check file's path "
+     "is relative to /tests)"},
+    {CASE_OPEN "\"check_files\": {\"/etc/t.py\": \"\"}}]",
+     "'tests.json': [0].check_files[\"/etc/t.py\"]: '/etc/t.py': absolute "
+     "path not allowed (a check file's path is relative to /tests)"},
+    {CASE_OPEN "\"check_files\": {\"a//t.py\": \"\"}}]",
+     "'tests.json': [0].check_files[\"a//t.py\"]: 'a//t.py': path must stay "
+     "inside the folder"},
+    {CASE_OPEN "\"check_files\": {\"\": \"\"}}]",
+     "'tests.json': [0].check_files[\"\"]: empty file name"},
+    {CASE_OPEN "\"check_files\": {\"a\\nb\": \"\"}}]",
+     "'tests.json': [0].check_files[\"a\\x0ab\"]: 'a\nb': control character "
+     "or backslash in file name"},
+    {CASE_OPEN "\"check_files\": {\"a\": \"\", \"a/b\": \"\"}}]",
+     "'tests.json': [0].check_files[\"a/b\"]: 'a' is both a file and a "
+     "folder of the check files"},
+    {CASE_OPEN "\"check_files\": {\"a/b/c\": \"\", \"a/b\": \"\"}}]",
+     "'tests.json': [0].check_files[\"a/b\"]: 'a/b' is both a file and a "
+     "folder of the check files"},
+    /* a NUL in a path: the parser refuses it before the walk */
+    {CASE_OPEN "\"check_files\": {\"a\\u0000b\": \"\"}}]", "'tests.json':1:"},
+    {CASE_OPEN "\"check_owned\": \"t.py\"}]",
+     "'tests.json': [0].check_owned: expected a list of context file names, "
+     "or null"},
+    {CASE_OPEN "\"check_owned\": [1]}]",
+     "'tests.json': [0].check_owned[0]: expected a string (a file of "
+     "context.files)"},
+    {CASE_OPEN "\"check_owned\": [\"t.py\"], "
+               "\"context\": {\"files\": {\"u.py\": \"\"}}}]",
+     "'tests.json': [0].check_owned[0]: 't.py' is not a file of "
+     "context.files (check_owned names the case's files that its checks "
+     "own)"},
+    {CASE_OPEN "\"check_file\": {}}]",
+     "'tests.json': [0].check_file: unknown field (a case has input, "
+     "context, expected, output_file, validator, validator_config, assert, "
+     "check_files, check_owned)"},
+};
+
+Test(suite, check_files_errors_name_file_case_and_path)
+{
+    for (size_t i = 0; i < sizeof(bad_checks) / sizeof(bad_checks[0]); i++) {
+        up_suite s;
+        up_error err = {0, ""};
+        const char *j = bad_checks[i].json;
+
+        up_suite_init(&s);
+        cr_expect_eq(up_suite_parse(&s, j, strlen(j), "tests.json", "", &err),
+                     UP_EPARSE, "row %zu", i);
+        cr_expect(
+            !strncmp(err.msg, bad_checks[i].msg, strlen(bad_checks[i].msg)),
+            "row %zu:\n got: %s\nwant: %s", i, err.msg, bad_checks[i].msg);
+        cr_expect_eq(s.ncases, 0, "row %zu", i);
+        up_suite_release(&s);
+    }
+}
+
+/* A case with n check files of size bytes each, as JSON in b. */
+static void many_check_files(up_buf *b, size_t n, size_t size)
+{
+    up_buf_adds(b, CASE_OPEN "\"check_files\": {");
+    for (size_t i = 0; i < n; i++) {
+        up_buf_addf(b, "%s\"f%zu\": \"", i ? ", " : "", i);
+        for (size_t k = 0; k < size; k++)
+            up_buf_addc(b, 'x');
+        up_buf_addc(b, '"');
+    }
+    up_buf_adds(b, "}}]");
+}
+
+Test(suite, check_files_are_bounded)
+{
+    static const struct {
+        size_t n, size;
+        const char *msg;
+    } rows[] = {
+        {UP_CASE_CHECK_FILES_MAX, 1, NULL},
+        {UP_CASE_CHECK_FILES_MAX + 1, 1,
+         "'big.json': [0].check_files: a case takes at most 256 check "
+         "files (257 given)"},
+        {16, UP_CASE_CHECK_BYTES / 16, NULL},
+        {17, UP_CASE_CHECK_BYTES / 16,
+         "'big.json': [0].check_files.f16: a case's check files take at most "
+         "16 MiB in all"},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        up_buf b = UP_BUF_INIT;
+        up_suite s;
+        up_error err = {0, ""};
+        int rc;
+
+        many_check_files(&b, rows[i].n, rows[i].size);
+        up_suite_init(&s);
+        rc = up_suite_parse(&s, b.data, b.len, "big.json", "", &err);
+        if (rows[i].msg) {
+            cr_expect_eq(rc, UP_EPARSE, "row %zu", i);
+            cr_expect_str_eq(err.msg, rows[i].msg, "row %zu: %s", i, err.msg);
+        } else {
+            cr_expect_eq(rc, 0, "row %zu: %s", i, err.msg);
+            cr_expect_eq(s.cases[0].ncheck_files, rows[i].n, "row %zu", i);
+        }
+        up_suite_release(&s);
+        up_buf_release(&b);
+    }
+    {
+        up_buf b = UP_BUF_INIT;
+        up_suite s;
+        up_error err = {0, ""};
+
+        up_buf_adds(&b, CASE_OPEN "\"check_files\": {\"");
+        for (size_t k = 0; k <= UP_CASE_CHECK_PATH_MAX; k++)
+            up_buf_addc(&b, 'p');
+        up_buf_adds(&b, "\": \"\"}}]");
+        up_suite_init(&s);
+        cr_expect_eq(up_suite_parse(&s, b.data, b.len, "p.json", "", &err),
+                     UP_EPARSE);
+        /* the message names the path first, so it is cut before the why */
+        cr_expect(!strncmp(err.msg, "'p.json': [0].check_files.ppp", 29), "%s",
+                  err.msg);
+        up_suite_release(&s);
+        up_buf_release(&b);
+    }
+}
+
+Test(suite, check_files_and_owned_parse_and_round_trip)
+{
+    const char *in =
+        "[{\"input\":\"x\",\"expected\":{\"contains\":[]},"
+        "\"check_owned\":[\"test_a.py\"],"
+        "\"context\":{\"files\":{\"test_a.py\":\"A1\",\"b.txt\":\"B\"}},"
+        "\"check_files\":{\"test_h.py\":\"H\",\"data/in.txt\":\"IN\"}}]";
+    const char *want =
+        "[{\"input\":\"x\",\"context\":{\"files\":{\"test_a.py\":\"A1\","
+        "\"b.txt\":\"B\"}},\"expected\":{\"contains\":[]},"
+        "\"output_file\":null,\"validator\":null,\"validator_config\":null,"
+        "\"check_files\":{\"test_h.py\":\"H\",\"data/in.txt\":\"IN\"},"
+        "\"check_owned\":[\"test_a.py\"]}]";
+    up_suite s = parse_ok(in, ""), again;
+    const up_case *c = &s.cases[0];
+    up_buf out = UP_BUF_INIT, out2 = UP_BUF_INIT;
+    char sha[65], sha2[65];
+
+    cr_assert_eq(c->ncheck_files, 2);
+    cr_expect_str_eq(c->check_files[1].path, "data/in.txt");
+    cr_expect_eq(c->check_files[1].len, 2);
+    cr_expect(!memcmp(c->check_files[1].data, "IN", 2));
+    cr_assert_eq(c->ncheck_owned, 1);
+    cr_expect_str_eq(c->check_owned[0].path, "test_a.py");
+    cr_expect_str_eq(c->check_owned[0].data, "A1",
+                     "an owned file's bytes are its context file's");
+    cr_expect_eq(c->check_owned[0].len, 2);
+    up_suite_to_json(&s, &out);
+    cr_assert_str_eq(out.data, want);
+    again = parse_ok(out.data, "");
+    up_suite_to_json(&again, &out2);
+    cr_assert_str_eq(out2.data, out.data, "to_json is a fixed point");
+    up_suite_sha256(&s, sha);
+    up_suite_sha256(&again, sha2);
+    cr_expect_str_eq(sha, sha2);
+    up_suite_release(&s);
+    up_suite_release(&again);
+    up_buf_release(&out);
+    up_buf_release(&out2);
+}
+
+Test(suite, check_files_null_is_none)
+{
+    up_suite s = parse_ok(CASE_OPEN "\"check_files\": null, "
+                                    "\"check_owned\": null}]",
+                          "");
+
+    cr_expect_eq(s.cases[0].ncheck_files, 0);
+    cr_expect_eq(s.cases[0].ncheck_owned, 0);
+    up_suite_release(&s);
 }

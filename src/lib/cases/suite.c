@@ -306,15 +306,135 @@ static int f_assert(struct walk *w, json_t *v, up_case *c)
     return 0;
 }
 
+/* Path name of a check file, or the error naming why not. */
+static int check_path(struct walk *w, const char *name, const up_case *c)
+{
+    size_t n = strlen(name);
+    up_error e;
+
+    if (n > UP_CASE_CHECK_PATH_MAX)
+        return fail(w, "path longer than %d bytes", UP_CASE_CHECK_PATH_MAX);
+    if (up_fs_check_relative(name, &e))
+        return fail(w, "%s (a check file's path is relative to /tests)", e.msg);
+    for (size_t i = 0; i < c->ncheck_files; i++) {
+        const char *o = c->check_files[i].path;
+        size_t k = strlen(o);
+
+        if ((k < n && !strncmp(o, name, k) && name[k] == '/') ||
+            (n < k && !strncmp(o, name, n) && o[n] == '/'))
+            return fail(w,
+                        "'%s' is both a file and a folder of the check "
+                        "files",
+                        k < n ? o : name);
+    }
+    return 0;
+}
+
+/* "check_files": {path: content}, files that only the case's command
+ * checks see (read-only at /tests), bounded in number and bytes. */
+static int f_check_files(struct walk *w, json_t *v, up_case *c)
+{
+    size_t n = json_object_size(v), bytes = 0, old;
+    const char *name;
+    json_t *content;
+    int rc;
+
+    if (json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return fail(w, "expected an object of file path to content, or null");
+    if (n > UP_CASE_CHECK_FILES_MAX)
+        return fail(w, "a case takes at most %d check files (%zu given)",
+                    UP_CASE_CHECK_FILES_MAX, n);
+    if (n)
+        c->check_files = up_arena_alloc(w->mem, n * sizeof(*c->check_files));
+    json_object_foreach(v, name, content)
+    {
+        up_fs_entry *f = &c->check_files[c->ncheck_files];
+
+        old = path_key(w, name);
+        if (!json_is_string(content))
+            return fail(w, "expected a string (the file's content)");
+        rc = check_path(w, name, c);
+        if (rc)
+            return rc;
+        bytes += json_string_length(content);
+        if (bytes > UP_CASE_CHECK_BYTES)
+            return fail(w, "a case's check files take at most %zu MiB in all",
+                        UP_CASE_CHECK_BYTES >> 20);
+        path_pop(w, old);
+        f->path = up_arena_strndup(w->mem, name, strlen(name));
+        f->data = keep(w, content);
+        f->len = json_string_length(content);
+        c->ncheck_files++;
+    }
+    return 0;
+}
+
+/* "check_owned": names of context files the checks own (resolved by
+ * resolve_owned once the whole case is read). */
+static int f_check_owned(struct walk *w, json_t *v, up_case *c)
+{
+    size_t n = json_array_size(v), i, old;
+    json_t *item;
+
+    if (json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return fail(w, "expected a list of context file names, or null");
+    if (n > UP_CASE_CHECK_FILES_MAX)
+        return fail(w, "a case's checks own at most %d files (%zu given)",
+                    UP_CASE_CHECK_FILES_MAX, n);
+    if (n)
+        c->check_owned = up_arena_alloc(w->mem, n * sizeof(*c->check_owned));
+    json_array_foreach(v, i, item)
+    {
+        old = path_index(w, i);
+        if (!json_is_string(item))
+            return fail(w, "expected a string (a file of context.files)");
+        path_pop(w, old);
+        c->check_owned[c->ncheck_owned++].path = keep(w, item);
+    }
+    return 0;
+}
+
+/* Point each check_owned entry at its context file's content. */
+static int resolve_owned(struct walk *w, up_case *c)
+{
+    for (size_t i = 0; i < c->ncheck_owned; i++) {
+        up_fs_entry *f = &c->check_owned[i];
+        size_t k = 0;
+
+        while (k < c->nfiles && strcmp(c->files[k].name, f->path))
+            k++;
+        if (k == c->nfiles) {
+            path_key(w, "check_owned");
+            path_index(w, i);
+            return fail(w,
+                        "'%s' is not a file of context.files (check_owned "
+                        "names the case's files that its checks own)",
+                        f->path);
+        }
+        f->data = c->files[k].content ? c->files[k].content : "";
+        f->len = strlen(f->data);
+    }
+    return 0;
+}
+
 static const struct field {
     const char *name;
     int (*parse)(struct walk *w, json_t *v, up_case *c);
     int required;
 } case_fields[] = {
-    {"input", f_input, 1},         {"context", f_context, 0},
-    {"expected", f_expected, 1},   {"output_file", f_output_file, 0},
-    {"validator", f_validator, 0}, {"validator_config", f_validator_config, 0},
+    {"input", f_input, 1},
+    {"context", f_context, 0},
+    {"expected", f_expected, 1},
+    {"output_file", f_output_file, 0},
+    {"validator", f_validator, 0},
+    {"validator_config", f_validator_config, 0},
     {"assert", f_assert, 0},
+    {"check_files", f_check_files, 0},
+    {"check_owned", f_check_owned, 0},
 };
 
 #define NFIELDS (sizeof(case_fields) / sizeof(case_fields[0]))
@@ -353,13 +473,15 @@ static int parse_case(struct walk *w, json_t *v, up_case *c)
         if (!f)
             return fail(w, "unknown field (a case has input, context, "
                            "expected, output_file, validator, "
-                           "validator_config, assert)");
+                           "validator_config, assert, check_files, "
+                           "check_owned)");
         rc = f->parse(w, val, c);
         if (rc)
             return rc;
         path_pop(w, old);
     }
-    return check_required(w, v);
+    rc = check_required(w, v);
+    return rc ? rc : resolve_owned(w, c);
 }
 
 /* ---- suite ------------------------------------------------------------- */
@@ -679,6 +801,27 @@ static json_t *context_json(const up_case *c)
     return json_pack("{s:o}", "files", files);
 }
 
+/* The case's check files as {path: content}. */
+static json_t *check_files_json(const up_case *c)
+{
+    json_t *o = json_object();
+
+    for (size_t i = 0; i < c->ncheck_files; i++)
+        json_object_set_new(o, c->check_files[i].path,
+                            str_json(c->check_files[i].data));
+    return o;
+}
+
+/* The names of the context files the case's checks own. */
+static json_t *check_owned_json(const up_case *c)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < c->ncheck_owned; i++)
+        json_array_append_new(a, str_json(c->check_owned[i].path));
+    return a;
+}
+
 static json_t *case_json(const up_case *c)
 {
     json_t *contains = json_array(), *o;
@@ -693,6 +836,10 @@ static json_t *case_json(const up_case *c)
                   opt_raw(c->validator_config_json));
     if (o && c->assert_json)
         json_object_set_new(o, "assert", opt_raw(c->assert_json));
+    if (o && c->ncheck_files)
+        json_object_set_new(o, "check_files", check_files_json(c));
+    if (o && c->ncheck_owned)
+        json_object_set_new(o, "check_owned", check_owned_json(c));
     return o;
 }
 

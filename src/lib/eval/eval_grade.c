@@ -207,6 +207,7 @@ int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j)
 int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
                            const char *ws, up_check_item *it)
 {
+    const up_case *c = &p->suite->cases[j->kase];
     const up_eval_job_live *lv;
 
     if (!up_eval_job_live_view(j)->results)
@@ -214,11 +215,34 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
     lv = up_eval_job_live_view(j);
     for (; lv->results && ws && *at < lv->asserts.n; (*at)++)
         if (lv->results[*at].status == UP_ASSERT_CHECK) {
-            *it =
-                (up_check_item){&lv->asserts.items[*at], ws, &lv->results[*at]};
+            *it = (up_check_item){&lv->asserts.items[*at], ws,
+                                  &lv->results[*at],       c->check_files,
+                                  c->ncheck_files,         c->check_owned,
+                                  c->ncheck_owned};
             (*at)++;
             return 1;
         }
+    return 0;
+}
+
+/* Check files are bound at /tests only by bubblewrap: under --sandbox
+ * none, where the students' commands see the whole machine (the suite
+ * too), nothing can be hidden, so a case with them is refused. */
+static int hidden_unsandboxed(const up_eval_plan *p, up_error *err)
+{
+    for (size_t i = 0; i < p->njobs; i++) {
+        size_t k = p->jobs[i].kase;
+
+        if (!p->jobs[i].done && up_eval_job_has_checks(p, &p->jobs[i]) &&
+            p->suite->cases[k].ncheck_files)
+            return up_error_set(
+                err, UP_EUNSAFE,
+                "the suite's cases[%zu] has check_files, which its checks "
+                "see read-only at %s only in the sandbox: --sandbox none "
+                "can neither hide nor mount them, so nothing was sent "
+                "(install bubblewrap and leave --sandbox out)",
+                k, UP_CHECK_TESTS_DIR);
+    }
     return 0;
 }
 
@@ -226,10 +250,12 @@ int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err)
 {
     up_error e;
 
+    if (p->check_mode == UP_SANDBOX_NONE)
+        return hidden_unsandboxed(p, err);
     for (size_t i = 0; i < p->njobs; i++) {
         if (p->jobs[i].done || !up_eval_job_has_checks(p, &p->jobs[i]))
             continue;
-        if (p->check_mode == UP_SANDBOX_NONE || !up_sandbox_check(&e))
+        if (!up_sandbox_check(&e))
             return 0;
         return up_error_set(err, e.code,
                             "the suite's command checks run in the sandbox, "

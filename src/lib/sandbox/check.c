@@ -3,11 +3,18 @@
  * the sandbox, settle its result; one at a time, without blocking, for
  * the scheduler's loop (a check is the last parked phase of its job).
  *
+ * Pristine checks (issue 22): a check's hidden files live only in a
+ * private folder of its own, made when it starts and removed when it
+ * ends, bound read-only at /tests in its sandbox alone; the files it
+ * owns are written back into the workspace before it starts; and its
+ * environment keeps the student's files from shadowing its program.
+ *
  * Invariant: a check never reports a pass it did not see.  A program that
  * is not installed makes the result UP_ASSERT_UNGRADABLE (never FAIL, so
  * a missing compiler is not mistaken for a student's error); a sandbox
  * that could not start is a FAIL saying why.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -156,7 +163,16 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
 struct up_check_run {
     const up_check_item *it; /* borrowed: its result is settled at the end */
     up_sandbox_run *proc;    /* the check under way */
+    char *tests;             /* the hidden files' folder, or NULL */
 };
+
+/* Added to the sandbox's environment: the student's files never shadow
+ * the checker's program (python3 -m X imports no X from the workspace;
+ * no user site-packages).  HOME=/tmp, the sandbox's own empty tmpfs,
+ * keeps the student's dotfiles (~/.local, ~/.node_modules) out; it comes
+ * first so that mode none, where /tmp is the host's, starts after it. */
+static const char *const check_env[] = {"HOME=/tmp", "PYTHONSAFEPATH=1",
+                                        "PYTHONNOUSERSITE=1", NULL};
 
 /* The command line of check a: PATH widened when its program is in
  * CUDA's prefix (under /usr: visible, not on PATH); 0 when its program
@@ -182,6 +198,62 @@ static int command_line(up_buf *cmd, const up_assert *a, up_assert_result *r)
     return found;
 }
 
+/* A fresh private folder beside the workspace (so outside it) into
+ * *dir, holding the check's hidden files. */
+static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_fs_dirname(&b, it->ws);
+    up_buf_adds(&b, "/upskill-tests-XXXXXX");
+    if (!mkdtemp(b.data)) {
+        up_error_set(e, UP_EIO, "cannot make '%s': %s", b.data,
+                     strerror(errno));
+        up_buf_release(&b);
+        return -1;
+    }
+    *dir = up_buf_detach(&b);
+    return up_fs_put_files(*dir, it->files, it->nfiles, e);
+}
+
+/* The check's files made ready: those it owns put back into the
+ * workspace, its hidden ones into *tests.  0, or -1 with r a FAIL
+ * saying why. */
+static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
+                   up_assert_result *r)
+{
+    const char *what = "the files the check owns could not be put back";
+    up_error e;
+    int rc = 0;
+
+    if (it->nfiles && mode == UP_SANDBOX_NONE) {
+        r->status = UP_ASSERT_FAIL;
+        up_buf_addf(&r->message,
+                    "the case's check files are seen only at %s in the "
+                    "sandbox, and --sandbox none has none",
+                    UP_CHECK_TESTS_DIR);
+        return -1;
+    }
+    rc = up_fs_put_files(it->ws, it->owned, it->nowned, &e);
+    if (!rc && it->nfiles) {
+        what = "the check files could not be written";
+        rc = hidden_dir(tests, it, &e);
+    }
+    if (rc) {
+        r->status = UP_ASSERT_FAIL;
+        up_buf_addf(&r->message, "%s: %s", what, e.msg);
+    }
+    return rc;
+}
+
+/* Remove and free the hidden files' folder. */
+static void drop_tests(char *tests)
+{
+    if (tests)
+        up_fs_rm_tree(tests);
+    free(tests);
+}
+
 up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
 {
     up_buf cmd = UP_BUF_INIT;
@@ -189,20 +261,29 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_sandbox_limits lim;
     up_sandbox_run *proc = NULL;
     up_check_run *c = NULL;
+    char *tests = NULL;
     up_error e;
 
     up_buf_reset(&r->message);
     up_buf_reset(&r->output);
     limits(&lim);
-    if (command_line(&cmd, it->a, r) &&
-        up_sandbox_start(&proc, mode, it->ws, cmd.data, &lim, &e)) {
-        r->status = UP_ASSERT_FAIL;
-        up_buf_addf(&r->message, "the check could not start: %s", e.msg);
+    if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, r)) {
+        up_sandbox_extra x = {tests, UP_CHECK_TESTS_DIR,
+                              check_env + (mode == UP_SANDBOX_NONE)};
+
+        if (up_sandbox_start_with(&proc, mode, it->ws, cmd.data, &lim, &x,
+                                  &e)) {
+            r->status = UP_ASSERT_FAIL;
+            up_buf_addf(&r->message, "the check could not start: %s", e.msg);
+        }
     }
     if (proc) {
         c = up_xcalloc(1, sizeof(*c));
         c->it = it;
         c->proc = proc;
+        c->tests = tests;
+    } else {
+        drop_tests(tests);
     }
     up_buf_release(&cmd);
     return c;
@@ -230,6 +311,7 @@ void up_check_end(up_check_run *c, int kill)
     if (!kill)
         settle(c->it->res, &sr);
     up_sandbox_result_release(&sr);
+    drop_tests(c->tests);
     free(c);
 }
 

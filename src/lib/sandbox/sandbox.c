@@ -225,11 +225,12 @@ static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
     return rc;
 }
 
-int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
-                     const char *workspace, const char *cmd,
-                     const up_sandbox_limits *lim, up_error *err)
+int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
+                          const char *workspace, const char *cmd,
+                          const up_sandbox_limits *lim,
+                          const up_sandbox_extra *x, up_error *err)
 {
-    char ws[PATH_MAX];
+    char ws[PATH_MAX], ro[PATH_MAX];
     char **argv, **envp;
     int rc;
 
@@ -238,13 +239,30 @@ int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
         return up_error_set(err, UP_ENOTFOUND,
                             "sandbox: workspace '%s' is not a folder",
                             workspace);
-    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64);
-    envp = sbx_envp(mode == UP_SANDBOX_BWRAP ? "/workspace" : ws);
+    if (x && x->ro_dir && mode == UP_SANDBOX_NONE)
+        return up_error_set(err, UP_EUNSAFE,
+                            "sandbox: a read-only folder at %s needs "
+                            "bubblewrap (not --sandbox none)",
+                            x->ro_at);
+    if (x && x->ro_dir && (!realpath(x->ro_dir, ro) || !up_fs_is_dir(ro)))
+        return up_error_set(err, UP_ENOTFOUND, "sandbox: '%s' is not a folder",
+                            x->ro_dir);
+    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64,
+                    x && x->ro_dir ? ro : NULL, x ? x->ro_at : NULL);
+    envp = sbx_envp(mode == UP_SANDBOX_BWRAP ? "/workspace" : ws,
+                    x ? x->env : NULL);
     rc = start_run(out, mode, lim, argv, envp,
                    mode == UP_SANDBOX_NONE ? ws : NULL, err);
     up_strv_free(argv);
     up_strv_free(envp);
     return rc;
+}
+
+int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
+                     const char *workspace, const char *cmd,
+                     const up_sandbox_limits *lim, up_error *err)
+{
+    return up_sandbox_start_with(out, mode, workspace, cmd, lim, NULL, err);
 }
 
 /* argv with "--info-fd N" after bwrap's own name (a heap strv). */

@@ -155,7 +155,7 @@ static void push_inner(char ***v, size_t *n, size_t *cap, const char *cmd,
 }
 
 char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
-                unsigned nproc)
+                unsigned nproc, const char *ro, const char *ro_at)
 {
     struct strv s = {NULL, 0, 0};
     char fd[16];
@@ -165,6 +165,11 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
         return s.v;
     }
     up_sandbox_bwrap_base(0, strv_add_word, &s);
+    if (ro) {
+        strv_add_word(&s, "--ro-bind");
+        strv_add_word(&s, ro);
+        strv_add_word(&s, ro_at);
+    }
     snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
     const char *tail[] = {"--bind",  ws,           "/workspace",
                           "--chdir", "/workspace", "--info-fd",
@@ -175,7 +180,22 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
     return s.v;
 }
 
-char **sbx_envp(const char *home)
+/* Put word (NAME=value) into v: over the entry of the same NAME, or
+ * added. */
+static void env_set(char ***v, size_t *n, size_t *cap, const char *word)
+{
+    size_t k = strcspn(word, "=") + 1;
+
+    for (size_t i = 0; i < *n; i++)
+        if (!strncmp((*v)[i], word, k)) {
+            free((*v)[i]);
+            (*v)[i] = up_xstrdup(word);
+            return;
+        }
+    strv_push(v, n, cap, word);
+}
+
+char **sbx_envp(const char *home, const char *const *env)
 {
     static const char *const fixed[] = {
         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -193,6 +213,8 @@ char **sbx_envp(const char *home)
     up_buf_addf(&b, "HOME=%s", home);
     strv_push(&v, &n, &cap, b.data);
     up_buf_release(&b);
+    for (size_t i = 0; env && env[i]; i++)
+        env_set(&v, &n, &cap, env[i]);
     return v;
 }
 

@@ -18,13 +18,16 @@ typedef struct sbx_cgroup {
 /*
  * argv for mode (a NULL-terminated heap strv, free with up_strv_free):
  * bwrap and its options around `/bin/sh -c cmd` with ws (absolute) bound
- * at /workspace, or `/bin/sh -c cmd` alone for UP_SANDBOX_NONE.
+ * at /workspace (and ro, when not NULL, bound read-only at ro_at), or
+ * `/bin/sh -c cmd` alone for UP_SANDBOX_NONE.
  */
 char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
-                unsigned nproc);
+                unsigned nproc, const char *ro, const char *ro_at);
 
-/* The allow-listed environment (heap strv); HOME is home. */
-char **sbx_envp(const char *home);
+/* The allow-listed environment (heap strv); HOME is home; then each
+ * NAME=value of env (NULL-ended, or NULL) replaces its NAME or is
+ * added. */
+char **sbx_envp(const char *home, const char *const *env);
 
 /*
  * The probe behind up_sandbox_check, uncached: UP_ENOTFOUND when bwrap
