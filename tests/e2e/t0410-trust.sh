@@ -45,6 +45,21 @@ is "$rc" 2 "a .env base URL with the key from the environment: refused"
 like "$err" "'.env':1: base URL '$FAKE_URL'" "naming .env"
 is "$(wc -c < "$T/rec.jsonl" | tr -d ' ')" 0 "still no request"
 
+# --- .env naming the config file makes that file the folder's too ------------
+printf 'UPSKILL_CONFIG=%s/elsewhere.yaml\n' "$T" > .env
+printf 'providers:\n  anthropic:\n    base_url: %s\n' "$FAKE_URL" \
+    > "$T/elsewhere.yaml"
+run "$UPSKILL" eval --no-cache "$SKILL" --no-baseline --runs-dir "$T/runs" \
+    -m anthropic.claude-haiku-4-5
+is "$rc" 2 "a config file named by .env counts as the folder's"
+like "$err" "'$T/elsewhere.yaml':3: base URL '$FAKE_URL'" "naming it"
+is "$(wc -c < "$T/rec.jsonl" | tr -d ' ')" 0 "no request"
+UPSKILL_CONFIG="$T/elsewhere.yaml" run "$UPSKILL" eval --no-cache "$SKILL" \
+    --no-baseline --runs-dir "$T/runs" -m anthropic.claude-haiku-4-5
+is "$rc" 0 "the same file named by the environment is the user's: runs"
+: > "$T/rec.jsonl"
+printf 'ANTHROPIC_BASE_URL=%s\n' "$FAKE_URL" > .env
+
 # --- a project file cannot trust itself --------------------------------------
 printf 'trusted_folders:\n  - %s\n' "$REAL" > upskill.config.yaml
 run "$UPSKILL" eval --no-cache "$SKILL" --no-baseline --runs-dir "$T/runs" \
