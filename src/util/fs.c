@@ -331,4 +331,3 @@ void up_fs_dirname(up_buf *out, const char *path)
     else
         up_buf_add(out, path, n);
 }
-
