@@ -238,12 +238,12 @@ int up_fs_rm_tree(const char *path)
     fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == EACCES && chmod(path, 0700) == 0)
         fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    rc = fd >= 0 ? up_fs_rm_contents(fd, path) : -1;
+    rc = fd >= 0 ? up_fs_rm_contents(fd, path) : 0;
     if (fd >= 0)
         close(fd);
     if (rmdir(path) == 0 || errno == ENOENT)
         return 0;
-    if (!rc) /* a failure inside was reported already */
+    if (!rc) /* else a failure inside was reported already */
         fprintf(stderr, "upskill: warning: cannot remove '%s': %s\n", path,
                 strerror(errno));
     return -1;
