@@ -109,10 +109,16 @@ typedef struct up_fallback_var {
 typedef const char *(*up_getenv_fn)(const char *name, void *ctx);
 
 typedef struct up_config {
-    char *path;      /* the config file in use, or NULL for none */
-    const char *why; /* "UPSKILL_CONFIG env var", "project-local config",
-                        "legacy user config", or NULL */
-    int path_exists; /* 0 when UPSKILL_CONFIG names a missing file */
+    char *path;       /* the config file in use, or NULL for none */
+    const char *why;  /* "UPSKILL_CONFIG env var", "project-local config",
+                         "legacy user config", or NULL */
+    int path_exists;  /* 0 when UPSKILL_CONFIG names a missing file */
+    int path_project; /* 1: path is a file of the current folder (the
+                         project-local config, or UPSKILL_CONFIG or HOME
+                         taken from a fallback file), not the user's own */
+    char *trust;      /* why this folder's files may send a key from the
+                         environment ("--trust-config", "trusted_folders in
+                         'FILE'"); NULL: they may not (config_trust.c) */
     up_cfg_str skill_generation_model; /* legacy key: model */
     up_cfg_str eval_model;
     up_cfg_str test_gen_model;
@@ -243,6 +249,34 @@ void up_config_apply_env(up_config *cfg);
  */
 int up_config_set(up_config *cfg, const char *key, const char *value,
                   const char *flag, up_error *err);
+
+/*
+ * 1 when src is a file of the current folder: the config file when
+ * cfg->path_project, or a fallback file (.env, fastagent.*.yaml).
+ */
+int up_config_src_is_project(const up_config *cfg, const up_source *src);
+
+/*
+ * Decide the folder's trust into cfg->trust: UPSKILL_TRUST_CONFIG set
+ * (not "0") in the process environment (the flag --trust-config sets it),
+ * or the current folder's real path listed in trusted_folders of the
+ * user's own config ($UPSKILL_CONFIG, else ~/.config/upskill/config.yaml;
+ * both read from the process environment only).  When trusted, a warning
+ * per provider whose base URL from this folder receives a key from the
+ * environment.  up_config_load calls it.
+ */
+void up_config_load_trust(up_config *cfg);
+
+/*
+ * Before the key in key_env goes to url: UP_EUSAGE, naming the file,
+ * line and URL and the ways to trust the folder, when url_src is a file
+ * of the current folder, the key comes from elsewhere (the environment)
+ * and cfg->trust is NULL.  0 otherwise, also when key_env is NULL or
+ * unset (no key is sent).  The key's value is never read into a message.
+ */
+int up_config_check_key(const up_config *cfg, const char *url,
+                        const up_source *url_src, const char *key_env,
+                        up_error *err);
 
 /* The target of a config-file alias, or NULL. */
 const up_alias *up_config_alias(const up_config *cfg, const char *name);

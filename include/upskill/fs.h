@@ -61,10 +61,21 @@ int up_fs_exists(const char *path);
 int up_fs_check_input(const char *path, up_error *err);
 
 /*
- * Remove path and, when it is a folder, everything below it; symlinks are
- * removed, never followed.  Best effort: what cannot be removed stays.
+ * Remove path and, when it is a folder, everything below it, at any
+ * depth (fs_rm.c): symlinks are removed, never followed; a folder that
+ * cannot be read or emptied is given mode 0700 first.  Best effort: what
+ * cannot be removed stays, and a warning on stderr names the first such
+ * path and its errno.  0 when all is gone (or path never existed), -1
+ * otherwise.
  */
-void up_fs_rm_tree(const char *path);
+int up_fs_rm_tree(const char *path);
+
+/*
+ * Remove everything inside the folder open in dirfd (which stays open,
+ * its offset untouched), as up_fs_rm_tree; path names the folder in the
+ * warning.  0 when it is empty, -1 otherwise.
+ */
+int up_fs_rm_contents(int dirfd, const char *path);
 
 /* fsync the folder holding path, so a rename into it reaches the disk;
  * best effort. */

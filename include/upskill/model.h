@@ -109,7 +109,9 @@ int up_model_resolve(up_model *out, const char *spec,
  * UP_EAUTH when the provider needs a key and its variable is unset (a
  * local OpenAI-compatible server without one is fine), UP_EPARSE when
  * the key holds a control character (the variable is named, never the
- * value).
+ * value), UP_EUSAGE when the URL comes from a file of the current folder
+ * and the key from the environment of an untrusted folder
+ * (up_config_check_key).
  */
 int up_model_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
                       const up_config *cfg, up_error *err);

@@ -84,6 +84,25 @@ int up_workspace_new(up_workspace **out, const char *parent,
 void up_workspace_free(up_workspace *w);
 
 /*
+ * A run's private folder of workspaces (workspace_run.c): make
+ * "upskill-run-PID-XXXXXX" (mode 0700) under root, its path into dir, and hold
+ * an flock on it through *lockfd for the run's life.  0, or -1 (errno) with
+ * nothing made and *lockfd -1.
+ */
+int up_ws_run_dir_new(up_buf *dir, int *lockfd, const char *root);
+
+/* Remove run folder dir with all in it (a warning names what stays),
+ * then release its lock. */
+void up_ws_run_dir_free(const char *dir, int lockfd);
+
+/*
+ * Remove the run folders under root that a dead run left: ours (same
+ * user), named with a pid that is not a live process and not locked by
+ * any process.  Returns how many went.
+ */
+size_t up_ws_sweep(const char *root);
+
+/*
  * Add len bytes of data as the file rel (relative, no "..", no empty
  * part), making its folders; mode 0755 when executable, else 0644.
  * Setup, not a tool call: the tool caps do not apply.  Errors:

@@ -15,10 +15,12 @@
 
 static volatile sig_atomic_t stop;
 
+/* Ctrl-C: the first lets running jobs end, the second cancels them;
+ * SIGTERM (a service manager, a timeout) cancels them at once.  Either
+ * way the run ends as interrupted, its workspaces removed. */
 static void on_sigint(int sig)
 {
-    (void)sig;
-    stop++;
+    stop += sig == SIGTERM ? 2 : 1;
 }
 
 static up_gen_opts o;
@@ -122,6 +124,7 @@ static void fill_opts(void)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     o.examples = examples.v;
     o.nexamples = examples.n;
     o.eval_models = eval_models.v;

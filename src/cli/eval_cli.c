@@ -15,10 +15,12 @@
 
 static volatile sig_atomic_t stop;
 
+/* Ctrl-C: the first lets running jobs end, the second cancels them;
+ * SIGTERM (a service manager, a timeout) cancels them at once.  Either
+ * way the run ends as interrupted, its workspaces removed. */
 static void on_sigint(int sig)
 {
-    (void)sig;
-    stop++;
+    stop += sig == SIGTERM ? 2 : 1;
 }
 
 /* --max-turns and --token-budget hold upskill's own tool loop; a
@@ -67,6 +69,7 @@ void eval_cli_session_opts(up_session_opts *o, const struct eval_args *a)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     up_session_opts_init(o);
     o->jobs = a->jobs;
     o->runs_dir = a->runs_dir;

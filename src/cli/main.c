@@ -3,6 +3,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -32,8 +33,8 @@ static int name_len(const struct command *c)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "usage: upskill [--version] [--help] [--no-color] <command> "
-                "[options]\n\n"
+    fprintf(fp, "usage: upskill [--version] [--help] [--no-color] "
+                "[--trust-config] <command> [options]\n\n"
                 "Turn a strong model's know-how into Agent Skills and measure "
                 "whether they help\nother models.\n\ncommands:\n");
     for (const struct command *c = commands; c->spec; c++)
@@ -59,6 +60,12 @@ static int run(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--no-color")) {
             no_color = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--trust-config")) {
+            /* read where the config is (config_trust.c): the user's say
+             * that this folder's files may receive the user's key */
+            setenv("UPSKILL_TRUST_CONFIG", "1", 1);
             continue;
         }
         out_error("unknown option '%s'", argv[i]);

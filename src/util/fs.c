@@ -334,29 +334,6 @@ void up_fs_dirname(up_buf *out, const char *path)
         up_buf_add(out, path, n);
 }
 
-void up_fs_rm_tree(const char *path)
-{
-    struct stat st;
-    char **names = NULL;
-    up_buf child = UP_BUF_INIT;
-
-    if (lstat(path, &st))
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlink(path);
-        return;
-    }
-    if (up_fs_list(&names, NULL, path, NULL) == 0)
-        for (char **p = names; *p; p++) {
-            up_buf_reset(&child);
-            up_fs_join(&child, path, *p);
-            up_fs_rm_tree(child.data);
-        }
-    up_strv_free(names);
-    up_buf_release(&child);
-    rmdir(path);
-}
-
 /* ---- files put back whole (up_fs_put_files) ---- */
 
 /* Open folder name of folder fd, made fresh when what is there is not

@@ -8,7 +8,7 @@
  * O_DIRECTORY and files opened with O_NOFOLLOW, so no symlink is ever
  * followed on a write; reads use openat2 RESOLVE_BENEATH where the
  * kernel has it, which follows a symlink only while it stays inside.
- * Removal walks the same way and unlinks symlinks without following.
+ * Removal (up_fs_rm_contents) unlinks symlinks without following.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -328,45 +329,17 @@ int up_workspace_new(up_workspace **out, const char *parent,
     return 0;
 }
 
-/* Remove everything in folder fd (closed here), never following links;
- * depth bounds the recursion. */
-static void remove_tree(int fd, int depth)
-{
-    DIR *d = fdopendir(fd);
-    struct dirent *e;
-
-    if (!d) {
-        close(fd);
-        return;
-    }
-    while ((e = readdir(d))) {
-        int sub;
-
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (!unlinkat(fd, e->d_name, 0))
-            continue;
-        sub = depth > 0
-                  ? openat(fd, e->d_name,
-                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                  : -1;
-        if (sub >= 0) {
-            (void)fchmod(sub, 0700); /* a read-only folder empties too */
-            remove_tree(sub, depth - 1);
-        }
-        unlinkat(fd, e->d_name, AT_REMOVEDIR);
-    }
-    closedir(d);
-}
-
 void up_workspace_free(up_workspace *w)
 {
     if (!w)
         return;
     if (w->dirfd >= 0) {
-        remove_tree(open_root(w), 256);
+        /* any depth, folders made mode 000 included; a warning names
+         * what stays (fs_rm.c) */
+        if (up_fs_rm_contents(w->dirfd, w->path) == 0 && rmdir(w->path))
+            fprintf(stderr, "upskill: warning: cannot remove '%s': %s\n",
+                    w->path, strerror(errno));
         close(w->dirfd);
-        rmdir(w->path);
     }
     free(w->path);
     free(w->skill_dir);

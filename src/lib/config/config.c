@@ -73,6 +73,8 @@ static int load_cache(struct loader *ld, void *base, const up_ynode *node,
                       const char *name);
 static int load_sandbox(struct loader *ld, void *base, const up_ynode *node,
                         const char *name);
+static int load_trusted(struct loader *ld, void *base, const up_ynode *node,
+                        const char *name);
 
 #define CFG(f)         offsetof(up_config, f)
 #define MAX_TOKENS_CAP 10000000L
@@ -104,6 +106,7 @@ static const struct key top_keys[] = {
     {"prices", V_MAP, 0, 0, 0, load_prices},
     {"cache", V_MAP, 0, 0, 0, load_cache},
     {"sandbox", V_MAP, 0, 0, 0, load_sandbox},
+    {"trusted_folders", V_MAP, 0, 0, 0, load_trusted},
     {NULL, V_STR, 0, 0, 0, NULL},
 };
 
@@ -576,6 +579,21 @@ static int load_sandbox(struct loader *ld, void *base, const up_ynode *node,
     return walk(ld, ld->cfg, sandbox_keys, node, name);
 }
 
+/* trusted_folders is read from the user's own file (config_trust.c); a
+ * folder's own file cannot trust itself. */
+static int load_trusted(struct loader *ld, void *base, const up_ynode *node,
+                        const char *name)
+{
+    (void)base;
+    if (ld->cfg->path_project)
+        up_config_warn(ld->cfg,
+                       "'%s':%d: %s is read only from your own config "
+                       "(~/.config/upskill/config.yaml or $UPSKILL_CONFIG); "
+                       "ignored here",
+                       ld->src.what, node->line, name);
+    return 0;
+}
+
 static void add_price(up_config *cfg, const char *model, const double v[3],
                       up_source src)
 {
@@ -746,6 +764,7 @@ void up_config_release(up_config *cfg)
     }
     free(cfg->fallback);
     free(cfg->path);
+    free(cfg->trust);
     memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -853,24 +872,29 @@ void up_config_apply_env(up_config *cfg)
         apply_env_urls(cfg, k);
 }
 
-/* Where the config file is, in upstream's order. */
+/* Where the config file is, in upstream's order; a variable from a
+ * fallback file (.env) makes it a file of the folder (config_trust.c). */
 static void find_file(up_config *cfg)
 {
-    const char *env = up_config_getenv(cfg, "UPSKILL_CONFIG");
-    const char *home = up_config_getenv(cfg, "HOME");
+    up_source es, hs;
+    const char *env = up_config_getenv_src(cfg, "UPSKILL_CONFIG", &es);
+    const char *home = up_config_getenv_src(cfg, "HOME", &hs);
     up_buf b = UP_BUF_INIT;
 
     if (env) {
         cfg->path = expand_tilde(cfg, env);
         cfg->why = "UPSKILL_CONFIG env var";
+        cfg->path_project = es.kind != UP_SRC_ENV;
     } else if (up_fs_is_file("upskill.config.yaml")) {
         cfg->path = up_xstrdup("upskill.config.yaml");
         cfg->why = "project-local config";
+        cfg->path_project = 1;
     } else if (home) {
         up_fs_join(&b, home, ".config/upskill/config.yaml");
         if (up_fs_is_file(b.data)) {
             cfg->path = up_buf_detach(&b);
             cfg->why = "legacy user config";
+            cfg->path_project = hs.kind != UP_SRC_ENV;
         }
     }
     cfg->path_exists = cfg->path && up_fs_is_file(cfg->path);
@@ -913,6 +937,7 @@ int up_config_load(up_config *cfg, up_error *err)
     if (!rc) {
         up_config_apply_env(cfg);
         default_cache_path(cfg);
+        up_config_load_trust(cfg);
     }
     free(path);
     up_buf_release(&text);

@@ -704,5 +704,8 @@ int up_model_endpoint(up_endpoint *ep, char ***headers, const up_model *m,
     if (!ep->api_key && m->key_required)
         return up_error_set(err, UP_EAUTH, "no API key for '%s': set %s",
                             m->resolved, m->api_key_env);
-    return 0;
+    /* a folder's own file must not send the user's key to its server */
+    return ep->api_key ? up_config_check_key(cfg, m->base_url, &m->base_url_src,
+                                             m->api_key_env, err)
+                       : 0;
 }

@@ -12,6 +12,7 @@
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
+#include "upskill/workspace.h"
 #include "lib/eval/eval_int.h"
 
 /*
@@ -705,13 +706,13 @@ static const char *workspace_root(void)
                : "/tmp";
 }
 
-/* The run's private folder of workspaces ("upskill-run-XXXXXX", 0700,
- * under workspace_root) into dir; 0 when it could not be made (each
- * workspace then goes under $TMPDIR itself, as private). */
-static int private_parent(up_buf *dir)
+/* The run's private folder of workspaces ("upskill-run-PID-XXXXXX",
+ * 0700, locked by *lockfd, under workspace_root: up_ws_run_dir_new) into
+ * dir; 0 when it could not be made (each workspace then goes under
+ * $TMPDIR itself, as private). */
+static int private_parent(up_buf *dir, int *lockfd)
 {
-    up_fs_join(dir, workspace_root(), "upskill-run-XXXXXX");
-    return mkdtemp(dir->data) != NULL;
+    return up_ws_run_dir_new(dir, lockfd, workspace_root()) == 0;
 }
 
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
@@ -720,22 +721,24 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
     up_eval_run_opts o2 = *o;
     up_breaker br;
     up_buf dir = UP_BUF_INIT;
-    int made = 0, rc;
+    int made = 0, lockfd = -1, rc;
 
     rc = up_eval_checks_sandbox(p, err);
     if (rc)
         return rc;
 
+    up_ws_sweep(workspace_root()); /* what a killed run left there */
     up_breaker_init(&br, up_breaker_threshold(o->sched.jobs));
     if (!o2.sched.breaker)
         o2.sched.breaker = &br;
-    if (!p->agent_opts.parent && has_agent_jobs(p) && private_parent(&dir)) {
+    if (!p->agent_opts.parent && has_agent_jobs(p) &&
+        private_parent(&dir, &lockfd)) {
         made = 1;
         p->agent_opts.parent = dir.data;
     }
     rc = execute(p, &o2, stats, err);
-    if (made) { /* every workspace in it was removed as its job landed */
-        rmdir(dir.data);
+    if (made) { /* each workspace went as its job landed; what stays */
+        up_ws_run_dir_free(dir.data, lockfd);
         p->agent_opts.parent = NULL;
     }
     up_buf_release(&dir);

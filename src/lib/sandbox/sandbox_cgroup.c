@@ -7,7 +7,10 @@
  * process count for any user.  Where none is writable (the usual case
  * for an unprivileged user), sbx_cgroup_open returns -1 and the sandbox
  * relies on RLIMIT_NPROC plus the pid namespace and the wall clock.
+ * A cgroup is named "upskill-sandbox-PID-N"; the first open of a process
+ * removes the empty ones whose PID is no live process (a killed run's).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -70,6 +73,44 @@ static int try_base(sbx_cgroup *cg, const char *base, unsigned nproc)
     return 0;
 }
 
+/* 1 when "upskill-sandbox-PID-N" names a pid that is no live process. */
+static int dead_owner(const char *name)
+{
+    static const char prefix[] = "upskill-sandbox-";
+    char *end;
+    long pid;
+
+    if (strncmp(name, prefix, sizeof(prefix) - 1))
+        return 0;
+    pid = strtol(name + sizeof(prefix) - 1, &end, 10);
+    return end != name + sizeof(prefix) - 1 && *end == '-' && pid > 0 &&
+           pid <= 0x3fffffff && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/*
+ * Remove the empty cgroups a dead process left under base (a run killed
+ * before sbx_cgroup_close); rmdir fails on one that still holds a
+ * process, which stays.
+ */
+static void sweep_base(const char *base)
+{
+    int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *e;
+
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    while ((e = readdir(d)))
+        if (dead_owner(e->d_name))
+            (void)unlinkat(fd, e->d_name, AT_REMOVEDIR);
+    closedir(d);
+}
+
+static atomic_flag cg_swept = ATOMIC_FLAG_INIT;
+
 int sbx_cgroup_open(sbx_cgroup *cg, unsigned nproc)
 {
     cg->dir = NULL;
@@ -78,6 +119,9 @@ int sbx_cgroup_open(sbx_cgroup *cg, unsigned nproc)
      * cgroup waits for an RCU grace period (about 15 ms here). */
     if (nproc == 0 || geteuid() != 0)
         return -1;
+    if (!atomic_flag_test_and_set(&cg_swept)) /* once per process */
+        for (size_t i = 0; cg_bases[i]; i++)
+            sweep_base(cg_bases[i]);
     for (size_t i = 0; cg_bases[i]; i++)
         if (try_base(cg, cg_bases[i], nproc) == 0)
             return 0;
