@@ -26,7 +26,8 @@
 #include "upskill/http.h"
 #include "upskill/preset.h"
 
-#define RAW_HEAD 200 /* first stream bytes kept for an error message */
+#define RAW_HEAD       200 /* first stream bytes kept for an error message */
+#define ERROR_TEXT_MAX 500 /* bytes of an in-band error's message shown */
 
 static const struct up_provider_ops *const ops_table[] = {
     &up_anthropic_ops,
@@ -540,12 +541,33 @@ static int on_event(void *ud, const char *event, const char *data, size_t len)
         return 0;
     }
     j = json_loadb(data, len, 0, NULL);
+    if (!j && strcmp(event, "error") == 0)
+        j = json_stringn_nocheck(data, len); /* a bare message */
     if (!j)
         return 0; /* not ours to judge: unknown events may be anything */
     r->events++;
     rc = r->ops->event(r, event, j);
     json_decref(j);
     return rc;
+}
+
+int up_reply_error(up_reply *r, json_t *e, int status)
+{
+    json_t *code = json_object_get(e, "code");
+    const char *msg =
+        json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
+    json_int_t st = json_is_integer(code) ? json_integer_value(code) : 0;
+
+    if (st < 400 || st >= 600)
+        st = 0;
+    if (r->msg && st)
+        up_buf_addf(r->msg, "stream error %d: ", (int)st);
+    else if (r->msg)
+        up_buf_adds(r->msg, "stream error: ");
+    if (r->msg)
+        up_buf_addf(r->msg, "%.*s", ERROR_TEXT_MAX,
+                    msg && *msg ? msg : "unknown");
+    return st ? (int)st : status;
 }
 
 up_reply_call *up_reply_call_at(up_reply *r, int index)
@@ -672,6 +694,14 @@ static void scrub_key(const up_endpoint *ep, up_buf *b)
     }
 }
 
+/* 1 when the reply holds an answer: content, calls, a stop reason or the
+   server's usage (a stream of nothing but an end marker holds none). */
+static int answered(const up_reply *r)
+{
+    return r->stop.len || r->has_usage || r->text.len || r->reasoning.len ||
+           r->tool.len || r->ncalls;
+}
+
 /* UP_EHTTP: "<what> (content-type 'x'): <the body's start or message>". */
 static int bad_body(up_reply *r, const char *ctype, const char *what,
                     up_error *err)
@@ -697,6 +727,11 @@ int up_reply_end(up_reply *r, const char *ctype, up_error *err)
             return 0;
         return bad_body(r, ctype, perr.msg, err);
     }
+    if (r->ended && !answered(r))
+        return bad_body(r, ctype,
+                        "the stream ended without an answer: no choices, no "
+                        "finish reason, no usage",
+                        err);
     if (r->ended || r->stop.len)
         return 0;
     if (r->events)

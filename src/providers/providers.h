@@ -70,6 +70,14 @@ enum { BLK_NONE, BLK_THINKING, BLK_OTHER };
 /* The call with the wire's index, added (empty) if new. */
 up_reply_call *up_reply_call_at(up_reply *r, int index);
 
+/*
+ * An in-band error e (an object with "message" and maybe an integer
+ * "code", or a bare string): "stream error <code>: <message>" appended to
+ * r->msg (the code when it is an HTTP status; the message cut at 500
+ * bytes).  Returns that code, else status.
+ */
+int up_reply_error(up_reply *r, json_t *e, int status);
+
 /* Append b to r->carry (reference stolen). */
 void up_reply_carry(up_reply *r, json_t *b);
 
@@ -183,8 +191,10 @@ int up_reply_feed(up_reply *r, const char *p, size_t n, up_buf *msg);
  * be NULL).  A JSON body is read as the non-stream reply.  Returns 0 when
  * the reply is complete; UP_ENETWORK when an event stream ended before
  * its end marker (partial output kept); UP_EHTTP when the body was
- * neither usable events nor the provider's JSON, with err naming the
- * content type and the body's first bytes (keys redacted).
+ * neither usable events nor the provider's JSON, or when the stream ended
+ * with nothing of an answer (no content, calls, stop reason or usage:
+ * what some servers send for an error), with err naming the content type
+ * and the body's first bytes (keys redacted).
  */
 int up_reply_end(up_reply *r, const char *ctype, up_error *err);
 

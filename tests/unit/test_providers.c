@@ -557,7 +557,7 @@ Test(providers, openai_stream_error_chunk)
     up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     cr_assert_eq(up_reply_feed(&r, s, strlen(s), &msg), 503);
-    cr_assert_str_eq(msg.data, "stream error: boom");
+    cr_assert_str_eq(msg.data, "stream error 503: boom");
     up_reply_release(&r);
     up_buf_release(&msg);
 }
@@ -918,4 +918,79 @@ Test(providers, wire_knowledge_comes_from_the_providers)
     cr_assert_str_eq(o[1].reset, "x-ratelimit-reset-tokens");
     cr_assert_null(o[2].remaining);
     cr_assert_null(up_provider_limits(99));
+}
+
+/* Feed s to a new reply on wire kind; the in-band status, msg filled. */
+static int inband(int kind, const char *s, up_buf *msg)
+{
+    up_endpoint ep;
+    up_reply r;
+    int rc;
+
+    up_endpoint_init(&ep, kind);
+    up_reply_init(&r, &ep);
+    rc = up_reply_feed(&r, s, strlen(s), msg);
+    up_reply_release(&r);
+    return rc;
+}
+
+/* llama.cpp before late 2025: "error: {...}" then [DONE], with HTTP 200;
+   the error is the server's, code and message, on every wire. */
+Test(providers, llama_error_line_is_an_error)
+{
+    const char *s = "error: {\"code\":400,\"message\":\"the request exceeds "
+                    "the available context size\",\"type\":\"exceed_context_"
+                    "size_error\"}\n\ndata: [DONE]\n\n";
+    const int kinds[] = {UP_WIRE_OPENAI, UP_WIRE_ANTHROPIC, UP_WIRE_RESPONSES};
+
+    for (size_t i = 0; i < 3; i++) {
+        up_buf msg = UP_BUF_INIT;
+
+        cr_assert_eq(inband(kinds[i], s, &msg), 400, "wire %zu", i);
+        cr_assert(strstr(msg.data, "exceeds the available context size"),
+                  "wire %zu: %s", i, msg.data);
+        up_buf_release(&msg);
+    }
+}
+
+/* An error event with a bare message, and Anthropic's `event: error` from
+   a proxy without the "type" field. */
+Test(providers, error_events_without_type)
+{
+    up_buf msg = UP_BUF_INIT;
+
+    cr_assert_eq(inband(UP_WIRE_OPENAI, "error: out of memory\n\n", &msg), 500);
+    cr_assert_str_eq(msg.data, "stream error: out of memory");
+    up_buf_reset(&msg);
+    cr_assert_eq(inband(UP_WIRE_ANTHROPIC,
+                        "event: error\ndata: {\"error\":{\"type\":\"overloaded_"
+                        "error\",\"message\":\"busy\"}}\n\n",
+                        &msg),
+                 529);
+    cr_assert_str_eq(msg.data, "stream error: busy");
+    up_buf_release(&msg);
+}
+
+/* A stream of nothing but an empty chunk and [DONE] is no answer. */
+Test(providers, empty_stream_is_an_error)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_buf msg = UP_BUF_INIT;
+    up_error err;
+    const char *s = "data: {\"id\":\"x\",\"choices\":[]}\n\ndata: [DONE]\n\n";
+    const char *ok = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":"
+                     "\"stop\"}]}\n\ndata: [DONE]\n\n";
+
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
+    up_reply_init(&r, &ep);
+    cr_assert_eq(up_reply_feed(&r, s, strlen(s), &msg), 0);
+    cr_assert_eq(up_reply_end(&r, "text/event-stream", &err), UP_EHTTP);
+    cr_assert(strstr(err.msg, "ended without an answer"), "%s", err.msg);
+    up_reply_reset(&r);
+    cr_assert_eq(up_reply_feed(&r, ok, strlen(ok), &msg), 0);
+    cr_assert_eq(up_reply_end(&r, "text/event-stream", &err), 0,
+                 "an empty answer with a finish reason is an answer");
+    up_reply_release(&r);
+    up_buf_release(&msg);
 }
