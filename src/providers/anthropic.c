@@ -264,7 +264,7 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
     if (json_object_size(oc))
         json_object_set(b, "output_config", oc);
     json_decref(oc);
-    if (up_provider_streams(ep))
+    if (up_provider_streams(ep, rq))
         json_object_set_new(b, "stream", json_true());
     return b;
 }

@@ -182,7 +182,7 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, rq);
-    if (up_provider_streams(ep)) {
+    if (up_provider_streams(ep, rq)) {
         json_object_set_new(b, "stream", json_true());
         json_object_set_new(b, "stream_options",
                             json_pack("{s:b}", "include_usage", 1));

@@ -289,12 +289,18 @@ int up_endpoint_check(const up_endpoint *ep, up_error *err)
     return 0;
 }
 
-/* Endpoints ("kind base-url") that refused "stream": true with a 400. */
-static struct {
+/*
+ * What the process learnt about endpoints ("kind base-url"), kept to its
+ * end: those that refused "stream": true (a 400 naming "stream"), those
+ * that refused it with tools only (llama.cpp before May 2025), those
+ * whose prompt count was already warned about.
+ */
+typedef struct memo {
     char **v;
     size_t n, cap;
-} no_stream;
-static pthread_mutex_t no_stream_mu = PTHREAD_MUTEX_INITIALIZER;
+} memo;
+static memo no_stream, no_tool_stream, warned_cut;
+static pthread_mutex_t memo_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void endpoint_key(const up_endpoint *ep, up_buf *out)
 {
@@ -304,49 +310,93 @@ static void endpoint_key(const up_endpoint *ep, up_buf *out)
     up_provider_base(ep, ops ? ops->default_base : "", out);
 }
 
-int up_provider_streams(const up_endpoint *ep)
+/* 1 when m holds ep; with add, ep is added when it was not there. */
+static int memo_check(memo *m, const up_endpoint *ep, int add)
 {
     up_buf k = UP_BUF_INIT;
-    int on = ep->stream != 0;
+    int has = 0;
 
-    if (!on)
-        return 0;
     endpoint_key(ep, &k);
-    pthread_mutex_lock(&no_stream_mu);
-    for (size_t i = 0; on && i < no_stream.n; i++)
-        on = strcmp(no_stream.v[i], k.data) != 0;
-    pthread_mutex_unlock(&no_stream_mu);
+    pthread_mutex_lock(&memo_mu);
+    for (size_t i = 0; !has && i < m->n; i++)
+        has = strcmp(m->v[i], k.data) == 0;
+    if (!has && add) {
+        UP_GROW(m->v, m->cap, m->n + 1);
+        m->v[m->n++] = up_buf_detach(&k);
+    }
+    pthread_mutex_unlock(&memo_mu);
     up_buf_release(&k);
-    return on;
+    return has;
 }
 
-/* 1 when the first len bytes of body mention "stream" in any case. */
-static int mentions_stream(const char *body, size_t len)
+int up_provider_streams(const up_endpoint *ep, const up_request *rq)
 {
-    up_buf low = UP_BUF_INIT;
+    if (!ep->stream || memo_check(&no_stream, ep, 0))
+        return 0;
+    return !(rq && rq->ntools && memo_check(&no_tool_stream, ep, 0));
+}
+
+/* 1 when the first len bytes of body hold word in any case. */
+static int mentions(const char *body, size_t len, const char *word)
+{
+    up_buf low = UP_BUF_INIT, w = UP_BUF_INIT;
     int hit;
 
     for (size_t i = 0; body && i < len; i++)
         up_buf_addc(&low, (char)tolower((unsigned char)body[i]));
-    hit = low.len && strstr(low.data, "stream") != NULL;
+    for (; *word; word++)
+        up_buf_addc(&w, (char)tolower((unsigned char)*word));
+    hit = low.len && strstr(low.data, w.data) != NULL;
     up_buf_release(&low);
+    up_buf_release(&w);
     return hit;
 }
 
-int up_provider_stream_refused(const up_endpoint *ep, long status,
-                               const char *body, size_t len)
-{
-    up_buf k = UP_BUF_INIT;
+/*
+ * Refusals no retry changes, and what to do about them: llama-server
+ * before May 2025 cannot stream with tools (a 500), and without --jinja
+ * takes no tools at all.  The first is asked again without streaming
+ * (up_provider_stream_refused); either, when it is the final word, gets
+ * the fix appended.
+ */
+static const struct {
+    const char *words;
+    const char *fix;
+} refusals[] = {
+    {"Cannot use tools with stream", "start llama-server with --jinja"},
+    {"tools param requires --jinja flag", "start llama-server with --jinja"},
+};
+static const char *const refusal_words[] = {
+    "Cannot use tools with stream", "tools param requires --jinja flag", NULL};
 
-    if ((status != 400 && status != 422) || !up_provider_streams(ep) ||
-        !mentions_stream(body, len))
+const char *const *up_provider_refusal_words(void)
+{
+    return refusal_words;
+}
+
+void up_provider_refusal_fix(const char *body, size_t len, up_error *err)
+{
+    size_t n = strlen(err->msg);
+
+    for (size_t i = 0; i < sizeof(refusals) / sizeof(*refusals); i++)
+        if (mentions(body, len, refusals[i].words)) {
+            snprintf(err->msg + n, sizeof(err->msg) - n, " (%s)",
+                     refusals[i].fix);
+            return;
+        }
+}
+
+int up_provider_stream_refused(const up_endpoint *ep, const up_request *rq,
+                               long status, const char *body, size_t len)
+{
+    if (!up_provider_streams(ep, rq))
         return 0;
-    endpoint_key(ep, &k);
-    pthread_mutex_lock(&no_stream_mu);
-    UP_GROW(no_stream.v, no_stream.cap, no_stream.n + 1);
-    no_stream.v[no_stream.n++] = up_buf_detach(&k);
-    pthread_mutex_unlock(&no_stream_mu);
-    return 1;
+    if ((status == 400 || status == 422) && mentions(body, len, "stream"))
+        return !memo_check(&no_stream, ep, 1);
+    if (status >= 400 && rq && rq->ntools &&
+        mentions(body, len, refusals[0].words))
+        return !memo_check(&no_tool_stream, ep, 1);
+    return 0;
 }
 
 void up_reply_model(up_reply *r, json_t *obj)
@@ -829,6 +879,38 @@ static size_t request_chars(const up_request *rq)
     for (size_t i = 0; i < rq->ntools; i++)
         n += rq->tools[i].parameters ? strlen(rq->tools[i].parameters) : 0;
     return n;
+}
+
+/*
+ * A prompt count far below the estimate: llama.cpp's default context
+ * shift cuts an over-long prompt from the front, where the system prompt
+ * and so the skill are, and says nothing.  Prompts of under CUT_MIN
+ * estimated tokens are not judged; chars/4 is rough, but not by a factor
+ * of CUT_RATIO for any text (tokens run from about 2 to 5 characters).
+ */
+#define CUT_MIN   1000
+#define CUT_RATIO 3
+
+int up_reply_prompt_cut(const up_reply *r, const up_request *rq, up_buf *msg)
+{
+    long est = est_tokens(request_chars(rq));
+    up_buf base = UP_BUF_INIT, url = UP_BUF_INIT;
+
+    if (!r->has_usage || r->usage.input <= 0 || est <= CUT_MIN ||
+        r->usage.input * CUT_RATIO >= est || memo_check(&warned_cut, r->ep, 1))
+        return 0;
+    up_provider_base(r->ep, r->ops->default_base, &base);
+    up_http_redact_url(base.data, &url);
+    up_buf_addf(msg,
+                "'%s' at %s counted %ld prompt tokens for a request of about "
+                "%ld: the server may have cut the prompt (llama.cpp's context "
+                "shift drops its start, where the skill is); raise its "
+                "context (llama-server -c)",
+                r->ep->model ? r->ep->model : "?", url.data, r->usage.input,
+                est);
+    up_buf_release(&base);
+    up_buf_release(&url);
+    return 1;
 }
 
 /* Something of a reply arrived (a rejected request has nothing). */

@@ -780,16 +780,17 @@ Test(providers, a_refused_stream_is_asked_again_without)
     cr_assert(json_is_true(at(b.body, "stream_options.include_usage")));
     built_release(&b);
     /* other 400s and other statuses are not about streaming */
-    cr_assert_not(up_provider_stream_refused(&ep, 400, busy, strlen(busy)));
-    cr_assert_not(up_provider_stream_refused(&ep, 500, no, strlen(no)));
-    cr_assert(up_provider_stream_refused(&ep, 400, no, strlen(no)));
+    cr_assert_not(
+        up_provider_stream_refused(&ep, NULL, 400, busy, strlen(busy)));
+    cr_assert_not(up_provider_stream_refused(&ep, NULL, 500, no, strlen(no)));
+    cr_assert(up_provider_stream_refused(&ep, NULL, 400, no, strlen(no)));
     b = build(&ep, &rq);
     cr_assert_null(at(b.body, "stream"));
     cr_assert_null(at(b.body, "stream_options"));
     built_release(&b);
     /* once only: the next refusal is a real error */
-    cr_assert_not(up_provider_stream_refused(&ep, 400, no, strlen(no)));
-    cr_assert(up_provider_streams(&other), "remembered per endpoint");
+    cr_assert_not(up_provider_stream_refused(&ep, NULL, 400, no, strlen(no)));
+    cr_assert(up_provider_streams(&other, NULL), "remembered per endpoint");
 }
 
 Test(providers, a_rejected_request_adds_no_estimated_tokens)
