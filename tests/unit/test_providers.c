@@ -995,3 +995,34 @@ Test(providers, empty_stream_is_an_error)
     up_reply_release(&r);
     up_buf_release(&msg);
 }
+
+/* llama-server before May 2025: "Cannot use tools with stream" (a 500)
+   turns streaming off for this endpoint's requests with tools only. */
+Test(providers, tools_stream_refusal_is_remembered_for_tools_only)
+{
+    up_endpoint ep;
+    up_request rq = basic();
+    up_tool_spec t = {"read_file", "reads a file", NULL};
+    const char *no = "{\"error\":{\"code\":500,\"message\":\"Cannot use tools "
+                     "with stream\",\"type\":\"server_error\"}}";
+    up_error err = {UP_ESERVER, "http 500: tools param requires --jinja flag"};
+    const char *jinja = "{\"error\":{\"message\":\"tools param requires "
+                        "--jinja flag\"}}";
+
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
+    ep.base_url = "http://127.0.0.1:9/tools-refused";
+    ep.stream = 1;
+    cr_assert_not(up_provider_stream_refused(&ep, &rq, 500, no, strlen(no)),
+                  "without tools the words are not about this request");
+    rq.tools = &t;
+    rq.ntools = 1;
+    cr_assert(up_provider_stream_refused(&ep, &rq, 500, no, strlen(no)));
+    cr_assert_not(up_provider_streams(&ep, &rq), "tools: no stream now");
+    cr_assert_not(up_provider_stream_refused(&ep, &rq, 500, no, strlen(no)),
+                  "once only");
+    rq.ntools = 0;
+    cr_assert(up_provider_streams(&ep, &rq), "no tools: still streams");
+    up_provider_refusal_fix(jinja, strlen(jinja), &err);
+    cr_assert_str_eq(err.msg, "http 500: tools param requires --jinja flag "
+                              "(start llama-server with --jinja)");
+}
