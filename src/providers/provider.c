@@ -353,21 +353,15 @@ static int mentions(const char *body, size_t len, const char *word)
 }
 
 /*
- * Refusals no retry changes, and what to do about them: llama-server
- * before May 2025 cannot stream with tools (a 500), and without --jinja
- * takes no tools at all.  The first is asked again without streaming
- * (up_provider_stream_refused); either, when it is the final word, gets
- * the fix appended.
+ * Refusals no retry changes: llama-server before May 2025 cannot stream
+ * with tools (a 500), and without --jinja takes no tools at all.  The
+ * first is asked again without streaming (up_provider_stream_refused);
+ * either, when it is the final word, gets the one fix appended.
  */
-static const struct {
-    const char *words;
-    const char *fix;
-} refusals[] = {
-    {"Cannot use tools with stream", "start llama-server with --jinja"},
-    {"tools param requires --jinja flag", "start llama-server with --jinja"},
-};
+#define TOOLS_STREAM_WORDS "Cannot use tools with stream"
+#define REFUSAL_FIX        "start llama-server with --jinja"
 static const char *const refusal_words[] = {
-    "Cannot use tools with stream", "tools param requires --jinja flag", NULL};
+    TOOLS_STREAM_WORDS, "tools param requires --jinja flag", NULL};
 
 const char *const *up_provider_refusal_words(void)
 {
@@ -378,10 +372,9 @@ void up_provider_refusal_fix(const char *body, size_t len, up_error *err)
 {
     size_t n = strlen(err->msg);
 
-    for (size_t i = 0; i < sizeof(refusals) / sizeof(*refusals); i++)
-        if (mentions(body, len, refusals[i].words)) {
-            snprintf(err->msg + n, sizeof(err->msg) - n, " (%s)",
-                     refusals[i].fix);
+    for (size_t i = 0; refusal_words[i]; i++)
+        if (mentions(body, len, refusal_words[i])) {
+            snprintf(err->msg + n, sizeof(err->msg) - n, " (%s)", REFUSAL_FIX);
             return;
         }
 }
@@ -389,13 +382,17 @@ void up_provider_refusal_fix(const char *body, size_t len, up_error *err)
 int up_provider_stream_refused(const up_endpoint *ep, const up_request *rq,
                                long status, const char *body, size_t len)
 {
-    if (!up_provider_streams(ep, rq))
+    if (!ep->stream)
         return 0;
-    if ((status == 400 || status == 422) && mentions(body, len, "stream"))
-        return !memo_check(&no_stream, ep, 1);
+    if ((status == 400 || status == 422) && mentions(body, len, "stream")) {
+        memo_check(&no_stream, ep, 1);
+        return 1;
+    }
     if (status >= 400 && rq && rq->ntools &&
-        mentions(body, len, refusals[0].words))
-        return !memo_check(&no_tool_stream, ep, 1);
+        mentions(body, len, TOOLS_STREAM_WORDS)) {
+        memo_check(&no_tool_stream, ep, 1);
+        return 1;
+    }
     return 0;
 }
 

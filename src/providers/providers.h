@@ -144,13 +144,15 @@ int up_provider_streams(const up_endpoint *ep, const up_request *rq);
 json_t *up_tool_params(const up_tool_spec *t);
 
 /*
- * Request rq (may be NULL) to ep failed with status and error body: when
- * it streamed and the server says no to streaming (a 400 or 422 naming
+ * Request rq (may be NULL) to ep, sent streaming, failed with status and
+ * error body: when the server says no to streaming (a 400 or 422 naming
  * "stream"), or to streaming with tools (llama.cpp's "Cannot use tools
  * with stream", a 500), remember the endpoint as non-streaming (for
  * requests with tools only, in the second case) for the rest of the
  * process and return 1 (ask again: the next build has no "stream").
- * Else 0.
+ * Else 0.  Whether the request streamed is the caller's to know (see
+ * up_provider_streams at build time): several requests in flight may be
+ * refused before the first refusal is remembered, and each is asked again.
  */
 int up_provider_stream_refused(const up_endpoint *ep, const up_request *rq,
                                long status, const char *body, size_t len);

@@ -50,6 +50,7 @@ typedef struct job {
     long turn_t0; /* when the turn in flight was submitted */
     int broken;   /* cancelled by the breaker */
     int parked;   /* next gave UP_JOB_PARKED: slow work, no request */
+    int streamed; /* the request in flight asked for a stream */
 } job;
 
 struct sched {
@@ -300,6 +301,7 @@ static void submit(job *j)
         goto out;
     }
     fill_request(j, &hr);
+    j->streamed = up_provider_streams(j->spec.ep, &j->rq);
     hr.url = url.data;
     hr.headers = (const char *const *)h.v;
     hr.body = body.data;
@@ -426,7 +428,8 @@ static void http_done(void *ud, up_http_result *res)
         take_reply(j, res);
         return;
     }
-    if (up_provider_stream_refused(j->spec.ep, &j->rq, res->status,
+    if (j->streamed &&
+        up_provider_stream_refused(j->spec.ep, &j->rq, res->status,
                                    res->body.data, res->body.len)) {
         submit(j); /* once more without "stream"; remembered */
         return;

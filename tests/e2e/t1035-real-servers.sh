@@ -101,6 +101,15 @@ like "$(sed -n 1p "$T/rec-tools.jsonl")" '"stream":true' "the first request stre
 unlike "$(sed -n '2,3p' "$T/rec-tools.jsonl")" '"stream"' \
     "the next ones do not: asked again without, and remembered"
 
+# Two conversations at once: both first requests may be refused before
+# the first refusal is remembered; each is asked again, none fails.
+fake_start "$T/notools.json" --record "$T/rec-tools2.jsonl"
+ev --agent --no-cache -j 2
+is "$rc" 0 "two at once against that server: exit 0"
+n=$(nreq "$T/rec-tools2.jsonl")
+[ "$n" -ge 3 ] && [ "$n" -le 4 ]
+ok $? "each refused request asked again once ($n requests)"
+
 # The same server without --jinja: no fallback helps; the server's words
 # and the fix are shown, and the refusal is not retried.
 cat > "$T/nojinja.json" <<'JSON'
