@@ -175,6 +175,10 @@ typedef struct up_http_request {
                                         text (NULL-ended), or NULL */
     const char *const *quota_words;  /* error-body words of a spent quota:
                                         never retried (NULL-ended), NULL */
+    const char *const *refusals;     /* error-body words of a refusal no
+                                        retry changes (a feature the
+                                        server lacks): never retried
+                                        (NULL-ended), NULL */
 } up_http_request;
 
 typedef struct up_http_result {

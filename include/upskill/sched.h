@@ -145,6 +145,13 @@ typedef struct up_sched_opts {
     void (*waiting)(void *ud, const up_sched_wait *w);
     void *waiting_ud;
     long wait_every_ms;
+    /*
+     * Called with a warning about an endpoint the run should not keep
+     * quiet about (a prompt the server seems to have cut: once per
+     * endpoint per process); may be NULL.
+     */
+    void (*warn)(void *ud, const char *msg);
+    void *warn_ud;
 } up_sched_opts;
 
 typedef struct up_sched_stats {

@@ -264,7 +264,7 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
     if (json_object_size(oc))
         json_object_set(b, "output_config", oc);
     json_decref(oc);
-    if (up_provider_streams(ep))
+    if (up_provider_streams(ep, rq))
         json_object_set_new(b, "stream", json_true());
     return b;
 }
@@ -370,19 +370,19 @@ static const struct {
     {"timeout_error", 504},         {"overloaded_error", 529},
 };
 
+/* {"type": "error", "error": {...}}, or a proxy's bare error object or
+   message under `event: error`. */
 static int stream_error(up_reply *r, json_t *data)
 {
     json_t *e = json_object_get(data, "error");
-    const char *type = up_json_str(e, "type");
-    const char *msg = up_json_str(e, "message");
+    const char *type = up_json_str(e ? e : data, "type");
+    int st = 500;
 
-    if (r->msg)
-        up_buf_addf(r->msg, "stream error: %s", msg ? msg : "unknown");
     for (size_t i = 0; type && i < sizeof(error_types) / sizeof(*error_types);
          i++)
         if (strcmp(error_types[i].type, type) == 0)
-            return error_types[i].status;
-    return 500;
+            st = error_types[i].status;
+    return up_reply_error(r, e ? e : data, st);
 }
 
 /* content_block_start: a tool call or a thinking block opens. */
@@ -458,10 +458,13 @@ static int event(up_reply *r, const char *name, json_t *data)
 {
     json_t *d = json_object_get(data, "delta");
 
-    (void)name; /* the JSON type repeats the event name */
-    name = up_json_str(data, "type");
-    if (!name)
-        return 0;
+    /* the JSON type repeats the event name; an error may come without
+       it, or (an old llama.cpp "error:" line) with a type of its own */
+    if (strcmp(name, "error") == 0 ||
+        json_is_object(json_object_get(data, "error")))
+        name = "error";
+    else if (up_json_str(data, "type"))
+        name = up_json_str(data, "type");
     if (strcmp(name, "error") == 0)
         return stream_error(r, data);
     if (strcmp(name, "message_start") == 0) {

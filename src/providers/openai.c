@@ -182,7 +182,7 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, rq);
-    if (up_provider_streams(ep)) {
+    if (up_provider_streams(ep, rq)) {
         json_object_set_new(b, "stream", json_true());
         json_object_set_new(b, "stream_options",
                             json_pack("{s:b}", "include_usage", 1));
@@ -286,26 +286,20 @@ static int parse(up_reply *r, json_t *root)
     return 0;
 }
 
-/* {"error": ...} inside a 200 stream: its code if it is a status. */
-static int stream_error(up_reply *r, json_t *e)
-{
-    json_t *code = json_object_get(e, "code");
-    const char *msg =
-        json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
-    long st = json_is_integer(code) ? (long)json_integer_value(code) : 0;
-
-    if (r->msg)
-        up_buf_addf(r->msg, "stream error: %s", msg ? msg : "unknown");
-    return st >= 400 && st < 600 ? (int)st : 500;
-}
-
+/*
+ * One stream event.  An error comes in-band with status 200: newer
+ * llama.cpp and vLLM send {"error": {...}} as data, older llama.cpp an
+ * "error:" line (the parser's "error" event, the object bare).
+ */
 static int event(up_reply *r, const char *name, json_t *data)
 {
     json_t *choice = json_array_get(json_object_get(data, "choices"), 0);
+    json_t *e = json_object_get(data, "error");
 
-    (void)name;
-    if (json_object_get(data, "error"))
-        return stream_error(r, json_object_get(data, "error"));
+    if (e && !json_is_null(e))
+        return up_reply_error(r, e, 500);
+    if (strcmp(name, "error") == 0)
+        return up_reply_error(r, data, 500);
     if (choice) {
         if (read_fields(r, json_object_get(choice, "delta")) |
             read_calls(r, json_object_get(choice, "delta")))

@@ -26,7 +26,8 @@
 #include "upskill/http.h"
 #include "upskill/preset.h"
 
-#define RAW_HEAD 200 /* first stream bytes kept for an error message */
+#define RAW_HEAD       200 /* first stream bytes kept for an error message */
+#define ERROR_TEXT_MAX 500 /* bytes of an in-band error's message shown */
 
 static const struct up_provider_ops *const ops_table[] = {
     &up_anthropic_ops,
@@ -288,12 +289,18 @@ int up_endpoint_check(const up_endpoint *ep, up_error *err)
     return 0;
 }
 
-/* Endpoints ("kind base-url") that refused "stream": true with a 400. */
-static struct {
+/*
+ * What the process learnt about endpoints ("kind base-url"), kept to its
+ * end: those that refused "stream": true (a 400 naming "stream"), those
+ * that refused it with tools only (llama.cpp before May 2025), those
+ * whose prompt count was already warned about.
+ */
+typedef struct memo {
     char **v;
     size_t n, cap;
-} no_stream;
-static pthread_mutex_t no_stream_mu = PTHREAD_MUTEX_INITIALIZER;
+} memo;
+static memo no_stream, no_tool_stream, warned_cut;
+static pthread_mutex_t memo_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void endpoint_key(const up_endpoint *ep, up_buf *out)
 {
@@ -303,49 +310,90 @@ static void endpoint_key(const up_endpoint *ep, up_buf *out)
     up_provider_base(ep, ops ? ops->default_base : "", out);
 }
 
-int up_provider_streams(const up_endpoint *ep)
+/* 1 when m holds ep; with add, ep is added when it was not there. */
+static int memo_check(memo *m, const up_endpoint *ep, int add)
 {
     up_buf k = UP_BUF_INIT;
-    int on = ep->stream != 0;
+    int has = 0;
 
-    if (!on)
-        return 0;
     endpoint_key(ep, &k);
-    pthread_mutex_lock(&no_stream_mu);
-    for (size_t i = 0; on && i < no_stream.n; i++)
-        on = strcmp(no_stream.v[i], k.data) != 0;
-    pthread_mutex_unlock(&no_stream_mu);
+    pthread_mutex_lock(&memo_mu);
+    for (size_t i = 0; !has && i < m->n; i++)
+        has = strcmp(m->v[i], k.data) == 0;
+    if (!has && add) {
+        UP_GROW(m->v, m->cap, m->n + 1);
+        m->v[m->n++] = up_buf_detach(&k);
+    }
+    pthread_mutex_unlock(&memo_mu);
     up_buf_release(&k);
-    return on;
+    return has;
 }
 
-/* 1 when the first len bytes of body mention "stream" in any case. */
-static int mentions_stream(const char *body, size_t len)
+int up_provider_streams(const up_endpoint *ep, const up_request *rq)
 {
-    up_buf low = UP_BUF_INIT;
+    if (!ep->stream || memo_check(&no_stream, ep, 0))
+        return 0;
+    return !(rq && rq->ntools && memo_check(&no_tool_stream, ep, 0));
+}
+
+/* 1 when the first len bytes of body hold word in any case. */
+static int mentions(const char *body, size_t len, const char *word)
+{
+    up_buf low = UP_BUF_INIT, w = UP_BUF_INIT;
     int hit;
 
     for (size_t i = 0; body && i < len; i++)
         up_buf_addc(&low, (char)tolower((unsigned char)body[i]));
-    hit = low.len && strstr(low.data, "stream") != NULL;
+    for (; *word; word++)
+        up_buf_addc(&w, (char)tolower((unsigned char)*word));
+    hit = low.len && strstr(low.data, w.data) != NULL;
     up_buf_release(&low);
+    up_buf_release(&w);
     return hit;
 }
 
-int up_provider_stream_refused(const up_endpoint *ep, long status,
-                               const char *body, size_t len)
-{
-    up_buf k = UP_BUF_INIT;
+/*
+ * Refusals no retry changes: llama-server before May 2025 cannot stream
+ * with tools (a 500), and without --jinja takes no tools at all.  The
+ * first is asked again without streaming (up_provider_stream_refused);
+ * either, when it is the final word, gets the one fix appended.
+ */
+#define TOOLS_STREAM_WORDS "Cannot use tools with stream"
+#define REFUSAL_FIX        "start llama-server with --jinja"
+static const char *const refusal_words[] = {
+    TOOLS_STREAM_WORDS, "tools param requires --jinja flag", NULL};
 
-    if ((status != 400 && status != 422) || !up_provider_streams(ep) ||
-        !mentions_stream(body, len))
+const char *const *up_provider_refusal_words(void)
+{
+    return refusal_words;
+}
+
+void up_provider_refusal_fix(const char *body, size_t len, up_error *err)
+{
+    size_t n = strlen(err->msg);
+
+    for (size_t i = 0; refusal_words[i]; i++)
+        if (mentions(body, len, refusal_words[i])) {
+            snprintf(err->msg + n, sizeof(err->msg) - n, " (%s)", REFUSAL_FIX);
+            return;
+        }
+}
+
+int up_provider_stream_refused(const up_endpoint *ep, const up_request *rq,
+                               long status, const char *body, size_t len)
+{
+    if (!ep->stream)
         return 0;
-    endpoint_key(ep, &k);
-    pthread_mutex_lock(&no_stream_mu);
-    UP_GROW(no_stream.v, no_stream.cap, no_stream.n + 1);
-    no_stream.v[no_stream.n++] = up_buf_detach(&k);
-    pthread_mutex_unlock(&no_stream_mu);
-    return 1;
+    if ((status == 400 || status == 422) && mentions(body, len, "stream")) {
+        memo_check(&no_stream, ep, 1);
+        return 1;
+    }
+    if (status >= 400 && rq && rq->ntools &&
+        mentions(body, len, TOOLS_STREAM_WORDS)) {
+        memo_check(&no_tool_stream, ep, 1);
+        return 1;
+    }
+    return 0;
 }
 
 void up_reply_model(up_reply *r, json_t *obj)
@@ -540,12 +588,33 @@ static int on_event(void *ud, const char *event, const char *data, size_t len)
         return 0;
     }
     j = json_loadb(data, len, 0, NULL);
+    if (!j && strcmp(event, "error") == 0)
+        j = json_stringn_nocheck(data, len); /* a bare message */
     if (!j)
         return 0; /* not ours to judge: unknown events may be anything */
     r->events++;
     rc = r->ops->event(r, event, j);
     json_decref(j);
     return rc;
+}
+
+int up_reply_error(up_reply *r, json_t *e, int status)
+{
+    json_t *code = json_object_get(e, "code");
+    const char *msg =
+        json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
+    json_int_t st = json_is_integer(code) ? json_integer_value(code) : 0;
+
+    if (st < 400 || st >= 600)
+        st = 0;
+    if (r->msg && st)
+        up_buf_addf(r->msg, "stream error %d: ", (int)st);
+    else if (r->msg)
+        up_buf_adds(r->msg, "stream error: ");
+    if (r->msg)
+        up_buf_addf(r->msg, "%.*s", ERROR_TEXT_MAX,
+                    msg && *msg ? msg : "unknown");
+    return st ? (int)st : status;
 }
 
 up_reply_call *up_reply_call_at(up_reply *r, int index)
@@ -672,6 +741,14 @@ static void scrub_key(const up_endpoint *ep, up_buf *b)
     }
 }
 
+/* 1 when the reply holds an answer: content, calls, a stop reason or the
+   server's usage (a stream of nothing but an end marker holds none). */
+static int answered(const up_reply *r)
+{
+    return r->stop.len || r->has_usage || r->text.len || r->reasoning.len ||
+           r->tool.len || r->ncalls;
+}
+
 /* UP_EHTTP: "<what> (content-type 'x'): <the body's start or message>". */
 static int bad_body(up_reply *r, const char *ctype, const char *what,
                     up_error *err)
@@ -697,6 +774,11 @@ int up_reply_end(up_reply *r, const char *ctype, up_error *err)
             return 0;
         return bad_body(r, ctype, perr.msg, err);
     }
+    if (r->ended && !answered(r))
+        return bad_body(r, ctype,
+                        "the stream ended without an answer: no choices, no "
+                        "finish reason, no usage",
+                        err);
     if (r->ended || r->stop.len)
         return 0;
     if (r->events)
@@ -794,6 +876,38 @@ static size_t request_chars(const up_request *rq)
     for (size_t i = 0; i < rq->ntools; i++)
         n += rq->tools[i].parameters ? strlen(rq->tools[i].parameters) : 0;
     return n;
+}
+
+/*
+ * A prompt count far below the estimate: llama.cpp's default context
+ * shift cuts an over-long prompt from the front, where the system prompt
+ * and so the skill are, and says nothing.  Prompts of under CUT_MIN
+ * estimated tokens are not judged; chars/4 is rough, but not by a factor
+ * of CUT_RATIO for any text (tokens run from about 2 to 5 characters).
+ */
+#define CUT_MIN   1000
+#define CUT_RATIO 3
+
+int up_reply_prompt_cut(const up_reply *r, const up_request *rq, up_buf *msg)
+{
+    long est = est_tokens(request_chars(rq));
+    up_buf base = UP_BUF_INIT, url = UP_BUF_INIT;
+
+    if (!r->has_usage || r->usage.input <= 0 || est <= CUT_MIN ||
+        r->usage.input * CUT_RATIO >= est || memo_check(&warned_cut, r->ep, 1))
+        return 0;
+    up_provider_base(r->ep, r->ops->default_base, &base);
+    up_http_redact_url(base.data, &url);
+    up_buf_addf(msg,
+                "'%s' at %s counted %ld prompt tokens for a request of about "
+                "%ld: the server may have cut the prompt (llama.cpp's context "
+                "shift drops its start, where the skill is); raise its "
+                "context (llama-server -c)",
+                r->ep->model ? r->ep->model : "?", url.data, r->usage.input,
+                est);
+    up_buf_release(&base);
+    up_buf_release(&url);
+    return 1;
 }
 
 /* Something of a reply arrived (a rejected request has nothing). */

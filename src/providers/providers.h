@@ -70,6 +70,14 @@ enum { BLK_NONE, BLK_THINKING, BLK_OTHER };
 /* The call with the wire's index, added (empty) if new. */
 up_reply_call *up_reply_call_at(up_reply *r, int index);
 
+/*
+ * An in-band error e (an object with "message" and maybe an integer
+ * "code", or a bare string): "stream error <code>: <message>" appended to
+ * r->msg (the code when it is an HTTP status; the message cut at 500
+ * bytes).  Returns that code, else status.
+ */
+int up_reply_error(up_reply *r, json_t *e, int status);
+
 /* Append b to r->carry (reference stolen). */
 void up_reply_carry(up_reply *r, json_t *b);
 
@@ -125,24 +133,37 @@ const struct up_provider_ops *up_provider_ops_for(int kind);
 void up_reply_model(up_reply *r, json_t *obj);
 
 /*
- * 1 when a request to ep streams: ep->stream, unless this endpoint (kind
- * and base URL) refused a stream before.
+ * 1 when rq (may be NULL) to ep streams: ep->stream, unless this endpoint
+ * (kind and base URL) refused a stream before, or refused one with tools
+ * and rq offers tools.
  */
-int up_provider_streams(const up_endpoint *ep);
+int up_provider_streams(const up_endpoint *ep, const up_request *rq);
 
 /* A tool's parameters as a new JSON schema object ({"type": "object"}
  * when it has none or they do not parse), for every wire's tool list. */
 json_t *up_tool_params(const up_tool_spec *t);
 
 /*
- * A request to ep failed with status and error body: when it streamed
- * and the server says no to streaming (a 400 or 422 naming "stream"),
- * remember
- * the endpoint as non-streaming for the rest of the process and return
- * 1 (ask again: the next build has no "stream").  Else 0.
+ * Request rq (may be NULL) to ep, sent streaming, failed with status and
+ * error body: when the server says no to streaming (a 400 or 422 naming
+ * "stream"), or to streaming with tools (llama.cpp's "Cannot use tools
+ * with stream", a 500), remember the endpoint as non-streaming (for
+ * requests with tools only, in the second case) for the rest of the
+ * process and return 1 (ask again: the next build has no "stream").
+ * Else 0.  Whether the request streamed is the caller's to know (see
+ * up_provider_streams at build time): several requests in flight may be
+ * refused before the first refusal is remembered, and each is asked again.
  */
-int up_provider_stream_refused(const up_endpoint *ep, long status,
-                               const char *body, size_t len);
+int up_provider_stream_refused(const up_endpoint *ep, const up_request *rq,
+                               long status, const char *body, size_t len);
+
+/* Error-body words of a refusal no retry changes (the request's
+ * refusals, see up_http_request), NULL-ended. */
+const char *const *up_provider_refusal_words(void);
+
+/* An error body (len bytes) holding a refusal with a known fix (llama.cpp
+ * without --jinja): the fix appended to err->msg in parentheses. */
+void up_provider_refusal_fix(const char *body, size_t len, up_error *err);
 
 /* ep->max_tokens or the default. */
 int up_provider_max_tokens(const up_endpoint *ep);
@@ -183,8 +204,10 @@ int up_reply_feed(up_reply *r, const char *p, size_t n, up_buf *msg);
  * be NULL).  A JSON body is read as the non-stream reply.  Returns 0 when
  * the reply is complete; UP_ENETWORK when an event stream ended before
  * its end marker (partial output kept); UP_EHTTP when the body was
- * neither usable events nor the provider's JSON, with err naming the
- * content type and the body's first bytes (keys redacted).
+ * neither usable events nor the provider's JSON, or when the stream ended
+ * with nothing of an answer (no content, calls, stop reason or usage:
+ * what some servers send for an error), with err naming the content type
+ * and the body's first bytes (keys redacted).
  */
 int up_reply_end(up_reply *r, const char *ctype, up_error *err);
 
@@ -198,6 +221,13 @@ int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err);
  * reply as chars/4 and flagged.
  */
 void up_reply_finish(up_reply *r, const up_request *rq, up_response *out);
+
+/*
+ * 1, with a warning appended to msg, when the server counted under a
+ * third of the prompt tokens estimated for rq (chars/4, over 1,000): it
+ * may have cut the prompt.  Only the first time per endpoint; else 0.
+ */
+int up_reply_prompt_cut(const up_reply *r, const up_request *rq, up_buf *msg);
 
 /*
  * Check that *text is JSON; a JSON value wrapped in a ```json fence or in

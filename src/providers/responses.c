@@ -120,7 +120,7 @@ static json_t *body(const up_endpoint *ep, const up_request *rq)
         json_object_set_new(b, "temperature", json_real(rq->temperature));
     if (rq->schema)
         add_schema(b, rq);
-    if (up_provider_streams(ep))
+    if (up_provider_streams(ep, rq))
         json_object_set_new(b, "stream", json_true());
     return b;
 }
@@ -244,18 +244,25 @@ static const struct {
     {"server_error", 500},        {"vector_store_timeout", 504},
 };
 
+/* e: an error object (its code a word or an HTTP status), or a bare
+   message (an old llama.cpp "error:" line). */
 static int inband_error(up_reply *r, json_t *e)
 {
     const char *code = up_json_str(e, "code");
-    const char *msg = up_json_str(e, "message");
+    const char *msg =
+        json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
+    json_t *num = json_object_get(e, "code");
     int st = 500;
 
     for (size_t i = 0; code && i < sizeof(error_codes) / sizeof(*error_codes);
          i++)
         if (!strcmp(error_codes[i].code, code))
             st = error_codes[i].status;
+    if (json_is_integer(num) && json_integer_value(num) >= 400 &&
+        json_integer_value(num) < 600)
+        st = (int)json_integer_value(num);
     if (r->msg)
-        up_buf_addf(r->msg, "stream error: %s%s%s", code ? code : "",
+        up_buf_addf(r->msg, "stream error: %s%s%.500s", code ? code : "",
                     code ? ": " : "", msg ? msg : "unknown");
     return st;
 }
@@ -299,8 +306,8 @@ static int event(up_reply *r, const char *name, json_t *data)
 
     if (!type && json_is_object(json_object_get(data, "error")))
         type = "error"; /* {"error": {...}} as a proxy may send it */
-    if (!type)
-        type = name ? name : "";
+    if (!type || (name && !strcmp(name, "error")))
+        type = name ? name : ""; /* an "error" event whatever its type */
     if (!strcmp(type, "error"))
         return inband_error(r, json_is_object(json_object_get(data, "error"))
                                    ? json_object_get(data, "error")

@@ -50,6 +50,7 @@ typedef struct job {
     long turn_t0; /* when the turn in flight was submitted */
     int broken;   /* cancelled by the breaker */
     int parked;   /* next gave UP_JOB_PARKED: slow work, no request */
+    int streamed; /* the request in flight asked for a stream */
 } job;
 
 struct sched {
@@ -283,6 +284,7 @@ static void fill_request(job *j, up_http_request *hr)
     hr->limits = up_provider_limits(ep->kind);
     hr->key_prefixes = up_provider_key_prefixes();
     hr->quota_words = up_provider_quota_words();
+    hr->refusals = up_provider_refusal_words();
 }
 
 /* Build and submit the next turn; on failure the job completes. */
@@ -299,6 +301,7 @@ static void submit(job *j)
         goto out;
     }
     fill_request(j, &hr);
+    j->streamed = up_provider_streams(j->spec.ep, &j->rq);
     hr.url = url.data;
     hr.headers = (const char *const *)h.v;
     hr.body = body.data;
@@ -369,6 +372,16 @@ static void next_turn(job *j)
     go_on(j, j->spec.next(j->spec.ud, j->index, &j->res));
 }
 
+/* Warn (once per endpoint) of a prompt the server seems to have cut. */
+static void check_prompt(job *j)
+{
+    up_buf msg = UP_BUF_INIT;
+
+    if (j->s->o->warn && up_reply_prompt_cut(&j->reply, &j->rq, &msg))
+        j->s->o->warn(j->s->o->warn_ud, msg.data);
+    up_buf_release(&msg);
+}
+
 /* A 2xx arrived: read it into the response, check JSON if asked. */
 static void take_reply(job *j, up_http_result *res)
 {
@@ -385,6 +398,7 @@ static void take_reply(job *j, up_http_result *res)
         up_error_prefix(&err, "'%s': ", j->spec.ep->model);
         fail(j, rc, &err);
     } else {
+        check_prompt(j);
         up_reply_finish(&j->reply, &j->rq, &j->res);
         if (j->rq.schema && !j->rq.msgs &&
             up_provider_check_json(&j->res.text, &why))
@@ -414,12 +428,14 @@ static void http_done(void *ud, up_http_result *res)
         take_reply(j, res);
         return;
     }
-    if (up_provider_stream_refused(j->spec.ep, res->status, res->body.data,
-                                   res->body.len)) {
+    if (j->streamed &&
+        up_provider_stream_refused(j->spec.ep, &j->rq, res->status,
+                                   res->body.data, res->body.len)) {
         submit(j); /* once more without "stream"; remembered */
         return;
     }
     up_reply_finish(&j->reply, &j->rq, &j->res); /* keep partial output */
+    up_provider_refusal_fix(res->body.data, res->body.len, &res->err);
     fail(j, res->code, &res->err);
 }
 

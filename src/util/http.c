@@ -469,6 +469,7 @@ struct up_http_xfer {
     CURL *easy;
     int waiting; /* between attempts, until due_ms */
     long due_ms, t0, t_att;
+    long att_total; /* this attempt's whole-transfer limit, ms */
     up_http_done_fn done;
     void *ud;
     up_http_result res;
@@ -914,6 +915,7 @@ static void start_attempt(up_http_xfer *x)
     x->res.request_id[0] = '\0';
     up_buf_reset(&x->msg);
     up_buf_reset(&x->res.body);
+    x->att_total = total;
     curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, total);
     if (curl_multi_add_handle(x->c->multi, x->easy) != CURLM_OK)
         fail_now(x, UP_ENETWORK, "cannot start the transfer");
@@ -975,6 +977,14 @@ typedef struct outcome {
     up_buf why;    /* short reason for the log and the error */
 } outcome;
 
+/* A timeout before the attempt's whole-transfer limit: curl's low-speed
+   check, which streams use as the idle timeout, ended it. */
+static int is_idle(const up_http_xfer *x, CURLcode rc)
+{
+    return rc == CURLE_OPERATION_TIMEDOUT && x->rq.on_data && x->begun &&
+           up_http_now_ms() - x->t_att < x->att_total;
+}
+
 static void classify_transport(up_http_xfer *x, CURLcode rc, outcome *o)
 {
     o->code = rc == CURLE_OPERATION_TIMEDOUT || x->unbegun ? UP_ETIMEOUT
@@ -984,6 +994,11 @@ static void classify_transport(up_http_xfer *x, CURLcode rc, outcome *o)
     if (x->unbegun)
         up_buf_addf(&o->why, "no reply began within %ld s (first_byte_timeout)",
                     (x->rq.first_byte_ms + 999) / 1000);
+    else if (is_idle(x, rc))
+        up_buf_addf(&o->why,
+                    "no byte came for %ld s once the reply had begun "
+                    "(idle_timeout)",
+                    (x->rq.idle_timeout_ms + 999) / 1000);
     else
         up_buf_adds(&o->why, x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
 }
@@ -1008,7 +1023,9 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
         o->retryable =
             up_http_retryable(o->status, 0, xs) &&
             !up_http_quota_exhausted(x->res.body.data, x->res.body.len,
-                                     x->rq.quota_words);
+                                     x->rq.quota_words) &&
+            !up_http_quota_exhausted(x->res.body.data, x->res.body.len,
+                                     x->rq.refusals);
         up_buf_addf(&o->why, "http %ld: ", o->status);
         up_http_error_message(x->res.body.data, x->res.body.len,
                               x->rq.key_prefixes, &o->why);

@@ -1,6 +1,9 @@
 /*
  * Server-sent events parser: bytes -> lines -> fields -> events.
  *
+ * One field outside the spec is kept: "error: X" (old llama.cpp servers
+ * send their in-band errors so) is taken as "event: error" + "data: X".
+ *
  * Invariant: p->line holds the bytes of the current line seen so far,
  * without its terminator.  A line is complete at LF or CR; a CR that ends
  * a chunk sets after_cr so that an LF starting the next chunk is taken as
@@ -81,6 +84,14 @@ static int take_line(up_sse *p)
     } else if (name == 5 && memcmp(s, "event", 5) == 0) {
         up_buf_reset(&p->event);
         up_buf_add(&p->event, val, vn);
+    } else if (name == 5 && memcmp(s, "error", 5) == 0) {
+        /* llama.cpp before late 2025: "error: {json}", a field no spec
+           knows; dropped, an error would pass as an empty answer */
+        up_buf_reset(&p->event);
+        up_buf_adds(&p->event, "error");
+        up_buf_add(&p->data, val, vn);
+        up_buf_addc(&p->data, '\n');
+        p->has_data = 1;
     }
     return 0;
 }

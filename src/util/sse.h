@@ -6,7 +6,9 @@
  * byte, even between the CR and LF of a CRLF.  Lines end at LF, CRLF or
  * CR; a blank line dispatches the event; "event:" names it, "data:" lines
  * are joined with LF; one space after the colon is dropped; lines starting
- * with ':' are comments (pings) and ignored, as are unknown fields.  An
+ * with ':' are comments (pings) and ignored, as are unknown fields, except
+ * "error:", which llama.cpp used for in-band errors before late 2025: it
+ * names the event "error" and adds its value as a data line.  An
  * event with no data line is not dispatched.  An unfinished event at the
  * end of the stream is dropped, as the spec says.
  */

@@ -41,16 +41,22 @@ enum fake_api {
 /* Faults a reply can inject; names in fake_fault_names order. */
 enum fake_fault {
     FAKE_FAULT_NONE,
-    FAKE_FAULT_EARLY_CLOSE,  /* send part of the body, then close */
-    FAKE_FAULT_INVALID_JSON, /* 200 with a body that is not JSON */
-    FAKE_FAULT_OVERSIZED,    /* a body of `bytes` bytes */
-    FAKE_FAULT_RESET,        /* close the socket with RST, no response */
-    FAKE_FAULT_RETRY_AFTER,  /* 429 with a Retry-After header */
-    FAKE_FAULT_NO_USAGE,     /* a normal reply without usage */
-    FAKE_FAULT_ERROR_500,    /* 500 in the provider's error shape */
-    FAKE_FAULT_OVERLOADED,   /* 529 (Anthropic) or 503 (OpenAI) */
-    FAKE_FAULT_STREAM_ERROR, /* an error event in the middle of a stream */
-    FAKE_FAULT_HOLD,         /* accept, never answer (504 at shutdown) */
+    FAKE_FAULT_EARLY_CLOSE,    /* send part of the body, then close */
+    FAKE_FAULT_INVALID_JSON,   /* 200 with a body that is not JSON */
+    FAKE_FAULT_OVERSIZED,      /* a body of `bytes` bytes */
+    FAKE_FAULT_RESET,          /* close the socket with RST, no response */
+    FAKE_FAULT_RETRY_AFTER,    /* 429 with a Retry-After header */
+    FAKE_FAULT_NO_USAGE,       /* a normal reply without usage */
+    FAKE_FAULT_ERROR_500,      /* 500 in the provider's error shape */
+    FAKE_FAULT_OVERLOADED,     /* 529 (Anthropic) or 503 (OpenAI) */
+    FAKE_FAULT_STREAM_ERROR,   /* an error event in the middle of a stream */
+    FAKE_FAULT_HOLD,           /* accept, never answer (504 at shutdown) */
+    FAKE_FAULT_SSE_ERROR_LINE, /* 200, "error: {...}" then [DONE] (llama.cpp
+                                  before late 2025) */
+    FAKE_FAULT_SSE_ERROR_DATA, /* 200, "data: {"error": {...}}" then [DONE] */
+    FAKE_FAULT_EMPTY_STREAM,   /* 200, a chunk with no choices, [DONE] */
+    FAKE_FAULT_STALL,          /* the headers, then chunk_delay_ms before
+                                  the first byte of the body too */
     FAKE_FAULT_COUNT
 };
 
@@ -263,6 +269,7 @@ struct fake_out {
     size_t *marks;   /* body offsets where SSE events start */
     size_t nmarks, mcap;
     long chunk_delay_ms; /* sleep before each event after the first */
+    int stall;           /* ... and before the first (the stall fault) */
 };
 
 void fake_out_init(struct fake_out *o);

@@ -311,6 +311,92 @@ static void build_stream_error(struct fake_out *o,
                                  "type", "server_error", "param", "code"));
 }
 
+/*
+ * What llama.cpp sends when a streamed request fails after the 200 (a
+ * prompt over its context): the error object {code, message, type} as an
+ * "error:" line (before late 2025) or as data under "error", then [DONE].
+ * The code is the reply's status when >= 400, else 400; the message its
+ * error_message.  Not streaming: that error as a plain error reply.
+ */
+static void llama_error(struct fake_out *o, const struct fake_request *rq,
+                        const struct fake_reply *r, int as_line)
+{
+    long code = r->status >= 400 ? r->status : 400;
+    const char *msg = r->error_msg ? r->error_msg
+                                   : "the request exceeds the available "
+                                     "context size, try increasing it";
+    json_t *e = json_pack(
+        "{sI ss ss}", "code", (json_int_t)code, "message", msg, "type",
+        r->error_type ? r->error_type : "exceed_context_size_error");
+
+    if (!rq->stream) {
+        json_decref(e);
+        error_body(o, rq, code, r->error_type, msg);
+        return;
+    }
+    o->chunked = 1;
+    if (as_line) {
+        up_buf_adds(&o->body, "error: ");
+        fake_out_json(o, e);
+        up_buf_adds(&o->body, "\n\n");
+    } else {
+        fake_out_event(o, NULL, json_pack("{so}", "error", e));
+    }
+    up_buf_adds(&o->body, "data: [DONE]\n\n");
+    fake_out_header(o, "Content-Type", "text/event-stream");
+}
+
+static void build_sse_error_line(struct fake_out *o,
+                                 const struct fake_request *rq,
+                                 const struct fake_reply *r,
+                                 const json_t *models)
+{
+    (void)models;
+    llama_error(o, rq, r, 1);
+}
+
+static void build_sse_error_data(struct fake_out *o,
+                                 const struct fake_request *rq,
+                                 const struct fake_reply *r,
+                                 const json_t *models)
+{
+    (void)models;
+    llama_error(o, rq, r, 0);
+}
+
+/* A stream (or body) with no choices, finish reason or usage. */
+static void build_empty_stream(struct fake_out *o,
+                               const struct fake_request *rq,
+                               const struct fake_reply *r, const json_t *models)
+{
+    json_t *c =
+        json_pack("{ss ss sI ss s[]}", "id", "chatcmpl-fake", "object",
+                  rq->stream ? "chat.completion.chunk" : "chat.completion",
+                  "created", (json_int_t)1760000000, "model",
+                  rq->model ? rq->model : "fake", "choices");
+
+    (void)r;
+    (void)models;
+    o->chunked = rq->stream;
+    if (!rq->stream) {
+        fake_out_json(o, c);
+        fake_out_header(o, "Content-Type", "application/json");
+        return;
+    }
+    fake_out_event(o, NULL, c);
+    up_buf_adds(&o->body, "data: [DONE]\n\n");
+    fake_out_header(o, "Content-Type", "text/event-stream");
+}
+
+/* The normal reply, its body held back chunk_delay_ms after the headers
+   (streams only): a server that began to answer and went quiet. */
+static void build_stall(struct fake_out *o, const struct fake_request *rq,
+                        const struct fake_reply *r, const json_t *models)
+{
+    build_normal(o, rq, r, models);
+    o->stall = o->chunked && o->chunk_delay_ms > 0;
+}
+
 /* Sent only if the server shuts down while the request is held. */
 static void build_hold(struct fake_out *o, const struct fake_request *rq,
                        const struct fake_reply *r, const json_t *models)
@@ -334,6 +420,10 @@ static const build_fn builders[FAKE_FAULT_COUNT] = {
     [FAKE_FAULT_OVERLOADED] = build_overloaded,
     [FAKE_FAULT_STREAM_ERROR] = build_stream_error,
     [FAKE_FAULT_HOLD] = build_hold,
+    [FAKE_FAULT_SSE_ERROR_LINE] = build_sse_error_line,
+    [FAKE_FAULT_SSE_ERROR_DATA] = build_sse_error_data,
+    [FAKE_FAULT_EMPTY_STREAM] = build_empty_stream,
+    [FAKE_FAULT_STALL] = build_stall,
 };
 
 void fake_reply_build(struct fake_out *o, const struct fake_request *rq,

@@ -31,9 +31,10 @@ struct field {
 
 /* Indexed by enum fake_fault; the static assert keeps them in step. */
 static const char *const fault_names[] = {
-    "none",       "early_close",  "invalid_json", "oversized",
-    "reset",      "retry_after",  "no_usage",     "error_500",
-    "overloaded", "stream_error", "hold",
+    "none",           "early_close",  "invalid_json", "oversized",
+    "reset",          "retry_after",  "no_usage",     "error_500",
+    "overloaded",     "stream_error", "hold",         "sse_error_line",
+    "sse_error_data", "empty_stream", "stall",
 };
 _Static_assert(sizeof(fault_names) / sizeof(fault_names[0]) == FAKE_FAULT_COUNT,
                "one name per fault");
@@ -153,7 +154,8 @@ static int p_fault(void *dst, json_t *v, struct ctx *cx)
     if (f == FAKE_FAULT_COUNT)
         return bad(cx, "expected a fault: early_close, invalid_json, "
                        "oversized, reset, retry_after, no_usage, error_500, "
-                       "overloaded, stream_error or hold");
+                       "overloaded, stream_error, hold, sse_error_line, "
+                       "sse_error_data, empty_stream or stall");
     *(enum fake_fault *)dst = f;
     return 0;
 }

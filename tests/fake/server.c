@@ -96,7 +96,7 @@ static ssize_t read_body(void *cls, uint64_t pos64, char *buf, size_t max)
                              : MHD_CONTENT_READER_END_OF_STREAM;
     if (!o->chunk_delay_ms) {
         end = limit;
-    } else if (pos && b->paused_at != pos && at_mark(o, pos)) {
+    } else if ((pos || o->stall) && b->paused_at != pos && at_mark(o, pos)) {
         b->paused_at = pos;
         MHD_suspend_connection(b->cn->c);
         fake_wait_after(&b->s->wait, &b->cn->hold, o->chunk_delay_ms);
@@ -159,6 +159,7 @@ static enum MHD_Result respond(struct fake_server *s, struct conn *cn,
         return MHD_NO;
     }
     b = up_xcalloc(1, sizeof(*b));
+    b->paused_at = SIZE_MAX; /* a stall pauses at 0 */
     b->o = *o;
     b->s = s;
     b->cn = cn;

@@ -545,3 +545,47 @@ Test(cache, a_lock_during_the_run_turns_the_handle_off, .init = make_tmp,
     up_cache_close(c);
     up_response_release(&in);
 }
+
+/* An empty "answer" with no stop reason and estimated counts (what an
+   in-band error became before upskill read it as one) is not stored;
+   one an older upskill stored is purged when read, and then misses. */
+Test(cache, incomplete_answers_are_never_served, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char path[128];
+    up_cache *c = NULL;
+    up_response r, out;
+    sqlite3 *db = NULL;
+    up_cache_info st;
+
+    tmp_path(path, sizeof(path), "c.sqlite");
+    cr_assert_eq(up_cache_open(&c, path, 30, UP_CACHE_WAIT_MS, NULL), 0);
+    up_response_init(&r);
+    r.text = strdup("");
+    r.reasoning = strdup("");
+    r.usage.input = 1850;
+    r.usage.estimated = 1;
+    cr_assert_eq(up_cache_put(c, "empty", &r), 0);
+    cr_assert_eq(up_cache_get(c, "empty", &out), 0, "not stored");
+    up_response_release(&out);
+    r.stop_reason = strdup("stop");
+    cr_assert_eq(up_cache_put(c, "stopped", &r), 0);
+    cr_assert_eq(up_cache_get(c, "stopped", &out), 1,
+                 "an empty answer with a stop reason is an answer");
+    up_response_release(&out);
+    up_response_release(&r);
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db,
+                              "INSERT INTO responses VALUES ('poisoned', "
+                              "strftime('%s','now'), '', '', '', 1850, 0, 0, "
+                              "0, 0, 1, 1, 200, 'req_x')",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_close(db);
+    cr_assert_eq(up_cache_get(c, "poisoned", &out), 0, "never served");
+    cr_assert_null(out.text);
+    up_response_release(&out);
+    cr_assert_eq(up_cache_stats(c, &st, NULL), 0);
+    cr_assert_eq(st.entries, 1, "and purged: only 'stopped' is left");
+    up_cache_close(c);
+}

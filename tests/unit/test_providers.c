@@ -557,7 +557,7 @@ Test(providers, openai_stream_error_chunk)
     up_endpoint_init(&ep, UP_WIRE_OPENAI);
     up_reply_init(&r, &ep);
     cr_assert_eq(up_reply_feed(&r, s, strlen(s), &msg), 503);
-    cr_assert_str_eq(msg.data, "stream error: boom");
+    cr_assert_str_eq(msg.data, "stream error 503: boom");
     up_reply_release(&r);
     up_buf_release(&msg);
 }
@@ -780,16 +780,18 @@ Test(providers, a_refused_stream_is_asked_again_without)
     cr_assert(json_is_true(at(b.body, "stream_options.include_usage")));
     built_release(&b);
     /* other 400s and other statuses are not about streaming */
-    cr_assert_not(up_provider_stream_refused(&ep, 400, busy, strlen(busy)));
-    cr_assert_not(up_provider_stream_refused(&ep, 500, no, strlen(no)));
-    cr_assert(up_provider_stream_refused(&ep, 400, no, strlen(no)));
+    cr_assert_not(
+        up_provider_stream_refused(&ep, NULL, 400, busy, strlen(busy)));
+    cr_assert_not(up_provider_stream_refused(&ep, NULL, 500, no, strlen(no)));
+    cr_assert(up_provider_stream_refused(&ep, NULL, 400, no, strlen(no)));
     b = build(&ep, &rq);
     cr_assert_null(at(b.body, "stream"));
     cr_assert_null(at(b.body, "stream_options"));
     built_release(&b);
-    /* once only: the next refusal is a real error */
-    cr_assert_not(up_provider_stream_refused(&ep, 400, no, strlen(no)));
-    cr_assert(up_provider_streams(&other), "remembered per endpoint");
+    /* remembered; a refusal of a request in flight meanwhile is one too */
+    cr_assert(up_provider_stream_refused(&ep, NULL, 400, no, strlen(no)));
+    cr_assert_not(up_provider_streams(&ep, NULL));
+    cr_assert(up_provider_streams(&other, NULL), "remembered per endpoint");
 }
 
 Test(providers, a_rejected_request_adds_no_estimated_tokens)
@@ -918,4 +920,108 @@ Test(providers, wire_knowledge_comes_from_the_providers)
     cr_assert_str_eq(o[1].reset, "x-ratelimit-reset-tokens");
     cr_assert_null(o[2].remaining);
     cr_assert_null(up_provider_limits(99));
+}
+
+/* Feed s to a new reply on wire kind; the in-band status, msg filled. */
+static int inband(int kind, const char *s, up_buf *msg)
+{
+    up_endpoint ep;
+    up_reply r;
+    int rc;
+
+    up_endpoint_init(&ep, kind);
+    up_reply_init(&r, &ep);
+    rc = up_reply_feed(&r, s, strlen(s), msg);
+    up_reply_release(&r);
+    return rc;
+}
+
+/* llama.cpp before late 2025: "error: {...}" then [DONE], with HTTP 200;
+   the error is the server's, code and message, on every wire. */
+Test(providers, llama_error_line_is_an_error)
+{
+    const char *s = "error: {\"code\":400,\"message\":\"the request exceeds "
+                    "the available context size\",\"type\":\"exceed_context_"
+                    "size_error\"}\n\ndata: [DONE]\n\n";
+    const int kinds[] = {UP_WIRE_OPENAI, UP_WIRE_ANTHROPIC, UP_WIRE_RESPONSES};
+
+    for (size_t i = 0; i < 3; i++) {
+        up_buf msg = UP_BUF_INIT;
+
+        cr_assert_eq(inband(kinds[i], s, &msg), 400, "wire %zu", i);
+        cr_assert(strstr(msg.data, "exceeds the available context size"),
+                  "wire %zu: %s", i, msg.data);
+        up_buf_release(&msg);
+    }
+}
+
+/* An error event with a bare message, and Anthropic's `event: error` from
+   a proxy without the "type" field. */
+Test(providers, error_events_without_type)
+{
+    up_buf msg = UP_BUF_INIT;
+
+    cr_assert_eq(inband(UP_WIRE_OPENAI, "error: out of memory\n\n", &msg), 500);
+    cr_assert_str_eq(msg.data, "stream error: out of memory");
+    up_buf_reset(&msg);
+    cr_assert_eq(inband(UP_WIRE_ANTHROPIC,
+                        "event: error\ndata: {\"error\":{\"type\":\"overloaded_"
+                        "error\",\"message\":\"busy\"}}\n\n",
+                        &msg),
+                 529);
+    cr_assert_str_eq(msg.data, "stream error: busy");
+    up_buf_release(&msg);
+}
+
+/* A stream of nothing but an empty chunk and [DONE] is no answer. */
+Test(providers, empty_stream_is_an_error)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_buf msg = UP_BUF_INIT;
+    up_error err;
+    const char *s = "data: {\"id\":\"x\",\"choices\":[]}\n\ndata: [DONE]\n\n";
+    const char *ok = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":"
+                     "\"stop\"}]}\n\ndata: [DONE]\n\n";
+
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
+    up_reply_init(&r, &ep);
+    cr_assert_eq(up_reply_feed(&r, s, strlen(s), &msg), 0);
+    cr_assert_eq(up_reply_end(&r, "text/event-stream", &err), UP_EHTTP);
+    cr_assert(strstr(err.msg, "ended without an answer"), "%s", err.msg);
+    up_reply_reset(&r);
+    cr_assert_eq(up_reply_feed(&r, ok, strlen(ok), &msg), 0);
+    cr_assert_eq(up_reply_end(&r, "text/event-stream", &err), 0,
+                 "an empty answer with a finish reason is an answer");
+    up_reply_release(&r);
+    up_buf_release(&msg);
+}
+
+/* llama-server before May 2025: "Cannot use tools with stream" (a 500)
+   turns streaming off for this endpoint's requests with tools only. */
+Test(providers, tools_stream_refusal_is_remembered_for_tools_only)
+{
+    up_endpoint ep;
+    up_request rq = basic();
+    up_tool_spec t = {"read_file", "reads a file", NULL};
+    const char *no = "{\"error\":{\"code\":500,\"message\":\"Cannot use tools "
+                     "with stream\",\"type\":\"server_error\"}}";
+    up_error err = {UP_ESERVER, "http 500: tools param requires --jinja flag"};
+    const char *jinja = "{\"error\":{\"message\":\"tools param requires "
+                        "--jinja flag\"}}";
+
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
+    ep.base_url = "http://127.0.0.1:9/tools-refused";
+    ep.stream = 1;
+    cr_assert_not(up_provider_stream_refused(&ep, &rq, 500, no, strlen(no)),
+                  "without tools the words are not about this request");
+    rq.tools = &t;
+    rq.ntools = 1;
+    cr_assert(up_provider_stream_refused(&ep, &rq, 500, no, strlen(no)));
+    cr_assert_not(up_provider_streams(&ep, &rq), "tools: no stream now");
+    rq.ntools = 0;
+    cr_assert(up_provider_streams(&ep, &rq), "no tools: still streams");
+    up_provider_refusal_fix(jinja, strlen(jinja), &err);
+    cr_assert_str_eq(err.msg, "http 500: tools param requires --jinja flag "
+                              "(start llama-server with --jinja)");
 }

@@ -135,3 +135,13 @@ Test(sse, large_data_line)
     free(got);
     up_buf_release(&t);
 }
+
+/* llama.cpp before late 2025 sent in-band errors as an "error:" field:
+   it must reach the callback as an "error" event, not vanish. */
+Test(sse, llama_error_field_is_an_error_event)
+{
+    expect_all_splits("error: {\"code\":400,\"message\":\"too long\"}\n\n"
+                      "data: [DONE]\n\n",
+                      "error|{\"code\":400,\"message\":\"too long\"}\n"
+                      "message|[DONE]\n");
+}

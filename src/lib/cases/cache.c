@@ -2,7 +2,9 @@
  * The response cache (see include/upskill/cache.h): one SQLite table of
  * successful answers keyed by the SHA-256 of the canonical request.
  *
- * Invariants: only answers with code 0 are stored; a row's `created` is
+ * Invariants: only complete answers with code 0 are stored (see
+ * complete(); an incomplete row an older upskill stored is deleted when
+ * read, never served); a row's `created` is
  * the second it was stored, and a row is valid while
  * now - created < ttl_days days; nothing secret reaches the key or the
  * file (the canonical form leaves out the API key and every header).
@@ -483,10 +485,36 @@ static void fill(up_response *out, sqlite3_stmt *st)
              rid ? (const char *)rid : "");
 }
 
+/*
+ * A complete answer: text or reasoning, a stop reason, or token counts the
+ * server gave.  What lacks all three is what a server's in-band error
+ * looked like before upskill read it as one (an empty "answer" with
+ * estimated counts): it is never stored, and read back it is purged.
+ */
+static int complete(const up_response *r)
+{
+    return (r->text && *r->text) || (r->reasoning && *r->reasoning) ||
+           (r->stop_reason && *r->stop_reason) || !r->usage.estimated;
+}
+
+/* Delete key's row; a failure leaves it to be purged next time. */
+static void purge(up_cache *c, const char *key)
+{
+    sqlite3_stmt *st = NULL;
+
+    if (sqlite3_prepare_v2(c->db, "DELETE FROM responses WHERE key = ?1", -1,
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        if (note(c, sqlite3_step(st)) != SQLITE_DONE)
+            c->errors++;
+    }
+    sqlite3_finalize(st);
+}
+
 int up_cache_get(up_cache *c, const char *key, up_response *out)
 {
     sqlite3_stmt *st = NULL;
-    int hit = 0, rc;
+    int hit = 0, rc = SQLITE_DONE;
 
     up_response_init(out);
     if (c->locked)
@@ -508,12 +536,16 @@ int up_cache_get(up_cache *c, const char *key, up_response *out)
     rc = note(c, sqlite3_step(st));
     if (rc == SQLITE_ROW) {
         fill(out, st);
-        hit = 1;
+        hit = complete(out);
     } else if (rc != SQLITE_DONE) {
         c->errors++;
     }
 out:
     sqlite3_finalize(st);
+    if (rc == SQLITE_ROW && !hit) { /* an older upskill stored it */
+        up_response_release(out);
+        purge(c, key);
+    }
     *(hit ? &c->hits : &c->misses) += 1;
     return hit;
 }
@@ -534,7 +566,7 @@ int up_cache_put(up_cache *c, const char *key, const up_response *res)
 
     /* a reply with tool calls or carried blocks is not stored: the table
        has no place for them, and a hit without them would be wrong */
-    if (res->code || !res->text || res->ncalls || res->carry)
+    if (res->code || !res->text || res->ncalls || res->carry || !complete(res))
         return 0;
     if (c->locked) {
         rc = UP_EIO;

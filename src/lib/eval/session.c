@@ -307,6 +307,11 @@ void up_session_open_cache(up_session *s)
     session_note(s, UP_SESSION_WARN, msg);
 }
 
+static void sched_warn(void *ud, const char *msg)
+{
+    session_note(ud, UP_SESSION_WARN, msg);
+}
+
 /* The scheduler options every run of the session shares. */
 static void sched_opts(const up_session *s, up_sched_opts *o)
 {
@@ -318,6 +323,8 @@ static void sched_opts(const up_session *s, up_sched_opts *o)
     o->log_ud = s->o.log_ud;
     o->waiting = s->o.waiting;
     o->waiting_ud = s->o.waiting_ud;
+    o->warn = sched_warn;
+    o->warn_ud = (void *)s;
 }
 
 static void cache_note(const up_session *s)
