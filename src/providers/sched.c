@@ -414,7 +414,8 @@ static void http_done(void *ud, up_http_result *res)
         take_reply(j, res);
         return;
     }
-    if (up_provider_stream_refused(j->spec.ep, res->status, res->body.data,
+    if (res->code != UP_ECONTEXT &&
+        up_provider_stream_refused(j->spec.ep, res->status, res->body.data,
                                    res->body.len)) {
         submit(j); /* once more without "stream"; remembered */
         return;
