@@ -119,4 +119,21 @@ unlike "$err" "no conversation was answered" "the model is not called dead"
 like "$out" "with skill: 2 of 2 conversations failed: the request outgrew" \
     "its failures are named"
 
+# A skill arm that always outgrows the context against a baseline that
+# passes: harmful, never a token saver or trade-off on tokens it could
+# not spend.
+kill "$FAKE_PID" 2>/dev/null
+cat > "$T/s4.json" <<'JSON'
+[{"match": {"system": "## Skill:"},
+  "reply": {"status": 400, "error_message": "This model's maximum context length is 4096 tokens"}},
+ {"reply": {"text": "GOOD ANSWER", "usage": {"input_tokens": 40, "output_tokens": 100}}}]
+JSON
+fake_start "$T/s4.json"
+run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" \
+    --no-log-runs -j 8 --json
+is "$rc" 0 "a skill that always outgrows the context: exit 0"
+like "$out" '"outgrew_context": 30' "its 30 conversations are counted"
+like "$out" '"verdict": "harmful"' "the verdict is harmful"
+like "$out" '"token_savings": 0.0' "failures that spent no known tokens save none"
+
 done_testing

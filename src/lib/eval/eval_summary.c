@@ -166,14 +166,18 @@ up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)
             continue; /* errors are no evidence either way, nor are
                          checks that could not run; a request that
                          outgrew the context is a failure of its arm */
+        if (up_eval_job_outgrew(j)) /* failed, its tokens untold */
+            tokens = 0.0;
         if (j->arm == UP_ARM_SKILL) {
             c->skill_runs++;
             c->skill_pass += j->passed != 0;
             c->skill_tokens += tokens;
+            c->skill_untold += up_eval_job_outgrew(j);
         } else {
             c->base_runs++;
             c->base_pass += j->passed != 0;
             c->base_tokens += tokens;
+            c->base_untold += up_eval_job_outgrew(j);
         }
     }
     return cs;
