@@ -61,12 +61,20 @@ is "$(grep -c '"rule":"skill-overflow"' "$T/rec.jsonl")" 1 \
     "the refused request is not retried"
 
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local \
-    --base-url "$FAKE_URL/v1" --agent --no-log-runs
+    --base-url "$FAKE_URL/v1" --agent --runs-dir "$T/runs"
 like "$out" "with skill: 1 of 2 conversations failed: the request outgrew the context (counted as failures)" \
     "the report names the failures of the skill arm"
 like "$out" "baseline: 1 of 2 conversations failed: the request outgrew the context" \
     "and of the baseline"
 unlike "$out" "errored, excluded" "nothing is excluded as an error"
+cases=$(cat "$T"/runs/*/run_*/cases/transcripts.jsonl)
+like "$cases" '"outgrew_context":true' "the case artifact says it outgrew"
+like "$cases" "maximum context length is 8192" "with the server's words"
+run "$UPSKILL" report "$T/runs" -o "$T/r.html"
+html=$(cat "$T/r.html")
+like "$html" '50% <span class="mut">' "the HTML report counts them too"
+unlike "$html" '100% <span class="mut">' "no arm reads 100%"
+unlike "$html" '>error</span>' "and shows them as failures, not errors"
 kill "$FAKE_PID" 2>/dev/null
 
 # A 413 is the same failure; the judge overflowing is not the student's.
