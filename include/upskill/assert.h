@@ -165,18 +165,22 @@ int up_assert_needs_judge(const up_assert *a);
 
 /*
  * Append to out the judge prompt for the llm-rubric assertion a and
- * answer: the rubric, the answer, and the request for a JSON verdict
- * {"pass": bool, "reason": str}.  Returns UP_EUSAGE when a is not an
- * llm-rubric assertion.
+ * answer: the rubric, the answer inside a fence it does not contain
+ * (derived from both, so the same pair gives the same prompt), and the
+ * request for a JSON verdict {"pass": bool, "reason": str}.  Nothing
+ * else (no skill, arm or model) goes in.  Returns UP_EUSAGE when a is
+ * not an llm-rubric assertion.
  */
 int up_assert_rubric_prompt(const up_assert *a, const char *answer,
                             up_buf *out);
 
 /*
- * Read a judge's reply: the first JSON object in it (bare, in prose, or
- * in a ``` fence) that has a boolean "pass".  Sets *pass to 0/1 and
- * appends the "reason" string (if any) to reason.  A reply without such
- * an object is UP_EPARSE ("judge reply: ...").
+ * Read a judge's reply: the last top-level JSON object in it (bare, in
+ * prose, or in a ``` fence) that has a boolean "pass", so a verdict the
+ * judge quotes before its own does not count.  Sets *pass to 0/1 and
+ * appends that object's "reason" string (if any) to reason.  A reply
+ * without such an object, or with more '{' than are tried, is UP_EPARSE
+ * ("judge reply: ...").
  */
 int up_assert_rubric_parse(const char *judge_reply, int *pass, up_buf *reason,
                            up_error *err);

@@ -29,8 +29,11 @@ enum up_code {
     UP_EINTR = -14,     /* interrupted by the user */
     UP_EGATE = -15,     /* a user-requested gate failed */
     UP_EINVALID = -16,  /* validation found errors */
-    UP_EAGENT = -17     /* a student's own agent (a coding-agent CLI)
+    UP_EAGENT = -17,    /* a student's own agent (a coding-agent CLI)
                            failed: not the provider's error */
+    UP_ECONTEXT = -18   /* the request outgrew the model's context (413,
+                           or 400 "maximum context length"): in an eval,
+                           the arm's own failure, not the provider's */
 };
 
 #define UP_ERROR_MAX 1024

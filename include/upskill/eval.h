@@ -404,6 +404,23 @@ static inline signed char up_eval_error_code(long code)
                               : (signed char)code;
 }
 
+/*
+ * 1 when j's request outgrew the model's context (UP_ECONTEXT): the arm's
+ * own failure (a skill that fills the context), graded failed and counted
+ * in its pass rate, never cached, not excluded as an error.
+ */
+static inline int up_eval_job_outgrew(const up_eval_job *j)
+{
+    return j->error == UP_ECONTEXT;
+}
+
+/* 1 when j ended in an error that says nothing of the arm (the provider,
+ * the network, a CLI of its own): left out of the rates. */
+static inline int up_eval_job_errored(const up_eval_job *j)
+{
+    return j->error && !up_eval_job_outgrew(j);
+}
+
 /* The most models, or cases, a plan takes: a job holds their indexes in
  * 32 bits (up_eval_job).  up_eval_check_size says so as an error. */
 #define UP_EVAL_MAX_INDEX UINT32_MAX
@@ -564,13 +581,15 @@ struct json_t *up_eval_batch_identity(const up_eval_plan *p);
 
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
-    size_t cases;  /* distinct cases with a conversation in this arm */
-    size_t jobs;   /* conversations run (cases x runs) */
-    size_t passed; /* conversations whose assertions all passed */
-    size_t errors; /* conversations that ended in an error: left out of
-                      the pass rate, the token means and the verdict */
-    size_t cached; /* answers served from the response cache */
-    size_t cut;    /* answers that stopped at the output cap (cut_at) */
+    size_t cases;   /* distinct cases with a conversation in this arm */
+    size_t jobs;    /* conversations run (cases x runs) */
+    size_t passed;  /* conversations whose assertions all passed */
+    size_t errors;  /* conversations that ended in an error: left out of
+                       the pass rate, the token means and the verdict */
+    size_t outgrew; /* conversations whose request outgrew the context:
+                       counted as failed (up_eval_job_outgrew) */
+    size_t cached;  /* answers served from the response cache */
+    size_t cut;     /* answers that stopped at the output cap (cut_at) */
     long asserts_passed;
     long asserts_total;
     up_usage usage;       /* summed */
@@ -610,7 +629,8 @@ typedef struct up_eval_summary {
  * price configured).  Conversations that ended in an error are counted
  * (errors) but left out of the rates, token means and the comparison,
  * which pairs only the cases answered in both arms (p->margin sets the
- * verdict's margin).  The statistics use seed.
+ * verdict's margin); those whose request outgrew the context are counted
+ * (outgrew) and graded failed.  The statistics use seed.
  */
 int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
                       uint64_t seed, up_eval_summary *out, up_error *err);
@@ -618,7 +638,8 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
 /*
  * Model m's graded jobs pooled per case (p->suite->ncases, a new array):
  * passes and answered runs per arm, errored, ungradable and unfinished
- * jobs left out, as the statistics take them.
+ * jobs left out, as the statistics take them (a request that outgrew the
+ * context is an answered run that failed).
  */
 up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m);
 
@@ -700,8 +721,9 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
                         int repeat, enum up_arm arm, const up_price *price);
 
 /*
- * Jobs of model m that ended with an answer; *first_error (may be NULL)
- * gets the first of m's jobs that ended with an error, or NULL.
+ * Jobs of model m that ended with an answer (or whose request outgrew
+ * the context: answered, failed); *first_error (may be NULL) gets the
+ * first of m's jobs that ended with an error, or NULL.
  */
 size_t up_eval_answered(const up_eval_plan *p, size_t m,
                         const up_eval_job **first_error);

@@ -93,7 +93,9 @@ long up_http_retry_delay_ms(const up_http_policy *p, int n, long hint_ms,
 /*
  * The UP_E* code for a final HTTP status: 401/403 -> UP_EAUTH, 408 ->
  * UP_ETIMEOUT, 429 -> UP_ERATELIMIT, 400/404/413/422 -> UP_EBADREQ, >= 500
- * -> UP_ESERVER, other non-2xx -> UP_EHTTP, 2xx -> 0.
+ * -> UP_ESERVER, other non-2xx -> UP_EHTTP, 2xx -> 0.  (A transfer's
+ * 413, and a 400/422 that says the context was outgrown, end as
+ * UP_ECONTEXT: up_http_context_overflow.)
  */
 int up_http_status_code(long status);
 
@@ -108,6 +110,17 @@ int up_http_status_code(long status);
  */
 void up_http_error_message(const char *body, size_t len,
                            const char *const *prefixes, up_buf *out);
+
+/*
+ * True when a server refused a request for outgrowing the model's
+ * context: a 413, or a 400/422 (status 0: an error sent in-band in a
+ * stream) whose body says so in the words of OpenAI, vLLM, llama.cpp,
+ * Ollama, Anthropic or Gemini ("maximum context length", "exceeds the
+ * available context size", "prompt is too long", ...; the first 64 KiB
+ * are searched, in any case).  Such a final status is UP_ECONTEXT, not
+ * UP_EBADREQ, and is never retried.
+ */
+int up_http_context_overflow(long status, const char *body, size_t len);
 
 /*
  * True when an error body holds one of quota_words (NULL-ended, may be

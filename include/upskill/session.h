@@ -341,7 +341,8 @@ int up_eval_session_summarize(const up_eval_session *e, uint64_t seed,
                               up_error *err);
 
 /* Conversations that failed after every retry, with the first and the
- * last of them (NULL when none). */
+ * last of them (NULL when none); not those whose request outgrew the
+ * context (up_eval_job_outgrew): they are results, failed ones. */
 size_t up_eval_session_failed(const up_eval_session *e,
                               const up_eval_job **first,
                               const up_eval_job **last);

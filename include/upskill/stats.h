@@ -86,6 +86,11 @@ typedef struct up_stats_case {
     unsigned skill_runs; /* answered skill runs (0: not paired) */
     double base_tokens;  /* total tokens over the baseline runs */
     double skill_tokens; /* total tokens over the skill runs */
+    /* of the runs: those whose tokens are not known (a request that
+     * outgrew the context failed the run but reported no usage): not in
+     * the tokens above, left out of the token means */
+    unsigned base_untold;
+    unsigned skill_untold;
 } up_stats_case;
 
 /* The whole comparison of a skill against the baseline. */

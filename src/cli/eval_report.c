@@ -73,17 +73,24 @@ static void lift_lines(const up_eval_summary *s)
     up_buf_release(&text);
 }
 
-/* "with skill: 3 of 20 conversations errored, excluded" per arm. */
+/* "with skill: 3 of 20 conversations errored, excluded" per arm, and
+ * those that failed because their request outgrew the context. */
 static void error_lines(const up_eval_summary *s)
 {
     static const char *const names[2] = {"baseline", "with skill"};
 
-    for (int a = 0; a < 2; a++)
+    for (int a = 0; a < 2; a++) {
         if (s->arm[a].errors)
             printf("  %s%s: %zu of %zu conversations errored, excluded from "
                    "the rates and the verdict%s\n",
                    out_c(C_YELLOW), names[a], s->arm[a].errors, s->arm[a].jobs,
                    out_c(C_RESET));
+        if (s->arm[a].outgrew)
+            printf("  %s%s: %zu of %zu conversations failed: %s (counted "
+                   "as failures)%s\n",
+                   out_c(C_YELLOW), names[a], s->arm[a].outgrew, s->arm[a].jobs,
+                   up_strerror(UP_ECONTEXT), out_c(C_RESET));
+    }
 }
 
 /* Conversations whose checks could not run (a program is missing). */
@@ -247,6 +254,8 @@ static json_t *arm_json(const up_arm_totals *t)
         (json_int_t)t->usage.reasoning, "assertions_passed",
         (json_int_t)t->asserts_passed);
 
+    json_object_set_new(o, "outgrew_context",
+                        json_integer((json_int_t)t->outgrew));
     json_object_set_new(o, "tokens_estimated",
                         json_boolean(t->usage.estimated));
     json_object_set_new(o, "cut_answers", json_integer((json_int_t)t->cut));

@@ -428,7 +428,7 @@ static void http_done(void *ud, up_http_result *res)
         take_reply(j, res);
         return;
     }
-    if (j->streamed &&
+    if (j->streamed && res->code != UP_ECONTEXT &&
         up_provider_stream_refused(j->spec.ep, &j->rq, res->status,
                                    res->body.data, res->body.len)) {
         submit(j); /* once more without "stream"; remembered */

@@ -64,6 +64,7 @@ static const struct {
     {UP_EINTR, 130, "interrupted"},
     {UP_EGATE, 1, "gate failed"},
     {UP_EAGENT, 1, "agent failed"},
+    {UP_ECONTEXT, 4, "the request outgrew the context"},
 };
 
 const char *up_strerror(int code)

@@ -320,6 +320,45 @@ int up_http_status_code(long status)
     return status >= 500 ? UP_ESERVER : UP_EHTTP;
 }
 
+/*
+ * What servers say when a request outgrew the model's context, lowercase.
+ * A 413 needs no words: the server refused the request for its size.
+ */
+static const char *const context_words[] = {
+    "context length",          /* OpenAI, vLLM "maximum context length";
+                                  Ollama "exceeds the context length" */
+    "context_length_exceeded", /* OpenAI's error code */
+    "context size",            /* llama.cpp "exceeds the available context
+                                  size, try increasing it" */
+    "exceed_context_size",     /* llama.cpp's error type */
+    "context window",          /* "exceeds the context window" */
+    "prompt is too long",      /* Anthropic */
+    "prompt too long",         /* Ollama's older servers */
+    "input token count",       /* Gemini "the input token count exceeds" */
+};
+
+/* How much of an error body is searched for context_words. */
+#define CONTEXT_SCAN 65536
+
+int up_http_context_overflow(long status, const char *body, size_t len)
+{
+    up_buf low = UP_BUF_INIT;
+    int hit = 0;
+
+    if (status == 413)
+        return 1;
+    if (status != 400 && status != 422 && status != 0)
+        return 0;
+    for (size_t i = 0; body && i < len && i < CONTEXT_SCAN; i++)
+        up_buf_addc(&low, (char)tolower((unsigned char)body[i]));
+    for (size_t i = 0;
+         low.len && !hit && i < sizeof(context_words) / sizeof(*context_words);
+         i++)
+        hit = strstr(low.data, context_words[i]) != NULL;
+    up_buf_release(&low);
+    return hit;
+}
+
 /* ---- error bodies ----------------------------------------------------- */
 
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026, as UTF-8 */
@@ -1003,6 +1042,16 @@ static void classify_transport(up_http_xfer *x, CURLcode rc, outcome *o)
         up_buf_adds(&o->why, x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
 }
 
+/* A refusal of a request that outgrew the context (status 0: an in-band
+ * error) is UP_ECONTEXT, never retried: the same request fails again. */
+static void outgrew(outcome *o, long status, const char *body, size_t len)
+{
+    if (!up_http_context_overflow(status, body, len))
+        return;
+    o->code = UP_ECONTEXT;
+    o->retryable = 0;
+}
+
 static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
 {
     const char *xs = x->should[0] ? x->should : NULL;
@@ -1016,6 +1065,7 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
         o->code = up_http_status_code(o->status);
         o->retryable = up_http_retryable(o->status, 0, NULL);
         up_buf_add(&o->why, x->msg.data, x->msg.len);
+        outgrew(o, 0, x->msg.data, x->msg.len);
     } else if (rc != CURLE_OK) {
         o->status = 0;
         classify_transport(x, rc, o);
@@ -1029,6 +1079,7 @@ static void classify(up_http_xfer *x, CURLcode rc, outcome *o)
         up_buf_addf(&o->why, "http %ld: ", o->status);
         up_http_error_message(x->res.body.data, x->res.body.len,
                               x->rq.key_prefixes, &o->why);
+        outgrew(o, o->status, x->res.body.data, x->res.body.len);
     }
     if (o->code && x->rq.committed && x->rq.committed(x->rq.ud))
         o->retryable = 0;

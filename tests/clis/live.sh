@@ -117,7 +117,9 @@ run_cli() {
         mkdir -p "$HOME/.config/opencode"
         cat > "$HOME/.config/opencode/opencode.json" <<OC
 {"\$schema": "https://opencode.ai/config.json", "model": "local/m",
- "permission": {"edit": "allow", "bash": "allow", "webfetch": "deny"},
+ "permission": {"edit": "allow", "bash": "allow", "webfetch": "deny",
+   "external_directory": "deny"},
+ "experimental": {"continue_loop_on_deny": true},
  "provider": {"local": {"npm": "@ai-sdk/openai-compatible",
    "options": {"baseURL": "$url/v1", "apiKey": "$KEY"},
    "models": {"m": {}}}}}

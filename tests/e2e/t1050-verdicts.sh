@@ -34,7 +34,7 @@ ev() { # ev ARGS...: eval the student fixture on the fake server
 # A baseline that never passes: errors counted as zero-token failures used
 # to make this a "token saver" with upstream's is_beneficial true.
 scenario 1 0 100 '{"match": {"system": "## Skill:"}, "reply": {"status": 400,
-  "error_message": "the request exceeds the available context size"}},'
+  "error_message": "Unsupported parameter: reasoning_effort"}},'
 fake_start "$T/s.json"
 ev --json
 is "$rc" 4 "every skill conversation errored: exit 4"

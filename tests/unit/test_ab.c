@@ -14,7 +14,7 @@
 
 #define C(ap, ar, bp, br)                                                      \
     {                                                                          \
-        ap, ar, bp, br, 0.0, 0.0                                               \
+        ap, ar, bp, br, 0.0, 0.0, 0, 0                                         \
     }
 
 Test(ab, diffs_sorted_by_size_then_case_order)

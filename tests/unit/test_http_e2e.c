@@ -930,7 +930,8 @@ Test(http_e2e, control_characters_in_a_header_refused)
     fake_stop(&f);
 }
 
-/* A request the server rejects adds no tokens, estimated or not. */
+/* A request the server rejects adds no tokens, estimated or not; this
+ * one outgrew the context (llama.cpp's words): UP_ECONTEXT, sent once. */
 Test(http_e2e, rejected_request_has_no_usage)
 {
     fake f;
@@ -943,10 +944,33 @@ Test(http_e2e, rejected_request_has_no_usage)
     setup(&ep, &rq, UP_WIRE_OPENAI, &f);
     ep.stream = 1;
     cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
-                 UP_EBADREQ, "%s", res.err.msg);
+                 UP_ECONTEXT, "%s", res.err.msg);
+    cr_assert_eq(res.attempts, 1);
+    cr_assert(strstr(res.err.msg, "exceeds the available context size"), "%s",
+              res.err.msg);
     cr_assert_eq(res.usage.input, 0);
     cr_assert_eq(res.usage.output, 0);
     cr_assert_eq(res.usage.estimated, 0);
+    up_response_release(&res);
+    fake_stop(&f);
+}
+
+/* A request that outgrew the context is never retried, even when the
+ * server says x-should-retry: the same request fails the same way. */
+Test(http_e2e, context_overflow_not_retried)
+{
+    fake f;
+    up_endpoint ep;
+    up_request rq;
+    up_response res;
+
+    fake_start(&f, "[{\"reply\":{\"status\":400,\"headers\":"
+                   "{\"x-should-retry\":\"true\"},\"error_message\":"
+                   "\"This model's maximum context length is 8192 tokens\"}}]");
+    setup(&ep, &rq, UP_WIRE_OPENAI, &f);
+    cr_assert_eq(up_provider_complete(&ep, &rq, NULL, NULL, NULL, &res),
+                 UP_ECONTEXT, "%s", res.err.msg);
+    cr_assert_eq(res.attempts, 1);
     up_response_release(&res);
     fake_stop(&f);
 }

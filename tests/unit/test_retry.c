@@ -64,6 +64,58 @@ Test(retry, statuses)
         cr_assert_not(up_http_retryable(no[i], 0, NULL), "%ld", no[i]);
 }
 
+/* The servers' own words for a request that outgrew the context. */
+static const struct {
+    long status;
+    const char *body;
+    int outgrew;
+} overflows[] = {
+    {400,
+     "{\"error\":{\"message\":\"This model's maximum context length is "
+     "8192 tokens. However, your messages resulted in 9000 tokens.\","
+     "\"type\":\"invalid_request_error\",\"code\":"
+     "\"context_length_exceeded\"}}",
+     1},
+    {400, "{\"error\":{\"code\":\"context_length_exceeded\"}}", 1},
+    {400,
+     "{\"error\":{\"code\":400,\"message\":\"the request exceeds the "
+     "available context size, try increasing it\",\"type\":"
+     "\"exceed_context_size_error\"}}",
+     1},
+    {400,
+     "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+     "\"message\":\"prompt is too long: 210000 tokens > 200000 maximum\"}}",
+     1},
+    {400, "{\"error\":\"the input length exceeds the context length\"}", 1},
+    {400, "Your input exceeds the CONTEXT WINDOW of this model.", 1},
+    {400,
+     "{\"error\":{\"message\":\"The input token count (1200000) exceeds "
+     "the maximum number of tokens allowed (1048576).\"}}",
+     1},
+    {422, "maximum context length exceeded", 1},
+    {0, "context_length_exceeded", 1}, /* in-band, in a stream */
+    {413, "", 1},
+    {413, NULL, 1},
+    {400, "{\"error\":{\"message\":\"Unknown parameter: 'foo'\"}}", 0},
+    {400, "", 0},
+    {400, NULL, 0},
+    {429, "maximum context length", 0},
+    {500, "prompt is too long", 0},
+    {404, "model not found", 0},
+};
+
+Test(retry, context_overflow)
+{
+    for (size_t i = 0; i < sizeof(overflows) / sizeof(*overflows); i++) {
+        const char *b = overflows[i].body;
+
+        cr_expect_eq(
+            up_http_context_overflow(overflows[i].status, b, b ? strlen(b) : 0),
+            overflows[i].outgrew, "%zu: %ld %s", i, overflows[i].status,
+            b ? b : "(null)");
+    }
+}
+
 Test(retry, transport_errors)
 {
     cr_assert(up_http_retryable(0, 1, NULL));

@@ -160,7 +160,7 @@ Test(select, beat_on_a_small_suite_is_not_enough_evidence)
     total = 30 + s.rows[2].more_cases;
     v = calloc(total, sizeof(*v));
     for (size_t k = 0; k < total; k++)
-        v[k] = (up_stats_case){1, 1, 1, 1, 0, 0};
+        v[k] = (up_stats_case){1, 1, 1, 1, 0, 0, 0, 0};
     up_stats_lift(&d, v, total);
     cr_expect_geq(d.ci_lo, -0.05, "so many tied cases settle it");
     up_stats_lift(&d, v, total - 1);

@@ -338,9 +338,9 @@ Test(stats, compare_runs)
 {
     /* 3 runs per arm; the skill passes more and uses fewer tokens */
     up_stats_case c[6] = {
-        {0, 3, 3, 3, 3000, 2400}, {1, 3, 3, 3, 3000, 2400},
-        {0, 3, 2, 3, 3000, 2400}, {3, 3, 3, 3, 3000, 2400},
-        {0, 3, 1, 3, 3000, 2400}, {2, 3, 3, 3, 3000, 2400},
+        {0, 3, 3, 3, 3000, 2400, 0, 0}, {1, 3, 3, 3, 3000, 2400, 0, 0},
+        {0, 3, 2, 3, 3000, 2400, 0, 0}, {3, 3, 3, 3, 3000, 2400, 0, 0},
+        {0, 3, 1, 3, 3000, 2400, 0, 0}, {2, 3, 3, 3, 3000, 2400, 0, 0},
     };
     up_comparison cmp;
 
@@ -379,11 +379,13 @@ static const struct {
     up_stats_case c;
     const char *msg;
 } bad_cases[] = {
-    {{2, 1, 1, 1, 0, 0}, "stats: case 1: more passes than runs"},
-    {{1, 1, 1, 1, -5, 0},
+    {{2, 1, 1, 1, 0, 0, 0, 0}, "stats: case 1: more passes than runs"},
+    {{1, 1, 1, 1, -5, 0, 0, 0},
      "stats: case 1: tokens must be finite and not negative"},
-    {{1, 1, 1, 1, 0, INFINITY},
+    {{1, 1, 1, 1, 0, INFINITY, 0, 0},
      "stats: case 1: tokens must be finite and not negative"},
+    {{1, 1, 1, 1, 0, 0, 0, 2},
+     "stats: case 1: more runs without tokens than runs"},
 };
 
 Test(stats, compare_rejects_bad_cases)
@@ -391,7 +393,7 @@ Test(stats, compare_rejects_bad_cases)
     size_t ncases = sizeof(bad_cases) / sizeof(bad_cases[0]);
 
     for (size_t i = 0; i < ncases; i++) {
-        up_stats_case c[2] = {{1, 1, 1, 1, 10, 10}, bad_cases[i].c};
+        up_stats_case c[2] = {{1, 1, 1, 1, 10, 10, 0, 0}, bad_cases[i].c};
         up_error err = {0};
         up_comparison cmp;
 
@@ -399,6 +401,31 @@ Test(stats, compare_rejects_bad_cases)
                      UP_EINVALID);
         cr_expect_str_eq(err.msg, bad_cases[i].msg, "case %zu", i);
     }
+}
+
+/* Runs whose tokens are untold (a request that outgrew the context)
+ * count in the pass rates and the lift, not in the token means: a skill
+ * whose every run overflowed is harmful, not a token saver. */
+Test(stats, untold_tokens_are_left_out)
+{
+    up_stats_case c[20];
+    up_comparison cmp;
+
+    for (size_t i = 0; i < 20; i++) /* baseline passes, 100 tokens */
+        c[i] = (up_stats_case){1, 1, 0, 1, 100, 0, 0, 1};
+    cr_assert_eq(up_stats_compare(&cmp, c, 20, 1, UP_STATS_MARGIN, NULL), 0);
+    cr_expect_eq(cmp.paired, 20);
+    cr_expect_eq(cmp.tokens.n, 0, "no case has tokens in both arms");
+    cr_expect_eq(cmp.token_savings, 0.0);
+    cr_expect_eq(cmp.verdict, UP_VERDICT_HARMFUL, "%s",
+                 up_stats_verdict_label(cmp.verdict));
+    /* half of a case's skill runs untold: the mean is over the rest */
+    for (size_t i = 0; i < 20; i++)
+        c[i] = (up_stats_case){1, 1, 1, 2, 100, 50, 0, 1};
+    cr_assert_eq(up_stats_compare(&cmp, c, 20, 1, UP_STATS_MARGIN, NULL), 0);
+    cr_expect_eq(cmp.tokens.n, 20);
+    cr_expect_float_eq(cmp.tokens.skill_mean, 50.0, 1e-9);
+    cr_expect_float_eq(cmp.tokens.base_mean, 100.0, 1e-9);
 }
 
 /* up_stats_rate_cases: Wilson at Kish's effective n (values from a
@@ -554,7 +581,8 @@ static void same_cases(up_stats_case *c, size_t n, unsigned bp, unsigned sp,
                        unsigned runs)
 {
     for (size_t i = 0; i < n; i++)
-        c[i] = (up_stats_case){bp, runs, sp, runs, 100.0 * runs, 100.0 * runs};
+        c[i] = (up_stats_case){bp,           runs,         sp, runs,
+                               100.0 * runs, 100.0 * runs, 0,  0};
 }
 
 Test(stats, lift_t_never_zero_width)
@@ -586,8 +614,14 @@ Test(stats, lift_t_agrees_with_its_test)
 
         for (size_t i = 0; i < n; i++) {
             x = x * 6364136223846793005u + 1442695040888963407u;
-            c[i] = (up_stats_case){
-                (unsigned)(x >> 33) % 4, 3, (unsigned)(x >> 45) % 4, 3, 0, 0};
+            c[i] = (up_stats_case){(unsigned)(x >> 33) % 4,
+                                   3,
+                                   (unsigned)(x >> 45) % 4,
+                                   3,
+                                   0,
+                                   0,
+                                   0,
+                                   0};
         }
         up_stats_lift(&l, c, n);
         cr_assert_eq(l.ci_lo > 0 || l.ci_hi < 0, l.p < UP_STATS_ALPHA, "rep %d",
@@ -607,8 +641,8 @@ static up_comparison cmp_of(size_t n, size_t b, size_t c, double tb, double ts)
     for (size_t i = 0; i < n; i++) {
         double jitter = (double)(i % 7);
 
-        cs[i] = (up_stats_case){i >= b && i < b + c, 1,          i < b, 1,
-                                tb + jitter,         ts + jitter};
+        cs[i] = (up_stats_case){i >= b && i < b + c, 1,           i < b, 1,
+                                tb + jitter,         ts + jitter, 0,     0};
     }
     cr_assert_eq(up_stats_compare(&cmp, cs, n, 5, UP_STATS_MARGIN, NULL), 0);
     free(cs);
@@ -674,10 +708,10 @@ Test(stats, verdict_names_and_words)
 Test(stats, compare_pairs_only_answered_cases)
 {
     up_stats_case c[4] = {
-        {0, 1, 0, 0, 100, 0},
-        {0, 1, 0, 0, 100, 0}, /* skill arm errored */
-        {0, 1, 0, 0, 100, 0},
-        {1, 1, 0, 0, 100, 0},
+        {0, 1, 0, 0, 100, 0, 0, 0},
+        {0, 1, 0, 0, 100, 0, 0, 0}, /* skill arm errored */
+        {0, 1, 0, 0, 100, 0, 0, 0},
+        {1, 1, 0, 0, 100, 0, 0, 0},
     };
     up_comparison cmp;
     up_buf b = UP_BUF_INIT;
@@ -693,7 +727,7 @@ Test(stats, compare_pairs_only_answered_cases)
     cr_assert_str_eq(b.data, "No case was answered in both arms, so there is "
                              "nothing to compare.");
     up_buf_release(&b);
-    c[0] = (up_stats_case){0, 1, 1, 1, 100, 50}; /* one case paired */
+    c[0] = (up_stats_case){0, 1, 1, 1, 100, 50, 0, 0}; /* one case paired */
     cr_assert_eq(up_stats_compare(&cmp, c, 4, 1, UP_STATS_MARGIN, NULL), 0);
     cr_assert_eq(cmp.paired, 1);
     cr_assert_float_eq(cmp.tokens.base_mean, 100, EPS);
@@ -810,7 +844,7 @@ static void simulate(size_t n, unsigned runs, double lift, unsigned reps,
         for (size_t i = 0; i < n; i++) {
             double pb = i % 2 ? 0.2 : 0.6;
 
-            c[i] = (up_stats_case){0, runs, 0, runs, 0, 0};
+            c[i] = (up_stats_case){0, runs, 0, runs, 0, 0, 0, 0};
             for (unsigned k = 0; k < runs; k++) {
                 c[i].base_pass += unit(&x) < pb;
                 c[i].skill_pass += unit(&x) < pb + lift;

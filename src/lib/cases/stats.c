@@ -1259,6 +1259,8 @@ static int check_case(const up_stats_case *c, size_t i, up_error *err)
 
     if (c->base_pass > c->base_runs || c->skill_pass > c->skill_runs)
         what = "more passes than runs";
+    else if (c->base_untold > c->base_runs || c->skill_untold > c->skill_runs)
+        what = "more runs without tokens than runs";
     else if (!isfinite(c->base_tokens) || !isfinite(c->skill_tokens) ||
              c->base_tokens < 0 || c->skill_tokens < 0)
         what = "tokens must be finite and not negative";
@@ -1267,24 +1269,33 @@ static int check_case(const up_stats_case *c, size_t i, up_error *err)
     return 0;
 }
 
-/* Mean tokens per run of the paired cases into v (2 arrays of n), their
- * totals, and the runs; returns the number of paired cases. */
-static size_t paired_tokens(const up_stats_case *c, size_t n, double *v,
-                            double totals[2], size_t *runs)
-{
-    size_t used = 0;
+/* What the paired cases hold: how many, their runs, and how many have
+ * runs with known tokens in both arms (the token comparison's cases). */
+struct pairs {
+    size_t cases, runs, tokens;
+};
 
+/* Mean tokens per run (of the runs whose tokens are known) of the paired
+ * cases into v (2 arrays of n) and their totals; the counts into p. */
+static void paired_tokens(const up_stats_case *c, size_t n, double *v,
+                          double totals[2], struct pairs *p)
+{
     for (size_t i = 0; i < n; i++) {
+        unsigned bt = c[i].base_runs - c[i].base_untold,
+                 st = c[i].skill_runs - c[i].skill_untold;
+
         if (!c[i].base_runs || !c[i].skill_runs)
             continue;
-        v[used] = c[i].base_tokens / c[i].base_runs;
-        v[n + used] = c[i].skill_tokens / c[i].skill_runs;
+        p->cases++;
+        p->runs += c[i].base_runs + c[i].skill_runs;
+        if (!bt || !st) /* a failure that cost no known tokens saves none */
+            continue;
+        v[p->tokens] = c[i].base_tokens / bt;
+        v[n + p->tokens] = c[i].skill_tokens / st;
         totals[0] += c[i].base_tokens;
         totals[1] += c[i].skill_tokens;
-        *runs += c[i].base_runs + c[i].skill_runs;
-        used++;
+        p->tokens++;
     }
-    return used;
 }
 
 int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
@@ -1292,7 +1303,7 @@ int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
 {
     double totals[2] = {0.0, 0.0};
     double *v = NULL;
-    size_t used, runs = 0;
+    struct pairs p = {0, 0, 0};
     int rc = 0;
 
     memset(out, 0, sizeof(*out));
@@ -1302,16 +1313,16 @@ int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
     if (rc)
         goto out;
     v = up_xmalloc((2 * n + 1) * sizeof(*v));
-    used = paired_tokens(cases, n, v, totals, &runs);
+    paired_tokens(cases, n, v, totals, &p);
     up_stats_arm_rate(&out->base, cases, n, 0);
     up_stats_arm_rate(&out->skill, cases, n, 1);
     up_stats_lift(&out->lift, cases, n);
-    rc = up_stats_paired(&out->tokens, v, v + n, used, seed, 0, err);
-    if (rc || !used)
+    rc = up_stats_paired(&out->tokens, v, v + n, p.tokens, seed, 0, err);
+    if (rc || !p.cases)
         goto out;
-    out->paired = used;
-    out->runs = (unsigned)lround((double)runs / (2.0 * (double)used));
-    out->mde = up_stats_mde(used, out->runs, out->lift.base_mean, seed);
+    out->paired = p.cases;
+    out->runs = (unsigned)lround((double)p.runs / (2.0 * (double)p.cases));
+    out->mde = up_stats_mde(p.cases, out->runs, out->lift.base_mean, seed);
     if (out->tokens.base_mean > 0.0)
         out->token_change = out->tokens.skill_mean / out->tokens.base_mean - 1;
     out->token_savings = up_stats_token_savings(totals[0], totals[1]);

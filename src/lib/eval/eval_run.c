@@ -758,7 +758,7 @@ size_t up_eval_answered(const up_eval_plan *p, size_t m,
 
         if (j->model != m || !j->done)
             continue;
-        n += !j->error;
+        n += !up_eval_job_errored(j); /* outgrown: answered, failed */
         if (j->error && first_error && !*first_error)
             *first_error = j;
     }

@@ -104,11 +104,13 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
 
     t->jobs++;
     t->passed += j->passed != 0 && !j->error;
-    t->errors += j->error != 0;
+    t->errors += up_eval_job_errored(j);
+    t->outgrew += up_eval_job_outgrew(j);
     if (!j->error && j->ungradable && !t->ungradable++)
         t->ungradable_why = j->ungradable;
     t->checks_passed += j->ungradable ? 0 : j->checks_passed;
-    t->checks_total += j->ungradable || j->error ? 0 : j->checks_total;
+    t->checks_total +=
+        j->ungradable || up_eval_job_errored(j) ? 0 : j->checks_total;
     t->cached += j->from_cache != 0;
     t->cut += j->cut_at != 0;
     t->asserts_passed += j->asserts_passed;
@@ -160,17 +162,23 @@ up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)
         up_stats_case *c = &cs[j->kase];
         double tokens = (double)j->usage.input + (double)j->usage.output;
 
-        if (j->model != m || j->error || j->ungradable || !j->done)
+        if (j->model != m || up_eval_job_errored(j) || j->ungradable ||
+            !j->done)
             continue; /* errors are no evidence either way, nor are
-                         checks that could not run */
+                         checks that could not run; a request that
+                         outgrew the context is a failure of its arm */
+        if (up_eval_job_outgrew(j)) /* failed, its tokens untold */
+            tokens = 0.0;
         if (j->arm == UP_ARM_SKILL) {
             c->skill_runs++;
             c->skill_pass += j->passed != 0;
             c->skill_tokens += tokens;
+            c->skill_untold += up_eval_job_outgrew(j);
         } else {
             c->base_runs++;
             c->base_pass += j->passed != 0;
             c->base_tokens += tokens;
+            c->base_untold += up_eval_job_outgrew(j);
         }
     }
     return cs;
@@ -346,7 +354,7 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
             continue;
         r->cases_total++;
         r->cases_passed += j->passed != 0;
-        r->cases_errored += j->error != 0;
+        r->cases_errored += up_eval_job_errored(j);
         r->input_tokens += j->usage.input;
         r->output_tokens += j->usage.output;
         r->cached_tokens += j->usage.cached;

@@ -176,6 +176,8 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
         up_json_str_or_null(
             j->error ? (j->error_msg ? j->error_msg : "request failed")
                      : NULL));
+    json_object_set_new(o, "outgrew_context",
+                        json_boolean(up_eval_job_outgrew(j)));
     json_object_set_new(o, "assertions", verdicts(p, j));
     json_object_set_new(o, "assertions_passed",
                         json_integer(j->asserts_passed));

@@ -209,7 +209,7 @@ size_t up_eval_session_failed(const up_eval_session *e,
 
     *first = *last = NULL;
     for (size_t i = 0; i < e->plan.njobs; i++)
-        if (e->plan.jobs[i].error) {
+        if (up_eval_job_errored(&e->plan.jobs[i])) {
             *first = *first ? *first : &e->plan.jobs[i];
             *last = &e->plan.jobs[i];
             n++;

@@ -237,13 +237,19 @@ static int config_opencode(const cli_run_args *a, up_error *err)
     int rc;
 
     /* the key stays in the environment: {env:NAME} is opencode's own
-     * substitution, so no file holds it */
+     * substitution, so no file holds it.  A path outside the workspace
+     * is "ask" by default, which headless `opencode run` auto-rejects,
+     * and a rejection ends the run mid-turn (exit 0, no answer); "deny"
+     * is a tool error the model reads, and the loop goes on as under the
+     * other CLIs.  continue_loop_on_deny keeps any other rejected prompt
+     * (doom_loop, a .env read) from ending the run either. */
     up_buf_addf(&b,
                 "{\"$schema\": \"https://opencode.ai/config.json\", "
                 "\"model\": \"upskill/%s\", \"autoupdate\": false, "
                 "\"share\": \"disabled\", "
                 "\"permission\": {\"edit\": \"allow\", \"bash\": \"allow\", "
-                "\"webfetch\": \"deny\"}, "
+                "\"webfetch\": \"deny\", \"external_directory\": \"deny\"}, "
+                "\"experimental\": {\"continue_loop_on_deny\": true}, "
                 "\"provider\": {\"upskill\": {\"npm\": "
                 "\"@ai-sdk/openai-compatible\", \"options\": {\"baseURL\": "
                 "\"%s\", \"apiKey\": \"{env:%s}\"}, \"models\": {\"%s\": "

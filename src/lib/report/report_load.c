@@ -80,7 +80,7 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     long ci = up_json_long(o, "case_index", -1);
     const json_t *u = json_object_get(o, "usage");
     up_report_cell *c;
-    int skill;
+    int skill, untold;
     double tok;
 
     if (!model || !arm || ci < 0 || ci > 10000000 || !up_report_kept(b, o))
@@ -92,18 +92,24 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     if (!c->first_run[skill])
         c->first_run[skill] = run;
     add_usage(&model_for(b, model)->usage[skill], u);
-    if (json_is_string(json_object_get(o, "error")))
+    /* an error is no evidence, unless the arm's request outgrew the
+     * context: a failed run whose tokens are untold (docs/eval.md) */
+    untold = json_is_true(json_object_get(o, "outgrew_context"));
+    if (json_is_string(json_object_get(o, "error")) && !untold)
         return;
-    tok =
-        up_json_num(u, "input_tokens", 0) + up_json_num(u, "output_tokens", 0);
+    tok = untold ? 0.0
+                 : up_json_num(u, "input_tokens", 0) +
+                       up_json_num(u, "output_tokens", 0);
     if (skill) {
         c->c.skill_runs++;
         c->c.skill_pass += json_is_true(json_object_get(o, "passed"));
         c->c.skill_tokens += tok;
+        c->c.skill_untold += (unsigned)untold;
     } else {
         c->c.base_runs++;
         c->c.base_pass += json_is_true(json_object_get(o, "passed"));
         c->c.base_tokens += tok;
+        c->c.base_untold += (unsigned)untold;
     }
 }
 
