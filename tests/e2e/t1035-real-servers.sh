@@ -42,9 +42,13 @@ on_port() {
     fake_start "$_s" --port "$FAKE_PORT" "$@"
 }
 printf '{"rules": [{"reply": {"fault": "empty_stream"}}]}\n' > "$T/empty_stream.json"
+# An in-band error in either form with the server's own words (here a
+# model that failed to load, 500) is an error naming them; llama.cpp's
+# in-band context overflow (the faults' default message) is the arm's
+# failure, as a 400 saying so is (t1215): counted, named, never cached.
 for f in sse_error_line sse_error_data empty_stream; do
     [ "$f" = empty_stream ] ||
-        printf '{"rules": [{"reply": {"fault": "%s"}}]}\n' "$f" > "$T/$f.json"
+        printf '{"rules": [{"reply": {"fault": "%s", "status": 500, "error_message": "failed to load model"}}]}\n' "$f" > "$T/$f.json"
     fake_start "$T/$f.json"
     ev
     is "$rc" 4 "$f: no answer, exit 4"
@@ -52,7 +56,7 @@ for f in sse_error_line sse_error_data empty_stream; do
         like "$err" "the stream ended without an answer: no choices, no finish reason, no usage" \
             "$f: which says what was missing"
     else
-        like "$err" "stream error 400: the request exceeds the available context size" \
+        like "$err" "stream error 500: failed to load model" \
             "$f: the server's code and message are shown"
     fi
     on_port "$T/ok.json" --record "$T/rec-$f.jsonl"
@@ -60,6 +64,19 @@ for f in sse_error_line sse_error_data empty_stream; do
     is "$rc" 0 "$f, then fixed: the eval exits 0"
     is "$(nreq "$T/rec-$f.jsonl")" 2 "$f: both cases asked again, not served empty from the cache"
     like "$out" '"pass_rate": 1.0' "$f: and pass"
+    [ "$f" = empty_stream ] && continue
+    printf '{"rules": [{"reply": {"fault": "%s"}}]}\n' "$f" > "$T/$f-ctx.json"
+    on_port "$T/$f-ctx.json"
+    rm -f "$CACHE"
+    ev --json
+    like "$out" '"outgrew_context": 2' "$f: an in-band context overflow is the arm's failure"
+    like "$out" '"pass_rate": 0.0' "$f: counted in its pass rate"
+    ev
+    like "$out" "2 of 2 conversations failed: the request outgrew the context" \
+        "$f: and named"
+    on_port "$T/ok.json" --record "$T/rec2-$f.jsonl"
+    ev --json
+    is "$(nreq "$T/rec2-$f.jsonl")" 2 "$f: the overflow was not cached: both asked again"
 done
 ev
 is "$(nreq "$T/rec-empty_stream.jsonl")" 2 "the good answers were cached"
