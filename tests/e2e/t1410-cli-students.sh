@@ -62,7 +62,8 @@ else
     cat >"$F/claude-code/bin/claude" <<EOF
 #!/bin/sh
 seen=
-[ "\$ANTHROPIC_API_KEY" = sk-planted-1410 ] && seen="\$seen KEY-IN-PROVIDER-VAR"
+[ "\$ANTHROPIC_API_KEY" = upskill-proxy ] && seen="\$seen DUMMY-KEY-IN-PROVIDER-VAR"
+env | grep -q sk-planted-1410 && seen="\$seen KEY-LEAKED"
 env | grep -q sk-other-1410 && seen="\$seen OTHER-SECRET-LEAKED"
 env | grep -q sk-openai-1410 && seen="\$seen OPENAI-KEY-LEAKED"
 [ "\$HOME" = /home/student ] && [ -f "\$PWD/task.txt" ] && seen="\$seen PRIVATE-HOME"
@@ -93,7 +94,7 @@ EOF
     like "$out" "skill read in 1 of 1 conversations" \
         "stand-in: the skill is activated in the skill arm"
     cases=$(cat "$T"/runs1/*/run_*/cases/transcripts.jsonl)
-    like "$cases" "KEY-IN-PROVIDER-VAR" "stand-in: the key reaches the CLI's provider variable"
+    like "$cases" "DUMMY-KEY-IN-PROVIDER-VAR" "stand-in: a dummy key in the CLI's provider variable (issue 22)"
     unlike "$cases" "LEAKED" "stand-in: no other variable of the user reaches the CLI"
     like "$cases" "PRIVATE-HOME" "stand-in: a private HOME, the case's files in the workspace"
     unlike "$cases" "WROTE-OUTSIDE" "stand-in: nothing outside the workspace is writable"
@@ -156,16 +157,16 @@ EOF2
     # never retried as a network timeout, and not a provider's exit 4
     fake_start "$T/none.json" --record "$T/rec-hang.jsonl" ||
         fake_skip_all "fake-llm did not start"
-    printf '#!/bin/sh\ncase "$1" in *HANG*) curl -s -o /dev/null "%s/v1/models"; exec sleep 60;; esac\necho fine\n' \
-        "$FAKE_URL" >"$T/agent/bin/hang"
+    printf '#!/bin/sh\ncase "$1" in *HANG*) curl -s -o /dev/null "$2/v1/models"; exec sleep 60;; esac\necho fine\n' \
+        >"$T/agent/bin/hang"
     chmod +x "$T/agent/bin/hang"
     cat >"$T/tests-hang.json" <<'EOF2'
 {"cases": [{"input": "Please HANG.", "expected": {"contains": ["fine"]}},
  {"input": "Answer.", "expected": {"contains": ["fine"]}}]}
 EOF2
-    run env UPSKILL_CLI_COMMAND="$T/agent/bin/hang {prompt}" "$UPSKILL" eval \
-        "$SKILL" --tests "$T/tests-hang.json" -m cli.command --no-baseline \
-        --time-limit 1 --base-url "$URL" --runs-dir "$T/runs6"
+    run env UPSKILL_CLI_COMMAND="$T/agent/bin/hang {prompt} {base_url}" \
+        "$UPSKILL" eval "$SKILL" --tests "$T/tests-hang.json" -m cli.command \
+        --no-baseline --time-limit 1 --base-url "$FAKE_URL" --runs-dir "$T/runs6"
     is "$(grep -c . "$T/rec-hang.jsonl")" 1 \
         "a CLI over its wall clock ran once, not four times"
     like "$err" "the CLI ran over its wall clock (1 s) and was stopped" \
