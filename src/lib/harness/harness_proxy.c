@@ -351,11 +351,12 @@ static int take_request(cli_proxy *p, pconn *c)
     if (!c->in.len)
         return 0;
     hend = memmem(c->in.data, c->in.len, "\r\n\r\n", 4);
-    if (!hend) {
-        if (c->in.len > PROXY_MAX_HEAD)
-            refuse(p, c, 431, "the request's headers are over 64 KiB");
+    if ((hend ? (size_t)(hend - c->in.data) : c->in.len) > PROXY_MAX_HEAD) {
+        refuse(p, c, 431, "the request's headers are over 64 KiB");
         return 0;
     }
+    if (!hend)
+        return 0;
     cli_strv_free(&c->headers);
     free(c->target);
     c->target = NULL;
