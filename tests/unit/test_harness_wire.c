@@ -590,3 +590,52 @@ Test(harness_wire, unreadable_skill_folder)
         up_harness_obs_new("/nonexistent/skill", UP_WIRE_OPENAI, &err));
     cr_expect(strstr(err.msg, "SKILL.md"), "%s", err.msg);
 }
+
+/* A request is read up to 32 MiB: what lies beyond is not seen. */
+Test(harness_wire, request_read_up_to_its_cap, .init = mk_skill,
+     .fini = rm_skill)
+{
+    size_t fill = (32u << 20) + 16;
+    up_buf b = UP_BUF_INIT;
+    up_harness_obs *o = up_harness_obs_new(tmp, UP_WIRE_ANTHROPIC, NULL);
+    up_usage u;
+
+    up_buf_adds(&b, "{\"messages\":[{\"role\":\"user\",\"content\":\"");
+    up_buf_grow(&b, fill);
+    memset(b.data + b.len, 'x', fill);
+    b.len += fill;
+    up_buf_adds(&b, "\\nRead references/format.md for the column format, then "
+                    "write report.txt.\\nNever include the raw rows: summarise "
+                    "them with count, min, max.\"}]}");
+    up_harness_obs_add(o, "/v1/messages", b.data, b.len, 200,
+                       "application/json", ok_reply, strlen(ok_reply));
+    up_harness_obs_usage(o, &u);
+    cr_expect_eq(up_harness_obs_requests(o), 1);
+    cr_expect_eq(up_harness_obs_skill_read(o), 0);
+    cr_expect_eq(u.input, 5, "the response is still read");
+    up_harness_obs_free(o);
+    up_buf_release(&b);
+}
+
+/* At most 256 files of a skill are fingerprinted (sorted by path). */
+Test(harness_wire, files_over_the_cap_are_not_sought, .init = mk_skill,
+     .fini = rm_skill)
+{
+    char name[64], text[128];
+    const char *const *names;
+    up_harness_obs *o;
+    char *req;
+
+    for (int i = 0; i < 260; i++) {
+        snprintf(name, sizeof(name), "references/r%03d.md", i);
+        snprintf(text, sizeof(text), "Reference number %03d of many.\n", i);
+        put(name, text, strlen(text));
+    }
+    req = anthropic_req("Reference number 000 of many.\n"
+                        "Reference number 259 of many.\n");
+    o = obs_of(tmp, req);
+    cr_assert_eq(nrefs(o, &names), 1);
+    cr_expect_str_eq(names[0], "references/r000.md");
+    up_harness_obs_free(o);
+    free(req);
+}

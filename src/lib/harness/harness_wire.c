@@ -33,12 +33,13 @@
 #include "util/json.h"
 #include "util/sse.h"
 
-#define WIRE_MAX_BODY   (32u << 20) /* bytes of a body read; beyond: skipped */
+#define WIRE_MAX_BODY   (32u << 20) /* bytes of a body read; the rest skipped */
 #define WIRE_MAX_FILES  256         /* files of a skill fingerprinted */
 #define WIRE_MAX_LINES  64          /* fingerprint lines per file */
 #define WIRE_MIN_LINE   16          /* characters of a distinctive line */
-#define WIRE_MAX_NEEDLE 256  /* ... of it sought (tools cut long lines) */
-#define WIRE_MAX_NEST   4    /* JSON inside JSON strings, decoded again */
+#define WIRE_MAX_NEEDLE 256 /* ... of it sought (tools cut long lines) */
+#define WIRE_MAX_NEST   4   /* JSON inside JSON strings, decoded again */
+#define WIRE_MAX_TEXT   (2 * WIRE_MAX_BODY) /* decoded text of a request */
 #define WIRE_MAX_LOG    4096 /* exchanges listed one by one in the JSON */
 #define WIRE_MAX_PATH   512  /* bytes of a request path kept */
 
@@ -199,14 +200,17 @@ static int looks_json(const char *s, size_t n)
            ((*s == '{' && e[-1] == '}') || (*s == '[' && e[-1] == ']'));
 }
 
-/* Append every string value of v to out, one a line; strings that hold
- * JSON are decoded too, WIRE_MAX_NEST deep. */
+/* Append every string value of v to out, one a line, up to about
+ * WIRE_MAX_TEXT; strings that hold JSON are decoded too, WIRE_MAX_NEST
+ * deep. */
 static void collect(const json_t *v, up_buf *out, int nest)
 {
     const char *key;
     json_t *x;
     size_t i;
 
+    if (out->len >= WIRE_MAX_TEXT)
+        return;
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
         size_t n = json_string_length(v);
@@ -431,6 +435,13 @@ static wire_rec *new_rec(up_harness_obs *o, const char *path, long status)
     return rec;
 }
 
+/* The bytes of a body read: its first WIRE_MAX_BODY (cut, a JSON body
+ * is searched as bytes and its usage most likely estimated). */
+static size_t capped(const char *body, size_t len)
+{
+    return !body ? 0 : len < WIRE_MAX_BODY ? len : WIRE_MAX_BODY;
+}
+
 void up_harness_obs_add(up_harness_obs *o, const char *path, const char *req,
                         size_t req_len, long status, const char *ctype,
                         const char *resp, size_t resp_len)
@@ -442,11 +453,9 @@ void up_harness_obs_add(up_harness_obs *o, const char *path, const char *req,
     o->requests++;
     if (status < 200 || status > 299)
         return; /* no model saw it; it used no tokens */
-    request_text(req ? req : "", req && req_len < WIRE_MAX_BODY ? req_len : 0,
-                 &text);
+    request_text(req ? req : "", capped(req, req_len), &text);
     scan(o, &text, rec);
-    read_usage(o, resp ? resp : "",
-               resp && resp_len < WIRE_MAX_BODY ? resp_len : 0, ctype, text.len,
+    read_usage(o, resp ? resp : "", capped(resp, resp_len), ctype, text.len,
                &u);
     add_usage(&o->total, &u);
     if (rec)
