@@ -76,6 +76,9 @@ typedef struct up_harness_run_args {
     const char *prompt;    /* the task */
     const up_endpoint *ep; /* model, base_url, api_key */
     long wall_ms;          /* the wall clock; 0: UP_HARNESS_WALL_MS_DEFAULT */
+    const char *skill_dir; /* the skill's folder in ws on the host (the
+                              skill arm), read at start to tell when its
+                              files reach the model; NULL: none */
 } up_harness_run_args;
 
 /*
@@ -117,13 +120,19 @@ void up_harness_run_kill(up_harness_run *c);
 /* Kill (if still running), reap and free c; NULL is fine. */
 void up_harness_run_free(up_harness_run *c);
 
-/* A finished conversation, read. */
+/* A finished conversation, read.  Tokens and activation come from the
+ * wire (every request its proxy relayed); the event stream's are kept in
+ * tools_json as a second opinion. */
 typedef struct up_harness_outcome {
     up_harness_result r; /* the parsed event stream */
     up_error err;        /* code 0; UP_EAGENT: the CLI failed, reported an
                             error or ran over its wall clock; UP_EINTR */
     json_t *tools_json;  /* the artifact's tool table, owned */
     json_t *transcript;  /* the raw event stream, capped, owned */
+    up_usage usage;      /* summed over every relayed request */
+    int skill_read;      /* SKILL.md's body reached the model */
+    size_t refs_read;    /* references of the skill that reached it */
+    int disagree;        /* 1: the events say otherwise about skill_read */
 } up_harness_outcome;
 
 /*

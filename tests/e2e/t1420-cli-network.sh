@@ -22,7 +22,7 @@ cat >"$T/sc.json" <<'EOF'
 [{"name": "meet", "match": {"user": "meet"}, "barrier": 2,
   "reply": {"text": "met", "usage": {"input_tokens": 7, "output_tokens": 3}}},
  {"name": "chunked", "match": {"user": "chunky"}, "reply": {"text": "relayed"}},
- {"reply": {"text": "ok"}}]
+ {"reply": {"text": "ok", "usage": {"input_tokens": 11, "output_tokens": 2, "reasoning_tokens": 1}}}]
 EOF
 fake_start "$T/sc.json" --record "$T/rec.jsonl" || fake_skip_all "fake-llm did not start"
 
@@ -73,7 +73,11 @@ def fetch(addr, family=socket.AF_INET):
         return "UNREACHABLE"
 out.append("PORT9999:" + fetch(("127.0.0.1", 9999)))
 host = int(re.search(r"HOSTPORT=(\d+)", prompt).group(1))
-out.append("HOST:" + ("UNREACHABLE" if fetch(("127.0.0.1", host)) == "UNREACHABLE" else "REACHED"))
+try:
+    socket.create_connection(("127.0.0.1", host), timeout=5).close()
+    out.append("HOST:REACHED")
+except OSError:
+    out.append("HOST:UNREACHABLE")
 out.append("ABSTRACT:" + fetch("\0$ABSTRACT", socket.AF_UNIX))
 places = ["/proc/%s/%s" % (p, f) for p in os.listdir("/proc") if p.isdigit() for f in ("cmdline", "environ")]
 for d in (os.environ.get("HOME", "/nonexistent"), ".", "/tmp"):
@@ -162,4 +166,60 @@ like "$cases" "bighead=431" "headers over 64 KiB get 431"
 like "$cases" "after=200" "the proxy goes on after refusing"
 is "$(grep -c '"path":"/v1/chat/completions"' "$T/rec.jsonl")" 3 \
     "only the well-formed requests reached the server"
+
+# tokens and activation from the wire (issue 22 item 5): the stand-in's
+# events (Claude Code's format) claim the skill in both cases and report
+# 40 + 4 tokens; what reached the model says otherwise.  LS: `ls -l` of
+# SKILL.md sent to the model (no read); CAT: its text sent, plus a title
+# request the events never mention
+cat >"$T/agent/bin/act" <<'EOF'
+#!/usr/bin/python3
+import json, os, subprocess, sys, urllib.request
+prompt, base = sys.argv[1], sys.argv[2]
+f = ".agents/skills/incident-report/SKILL.md"
+def ask(text):
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}).encode()
+    rq = urllib.request.Request(base + "/v1/chat/completions", data=body,
+                                headers={"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(rq, timeout=30))
+if "CAT" in prompt:
+    ask("Title this conversation")
+    ask("Here is the skill:\n" + open(f).read())
+else:
+    ask("Here is a listing:\n" + subprocess.run(["ls", "-l", f], capture_output=True, text=True).stdout)
+print(json.dumps({"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Skill", "input": {"skill": "incident-report"}}]}}))
+print(json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": "done", "num_turns": 1,
+                  "usage": {"input_tokens": 40, "output_tokens": 4}}))
+EOF
+chmod +x "$T/agent/bin/act"
+cat >"$T/tests-act.json" <<'EOF'
+{"cases": [{"input": "LS", "expected": {"contains": ["done"]}},
+           {"input": "CAT", "expected": {"contains": ["done"]}}]}
+EOF
+: >"$T/rec.jsonl"
+run env UPSKILL_CLI_COMMAND="$T/agent/bin/act {prompt} {base_url}" \
+    UPSKILL_CLI_FORMAT=claude-code "$UPSKILL" eval "$SKILL" \
+    --tests "$T/tests-act.json" -m cli.command --no-baseline \
+    --base-url "$FAKE_URL" --runs-dir "$T/runs-act"
+is "$rc" 0 "the eval ran (exit 0)"
+like "$out" "skill read in 1 of 2 conversations" \
+    "activation from content: ls -l of SKILL.md is no read, its text sent is one"
+like "$out" "warning: in 1 conversation(s) the CLI's own events disagree with what reached the model about SKILL.md" \
+    "the events' disagreement is reported"
+act=$(cat "$T"/runs-act/*/run_*/cases/transcripts.jsonl)
+ls_row=$(printf '%s\n' "$act" | grep '"input":"LS"')
+cat_row=$(printf '%s\n' "$act" | grep '"input":"CAT"')
+like "$ls_row" '"usage":{"input_tokens":11,"output_tokens":2,"reasoning_tokens":1' \
+    "LS: the tokens are the server's, not the events' 40 + 4"
+like "$cat_row" '"usage":{"input_tokens":22,"output_tokens":4,"reasoning_tokens":2' \
+    "CAT: every request counts, the title request the events never report too"
+like "$ls_row" '"skill_read":false' "LS: not activated"
+like "$ls_row" '"events_skill_read":true' "LS: the events' claim is kept"
+like "$ls_row" '"activation_disagrees":true' "LS: the disagreement is marked"
+like "$cat_row" '"skill_read":true' "CAT: activated"
+like "$cat_row" '"activation_disagrees":false' "CAT: events and wire agree"
+like "$cat_row" '"events_usage":{"input":40,"output":4' "CAT: the events' tokens are kept"
+is "$(printf '%s\n' "$cat_row" | grep -o '"path":"/v1/chat/completions","status":200' | wc -l | tr -d ' ')" 2 \
+    "CAT: the artifact lists each request"
+is "$(grep -c . "$T/rec.jsonl")" 3 "the server saw the three requests the artifacts count"
 done_testing

@@ -21,6 +21,7 @@
 #include "upskill/fs.h"
 #include "upskill/sandbox.h"
 #include "lib/harness/harness_run_int.h"
+#include "lib/harness/harness_wire.h"
 
 /* Bytes of stderr kept (for the error message and the artifact). */
 #define ERR_KEEP ((size_t)16 << 10)
@@ -34,7 +35,16 @@ struct up_harness_run {
     int interrupted;       /* up_harness_run_kill ended it */
     const char *key;       /* borrowed: redacted from everything kept */
     cli_proxy *proxy;      /* its model proxy (harness_proxy.c) */
+    up_harness_obs *obs;   /* what the proxy relayed, read (harness_wire.c) */
 };
+
+/* The proxy's exchanges, to the wire reading. */
+static void observe(void *ud, const char *path, const char *req, size_t req_len,
+                    long status, const char *ctype, const char *resp,
+                    size_t resp_len)
+{
+    up_harness_obs_add(ud, path, req, req_len, status, ctype, resp, resp_len);
+}
 
 /* The sandbox's limits for a CLI: its wall clock and output caps; the
  * CLI (node and its tools) sets its own memory and processes. */
@@ -118,6 +128,11 @@ static int open_proxy(up_harness_run *c, const up_harness_run_args *ra,
     up_fs_join(sock, ra->dir, "model.sock");
     rc = cli_proxy_open(&c->proxy, sock->data, origin.data, c->spec->key_header,
                         err);
+    if (!rc &&
+        !(c->obs = up_harness_obs_new(ra->skill_dir, c->spec->wire, err)))
+        rc = err ? err->code : UP_EIO;
+    if (!rc)
+        cli_proxy_on_exchange(c->proxy, observe, c->obs);
     up_buf_release(&origin);
     up_buf_release(&path);
     return rc;
@@ -227,6 +242,7 @@ void up_harness_run_free(up_harness_run *c)
     if (c->proc) /* never left running: finish kills and reaps it */
         up_sandbox_finish(c->proc, &c->res, &e);
     cli_proxy_free(c->proxy);
+    up_harness_obs_free(c->obs);
     up_sandbox_result_release(&c->res);
     free(c);
 }
@@ -273,9 +289,54 @@ static json_t *refs_json(const up_harness_result *r)
     return a;
 }
 
-static json_t *tools_json(const up_harness_run *c, const up_harness_result *r,
+static json_t *usage_json(const up_usage *u)
+{
+    return json_pack("{s:I,s:I,s:I,s:I}", "input", (json_int_t)u->input,
+                     "output", (json_int_t)u->output, "cached",
+                     (json_int_t)u->cached, "reasoning",
+                     (json_int_t)u->reasoning);
+}
+
+static json_t *wire_refs_json(const up_harness_obs *o)
+{
+    const char *const *names = NULL;
+    size_t n = o ? up_harness_obs_refs(o, &names) : 0;
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+/* The activation and tokens of the artifact: the wire's, and the
+ * events' as a second opinion, with whether they disagree. */
+static void add_activation(json_t *o, const up_harness_run *c,
+                           const up_harness_outcome *oc, int skill)
+{
+    const up_harness_result *r = &oc->r;
+    up_usage ev = {r->input_tokens,     r->output_tokens,
+                   r->cached_tokens,    0,
+                   r->reasoning_tokens, 0};
+
+    json_object_set_new(o, "skill_read",
+                        skill ? json_boolean(oc->skill_read) : json_null());
+    json_object_set_new(o, "references_read", wire_refs_json(c->obs));
+    json_object_set_new(o, "events_skill_read",
+                        skill ? json_boolean(r->skill_loaded) : json_null());
+    json_object_set_new(o, "events_references_read", refs_json(r));
+    json_object_set_new(o, "activation_disagrees",
+                        skill ? json_boolean(oc->disagree) : json_null());
+    json_object_set_new(o, "events_usage", usage_json(&ev));
+    json_object_set_new(o, "wire",
+                        c->obs ? up_harness_obs_json(c->obs) : json_null());
+    json_object_set_new(o, "proxy_refused",
+                        json_integer((json_int_t)cli_proxy_refused(c->proxy)));
+}
+
+static json_t *tools_json(const up_harness_run *c, const up_harness_outcome *oc,
                           int skill)
 {
+    const up_harness_result *r = &oc->r;
     json_t *o = json_object();
     const up_buf *se = &c->res.err;
 
@@ -284,9 +345,7 @@ static json_t *tools_json(const up_harness_run *c, const up_harness_result *r,
     json_object_set_new(o, "tool_errors", json_integer(r->tool_errors));
     json_object_set_new(o, "tool_call_map", tool_map(r, 0));
     json_object_set_new(o, "tool_error_map", tool_map(r, 1));
-    json_object_set_new(o, "skill_read",
-                        skill ? json_boolean(r->skill_loaded) : json_null());
-    json_object_set_new(o, "references_read", refs_json(r));
+    add_activation(o, c, oc, skill);
     json_object_set_new(o, "cli_turns", json_integer(r->turns));
     json_object_set_new(o, "cli_cost_usd",
                         r->has_cost ? json_real(r->cost_usd) : json_null());
@@ -350,7 +409,15 @@ int up_harness_run_outcome(up_harness_run *c, const char *model,
                      &oc->err);
     oc->err.code = 0;
     judge_exit(c, &oc->r, model, &oc->err);
-    oc->tools_json = tools_json(c, &oc->r, has_skill);
+    if (c->obs) {
+        const char *const *names;
+
+        up_harness_obs_usage(c->obs, &oc->usage);
+        oc->skill_read = has_skill && up_harness_obs_skill_read(c->obs);
+        oc->refs_read = up_harness_obs_refs(c->obs, &names);
+    }
+    oc->disagree = has_skill && oc->skill_read != (oc->r.skill_loaded > 0);
+    oc->tools_json = tools_json(c, oc, has_skill);
     oc->transcript = raw_transcript(so);
     return oc->err.code;
 }

@@ -19,6 +19,7 @@
 #include "upskill/sandbox.h"
 #include "upskill/preset.h"
 #include "lib/harness/harness_run_int.h"
+#include "lib/harness/harness_wire.h"
 
 #define PREFIX "cli."
 
@@ -399,6 +400,7 @@ static void argv_command(const cli_run_args *a, cli_strv *v)
 
 const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
     [UP_HARNESS_CLAUDE_CODE] = {.name = "claude-code",
+                                .wire = UP_WIRE_ANTHROPIC,
                                 .url = UP_ANTHROPIC_BASE_URL,
                                 .key_header = "x-api-key",
                                 .format = UP_HARNESS_CLAUDE_CODE,
@@ -416,6 +418,7 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
                                 .argv = argv_claude,
                                 .env = env_claude},
     [UP_HARNESS_CODEX] = {.name = "codex",
+                          .wire = UP_WIRE_RESPONSES,
                           .url = UP_OPENAI_BASE_URL,
                           .format = UP_HARNESS_CODEX,
                           .bin = "codex",
@@ -435,6 +438,7 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
                           .argv = argv_codex,
                           .env = env_codex},
     [UP_HARNESS_OPENCODE] = {.name = "opencode",
+                             .wire = UP_WIRE_OPENAI,
                              .url = UP_OPENAI_BASE_URL,
                              .format = UP_HARNESS_OPENCODE,
                              .bin = "opencode",
@@ -453,6 +457,7 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
                              .argv = argv_opencode,
                              .env = env_opencode},
     [UP_HARNESS_GEMINI] = {.name = "gemini",
+                           .wire = UP_WIRE_GEMINI,
                            .url = "https://generativelanguage.googleapis.com",
                            .key_header = "x-goog-api-key",
                            .format = UP_HARNESS_GEMINI,
@@ -475,6 +480,7 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
      * stdout is its answer unless UPSKILL_CLI_FORMAT names another row's
      * stream */
     [UP_HARNESS_PLAIN] = {.name = "command",
+                          .wire = UP_WIRE_OPENAI,
                           .url = UP_OPENAI_BASE_URL,
                           .format = UP_HARNESS_PLAIN,
                           .provider = "openai",
