@@ -140,6 +140,8 @@ typedef struct up_raw_request {
     size_t body_len;
     const char *key_header; /* the header carrying the bare key, or NULL:
                                the wire's (x-api-key, Authorization) */
+    long deadline_ms;       /* up_http_now_ms() limit of all its attempts (the
+                               CLI's wall clock), or 0 */
 } up_raw_request;
 
 /* One conversation to complete.  Strings and arrays are borrowed. */

@@ -181,7 +181,8 @@ static void on_attempt(void *ud, const up_http_attempt *a)
     long now = up_http_now_ms();
     const job *j = a->ud;
 
-    if (j)
+    /* a CLI's 404 is about its own path (a probe), not the endpoint */
+    if (j && !(j->rq.raw && a->status == 404))
         up_breaker_note(s->br, j->spec.ep, a->code, a->status, a->target,
                         a->error);
     if (a->code)
@@ -308,6 +309,9 @@ static void submit_raw(job *j)
     hr.headers = (const char *const *)h.v;
     hr.body = raw->body;
     hr.body_len = raw->body_len;
+    if (raw->deadline_ms > 0 &&
+        (!hr.deadline_ms || raw->deadline_ms < hr.deadline_ms))
+        hr.deadline_ms = raw->deadline_ms;
     j->res.turns++;
     j->turn_t0 = up_http_now_ms();
     j->xfer = up_http_submit(j->s->client, &hr, http_done, j);

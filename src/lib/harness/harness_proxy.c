@@ -38,6 +38,9 @@
 #define PROXY_MAX_BODY ((size_t)32 << 20)
 /* Bytes read from one connection in one step. */
 #define PROXY_READ_STEP ((size_t)1 << 20)
+/* Bytes held over all connections (requests waiting, replies going out):
+ * past it no connection is read until some are done. */
+#define PROXY_MAX_HELD ((size_t)96 << 20)
 
 enum { C_READ, C_READY, C_BUSY, C_SEND };
 
@@ -158,16 +161,27 @@ void cli_proxy_free(cli_proxy *p)
     free(p);
 }
 
+/* The bytes p's connections hold. */
+static size_t held(const cli_proxy *p)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        n += p->c[i]->in.len + p->c[i]->body.len + p->c[i]->out.len;
+    return n;
+}
+
 int cli_proxy_fds(const cli_proxy *p, int *fds, int max)
 {
-    int n = 0;
+    int n = 0, full;
 
     if (!p)
         return 0;
+    full = held(p) >= PROXY_MAX_HELD;
     if (p->n < PROXY_MAX_CONNS && n < max)
         fds[n++] = p->lfd;
     for (size_t i = 0; i < p->n && n < max; i++)
-        if (p->c[i]->state == C_READ)
+        if (p->c[i]->state == C_READ && !full)
             fds[n++] = p->c[i]->fd;
         else if (p->c[i]->state == C_SEND)
             fds[n++] = p->c[i]->fd | UP_FD_WRITE;
@@ -428,10 +442,12 @@ void cli_proxy_step(cli_proxy *p)
         pconn *c = p->c[i];
         int over = 0;
 
-        if (c->state == C_READ) {
+        if (c->state == C_READ && held(p) < PROXY_MAX_HELD) {
             over = read_conn(p, c);
-            if (!over && c->state == C_READ && take_request(p, c))
+            if (!over && c->state == C_READ && take_request(p, c)) {
                 c->state = C_READY;
+                up_buf_release(&c->in); /* the body is decoded apart */
+            }
         }
         if (!over && c->state == C_SEND)
             over = flush(c);
@@ -440,7 +456,7 @@ void cli_proxy_step(cli_proxy *p)
     }
 }
 
-const up_request *cli_proxy_next(cli_proxy *p)
+const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms)
 {
     pconn *c = NULL;
 
@@ -460,7 +476,8 @@ const up_request *cli_proxy_next(cli_proxy *p)
                               (const char *const *)c->headers.v,
                               c->body.data ? c->body.data : "",
                               c->body.len,
-                              p->key_header};
+                              p->key_header,
+                              deadline_ms};
     up_request_init(&p->rq);
     p->rq.raw = &p->raw;
     return &p->rq;

@@ -19,6 +19,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "upskill/http.h"
 #include "upskill/sandbox.h"
 #include "lib/harness/harness_run_int.h"
 #include "lib/harness/harness_wire.h"
@@ -203,7 +204,11 @@ int up_harness_run_wait(const up_harness_run *c, int *fds, int max,
 
 const up_request *up_harness_run_request(up_harness_run *c)
 {
-    return c->proc ? cli_proxy_next(c->proxy) : NULL;
+    /* an answer that would come after the wall clock is no use */
+    return c->proc
+               ? cli_proxy_next(c->proxy, up_http_now_ms() +
+                                              up_sandbox_timeout_ms(c->proc))
+               : NULL;
 }
 
 void up_harness_run_reply(up_harness_run *c, const up_response *res)

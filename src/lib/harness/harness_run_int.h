@@ -79,8 +79,9 @@ int cli_proxy_fds(const cli_proxy *p, int *fds, int max);
 /* Accept, read, parse and write what is ready; never blocks. */
 void cli_proxy_step(cli_proxy *p);
 /* The next complete request, relayed (borrowed until cli_proxy_reply),
- * or NULL: none, or one is already out. */
-const up_request *cli_proxy_next(cli_proxy *p);
+ * to be answered by deadline_ms (up_http_now_ms(); 0: none), or NULL:
+ * none, or one is already out. */
+const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms);
 /* The relayed request's reply, written back to the CLI. */
 void cli_proxy_reply(cli_proxy *p, const up_response *res);
 /* Requests the proxy refused itself (malformed, over a cap). */
