@@ -222,4 +222,20 @@ like "$cat_row" '"events_usage":{"input":40,"output":4' "CAT: the events' tokens
 is "$(printf '%s\n' "$cat_row" | grep -o '"path":"/v1/chat/completions","status":200' | wc -l | tr -d ' ')" 2 \
     "CAT: the artifact lists each request"
 is "$(grep -c . "$T/rec.jsonl")" 3 "the server saw the three requests the artifacts count"
+
+# a request the server sits on ends by the CLI's wall clock: the proxy
+# answers 502 when it runs out, not when the server finally does
+cat >"$T/slow.json" <<'EOF'
+[{"reply": {"text": "late", "delay_ms": 60000}}]
+EOF
+fake_start "$T/slow.json" || fake_skip_all "fake-llm did not start"
+printf '#!/bin/sh\ncurl -s -o /dev/null -w "STATUS=%%{http_code}\\n" -H "content-type: application/json" -d "{\\"model\\": \\"m\\", \\"messages\\": [{\\"role\\": \\"user\\", \\"content\\": \\"hi\\"}]}" "$1/v1/chat/completions"\nexec sleep 60\n' \
+    >"$T/agent/bin/slow"
+chmod +x "$T/agent/bin/slow"
+run env UPSKILL_CLI_COMMAND="$T/agent/bin/slow {base_url}" "$UPSKILL" eval \
+    "$SKILL" --tests "$T/tests-act.json" -m cli.command --no-baseline \
+    --time-limit 2 --base-url "$FAKE_URL" --runs-dir "$T/runs-slow"
+like "$err" "the CLI ran over its wall clock (2 s) and was stopped" "the wall clock is named"
+like "$(cat "$T"/runs-slow/*/run_*/cases/transcripts.jsonl)" '"path":"/v1/chat/completions","status":502' \
+    "the CLI's request ended with its wall clock (502), not the server's 60 s"
 done_testing
