@@ -125,9 +125,11 @@ ok "$(grep -rq "$KEY" "$T/runs"; [ $? -ne 0 ]; echo $?)" "the key is in no artif
 cat >"$T/agent/bin/raw" <<'EOF'
 #!/usr/bin/python3
 import socket
-def ask(data):
+def ask(data, half=False):
     s = socket.create_connection(("127.0.0.1", 8080), timeout=30)
     s.sendall(data)
+    if half:
+        s.shutdown(socket.SHUT_WR)
     got = b""
     while True:
         d = s.recv(65536)
@@ -149,6 +151,7 @@ out = [
     "bigbody=" + ask(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n"),
     "bighead=" + ask(b"GET /v1/models HTTP/1.1\r\nX-Pad: " + b"a" * 70000 + b"\r\n\r\n"),
     "after=" + ask(b"GET /v1/models HTTP/1.1\r\n\r\n"),
+    "halfclose=" + ask(b"GET /v1/models HTTP/1.1\r\n\r\n", True),
 ]
 print(" ".join(out))
 EOF
@@ -164,6 +167,7 @@ like "$cases" "method=405" "a method the proxy does not relay gets 405"
 like "$cases" "bigbody=413" "a body over 32 MiB gets 413, unread"
 like "$cases" "bighead=431" "headers over 64 KiB get 431"
 like "$cases" "after=200" "the proxy goes on after refusing"
+like "$cases" "halfclose=200" "a CLI that closes its sending side still gets its reply"
 is "$(grep -c '"path":"/v1/chat/completions"' "$T/rec.jsonl")" 3 \
     "only the well-formed requests reached the server"
 

@@ -186,3 +186,18 @@ Test(harness_proxy, bad_requests_get_the_proxys_own_answer)
     refused("POST /v1 HTTP/1.1\r\nno colon here\r\n\r\n", "HTTP/1.1 400 ");
     cr_assert_eq(cli_proxy_refused(px), 7);
 }
+
+Test(harness_proxy, a_client_that_half_closes_still_gets_its_reply)
+{
+    int fd = dial();
+
+    cr_assert_eq(write(fd, "GET /v1/models HTTP/1.1\r\n\r\n", 27), 27);
+    shutdown(fd, SHUT_WR);
+    cli_proxy_step(px);
+    cr_assert_not_null(cli_proxy_next(px, 0));
+    answer(200, "application/json", "{}");
+    cr_assert_str_eq(hear(fd), "HTTP/1.1 200 OK\r\nContent-Type: "
+                               "application/json\r\nContent-Length: 2\r\n"
+                               "Connection: close\r\n\r\n{}");
+    close(fd);
+}

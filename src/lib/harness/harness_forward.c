@@ -43,6 +43,7 @@ typedef struct half {
 
 typedef struct fwd_conn {
     int tcp, uds;
+    int shut;  /* the CLI closed its side: so was the proxy's told */
     half up;   /* tcp -> uds: the CLI's request */
     half down; /* uds -> tcp: the proxy's reply */
 } fwd_conn;
@@ -137,8 +138,8 @@ static void take_conn(int lfd, const char *path, fwd_conn **v, size_t *n)
     (*n)++;
 }
 
-/* Move bytes of h from fd `from` to fd `to`; -1 when the connection
- * must end (an error, or everything after an EOF is delivered). */
+/* Move bytes of h from fd `from` to fd `to`; -1 on an error, 1 once
+ * everything up to an EOF is delivered, else 0. */
 static int pump(half *h, int from, int to)
 {
     ssize_t k;
@@ -163,7 +164,23 @@ static int pump(half *h, int from, int to)
             h->len -= (size_t)k;
         }
     }
-    return h->eof && !h->len ? -1 : 0;
+    return h->eof && !h->len;
+}
+
+/* One connection's turn; -1 when it is over: the proxy's reply is all
+ * delivered (it closes after each), or an error.  A CLI that closes its
+ * sending side (a half-close) still gets its reply. */
+static int step_conn(fwd_conn *c)
+{
+    int up = pump(&c->up, c->tcp, c->uds);
+
+    if (up < 0)
+        return -1;
+    if (up && !c->shut) {
+        shutdown(c->uds, SHUT_WR);
+        c->shut = 1;
+    }
+    return pump(&c->down, c->uds, c->tcp) ? -1 : 0;
 }
 
 static short events(const half *in, const half *out)
@@ -232,8 +249,7 @@ static int relay(int lfd, const char *path, pid_t pid)
         if (cli_over(&p[0], pid, &status))
             return status;
         for (size_t i = n; i-- > 0;)
-            if (pump(&v[i]->up, v[i]->tcp, v[i]->uds) ||
-                pump(&v[i]->down, v[i]->uds, v[i]->tcp))
+            if (step_conn(v[i]))
                 conn_close(v, &n, i);
         if (p[1].revents & POLLIN)
             take_conn(lfd, path, v, &n);

@@ -408,7 +408,7 @@ static int read_conn(cli_proxy *p, pconn *c)
         ssize_t k = recv(c->fd, buf, sizeof(buf), 0);
 
         if (k == 0)
-            return 1; /* the CLI gave up on it */
+            return 1; /* closed: over unless a whole request came */
         if (k < 0)
             return errno != EAGAIN && errno != EINTR;
         up_buf_add(&c->in, buf, (size_t)k);
@@ -444,10 +444,12 @@ void cli_proxy_step(cli_proxy *p)
 
         if (c->state == C_READ && held(p) < PROXY_MAX_HELD) {
             over = read_conn(p, c);
-            if (!over && c->state == C_READ && take_request(p, c)) {
+            if (c->state == C_READ && take_request(p, c)) {
                 c->state = C_READY;
                 up_buf_release(&c->in); /* the body is decoded apart */
             }
+            if (c->state != C_READ) /* a whole request before an EOF */
+                over = 0;
         }
         if (!over && c->state == C_SEND)
             over = flush(c);
