@@ -473,13 +473,12 @@ const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms)
     p->busy = c;
     up_buf_reset(&p->url);
     up_buf_addf(&p->url, "%s%s", p->origin, c->target);
-    p->raw = (up_raw_request){c->method,
-                              p->url.data,
+    p->raw = (up_raw_request){c->method, p->url.data,
                               (const char *const *)c->headers.v,
-                              c->body.data ? c->body.data : "",
-                              c->body.len,
-                              p->key_header,
-                              deadline_ms};
+                              /* a GET or HEAD carries none */
+                              strcmp(c->method, "POST") ? NULL : c->body.data,
+                              strcmp(c->method, "POST") ? 0 : c->body.len,
+                              p->key_header, deadline_ms};
     up_request_init(&p->rq);
     p->rq.raw = &p->raw;
     return &p->rq;
