@@ -35,7 +35,7 @@ while True:
     c, _ = s.accept(); c.sendall(b"HOST-ABSTRACT"); c.close()
 ' "$ABSTRACT" &
 ABS_PID=$!
-trap 'kill $ABS_PID 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $ABS_PID 2>/dev/null; _fake_stop_all; rm -rf "$T"' EXIT
 
 mkdir -p "$T/agent/bin"
 # the stand-in: serve which arm it is on port 9999, meet the other
