@@ -90,6 +90,8 @@ typedef struct up_eval_agent_job {
     uint32_t turns;         /* model turns answered */
     uint16_t refs_read;     /* references/ files of the skill read */
     signed char skill_read; /* SKILL.md read: 1/0; -1: no skill installed */
+    signed char events_disagree; /* a CLI's: its events tell otherwise
+                                    than the wire about skill_read */
 } up_eval_agent_job;
 
 /* n for a job's 32-bit counts (token counts, agent counters),
@@ -209,6 +211,7 @@ typedef struct up_eval_agent_sum {
     long convs;       /* conversations folded */
     long skill_reads; /* of them: SKILL.md read */
     long ref_reads;   /* of them: some references/ file read */
+    long disagree;    /* of them: a CLI's events and the wire disagree */
     long turns;
     long tool_calls;
     long tool_errors;
@@ -604,6 +607,8 @@ typedef struct up_arm_totals {
     size_t agent_jobs;  /* conversations run as a tool loop */
     size_t skill_reads; /* of them: SKILL.md read (activation) */
     size_t ref_reads;   /* of them: some references/ file read */
+    size_t disagree;    /* of them: a CLI's events tell otherwise than
+                           the wire about SKILL.md */
     size_t limited;     /* of them: ended by a limit */
     long turns;         /* model turns */
     long tool_calls;

@@ -8,11 +8,12 @@
  * folder) and a HOME with the CLI's config written by us.  The CLI runs
  * under bubblewrap with the system read-only, the workspace bound at
  * /workspace and the home at /home/student as the only writable places,
- * and the host's network (it must reach its provider); its environment
- * is built from nothing: the provider's key reaches only the CLI's
- * provider variable.  A wall-clock limit ends a run that hangs.  The
- * process is started by the sandbox's runner; the eval's scheduler
- * drives it as a parked job (src/lib/eval/eval_harness.c).
+ * and a network namespace of its own with only loopback: it reaches its
+ * model through a per-conversation proxy upskill runs, which holds the
+ * key (the CLI gets a dummy); its environment is built from nothing.  A
+ * wall-clock limit ends a run that hangs.  The process is started by the
+ * sandbox's runner; the eval's scheduler drives it as a parked job
+ * (src/lib/eval/eval_harness.c).
  */
 #ifndef UPSKILL_HARNESS_H
 #define UPSKILL_HARNESS_H
@@ -75,6 +76,9 @@ typedef struct up_harness_run_args {
     const char *prompt;    /* the task */
     const up_endpoint *ep; /* model, base_url, api_key */
     long wall_ms;          /* the wall clock; 0: UP_HARNESS_WALL_MS_DEFAULT */
+    const char *skill_dir; /* the skill's folder in ws on the host (the
+                              skill arm), read at start to tell when its
+                              files reach the model; NULL: none */
 } up_harness_run_args;
 
 /*
@@ -92,9 +96,23 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *a,
 int up_harness_run_wait(const up_harness_run *c, int *fds, int max,
                         int *timeout_ms);
 
-/* Read what it printed, enforce the wall clock; 1 once it has ended and
- * all its output is read (then it is reaped). */
+/* Read what it printed, enforce the wall clock, move its model proxy's
+ * bytes; 1 once it has ended and all its output is read (then it is
+ * reaped). */
 int up_harness_run_step(up_harness_run *c);
+
+/* The next request the CLI sent its model, complete, as a relayed
+ * request for the scheduler (borrowed until up_harness_run_reply), or
+ * NULL: none now (or one is out). */
+const up_request *up_harness_run_request(up_harness_run *c);
+
+/* The reply to the request up_harness_run_request gave, to the CLI. */
+void up_harness_run_reply(up_harness_run *c, const up_response *res);
+
+/* `upskill __forward PORT SOCKET -- COMMAND...`: the forwarder inside a
+ * CLI's sandbox (internal, not in --help; harness_forward.c); argv after
+ * "__forward".  Returns the exit code (the CLI's). */
+int up_harness_forward_main(int argc, char **argv);
 
 /* End it now (Ctrl-C): its outcome says "interrupted". */
 void up_harness_run_kill(up_harness_run *c);
@@ -102,13 +120,19 @@ void up_harness_run_kill(up_harness_run *c);
 /* Kill (if still running), reap and free c; NULL is fine. */
 void up_harness_run_free(up_harness_run *c);
 
-/* A finished conversation, read. */
+/* A finished conversation, read.  Tokens and activation come from the
+ * wire (every request its proxy relayed); the event stream's are kept in
+ * tools_json as a second opinion. */
 typedef struct up_harness_outcome {
     up_harness_result r; /* the parsed event stream */
     up_error err;        /* code 0; UP_EAGENT: the CLI failed, reported an
                             error or ran over its wall clock; UP_EINTR */
     json_t *tools_json;  /* the artifact's tool table, owned */
     json_t *transcript;  /* the raw event stream, capped, owned */
+    up_usage usage;      /* summed over every relayed request */
+    int skill_read;      /* SKILL.md's body reached the model */
+    size_t refs_read;    /* references of the skill that reached it */
+    int disagree;        /* 1: the events say otherwise about skill_read */
 } up_harness_outcome;
 
 /*

@@ -160,6 +160,8 @@ typedef struct up_http_request {
                                    a line with a control character fails
                                    the transfer (UP_EPARSE) unsent */
     const char *body;           /* POST body, or NULL for GET */
+    const char *method;         /* NULL: POST with a body, else GET; or
+                                   "HEAD", "GET", "POST" (static text) */
     size_t body_len;
     long connect_timeout_ms; /* 0: 10 s */
     long total_timeout_ms;   /* per attempt; 0: 600 s */
@@ -250,11 +252,14 @@ up_http_xfer *up_http_submit(up_http_client *c, const up_http_request *rq,
  */
 size_t up_http_run(up_http_client *c, long max_wait_ms);
 
+/* A caller's fd or'ed with this waits for writability, not input. */
+#define UP_FD_WRITE 0x40000000
+
 /*
  * The same, also waking up when one of fds (at most 256 are watched) is
- * readable: other work of the caller's loop (a sandboxed command's
- * pipes) shares the wait.  With no transfer pending it polls fds alone
- * (for max_wait_ms; not at all when nfds is 0).
+ * readable (writable: fd | UP_FD_WRITE): other work of the caller's loop (a
+ * sandboxed command's pipes) shares the wait.  With no transfer pending it
+ * polls fds alone (for max_wait_ms; not at all when nfds is 0).
  */
 size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
                        size_t nfds);

@@ -124,9 +124,32 @@ typedef struct up_msg {
     const char *carry;   /* assistant: up_response.carry, or NULL */
 } up_msg;
 
+/*
+ * A request a coding-agent CLI made, relayed by its conversation's
+ * proxy (docs/agent-clis.md): sent as it is, never built nor parsed.
+ * The URL is the endpoint's origin and the CLI's path (never a host the
+ * CLI named); the CLI's own key headers are not among headers: the
+ * scheduler adds the real key (key_header, or the wire's rule).
+ * Strings are borrowed.
+ */
+typedef struct up_raw_request {
+    const char *method;         /* "GET", "POST", "HEAD" (static text) */
+    const char *url;            /* absolute */
+    const char *const *headers; /* "Name: value" lines, NULL-ended */
+    const char *body;           /* may hold NUL bytes; NULL: none */
+    size_t body_len;
+    const char *key_header; /* the header carrying the bare key, or NULL:
+                               the wire's (x-api-key, Authorization) */
+    long deadline_ms;       /* up_http_now_ms() limit of all its attempts (the
+                               CLI's wall clock), or 0 */
+} up_raw_request;
+
 /* One conversation to complete.  Strings and arrays are borrowed. */
 typedef struct up_request {
-    const char *system; /* system prompt, or NULL */
+    const up_raw_request *raw; /* a relayed request: every other field is
+                                  ignored and the reply is not parsed
+                                  (up_response.raw_*); NULL: built */
+    const char *system;        /* system prompt, or NULL */
     const up_message *messages;
     size_t n_messages;
     const up_msg *msgs; /* a tool conversation, sent after messages; NULL:
@@ -184,6 +207,11 @@ typedef struct up_response {
     size_t ncalls;
     char *carry; /* what the assistant turn must carry back verbatim (JSON
                     array text of Anthropic thinking blocks), or NULL */
+    /* a relayed request's reply (up_request.raw), as the server sent it:
+       status in http_status (502 with an error text when none came) */
+    char *raw_body; /* owned, NUL-terminated, raw_len bytes */
+    size_t raw_len;
+    char raw_ctype[64]; /* its content type, "" when none */
 } up_response;
 
 void up_response_init(up_response *r);

@@ -177,13 +177,12 @@ void up_sandbox_result_release(up_sandbox_result *res);
 
 /*
  * The common part of a bubblewrap command line, one word at a time through
- * add(ud, word): the bwrap binary, new user, pid, ipc, uts and cgroup
- * namespaces (and network, unless share_net), capabilities dropped, /proc,
+ * add(ud, word): the bwrap binary, new user, pid, network (only
+ * loopback), ipc, uts and cgroup namespaces, capabilities dropped, /proc,
  * a minimal /dev, a private /tmp, the system folders read-only and only
- * the /etc entries programs need (with share_net also name resolution and
- * TLS).  The caller appends its binds, --chdir, "--" and the command.
+ * the /etc entries programs need.  The caller appends its binds,
+ * --chdir, "--" and the command.
  */
-void up_sandbox_bwrap_base(int share_net, void (*add)(void *ud, const char *w),
-                           void *ud);
+void up_sandbox_bwrap_base(void (*add)(void *ud, const char *w), void *ud);
 
 #endif

@@ -52,12 +52,20 @@ typedef struct up_job {
      */
     const up_request *(*next)(void *ud, size_t index, up_response *res);
     /*
-     * A parked job's fds (at most max into fds; their count returned)
+     * A parked job's fds (at most max, UP_JOB_MAX_FDS, into fds; their
+     * count returned; an fd or'ed with UP_FD_WRITE waits to be writable)
      * and in *timeout_ms the most the loop may wait before calling next
-     * again.  NULL: no job of this kind parks.
+     * again.  NULL: no job of this kind parks.  A request next returns
+     * may be a relayed one (up_request.raw: a coding-agent CLI's through
+     * its proxy): it is sent as it is, retried like any, and its reply
+     * comes back unparsed in res's raw_* fields.
      */
     int (*wait)(void *ud, size_t index, int *fds, int max, int *timeout_ms);
 } up_job;
+
+/* The most fds one parked job waits on: a process's 3 pipes, a
+ * proxy's listening socket and its connections. */
+#define UP_JOB_MAX_FDS 24
 
 /* What next returns while its conversation's slow work runs. */
 extern const up_request up_job_parked;

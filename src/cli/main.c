@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "upskill/harness.h"
 
 /* The commands in --help's order.  A command's name is the first word
  * of its spec's (trace's spec is "trace summarize"), its summary the
@@ -49,6 +50,10 @@ static int run(int argc, char **argv)
 {
     int i = 1, no_color = 0;
 
+    /* internal, not in --help: the network forwarder inside a coding-
+     * agent CLI's sandbox (docs/agent-clis.md) */
+    if (argc > 1 && !strcmp(argv[1], "__forward"))
+        return up_harness_forward_main(argc - 2, argv + 2);
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "--version")) {
             printf("upskill %s\n", UPSKILL_VERSION);

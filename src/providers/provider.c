@@ -236,6 +236,7 @@ void up_response_release(up_response *r)
     free(r->text);
     free(r->reasoning);
     free(r->stop_reason);
+    free(r->raw_body);
     up_response_init(r);
 }
 
@@ -571,6 +572,40 @@ int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
     j = ops->body(ep, rq);
     dump_body(ops, j, rq, body);
     json_decref(j);
+    return 0;
+}
+
+/* The real key into h for a relayed request: its own header, or the
+ * wire's rule (Anthropic's x-api-key, else as the OpenAI wire does). */
+static void raw_auth(const up_endpoint *ep, const up_raw_request *raw,
+                     up_hdrs *h)
+{
+    if (!ep->api_key || !*ep->api_key)
+        return;
+    if (raw->key_header)
+        up_hdrs_add(h, raw->key_header, ep->api_key);
+    else if (ep->kind == UP_WIRE_ANTHROPIC)
+        up_hdrs_add(h, "x-api-key", ep->api_key);
+    else
+        up_openai_auth(ep, h);
+}
+
+int up_provider_raw_headers(const up_endpoint *ep, const up_raw_request *raw,
+                            up_hdrs *h, up_error *err)
+{
+    if (up_endpoint_check(ep, err))
+        return UP_EPARSE;
+    for (size_t i = 0; raw->headers && raw->headers[i]; i++) {
+        UP_GROW(h->v, h->cap, h->n + 2);
+        h->v[h->n++] = up_xstrdup(raw->headers[i]);
+        h->v[h->n] = NULL;
+    }
+    for (size_t i = 0; ep->headers && ep->headers[i]; i++) {
+        UP_GROW(h->v, h->cap, h->n + 2);
+        h->v[h->n++] = up_xstrdup(ep->headers[i]);
+        h->v[h->n] = NULL;
+    }
+    raw_auth(ep, raw, h);
     return 0;
 }
 

@@ -185,6 +185,15 @@ long up_pjson_long(json_t *obj, const char *key, int *seen);
 int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
                       up_hdrs *h, up_buf *body, up_error *err);
 
+/*
+ * The headers of relayed request raw on ep: the CLI's (already
+ * filtered), ep's extra ones and the real key by raw->key_header or the
+ * wire's rule.  Returns 0, or UP_EPARSE for a header of ep with a
+ * control character.
+ */
+int up_provider_raw_headers(const up_endpoint *ep, const up_raw_request *raw,
+                            up_hdrs *h, up_error *err);
+
 void up_reply_init(up_reply *r, const up_endpoint *ep);
 void up_reply_release(up_reply *r);
 /* Forget everything received (a new attempt starts). */

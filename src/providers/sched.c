@@ -19,6 +19,7 @@
  * limits, a silent server) and tells the caller why, so a run without a
  * terminal is never silent for long.
  */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,7 @@ struct sched {
     long last_delay;     /* its wait before the next try, -1 for none */
     long last_ok;        /* when a job last got its answer (or the start) */
     long next_note;      /* when to call o->waiting next */
-    int *fds;            /* the parked jobs' fds, 3 per slot */
+    int *fds;            /* the parked jobs' fds, UP_JOB_MAX_FDS per slot */
     up_sched_source src; /* where the jobs come from */
     void *src_ud;
     size_t taken; /* jobs the source gave so far */
@@ -181,7 +182,8 @@ static void on_attempt(void *ud, const up_http_attempt *a)
     long now = up_http_now_ms();
     const job *j = a->ud;
 
-    if (j)
+    /* a CLI's 404 is about its own path (a probe), not the endpoint */
+    if (j && !(j->rq.raw && a->status == 404))
         up_breaker_note(s->br, j->spec.ep, a->code, a->status, a->target,
                         a->error);
     if (a->code)
@@ -287,6 +289,37 @@ static void fill_request(job *j, up_http_request *hr)
     hr->refusals = up_provider_refusal_words();
 }
 
+/* Submit a relayed request as it is (a coding-agent CLI's, through its
+ * proxy): the real key added, nothing built; on failure the job
+ * completes. */
+static void submit_raw(job *j)
+{
+    const up_raw_request *raw = j->rq.raw;
+    up_hdrs h = {0};
+    up_http_request hr;
+    up_error err;
+
+    if (up_provider_raw_headers(j->spec.ep, raw, &h, &err)) {
+        fail(j, err.code, &err);
+        up_hdrs_release(&h);
+        return;
+    }
+    fill_request(j, &hr);
+    hr.on_data = NULL; /* the CLI reads the stream: keep it whole */
+    hr.url = raw->url;
+    hr.method = raw->method;
+    hr.headers = (const char *const *)h.v;
+    hr.body = raw->body;
+    hr.body_len = raw->body_len;
+    if (raw->deadline_ms > 0 &&
+        (!hr.deadline_ms || raw->deadline_ms < hr.deadline_ms))
+        hr.deadline_ms = raw->deadline_ms;
+    j->res.turns++;
+    j->turn_t0 = up_http_now_ms();
+    j->xfer = up_http_submit(j->s->client, &hr, http_done, j);
+    up_hdrs_release(&h);
+}
+
 /* Build and submit the next turn; on failure the job completes. */
 static void submit(job *j)
 {
@@ -295,6 +328,10 @@ static void submit(job *j)
     up_http_request hr;
     up_error err;
 
+    if (j->rq.raw) {
+        submit_raw(j);
+        return;
+    }
     up_reply_reset(&j->reply);
     if (up_provider_build(j->spec.ep, &j->rq, &url, &h, &body, &err)) {
         fail(j, err.code, &err);
@@ -411,6 +448,32 @@ static void take_reply(job *j, up_http_result *res)
     up_buf_release(&why);
 }
 
+/* A relayed request's reply into the response as it came (an error
+ * status too: the CLI reads it), or a 502 saying why none came; then
+ * the job's next request. */
+static void take_raw(job *j, up_http_result *res)
+{
+    up_response *r = &j->res;
+
+    if (res->status) {
+        r->raw_len = res->body.len;
+        r->raw_body =
+            res->body.data ? up_buf_detach(&res->body) : up_xstrdup("");
+        snprintf(r->raw_ctype, sizeof(r->raw_ctype), "%s", res->ctype);
+        r->http_status = res->status;
+    } else {
+        json_t *e = json_pack("{s:{s:s,s:s}}", "error", "type", "proxy_error",
+                              "message", res->err.msg);
+
+        r->raw_body = json_dumps(e, JSON_COMPACT);
+        r->raw_len = strlen(r->raw_body);
+        json_decref(e);
+        snprintf(r->raw_ctype, sizeof(r->raw_ctype), "application/json");
+        r->http_status = 502;
+    }
+    next_turn(j);
+}
+
 static void http_done(void *ud, up_http_result *res)
 {
     job *j = ud;
@@ -424,6 +487,10 @@ static void http_done(void *ud, up_http_result *res)
     j->res.attempts += res->attempts;
     j->res.http_status = res->status;
     memcpy(j->res.request_id, res->request_id, sizeof(j->res.request_id));
+    if (j->rq.raw && !j->broken && res->code != UP_EINTR) {
+        take_raw(j, res);
+        return;
+    }
     if (res->code == 0) {
         take_reply(j, res);
         return;
@@ -562,7 +629,8 @@ static size_t parked_fds(sched *s, long *ms)
 
         if (!j->parked || !j->spec.wait)
             continue;
-        n += (size_t)j->spec.wait(j->spec.ud, j->index, s->fds + n, 3, &t);
+        n += (size_t)j->spec.wait(j->spec.ud, j->index, s->fds + n,
+                                  UP_JOB_MAX_FDS, &t);
         if (t < *ms)
             *ms = t < 0 ? 0 : t;
     }
@@ -662,7 +730,7 @@ int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
         return up_error_set(err, UP_ENETWORK, "cannot set up libcurl");
     up_http_client_set_log(s.client, on_attempt, &s);
     s.active = up_xcalloc((size_t)s.max, sizeof(job *));
-    s.fds = up_xcalloc((size_t)s.max * 3, sizeof(int));
+    s.fds = up_xcalloc((size_t)s.max * UP_JOB_MAX_FDS, sizeof(int));
     loop(&s);
     free(s.fds);
     up_http_client_free(s.client);

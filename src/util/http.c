@@ -791,6 +791,10 @@ static void set_easy_options(up_http_xfer *x)
     curl_easy_setopt(e, CURLOPT_URL, x->url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "upskill/" UPSKILL_VERSION);
+    if (x->rq.method && strcmp(x->rq.method, "HEAD") == 0)
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+    else if (x->rq.method)
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, x->rq.method);
     if (x->body) {
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
@@ -1215,13 +1219,20 @@ static size_t drain(up_http_client *c)
 }
 
 /* Wait up to ms for one of fds to be readable (no transfer to drive). */
+/* A caller's fd as a pollfd: UP_FD_WRITE asks for writability. */
+static struct pollfd caller_fd(int fd)
+{
+    return (struct pollfd){fd & ~UP_FD_WRITE,
+                           (short)(fd & UP_FD_WRITE ? POLLOUT : POLLIN), 0};
+}
+
 static void poll_fds(const int *fds, size_t nfds, long ms)
 {
     struct pollfd p[256];
     size_t n = nfds < 256 ? nfds : 256;
 
     for (size_t i = 0; i < n; i++)
-        p[i] = (struct pollfd){fds[i], POLLIN, 0};
+        p[i] = caller_fd(fds[i]);
     if (ms > 0)
         poll(p, (nfds_t)n, (int)ms);
 }
@@ -1253,7 +1264,7 @@ static void run_ready(up_http_client *c, long ms, const int *fds, size_t n)
     if (n) {
         p[0] = (struct pollfd){c->ep, POLLIN, 0};
         for (size_t i = 0; i < n; i++)
-            p[i + 1] = (struct pollfd){fds[i], POLLIN, 0};
+            p[i + 1] = caller_fd(fds[i]);
         if (ms > 0)
             poll(p, (nfds_t)n + 1, (int)ms);
         ms = 0;

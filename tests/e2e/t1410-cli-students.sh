@@ -51,8 +51,9 @@ like "$err" "the CLI of cli.gemini is not installed" \
     "a missing CLI fails its conversations with the reason"
 
 # ---- stand-in CLIs: the sandbox, the environment, the wall clock ----
-if ! bwrap --unshare-user --ro-bind / / true 2>/dev/null; then
-    echo "ok $((_n + 1)) # SKIP stand-in CLIs: bubblewrap cannot run here"
+if ! bwrap --unshare-user --ro-bind / / true 2>/dev/null ||
+    ! command -v python3 >/dev/null 2>&1; then
+    echo "ok $((_n + 1)) # SKIP stand-in CLIs: bubblewrap cannot run here, or no python3"
     _n=$((_n + 1))
 else
     F=$T/fakeclis
@@ -62,7 +63,8 @@ else
     cat >"$F/claude-code/bin/claude" <<EOF
 #!/bin/sh
 seen=
-[ "\$ANTHROPIC_API_KEY" = sk-planted-1410 ] && seen="\$seen KEY-IN-PROVIDER-VAR"
+[ "\$ANTHROPIC_API_KEY" = upskill-proxy ] && seen="\$seen DUMMY-KEY-IN-PROVIDER-VAR"
+env | grep -q sk-planted-1410 && seen="\$seen KEY-LEAKED"
 env | grep -q sk-other-1410 && seen="\$seen OTHER-SECRET-LEAKED"
 env | grep -q sk-openai-1410 && seen="\$seen OPENAI-KEY-LEAKED"
 [ "\$HOME" = /home/student ] && [ -f "\$PWD/task.txt" ] && seen="\$seen PRIVATE-HOME"
@@ -73,6 +75,9 @@ for f in .claude/skills/*/SKILL.md; do
   [ -f "\$f" ] || continue
   name=\${f#.claude/skills/}; name=\${name%/SKILL.md}
   seen="\$seen SKILL-PRESENT GOOD ANSWER"
+  # what counts (issue 22): SKILL.md's text reaching the model
+  python3 -c 'import json, sys; print(json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": open(sys.argv[1]).read()}]}))' "\$f" |
+    curl -s -o /dev/null -H 'content-type: application/json' --data-binary @- "\$ANTHROPIC_BASE_URL/v1/messages"
   echo '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"'\$name'"}}],"usage":{"input_tokens":10,"output_tokens":1}}}'
   echo '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}'
 done
@@ -93,7 +98,7 @@ EOF
     like "$out" "skill read in 1 of 1 conversations" \
         "stand-in: the skill is activated in the skill arm"
     cases=$(cat "$T"/runs1/*/run_*/cases/transcripts.jsonl)
-    like "$cases" "KEY-IN-PROVIDER-VAR" "stand-in: the key reaches the CLI's provider variable"
+    like "$cases" "DUMMY-KEY-IN-PROVIDER-VAR" "stand-in: a dummy key in the CLI's provider variable (issue 22)"
     unlike "$cases" "LEAKED" "stand-in: no other variable of the user reaches the CLI"
     like "$cases" "PRIVATE-HOME" "stand-in: a private HOME, the case's files in the workspace"
     unlike "$cases" "WROTE-OUTSIDE" "stand-in: nothing outside the workspace is writable"
@@ -156,16 +161,16 @@ EOF2
     # never retried as a network timeout, and not a provider's exit 4
     fake_start "$T/none.json" --record "$T/rec-hang.jsonl" ||
         fake_skip_all "fake-llm did not start"
-    printf '#!/bin/sh\ncase "$1" in *HANG*) curl -s -o /dev/null "%s/v1/models"; exec sleep 60;; esac\necho fine\n' \
-        "$FAKE_URL" >"$T/agent/bin/hang"
+    printf '#!/bin/sh\ncase "$1" in *HANG*) curl -s -o /dev/null "$2/v1/models"; exec sleep 60;; esac\necho fine\n' \
+        >"$T/agent/bin/hang"
     chmod +x "$T/agent/bin/hang"
     cat >"$T/tests-hang.json" <<'EOF2'
 {"cases": [{"input": "Please HANG.", "expected": {"contains": ["fine"]}},
  {"input": "Answer.", "expected": {"contains": ["fine"]}}]}
 EOF2
-    run env UPSKILL_CLI_COMMAND="$T/agent/bin/hang {prompt}" "$UPSKILL" eval \
-        "$SKILL" --tests "$T/tests-hang.json" -m cli.command --no-baseline \
-        --time-limit 1 --base-url "$URL" --runs-dir "$T/runs6"
+    run env UPSKILL_CLI_COMMAND="$T/agent/bin/hang {prompt} {base_url}" \
+        "$UPSKILL" eval "$SKILL" --tests "$T/tests-hang.json" -m cli.command \
+        --no-baseline --time-limit 1 --base-url "$FAKE_URL" --runs-dir "$T/runs6"
     is "$(grep -c . "$T/rec-hang.jsonl")" 1 \
         "a CLI over its wall clock ran once, not four times"
     like "$err" "the CLI ran over its wall clock (1 s) and was stopped" \
@@ -203,25 +208,30 @@ if [ -n "$missing" ]; then
 fi
 
 # the scripted student per CLI: in the skill arm (the description is in
-# the request) load the skill, run a shell command, answer well; in the
-# baseline answer badly at once
-python3 - "$T/sc.json" "$DESC" <<'EOF'
+# the request) load the skill, run a shell command (which also tries a
+# listener on the host's loopback: the first fake-llm), answer well; in
+# the baseline answer badly at once
+python3 - "$T/sc.json" "$DESC" "$URL" <<'EOF'
 import json, sys
 good = ("Incident: INC-311 checkout errors\nSeverity: SEV2\n\n## Timeline (UTC)\n"
         "- 14:05 deploy\n\n## Action items\n- [ ] Alice: add a canary (due 2026-12-15)")
 desc = sys.argv[2]
+W = ("echo Incident > incident.md; curl -s -m 3 %s/v1/models > probe.txt || "
+     "echo UNREACHABLE > probe.txt" % sys.argv[3])
 G = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
 clis = [("cc", "/v1/messages", {"name": "Skill", "arguments": {"skill": "incident-report"}},
-         {"name": "Bash", "arguments": {"command": "echo Incident > incident.md", "description": "write"}}),
+         {"name": "Bash", "arguments": {"command": W, "description": "write"}}),
         ("cx", "/v1/responses", {"name": "exec_command", "arguments": {"cmd": "cat .agents/skills/incident-report/SKILL.md"}},
-         {"name": "exec_command", "arguments": {"cmd": "echo Incident > incident.md"}}),
+         {"name": "exec_command", "arguments": {"cmd": W}}),
         ("oc", "/v1/chat/completions", {"name": "skill", "arguments": {"name": "incident-report"}},
-         {"name": "bash", "arguments": {"command": "echo Incident > incident.md", "description": "write"}}),
+         {"name": "bash", "arguments": {"command": W, "description": "write"}}),
         ("gm", G, {"name": "activate_skill", "arguments": {"name": "incident-report"}},
-         {"name": "run_shell_command", "arguments": {"command": "echo Incident > incident.md"}})]
+         {"name": "run_shell_command", "arguments": {"command": W}})]
 rules = [{"name": "gm-side", "match": {"path": G, "tools": False},
-          "reply": {"text": "{\"next_speaker\": \"user\", \"reasoning\": \"done\"}"}},
-         {"name": "side", "match": {"tools": False}, "reply": {"text": "ok"}}]
+          "reply": {"text": "{\"next_speaker\": \"user\", \"reasoning\": \"done\"}",
+                    "usage": {"input_tokens": 6, "output_tokens": 1}}},
+         {"name": "side", "match": {"tools": False},
+          "reply": {"text": "ok", "usage": {"input_tokens": 5, "output_tokens": 1}}}]
 for n, p, act, shell in clis:
     rules += [
         {"name": n + "-act", "match": {"path": p, "tools": True, "assistant_turns": 0, "body": desc},
@@ -249,8 +259,29 @@ for m in cli.claude-code cli.codex/gpt-5 cli.opencode/gpt-5-mini cli.gemini/gemi
         awk -v m="$m " 'index($0, m) == 1 {p = 1} p {print} p && /agent:/ {exit}')
     like "$block" "lift +100 points" "$m: lift reported"
     like "$block" "skill read in 1 of 1 conversations (100%)" "$m: activation detected"
-    like "$block" "tokens per case: 905 -> 3360" "$m: tokens match the server's counts"
+    unlike "$block" "warning:" "$m: the CLI's events agree with the wire"
 done
+# issue 22: every request each CLI sent, as the artifacts count it off
+# the wire, is one the server recorded, with the tokens it answered
+cmp=$(python3 - "$T/sc.json" "$T/rec.jsonl" "$T"/runs2/*/run_*/cases/transcripts.jsonl <<'EOF'
+import json, sys
+usage = {r["name"]: r["reply"]["usage"] for r in json.load(open(sys.argv[1]))["rules"]}
+none = {"input_tokens": 0, "output_tokens": 0}  # a HEAD reply has no body
+rec = [(l["path"].split("?")[0],) + tuple((none if l["method"] == "HEAD" else usage[l["rule"]])[k]
+        for k in ("input_tokens", "output_tokens")) for l in map(json.loads, open(sys.argv[2]))]
+wire = []
+for f in sys.argv[3:]:
+    for line in open(f):
+        for q in json.loads(line)["tools"]["wire"]["requests"]:
+            wire.append((q["path"].split("?")[0], q["tokens"]["input"], q["tokens"]["output"]))
+from collections import Counter
+a, b = Counter(rec), Counter(wire)
+print("SAME %d" % len(rec) if a == b else "DIFF record-only %s wire-only %s" % (sorted((a - b).elements()), sorted((b - a).elements())))
+EOF
+)
+like "$cmp" "SAME" "tokens equal the server's record, request by request ($cmp)"
+is "$(grep -o '"path":"probe.txt","size":[0-9]*,"content":"UNREACHABLE' "$T"/runs2/*/run_*/cases/transcripts.jsonl | wc -l | tr -d ' ')" 4 \
+    "no CLI's shell reached a listener on the host's loopback"
 for n in cc cx oc gm; do
     rules=$(grep -o "\"rule\":\"$n-[a-z]*\"" "$T/rec.jsonl" | sort | tr '\n' ' ')
     is "$rules" "\"rule\":\"$n-act\" \"rule\":\"$n-bad\" \"rule\":\"$n-good\" \"rule\":\"$n-run\" " \

@@ -110,6 +110,7 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
 {
     eval_harness *c = up_xcalloc(1, sizeof(*c));
     char *prompt = up_agent_user(&p->suite->cases[j->kase]);
+    up_buf skill = UP_BUF_INIT;
     int rc;
 
     *out = c;
@@ -118,12 +119,16 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
     rc = make_dirs(c, p, err);
     if (!rc)
         rc = fill(c, p, j, err);
+    if (!rc && c->ws->skill_dir)
+        up_fs_join(&skill, c->ws->path, c->ws->skill_dir);
     if (!rc)
         rc = up_harness_run_start(
             &c->run,
             &(up_harness_run_args){c->spec, c->dir, c->ws->path, prompt, ep,
-                                   p->agent_opts.wall_ms},
+                                   p->agent_opts.wall_ms,
+                                   skill.len ? skill.data : NULL},
             err);
+    up_buf_release(&skill);
     if (rc && err)
         c->why = *err;
     free(prompt);
@@ -140,16 +145,15 @@ static void take_agent_part(up_eval_agent_job *x, up_harness_outcome *oc,
                             int skill)
 {
     const up_harness_result *r = &oc->r;
-    size_t refs = 0;
 
     x->turns = up_eval_count32(r->turns);
     x->tool_calls = up_eval_count32(r->tool_calls);
     x->tool_errors = up_eval_count32(r->tool_errors);
     x->llm_ms = r->duration_ms >= 0 ? (double)r->duration_ms : 0;
-    x->skill_read = skill ? r->skill_loaded > 0 : -1;
-    for (size_t i = 0; i < r->nskill_files; i++)
-        refs += strcmp(r->skill_files[i], "SKILL.md") != 0;
-    x->refs_read = up_eval_count16(refs);
+    /* from the wire: what reached the model (the events: tools_json) */
+    x->skill_read = skill ? oc->skill_read > 0 : -1;
+    x->refs_read = up_eval_count16((long)oc->refs_read);
+    x->events_disagree = oc->disagree != 0;
     x->tools_json = oc->tools_json;
     x->transcript = oc->transcript;
     oc->tools_json = oc->transcript = NULL;
@@ -192,9 +196,7 @@ void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
                                        sk ? sk->name : NULL, skill, &oc);
     res->err = oc.err;
     res->text = up_xstrdup(oc.r.answer ? oc.r.answer : "");
-    res->usage = (up_usage){oc.r.input_tokens,     oc.r.output_tokens,
-                            oc.r.cached_tokens,    0,
-                            oc.r.reasoning_tokens, 0};
+    res->usage = oc.usage; /* from the wire: every request it sent */
     take_agent_part(up_eval_job_agent(j), &oc, skill);
     if (c->ws)
         up_eval_job_agent(j)->workspace_json = snapshot(c);

@@ -329,7 +329,9 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
 }
 
 /* A coding-agent CLI job's hook: start the CLI (first call), then, parked
- * on its pipes, step it until it ends; then its checks.  A CLI that
+ * on its pipes and its model proxy, step it until it ends, handing the
+ * scheduler each request the CLI sends its model (res: the reply to the
+ * last one); then its checks.  A CLI that
  * cannot start ends at once with the reason. */
 static const up_request *cli_next(void *ud, size_t i, up_response *res)
 {
@@ -341,7 +343,6 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
     up_error e;
 
     (void)i;
-    (void)res;
     if (sl->recorded)
         return checks_resume(sl);
     if (!sl->cli) {
@@ -350,10 +351,15 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
         return UP_JOB_PARKED;
     }
     run = eval_harness_run(sl->cli);
+    if (run && res) /* the reply to the request its proxy relayed */
+        up_harness_run_reply(run, res);
     if (run && *r->stop) /* the first Ctrl-C ends the CLIs: they cost most */
         up_harness_run_kill(run);
-    if (run && !up_harness_run_step(run))
-        return UP_JOB_PARKED;
+    if (run && !up_harness_run_step(run)) {
+        const up_request *rq = up_harness_run_request(run);
+
+        return rq ? rq : UP_JOB_PARKED;
+    }
     sl->res = &sl->own;
     return over(sl, &sl->own);
 }

@@ -42,6 +42,7 @@ static void sum_agent(up_eval_agent_sum *s, const up_eval_agent_job *x)
     s->convs++;
     s->skill_reads += x->skill_read > 0;
     s->ref_reads += x->refs_read > 0;
+    s->disagree += x->events_disagree > 0;
     s->turns += x->turns;
     s->tool_calls += x->tool_calls;
     s->tool_errors += x->tool_errors;
@@ -57,6 +58,7 @@ static void arm_add_sum(up_arm_totals *t, const up_eval_agent_sum *s)
     t->agent_jobs += (size_t)s->convs;
     t->skill_reads += (size_t)s->skill_reads;
     t->ref_reads += (size_t)s->ref_reads;
+    t->disagree += (size_t)s->disagree;
     t->turns += s->turns;
     t->tool_calls += s->tool_calls;
     t->tool_errors += s->tool_errors;
@@ -151,6 +153,13 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
                          "when to use it");
     else if (w->ref_reads)
         up_buf_addf(out, ", a reference file in %zu", w->ref_reads);
+    if (w->disagree)
+        up_buf_addf(out,
+                    "\n  warning: in %zu conversation(s) the CLI's own events "
+                    "disagree with what reached the model about SKILL.md; "
+                    "the model's requests count (the case artifacts' "
+                    "tools.activation_disagrees marks them)",
+                    w->disagree);
 }
 
 up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)

@@ -53,6 +53,11 @@ struct up_harness_spec {
     const char *skills;       /* the discovery folder in the project */
     const char *v1;           /* appended to a --base-url ("/v1"), or
                                  NULL: the URL is the server's root */
+    const char *url;          /* its provider's URL when none is given */
+    const char *key_header;   /* the header its provider reads the key
+                                 from, or NULL: the wire's rule */
+    int wire;                 /* what it speaks to its model: enum
+                                 up_wire_kind or UP_WIRE_GEMINI */
     /* ---- its event stream (up_harness_parse) ---- */
     const char
         *format_name;       /* up_harness_format_name: "claude-code", "plain" */

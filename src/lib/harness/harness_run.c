@@ -2,9 +2,11 @@
  * One coding-agent CLI conversation (include/upskill/harness.h,
  * docs/agent-clis.md): its private home and config files, its command
  * line and environment, started through the sandbox's process runner
- * under bubblewrap with a wall clock; then its event stream read into
- * an outcome.  The eval's scheduler drives it: the conversation is a
- * parked job whose descriptors are the process's pipes.
+ * under bubblewrap with a wall clock and a network of its own; then its
+ * event stream read into an outcome.  The eval's scheduler drives it:
+ * the conversation is a parked job whose descriptors are the process's
+ * pipes and its model proxy's sockets (harness_proxy.c), and whose
+ * requests are the ones the CLI sends its model, relayed.
  */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
@@ -17,8 +19,10 @@
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "upskill/http.h"
 #include "upskill/sandbox.h"
 #include "lib/harness/harness_run_int.h"
+#include "lib/harness/harness_wire.h"
 
 /* Bytes of stderr kept (for the error message and the artifact). */
 #define ERR_KEEP ((size_t)16 << 10)
@@ -31,7 +35,17 @@ struct up_harness_run {
     long wall_ms;          /* its wall clock */
     int interrupted;       /* up_harness_run_kill ended it */
     const char *key;       /* borrowed: redacted from everything kept */
+    cli_proxy *proxy;      /* its model proxy (harness_proxy.c) */
+    up_harness_obs *obs;   /* what the proxy relayed, read (harness_wire.c) */
 };
+
+/* The proxy's exchanges, to the wire reading. */
+static void observe(void *ud, const char *path, const char *req, size_t req_len,
+                    long status, const char *ctype, const char *resp,
+                    size_t resp_len)
+{
+    up_harness_obs_add(ud, path, req, req_len, status, ctype, resp, resp_len);
+}
 
 /* The sandbox's limits for a CLI: its wall clock and output caps; the
  * CLI (node and its tools) sets its own memory and processes. */
@@ -41,6 +55,36 @@ static void limits(up_sandbox_limits *l, long wall_ms)
     l->wall_ms = (unsigned)wall_ms;
     l->out_cap = UP_HARNESS_MAX_STREAM;
     l->err_cap = ERR_KEEP;
+}
+
+/* url's origin ("scheme://host[:port]") and its path after it (no
+ * trailing '/'), both into bufs. */
+static void split_url(const char *url, up_buf *origin, up_buf *path)
+{
+    const char *host = strstr(url, "://");
+    size_t olen = host ? (size_t)(host + 3 - url) : 0, len;
+
+    olen += strcspn(url + olen, "/?#");
+    up_buf_add(origin, url, olen);
+    len = strlen(url + olen);
+    while (len && url[olen + len - 1] == '/')
+        len--;
+    up_buf_add(path, url + olen, len);
+}
+
+/* upskill's own binary, the forwarder inside the sandbox. */
+static int own_exe(up_buf *exe, up_error *err)
+{
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+    if (n <= 0)
+        return up_error_set(err, UP_EIO,
+                            "/proc/self/exe: cannot find upskill's own "
+                            "binary (the CLI's network forwarder): %s",
+                            strerror(errno));
+    up_buf_add(exe, buf, (size_t)n);
+    return 0;
 }
 
 /* The argv, environment and config of run a; spawned into *proc. */
@@ -69,11 +113,38 @@ const char *up_harness_skills_folder(const up_harness_spec *spec)
     return spec->skills;
 }
 
+/* The model proxy of run c in dir: its socket, the endpoint's origin;
+ * the URL the CLI is given (the proxy's port and the endpoint's path)
+ * into inside. */
+static int open_proxy(up_harness_run *c, const up_harness_run_args *ra,
+                      up_buf *sock, up_buf *inside, up_error *err)
+{
+    const char *url =
+        ra->ep->base_url && *ra->ep->base_url ? ra->ep->base_url : c->spec->url;
+    up_buf origin = UP_BUF_INIT, path = UP_BUF_INIT;
+    int rc;
+
+    split_url(url, &origin, &path);
+    up_buf_addf(inside, CLI_URL_INSIDE "%s", path.data);
+    up_fs_join(sock, ra->dir, "model.sock");
+    rc = cli_proxy_open(&c->proxy, sock->data, origin.data, c->spec->key_header,
+                        err);
+    if (!rc &&
+        !(c->obs = up_harness_obs_new(ra->skill_dir, c->spec->wire, err)))
+        rc = err ? err->code : UP_EIO;
+    if (!rc)
+        cli_proxy_on_exchange(c->proxy, observe, c->obs);
+    up_buf_release(&origin);
+    up_buf_release(&path);
+    return rc;
+}
+
 int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
                          up_error *err)
 {
     up_harness_run *c = up_xcalloc(1, sizeof(*c));
     up_buf bin = UP_BUF_INIT, prefix = UP_BUF_INIT, home = UP_BUF_INIT;
+    up_buf exe = UP_BUF_INIT, sock = UP_BUF_INIT, url = UP_BUF_INIT;
     const char *fmt = getenv("UPSKILL_CLI_FORMAT");
     int rc;
 
@@ -92,16 +163,24 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
         rc = up_error_set(err, UP_EIO, "'%s': cannot make a folder: %s",
                           home.data, strerror(errno));
     if (!rc)
-        rc = launch(&c->proc,
-                    &(cli_run_args){
-                        c->spec, bin.data, prefix.data, ra->ws, home.data,
-                        CLI_HOME_INSIDE, ra->prompt, ra->ep->model,
-                        ra->ep->base_url, ra->ep->api_key,
-                        c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND")},
-                    c->wall_ms, err);
+        rc = own_exe(&exe, err);
+    if (!rc)
+        rc = open_proxy(c, ra, &sock, &url, err);
+    if (!rc)
+        rc = launch(
+            &c->proc,
+            &(cli_run_args){c->spec, bin.data, prefix.data, ra->ws, home.data,
+                            CLI_HOME_INSIDE, ra->prompt, ra->ep->model,
+                            url.data, CLI_DUMMY_KEY,
+                            c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND"),
+                            exe.data, sock.data},
+            c->wall_ms, err);
     up_buf_release(&bin);
     up_buf_release(&prefix);
     up_buf_release(&home);
+    up_buf_release(&exe);
+    up_buf_release(&sock);
+    up_buf_release(&url);
     return rc;
 }
 
@@ -118,8 +197,23 @@ int up_harness_run_wait(const up_harness_run *c, int *fds, int max,
     if (n > max)
         n = max;
     memcpy(fds, mine, (size_t)n * sizeof(int));
+    n += cli_proxy_fds(c->proxy, fds + n, max - n);
     *timeout_ms = up_sandbox_timeout_ms(c->proc);
     return n;
+}
+
+const up_request *up_harness_run_request(up_harness_run *c)
+{
+    /* an answer that would come after the wall clock is no use */
+    return c->proc
+               ? cli_proxy_next(c->proxy, up_http_now_ms() +
+                                              up_sandbox_timeout_ms(c->proc))
+               : NULL;
+}
+
+void up_harness_run_reply(up_harness_run *c, const up_response *res)
+{
+    cli_proxy_reply(c->proxy, res);
 }
 
 int up_harness_run_step(up_harness_run *c)
@@ -128,6 +222,7 @@ int up_harness_run_step(up_harness_run *c)
 
     if (!c->proc)
         return 1;
+    cli_proxy_step(c->proxy);
     if (!up_sandbox_step(c->proc))
         return 0;
     up_sandbox_finish(c->proc, &c->res, &e); /* over: reaps at once */
@@ -151,6 +246,8 @@ void up_harness_run_free(up_harness_run *c)
         return;
     if (c->proc) /* never left running: finish kills and reaps it */
         up_sandbox_finish(c->proc, &c->res, &e);
+    cli_proxy_free(c->proxy);
+    up_harness_obs_free(c->obs);
     up_sandbox_result_release(&c->res);
     free(c);
 }
@@ -197,9 +294,54 @@ static json_t *refs_json(const up_harness_result *r)
     return a;
 }
 
-static json_t *tools_json(const up_harness_run *c, const up_harness_result *r,
+static json_t *usage_json(const up_usage *u)
+{
+    return json_pack("{s:I,s:I,s:I,s:I}", "input", (json_int_t)u->input,
+                     "output", (json_int_t)u->output, "cached",
+                     (json_int_t)u->cached, "reasoning",
+                     (json_int_t)u->reasoning);
+}
+
+static json_t *wire_refs_json(const up_harness_obs *o)
+{
+    const char *const *names = NULL;
+    size_t n = o ? up_harness_obs_refs(o, &names) : 0;
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+/* The activation and tokens of the artifact: the wire's, and the
+ * events' as a second opinion, with whether they disagree. */
+static void add_activation(json_t *o, const up_harness_run *c,
+                           const up_harness_outcome *oc, int skill)
+{
+    const up_harness_result *r = &oc->r;
+    up_usage ev = {r->input_tokens,     r->output_tokens,
+                   r->cached_tokens,    0,
+                   r->reasoning_tokens, 0};
+
+    json_object_set_new(o, "skill_read",
+                        skill ? json_boolean(oc->skill_read) : json_null());
+    json_object_set_new(o, "references_read", wire_refs_json(c->obs));
+    json_object_set_new(o, "events_skill_read",
+                        skill ? json_boolean(r->skill_loaded) : json_null());
+    json_object_set_new(o, "events_references_read", refs_json(r));
+    json_object_set_new(o, "activation_disagrees",
+                        skill ? json_boolean(oc->disagree) : json_null());
+    json_object_set_new(o, "events_usage", usage_json(&ev));
+    json_object_set_new(o, "wire",
+                        c->obs ? up_harness_obs_json(c->obs) : json_null());
+    json_object_set_new(o, "proxy_refused",
+                        json_integer((json_int_t)cli_proxy_refused(c->proxy)));
+}
+
+static json_t *tools_json(const up_harness_run *c, const up_harness_outcome *oc,
                           int skill)
 {
+    const up_harness_result *r = &oc->r;
     json_t *o = json_object();
     const up_buf *se = &c->res.err;
 
@@ -208,9 +350,7 @@ static json_t *tools_json(const up_harness_run *c, const up_harness_result *r,
     json_object_set_new(o, "tool_errors", json_integer(r->tool_errors));
     json_object_set_new(o, "tool_call_map", tool_map(r, 0));
     json_object_set_new(o, "tool_error_map", tool_map(r, 1));
-    json_object_set_new(o, "skill_read",
-                        skill ? json_boolean(r->skill_loaded) : json_null());
-    json_object_set_new(o, "references_read", refs_json(r));
+    add_activation(o, c, oc, skill);
     json_object_set_new(o, "cli_turns", json_integer(r->turns));
     json_object_set_new(o, "cli_cost_usd",
                         r->has_cost ? json_real(r->cost_usd) : json_null());
@@ -274,7 +414,15 @@ int up_harness_run_outcome(up_harness_run *c, const char *model,
                      &oc->err);
     oc->err.code = 0;
     judge_exit(c, &oc->r, model, &oc->err);
-    oc->tools_json = tools_json(c, &oc->r, has_skill);
+    if (c->obs) {
+        const char *const *names;
+
+        up_harness_obs_usage(c->obs, &oc->usage);
+        oc->skill_read = has_skill && up_harness_obs_skill_read(c->obs);
+        oc->refs_read = up_harness_obs_refs(c->obs, &names);
+    }
+    oc->disagree = has_skill && oc->skill_read != (oc->r.skill_loaded > 0);
+    oc->tools_json = tools_json(c, oc, has_skill);
     oc->transcript = raw_transcript(so);
     return oc->err.code;
 }

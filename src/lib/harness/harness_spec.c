@@ -19,6 +19,7 @@
 #include "upskill/sandbox.h"
 #include "upskill/preset.h"
 #include "lib/harness/harness_run_int.h"
+#include "lib/harness/harness_wire.h"
 
 #define PREFIX "cli."
 
@@ -171,10 +172,9 @@ static void argv_claude(const cli_run_args *a, cli_strv *v)
 
 static void env_claude(const cli_run_args *a, cli_strv *v)
 {
-    if (a->base_url) {
-        strv_addf(v, "ANTHROPIC_BASE_URL", a->base_url);
-        strv_add(v, "CLAUDE_CODE_MAX_RETRIES=0");
-    }
+    /* the proxy: its scheduler retries, not the CLI */
+    strv_addf(v, "ANTHROPIC_BASE_URL", a->base_url);
+    strv_add(v, "CLAUDE_CODE_MAX_RETRIES=0");
     strv_add(v, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1");
     strv_add(v, "DISABLE_TELEMETRY=1");
     strv_add(v, "DISABLE_AUTOUPDATER=1");
@@ -302,8 +302,7 @@ static void argv_gemini(const cli_run_args *a, cli_strv *v)
 
 static void env_gemini(const cli_run_args *a, cli_strv *v)
 {
-    if (a->base_url)
-        strv_addf(v, "GOOGLE_GEMINI_BASE_URL", a->base_url);
+    strv_addf(v, "GOOGLE_GEMINI_BASE_URL", a->base_url);
     strv_add(v, "GEMINI_CLI_TRUST_WORKSPACE=true");
 }
 
@@ -407,6 +406,9 @@ static void argv_command(const cli_run_args *a, cli_strv *v)
 
 const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
     [UP_HARNESS_CLAUDE_CODE] = {.name = "claude-code",
+                                .wire = UP_WIRE_ANTHROPIC,
+                                .url = UP_ANTHROPIC_BASE_URL,
+                                .key_header = "x-api-key",
                                 .format = UP_HARNESS_CLAUDE_CODE,
                                 .bin = "claude",
                                 .provider = "anthropic",
@@ -422,6 +424,8 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
                                 .argv = argv_claude,
                                 .env = env_claude},
     [UP_HARNESS_CODEX] = {.name = "codex",
+                          .wire = UP_WIRE_RESPONSES,
+                          .url = UP_OPENAI_BASE_URL,
                           .format = UP_HARNESS_CODEX,
                           .bin = "codex",
                           .provider = "responses",
@@ -440,6 +444,8 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
                           .argv = argv_codex,
                           .env = env_codex},
     [UP_HARNESS_OPENCODE] = {.name = "opencode",
+                             .wire = UP_WIRE_OPENAI,
+                             .url = UP_OPENAI_BASE_URL,
                              .format = UP_HARNESS_OPENCODE,
                              .bin = "opencode",
                              .provider = "openai",
@@ -457,6 +463,9 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
                              .argv = argv_opencode,
                              .env = env_opencode},
     [UP_HARNESS_GEMINI] = {.name = "gemini",
+                           .wire = UP_WIRE_GEMINI,
+                           .url = "https://generativelanguage.googleapis.com",
+                           .key_header = "x-goog-api-key",
                            .format = UP_HARNESS_GEMINI,
                            .bin = "gemini",
                            .provider = "google",
@@ -477,6 +486,8 @@ const up_harness_spec up_harness__rows[UP_HARNESS_FORMAT_COUNT] = {
      * stdout is its answer unless UPSKILL_CLI_FORMAT names another row's
      * stream */
     [UP_HARNESS_PLAIN] = {.name = "command",
+                          .wire = UP_WIRE_OPENAI,
+                          .url = UP_OPENAI_BASE_URL,
                           .format = UP_HARNESS_PLAIN,
                           .provider = "openai",
                           .key_env = "OPENAI_API_KEY",
@@ -583,8 +594,8 @@ void cli_envp(const cli_run_args *a, cli_strv *v)
     strv_add(v, "TERM=dumb");
     strv_add(v, "NO_COLOR=1");
     strv_add(v, "TMPDIR=/tmp");
-    /* the key: in the CLI's provider variable and nowhere else */
-    strv_addf(v, a->spec->key_env, a->key && *a->key ? a->key : "none");
+    /* a dummy key: the proxy puts the real one on the way out */
+    strv_addf(v, a->spec->key_env, CLI_DUMMY_KEY);
     a->spec->env(a, v);
 }
 
@@ -599,15 +610,20 @@ static void add_word(void *ud, const char *w)
     strv_add(ud, w);
 }
 
-/* The sandbox's bwrap line with the host's network (the CLI reaches its
- * provider), its install folder read-only, the workspace and home. */
+/* The sandbox's bwrap line with a network of its own (only loopback),
+ * its install folder read-only, the workspace and home, upskill as the
+ * forwarder and the model proxy's socket. */
 void cli_bwrap(const cli_run_args *a, cli_strv *v)
 {
-    up_sandbox_bwrap_base(1, add_word, v);
-    const char *tail[] = {
-        "--ro-bind",   a->prefix, a->prefix, "--bind",        a->ws,
-        CLI_WS_INSIDE, "--bind",  a->home,   CLI_HOME_INSIDE, "--chdir",
-        CLI_WS_INSIDE, "--",      NULL};
+    up_sandbox_bwrap_base(add_word, v);
+    const char *tail[] = {"--ro-bind",        a->prefix,     a->prefix,
+                          "--bind",           a->ws,         CLI_WS_INSIDE,
+                          "--bind",           a->home,       CLI_HOME_INSIDE,
+                          "--ro-bind",        a->exe,        CLI_FORWARD_INSIDE,
+                          "--bind",           a->sock,       CLI_SOCK_INSIDE,
+                          "--chdir",          CLI_WS_INSIDE, "--",
+                          CLI_FORWARD_INSIDE, "__forward",   CLI_PORT_INSIDE,
+                          CLI_SOCK_INSIDE,    "--",          NULL};
     for (size_t i = 0; tail[i]; i++)
         strv_add(v, tail[i]);
 }

@@ -60,12 +60,6 @@ static const char *const etc_files[] = {
     "/etc/mime.types",    "/etc/protocols",       "/etc/services",
     "/etc/ssl/certs",     "/etc/ca-certificates", NULL};
 
-/* More of /etc for a program that shares the host's network (a coding-
- * agent CLI reaching its provider): name resolution and the whole TLS
- * configuration. */
-static const char *const etc_net_files[] = {"/etc/resolv.conf", "/etc/ssl",
-                                            NULL};
-
 static void strv_push(char ***v, size_t *n, size_t *cap, const char *s)
 {
     UP_GROW(*v, *cap, *n + 2);
@@ -108,18 +102,14 @@ static void push_etc(void (*add)(void *, const char *), void *ud,
     }
 }
 
-void up_sandbox_bwrap_base(int share_net, void (*add)(void *ud, const char *w),
-                           void *ud)
+void up_sandbox_bwrap_base(void (*add)(void *ud, const char *w), void *ud)
 {
     add(ud, BWRAP);
     for (size_t i = 0; bwrap_fixed[i]; i++)
-        if (!share_net || strcmp(bwrap_fixed[i], "--unshare-net"))
-            add(ud, bwrap_fixed[i]);
+        add(ud, bwrap_fixed[i]);
     for (size_t i = 0; sys_dirs[i]; i++)
         push_sys_dir(add, ud, sys_dirs[i]);
     push_etc(add, ud, etc_files);
-    if (share_net)
-        push_etc(add, ud, etc_net_files);
 }
 
 struct strv {
@@ -164,7 +154,7 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
         push_inner(&s.v, &s.n, &s.cap, cmd, 0);
         return s.v;
     }
-    up_sandbox_bwrap_base(0, strv_add_word, &s);
+    up_sandbox_bwrap_base(strv_add_word, &s);
     if (ro) {
         strv_add_word(&s, "--ro-bind");
         strv_add_word(&s, ro);

@@ -1,0 +1,203 @@
+/* The per-conversation model proxy's HTTP reading (harness_proxy.c):
+ * requests that arrive in pieces, the relayed headers, chunked bodies,
+ * one request out at a time, its own refusals.  A client socket plays the
+ * forwarder; every step is called after the bytes are written, so no test
+ * waits on time. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "lib/harness/harness_run_int.h"
+#include "upskill/upskill.h"
+
+static char dir[64], sock[96];
+static cli_proxy *px;
+
+static void setup(void)
+{
+    up_error err;
+
+    snprintf(dir, sizeof(dir), "/tmp/upskill-proxy-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(sock, sizeof(sock), "%s/model.sock", dir);
+    cr_assert_eq(cli_proxy_open(&px, sock, "http://origin.test", NULL, &err), 0,
+                 "%s", err.msg);
+}
+
+static void teardown(void)
+{
+    cli_proxy_free(px);
+    rmdir(dir);
+}
+
+TestSuite(harness_proxy, .init = setup, .fini = teardown);
+
+static int dial(void)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    return fd;
+}
+
+static void say(int fd, const char *s)
+{
+    cr_assert_eq(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+    cli_proxy_step(px);
+}
+
+/* Everything the proxy wrote to fd until it closed. */
+static char *hear(int fd)
+{
+    static char buf[8192];
+    size_t n = 0;
+    ssize_t k;
+
+    while (n < sizeof(buf) - 1 &&
+           (k = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+        n += (size_t)k;
+    buf[n] = '\0';
+    return buf;
+}
+
+static void answer(long status, const char *ctype, const char *body)
+{
+    up_response r;
+
+    up_response_init(&r);
+    r.http_status = status;
+    snprintf(r.raw_ctype, sizeof(r.raw_ctype), "%s", ctype);
+    r.raw_body = strdup(body);
+    r.raw_len = strlen(body);
+    cli_proxy_reply(px, &r);
+    up_response_release(&r);
+}
+
+Test(harness_proxy, a_request_in_pieces_is_relayed_without_the_clis_keys)
+{
+    int fd = dial();
+    const up_request *rq;
+
+    say(fd, "POST /v1/x?a=1 HTTP/1.1\r\nAuthorization: Bearer dummy\r\n"
+            "Content-Type: application/json\r\nX-Api-Key: k\r\n"
+            "x-goog-api-key: g\r\nContent-Le");
+    cr_assert_null(cli_proxy_next(px, 0), "not whole yet");
+    say(fd, "ngth: 2\r\n\r\n{");
+    cr_assert_null(cli_proxy_next(px, 0), "the body is not whole yet");
+    say(fd, "}");
+    rq = cli_proxy_next(px, 123);
+    cr_assert_not_null(rq);
+    cr_assert_not_null(rq->raw);
+    cr_assert_str_eq(rq->raw->method, "POST");
+    cr_assert_str_eq(rq->raw->url, "http://origin.test/v1/x?a=1");
+    cr_assert_eq(rq->raw->body_len, 2);
+    cr_assert_eq(memcmp(rq->raw->body, "{}", 2), 0);
+    cr_assert_str_eq(rq->raw->headers[0], "Content-Type: application/json");
+    cr_assert_null(rq->raw->headers[1], "no key header is relayed");
+    cr_assert_eq(rq->raw->deadline_ms, 123);
+    answer(201, "text/event-stream", "data: hi\n\n");
+    cr_assert_str_eq(hear(fd), "HTTP/1.1 201 OK\r\nContent-Type: "
+                               "text/event-stream\r\nContent-Length: 10\r\n"
+                               "Connection: close\r\n\r\ndata: hi\n\n");
+    close(fd);
+}
+
+Test(harness_proxy, a_chunked_body_is_decoded)
+{
+    int fd = dial();
+    const up_request *rq;
+
+    say(fd, "POST /v1/m HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+            "3\r\nabc\r\n");
+    cr_assert_null(cli_proxy_next(px, 0));
+    say(fd, "2;ext=1\r\nde\r\n0\r\nTrailer: x\r\n\r\n");
+    rq = cli_proxy_next(px, 0);
+    cr_assert_not_null(rq);
+    cr_assert_eq(rq->raw->body_len, 5);
+    cr_assert_eq(memcmp(rq->raw->body, "abcde", 5), 0);
+    close(fd);
+}
+
+Test(harness_proxy, one_request_is_out_at_a_time)
+{
+    int a = dial(), b = dial();
+    const up_request *rq;
+
+    say(a, "GET /one HTTP/1.1\r\n\r\n");
+    say(b, "GET /two HTTP/1.1\r\n\r\n");
+    rq = cli_proxy_next(px, 0);
+    cr_assert_not_null(rq);
+    cr_assert_str_eq(rq->raw->url, "http://origin.test/one");
+    cr_assert_null(cli_proxy_next(px, 0), "the second waits for the first");
+    answer(200, "application/json", "{}");
+    rq = cli_proxy_next(px, 0);
+    cr_assert_not_null(rq);
+    cr_assert_str_eq(rq->raw->url, "http://origin.test/two");
+    close(a);
+    close(b);
+}
+
+Test(harness_proxy, head_gets_no_body)
+{
+    int fd = dial();
+
+    say(fd, "HEAD / HTTP/1.1\r\n\r\n");
+    cr_assert_not_null(cli_proxy_next(px, 0));
+    answer(200, "text/html", "<html>");
+    cr_assert_str_eq(hear(fd),
+                     "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                     "Content-Length: 0\r\nConnection: close\r\n\r\n");
+    close(fd);
+}
+
+/* What the proxy answers raw by itself (its status line). */
+static void refused(const char *request, const char *status)
+{
+    int fd = dial();
+    char *got;
+
+    say(fd, request);
+    cr_assert_null(cli_proxy_next(px, 0), "%s is not relayed", request);
+    got = hear(fd);
+    cr_assert(strncmp(got, status, strlen(status)) == 0, "got %.40s for %s",
+              got, request);
+    cr_assert(strstr(got, "upskill's model proxy"));
+    close(fd);
+}
+
+Test(harness_proxy, bad_requests_get_the_proxys_own_answer)
+{
+    refused("POST /v1/m HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+            "zz\r\n",
+            "HTTP/1.1 413 ");
+    refused("POST /v1/m HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: "
+            "chunked\r\n\r\n",
+            "HTTP/1.1 400 ");
+    refused("POST //evil.test/v1 HTTP/1.1\r\n\r\n", "HTTP/1.1 400 ");
+    refused("GET /v1 HTTP/2\r\n\r\n", "HTTP/1.1 400 ");
+    refused("PUT /v1 HTTP/1.1\r\n\r\n", "HTTP/1.1 405 ");
+    refused("POST /v1 HTTP/1.1\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 400 ");
+    refused("POST /v1 HTTP/1.1\r\nno colon here\r\n\r\n", "HTTP/1.1 400 ");
+    cr_assert_eq(cli_proxy_refused(px), 7);
+}
+
+Test(harness_proxy, a_client_that_half_closes_still_gets_its_reply)
+{
+    int fd = dial();
+
+    cr_assert_eq(write(fd, "GET /v1/models HTTP/1.1\r\n\r\n", 27), 27);
+    shutdown(fd, SHUT_WR);
+    cli_proxy_step(px);
+    cr_assert_not_null(cli_proxy_next(px, 0));
+    answer(200, "application/json", "{}");
+    cr_assert_str_eq(hear(fd), "HTTP/1.1 200 OK\r\nContent-Type: "
+                               "application/json\r\nContent-Length: 2\r\n"
+                               "Connection: close\r\n\r\n{}");
+    close(fd);
+}
