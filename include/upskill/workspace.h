@@ -63,12 +63,12 @@ typedef struct up_tool_stat {
 #define UP_TOOL_ROWS 16 /* room in the per-tool counters: table + unknown */
 
 typedef struct up_workspace {
-    char *path;       /* the folder, absolute when parent was */
-    int dirfd;        /* the folder, the root of every tool path */
-    up_ws_limits lim; /* caps in force */
-    char *skill_dir;  /* ".agents/skills/<name>", or NULL (baseline) */
-    size_t written;   /* bytes the tools wrote */
-    size_t created;   /* files the tools created */
+    char *path;        /* the folder, absolute when parent was */
+    int dirfd;         /* the folder, the root of every tool path */
+    up_ws_limits lim;  /* caps in force */
+    char *skill_dir;   /* ".agents/skills/<name>", or NULL (baseline) */
+    size_t written;    /* bytes the tools wrote */
+    size_t created;    /* files the tools created */
     size_t used_bytes; /* what the folder holds, against the quota: */
     size_t used_files; /* measured by up_workspace_usage, kept by tools */
     up_tool_stat stat[UP_TOOL_ROWS]; /* by row, see up_tool_stat_name */

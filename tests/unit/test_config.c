@@ -694,8 +694,8 @@ Test(config, fastagent_bad_file_names_file_and_line)
  * default, never /dev/shm unless named. */
 Test(config, workspace_dir_and_quota)
 {
-    struct fake_env env = {{{"HOME", "/home/u"},
-                            {"UPSKILL_CONFIG", "/nonexistent/c.yaml"}}};
+    struct fake_env env = {
+        {{"HOME", "/home/u"}, {"UPSKILL_CONFIG", "/nonexistent/c.yaml"}}};
     up_config cfg;
     up_error err = {0};
 

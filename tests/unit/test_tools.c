@@ -17,7 +17,7 @@
 #include "upskill/fs.h"
 #include "upskill/workspace.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a)       (sizeof(a) / sizeof((a)[0]))
 #define WRITE_ARGS "{\"path\":\"%s\",\"content\":\"%.*s\"}"
 
 static char top[] = "/tmp/upskill-tools-XXXXXX";
@@ -707,23 +707,21 @@ Test(tools, writes_past_the_quota_are_tool_errors)
     cr_assert_eq(call("write_file", args, &out), 0, "%s", out.data);
     cr_assert_eq(w->used_bytes, 100);
     /* entries: the folders a path makes count too */
-    cr_assert_eq(call("write_file", "{\"path\":\"d/e/f\",\"content\":\"\"}",
-                      &out),
-                 1);
+    cr_assert_eq(
+        call("write_file", "{\"path\":\"d/e/f\",\"content\":\"\"}", &out), 1);
     cr_assert_not_null(strstr(out.data, "its quota is 4 (config "
                                         "workspace_max_files)"),
                        "%s", out.data);
-    cr_assert_eq(call("write_file", "{\"path\":\"d/f\",\"content\":\"\"}",
-                      &out),
-                 0, "%s", out.data);
+    cr_assert_eq(
+        call("write_file", "{\"path\":\"d/f\",\"content\":\"\"}", &out), 0,
+        "%s", out.data);
     cr_assert_eq(w->used_files, 4);
     cr_assert_eq(call("edit_file",
                       "{\"path\":\"ctx.txt\",\"old_string\":\"0\","
                       "\"new_string\":\"00\"}",
                       &out),
                  1, "an edit that grows past the quota");
-    cr_assert_not_null(strstr(out.data, "workspace_max_bytes"), "%s",
-                       out.data);
+    cr_assert_not_null(strstr(out.data, "workspace_max_bytes"), "%s", out.data);
     up_buf_release(&out);
 }
 
@@ -735,14 +733,13 @@ Test(tools, a_command_past_the_quota_is_a_tool_error_and_run_stops)
     w->run_tool = 1;
     w->sandbox = UP_SANDBOX_NONE; /* the quota is the same in bwrap */
     /* one file: no larger than the room left (RLIMIT_FSIZE) */
-    cr_assert_eq(call("run",
-                      "{\"command\":\"head -c 10000 /dev/zero > big\"}",
-                      &out),
-                 1, "%s", out.data);
+    cr_assert_eq(
+        call("run", "{\"command\":\"head -c 10000 /dev/zero > big\"}", &out), 1,
+        "%s", out.data);
     cr_assert_not_null(strstr(out.data, "broke a limit: file size (4 KiB)"),
                        "%s", out.data);
     cr_assert_eq(call("run", "{\"command\":\"rm big\"}", &out), 0, "%s",
-                  out.data);
+                 out.data);
     /* many files: measured after the command, reported, run refused */
     cr_assert_eq(call("run",
                       "{\"command\":\"for i in $(seq 30); do : > f$i; "

@@ -338,13 +338,12 @@ Test(workspace, a_skill_over_the_quota_is_refused_before_any_file)
                                        "of 65536 bytes (config "
                                        "workspace_max_bytes)"),
                        "%s", err.msg);
-    cr_assert_eq(faccessat(w->dirfd, ".agents", F_OK, AT_SYMLINK_NOFOLLOW),
-                 -1, "nothing installed");
+    cr_assert_eq(faccessat(w->dirfd, ".agents", F_OK, AT_SYMLINK_NOFOLLOW), -1,
+                 "nothing installed");
     cr_assert_null(w->skill_dir);
     /* entries: .agents, skills, demo, SKILL.md, 3 folders, 3 files */
     s.files[2].len = 1;
-    cr_assert_eq(up_workspace_skill_fits(&s, &w->lim, 0, 91, &err),
-                 UP_ETOOBIG);
+    cr_assert_eq(up_workspace_skill_fits(&s, &w->lim, 0, 91, &err), UP_ETOOBIG);
     cr_assert_not_null(strstr(err.msg, "its 10 files and folders"), "%s",
                        err.msg);
     cr_assert_eq(up_workspace_skill_fits(&s, &w->lim, 0, 90, &err), 0);
@@ -370,9 +369,9 @@ Test(workspace, snapshot_lists_a_bounded_number_of_entries)
     cr_assert_not_null(v);
     files = json_object_get(v, "files");
     cr_assert_eq(json_array_size(files), UP_WS_SNAPSHOT_ENTRIES);
-    cr_assert_str_eq(json_string_value(json_object_get(
-                         json_array_get(files, 0), "path")),
-                     "a/f00001", "sorted, the first folder first");
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(files, 0), "path")),
+        "a/f00001", "sorted, the first folder first");
     cr_assert_eq(json_integer_value(json_object_get(v, "more")), 400);
     cr_assert(json_is_true(json_object_get(v, "truncated")));
     cr_assert_lt(b.len, (size_t)UP_WS_SNAPSHOT_ENTRIES * 100);

@@ -141,8 +141,8 @@ static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
         up_buf why = UP_BUF_INIT;
 
         if (up_workspace_usage(a->ws, &why))
-            rc = up_error_set(err, UP_ETOOBIG, "the case's files: %s",
-                              why.data);
+            rc =
+                up_error_set(err, UP_ETOOBIG, "the case's files: %s", why.data);
         up_buf_release(&why);
     }
     return rc;

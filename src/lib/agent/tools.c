@@ -103,8 +103,7 @@ static int t_read(up_workspace *w, const json_t *a, up_buf *out)
 /* Entries writing path would make: the file and each folder on its way
  * that does not exist yet (0 when the file exists); in *old the size of
  * the file it replaces. */
-static size_t new_entries(const up_workspace *w, const char *path,
-                          size_t *old)
+static size_t new_entries(const up_workspace *w, const char *path, size_t *old)
 {
     char *p = up_xstrdup(path);
     size_t parts = 1, made = 0;

@@ -412,8 +412,8 @@ static size_t skill_folders(const up_skill *s)
     for (size_t i = 0; i < s->nfiles; i++)
         for (const char *p = s->files[i].path; (p = strchr(p, '/')); p++) {
             UP_GROW(v, cap, n + 1);
-            v[n++] = up_xstrndup(s->files[i].path,
-                                 (size_t)(p - s->files[i].path));
+            v[n++] =
+                up_xstrndup(s->files[i].path, (size_t)(p - s->files[i].path));
         }
     if (n)
         qsort(v, n, sizeof(*v), up_strptr_cmp);
@@ -426,8 +426,7 @@ static size_t skill_folders(const up_skill *s)
 }
 
 int up_workspace_skill_fits(const up_skill *s, const up_ws_limits *lim,
-                            size_t used_bytes, size_t used_files,
-                            up_error *err)
+                            size_t used_bytes, size_t used_files, up_error *err)
 {
     up_buf md = UP_BUF_INIT;
     size_t bytes, files = 4 + s->nfiles + skill_folders(s);
@@ -470,8 +469,7 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
         if (up_skill_check_file_name(s->files[i].path, err))
             return UP_EUNSAFE;
     up_workspace_usage(w, NULL);
-    if (up_workspace_skill_fits(s, &w->lim, w->used_bytes, w->used_files,
-                                err))
+    if (up_workspace_skill_fits(s, &w->lim, w->used_bytes, w->used_files, err))
         return UP_ETOOBIG;
     up_buf_addf(&dir, ".agents/skills/%s", s->name);
     up_skill_render(s, &md);
@@ -726,16 +724,15 @@ static void snap_entry(struct snap *sn, int fd, const char *name,
             snap_dir(sn, sub, dir.data, depth - 1);
         up_buf_release(&dir);
     } else if (S_ISLNK(st.st_mode)) {
-        json_array_append_new(sn->files, json_pack("{s:s, s:b}", "path", rel,
-                                                   "symlink", 1));
+        json_array_append_new(
+            sn->files, json_pack("{s:s, s:b}", "path", rel, "symlink", 1));
     } else if (S_ISREG(st.st_mode)) {
         snap_file(sn, fd, name, rel);
     }
 }
 
-/* The names of folder fd are read (at most SNAP_MAX_DIR, and no more
- * than the listing has room for: the rest are counted at once) and
- * listed sorted. */
+/* The names of folder fd are read (at most SNAP_MAX_DIR: the rest are
+ * counted at once) and listed sorted, up to the listing's cap. */
 static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
 {
     char **names = NULL;
@@ -752,8 +749,7 @@ static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
 
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (n < SNAP_MAX_DIR &&
-            json_array_size(sn->files) + n < UP_WS_SNAPSHOT_ENTRIES) {
+        if (n < SNAP_MAX_DIR) {
             UP_GROW(names, cap, n + 1);
             names[n++] = up_xstrdup(e->d_name);
             continue;

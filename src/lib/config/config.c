@@ -668,7 +668,7 @@ void up_config_init(up_config *cfg)
     cfg->concurrency.value = 4;
     cfg->max_answer_bytes.value = 1048576;
     cfg->artifact_max_bytes.value = 262144;
-    cfg->max_history_bytes.value = 67108864; /* UP_AGENT_MAX_HISTORY */
+    cfg->max_history_bytes.value = 67108864;    /* UP_AGENT_MAX_HISTORY */
     cfg->workspace_max_bytes.value = 268435456; /* UP_WS_QUOTA_BYTES */
     cfg->workspace_max_files.value = 10000;     /* UP_WS_QUOTA_FILES */
     cfg->min_tests.value = 3;

@@ -341,8 +341,7 @@ static void cache_note(const up_session *s)
 /* 0 when p's skill fits in a workspace's quota, or no job of the skill
  * arm runs in a workspace: a skill too large fails before any request,
  * not once per conversation. */
-static int skill_fits(const up_session *s, const up_eval_plan *p,
-                      up_error *err)
+static int skill_fits(const up_session *s, const up_eval_plan *p, up_error *err)
 {
     for (size_t i = 0; p->skill && i < p->njobs; i++)
         if (p->jobs[i].arm == UP_ARM_SKILL &&

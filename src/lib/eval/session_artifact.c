@@ -268,8 +268,7 @@ static char *fit_line(json_t *o, size_t cap, size_t texts)
 
     while (len > cap) {
         if (!cut) { /* the whole line's size, before any cut */
-            cut = json_pack("{s:I, s:[]}", "bytes", (json_int_t)len,
-                            "dropped");
+            cut = json_pack("{s:I, s:[]}", "bytes", (json_int_t)len, "dropped");
             json_object_set_new(o, "artifact_cut", cut);
         }
         if (!cut_more(o, cut, len - cap, &texts, &next))
