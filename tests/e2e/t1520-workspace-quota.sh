@@ -18,13 +18,14 @@ if unshare -m sh -c 'mount -t tmpfs -o size=16m none "$0"' "$T/work" \
     2>/dev/null; then
     WRAP=1
 fi
-# upskill in the bounded folder when it can be had, else as is
+# upskill with $T/work as the bounded folder when it can be had, else
+# as is; what is left in $T/work after it goes to $T/work.left
 bounded() {
     if [ -n "$WRAP" ]; then
         unshare -m sh -c 'mount -t tmpfs -o size=16m none "$0" && shift &&
-            exec "$@"' "$T/work" sh "$@"
+            "$@"; r=$?; ls -A "$0" > "$0.left"; exit $r' "$T/work" sh "$@"
     else
-        "$@"
+        "$@"; r=$?; ls -A "$T/work" > "$T/work.left"; return $r
     fi
 }
 
@@ -82,7 +83,7 @@ line=$(grep case-files "$T"/runs/*/run_1/cases/transcripts.jsonl)
 like "$line" '"artifact_cut":{"bytes":' "the cut line says so"
 like "$line" '"path":"d/file-1.txt"' "and keeps the first files of its snapshot"
 like "$line" '"more":' "counting the ones left out"
-is "$(ls "$T/work" | wc -l | tr -d ' ')" 0 "every workspace is removed"
+is "$(wc -l < "$T/work.left" | tr -d ' ')" 0 "every workspace is removed"
 
 # A skill over the quota fails before any request.
 cp -r "$SKILL" "$T/bigskill"
