@@ -10,7 +10,9 @@
  * are refused with a tool error the model reads.  The workspace records
  * what the tools did (calls, errors and time per tool; whether the
  * installed SKILL.md was read, which references/ and scripts/ files)
- * and up_workspace_free removes the folder.
+ * and up_workspace_free removes the folder.  A quota (bytes and entries)
+ * bounds what the folder holds, whoever writes: the tools refuse a write
+ * past it, the run tool measures the folder after each command.
  *
  * Thread safety: one workspace belongs to one conversation; calls on
  * different workspaces may run at once.
@@ -110,8 +112,9 @@ int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
  * up_skill_save writes it) and every resource file with its run bit.
  * Records the folder in w->skill_dir.  Errors: those of add_file,
  * UP_EPARSE for a skill without a safe name, UP_EUNSAFE with the loader's
- * message for a file name up_skill_check_file_name refuses (nothing is
- * installed then).
+ * message for a file name up_skill_check_file_name refuses, UP_ETOOBIG
+ * for a skill that does not fit in the quota beside what the folder
+ * holds (up_workspace_skill_fits; nothing is installed then).
  */
 int up_workspace_install_skill(up_workspace *w, const up_skill *s,
                                up_error *err);

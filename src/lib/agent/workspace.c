@@ -9,6 +9,12 @@
  * followed on a write; reads use openat2 RESOLVE_BENEATH where the
  * kernel has it, which follows a symlink only while it stays inside.
  * Removal walks the same way and unlinks symlinks without following.
+ *
+ * The quota (lim.quota_bytes, quota_files) is what the folder holds:
+ * up_workspace_usage measures it with a bounded walk (at setup and after
+ * each run command), the tools keep used_bytes / used_files up to date
+ * as they write.  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
+ * files and counts the rest, so its size does not follow the folder's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
