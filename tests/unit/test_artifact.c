@@ -324,8 +324,8 @@ Test(artifact, every_line_is_held_to_the_cap)
     f.cfg.artifact_max_bytes.value = 4096;
     for (int i = 0; i < 2000; i++) {
         snprintf(path, sizeof(path), "f%04d", i);
-        json_array_append_new(files, json_pack("{s:s, s:i}", "path", path,
-                                               "size", 0));
+        json_array_append_new(files,
+                              json_pack("{s:s, s:i}", "path", path, "size", 0));
     }
     for (size_t i = 0; i < f.p.njobs; i++) {
         up_eval_job *j = &f.p.jobs[i];
@@ -352,8 +352,8 @@ Test(artifact, every_line_is_held_to_the_cap)
     cut = json_object_get(a, "artifact_cut");
     cr_assert_gt(json_integer_value(json_object_get(cut, "bytes")), 4096);
     cr_assert_eq(json_array_size(json_object_get(cut, "dropped")), 0);
-    cr_assert_eq(json_integer_value(json_object_get(
-                     json_object_get(a, "tools"), "tool_calls")),
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(a, "tools"),
+                                                    "tool_calls")),
                  1, "nothing else dropped");
     free(line);
     json_decref(a);
