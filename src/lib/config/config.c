@@ -903,8 +903,9 @@ static void default_cache_path(up_config *cfg)
     cfg->cache_path.value = up_buf_detach(&b);
 }
 
-/* Workspaces go to $TMPDIR when set, else under the user's cache folder:
- * a disk, never /dev/shm (RAM) unless the user names it. */
+/* Workspaces go to $TMPDIR when set (left NULL: the eval takes it as it
+ * is, never making it), else under the user's cache folder: a disk,
+ * never /dev/shm (RAM) unless the user names it. */
 static void default_workspace_dir(up_config *cfg)
 {
     const char *tmp = up_config_getenv(cfg, "TMPDIR");
@@ -916,8 +917,8 @@ static void default_workspace_dir(up_config *cfg)
         cfg->workspace_dir.src.kind != UP_SRC_DEFAULT)
         return;
     if (tmp && *tmp)
-        up_buf_adds(&b, tmp);
-    else if (xdg && *xdg)
+        return;
+    if (xdg && *xdg)
         up_fs_join(&b, xdg, "upskill/work");
     else if (home && *home)
         up_fs_join(&b, home, ".cache/upskill/work");

@@ -690,7 +690,7 @@ static int has_agent_jobs(const up_eval_plan *p)
 
 /*
  * Where the workspaces go: the config's workspace_dir (made when
- * missing), else $TMPDIR when set, else /tmp.  Never /dev/shm unless
+ * missing), else $TMPDIR when set (as it is), else /tmp.  Never /dev/shm unless
  * named: a tmpfs is RAM, and a workspace's quota is checked after a
  * command, so one command may pass it (docs/sandbox.md).
  */
