@@ -291,7 +291,7 @@ Test(workspace, usage_counts_entries_and_bytes)
     cr_assert_eq(w->used_bytes, 10 + strlen("/etc/passwd"));
     up_workspace_add_file(w, "big", "x", 1, 0, &err);
     for (int i = 0; i < 3; i++) {
-        char name[8];
+        char name[16];
 
         snprintf(name, sizeof(name), "f%d", i);
         up_workspace_add_file(w, name, "", 0, 0, &err);
