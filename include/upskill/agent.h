@@ -51,6 +51,9 @@ typedef struct up_agent_opts {
     long max_history;    /* tool arguments + results, bytes; <= 0: the
                             default UP_AGENT_MAX_HISTORY */
     const char *parent;  /* folder of the workspaces; NULL: $TMPDIR, /tmp */
+    /* where an eval makes its private folder of workspaces (made when
+     * missing, 0700); NULL: $TMPDIR, else /tmp (config workspace_dir) */
+    const char *work_dir;
     const up_ws_limits *limits; /* NULL: the defaults */
     int run_tool;               /* 1: offer `run` (the sandbox checked) */
     up_sandbox_mode sandbox;    /* how `run` runs: bwrap, or none */

@@ -131,6 +131,10 @@ typedef struct up_config {
     up_cfg_int artifact_max_bytes; /* message text per case artifact */
     /* agent mode: tool arguments and results one conversation may hold */
     up_cfg_int max_history_bytes;
+    /* agent mode: where workspaces go, and what each may hold */
+    up_cfg_str workspace_dir; /* default: $TMPDIR, else the cache folder */
+    up_cfg_int workspace_max_bytes;
+    up_cfg_int workspace_max_files;
     up_cfg_int min_tests; /* generate: fewest cases to ask for (1..100) */
     up_cfg_int max_tests; /* generate: most cases to ask for (1..100) */
     /* the verdict's "no meaningful effect" margin in points (0..50) */

@@ -109,6 +109,7 @@ typedef struct up_session {
     up_run_record *runs;  /* the run log so far, nruns records */
     size_t nruns;
     up_sandbox_limits run_lim; /* the run tool's limits (from the config) */
+    up_ws_limits ws_lim;       /* each workspace's caps and quota (same) */
     /* the case artifacts written as jobs are graded (session_artifact.c,
      * eval, benchmark and select), or NULL */
     struct session_stream *stream;

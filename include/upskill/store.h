@@ -129,8 +129,9 @@ int up_store_run_file_write(const char *batch_dir, int run_number,
  * left equally; a cut text ends at a UTF-8 character boundary and its
  * object gets KEY_cut: true and KEY_bytes, the size before the cut (kept
  * when already set, e.g. by an answer cut at max_answer_bytes).
+ * Returns the bytes of text kept.
  */
-void up_store_case_cap(struct json_t *artifact, size_t cap);
+size_t up_store_case_cap(struct json_t *artifact, size_t cap);
 
 /* A run folder's artifacts, one compact JSON object per line. */
 #define UP_STORE_CASES_FILE "cases/transcripts.jsonl"

@@ -10,7 +10,9 @@
  * are refused with a tool error the model reads.  The workspace records
  * what the tools did (calls, errors and time per tool; whether the
  * installed SKILL.md was read, which references/ and scripts/ files)
- * and up_workspace_free removes the folder.
+ * and up_workspace_free removes the folder.  A quota (bytes and entries)
+ * bounds what the folder holds, whoever writes: the tools refuse a write
+ * past it, the run tool measures the folder after each command.
  *
  * Thread safety: one workspace belongs to one conversation; calls on
  * different workspaces may run at once.
@@ -35,11 +37,22 @@ typedef struct up_ws_limits {
     size_t max_args;  /* bytes of one call's JSON arguments */
     size_t max_path;  /* bytes of one path */
     size_t max_depth; /* folders in one path */
+    /* the quota: what the folder may hold, whoever wrote it (setup, the
+     * tools, the run tool's commands); config workspace_max_bytes and
+     * workspace_max_files */
+    size_t quota_bytes; /* bytes of its files (not folders) */
+    size_t quota_files; /* its entries: files, folders, symlinks */
 } up_ws_limits;
 
 /* The defaults: 1 MiB per write, 16 MiB in all, 256 files, 64 KiB per
- * read, 1,000 entries, 2 MiB of arguments, 1,024-byte paths, 32 deep. */
+ * read, 1,000 entries, 2 MiB of arguments, 1,024-byte paths, 32 deep;
+ * a quota of UP_WS_QUOTA_BYTES in UP_WS_QUOTA_FILES entries. */
 void up_ws_limits_default(up_ws_limits *l);
+
+#define UP_WS_QUOTA_BYTES ((size_t)256 << 20)
+#define UP_WS_QUOTA_FILES ((size_t)10000)
+/* Files a snapshot lists at most; the rest are counted in "more". */
+#define UP_WS_SNAPSHOT_ENTRIES 2000
 
 /* What one tool did in one workspace (upstream's tool_call_map,
  * tool_error_map and tool_time_ms). */
@@ -52,12 +65,14 @@ typedef struct up_tool_stat {
 #define UP_TOOL_ROWS 16 /* room in the per-tool counters: table + unknown */
 
 typedef struct up_workspace {
-    char *path;       /* the folder, absolute when parent was */
-    int dirfd;        /* the folder, the root of every tool path */
-    up_ws_limits lim; /* caps in force */
-    char *skill_dir;  /* ".agents/skills/<name>", or NULL (baseline) */
-    size_t written;   /* bytes the tools wrote */
-    size_t created;   /* files the tools created */
+    char *path;        /* the folder, absolute when parent was */
+    int dirfd;         /* the folder, the root of every tool path */
+    up_ws_limits lim;  /* caps in force */
+    char *skill_dir;   /* ".agents/skills/<name>", or NULL (baseline) */
+    size_t written;    /* bytes the tools wrote */
+    size_t created;    /* files the tools created */
+    size_t used_bytes; /* what the folder holds, against the quota: */
+    size_t used_files; /* measured by up_workspace_usage, kept by tools */
     up_tool_stat stat[UP_TOOL_ROWS]; /* by row, see up_tool_stat_name */
     int skill_read;   /* SKILL.md of the installed skill was read */
     char **refs_read; /* references/ files read, relative to skill_dir */
@@ -116,11 +131,33 @@ int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
  * up_skill_save writes it) and every resource file with its run bit.
  * Records the folder in w->skill_dir.  Errors: those of add_file,
  * UP_EPARSE for a skill without a safe name, UP_EUNSAFE with the loader's
- * message for a file name up_skill_check_file_name refuses (nothing is
- * installed then).
+ * message for a file name up_skill_check_file_name refuses, UP_ETOOBIG
+ * for a skill that does not fit in the quota beside what the folder
+ * holds (up_workspace_skill_fits; nothing is installed then).
  */
 int up_workspace_install_skill(up_workspace *w, const up_skill *s,
                                up_error *err);
+
+/*
+ * 0 when skill s (SKILL.md as installed, its files and the folders they
+ * need) fits in lim's quota beside used_bytes and used_files already
+ * held, else UP_ETOOBIG with a message naming the skill, its size and
+ * the config key.  Callers check a skill before any request.
+ */
+int up_workspace_skill_fits(const up_skill *s, const up_ws_limits *lim,
+                            size_t used_bytes, size_t used_files,
+                            up_error *err);
+
+/*
+ * Measure what the folder holds into w->used_bytes (regular files' and
+ * symlinks' sizes) and w->used_files (every entry below the root),
+ * never following a link.  The walk stops one entry past the file
+ * quota (a command may have made millions), so a breach is seen at a
+ * bounded cost.  Returns 0 within the quota, or 1 with the breach
+ * ("the workspace holds N bytes, over its quota of M bytes (config
+ * workspace_max_bytes)") appended to why.
+ */
+int up_workspace_usage(up_workspace *w, up_buf *why);
 
 /*
  * Append the whole file rel (at most max bytes) to out, for grading.
@@ -133,7 +170,9 @@ int up_workspace_read(const up_workspace *w, const char *rel, size_t max,
 /*
  * Append to out a JSON object listing the files after the run:
  * {"files": [{"path", "size", "content", "truncated", "binary"}],
- *  "truncated": bool}.  Each content holds at most max_file bytes (cut at
+ *  "truncated": bool}.  At most UP_WS_SNAPSHOT_ENTRIES files are listed;
+ * past them "more" counts the files left out ("truncated": true).  Each
+ * content holds at most max_file bytes (cut at
  * a character boundary, "truncated": true), contents together at most
  * max_total (later files get "content": null, "truncated": true).  Text
  * that is not UTF-8 gets "content": null, "binary": true.  The installed

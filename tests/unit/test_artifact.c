@@ -309,3 +309,97 @@ Test(artifact, job_usage_saturates_and_widens)
     cr_assert_eq(w.reasoning, 2);
     cr_assert_eq(w.estimated, 1);
 }
+
+/* The whole line is held to artifact_max_bytes (issue 23 item 6): a
+ * workspace listing of 2,000 files loses its end, counted in "more";
+ * then texts; then whole members, named in artifact_cut. */
+Test(artifact, every_line_is_held_to_the_cap)
+{
+    struct fixture f;
+    up_error err;
+    json_t *a, *ws, *files = json_array(), *cut;
+    char path[32], *line;
+
+    setup(&f);
+    f.cfg.artifact_max_bytes.value = 4096;
+    for (int i = 0; i < 2000; i++) {
+        snprintf(path, sizeof(path), "f%04d", i);
+        json_array_append_new(files,
+                              json_pack("{s:s, s:i}", "path", path, "size", 0));
+    }
+    for (size_t i = 0; i < f.p.njobs; i++) {
+        up_eval_job *j = &f.p.jobs[i];
+
+        answer(&f.p, j, "ok");
+        if (j->arm != UP_ARM_SKILL || j->kase != 1)
+            continue;
+        up_eval_job_agent(j)->workspace_json = json_pack(
+            "{s:O, s:b, s:i}", "files", files, "truncated", 1, "more", 5);
+        up_eval_job_agent(j)->tools_json = json_pack("{s:i}", "tool_calls", 1);
+    }
+    up_eval_grade(&f.p);
+    cr_assert_eq(up_session_log_runs(&f.s, &f.p, "task", 0, &err), 0, "%s",
+                 err.msg);
+    a = skill_artifact(&f, 1);
+    line = json_dumps(a, JSON_COMPACT);
+    cr_assert_leq(strlen(line), 4096, "a line of %zu bytes", strlen(line));
+    ws = json_object_get(a, "workspace");
+    cr_assert_gt(json_array_size(json_object_get(ws, "files")), 10,
+                 "the listing's start is kept");
+    cr_assert_eq(json_array_size(json_object_get(ws, "files")) +
+                     (size_t)json_integer_value(json_object_get(ws, "more")),
+                 2005, "every file left out is counted");
+    cut = json_object_get(a, "artifact_cut");
+    cr_assert_gt(json_integer_value(json_object_get(cut, "bytes")), 4096);
+    cr_assert_eq(json_array_size(json_object_get(cut, "dropped")), 0);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(a, "tools"),
+                                                    "tool_calls")),
+                 1, "nothing else dropped");
+    free(line);
+    json_decref(a);
+
+    a = skill_artifact(&f, 0); /* a line within the cap is left alone */
+    cr_assert_null(json_object_get(a, "artifact_cut"));
+    json_decref(a);
+    json_decref(files);
+    teardown(&f);
+}
+
+Test(artifact, a_line_still_over_drops_members_in_order)
+{
+    struct fixture f;
+    up_error err;
+    json_t *a, *cut;
+    char *big = up_xcalloc(6000, 1);
+
+    setup(&f);
+    memset(big, 'z', 5999);
+    f.cfg.artifact_max_bytes.value = 2048;
+    for (size_t i = 0; i < f.p.njobs; i++) {
+        up_eval_job *j = &f.p.jobs[i];
+
+        answer(&f.p, j, "ok");
+        if (j->arm != UP_ARM_SKILL || j->kase != 1)
+            continue;
+        up_eval_job_agent(j)->workspace_json =
+            json_pack("{s:[], s:b}", "files", "truncated", 0);
+        up_eval_job_agent(j)->tools_json = json_pack("{s:s}", "x", big);
+    }
+    up_eval_grade(&f.p);
+    cr_assert_eq(up_session_log_runs(&f.s, &f.p, "task", 0, &err), 0, "%s",
+                 err.msg);
+    a = skill_artifact(&f, 1);
+    cut = json_object_get(a, "artifact_cut");
+    cr_assert_eq(json_array_size(json_object_get(cut, "dropped")), 2);
+    cr_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(cut, "dropped"), 0)),
+        "workspace");
+    cr_assert_str_eq(
+        json_string_value(json_array_get(json_object_get(cut, "dropped"), 1)),
+        "tools");
+    cr_assert(json_is_null(json_object_get(a, "tools")));
+    cr_assert(json_is_array(json_object_get(a, "assertions")), "kept");
+    free(big);
+    json_decref(a);
+    teardown(&f);
+}

@@ -689,3 +689,44 @@ Test(config, fastagent_bad_file_names_file_and_line)
         up_config_release(&cfg);
     }
 }
+
+/* Where workspaces go and what each holds (issue 23 item 1): a disk by
+ * default, never /dev/shm unless named. */
+Test(config, workspace_dir_and_quota)
+{
+    struct fake_env env = {
+        {{"HOME", "/home/u"}, {"UPSKILL_CONFIG", "/nonexistent/c.yaml"}}};
+    up_config cfg;
+    up_error err = {0};
+
+    load_with(&env, &cfg);
+    cr_assert_str_eq(cfg.workspace_dir.value, "/home/u/.cache/upskill/work");
+    cr_assert_eq(cfg.workspace_max_bytes.value, 268435456);
+    cr_assert_eq(cfg.workspace_max_files.value, 10000);
+    up_config_release(&cfg);
+    env.vars[2][0] = "XDG_CACHE_HOME";
+    env.vars[2][1] = "/x";
+    load_with(&env, &cfg);
+    cr_assert_str_eq(cfg.workspace_dir.value, "/x/upskill/work");
+    up_config_release(&cfg);
+    env.vars[3][0] = "TMPDIR";
+    env.vars[3][1] = "/t";
+    load_with(&env, &cfg);
+    cr_assert_null(cfg.workspace_dir.value, "TMPDIR: the eval's fallback");
+    up_config_release(&cfg);
+
+    up_config_init(&cfg);
+    cr_assert_eq(parse(&cfg,
+                       "workspace_dir: /w\nworkspace_max_bytes: 65536\n"
+                       "workspace_max_files: 16\n",
+                       &err),
+                 0, "%s", err.msg);
+    cr_assert_str_eq(cfg.workspace_dir.value, "/w");
+    cr_assert_eq(cfg.workspace_max_bytes.value, 65536);
+    cr_assert_eq(cfg.workspace_max_files.value, 16);
+    up_config_release(&cfg);
+    up_config_init(&cfg);
+    cr_assert_neq(parse(&cfg, "workspace_max_files: 0\n", &err), 0,
+                  "the quota cannot be turned off");
+    up_config_release(&cfg);
+}

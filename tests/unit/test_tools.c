@@ -17,7 +17,8 @@
 #include "upskill/fs.h"
 #include "upskill/workspace.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a)       (sizeof(a) / sizeof((a)[0]))
+#define WRITE_ARGS "{\"path\":\"%s\",\"content\":\"%.*s\"}"
 
 static char top[] = "/tmp/upskill-tools-XXXXXX";
 static char outside[256], sentinel[300], parent[300];
@@ -662,5 +663,99 @@ Test(tools, run_notes_the_skill_scripts_it_names)
     cr_assert_str_eq(w->scripts_used[0], "scripts/a.sh");
     cr_assert_str_eq(w->scripts_used[1], "scripts/b.py");
     up_skill_release(&s);
+    up_buf_release(&out);
+}
+
+/* ---- the workspace's quota (issue 23 item 1) ---- */
+
+/* w made again with a quota of bytes and entries. */
+static void quota(size_t bytes, size_t files)
+{
+    up_ws_limits lim;
+    up_error err;
+
+    up_workspace_free(w);
+    up_ws_limits_default(&lim);
+    lim.quota_bytes = bytes;
+    lim.quota_files = files;
+    cr_assert_eq(up_workspace_new(&w, parent, &lim, &err), 0, "%s", err.msg);
+}
+
+Test(tools, writes_past_the_quota_are_tool_errors)
+{
+    up_buf out = UP_BUF_INIT;
+    char args[200];
+    const char *x = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+
+    quota(100, 4);
+    plant("ctx.txt", "0123456789"); /* setup counts: 10 bytes, 1 entry */
+    up_workspace_usage(w, NULL);
+    snprintf(args, sizeof(args), WRITE_ARGS, "a", 60, x);
+    cr_assert_eq(call("write_file", args, &out), 0, "%s", out.data);
+    snprintf(args, sizeof(args), WRITE_ARGS, "b", 40, x);
+    cr_assert_eq(call("write_file", args, &out), 1);
+    cr_assert_not_null(strstr(out.data, "'b': writing 40 bytes would take the "
+                                        "workspace to 110 bytes, over its "
+                                        "quota of 100 bytes (config "
+                                        "workspace_max_bytes)"),
+                       "%s", out.data);
+    cr_assert_eq(faccessat(w->dirfd, "b", F_OK, AT_SYMLINK_NOFOLLOW), -1,
+                 "nothing written");
+    /* replacing a file counts its new size only */
+    snprintf(args, sizeof(args), WRITE_ARGS, "a", 90, x);
+    cr_assert_eq(call("write_file", args, &out), 0, "%s", out.data);
+    cr_assert_eq(w->used_bytes, 100);
+    /* entries: the folders a path makes count too */
+    cr_assert_eq(
+        call("write_file", "{\"path\":\"d/e/f\",\"content\":\"\"}", &out), 1);
+    cr_assert_not_null(strstr(out.data, "its quota is 4 (config "
+                                        "workspace_max_files)"),
+                       "%s", out.data);
+    cr_assert_eq(
+        call("write_file", "{\"path\":\"d/f\",\"content\":\"\"}", &out), 0,
+        "%s", out.data);
+    cr_assert_eq(w->used_files, 4);
+    cr_assert_eq(call("edit_file",
+                      "{\"path\":\"ctx.txt\",\"old_string\":\"0\","
+                      "\"new_string\":\"00\"}",
+                      &out),
+                 1, "an edit that grows past the quota");
+    cr_assert_not_null(strstr(out.data, "workspace_max_bytes"), "%s", out.data);
+    up_buf_release(&out);
+}
+
+Test(tools, a_command_past_the_quota_is_a_tool_error_and_run_stops)
+{
+    up_buf out = UP_BUF_INIT;
+
+    quota(4096, 20);
+    w->run_tool = 1;
+    w->sandbox = UP_SANDBOX_NONE; /* the quota is the same in bwrap */
+    /* one file: no larger than the room left (RLIMIT_FSIZE) */
+    cr_assert_eq(
+        call("run", "{\"command\":\"head -c 10000 /dev/zero > big\"}", &out), 1,
+        "%s", out.data);
+    cr_assert_not_null(strstr(out.data, "broke a limit: file size (4 KiB)"),
+                       "%s", out.data);
+    cr_assert_eq(call("run", "{\"command\":\"rm big\"}", &out), 0, "%s",
+                 out.data);
+    /* many files: measured after the command, reported, run refused */
+    cr_assert_eq(call("run",
+                      "{\"command\":\"for i in $(seq 30); do : > f$i; "
+                      "done\"}",
+                      &out),
+                 1, "%s", out.data);
+    cr_assert_not_null(strstr(out.data,
+                              "the command broke the workspace's quota: the "
+                              "workspace holds more than 20 files and "
+                              "folders, its quota (config "
+                              "workspace_max_files); run is refused"),
+                       "%s", out.data);
+    cr_assert_eq(call("run", "{\"command\":\"rm f*\"}", &out), 1);
+    cr_assert_not_null(strstr(out.data, "run is refused while it is"), "%s",
+                       out.data);
+    cr_assert_eq(call("write_file", "{\"path\":\"g\",\"content\":\"\"}", &out),
+                 1, "no new file either");
     up_buf_release(&out);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -251,4 +252,130 @@ Test(workspace, install_refuses_the_names_validate_refuses)
         up_skill_release(&s);
         up_workspace_free(w);
     }
+}
+
+/* ---- the quota and the snapshot's entries (issue 23 items 1, 6) ---- */
+
+static up_workspace *make_quota(size_t bytes, size_t files)
+{
+    up_workspace *w = NULL;
+    up_ws_limits lim;
+    up_error err;
+
+    up_ws_limits_default(&lim);
+    lim.quota_bytes = bytes;
+    lim.quota_files = files;
+    cr_assert_eq(up_workspace_new(&w, parent, &lim, &err), 0, "%s", err.msg);
+    return w;
+}
+
+Test(workspace, default_quota_is_named)
+{
+    up_ws_limits lim;
+
+    up_ws_limits_default(&lim);
+    cr_assert_eq(lim.quota_bytes, (size_t)256 << 20);
+    cr_assert_eq(lim.quota_files, 10000);
+}
+
+Test(workspace, usage_counts_entries_and_bytes)
+{
+    up_workspace *w = make_quota(100, 5);
+    up_buf why = UP_BUF_INIT;
+    up_error err;
+
+    up_workspace_add_file(w, "a/b.txt", "0123456789", 10, 0, &err);
+    cr_assert_eq(symlinkat("/etc/passwd", w->dirfd, "ln"), 0);
+    cr_assert_eq(up_workspace_usage(w, &why), 0, "%s", why.data);
+    cr_assert_eq(w->used_files, 3, "a, a/b.txt, ln");
+    cr_assert_eq(w->used_bytes, 10 + strlen("/etc/passwd"));
+    up_workspace_add_file(w, "big", "x", 1, 0, &err);
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "f%d", i);
+        up_workspace_add_file(w, name, "", 0, 0, &err);
+    }
+    cr_assert_eq(up_workspace_usage(w, &why), 1);
+    cr_assert_str_eq(why.data, "the workspace holds more than 5 files and "
+                               "folders, its quota (config "
+                               "workspace_max_files)");
+    up_buf_release(&why);
+    up_workspace_free(w);
+}
+
+Test(workspace, usage_names_a_byte_breach)
+{
+    up_workspace *w = make_quota(65536, 100);
+    up_buf why = UP_BUF_INIT;
+    char *big = up_xcalloc(70000, 1);
+    up_error err;
+
+    up_workspace_add_file(w, "big", big, 70000, 0, &err);
+    cr_assert_eq(up_workspace_usage(w, &why), 1);
+    cr_assert_str_eq(why.data, "the workspace holds 70000 bytes, over its "
+                               "quota of 65536 bytes (config "
+                               "workspace_max_bytes)");
+    free(big);
+    up_buf_release(&why);
+    up_workspace_free(w);
+}
+
+Test(workspace, a_skill_over_the_quota_is_refused_before_any_file)
+{
+    up_workspace *w = make_quota(65536, 100);
+    up_skill s;
+    up_error err;
+    char *big = up_xcalloc(70000, 1);
+
+    demo_skill(&s);
+    free(s.files[2].data);
+    s.files[2].data = big;
+    s.files[2].len = 70000;
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), UP_ETOOBIG);
+    cr_assert_not_null(strstr(err.msg, "skill 'demo': its "), "%s", err.msg);
+    cr_assert_not_null(strstr(err.msg, "do not fit in a workspace's quota "
+                                       "of 65536 bytes (config "
+                                       "workspace_max_bytes)"),
+                       "%s", err.msg);
+    cr_assert_eq(faccessat(w->dirfd, ".agents", F_OK, AT_SYMLINK_NOFOLLOW), -1,
+                 "nothing installed");
+    cr_assert_null(w->skill_dir);
+    /* entries: .agents, skills, demo, SKILL.md, 3 folders, 3 files */
+    s.files[2].len = 1;
+    cr_assert_eq(up_workspace_skill_fits(&s, &w->lim, 0, 91, &err), UP_ETOOBIG);
+    cr_assert_not_null(strstr(err.msg, "its 10 files and folders"), "%s",
+                       err.msg);
+    cr_assert_eq(up_workspace_skill_fits(&s, &w->lim, 0, 90, &err), 0);
+    up_skill_release(&s);
+    up_workspace_free(w);
+}
+
+Test(workspace, snapshot_lists_a_bounded_number_of_entries)
+{
+    up_workspace *w = make();
+    up_buf b = UP_BUF_INIT;
+    json_t *v, *files;
+    up_error err;
+    char name[32];
+
+    /* more than one folder's read and the listing's cap, in two folders */
+    for (int i = 0; i < UP_WS_SNAPSHOT_ENTRIES + 400; i++) {
+        snprintf(name, sizeof(name), "%s/f%05d", i % 2 ? "a" : "b", i);
+        cr_assert_eq(up_workspace_add_file(w, name, "", 0, 0, &err), 0);
+    }
+    up_workspace_snapshot(w, 100, 1000, &b);
+    v = json_loads(b.data, 0, NULL);
+    cr_assert_not_null(v);
+    files = json_object_get(v, "files");
+    cr_assert_eq(json_array_size(files), UP_WS_SNAPSHOT_ENTRIES);
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(files, 0), "path")),
+        "a/f00001", "sorted, the first folder first");
+    cr_assert_eq(json_integer_value(json_object_get(v, "more")), 400);
+    cr_assert(json_is_true(json_object_get(v, "truncated")));
+    cr_assert_lt(b.len, (size_t)UP_WS_SNAPSHOT_ENTRIES * 100);
+    json_decref(v);
+    up_buf_release(&b);
+    up_workspace_free(w);
 }

@@ -137,6 +137,14 @@ static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
     }
     if (!rc && skill)
         rc = up_workspace_install_skill(a->ws, skill, err);
+    if (!rc) { /* what the tools and commands may add starts from here */
+        up_buf why = UP_BUF_INIT;
+
+        if (up_workspace_usage(a->ws, &why))
+            rc =
+                up_error_set(err, UP_ETOOBIG, "the case's files: %s", why.data);
+        up_buf_release(&why);
+    }
     return rc;
 }
 

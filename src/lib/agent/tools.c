@@ -100,11 +100,67 @@ static int t_read(up_workspace *w, const json_t *a, up_buf *out)
 
 /* ---- write_file / edit_file ---- */
 
-/* Write len bytes as path, within the caps. */
+/* Entries writing path would make: the file and each folder on its way
+ * that does not exist yet (0 when the file exists); in *old the size of
+ * the file it replaces. */
+static size_t new_entries(const up_workspace *w, const char *path, size_t *old)
+{
+    char *p = up_xstrdup(path);
+    size_t parts = 1, made = 0;
+    struct stat st;
+
+    *old = 0;
+    if (!fstatat(w->dirfd, path, &st, AT_SYMLINK_NOFOLLOW)) {
+        *old = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
+        free(p);
+        return 0;
+    }
+    for (char *s = p; (s = strchr(s, '/')); s++)
+        parts++;
+    for (char *s = p; !made && (s = strchr(s, '/')); *s++ = '/') {
+        *s = '\0';
+        if (fstatat(w->dirfd, p, &st, AT_SYMLINK_NOFOLLOW))
+            made = parts; /* this folder and all below it are new */
+        parts--;
+    }
+    free(p);
+    return made ? made : 1;
+}
+
+/* 1 with the reason in out when writing len bytes as path would take
+ * the workspace past its quota (a write that shrinks a file is fine);
+ * else 0 with the entries it makes in *made and the replaced size in
+ * *old. */
+static int over_quota(const up_workspace *w, const char *path, size_t len,
+                      size_t *made, size_t *old, up_buf *out)
+{
+    size_t after;
+
+    *made = new_entries(w, path, old);
+    after = (w->used_bytes > *old ? w->used_bytes - *old : 0) + len;
+    if (len > *old && after > w->lim.quota_bytes)
+        return up_buf_addf(out,
+                           "'%s': writing %zu bytes would take the "
+                           "workspace to %zu bytes, over its quota of %zu "
+                           "bytes (config workspace_max_bytes)",
+                           path, len, after, w->lim.quota_bytes),
+               1;
+    if (*made && w->used_files + *made > w->lim.quota_files)
+        return up_buf_addf(out,
+                           "'%s': the workspace holds %zu files and "
+                           "folders, its quota is %zu (config "
+                           "workspace_max_files)",
+                           path, w->used_files, w->lim.quota_files),
+               1;
+    return 0;
+}
+
+/* Write len bytes as path, within the caps and the quota. */
 static int put(up_workspace *w, const char *path, const char *data, size_t len,
                up_buf *out)
 {
     int created, fd, rc = 0;
+    size_t made, old;
 
     if (len > w->lim.max_write)
         return up_buf_addf(out,
@@ -128,15 +184,20 @@ static int put(up_workspace *w, const char *path, const char *data, size_t len,
                                path, w->lim.max_files),
                    1;
     }
+    if (over_quota(w, path, len, &made, &old, out))
+        return 1;
     fd = up_ws_open_write(w, path, 0644, &created, out);
     if (fd < 0)
         return 1;
     w->created += (size_t)created;
+    w->used_files += made;
+    w->used_bytes = w->used_bytes > old ? w->used_bytes - old : 0;
     if (up_fs_write_all(fd, data, len)) {
         up_buf_addf(out, "'%s': cannot write: %s", path, strerror(errno));
         rc = 1;
     } else {
         w->written += len;
+        w->used_bytes += len;
         up_buf_addf(out, "wrote %zu bytes to '%s'", len, path);
     }
     close(fd);
@@ -356,18 +417,49 @@ static void note_scripts(up_workspace *w, const char *cmd)
     up_buf_release(&pre);
 }
 
+/* The run tool's limits for w: no file larger than the quota's room. */
+static up_sandbox_limits run_limits(const up_workspace *w)
+{
+    up_sandbox_limits l = w->run_lim;
+    size_t room = w->used_bytes < w->lim.quota_bytes
+                      ? w->lim.quota_bytes - w->used_bytes
+                      : 1; /* 0 would be no limit */
+
+    if (!l.fsize_bytes || l.fsize_bytes > room)
+        l.fsize_bytes = room;
+    return l;
+}
+
+/* 1 with the reason in out when w is over its quota (a command broke
+ * it): run calls are refused then, since any could add more. */
+static int over_quota_now(const up_workspace *w, up_buf *out)
+{
+    if (w->used_files <= w->lim.quota_files &&
+        w->used_bytes <= w->lim.quota_bytes)
+        return 0;
+    up_buf_addf(out,
+                "the workspace is over its quota (%zu bytes, %zu files "
+                "and folders: config workspace_max_bytes, "
+                "workspace_max_files); run is refused while it is",
+                w->lim.quota_bytes, w->lim.quota_files);
+    return 1;
+}
+
 static int t_run_start(up_workspace *w, const json_t *a, up_tool_pending **p,
                        up_buf *out)
 {
     size_t len;
     const char *cmd = arg_str(a, "command", &len);
     up_sandbox_run *r = NULL;
+    up_sandbox_limits lim = run_limits(w);
     up_error err;
 
     *p = NULL;
     if (!len || strlen(cmd) != len)
         return up_buf_adds(out, "command is empty or holds a NUL byte"), 1;
-    if (up_sandbox_start(&r, w->sandbox, w->path, cmd, &w->run_lim, &err))
+    if (over_quota_now(w, out))
+        return 1;
+    if (up_sandbox_start(&r, w->sandbox, w->path, cmd, &lim, &err))
         return up_buf_addf(out, "cannot start the command: %s", err.msg), 1;
     note_scripts(w, cmd);
     *p = up_xcalloc(1, sizeof(**p));
@@ -405,10 +497,13 @@ static int run_text(const up_sandbox_result *res, up_buf *out)
     return res->limit != UP_SANDBOX_OK;
 }
 
-/* p's command has ended (or is given up on): its result, free p: 0 or 1. */
+/* p's command has ended (or is given up on): its result, free p: 0 or 1.
+ * What the command left is measured: past the quota the call is a tool
+ * error saying so. */
 static int run_end(up_tool_pending *p, up_buf *out)
 {
     up_sandbox_result res;
+    up_buf why = UP_BUF_INIT;
     up_error err;
     int rc;
 
@@ -419,6 +514,14 @@ static int run_end(up_tool_pending *p, up_buf *out)
         rc = run_text(&res, out);
         up_sandbox_result_release(&res);
     }
+    if (up_workspace_usage(p->w, &why)) {
+        up_buf_addf(out,
+                    "the command broke the workspace's quota: %s; run is "
+                    "refused while it is over\n",
+                    why.data);
+        rc = 1;
+    }
+    up_buf_release(&why);
     free(p);
     return rc;
 }

@@ -9,6 +9,12 @@
  * followed on a write; reads use openat2 RESOLVE_BENEATH where the
  * kernel has it, which follows a symlink only while it stays inside.
  * Removal (up_fs_rm_contents) unlinks symlinks without following.
+ *
+ * The quota (lim.quota_bytes, quota_files) is what the folder holds:
+ * up_workspace_usage measures it with a bounded walk (at setup and after
+ * each run command), the tools keep used_bytes / used_files up to date
+ * as they write.  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
+ * files and counts the rest, so its size does not follow the folder's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -37,6 +43,8 @@ void up_ws_limits_default(up_ws_limits *l)
     l->max_args = 2u << 20;
     l->max_path = 1024;
     l->max_depth = 32;
+    l->quota_bytes = UP_WS_QUOTA_BYTES;
+    l->quota_files = UP_WS_QUOTA_FILES;
 }
 
 /* ---- confined paths ---- */
@@ -374,6 +382,55 @@ out:
     return rc;
 }
 
+/* Folders named by the file paths of s (each once), "x/y" counting 2. */
+static size_t skill_folders(const up_skill *s)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0, uniq = 0;
+
+    for (size_t i = 0; i < s->nfiles; i++)
+        for (const char *p = s->files[i].path; (p = strchr(p, '/')); p++) {
+            UP_GROW(v, cap, n + 1);
+            v[n++] =
+                up_xstrndup(s->files[i].path, (size_t)(p - s->files[i].path));
+        }
+    if (n)
+        qsort(v, n, sizeof(*v), up_strptr_cmp);
+    for (size_t i = 0; i < n; i++)
+        uniq += !i || strcmp(v[i - 1], v[i]);
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+    return uniq;
+}
+
+int up_workspace_skill_fits(const up_skill *s, const up_ws_limits *lim,
+                            size_t used_bytes, size_t used_files, up_error *err)
+{
+    up_buf md = UP_BUF_INIT;
+    size_t bytes, files = 4 + s->nfiles + skill_folders(s);
+
+    /* 4: .agents, skills, <name> and SKILL.md */
+    up_skill_render(s, &md);
+    bytes = md.len;
+    up_buf_release(&md);
+    for (size_t i = 0; i < s->nfiles; i++)
+        bytes += s->files[i].len;
+    if (used_bytes + bytes > lim->quota_bytes)
+        return up_error_set(err, UP_ETOOBIG,
+                            "skill '%s': its %zu bytes do not fit in a "
+                            "workspace's quota of %zu bytes (config "
+                            "workspace_max_bytes)",
+                            s->name ? s->name : "", bytes, lim->quota_bytes);
+    if (used_files + files > lim->quota_files)
+        return up_error_set(err, UP_ETOOBIG,
+                            "skill '%s': its %zu files and folders do not "
+                            "fit in a workspace's quota of %zu (config "
+                            "workspace_max_files)",
+                            s->name ? s->name : "", files, lim->quota_files);
+    return 0;
+}
+
 int up_workspace_install_skill(up_workspace *w, const up_skill *s,
                                up_error *err)
 {
@@ -390,6 +447,9 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
     for (size_t i = 0; i < s->nfiles; i++)
         if (up_skill_check_file_name(s->files[i].path, err))
             return UP_EUNSAFE;
+    up_workspace_usage(w, NULL);
+    if (up_workspace_skill_fits(s, &w->lim, w->used_bytes, w->used_files, err))
+        return UP_ETOOBIG;
     up_buf_addf(&dir, ".agents/skills/%s", s->name);
     up_skill_render(s, &md);
     up_fs_join(&path, dir.data, "SKILL.md");
@@ -434,6 +494,67 @@ out:
     return rc;
 }
 
+/* ---- the quota ---- */
+
+/* Folders below the root the usage walk descends (as removal does). */
+#define USAGE_DEPTH 256
+
+/* Add what folder fd (closed here) holds to w's counts; stop once the
+ * entries pass the quota. */
+static void usage_dir(up_workspace *w, int fd, int depth)
+{
+    DIR *d = fdopendir(fd);
+    struct dirent *e;
+
+    if (!d) {
+        close(fd);
+        return;
+    }
+    while ((e = readdir(d)) && w->used_files <= w->lim.quota_files) {
+        struct stat st;
+
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+            continue;
+        w->used_files++;
+        if (!S_ISDIR(st.st_mode))
+            w->used_bytes += (size_t)st.st_size;
+        else if (depth > 0) {
+            int sub = openat(fd, e->d_name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+            if (sub >= 0)
+                usage_dir(w, sub, depth - 1);
+        }
+    }
+    closedir(d);
+}
+
+int up_workspace_usage(up_workspace *w, up_buf *why)
+{
+    w->used_bytes = 0;
+    w->used_files = 0;
+    if (w->dirfd >= 0)
+        usage_dir(w, open_root(w), USAGE_DEPTH);
+    if (w->used_files > w->lim.quota_files) {
+        if (why)
+            up_buf_addf(why,
+                        "the workspace holds more than %zu files and "
+                        "folders, its quota (config workspace_max_files)",
+                        w->lim.quota_files);
+        return 1;
+    }
+    if (w->used_bytes > w->lim.quota_bytes) {
+        if (why)
+            up_buf_addf(why,
+                        "the workspace holds %zu bytes, over its quota of "
+                        "%zu bytes (config workspace_max_bytes)",
+                        w->used_bytes, w->lim.quota_bytes);
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- accounting ---- */
 
 /* Add s to the set list (once). */
@@ -466,13 +587,14 @@ void up_workspace_note_use(up_workspace *w, const char *rel)
 
 /* ---- snapshot ---- */
 
-/* Entries of one folder a snapshot lists at most. */
+/* Entries of one folder a snapshot reads names of at most. */
 #define SNAP_MAX_DIR 4096
 
 struct snap {
     const up_workspace *w;
     size_t max_file, left;
     json_t *files;
+    size_t more; /* files past UP_WS_SNAPSHOT_ENTRIES, counted */
     int cut;
 };
 
@@ -515,6 +637,81 @@ static void snap_file(struct snap *sn, int dir, const char *name,
     up_buf_release(&why);
 }
 
+/* 1 when rel is the installed skill's folder (left out). */
+static int is_skill(const struct snap *sn, const char *rel)
+{
+    return sn->w->skill_dir && !strcmp(rel, sn->w->skill_dir);
+}
+
+/* Count into sn->more the files (not folders) of the entry name of
+ * folder fd, rel its path: past the cap they are counted, not listed. */
+static void snap_count(struct snap *sn, int fd, const char *name,
+                       const char *rel, int depth)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+    int sub;
+
+    if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) || is_skill(sn, rel))
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        sn->more += S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
+        return;
+    }
+    sub = depth > 0 ? openat(fd, name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    : -1;
+    if (sub < 0 || !(d = fdopendir(sub))) {
+        if (sub >= 0)
+            close(sub);
+        return;
+    }
+    while ((e = readdir(d))) {
+        up_buf r = UP_BUF_INIT;
+
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        up_buf_addf(&r, "%s/%s", rel, e->d_name);
+        snap_count(sn, sub, e->d_name, r.data, depth - 1);
+        up_buf_release(&r);
+    }
+    closedir(d);
+}
+
+/* Entry name of folder fd, at rel: listed, or counted past the cap. */
+static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth);
+
+static void snap_entry(struct snap *sn, int fd, const char *name,
+                       const char *rel, int depth)
+{
+    struct stat st;
+
+    if (json_array_size(sn->files) >= UP_WS_SNAPSHOT_ENTRIES) {
+        snap_count(sn, fd, name, rel, depth);
+        return;
+    }
+    if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) || is_skill(sn, rel))
+        return;
+    if (S_ISDIR(st.st_mode) && depth > 0) {
+        int sub =
+            openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        up_buf dir = UP_BUF_INIT;
+
+        up_buf_addf(&dir, "%s/", rel);
+        if (sub >= 0)
+            snap_dir(sn, sub, dir.data, depth - 1);
+        up_buf_release(&dir);
+    } else if (S_ISLNK(st.st_mode)) {
+        json_array_append_new(
+            sn->files, json_pack("{s:s, s:b}", "path", rel, "symlink", 1));
+    } else if (S_ISREG(st.st_mode)) {
+        snap_file(sn, fd, name, rel);
+    }
+}
+
+/* The names of folder fd are read (at most SNAP_MAX_DIR: the rest are
+ * counted at once) and listed sorted, up to the listing's cap. */
 static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
 {
     char **names = NULL;
@@ -527,38 +724,26 @@ static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
         return;
     }
     while ((e = readdir(d))) {
+        up_buf rel = UP_BUF_INIT;
+
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (n >= SNAP_MAX_DIR) {
-            sn->cut = 1; /* a folder too large to list whole */
-            break;
+        if (n < SNAP_MAX_DIR) {
+            UP_GROW(names, cap, n + 1);
+            names[n++] = up_xstrdup(e->d_name);
+            continue;
         }
-        UP_GROW(names, cap, n + 1);
-        names[n++] = up_xstrdup(e->d_name);
+        up_buf_addf(&rel, "%s%s", prefix, e->d_name);
+        snap_count(sn, fd, e->d_name, rel.data, depth);
+        up_buf_release(&rel);
     }
     if (n) /* an empty folder has no names to sort */
         qsort(names, n, sizeof(*names), up_strptr_cmp);
     for (size_t i = 0; i < n; i++) {
         up_buf rel = UP_BUF_INIT;
-        struct stat st;
 
         up_buf_addf(&rel, "%s%s", prefix, names[i]);
-        if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW) ||
-            (sn->w->skill_dir && !strcmp(rel.data, sn->w->skill_dir))) {
-            ;
-        } else if (S_ISDIR(st.st_mode) && depth > 0) {
-            int sub = openat(fd, names[i],
-                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-            up_buf_addc(&rel, '/');
-            if (sub >= 0)
-                snap_dir(sn, sub, rel.data, depth - 1);
-        } else if (S_ISLNK(st.st_mode)) {
-            json_array_append_new(sn->files, json_pack("{s:s, s:b}", "path",
-                                                       rel.data, "symlink", 1));
-        } else if (S_ISREG(st.st_mode)) {
-            snap_file(sn, fd, names[i], rel.data);
-        }
+        snap_entry(sn, fd, names[i], rel.data, depth);
         up_buf_release(&rel);
         free(names[i]);
     }
@@ -569,13 +754,16 @@ static void snap_dir(struct snap *sn, int fd, const char *prefix, int depth)
 void up_workspace_snapshot(const up_workspace *w, size_t max_file,
                            size_t max_total, up_buf *out)
 {
-    struct snap sn = {w, max_file, max_total, json_array(), 0};
+    struct snap sn = {w, max_file, max_total, json_array(), 0, 0};
     json_t *root;
     char *text;
 
     if (w->dirfd >= 0)
         snap_dir(&sn, open_root(w), "", 64);
-    root = json_pack("{s:o, s:b}", "files", sn.files, "truncated", sn.cut);
+    root = json_pack("{s:o, s:b}", "files", sn.files, "truncated",
+                     sn.cut || sn.more);
+    if (sn.more)
+        json_object_set_new(root, "more", json_integer((json_int_t)sn.more));
     text = json_dumps(root, JSON_COMPACT);
     up_buf_adds(out, text);
     free(text);

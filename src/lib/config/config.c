@@ -95,6 +95,11 @@ static const struct key top_keys[] = {
      NULL},
     {"max_history_bytes", V_INT, CFG(max_history_bytes), 65536, 1073741824,
      NULL},
+    {"workspace_dir", V_PATH, CFG(workspace_dir), 0, 0, NULL},
+    {"workspace_max_bytes", V_INT, CFG(workspace_max_bytes), 65536,
+     1099511627776L, NULL},
+    {"workspace_max_files", V_INT, CFG(workspace_max_files), 16, 100000000,
+     NULL},
     {"min_tests", V_INT, CFG(min_tests), 1, 100, NULL},
     {"max_tests", V_INT, CFG(max_tests), 1, 100, NULL},
     {"margin_points", V_INT, CFG(margin_points), 0, 50, NULL},
@@ -681,7 +686,9 @@ void up_config_init(up_config *cfg)
     cfg->concurrency.value = 4;
     cfg->max_answer_bytes.value = 1048576;
     cfg->artifact_max_bytes.value = 262144;
-    cfg->max_history_bytes.value = 67108864; /* UP_AGENT_MAX_HISTORY */
+    cfg->max_history_bytes.value = 67108864;    /* UP_AGENT_MAX_HISTORY */
+    cfg->workspace_max_bytes.value = 268435456; /* UP_WS_QUOTA_BYTES */
+    cfg->workspace_max_files.value = 10000;     /* UP_WS_QUOTA_FILES */
     cfg->min_tests.value = 3;
     cfg->max_tests.value = 8;
     cfg->margin_points.value = 5;
@@ -728,7 +735,8 @@ static void release_strs(up_config *cfg)
                           &cfg->skills_dir,
                           &cfg->runs_dir,
                           &cfg->prompts_dir,
-                          &cfg->cache_path};
+                          &cfg->cache_path,
+                          &cfg->workspace_dir};
 
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
         free(strs[i]->value);
@@ -919,6 +927,30 @@ static void default_cache_path(up_config *cfg)
     cfg->cache_path.value = up_buf_detach(&b);
 }
 
+/* Workspaces go to $TMPDIR when set (left NULL: the eval takes it as it
+ * is, never making it), else under the user's cache folder: a disk,
+ * never /dev/shm (RAM) unless the user names it. */
+static void default_workspace_dir(up_config *cfg)
+{
+    const char *tmp = up_config_getenv(cfg, "TMPDIR");
+    const char *xdg = up_config_getenv(cfg, "XDG_CACHE_HOME");
+    const char *home = up_config_getenv(cfg, "HOME");
+    up_buf b = UP_BUF_INIT;
+
+    if (cfg->workspace_dir.value ||
+        cfg->workspace_dir.src.kind != UP_SRC_DEFAULT)
+        return;
+    if (tmp && *tmp)
+        return;
+    if (xdg && *xdg)
+        up_fs_join(&b, xdg, "upskill/work");
+    else if (home && *home)
+        up_fs_join(&b, home, ".cache/upskill/work");
+    else
+        up_buf_adds(&b, "/tmp");
+    cfg->workspace_dir.value = up_buf_detach(&b);
+}
+
 int up_config_load(up_config *cfg, up_error *err)
 {
     up_buf text = UP_BUF_INIT;
@@ -938,6 +970,7 @@ int up_config_load(up_config *cfg, up_error *err)
         up_config_apply_env(cfg);
         default_cache_path(cfg);
         up_config_load_trust(cfg);
+        default_workspace_dir(cfg);
     }
     free(path);
     up_buf_release(&text);

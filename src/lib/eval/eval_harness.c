@@ -101,7 +101,7 @@ static int make_dirs(eval_harness *c, const up_eval_plan *p, up_error *err)
         return rc;
     }
     c->dir = up_buf_detach(&d);
-    return up_workspace_new(&c->ws, c->dir, NULL, err);
+    return up_workspace_new(&c->ws, c->dir, p->agent_opts.limits, err);
 }
 
 int eval_harness_start(eval_harness **out, const up_eval_plan *p,

@@ -696,29 +696,28 @@ static int has_agent_jobs(const up_eval_plan *p)
 }
 
 /*
- * Where the workspaces go: $TMPDIR when set, else /dev/shm when it is a
- * folder we may write (a tmpfs: on ext4, making and removing thousands
- * of small folders spent half an agent run's CPU in the inode allocator,
- * see bench/README.md), else /tmp.
+ * Where the workspaces go: the config's workspace_dir (made when
+ * missing), else $TMPDIR when set (as it is), else /tmp.  Never /dev/shm unless
+ * named: a tmpfs is RAM, and a workspace's quota is checked after a
+ * command, so one command may pass it (docs/sandbox.md).
  */
-static const char *workspace_root(void)
+static const char *workspace_root(const up_eval_plan *p)
 {
     const char *tmp = getenv("TMPDIR");
 
-    if (tmp && *tmp)
-        return tmp;
-    return up_fs_is_dir("/dev/shm") && access("/dev/shm", W_OK | X_OK) == 0
-               ? "/dev/shm"
-               : "/tmp";
+    if (p->agent_opts.work_dir &&
+        !up_fs_mkdir_p(p->agent_opts.work_dir, 0700, NULL))
+        return p->agent_opts.work_dir;
+    return tmp && *tmp ? tmp : "/tmp";
 }
 
 /* The run's private folder of workspaces ("upskill-run-PID-XXXXXX",
  * 0700, locked by *lockfd, under workspace_root: up_ws_run_dir_new) into
  * dir; 0 when it could not be made (each workspace then goes under
  * $TMPDIR itself, as private). */
-static int private_parent(up_buf *dir, int *lockfd)
+static int private_parent(const up_eval_plan *p, up_buf *dir, int *lockfd)
 {
-    return up_ws_run_dir_new(dir, lockfd, workspace_root()) == 0;
+    return up_ws_run_dir_new(dir, lockfd, workspace_root(p)) == 0;
 }
 
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
@@ -733,12 +732,12 @@ int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
     if (rc)
         return rc;
 
-    up_ws_sweep(workspace_root()); /* what a killed run left there */
+    up_ws_sweep(workspace_root(p)); /* what a killed run left there */
     up_breaker_init(&br, up_breaker_threshold(o->sched.jobs));
     if (!o2.sched.breaker)
         o2.sched.breaker = &br;
     if (!p->agent_opts.parent && has_agent_jobs(p) &&
-        private_parent(&dir, &lockfd)) {
+        private_parent(p, &dir, &lockfd)) {
         made = 1;
         p->agent_opts.parent = dir.data;
     }

@@ -135,6 +135,11 @@ static void agent_plan(up_session *s, up_eval_plan *p)
     p->check_mode = (int)s->o.sandbox; /* the command checks' sandbox too */
     run_limits(s->cfg, &s->run_lim);
     p->agent_opts.run_limits = &s->run_lim;
+    up_ws_limits_default(&s->ws_lim);
+    s->ws_lim.quota_bytes = (size_t)s->cfg->workspace_max_bytes.value;
+    s->ws_lim.quota_files = (size_t)s->cfg->workspace_max_files.value;
+    p->agent_opts.limits = &s->ws_lim;
+    p->agent_opts.work_dir = s->cfg->workspace_dir.value;
 }
 
 int up_session_jobs(long jobs, const up_config *cfg)
@@ -340,6 +345,18 @@ static void cache_note(const up_session *s)
     session_note(s, UP_SESSION_WARN, msg);
 }
 
+/* 0 when p's skill fits in a workspace's quota, or no job of the skill
+ * arm runs in a workspace: a skill too large fails before any request,
+ * not once per conversation. */
+static int skill_fits(const up_session *s, const up_eval_plan *p, up_error *err)
+{
+    for (size_t i = 0; p->skill && i < p->njobs; i++)
+        if (p->jobs[i].arm == UP_ARM_SKILL &&
+            up_eval_job_is_agent(p, &p->jobs[i]))
+            return up_workspace_skill_fits(p->skill, &s->ws_lim, 0, 0, err);
+    return 0;
+}
+
 int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,
                        up_error *err)
 {
@@ -360,7 +377,9 @@ int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,
     o.artifacts = s->batch_dir.len > 0;
     session_stream_hook(s, &o);
     agent_plan(s, p);
-    rc = up_eval_execute(p, &o, st, err);
+    rc = skill_fits(s, p, err);
+    if (!rc)
+        rc = up_eval_execute(p, &o, st, err);
     cache_note(s);
     free(eps);
     return rc;

@@ -196,16 +196,103 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
     return o;
 }
 
-/* The artifact's line text (owned), cut to the configured cap. */
+/* Members an artifact still over the cap once its workspace listing and
+ * its texts are cut loses, in this order (each set to null and named in
+ * "artifact_cut"). */
+static const char *const droppable[] = {"workspace", "tools", "assertions",
+                                        "messages", "input"};
+
+/* Bytes of v dumped. */
+static size_t dumped_len(const json_t *v)
+{
+    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    size_t n = t ? strlen(t) : 0;
+
+    free(t);
+    return n;
+}
+
+/* Leave out the last files of o's snapshot, at least over bytes of them,
+ * counting them in its "more"; 0 when it lists none.  The snapshot is
+ * the job's (shared): o gets a new one. */
+static int trim_files(json_t *o, size_t over)
+{
+    json_t *ws = json_object_get(o, "workspace");
+    json_t *files = json_object_get(ws, "files"), *kept, *copy;
+    size_t n = json_array_size(files), keep = n, freed = 0;
+    json_int_t more = json_integer_value(json_object_get(ws, "more"));
+
+    if (!n)
+        return 0;
+    while (keep && freed < over)
+        freed += dumped_len(json_array_get(files, --keep)) + 1;
+    kept = json_array();
+    for (size_t i = 0; i < keep; i++)
+        json_array_append(kept, json_array_get(files, i));
+    copy = json_copy(ws);
+    json_object_set_new(copy, "files", kept);
+    json_object_set_new(copy, "more",
+                        json_integer(more + (json_int_t)(n - keep)));
+    json_object_set_new(copy, "truncated", json_true());
+    json_object_set_new(o, "workspace", copy);
+    return 1;
+}
+
+/* The line of o, over the cap by over bytes, made smaller (marked in
+ * cut): the snapshot's listing, then the texts' share *texts, then a
+ * member.  0 when nothing is left to cut. */
+static int cut_more(json_t *o, json_t *cut, size_t over, size_t *texts,
+                    size_t *next)
+{
+    if (trim_files(o, over))
+        return 1;
+    if (*texts) {
+        *texts = *texts > over ? *texts - over : 0;
+        up_store_case_cap(o, *texts);
+        return 1;
+    }
+    if (*next >= sizeof(droppable) / sizeof(droppable[0]))
+        return 0;
+    json_object_set_new(o, droppable[*next], json_null());
+    json_array_append_new(json_object_get(cut, "dropped"),
+                          json_string(droppable[(*next)++]));
+    return 1;
+}
+
+/* o (texts bytes of text left once cut to cap) dumped in at most cap
+ * bytes where cuts can make it so, marked "artifact_cut": {bytes,
+ * dropped} (owned). */
+static char *fit_line(json_t *o, size_t cap, size_t texts)
+{
+    char *text = json_dumps(o, JSON_COMPACT);
+    size_t len = strlen(text), next = 0;
+    json_t *cut = NULL;
+
+    while (len > cap) {
+        if (!cut) { /* the whole line's size, before any cut */
+            cut = json_pack("{s:I, s:[]}", "bytes", (json_int_t)len, "dropped");
+            json_object_set_new(o, "artifact_cut", cut);
+        }
+        if (!cut_more(o, cut, len - cap, &texts, &next))
+            break;
+        free(text);
+        text = json_dumps(o, JSON_COMPACT);
+        len = strlen(text);
+    }
+    return text;
+}
+
+/* The artifact's line text (owned), cut to the configured cap: its texts
+ * first, then, for a line still over, the parts droppable names. */
 static char *artifact_text(const up_session *s, const up_eval_plan *p,
                            const up_eval_job *j, int run, int attempt)
 {
     json_t *o = artifact(p, j, run, attempt);
-    long cap = s->cfg->artifact_max_bytes.value;
+    long cfg = s->cfg->artifact_max_bytes.value;
+    size_t cap = cfg > 0 ? (size_t)cfg : UP_STORE_CASE_MAX;
     char *text;
 
-    up_store_case_cap(o, cap > 0 ? (size_t)cap : UP_STORE_CASE_MAX);
-    text = json_dumps(o, JSON_COMPACT);
+    text = fit_line(o, cap, up_store_case_cap(o, cap));
     json_decref(o);
     return text;
 }

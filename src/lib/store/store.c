@@ -433,7 +433,7 @@ static void cap_collect(cap_item **v, size_t *n, json_t *artifact)
     }
 }
 
-void up_store_case_cap(json_t *artifact, size_t cap)
+size_t up_store_case_cap(json_t *artifact, size_t cap)
 {
     cap_item *v = NULL;
     size_t n = 0, left = cap;
@@ -452,6 +452,7 @@ void up_store_case_cap(json_t *artifact, size_t cap)
         left -= keep;
     }
     free(v);
+    return cap - left;
 }
 
 /* ---- run_N/cases/transcripts.jsonl
