@@ -118,7 +118,7 @@ static const char *unsafe_prefix(const char *dir, up_buf *why)
     if (len == 1)
         return "the root folder";
     if (h && *h && realpath(h, home) && strncmp(home, dir, len) == 0 &&
-        (len == 1 || home[len] == '/' || !home[len]))
+        (home[len] == '/' || !home[len]))
         return home[len] ? "a folder above your home" : "your home folder";
     for (size_t i = 0; secret_entries[i] && !why->len; i++) {
         up_buf_reset(&p);
