@@ -79,6 +79,9 @@ typedef struct up_harness_run_args {
     const char *skill_dir; /* the skill's folder in ws on the host (the
                               skill arm), read at start to tell when its
                               files reach the model; NULL: none */
+    const up_sandbox_limits *limits; /* the run tool's (the config's
+                                        sandbox.*): its process count and
+                                        file size; NULL: their defaults */
 } up_harness_run_args;
 
 /*

@@ -185,4 +185,15 @@ void up_sandbox_result_release(up_sandbox_result *res);
  */
 void up_sandbox_bwrap_base(void (*add)(void *ud, const char *w), void *ud);
 
+/*
+ * The words that cap the processes of what follows them at nproc, for
+ * the command part of a bubblewrap line (after "--"), through add:
+ * `prlimit --nproc=N --`, whose RLIMIT_NPROC, set inside the user
+ * namespace, counts only the sandbox's processes.  None for root (not
+ * enforced for it: up_sandbox_spawn's pids cgroup caps it instead), for
+ * nproc 0 or without util-linux's prlimit.
+ */
+void up_sandbox_nproc_wrap(void (*add)(void *ud, const char *w), void *ud,
+                           unsigned nproc);
+
 #endif

@@ -326,6 +326,34 @@ Test(sandbox, secrets_outside_are_not_readable)
     up_buf_release(&cmd);
 }
 
+/* Issue 23 item 15: bwrap is pid 1 of the sandbox and its command line
+ * (every --bind) is readable there; it holds no host path. */
+Test(sandbox, no_command_line_inside_shows_a_host_path)
+{
+    up_sandbox_result r;
+
+    need_bwrap();
+    run(&r,
+        "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' <$f; echo; done; "
+        "echo end",
+        NULL);
+    cr_assert_not_null(strstr(r.out.data, "bwrap"), "%s", r.out.data);
+    cr_assert_not_null(strstr(r.out.data, "end\n"), "%s", r.out.data);
+    cr_assert_null(strstr(r.out.data, root), "%s", r.out.data);
+    up_sandbox_result_release(&r);
+}
+
+/* Issue 23 item 11: of /etc/ssl only the certificates are there. */
+Test(sandbox, only_the_certificate_store_of_etc_ssl)
+{
+    up_sandbox_result r;
+
+    need_bwrap();
+    run(&r, "ls /etc/ssl; ls /etc/ssl/private && echo LISTED", NULL);
+    cr_assert_str_eq(r.out.data, "certs\n", "%s", r.out.data);
+    up_sandbox_result_release(&r);
+}
+
 Test(sandbox, writes_outside_the_workspace_fail)
 {
     up_sandbox_result r;

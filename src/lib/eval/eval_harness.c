@@ -124,9 +124,9 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
     if (!rc)
         rc = up_harness_run_start(
             &c->run,
-            &(up_harness_run_args){c->spec, c->dir, c->ws->path, prompt, ep,
-                                   p->agent_opts.wall_ms,
-                                   skill.len ? skill.data : NULL},
+            &(up_harness_run_args){
+                c->spec, c->dir, c->ws->path, prompt, ep, p->agent_opts.wall_ms,
+                skill.len ? skill.data : NULL, p->agent_opts.run_limits},
             err);
     up_buf_release(&skill);
     if (rc && err)

@@ -47,14 +47,25 @@ static void observe(void *ud, const char *path, const char *req, size_t req_len,
     up_harness_obs_add(ud, path, req, req_len, status, ctype, resp, resp_len);
 }
 
-/* The sandbox's limits for a CLI: its wall clock and output caps; the
- * CLI (node and its tools) sets its own memory and processes. */
-static void limits(up_sandbox_limits *l, long wall_ms)
+/* The sandbox's limits for a CLI: its wall clock and output caps, and
+ * the run tool's process count and file size (run: the config's
+ * sandbox.* keys; NULL: their defaults).  No RLIMIT_AS (node's V8
+ * reserves far more address space than it uses) and no CPU seconds (the
+ * wall clock bounds a conversation). */
+static void limits(up_sandbox_limits *l, long wall_ms,
+                   const up_sandbox_limits *run)
 {
+    up_sandbox_limits d;
+
+    up_sandbox_limits_default(&d);
+    if (!run)
+        run = &d;
     memset(l, 0, sizeof(*l));
     l->wall_ms = (unsigned)wall_ms;
     l->out_cap = UP_HARNESS_MAX_STREAM;
     l->err_cap = ERR_KEEP;
+    l->nproc = run->nproc;
+    l->fsize_bytes = run->fsize_bytes;
 }
 
 /* url's origin ("scheme://host[:port]") and its path after it (no
@@ -88,20 +99,18 @@ static int own_exe(up_buf *exe, up_error *err)
 }
 
 /* The argv, environment and config of run a; spawned into *proc. */
-static int launch(up_sandbox_run **proc, const cli_run_args *a, long wall_ms,
-                  up_error *err)
+static int launch(up_sandbox_run **proc, const cli_run_args *a,
+                  const up_sandbox_limits *lim, up_error *err)
 {
     cli_strv argv = {0}, envp = {0};
-    up_sandbox_limits lim;
     int rc = cli_write_config(a, err);
 
     if (!rc) {
         cli_bwrap(a, &argv);
         cli_command(a, &argv);
         cli_envp(a, &envp);
-        limits(&lim, wall_ms);
         rc = up_sandbox_spawn(proc, &(up_sandbox_proc){argv.v, envp.v, NULL, 1},
-                              &lim, err);
+                              lim, err);
     }
     cli_strv_free(&argv);
     cli_strv_free(&envp);
@@ -146,6 +155,7 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
     up_buf bin = UP_BUF_INIT, prefix = UP_BUF_INIT, home = UP_BUF_INIT;
     up_buf exe = UP_BUF_INIT, sock = UP_BUF_INIT, url = UP_BUF_INIT;
     const char *fmt = getenv("UPSKILL_CLI_FORMAT");
+    up_sandbox_limits lim;
     int rc;
 
     *out = c;
@@ -153,6 +163,7 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
     c->fmt = ra->spec->format;
     c->key = ra->ep->api_key;
     c->wall_ms = ra->wall_ms > 0 ? ra->wall_ms : UP_HARNESS_WALL_MS_DEFAULT;
+    limits(&lim, c->wall_ms, ra->limits);
     rc = up_sandbox_check(err);
     if (!rc && !c->spec->bin && fmt)
         rc = up_harness_format_parse(fmt, &c->fmt, err);
@@ -173,8 +184,8 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
                             CLI_HOME_INSIDE, ra->prompt, ra->ep->model,
                             url.data, CLI_DUMMY_KEY,
                             c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND"),
-                            exe.data, sock.data},
-            c->wall_ms, err);
+                            exe.data, sock.data, lim.nproc},
+            &lim, err);
     up_buf_release(&bin);
     up_buf_release(&prefix);
     up_buf_release(&home);
@@ -359,6 +370,9 @@ static json_t *tools_json(const up_harness_run *c, const up_harness_outcome *oc,
                         r->model ? json_string(r->model) : json_null());
     json_object_set_new(o, "skipped_lines", json_integer(r->skipped));
     json_object_set_new(o, "stderr", json_stringn_nocheck(se->data, se->len));
+    json_object_set_new(o, "sandbox_limit",
+                        c->res.limit ? json_string(c->res.limit_text)
+                                     : json_null());
     return o;
 }
 
@@ -385,6 +399,7 @@ static void judge_exit(const up_harness_run *c, const up_harness_result *r,
     const up_buf *se = &c->res.err;
     int code = c->res.exit_code;
     size_t line = se->len ? strcspn(se->data, "\n") : 0;
+    const char *lt = c->res.limit_text;
 
     if (c->interrupted)
         up_error_set(e, UP_EINTR, "interrupted");
@@ -395,8 +410,9 @@ static void judge_exit(const up_harness_run *c, const up_harness_result *r,
                      model, c->wall_ms / 1000);
     else if (code != 0 || r->is_error || !r->complete)
         up_error_set(
-            e, UP_EAGENT, "'%s': the CLI %s (exit %d)%s%.*s%s%.300s", model,
-            code != 0 ? "failed" : "reported an error", code, line ? ": " : "",
+            e, UP_EAGENT, "'%s': the CLI %s (exit %d%s%s)%s%.*s%s%.300s", model,
+            code != 0 ? "failed" : "reported an error", code,
+            *lt ? ", over the sandbox's limit on " : "", lt, line ? ": " : "",
             (int)(line < 300 ? line : 300), se->data ? se->data : "",
             r->answer && *r->answer ? ": " : "", r->answer ? r->answer : "");
 }

@@ -44,6 +44,7 @@ typedef struct cli_run_args {
     const char *command;  /* cli.command: the configured command line */
     const char *exe;      /* upskill's own binary (the forwarder) */
     const char *sock;     /* the proxy's socket on the host */
+    unsigned nproc;       /* its processes (sandbox.processes), 0: no cap */
 } cli_run_args;
 
 /* Write the CLI's config files into a->home. */

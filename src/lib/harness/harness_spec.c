@@ -96,21 +96,73 @@ static void env_none(const cli_run_args *a, cli_strv *v)
     (void)v;
 }
 
-/* path's install prefix (the folder above its bin/), resolved, into out;
- * 0 when path is no executable. */
-static int prefix_of(const char *path, up_buf *out)
+/* What a folder holding credentials has in it: such a folder is never
+ * bound into a CLI's sandbox (~/.cargo has credentials.toml). */
+static const char *const secret_entries[] = {
+    ".ssh",        ".gnupg",           ".aws",
+    ".azure",      ".config",          ".docker",
+    ".kube",       ".netrc",           ".npmrc",
+    ".pypirc",     ".git-credentials", ".password-store",
+    "credentials", "credentials.toml", NULL};
+
+/* Why dir (resolved) may not be bound into a sandbox, or NULL: the home
+ * folder, a folder above it, or one holding credentials (the entry
+ * found, into why). */
+static const char *unsafe_prefix(const char *dir, up_buf *why)
+{
+    const char *h = getenv("HOME");
+    char home[PATH_MAX];
+    size_t len = strlen(dir);
+    up_buf p = UP_BUF_INIT;
+
+    if (len == 1)
+        return "the root folder";
+    if (h && *h && realpath(h, home) && strncmp(home, dir, len) == 0 &&
+        (home[len] == '/' || !home[len]))
+        return home[len] ? "a folder above your home" : "your home folder";
+    for (size_t i = 0; secret_entries[i] && !why->len; i++) {
+        up_buf_reset(&p);
+        up_fs_join(&p, dir, secret_entries[i]);
+        if (access(p.data, F_OK) == 0)
+            up_buf_addf(why, "a folder holding credentials (%s)",
+                        secret_entries[i]);
+    }
+    up_buf_release(&p);
+    return why->len ? why->data : NULL;
+}
+
+/* path's install prefix, the folder above its bin/ (both resolved), into
+ * prefix and the binary in it into bin: 1, or 0 when path is no
+ * executable.  A prefix that may not be bound read-only into the sandbox
+ * is an error (UP_EUNSAFE) naming it, saying how to install the CLI. */
+static int prefix_of(const char *path, up_buf *bin, up_buf *prefix,
+                     up_error *err)
 {
     char real[PATH_MAX];
-    up_buf d1 = UP_BUF_INIT, d2 = UP_BUF_INIT;
+    up_buf dir = UP_BUF_INIT, why = UP_BUF_INIT;
+    const char *bad;
 
     if (access(path, X_OK) != 0)
         return 0;
-    up_fs_dirname(&d1, path);
-    up_fs_dirname(&d2, d1.data);
-    up_buf_adds(out, realpath(d2.data, real) ? real : d2.data);
-    up_buf_release(&d1);
-    up_buf_release(&d2);
-    return 1;
+    up_fs_dirname(&dir, path);
+    if (realpath(dir.data, real)) {
+        up_buf_reset(&dir);
+        up_buf_adds(&dir, real);
+    }
+    up_fs_dirname(prefix, dir.data);
+    up_buf_addf(bin, "%s/%s", dir.data,
+                strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    bad = unsafe_prefix(prefix->data, &why);
+    if (bad)
+        up_error_set(err, UP_EUNSAFE,
+                     "'%s': the CLI's install folder '%s' is %s, and it "
+                     "would be readable in the CLI's sandbox: install the "
+                     "CLI with `make clis` (then UPSKILL_CLIS) or into a "
+                     "prefix of its own (npm install --global --prefix DIR)",
+                     path, prefix->data, bad);
+    up_buf_release(&dir);
+    up_buf_release(&why);
+    return bad ? UP_EUNSAFE : 1;
 }
 
 /* The CLI's binary in UPSKILL_CLIS/NAME/bin (make clis), else on PATH. */
@@ -120,28 +172,24 @@ static int find_installed(const up_harness_spec *s, up_buf *bin, up_buf *prefix,
     const char *dir = getenv("UPSKILL_CLIS");
     const char *path = getenv("PATH");
     up_buf b = UP_BUF_INIT;
+    int found = 0;
 
     if (dir && *dir) {
         up_buf_addf(&b, "%s/%s/bin/%s", dir, s->name, s->bin);
-        if (prefix_of(b.data, prefix)) {
-            up_buf_addf(bin, "%s/bin/%s", prefix->data, s->bin);
-            up_buf_release(&b);
-            return 0;
-        }
+        found = prefix_of(b.data, bin, prefix, err);
     }
-    for (const char *p = path; p && *p;) {
+    for (const char *p = path; !found && p && *p;) {
         size_t len = strcspn(p, ":");
 
         up_buf_reset(&b);
         up_buf_addf(&b, "%.*s/%s", (int)len, p, s->bin);
-        if (len && prefix_of(b.data, prefix)) {
-            up_buf_addf(bin, "%s/bin/%s", prefix->data, s->bin);
-            up_buf_release(&b);
-            return 0;
-        }
+        if (len)
+            found = prefix_of(b.data, bin, prefix, err);
         p += len + (p[len] == ':');
     }
     up_buf_release(&b);
+    if (found)
+        return found < 0 ? found : 0;
     return up_error_set(err, UP_ENOTFOUND,
                         "'%s': the CLI of cli.%s is not installed (not in "
                         "UPSKILL_CLIS/%s/bin nor on PATH): make clis",
@@ -316,30 +364,32 @@ static int find_command(const char *cmd, up_buf *bin, up_buf *prefix,
     const char *w = cmd + strspn(cmd, " ");
     size_t len = strcspn(w, " ");
     const char *path = getenv("PATH");
-    up_buf b = UP_BUF_INIT;
+    up_buf b = UP_BUF_INIT, dir = UP_BUF_INIT;
     int found = 0;
 
     if (memchr(w, '/', len)) {
         up_buf_addf(&b, "%.*s", (int)len, w);
-        found = prefix_of(b.data, prefix);
+        found = prefix_of(b.data, &dir, prefix, err);
     }
     for (const char *p = path; len && !found && !memchr(w, '/', len) && p && *p;
          p += strcspn(p, ":"), p += *p == ':') {
         up_buf_reset(&b);
         up_buf_addf(&b, "%.*s/%.*s", (int)strcspn(p, ":"), p, (int)len, w);
-        found = prefix_of(b.data, prefix);
+        found = prefix_of(b.data, &dir, prefix, err);
     }
-    if (found) {
+    if (found > 0) {
         char real[PATH_MAX];
 
         up_buf_adds(bin, realpath(b.data, real) ? real : b.data);
     }
     up_buf_release(&b);
-    return found ? 0
-                 : up_error_set(err, UP_ENOTFOUND,
-                                "'%.*s': the command of cli.command "
-                                "(UPSKILL_CLI_COMMAND) was not found",
-                                (int)len, w);
+    up_buf_release(&dir);
+    if (found)
+        return found < 0 ? found : 0;
+    return up_error_set(err, UP_ENOTFOUND,
+                        "'%.*s': the command of cli.command "
+                        "(UPSKILL_CLI_COMMAND) was not found",
+                        (int)len, w);
 }
 
 static int find_configured(const up_harness_spec *s, up_buf *bin,
@@ -612,18 +662,23 @@ static void add_word(void *ud, const char *w)
 
 /* The sandbox's bwrap line with a network of its own (only loopback),
  * its install folder read-only, the workspace and home, upskill as the
- * forwarder and the model proxy's socket. */
+ * forwarder (under the process cap) and the model proxy's socket. */
 void cli_bwrap(const cli_run_args *a, cli_strv *v)
 {
     up_sandbox_bwrap_base(add_word, v);
-    const char *tail[] = {"--ro-bind",        a->prefix,     a->prefix,
-                          "--bind",           a->ws,         CLI_WS_INSIDE,
-                          "--bind",           a->home,       CLI_HOME_INSIDE,
-                          "--ro-bind",        a->exe,        CLI_FORWARD_INSIDE,
-                          "--bind",           a->sock,       CLI_SOCK_INSIDE,
-                          "--chdir",          CLI_WS_INSIDE, "--",
-                          CLI_FORWARD_INSIDE, "__forward",   CLI_PORT_INSIDE,
-                          CLI_SOCK_INSIDE,    "--",          NULL};
+    const char *tail[] = {"--ro-bind", a->prefix,     a->prefix,
+                          "--bind",    a->ws,         CLI_WS_INSIDE,
+                          "--bind",    a->home,       CLI_HOME_INSIDE,
+                          "--ro-bind", a->exe,        CLI_FORWARD_INSIDE,
+                          "--bind",    a->sock,       CLI_SOCK_INSIDE,
+                          "--chdir",   CLI_WS_INSIDE, "--",
+                          NULL};
+    const char *forward[] = {CLI_FORWARD_INSIDE, "__forward", CLI_PORT_INSIDE,
+                             CLI_SOCK_INSIDE,    "--",        NULL};
+
     for (size_t i = 0; tail[i]; i++)
         strv_add(v, tail[i]);
+    up_sandbox_nproc_wrap(add_word, v, a->nproc);
+    for (size_t i = 0; forward[i]; i++)
+        strv_add(v, forward[i]);
 }

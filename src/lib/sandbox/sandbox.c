@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h> /* memfd_create */
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -47,6 +48,7 @@ struct up_sandbox_run {
     up_sandbox_limit hit;  /* a limit enforced here (wall, output) */
     int reaped, status;    /* waitpid done, and its status */
     int pidfd;             /* readable when pid exits; -1 if unsupported */
+    int argsfd;            /* bwrap's options for --args, or -1 */
     sbx_cgroup cg;         /* per-call pids cgroup, when available */
 };
 
@@ -101,11 +103,14 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
 
     setsid();
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
-        dup2(err, 2) < 0 || (info >= 0 && dup2(info, SBX_INFO_FD) < 0))
+        dup2(err, 2) < 0 || (info >= 0 && dup2(info, SBX_INFO_FD) < 0) ||
+        (r->argsfd >= 0 && dup2(r->argsfd, SBX_ARGS_FD) < 0))
         _exit(127);
     if (r->cg.procs_fd >= 0 && write(r->cg.procs_fd, "0", 1) != 1)
         _exit(127);
-    close_from(info >= 0 ? SBX_INFO_FD + 1 : 3);
+    close_from(r->argsfd >= 0 ? SBX_ARGS_FD + 1
+               : info >= 0    ? SBX_INFO_FD + 1
+                              : 3);
     set_limit(RLIMIT_CPU, r->lim.cpu_s, r->lim.cpu_s ? r->lim.cpu_s + 1 : 0);
     set_limit(RLIMIT_AS, r->lim.mem_bytes, r->lim.mem_bytes);
     set_limit(RLIMIT_FSIZE, r->lim.fsize_bytes, r->lim.fsize_bytes);
@@ -150,6 +155,7 @@ static up_sandbox_run *run_new(up_sandbox_mode mode,
     up_buf_init(&r->info);
     r->cg.procs_fd = -1;
     r->pidfd = -1;
+    r->argsfd = -1;
     return r;
 }
 
@@ -160,11 +166,59 @@ static void run_free(up_sandbox_run *r)
             close(r->fd[i]);
     if (r->pidfd >= 0)
         close(r->pidfd);
+    if (r->argsfd >= 0)
+        close(r->argsfd);
     sbx_cgroup_close(&r->cg);
     up_buf_release(&r->out);
     up_buf_release(&r->err);
     up_buf_release(&r->info);
     free(r);
+}
+
+/*
+ * bwrap's options (argv between its name and the first "--") moved into
+ * a memfd, NUL-separated, which bwrap reads with --args and closes: the
+ * sandbox's processes can read bwrap's command line (/proc/1/cmdline is
+ * bwrap's own), and it then carries no host path (issue 23 item 15).
+ * The new argv (a heap strv) into *out; NULL when argv has no "--".
+ */
+static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
+                       up_error *err)
+{
+    size_t k = 1, n = k;
+    up_buf b = UP_BUF_INIT;
+    char fd[16];
+    int mfd, rc = 0;
+
+    *out = NULL;
+    while (argv[k] && strcmp(argv[k], "--") != 0)
+        k++;
+    if (!argv[k])
+        return 0;
+    for (size_t i = 1; i < k; i++)
+        up_buf_add(&b, argv[i], strlen(argv[i]) + 1);
+    mfd = memfd_create("bwrap-args", MFD_CLOEXEC);
+    /* above the descriptors the child dup2s onto (0 to SBX_ARGS_FD) */
+    r->argsfd = mfd >= 0 ? fcntl(mfd, F_DUPFD_CLOEXEC, 10) : -1;
+    if (mfd >= 0)
+        close(mfd);
+    if (r->argsfd < 0 || up_fs_write_all(r->argsfd, b.data, b.len) < 0 ||
+        lseek(r->argsfd, 0, SEEK_SET) != 0)
+        rc = up_error_set(err, UP_EIO, "sandbox: bwrap's options: %s",
+                          strerror(errno));
+    up_buf_release(&b);
+    while (!rc && argv[n])
+        n++;
+    if (rc)
+        return rc;
+    *out = up_xcalloc(n - k + 4, sizeof(**out));
+    snprintf(fd, sizeof(fd), "%d", SBX_ARGS_FD);
+    (*out)[0] = up_xstrdup(argv[0]);
+    (*out)[1] = up_xstrdup("--args");
+    (*out)[2] = up_xstrdup(fd);
+    for (size_t i = k; i < n; i++)
+        (*out)[i - k + 3] = up_xstrdup(argv[i]);
+    return 0;
 }
 
 /* Fork and exec argv with envp in cwd (NULL: ours); bwrap's status on
@@ -212,11 +266,16 @@ static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
                      char *const *envp, const char *cwd, up_error *err)
 {
     up_sandbox_run *r = run_new(mode, lim);
-    int rc;
+    char **moved = NULL;
+    int rc = 0;
 
     for (int i = 0; i < S_N; i++)
         r->fd[i] = -1;
-    rc = spawn(r, argv, envp, cwd, err);
+    if (mode == UP_SANDBOX_BWRAP)
+        rc = args_via_fd(r, argv, &moved, err);
+    if (!rc)
+        rc = spawn(r, moved ? moved : argv, envp, cwd, err);
+    up_strv_free(moved);
     if (rc < 0) {
         run_free(r);
         r = NULL;

@@ -124,8 +124,8 @@ static void strv_add_word(void *ud, const char *w)
     strv_push(&s->v, &s->n, &s->cap, w);
 }
 
-static void push_inner(char ***v, size_t *n, size_t *cap, const char *cmd,
-                       unsigned nproc)
+void up_sandbox_nproc_wrap(void (*add)(void *ud, const char *w), void *ud,
+                           unsigned nproc)
 {
     char opt[32];
 
@@ -133,15 +133,20 @@ static void push_inner(char ***v, size_t *n, size_t *cap, const char *cmd,
      * sandbox's own processes (set before bwrap it would count every
      * process of the user).  Not enforced for root, which gets a pids
      * cgroup instead (sandbox_cgroup.c). */
-    if (nproc > 0 && geteuid() != 0 && access(PRLIMIT, X_OK) == 0) {
-        snprintf(opt, sizeof(opt), "--nproc=%u", nproc);
-        strv_push(v, n, cap, PRLIMIT);
-        strv_push(v, n, cap, opt);
-        strv_push(v, n, cap, "--");
-    }
-    strv_push(v, n, cap, "/bin/sh");
-    strv_push(v, n, cap, "-c");
-    strv_push(v, n, cap, cmd);
+    if (nproc == 0 || geteuid() == 0 || access(PRLIMIT, X_OK) != 0)
+        return;
+    snprintf(opt, sizeof(opt), "--nproc=%u", nproc);
+    add(ud, PRLIMIT);
+    add(ud, opt);
+    add(ud, "--");
+}
+
+static void push_inner(struct strv *s, const char *cmd, unsigned nproc)
+{
+    up_sandbox_nproc_wrap(strv_add_word, s, nproc);
+    strv_add_word(s, "/bin/sh");
+    strv_add_word(s, "-c");
+    strv_add_word(s, cmd);
 }
 
 char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
@@ -151,7 +156,7 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
     char fd[16];
 
     if (mode == UP_SANDBOX_NONE) {
-        push_inner(&s.v, &s.n, &s.cap, cmd, 0);
+        push_inner(&s, cmd, 0);
         return s.v;
     }
     up_sandbox_bwrap_base(strv_add_word, &s);
@@ -166,7 +171,7 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
                           fd,        "--",         NULL};
     for (size_t i = 0; tail[i]; i++)
         strv_add_word(&s, tail[i]);
-    push_inner(&s.v, &s.n, &s.cap, cmd, nproc);
+    push_inner(&s, cmd, nproc);
     return s.v;
 }
 

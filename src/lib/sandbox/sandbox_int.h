@@ -9,6 +9,9 @@
 /* The fd bwrap writes its JSON status ("child-pid") to, in the child. */
 #define SBX_INFO_FD 3
 
+/* The fd bwrap reads its options from (--args), in the child. */
+#define SBX_ARGS_FD 4
+
 /* A per-call pids cgroup, when one is writable here (else dir is NULL). */
 typedef struct sbx_cgroup {
     char *dir;    /* the cgroup's folder, owned; NULL when none */
