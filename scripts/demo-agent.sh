@@ -17,7 +17,7 @@ DEMO_TARGET=demo-agent
 serve "$TOP/examples/demo/agent-scenario.json" fake
 
 cd "$T"
-printf 'runs_dir: runs\ncache:\n  enabled: false\n' > upskill.config.yaml
+printf 'runs_dir: runs\nworkspace_dir: %s/work\ncache:\n  enabled: false\n' "$T" > upskill.config.yaml
 export UPSKILL_CONFIG="$T/upskill.config.yaml"
 SKILL=$TOP/examples/skills/incident-report
 STUDENT=qwen2.5-7b-instruct

@@ -18,7 +18,7 @@ DEMO_TARGET=demo-cuda
 . "$TOP/scripts/demo-lib.sh"
 
 cd "$T"
-printf 'runs_dir: runs\ncache:\n  enabled: false\n' > upskill.config.yaml
+printf 'runs_dir: runs\nworkspace_dir: %s/work\ncache:\n  enabled: false\n' "$T" > upskill.config.yaml
 export UPSKILL_CONFIG="$T/upskill.config.yaml"
 STUDENT=qwen2.5-coder-7b-instruct
 

@@ -19,6 +19,7 @@ cd "$T"
 cat > upskill.config.yaml <<YAML
 skills_dir: skills
 runs_dir: runs
+workspace_dir: $T/work
 cache:
   path: cache.sqlite
 prices:
