@@ -48,6 +48,16 @@ typedef struct up_case {
     size_t ncheck_files;
     up_fs_entry *check_owned; /* "check_owned": context files put back */
     size_t ncheck_owned;      /* before the checks run (data: the suite's) */
+    /* Harbor tasks (harbor.h) only; never in a tests file's JSON: */
+    up_fs_entry *seed; /* files the workspace starts with, binary-safe;
+                          data NULL: an empty folder */
+    size_t nseed;
+    char *workdir;          /* the workspace's place in the sandbox, or
+                               NULL: /workspace */
+    unsigned run_wall_s;    /* the run tool's wall clock; 0: its default */
+    unsigned check_wall_s;  /* each check's wall clock; 0: the default */
+    const up_skill *skill;  /* the skill arm's skill for this case
+                               (borrowed), or NULL: the eval's */
 } up_case;
 
 typedef struct up_suite {

@@ -108,6 +108,7 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->test_gen_model = a->test_gen_model;
     rq->no_save_tests = a->no_save_tests;
     rq->seed = a->seed;
+    rq->tasks = a->tasks;
 }
 
 /* Progress: live on a TTY; plain lines for runs long enough to log. */

@@ -124,10 +124,21 @@ static void offer_tools(up_agent *a)
     }
 }
 
+/* The case's own wall clock for each run call (a Harbor task's agent
+ * timeout_sec), CPU time along with it. */
+static void case_limits(up_sandbox_limits *l, const up_case *c)
+{
+    if (!c->run_wall_s)
+        return;
+    l->wall_ms = c->run_wall_s * 1000u;
+    if (l->cpu_s && l->cpu_s < c->run_wall_s)
+        l->cpu_s = c->run_wall_s;
+}
+
 static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
                           up_error *err)
 {
-    int rc = 0;
+    int rc = up_workspace_seed(a->ws, c->seed, c->nseed, err);
 
     for (size_t i = 0; !rc && i < c->nfiles; i++) {
         const char *text = c->files[i].content ? c->files[i].content : "";
@@ -168,8 +179,10 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
     if (!rc) {
         a->ws->run_tool = o->run_tool;
         a->ws->sandbox = o->sandbox;
+        a->ws->workdir = c->workdir;
         if (o->run_limits)
             a->ws->run_lim = *o->run_limits;
+        case_limits(&a->ws->run_lim, c);
         rc = fill_workspace(a, c, skill, err);
     }
     if (rc) {

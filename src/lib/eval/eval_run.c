@@ -41,6 +41,7 @@ struct slot {
     up_check_item item; /* the check under way */
     up_check_run *check;
     up_response own;   /* a CLI job's response (it sends no request) */
+    char *case_sys;    /* the system prompt of a case with its own skill */
     struct slot *next; /* in the free list */
 };
 
@@ -277,6 +278,8 @@ static void job_done(struct run *r, struct slot *sl, up_response *res)
     up_check_end(sl->check, 1);
     up_eval_job_set_workspace(&r->plan->jobs[sl->job], NULL);
     up_agent_free(sl->agent);
+    free(sl->case_sys);
+    sl->case_sys = NULL;
     eval_harness_free(sl->cli);
 }
 
@@ -290,6 +293,21 @@ static const char *agent_user(struct run *r, const up_case *c, size_t k)
     if (!r->agent_user[k])
         r->agent_user[k] = up_agent_user(c);
     return r->agent_user[k];
+}
+
+static char *agent_system(const up_eval_plan *p, const up_skill *skill);
+
+/* The skill job sl installs: a case's own (a Harbor task's) in the skill
+ * arm, with its system prompt made into sl->case_sys; else its arm's. */
+static const up_skill *arm_skill(struct slot *sl, const up_case *c)
+{
+    const up_eval_plan *p = sl->r->plan;
+    const up_eval_job *j = &p->jobs[sl->job];
+
+    if (j->arm != UP_ARM_SKILL || !c->skill || !up_eval_arm_skill(p, j->arm))
+        return up_eval_arm_skill(p, j->arm);
+    sl->case_sys = agent_system(p, c->skill);
+    return c->skill;
 }
 
 /* The agent conversation's next request, or over() when it ended. */
@@ -319,8 +337,8 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     if (sl->agent)
         return agent_go(sl, up_agent_resume(sl->agent));
     sl->t0 = up_http_now_ms();
-    if (up_agent_new(&sl->agent, &p->agent_opts, c,
-                     up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
+    if (up_agent_new(&sl->agent, &p->agent_opts, c, arm_skill(sl, c),
+                     sl->case_sys ? sl->case_sys : r->agent_sys[j->arm],
                      agent_user(r, c, j->kase), &sl->start_err)) {
         sl->start_failed = 1;
         return NULL;
