@@ -195,8 +195,11 @@ static void copy(up_docker *d, const char *args, int line, int add)
         n = 0;
     }
     for (size_t k = i; n && k + 1 < n; k++) {
-        const char *src = w[k] + 2 * !strncmp(w[k], "./", 2);
+        char *src = w[k] + 2 * !strncmp(w[k], "./", 2);
+        size_t len = strlen(src);
 
+        while (len > 1 && src[len - 1] == '/')
+            src[--len] = '\0'; /* "data/" is the folder data */
         if (strstr(src, "://")) {
             block(d, line, src, "needs the network");
         } else if (strcmp(src, "skills") && strncmp(src, "skills/", 7)) {

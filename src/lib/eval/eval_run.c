@@ -326,6 +326,7 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     up_eval_plan *p = r->plan;
     up_eval_job *j = &p->jobs[sl->job];
     const up_case *c = &p->suite->cases[j->kase];
+    const up_skill *skill;
 
     (void)i;
     if (sl->recorded)
@@ -337,7 +338,8 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     if (sl->agent)
         return agent_go(sl, up_agent_resume(sl->agent));
     sl->t0 = up_http_now_ms();
-    if (up_agent_new(&sl->agent, &p->agent_opts, c, arm_skill(sl, c),
+    skill = arm_skill(sl, c); /* sets case_sys first */
+    if (up_agent_new(&sl->agent, &p->agent_opts, c, skill,
                      sl->case_sys ? sl->case_sys : r->agent_sys[j->arm],
                      agent_user(r, c, j->kase), &sl->start_err)) {
         sl->start_failed = 1;
