@@ -36,8 +36,8 @@
 #define UP_CHECK_TESTS_DIR "/tests"
 /* Where a verifier writes its reward (writable, private to the check),
  * and the files it may write there, read in this order. */
-#define UP_CHECK_LOGS_DIR "/logs/verifier"
-#define UP_CHECK_REWARD_TXT "reward.txt"
+#define UP_CHECK_LOGS_DIR    "/logs/verifier"
+#define UP_CHECK_REWARD_TXT  "reward.txt"
 #define UP_CHECK_REWARD_JSON "reward.json"
 
 /* One check to run: command assertion a in the workspace folder ws. */
@@ -49,10 +49,10 @@ typedef struct up_check_item {
     size_t nfiles;            /* read-only at UP_CHECK_TESTS_DIR */
     const up_fs_entry *owned; /* borrowed: workspace files the check */
     size_t nowned;            /* owns, put back before it starts */
-    const char *ws_at; /* where the workspace sits in the sandbox, or
-                          NULL: /workspace */
-    unsigned wall_s;   /* its wall clock (and CPU) in seconds; 0:
-                          UP_CHECK_WALL_S */
+    const char *ws_at;        /* where the workspace sits in the sandbox, or
+                                 NULL: /workspace */
+    unsigned wall_s;          /* its wall clock (and CPU) in seconds; 0:
+                                 UP_CHECK_WALL_S */
 } up_check_item;
 
 /*

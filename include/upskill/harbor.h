@@ -33,7 +33,7 @@
 #define UP_HARBOR_TASKS_MAX 1000
 /* Caps on task.toml's time limits, in seconds (the agent's is the run
  * tool's wall clock per call, the verifier's each check's). */
-#define UP_HARBOR_AGENT_MAX_S 3600u
+#define UP_HARBOR_AGENT_MAX_S    3600u
 #define UP_HARBOR_VERIFIER_MAX_S 3600u
 /* Where dpkg keeps what is installed. */
 #define UP_HARBOR_DPKG_STATUS "/var/lib/dpkg/status"
@@ -114,17 +114,18 @@ void up_docker_release(up_docker *d);
  * suffix (":amd64") and a version ("=1.2") are ignored.  Returns how
  * many are missing; an unreadable status file makes them all missing.
  */
-size_t up_harbor_missing_packages(const char *status_path, char *const *pkgs,
-                                  size_t n, up_buf *missing);
+size_t up_harbor_missing_packages(const char *status_path,
+                                  const char *const *pkgs, size_t n,
+                                  up_buf *missing);
 
 /* ---- tasks ---- */
 
 /* One task folder, read. */
 typedef struct up_harbor_task {
-    char *dir;        /* the folder as given */
-    char *name;       /* its last component */
-    char *workdir;    /* where the workspace sits ("/root" by default) */
-    unsigned agent_s; /* [agent] timeout_sec, capped (0: none given) */
+    char *dir;           /* the folder as given */
+    char *name;          /* its last component */
+    char *workdir;       /* where the workspace sits ("/root" by default) */
+    unsigned agent_s;    /* [agent] timeout_sec, capped (0: none given) */
     unsigned verifier_s; /* [verifier] timeout_sec, capped (0: none) */
     double cpus;         /* [environment] cpus (0: none given) */
     double memory_mb;    /* [environment] memory_mb (0: none given) */

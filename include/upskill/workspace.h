@@ -83,8 +83,8 @@ typedef struct up_workspace {
     int run_tool;              /* 1: "run" may be called (0: unknown) */
     up_sandbox_mode sandbox;   /* how the run tool runs (default bwrap) */
     up_sandbox_limits run_lim; /* per run call (the sandbox's defaults) */
-    const char *workdir; /* where the run tool's commands see the folder
-                            (borrowed: the case's), or NULL: /workspace */
+    const char *workdir;       /* where the run tool's commands see the folder
+                                  (borrowed: the case's), or NULL: /workspace */
 } up_workspace;
 
 /*

@@ -49,7 +49,7 @@ static int tasks_args(int nargs)
 {
     if (nargs != !a.tasks || (a.tasks_check && !a.tasks)) {
         out_error("%s", a.tasks ? "--tasks takes no SKILL_PATH"
-                  : nargs       ? "--check needs --tasks DIR"
+                        : nargs ? "--check needs --tasks DIR"
                                 : "missing SKILL_PATH (or --tasks DIR)");
         return -1;
     }

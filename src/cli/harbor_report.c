@@ -11,7 +11,8 @@
 static void task_line(const up_harbor_task *k)
 {
     if (!k->runnable) {
-        printf("%s: not runnable: %s\n", out_safe(k->name), out_safe(k->why.data));
+        printf("%s: not runnable: %s\n", out_safe(k->name),
+               out_safe(k->why.data));
         return;
     }
     printf("%s: runnable (workdir %s, %zu skill%s", out_safe(k->name),

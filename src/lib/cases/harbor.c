@@ -25,13 +25,13 @@
 
 /* The files of one folder being read into a case (binary-safe). */
 struct files {
-    up_arena *mem;      /* the suite's: the bytes and paths */
-    up_fs_entry *v;     /* heap while growing */
+    up_arena *mem;  /* the suite's: the bytes and paths */
+    up_fs_entry *v; /* heap while growing */
     size_t n, cap;
-    size_t bytes;       /* read so far */
+    size_t bytes; /* read so far */
     size_t max_n, max_bytes;
-    const char *limit;  /* the limit's name, for the message */
-    const char *skip;   /* a host folder left out (the skills), or NULL */
+    const char *limit; /* the limit's name, for the message */
+    const char *skip;  /* a host folder left out (the skills), or NULL */
 };
 
 static char *path2(const char *a, const char *b)
@@ -48,8 +48,8 @@ static int add_entry(struct files *f, const char *rel, const up_buf *data,
 {
     int rc = up_fs_check_relative(rel, err);
 
-    if (!rc && (f->n >= f->max_n ||
-                (data && data->len > f->max_bytes - f->bytes)))
+    if (!rc &&
+        (f->n >= f->max_n || (data && data->len > f->max_bytes - f->bytes)))
         rc = up_error_set(err, UP_ETOOBIG,
                           "'%s': more than %zu files or %zu bytes (%s)", rel,
                           f->max_n, f->max_bytes, f->limit);
@@ -168,8 +168,7 @@ static int read_toml(up_harbor_task *k, up_error *err)
     int rc = up_fs_read(&text, path, UP_HARBOR_TEXT_MAX, err);
 
     if (!rc)
-        rc = up_toml_parse(&t, text.data ? text.data : "", text.len, path,
-                           err);
+        rc = up_toml_parse(&t, text.data ? text.data : "", text.len, path, err);
     if (!rc) {
         k->agent_s = seconds(number(&t, "agent", "timeout_sec", 0),
                              UP_HARBOR_AGENT_MAX_S);
@@ -216,8 +215,9 @@ static void check_copies(up_harbor_task *k, const up_docker *d)
 
         up_buf_reset(&b);
         if (!under(d->copies[i].dest, k->workdir, &rel))
-            up_buf_addf(&b, "COPY to '%.200s', outside WORKDIR %s, is not "
-                            "emulated",
+            up_buf_addf(&b,
+                        "COPY to '%.200s', outside WORKDIR %s, is not "
+                        "emulated",
                         d->copies[i].dest, k->workdir);
         else if (strcmp(d->copies[i].src, ".") &&
                  up_fs_check_relative(d->copies[i].src, &e))
@@ -232,9 +232,11 @@ static void check_packages(up_harbor_task *k, const up_docker *d)
 {
     up_buf miss = UP_BUF_INIT, b = UP_BUF_INIT;
 
-    if (up_harbor_missing_packages(NULL, d->apt, d->napt, &miss)) {
-        up_buf_addf(&b, "Debian packages not installed: %s (apt-get install "
-                        "%s)",
+    if (up_harbor_missing_packages(NULL, (const char *const *)d->apt, d->napt,
+                                   &miss)) {
+        up_buf_addf(&b,
+                    "Debian packages not installed: %s (apt-get install "
+                    "%s)",
                     miss.data, miss.data);
         why(k, b.data);
     }
@@ -259,8 +261,9 @@ static int classify(up_harbor_task *k, up_docker *d, up_error *err)
     if (!rc && !up_sandbox_workdir_ok(k->workdir)) {
         up_buf b = UP_BUF_INIT;
 
-        up_buf_addf(&b, "WORKDIR %.200s cannot hold the workspace in the "
-                        "sandbox",
+        up_buf_addf(&b,
+                    "WORKDIR %.200s cannot hold the workspace in the "
+                    "sandbox",
                     k->workdir);
         why(k, b.data);
         up_buf_release(&b);
@@ -363,10 +366,24 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
 static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                     up_error *err)
 {
-    struct files sd = {&s->mem, NULL, 0, 0, 0, UP_HARBOR_SEED_FILES,
-                       UP_HARBOR_SEED_BYTES, "UP_HARBOR_SEED_BYTES", NULL};
-    struct files tf = {&s->mem, NULL, 0, 0, 0, UP_CASE_CHECK_FILES_MAX,
-                       UP_CASE_CHECK_BYTES, "UP_CASE_CHECK_BYTES", NULL};
+    struct files sd = {&s->mem,
+                       NULL,
+                       0,
+                       0,
+                       0,
+                       UP_HARBOR_SEED_FILES,
+                       UP_HARBOR_SEED_BYTES,
+                       "UP_HARBOR_SEED_BYTES",
+                       NULL};
+    struct files tf = {&s->mem,
+                       NULL,
+                       0,
+                       0,
+                       0,
+                       UP_CASE_CHECK_FILES_MAX,
+                       UP_CASE_CHECK_BYTES,
+                       "UP_CASE_CHECK_BYTES",
+                       NULL};
     char *in = path2(k->dir, "instruction.md"), *tests = path2(k->dir, "tests");
     up_buf text = UP_BUF_INIT, a = UP_BUF_INIT;
     up_case c;
@@ -385,8 +402,8 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
     if (!rc) {
         up_buf_addf(&a, "[{\"type\": \"verifier\", \"threshold\": %.17g}]",
                     k->threshold);
-        c.input = up_arena_strndup(&s->mem, text.len ? text.data : "",
-                                   text.len);
+        c.input =
+            up_arena_strndup(&s->mem, text.len ? text.data : "", text.len);
         c.assert_json = up_arena_strndup(&s->mem, a.data, a.len);
         c.workdir = up_arena_strndup(&s->mem, k->workdir, strlen(k->workdir));
         c.run_wall_s = k->agent_s;

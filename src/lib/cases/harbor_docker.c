@@ -19,12 +19,12 @@
 
 /* Programs whose RUN steps fetch from the network. */
 static const char *const network[] = {
-    "pip",   "pip3", "uv",    "uvx",   "npm",   "npx",   "yarn",  "pnpm",
-    "curl",  "wget", "git",   "conda", "mamba", "micromamba",     "cargo",
-    "go",    "gem",  "bun",   "deno",  "pipx",  "poetry", NULL};
+    "pip",  "pip3", "uv",   "uvx",   "npm",    "npx",        "yarn",  "pnpm",
+    "curl", "wget", "git",  "conda", "mamba",  "micromamba", "cargo", "go",
+    "gem",  "bun",  "deno", "pipx",  "poetry", NULL};
 
 /* Programs whose RUN steps change nothing the task needs. */
-static const char *const harmless[] = {"true",  ":",  "echo", "set",
+static const char *const harmless[] = {"true",   ":",  "echo",  "set",
                                        "export", "cd", "chmod", NULL};
 
 /* apt-get subcommands that change nothing offline. */
@@ -92,17 +92,37 @@ static char **words(const char *s, size_t *n)
     return v;
 }
 
-/* An absolute path for p: as is, or under the WORKDIR so far. */
+/* An absolute path for p (under the WORKDIR so far when relative),
+ * normalised: no ".", "..", empty part or trailing slash. */
 static char *absolute(const up_docker *d, const char *p)
 {
-    up_buf b = UP_BUF_INIT;
+    up_buf in = UP_BUF_INIT, b = UP_BUF_INIT;
 
-    if (p[0] == '/')
-        up_buf_adds(&b, p);
-    else
-        up_fs_join(&b, d->workdir ? d->workdir : "/", p);
-    while (b.len > 1 && b.data[b.len - 1] == '/')
-        b.data[--b.len] = '\0';
+    if (p[0] != '/')
+        up_buf_adds(&in, d->workdir ? d->workdir : "");
+    up_buf_addc(&in, '/');
+    up_buf_adds(&in, p);
+    for (const char *s = in.data; *s;) {
+        size_t n;
+
+        s += strspn(s, "/");
+        n = strcspn(s, "/");
+        if (n == 2 && !strncmp(s, "..", 2)) {
+            while (b.len && b.data[b.len - 1] != '/')
+                b.len--;
+            if (b.len)
+                b.len--; /* the slash before it */
+            if (b.data)
+                b.data[b.len] = '\0';
+        } else if (n && !(n == 1 && s[0] == '.')) {
+            up_buf_addc(&b, '/');
+            up_buf_add(&b, s, n);
+        }
+        s += n;
+    }
+    if (!b.len)
+        up_buf_addc(&b, '/');
+    up_buf_release(&in);
     return up_buf_detach(&b);
 }
 
@@ -158,9 +178,8 @@ static void command(up_docker *d, char **w, size_t n, int line)
         mkdirs(d, w, n);
     else if (!strcmp(w[0], "rm") && rm_cache(w, n))
         return;
-    else if (in(network, w[0]) ||
-             (n > 2 && !strncmp(w[0], "python", 6) && !strcmp(w[1], "-m") &&
-              in(network, w[2])))
+    else if (in(network, w[0]) || (n > 2 && !strncmp(w[0], "python", 6) &&
+                                   !strcmp(w[1], "-m") && in(network, w[2])))
         block(d, line, w[0], "needs the network");
     else
         block(d, line, w[0], "(a RUN step) is not emulated");
@@ -186,8 +205,9 @@ static void copy(up_docker *d, const char *args, int line, int add)
 
     while (i < n && !strncmp(w[i], "--", 2)) {
         if (!strncmp(w[i], "--from", 6))
-            block(d, line, "COPY --from", "(a multi-stage build) is not "
-                                          "emulated");
+            block(d, line, "COPY --from",
+                  "(a multi-stage build) is not "
+                  "emulated");
         i++;
     }
     if (n - i < 2) {
@@ -319,8 +339,8 @@ static int installed(const char *status, const char *pkg)
         const char *name = p + 9, *end = strstr(name, "\n\n");
 
         p = name;
-        if ((p == status + 9 || p[-10] == '\n') &&
-            strcspn(name, "\n") == n && !strncmp(name, pkg, n)) {
+        if ((p == status + 9 || p[-10] == '\n') && strcspn(name, "\n") == n &&
+            !strncmp(name, pkg, n)) {
             const char *st = strstr(name, "\nStatus: install ok installed");
 
             if (st && (!end || st < end))
@@ -330,8 +350,9 @@ static int installed(const char *status, const char *pkg)
     return 0;
 }
 
-size_t up_harbor_missing_packages(const char *status_path, char *const *pkgs,
-                                  size_t n, up_buf *missing)
+size_t up_harbor_missing_packages(const char *status_path,
+                                  const char *const *pkgs, size_t n,
+                                  up_buf *missing)
 {
     up_buf status = UP_BUF_INIT;
     size_t k = 0;

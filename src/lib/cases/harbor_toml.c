@@ -139,7 +139,8 @@ static int read_nested(struct cur *c, up_buf *b)
                 c->p++;
         if (c->p >= c->end)
             break;
-        depth += (*c->p == '[' || *c->p == '{') - (*c->p == ']' || *c->p == '}');
+        depth +=
+            (*c->p == '[' || *c->p == '{') - (*c->p == ']' || *c->p == '}');
         step(c);
         if (!depth) {
             up_buf_add(b, from, (size_t)(c->p - from));

@@ -95,11 +95,12 @@ static int tasks_load(up_eval_session *e, const up_eval_request *rq,
     if (!rc)
         rc = up_skill_load(&e->skill, first->skills[0], err);
     if (!rc)
-        up_buf_addf(note, "%zu case%s from the Harbor tasks in '%s' (%zu left "
-                          "out: not runnable here or without skills; "
-                          "--check says why)",
-                    e->suite.ncases, e->suite.ncases == 1 ? "" : "s",
-                    rq->tasks, off);
+        up_buf_addf(note,
+                    "%zu case%s from the Harbor tasks in '%s' (%zu left "
+                    "out: not runnable here or without skills; "
+                    "--check says why)",
+                    e->suite.ncases, e->suite.ncases == 1 ? "" : "s", rq->tasks,
+                    off);
     return rc;
 }
 

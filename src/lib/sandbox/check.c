@@ -182,8 +182,7 @@ static int read_reward(const char *logs, double *reward, up_buf *why)
         *reward = strtod(text.len ? text.data : "", &end);
         rc = end != text.data && !end[strspn(end, " \t\r\n")] ? 0 : -1;
         if (rc)
-            up_buf_addf(why, "%s does not hold a number",
-                        UP_CHECK_REWARD_TXT);
+            up_buf_addf(why, "%s does not hold a number", UP_CHECK_REWARD_TXT);
     } else {
         up_buf_reset(&p);
         up_fs_join(&p, logs, UP_CHECK_REWARD_JSON);
@@ -194,8 +193,9 @@ static int read_reward(const char *logs, double *reward, up_buf *why)
             *reward = json_number_value(json_object_get(doc, "reward"));
             rc = 0;
         } else {
-            up_buf_addf(why, "the verifier wrote no reward (%s/%s or %s "
-                             "with a number \"reward\")",
+            up_buf_addf(why,
+                        "the verifier wrote no reward (%s/%s or %s "
+                        "with a number \"reward\")",
                         UP_CHECK_LOGS_DIR, UP_CHECK_REWARD_TXT,
                         UP_CHECK_REWARD_JSON);
         }
@@ -357,11 +357,13 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_buf_reset(&r->message);
     up_buf_reset(&r->output);
     limits(&lim, it->wall_s);
-    if (command_line(&cmd, it->a, r) &&
-        !prepare(it, mode, &tests, &logs, r)) {
-        up_sandbox_extra x = {tests,    UP_CHECK_TESTS_DIR,
+    if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
+        up_sandbox_extra x = {tests,
+                              UP_CHECK_TESTS_DIR,
                               check_env + (mode == UP_SANDBOX_NONE),
-                              it->ws_at, logs, UP_CHECK_LOGS_DIR};
+                              it->ws_at,
+                              logs,
+                              UP_CHECK_LOGS_DIR};
 
         if (up_sandbox_start_with(&proc, mode, it->ws, cmd.data, &lim, &x,
                                   &e)) {

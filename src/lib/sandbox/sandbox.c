@@ -288,11 +288,11 @@ static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
 static int extra_ok(up_sandbox_mode mode, const up_sandbox_extra *x,
                     up_error *err)
 {
-    const char *at = !x                ? NULL
-                     : x->ro_dir       ? x->ro_at
-                     : x->rw_dir       ? x->rw_at
-                     : x->ws_at        ? x->ws_at
-                                       : NULL;
+    const char *at = !x          ? NULL
+                     : x->ro_dir ? x->ro_at
+                     : x->rw_dir ? x->rw_at
+                     : x->ws_at  ? x->ws_at
+                                 : NULL;
 
     if (x && x->ws_at && !up_sandbox_workdir_ok(x->ws_at))
         return up_error_set(err, UP_EUNSAFE,
@@ -308,8 +308,7 @@ static int extra_ok(up_sandbox_mode mode, const up_sandbox_extra *x,
 }
 
 /* Resolve dir (NULL: none) into buf for a bind; 0, or UP_ENOTFOUND. */
-static int bind_dir(const char **out, char *buf, const char *dir,
-                    up_error *err)
+static int bind_dir(const char **out, char *buf, const char *dir, up_error *err)
 {
     *out = NULL;
     if (!dir)

@@ -151,8 +151,8 @@ static void push_inner(struct strv *s, const char *cmd, unsigned nproc)
 
 /* Folders the sandbox mounts itself: never the workspace's place. */
 static const char *const reserved[] = {
-    "/usr", "/bin", "/sbin", "/lib",  "/lib32", "/lib64", "/libx32", "/etc",
-    "/proc", "/dev", "/sys", "/tmp", "/tests", "/logs",  NULL};
+    "/usr",  "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+    "/proc", "/dev", "/sys",  "/tmp", "/tests", "/logs",  NULL};
 
 int up_sandbox_workdir_ok(const char *path)
 {
@@ -196,7 +196,7 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
     push_bind(&s, "--ro-bind", b->ro, b->ro_at);
     push_bind(&s, "--bind", b->rw, b->rw_at);
     snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
-    const char *tail[] = {"--bind",    ws, at, "--chdir", at,
+    const char *tail[] = {"--bind",    ws, at,   "--chdir", at,
                           "--info-fd", fd, "--", NULL};
     for (size_t i = 0; tail[i]; i++)
         strv_add_word(&s, tail[i]);
