@@ -37,6 +37,11 @@ is "$rc" 3 "a folder without tasks is an input error (exit 3)"
 like "$err" "no Harbor task here" "it says so"
 run "$UPSKILL" eval --check
 is "$rc" 2 "--check without --tasks is a usage error"
+run "$UPSKILL" eval --tasks "$H" -m cli.claude-code
+is "$rc" 2 "a coding-agent CLI is refused for Harbor tasks (not run wrongly)"
+like "$err" "cannot run Harbor tasks yet" "it says why"
+run "$UPSKILL" eval --tasks "$H" -t "$T/x.json"
+is "$rc" 2 "-t beside --tasks is a usage error"
 
 # --- a task.toml that cannot be read: that task only, file:line -------------
 cp -R "$H" "$T/tasks"
@@ -88,4 +93,15 @@ like "$rec" "cat: /tests/test.sh: No such file or directory" \
 unlike "$rec" "test_seeded_binary_is_intact" "the verifier's code is never in a request"
 is "$(find "$T/tmp" -name 'upskill-logs-*' | wc -l | tr -d ' ')" 0 \
     "the verifiers' log folders are removed"
+# --- a reward file that is a symlink is not followed: not gradable ---------
+mkdir -p "$T/evil"
+cp -R "$H/half-credit" "$T/evil/"
+echo 1 > "$T/one.txt"
+printf '#!/bin/bash\nln -s %s /logs/verifier/reward.txt\n' "$T/one.txt" \
+    > "$T/evil/half-credit/tests/test.sh"
+run "$UPSKILL" eval --no-cache --tasks "$T/evil" -m qwen2.5-coder-7b-instruct \
+    --base-url "$FAKE_URL/v1" --no-log-runs --no-baseline -v
+like "$out$err" "not gradable: the verifier wrote no reward" \
+    "a reward.txt symlinked to a host file holding 1 is not read"
+unlike "$out" "checks passed: 1" "and never passes"
 done_testing

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "upskill/alloc.h"
@@ -167,6 +168,19 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
     add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
 }
 
+/* Read the reward file path into text: a regular file only (what the
+ * verifier left may be a symlink to a file of ours), at most REWARD_MAX
+ * bytes; 0, or -1. */
+static int reward_file(const char *path, up_buf *text)
+{
+    struct stat st;
+    up_error e;
+
+    if (lstat(path, &st) || !S_ISREG(st.st_mode))
+        return -1;
+    return up_fs_read(text, path, REWARD_MAX, &e) ? -1 : 0;
+}
+
 /* The reward a verifier left in folder logs into *reward: 0, or -1
  * with why the check errored in why. */
 static int read_reward(const char *logs, double *reward, up_buf *why)
@@ -174,11 +188,10 @@ static int read_reward(const char *logs, double *reward, up_buf *why)
     up_buf p = UP_BUF_INIT, text = UP_BUF_INIT;
     json_t *doc = NULL;
     char *end = NULL;
-    up_error e;
     int rc = -1;
 
     up_fs_join(&p, logs, UP_CHECK_REWARD_TXT);
-    if (!up_fs_read(&text, p.data, REWARD_MAX, &e)) {
+    if (!reward_file(p.data, &text)) {
         *reward = strtod(text.len ? text.data : "", &end);
         rc = end != text.data && !end[strspn(end, " \t\r\n")] ? 0 : -1;
         if (rc)
@@ -187,7 +200,7 @@ static int read_reward(const char *logs, double *reward, up_buf *why)
         up_buf_reset(&p);
         up_fs_join(&p, logs, UP_CHECK_REWARD_JSON);
         up_buf_reset(&text);
-        if (!up_fs_read(&text, p.data, REWARD_MAX, &e))
+        if (!reward_file(p.data, &text))
             doc = json_loadb(text.data, text.len, 0, NULL);
         if (json_is_number(json_object_get(doc, "reward"))) {
             *reward = json_number_value(json_object_get(doc, "reward"));
