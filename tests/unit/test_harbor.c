@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "upskill/assert.h"
 #include "upskill/fs.h"
 #include "upskill/harbor.h"
 #include "upskill/sandbox.h"
@@ -195,4 +196,42 @@ Test(harbor, workspace_places_in_the_sandbox)
         cr_expect(up_sandbox_workdir_ok(ok[i]), "%s", ok[i]);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         cr_expect(!up_sandbox_workdir_ok(bad[i]), "%s", bad[i]);
+}
+
+/* The verifier assertion: its default command and threshold, a given
+ * threshold, and what it refuses. */
+Test(harbor, verifier_assertion_parse)
+{
+    up_assert_list l;
+    up_error e;
+
+    up_assert_list_init(&l);
+    cr_assert_eq(up_assert_list_parse(&l,
+                                      "[{\"type\": \"verifier\"}, {\"type\": "
+                                      "\"verifier\", \"threshold\": 0.25, "
+                                      "\"value\": \"sh /tests/run.sh\"}]",
+                                      "t.json", "assert", &e),
+                 0, "%s", e.msg);
+    cr_assert_eq(l.n, 2);
+    cr_expect(up_assert_is_check(&l.items[0]) &&
+              up_assert_is_verifier(&l.items[0]));
+    cr_expect_str_eq(l.items[0].value, UP_ASSERT_VERIFIER_CMD);
+    cr_expect(l.items[0].threshold == 1.0);
+    cr_expect_str_eq(l.items[1].value, "sh /tests/run.sh");
+    cr_expect(l.items[1].threshold == 0.25);
+    up_assert_list_release(&l);
+    cr_expect_eq(up_assert_list_parse(&l,
+                                      "[{\"type\": \"verifier\", "
+                                      "\"threshold\": \"1\"}]",
+                                      "t.json", "assert", &e),
+                 UP_EPARSE);
+    cr_expect(strstr(e.msg, "threshold: expected a number") != NULL, "%s",
+              e.msg);
+    cr_expect_eq(up_assert_list_parse(&l, "[{\"type\": \"not-verifier\"}]",
+                                      "t.json", "assert", &e),
+                 UP_EPARSE);
+    up_assert_list_parse(&l, "[{\"type\": \"command\", \"value\": \"true\"}]",
+                         "t.json", "assert", &e);
+    cr_expect(!up_assert_is_verifier(&l.items[0]));
+    up_assert_list_release(&l);
 }
