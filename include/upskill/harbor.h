@@ -29,6 +29,8 @@
 /* A task's seed (its COPY'd files): at most this many files and bytes. */
 #define UP_HARBOR_SEED_FILES 4096
 #define UP_HARBOR_SEED_BYTES ((size_t)64 << 20)
+/* Skills of one task installed at most (SkillsBench's have 1-7). */
+#define UP_HARBOR_SKILLS_MAX 16
 /* Task folders under one --tasks folder, at most. */
 #define UP_HARBOR_TASKS_MAX 1000
 /* Caps on task.toml's time limits, in seconds (the agent's is the run
@@ -136,10 +138,10 @@ typedef struct up_harbor_task {
                             skills_dir, when it exists; or NULL */
     char **skills;       /* its sub-folders holding a SKILL.md, sorted */
     size_t nskills;
-    int runnable;   /* 1: it can run here */
-    up_buf why;     /* when not runnable: why ("; "-separated) */
-    up_skill skill; /* the first skill, loaded (eval only) */
-    int has_skill;
+    int runnable;     /* 1: it can run here */
+    up_buf why;       /* when not runnable: why ("; "-separated) */
+    up_skill *loaded; /* its skills, loaded (eval only), as skills */
+    int has_skill;    /* 1: all were loaded, and there is one at least */
 } up_harbor_task;
 
 typedef struct up_harbor_set {
@@ -151,11 +153,12 @@ typedef struct up_harbor_set {
  * Read dir: a task folder (it holds task.toml), or a folder of them
  * (each sub-folder holding a task.toml, sorted).  Each task is
  * classified runnable or not (the Dockerfile, dpkg).  With s not NULL,
- * each runnable task is also read in full and appended to s as one case
- * (its input, seed, check files, verifier assertion, workdir, time
- * limits and first skill, which set owns).  Errors: UP_ENOTFOUND (no
- * task here), UP_EPARSE (task.toml, file:line), UP_ETOOBIG (a limit
- * above, naming it), UP_EIO.
+ * each runnable task with skills is also read in full and appended to s
+ * as one case (its input, seed, check files, verifier assertion,
+ * workdir, time limits and skills, which set owns).  A task that cannot
+ * be read (task.toml at file:line, a limit above, a skill that does not
+ * load) is not runnable, the error its why; the others go on.  Errors:
+ * UP_ENOTFOUND (no task here), UP_ETOOBIG (too many tasks), UP_EIO.
  */
 int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
                    up_error *err);

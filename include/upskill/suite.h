@@ -52,12 +52,14 @@ typedef struct up_case {
     up_fs_entry *seed; /* files the workspace starts with, binary-safe;
                           data NULL: an empty folder */
     size_t nseed;
-    char *workdir;         /* the workspace's place in the sandbox, or
-                              NULL: /workspace */
-    unsigned run_wall_s;   /* the run tool's wall clock; 0: its default */
-    unsigned check_wall_s; /* each check's wall clock; 0: the default */
-    const up_skill *skill; /* the skill arm's skill for this case
-                              (borrowed), or NULL: the eval's */
+    char *workdir;          /* the workspace's place in the sandbox, or
+                               NULL: /workspace */
+    unsigned run_wall_s;    /* the run tool's wall clock; 0: its default */
+    unsigned check_wall_s;  /* each check's wall clock; 0: the default */
+    const up_skill *skills; /* the skill arm's skills for this case
+                               (borrowed; the first is measured: its
+                               reads), or NULL: the eval's one */
+    size_t nskills;
 } up_case;
 
 typedef struct up_suite {

@@ -21,7 +21,7 @@ H="$FIX/harbor"
 # --- --check: each task, runnable or not and why; nothing sent -------------
 run "$UPSKILL" eval --tasks "$H" --check
 is "$rc" 0 "--check exits 0"
-like "$out" "report-app: runnable (workdir /app, 1 skill, agent 120 s, verifier 60 s)" \
+like "$out" "report-app: runnable (workdir /app, 2 skills, agent 120 s, verifier 60 s)" \
     "a runnable task with its workdir, skills and time limits"
 like "$out" "half-credit: runnable (workdir /root, 1 skill, verifier 30 s)" \
     "the second runnable task"
@@ -56,7 +56,7 @@ cat > "$T/sc.json" <<'JSON'
 {"seed": 1, "rules": [
   {"match": {"assistant_turns": 0, "system": "<location>.agents/skills/report-writer/SKILL.md</location>"},
    "reply": {"tool_calls": [
-      {"name": "run", "arguments": {"command": "pwd; od -An -tx1 data/blob.bin; cat /tests/test.sh; echo PROBED"}},
+      {"name": "run", "arguments": {"command": "pwd; od -An -tx1 data/blob.bin; ls .agents/skills; cat /tests/test.sh; echo PROBED"}},
       {"name": "write_file", "arguments": {"path": "out/report.txt", "content": "lines=3 bytes=14\n"}}]}},
   {"match": {"assistant_turns": 0, "system": "<location>.agents/skills/answer-finder/SKILL.md</location>"},
    "reply": {"tool_calls": [
@@ -85,9 +85,16 @@ like "$arts" "reward 0, below the threshold 1" "reward.txt 0 fails"
 like "$arts" "test_seeded_binary_is_intact (test_outputs.Outputs.test_seeded_binary_is_intact) ... ok" \
     "the binary data file was seeded byte for byte at /app/data"
 like "$arts" "the verifier wrote no reward" "the errored trial says why"
+unlike "$arts" '"path":".agents/skills/' \
+    "no installed skill's files are listed in the workspace snapshot"
+like "$arts" '"path":"data/blob.bin","size":14' "the seeded files are"
 rec=$(cat "$T/rec.jsonl")
 like "$rec" '/app\n 00 01 ff fe 50 4e 47 00 0d 0a 1a 0a 80 81' \
     "the run tool works in /app, and sees the binary seed intact"
+like "$rec" '80 81\nbyte-counter\nreport-writer\nPROBED' \
+    "both of the task's skills are installed in the skill arm"
+like "$rec" '<name>byte-counter</name>' "the catalogue names the first skill"
+like "$rec" '<name>report-writer</name>' "and the second"
 like "$rec" "cat: /tests/test.sh: No such file or directory" \
     "the student never sees /tests"
 unlike "$rec" "test_seeded_binary_is_intact" "the verifier's code is never in a request"

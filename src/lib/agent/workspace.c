@@ -672,10 +672,15 @@ static void snap_file(struct snap *sn, int dir, const char *name,
     up_buf_release(&why);
 }
 
-/* 1 when rel is the installed skill's folder (left out). */
+/* 1 when rel is an installed skill's folder (left out): in the skill
+ * arm, each folder beside skill_dir (a Harbor task installs several). */
 static int is_skill(const struct snap *sn, const char *rel)
 {
-    return sn->w->skill_dir && !strcmp(rel, sn->w->skill_dir);
+    const char *d = sn->w->skill_dir;
+    const char *slash = d ? strrchr(d, '/') : NULL;
+    size_t n = slash ? (size_t)(slash - d) + 1 : 0;
+
+    return d && !strncmp(rel, d, n) && rel[n] && !strchr(rel + n, '/');
 }
 
 /* Count into sn->more the files (not folders) of the entry name of

@@ -363,6 +363,25 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
     return rc;
 }
 
+/* Every skill of k into k->loaded (all or none). */
+static int load_skills(up_harbor_task *k, up_error *err)
+{
+    int rc = 0;
+
+    if (k->nskills > UP_HARBOR_SKILLS_MAX)
+        return up_error_set(err, UP_ETOOBIG,
+                            "'%s': %zu skills, more than %d "
+                            "(UP_HARBOR_SKILLS_MAX)",
+                            k->skills_dir, k->nskills, UP_HARBOR_SKILLS_MAX);
+    k->loaded = up_xcalloc(k->nskills, sizeof(*k->loaded));
+    for (size_t i = 0; i < k->nskills; i++)
+        up_skill_init(&k->loaded[i]);
+    for (size_t i = 0; !rc && i < k->nskills; i++)
+        rc = up_skill_load(&k->loaded[i], k->skills[i], err);
+    k->has_skill = !rc;
+    return rc;
+}
+
 static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                     up_error *err)
 {
@@ -395,8 +414,7 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
     if (!rc)
         rc = walk(&tf, tests, "", 0, err);
     if (!rc)
-        rc = up_skill_load(&k->skill, k->skills[0], err);
-    k->has_skill = !rc;
+        rc = load_skills(k, err);
     c.seed = files_done(&sd, &c.nseed);
     c.check_files = files_done(&tf, &c.ncheck_files);
     if (!rc) {
@@ -408,7 +426,8 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
         c.workdir = up_arena_strndup(&s->mem, k->workdir, strlen(k->workdir));
         c.run_wall_s = k->agent_s;
         c.check_wall_s = k->verifier_s;
-        c.skill = &k->skill;
+        c.skills = k->loaded;
+        c.nskills = k->nskills;
         size_t cap = s->ncases; /* the suite keeps no capacity */
 
         UP_GROW(s->cases, cap, s->ncases + 1);
@@ -486,7 +505,6 @@ int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
         up_fs_basename(&b, dirs[i]);
         k->dir = up_xstrdup(dirs[i]);
         k->name = up_buf_detach(&b);
-        up_skill_init(&k->skill);
         up_buf_init(&k->why);
         /* a task that cannot be read is not runnable, saying why: the
          * others still run */
@@ -510,11 +528,14 @@ void up_harbor_release(up_harbor_set *set)
         free(k->name);
         free(k->workdir);
         free(k->skills_dir);
-        for (size_t j = 0; j < k->nskills; j++)
-            free(k->skills[j]);
-        free(k->skills);
         up_buf_release(&k->why);
-        up_skill_release(&k->skill);
+        for (size_t j = 0; j < k->nskills; j++) {
+            free(k->skills[j]);
+            if (k->loaded)
+                up_skill_release(&k->loaded[j]);
+        }
+        free(k->skills);
+        free(k->loaded);
     }
     free(set->v);
     memset(set, 0, sizeof(*set));

@@ -295,7 +295,8 @@ static const char *agent_user(struct run *r, const up_case *c, size_t k)
     return r->agent_user[k];
 }
 
-static char *agent_system(const up_eval_plan *p, const up_skill *skill);
+static char *agent_system(const up_eval_plan *p, const up_skill *skills,
+                          size_t n);
 
 /* The skill job sl installs: a case's own (a Harbor task's) in the skill
  * arm, with its system prompt made into sl->case_sys; else its arm's. */
@@ -304,10 +305,10 @@ static const up_skill *arm_skill(struct slot *sl, const up_case *c)
     const up_eval_plan *p = sl->r->plan;
     const up_eval_job *j = &p->jobs[sl->job];
 
-    if (j->arm != UP_ARM_SKILL || !c->skill || !up_eval_arm_skill(p, j->arm))
+    if (j->arm != UP_ARM_SKILL || !c->nskills || !up_eval_arm_skill(p, j->arm))
         return up_eval_arm_skill(p, j->arm);
-    sl->case_sys = agent_system(p, c->skill);
-    return c->skill;
+    sl->case_sys = agent_system(p, c->skills, c->nskills);
+    return c->skills;
 }
 
 /* The agent conversation's next request, or over() when it ended. */
@@ -384,10 +385,12 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
     return over(sl, &sl->own);
 }
 
-/* An arm's agent-mode system prompt; it mentions run when offered. */
-static char *agent_system(const up_eval_plan *p, const up_skill *skill)
+/* An arm's (or a case's) agent-mode system prompt for its n skills; it
+ * mentions run when offered. */
+static char *agent_system(const up_eval_plan *p, const up_skill *skills,
+                          size_t n)
 {
-    char *sys = up_agent_system(skill, p->agent_inject);
+    char *sys = up_agent_system_n(skills, n, p->agent_inject);
     up_buf b = UP_BUF_INIT;
 
     if (!p->agent_opts.run_tool)
@@ -638,8 +641,8 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
         .o = o,
         .cli_cap = cli_cap(so.jobs),
         .stop = so.stop ? so.stop : &own_stop,
-        .agent_sys = {agent_system(p, p->skill_base),
-                      agent_system(p, p->skill)},
+        .agent_sys = {agent_system(p, p->skill_base, p->skill_base != NULL),
+                      agent_system(p, p->skill, p->skill != NULL)},
         .agent_user = up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
     };
     size_t n = 0;

@@ -360,12 +360,13 @@ static int skill_fits(const up_session *s, const up_eval_plan *p, up_error *err)
         if (p->jobs[i].arm != UP_ARM_SKILL ||
             !up_eval_job_is_agent(p, &p->jobs[i]))
             continue;
-        if (!c->skill)
+        if (!c->nskills)
             return up_workspace_skill_fits(p->skill, &s->ws_lim, 0, 0, err);
         for (size_t k = 0; k < c->nseed; k++)
             bytes += c->seed[k].len;
-        rc =
-            up_workspace_skill_fits(c->skill, &s->ws_lim, bytes, c->nseed, err);
+        for (size_t k = 0; !rc && k < c->nskills; k++)
+            rc = up_workspace_skill_fits(&c->skills[k], &s->ws_lim, bytes,
+                                         c->nseed, err);
     }
     return rc;
 }
