@@ -46,10 +46,15 @@ is "$rc" 2 "-t beside --tasks is a usage error"
 # --- a task.toml that cannot be read: that task only, file:line -------------
 cp -R "$H" "$T/tasks"
 printf '[verifier]\ntimeout_sec = \n' > "$T/tasks/needs-pip/task.toml"
+cp -R "$H/half-credit" "$T/tasks/bad-skill"
+printf 'no front matter here\n' \
+    > "$T/tasks/bad-skill/environment/skills/answer-finder/SKILL.md"
 run "$UPSKILL" eval --tasks "$T/tasks" --check
 is "$rc" 0 "one unreadable task.toml does not stop the others"
 like "$out" "needs-pip: not runnable: '$T/tasks/needs-pip/task.toml':2: expected a value after '='" \
     "it names file:line and what was expected"
+like "$out" "bad-skill: not runnable: " "a skill that does not load: not runnable"
+like "$out" "answer-finder/SKILL.md" "naming the skill's file"
 
 # --- the eval: the skill arm's student solves, the baseline does nothing ----
 cat > "$T/sc.json" <<'JSON'
@@ -106,9 +111,20 @@ cp -R "$H/half-credit" "$T/evil/"
 echo 1 > "$T/one.txt"
 printf '#!/bin/bash\nln -s %s /logs/verifier/reward.txt\n' "$T/one.txt" \
     > "$T/evil/half-credit/tests/test.sh"
+# an empty reward.txt is no reward either; a file COPY'd onto the WORKDIR
+# itself lands in it, under its own name
+cp -R "$H/half-credit" "$T/evil/empty-reward"
+echo hint > "$T/evil/empty-reward/environment/hint.txt"
+echo 'COPY hint.txt /root' >> "$T/evil/empty-reward/environment/Dockerfile"
+printf '#!/bin/bash\ncat /root/hint.txt >&2\n: > /logs/verifier/reward.txt\n' \
+    > "$T/evil/empty-reward/tests/test.sh"
 run "$UPSKILL" eval --no-cache --tasks "$T/evil" -m qwen2.5-coder-7b-instruct \
-    --base-url "$FAKE_URL/v1" --no-log-runs --no-baseline -v
-like "$out$err" "not gradable: the verifier wrote no reward" \
+    --base-url "$FAKE_URL/v1" --runs-dir "$T/runs2" --no-baseline -v
+like "$out" "2 of 2 conversations not gradable" "neither reward is read"
+unlike "$out" "checks passed: 1" "and neither passes"
+arts=$(cat "$T"/runs2/*/run_*/cases/transcripts.jsonl)
+like "$arts" "the verifier wrote no reward" \
     "a reward.txt symlinked to a host file holding 1 is not read"
-unlike "$out" "checks passed: 1" "and never passes"
+like "$arts" "reward.txt does not hold a number" "an empty reward.txt is none"
+like "$arts" '"--- stderr ---\nhint\n' "hint.txt was seeded at /root/hint.txt"
 done_testing

@@ -140,7 +140,7 @@ static up_fs_entry *files_done(struct files *f, size_t *n)
 
 /* ---- task.toml ---- */
 
-/* A number of table.key into *out when given (>= 0); 0 otherwise. */
+/* The number table.key when given and >= 0, else dflt. */
 static double number(const up_toml *t, const char *table, const char *key,
                      double dflt)
 {
@@ -303,6 +303,25 @@ static void find_skills(up_harbor_task *k)
     free(dir);
 }
 
+/* Every skill of k into k->loaded (all or none). */
+static int load_skills(up_harbor_task *k, up_error *err)
+{
+    int rc = 0;
+
+    if (k->nskills > UP_HARBOR_SKILLS_MAX)
+        return up_error_set(err, UP_ETOOBIG,
+                            "'%s': %zu skills, more than %d "
+                            "(UP_HARBOR_SKILLS_MAX)",
+                            k->skills_dir, k->nskills, UP_HARBOR_SKILLS_MAX);
+    k->loaded = up_xcalloc(k->nskills, sizeof(*k->loaded));
+    for (size_t i = 0; i < k->nskills; i++)
+        up_skill_init(&k->loaded[i]);
+    for (size_t i = 0; !rc && i < k->nskills; i++)
+        rc = up_skill_load(&k->loaded[i], k->skills[i], err);
+    k->has_skill = !rc;
+    return rc;
+}
+
 /* Read task folder dir into k and classify it. */
 static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
                      up_error *err)
@@ -320,6 +339,8 @@ static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
         why(k, "no tests/test.sh (the verifier)");
     if (!rc)
         find_skills(k);
+    if (!rc && k->nskills)
+        rc = load_skills(k, err);
     free(t);
     free(in);
     return rc;
@@ -346,7 +367,9 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
 
         under(d->copies[i].dest, k->workdir, &rel);
         up_buf_adds(&r, rel);
-        if (d->copies[i].into && !up_fs_is_dir(host)) {
+        /* a file copied into a folder (or onto the WORKDIR itself, a
+         * folder) keeps its name */
+        if ((d->copies[i].into || !rel[0]) && !up_fs_is_dir(host)) {
             up_fs_basename(&base, host);
             up_buf_reset(&r);
             if (rel[0])
@@ -363,46 +386,17 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
     return rc;
 }
 
-/* Every skill of k into k->loaded (all or none). */
-static int load_skills(up_harbor_task *k, up_error *err)
-{
-    int rc = 0;
-
-    if (k->nskills > UP_HARBOR_SKILLS_MAX)
-        return up_error_set(err, UP_ETOOBIG,
-                            "'%s': %zu skills, more than %d "
-                            "(UP_HARBOR_SKILLS_MAX)",
-                            k->skills_dir, k->nskills, UP_HARBOR_SKILLS_MAX);
-    k->loaded = up_xcalloc(k->nskills, sizeof(*k->loaded));
-    for (size_t i = 0; i < k->nskills; i++)
-        up_skill_init(&k->loaded[i]);
-    for (size_t i = 0; !rc && i < k->nskills; i++)
-        rc = up_skill_load(&k->loaded[i], k->skills[i], err);
-    k->has_skill = !rc;
-    return rc;
-}
-
 static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                     up_error *err)
 {
-    struct files sd = {&s->mem,
-                       NULL,
-                       0,
-                       0,
-                       0,
-                       UP_HARBOR_SEED_FILES,
-                       UP_HARBOR_SEED_BYTES,
-                       "UP_HARBOR_SEED_BYTES",
-                       NULL};
-    struct files tf = {&s->mem,
-                       NULL,
-                       0,
-                       0,
-                       0,
-                       UP_CASE_CHECK_FILES_MAX,
-                       UP_CASE_CHECK_BYTES,
-                       "UP_CASE_CHECK_BYTES",
-                       NULL};
+    struct files sd = {.mem = &s->mem,
+                       .max_n = UP_HARBOR_SEED_FILES,
+                       .max_bytes = UP_HARBOR_SEED_BYTES,
+                       .limit = "UP_HARBOR_SEED_BYTES"};
+    struct files tf = {.mem = &s->mem,
+                       .max_n = UP_CASE_CHECK_FILES_MAX,
+                       .max_bytes = UP_CASE_CHECK_BYTES,
+                       .limit = "UP_CASE_CHECK_BYTES"};
     char *in = path2(k->dir, "instruction.md"), *tests = path2(k->dir, "tests");
     up_buf text = UP_BUF_INIT, a = UP_BUF_INIT;
     up_case c;
@@ -413,8 +407,6 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
         rc = seed(&sd, k, d, err);
     if (!rc)
         rc = walk(&tf, tests, "", 0, err);
-    if (!rc)
-        rc = load_skills(k, err);
     c.seed = files_done(&sd, &c.nseed);
     c.check_files = files_done(&tf, &c.ncheck_files);
     if (!rc) {

@@ -191,7 +191,7 @@ static void run(up_docker *d, const char *args, int line)
     char **w = words(args, &n);
 
     for (size_t i = 0; i <= n; i++)
-        if (i == n || strchr(";&|", w[i][0])) {
+        if (i == n || (w[i][0] && strchr(";&|", w[i][0]))) {
             command(d, w + from, i - from, line);
             from = i + 1;
         }

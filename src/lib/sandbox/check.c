@@ -192,8 +192,10 @@ static int read_reward(const char *logs, double *reward, up_buf *why)
 
     up_fs_join(&p, logs, UP_CHECK_REWARD_TXT);
     if (!reward_file(p.data, &text)) {
-        *reward = strtod(text.len ? text.data : "", &end);
-        rc = end != text.data && !end[strspn(end, " \t\r\n")] ? 0 : -1;
+        const char *t = text.len ? text.data : "";
+
+        *reward = strtod(t, &end);
+        rc = end != t && !end[strspn(end, " \t\r\n")] ? 0 : -1;
         if (rc)
             up_buf_addf(why, "%s does not hold a number", UP_CHECK_REWARD_TXT);
     } else {
