@@ -66,6 +66,9 @@ cat > "$T/sc.json" <<'JSON'
   {"match": {"assistant_turns": 0, "system": "<location>.agents/skills/answer-finder/SKILL.md</location>"},
    "reply": {"tool_calls": [
       {"name": "write_file", "arguments": {"path": "answer.txt", "content": "42\n"}}]}},
+  {"match": {"assistant_turns": 0, "system": "<location>.agents/skills/slow-runner/SKILL.md</location>"},
+   "reply": {"tool_calls": [
+      {"name": "run", "arguments": {"command": "sleep 5; echo LATE"}}]}},
   {"match": {"assistant_turns": 0}, "reply": {"text": "I will not do it."}},
   {"match": {"last_role": "tool"}, "reply": {"text": "Done."}}
 ]}
@@ -127,4 +130,21 @@ like "$arts" "the verifier wrote no reward" \
     "a reward.txt symlinked to a host file holding 1 is not read"
 like "$arts" "reward.txt does not hold a number" "an empty reward.txt is none"
 like "$arts" '"--- stderr ---\nhint\n' "hint.txt was seeded at /root/hint.txt"
+# --- task.toml's time limits: the run tool's and the verifier's wall clock -
+mkdir -p "$T/slow/slow/environment/skills/slow-runner" "$T/slow/slow/tests"
+printf '[agent]\ntimeout_sec = 1\n[verifier]\ntimeout_sec = 1\n' \
+    > "$T/slow/slow/task.toml"
+echo "Run the slow job." > "$T/slow/slow/instruction.md"
+printf 'FROM debian:12\nWORKDIR /root\n' > "$T/slow/slow/environment/Dockerfile"
+printf -- '---\nname: slow-runner\ndescription: Runs the slow job. Use when asked to run it.\n---\n\nRun it.\n' \
+    > "$T/slow/slow/environment/skills/slow-runner/SKILL.md"
+printf '#!/bin/bash\nsleep 5\necho 1 > /logs/verifier/reward.txt\n' \
+    > "$T/slow/slow/tests/test.sh"
+run "$UPSKILL" eval --no-cache --tasks "$T/slow" -m qwen2.5-coder-7b-instruct \
+    --base-url "$FAKE_URL/v1" --runs-dir "$T/runs3" --no-baseline -v
+arts=$(cat "$T"/runs3/*/run_*/cases/transcripts.jsonl)
+like "$arts" "wall clock (1 s)" "[agent] timeout_sec is the run tool's wall clock"
+unlike "$arts" "stdout ---\\nLATE" "the slow command was stopped"
+like "$arts" "stopped: wall clock (1 s)" \
+    "[verifier] timeout_sec is the verifier's wall clock (no reward: not gradable)"
 done_testing
