@@ -119,7 +119,8 @@ int up_suite_pick(up_suite *s, up_buf *note, const char *tests_file,
 /*
  * 1 when case c needs a workspace (agent mode): it has an output_file,
  * or an assertion in its "assert" list of a file-* type
- * ("file-exists", "not-file-contains", "file_regex"...), else 0.
+ * ("file-exists", "not-file-contains", "file_regex"...), a command or a
+ * verifier, else 0.
  */
 int up_case_needs_workspace(const up_case *c);
 
@@ -127,7 +128,9 @@ int up_case_needs_workspace(const up_case *c);
 void up_suite_to_json(const up_suite *s, up_buf *out);
 
 /* The SHA-256 of up_suite_to_json's text as 64 hex digits + NUL, hashed
- * a case at a time (the text is never whole in memory). */
+ * a case at a time (the text is never whole in memory), then, for Harbor
+ * cases only, the exact bytes of their seed and check files, their
+ * workdir, time limits and skills (which the JSON does not hold). */
 void up_suite_sha256(const up_suite *s, char out[65]);
 
 #endif

@@ -235,3 +235,47 @@ Test(harbor, verifier_assertion_parse)
     cr_expect(!up_assert_is_verifier(&l.items[0]));
     up_assert_list_release(&l);
 }
+
+/* The fixture tasks read into cases: the runnable ones with skills, with
+ * their seed (the binary file byte for byte), check files, verifier,
+ * workdir, limits and skills; the suite's hash covers the seed's exact
+ * bytes (one changed byte of a binary file changes it). */
+Test(harbor, fixture_tasks_become_cases)
+{
+    static const char blob[] =
+        "\x00\x01\xff\xfePNG\x00\x0d\x0a\x1a\x0a\x80\x81";
+    up_harbor_set set = {0};
+    up_suite s;
+    up_error e;
+    const up_case *c;
+    const up_fs_entry *b = NULL;
+    char before[65], after[65];
+
+    up_suite_init(&s);
+    cr_assert_eq(up_harbor_load(&set, &s, "tests/fixtures/harbor", &e), 0, "%s",
+                 e.msg);
+    cr_assert_eq(set.n, 4);
+    cr_assert_eq(s.ncases, 2, "half-credit and report-app");
+    c = &s.cases[1];
+    cr_expect_str_eq(c->workdir, "/app");
+    cr_expect_eq(c->run_wall_s, 120);
+    cr_expect_eq(c->check_wall_s, 60);
+    cr_expect_eq(c->nskills, 2);
+    cr_expect_str_eq(c->skills[0].name, "byte-counter");
+    cr_expect(strstr(c->assert_json, "\"verifier\"") != NULL);
+    for (size_t i = 0; i < c->nseed; i++)
+        if (!strcmp(c->seed[i].path, "data/blob.bin"))
+            b = &c->seed[i];
+    cr_assert_not_null(b);
+    cr_expect_eq(b->len, sizeof(blob) - 1);
+    cr_expect_eq(memcmp(b->data, blob, b->len), 0, "binary-safe");
+    cr_expect_eq(c->ncheck_files, 3, "test.sh, test_outputs.py, expected.bin");
+    cr_expect(strstr(s.cases[0].assert_json, "\"threshold\": 0.5") != NULL,
+              "%s", s.cases[0].assert_json);
+    up_suite_sha256(&s, before);
+    ((char *)b->data)[13] = '\x7f';
+    up_suite_sha256(&s, after);
+    cr_expect_str_neq(before, after);
+    up_suite_release(&s);
+    up_harbor_release(&set);
+}
