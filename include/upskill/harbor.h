@@ -152,7 +152,8 @@ typedef struct up_harbor_set {
 /*
  * Read dir: a task folder (it holds task.toml), or a folder of them
  * (each sub-folder holding a task.toml, sorted).  Each task is
- * classified runnable or not (the Dockerfile, dpkg).  With s not NULL,
+ * classified runnable or not (the Dockerfile, dpkg, then read in full:
+ * its files and skills, dropped again when s is NULL).  With s not NULL,
  * each runnable task with skills is also read in full and appended to s
  * as one case (its input, seed, check files, verifier assertion,
  * workdir, time limits and skills, which set owns).  A task that cannot

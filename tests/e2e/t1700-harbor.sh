@@ -49,12 +49,18 @@ printf '[verifier]\ntimeout_sec = \n' > "$T/tasks/needs-pip/task.toml"
 cp -R "$H/half-credit" "$T/tasks/bad-skill"
 printf 'no front matter here\n' \
     > "$T/tasks/bad-skill/environment/skills/answer-finder/SKILL.md"
+cp -R "$H/half-credit" "$T/tasks/linked"
+mkdir "$T/outside" && echo OUTSIDE > "$T/outside/key.txt"
+ln -s "$T/outside" "$T/tasks/linked/environment/data"
+echo 'COPY data/key.txt /root/' >> "$T/tasks/linked/environment/Dockerfile"
 run "$UPSKILL" eval --tasks "$T/tasks" --check
 is "$rc" 0 "one unreadable task.toml does not stop the others"
 like "$out" "needs-pip: not runnable: '$T/tasks/needs-pip/task.toml':2: expected a value after '='" \
     "it names file:line and what was expected"
 like "$out" "bad-skill: not runnable: " "a skill that does not load: not runnable"
 like "$out" "answer-finder/SKILL.md" "naming the skill's file"
+like "$out" "linked: not runnable: COPY of 'data/key.txt': it leads outside environment/" \
+    "a COPY through a folder symlinked out of the task is refused"
 
 # --- the eval: the skill arm's student solves, the baseline does nothing ----
 cat > "$T/sc.json" <<'JSON'
@@ -118,8 +124,11 @@ printf '#!/bin/bash\nln -s %s /logs/verifier/reward.txt\n' "$T/one.txt" \
 # itself lands in it, under its own name
 cp -R "$H/half-credit" "$T/evil/empty-reward"
 echo hint > "$T/evil/empty-reward/environment/hint.txt"
-echo 'COPY hint.txt /root' >> "$T/evil/empty-reward/environment/Dockerfile"
-printf '#!/bin/bash\ncat /root/hint.txt >&2\n: > /logs/verifier/reward.txt\n' \
+mkdir "$T/secret" && echo SECRET-1700 > "$T/secret/key.txt"
+ln -s "$T/secret" "$T/evil/empty-reward/environment/linked"
+printf 'COPY hint.txt /root\nCOPY . /root/ctx/\n' \
+    >> "$T/evil/empty-reward/environment/Dockerfile"
+printf '#!/bin/bash\ncat /root/hint.txt >&2\nls -A /root/ctx >&2\n: > /logs/verifier/reward.txt\n' \
     > "$T/evil/empty-reward/tests/test.sh"
 run "$UPSKILL" eval --no-cache --tasks "$T/evil" -m qwen2.5-coder-7b-instruct \
     --base-url "$FAKE_URL/v1" --runs-dir "$T/runs2" --no-baseline -v
@@ -129,7 +138,9 @@ arts=$(cat "$T"/runs2/*/run_*/cases/transcripts.jsonl)
 like "$arts" "the verifier wrote no reward" \
     "a reward.txt symlinked to a host file holding 1 is not read"
 like "$arts" "reward.txt does not hold a number" "an empty reward.txt is none"
-like "$arts" '"--- stderr ---\nhint\n' "hint.txt was seeded at /root/hint.txt"
+like "$arts" '"--- stderr ---\nhint\nDockerfile\nhint.txt\n' \
+    "hint.txt was seeded at /root/hint.txt; COPY . seeds the context, without the skills or a symlinked folder"
+unlike "$arts" "SECRET-1700" "a folder symlinked out of the task is never read"
 # --- task.toml's time limits: the run tool's and the verifier's wall clock -
 mkdir -p "$T/slow/slow/environment/skills/slow-runner" "$T/slow/slow/tests"
 printf '[agent]\ntimeout_sec = 1\n[verifier]\ntimeout_sec = 1\n' \

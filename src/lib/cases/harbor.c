@@ -348,41 +348,75 @@ static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
 
 /* ---- the case ---- */
 
+/* 1 when host (existing) resolves inside folder root (resolved):
+ * a symlinked folder of the task must not seed a file of the host. */
+static int inside(const char *host, const char *root)
+{
+    char *h = realpath(host, NULL);
+    size_t n = strlen(root);
+    int ok = h && !strncmp(h, root, n) && (h[n] == '/' || !h[n]);
+
+    free(h);
+    return ok;
+}
+
+/* One COPY of environment/ (env, resolved) into f, at its place under
+ * the WORKDIR. */
+static int copy_one(struct files *f, const char *env, const char *workdir,
+                    const up_docker_copy *cp, up_error *err)
+{
+    char *host = strcmp(cp->src, ".") ? path2(env, cp->src) : up_xstrdup(env);
+    up_buf r = UP_BUF_INIT, base = UP_BUF_INIT;
+    const char *rel = "";
+    int rc = 0;
+
+    under(cp->dest, workdir, &rel);
+    up_buf_adds(&r, rel);
+    /* a file copied into a folder (or onto the WORKDIR itself, a folder)
+     * keeps its name */
+    if ((cp->into || !rel[0]) && !up_fs_is_dir(host)) {
+        up_fs_basename(&base, host);
+        up_buf_reset(&r);
+        if (rel[0])
+            up_fs_join(&r, rel, base.data);
+        else
+            up_buf_adds(&r, base.data);
+    }
+    if (up_fs_exists(host) && !inside(host, env))
+        rc = up_error_set(err, UP_EUNSAFE,
+                          "COPY of '%s': it leads outside environment/",
+                          cp->src);
+    if (!rc)
+        rc = walk_one(f, host, r.data ? r.data : "", 0, err);
+    free(host);
+    up_buf_release(&r);
+    up_buf_release(&base);
+    return rc;
+}
+
 /* COPY'd files and mkdir'd folders under the WORKDIR into f. */
 static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
                 up_error *err)
 {
-    char *env = path2(k->dir, "environment");
+    char *given = path2(k->dir, "environment");
+    char *env = realpath(given, NULL);
+    char *skills = k->skills_dir ? realpath(k->skills_dir, NULL) : NULL;
     const char *rel;
     int rc = 0;
 
-    f->skip = k->skills_dir; /* COPY . must not seed the skills */
-
+    /* COPY . must not seed the skills (walk compares resolved paths) */
+    f->skip = skills;
+    if (!env && d->ncopies)
+        rc = up_error_set(err, UP_ENOTFOUND, "'%s': no such folder", given);
     for (size_t i = 0; !rc && i < d->nmkdirs; i++)
         if (under(d->mkdirs[i], k->workdir, &rel) && rel[0])
             rc = add_entry(f, rel, NULL, err);
-    for (size_t i = 0; !rc && i < d->ncopies; i++) {
-        char *host = path2(env, d->copies[i].src);
-        up_buf r = UP_BUF_INIT, base = UP_BUF_INIT;
-
-        under(d->copies[i].dest, k->workdir, &rel);
-        up_buf_adds(&r, rel);
-        /* a file copied into a folder (or onto the WORKDIR itself, a
-         * folder) keeps its name */
-        if ((d->copies[i].into || !rel[0]) && !up_fs_is_dir(host)) {
-            up_fs_basename(&base, host);
-            up_buf_reset(&r);
-            if (rel[0])
-                up_fs_join(&r, rel, base.data);
-            else
-                up_buf_adds(&r, base.data);
-        }
-        rc = walk_one(f, host, r.data ? r.data : "", 0, err);
-        free(host);
-        up_buf_release(&r);
-        up_buf_release(&base);
-    }
+    for (size_t i = 0; !rc && i < d->ncopies; i++)
+        rc = copy_one(f, env, k->workdir, &d->copies[i], err);
+    f->skip = NULL;
+    free(given);
     free(env);
+    free(skills);
     return rc;
 }
 
@@ -477,6 +511,27 @@ static int task_dirs(char ***dirs, size_t *n, const char *dir, up_error *err)
     return rc;
 }
 
+/* Read task folder dir into k (classified), and when it can run, into
+ * s as a case: every runnable task when check (the case then dropped,
+ * so --check sees what an eval would refuse), else those with skills.
+ * A task that cannot be read is not runnable, saying why. */
+static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
+                      int check)
+{
+    up_docker d = {0};
+    up_buf b = UP_BUF_INIT;
+    up_error e;
+
+    up_fs_basename(&b, dir);
+    k->dir = up_xstrdup(dir);
+    k->name = up_buf_detach(&b);
+    up_buf_init(&k->why);
+    if (read_task(k, dir, &d, &e) ||
+        (k->runnable && (check || k->nskills) && add_case(s, k, &d, &e)))
+        why(k, e.msg);
+    up_docker_release(&d);
+}
+
 int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
                    up_error *err)
 {
@@ -484,26 +539,15 @@ int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
     size_t n = 0;
     int rc = task_dirs(&dirs, &n, dir, err);
 
-    /* sized once: cases point at their task's skill */
+    /* sized once: cases point at their task's skills */
     if (!rc)
         set->v = up_xcalloc(n, sizeof(*set->v));
     for (size_t i = 0; !rc && i < n; i++) {
-        up_harbor_task *k = &set->v[set->n++];
-        up_docker d = {0};
-        up_buf b = UP_BUF_INIT;
+        up_suite scratch;
 
-        up_error e;
-
-        up_fs_basename(&b, dirs[i]);
-        k->dir = up_xstrdup(dirs[i]);
-        k->name = up_buf_detach(&b);
-        up_buf_init(&k->why);
-        /* a task that cannot be read is not runnable, saying why: the
-         * others still run */
-        if (read_task(k, dirs[i], &d, &e) ||
-            (s && k->runnable && k->nskills && add_case(s, k, &d, &e)))
-            why(k, e.msg);
-        up_docker_release(&d);
+        up_suite_init(&scratch);
+        load_task(&set->v[set->n++], dirs[i], s ? s : &scratch, !s);
+        up_suite_release(&scratch);
     }
     for (size_t i = 0; i < n; i++)
         free(dirs[i]);
