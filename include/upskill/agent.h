@@ -84,6 +84,10 @@ typedef struct up_agent_outcome {
  */
 char *up_agent_system(const up_skill *skill, enum up_inject inject);
 
+/* up_agent_system for the n skills of v (a Harbor task's): one catalogue
+ * with an entry each, or each body in turn. */
+char *up_agent_system_n(const up_skill *v, size_t n, enum up_inject inject);
+
 /* What the system prompt adds when the run tool is offered. */
 #define UP_AGENT_RUN_PROMPT                                                    \
     "\n\nThe run tool runs a shell command line in the folder (no network); "  \

@@ -49,6 +49,7 @@ typedef struct up_assert {
     union {                 /* by kind: */
         void *compiled;     /* compiled form (regex, json path), kind-private */
         long long limit;    /* max-output-tokens: the allowed maximum */
+        double threshold;   /* verifier: the reward that passes */
     };
 } up_assert;
 
@@ -157,8 +158,15 @@ int up_assert_list_needs_workspace(const up_assert_list *l);
 /* 1 when l has a command assertion (an executable check), else 0. */
 int up_assert_list_has_checks(const up_assert_list *l);
 
-/* 1 when a is a command assertion, else 0. */
+/* 1 when a is a command or verifier assertion, else 0. */
 int up_assert_is_check(const up_assert *a);
+
+/* The verifier kind's command when "value" is absent: Harbor's. */
+#define UP_ASSERT_VERIFIER_CMD "bash /tests/test.sh"
+
+/* 1 when a is a verifier assertion (a check graded by the reward it
+ * writes, check.h), else 0. */
+int up_assert_is_verifier(const up_assert *a);
 
 /* 1 when a needs a judge model (llm-rubric), else 0. */
 int up_assert_needs_judge(const up_assert *a);

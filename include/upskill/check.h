@@ -34,6 +34,11 @@
 
 /* Where a check sees its case's hidden files (read-only). */
 #define UP_CHECK_TESTS_DIR "/tests"
+/* Where a verifier writes its reward (writable, private to the check),
+ * and the files it may write there, read in this order. */
+#define UP_CHECK_LOGS_DIR    "/logs/verifier"
+#define UP_CHECK_REWARD_TXT  "reward.txt"
+#define UP_CHECK_REWARD_JSON "reward.json"
 
 /* One check to run: command assertion a in the workspace folder ws. */
 typedef struct up_check_item {
@@ -44,6 +49,10 @@ typedef struct up_check_item {
     size_t nfiles;            /* read-only at UP_CHECK_TESTS_DIR */
     const up_fs_entry *owned; /* borrowed: workspace files the check */
     size_t nowned;            /* owns, put back before it starts */
+    const char *ws_at;        /* where the workspace sits in the sandbox, or
+                                 NULL: /workspace */
+    unsigned wall_s;          /* its wall clock (and CPU) in seconds; 0:
+                                 UP_CHECK_WALL_S */
 } up_check_item;
 
 /*
@@ -88,7 +97,13 @@ int up_check_step(up_check_run *c);
  * End c and free it (NULL is fine).  kill 0, once step said it ended:
  * settle its result from how the check ended -- UP_ASSERT_PASS on exit
  * 0, UP_ASSERT_FAIL otherwise (the message says the exit code, the
- * limit broken or the first line of stderr).  kill 1: it is given up
+ * limit broken or the first line of stderr).  A verifier (Harbor's
+ * tests/test.sh) is settled by its reward instead, whatever its exit
+ * code: reward.txt (a number) or reward.json ({"reward": x}) in the
+ * private folder it had at UP_CHECK_LOGS_DIR; PASS when the reward is
+ * at least the assertion's threshold, FAIL below it, and
+ * UP_ASSERT_UNGRADABLE (an errored trial, never a fail) when neither
+ * file holds a number, saying why.  kill 1: it is given up
  * on (an interrupt), killed if it still runs, and nothing is settled:
  * the job stays to do.
  */

@@ -99,11 +99,29 @@ typedef struct up_sandbox_extra {
     const char *ro_at;      /* where, an absolute path in the sandbox */
     const char *const *env; /* NAME=value words replacing or added to the
                                allow-list, NULL-ended; or NULL */
+    const char *ws_at;      /* where the workspace is bound (an absolute
+                               path, the working folder and HOME), or
+                               NULL: /workspace (up_sandbox_workdir_ok) */
+    const char *rw_dir;     /* a host folder bound writable, or NULL */
+    const char *rw_at;      /* where, an absolute path in the sandbox */
 } up_sandbox_extra;
 
+/* Where the workspace is bound when nothing else is asked. */
+#define UP_SANDBOX_WORKSPACE "/workspace"
+
 /*
- * up_sandbox_start with x (NULL: nothing) added.  A read-only folder
- * needs bubblewrap: in mode none it is UP_EUNSAFE, naming why.
+ * 1 when path can hold the workspace inside the sandbox: absolute,
+ * normalised (no ".", "..", empty part or trailing slash), at most 256
+ * bytes, not "/" and not under a folder the sandbox mounts itself
+ * (/usr, /bin, /lib..., /etc, /proc, /dev, /sys, /tmp, /tests, /logs).
+ */
+int up_sandbox_workdir_ok(const char *path);
+
+/*
+ * up_sandbox_start with x (NULL: nothing) added.  A read-only or
+ * writable folder, or a workspace bound elsewhere than /workspace, needs
+ * bubblewrap: in mode none it is UP_EUNSAFE, naming why; a ws_at that
+ * up_sandbox_workdir_ok refuses is UP_EUNSAFE.
  */
 int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
                           const char *workspace, const char *cmd,

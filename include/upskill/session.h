@@ -28,6 +28,7 @@
 #include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/eval.h"
+#include "upskill/harbor.h"
 #include "upskill/model.h"
 #include "upskill/provider.h"
 #include "upskill/sandbox.h"
@@ -282,6 +283,10 @@ typedef struct up_eval_request {
      * arm against skill_path (B) in the skill arm; NULL: an eval */
     const char *base_skill_path;
     long seed; /* --seed, recorded in batch_plan.json */
+    /* --tasks: a Harbor task folder or a folder of them (harbor.h): its
+     * runnable tasks with skills are the suite, each with its own skill;
+     * skill_path and tests are unused then */
+    const char *tasks;
 } up_eval_request;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */
@@ -290,6 +295,7 @@ typedef struct up_eval_session {
     up_skill skill;
     up_skill base_skill; /* compare: skill A (rq->base_skill_path) */
     up_suite suite;
+    up_harbor_set harbor; /* --tasks: the tasks (their skills) */
     up_session s;
     up_eval_plan plan; /* after up_eval_session_start */
 } up_eval_session;

@@ -48,6 +48,18 @@ typedef struct up_case {
     size_t ncheck_files;
     up_fs_entry *check_owned; /* "check_owned": context files put back */
     size_t ncheck_owned;      /* before the checks run (data: the suite's) */
+    /* Harbor tasks (harbor.h) only; never in a tests file's JSON: */
+    up_fs_entry *seed; /* files the workspace starts with, binary-safe;
+                          data NULL: an empty folder */
+    size_t nseed;
+    char *workdir;          /* the workspace's place in the sandbox, or
+                               NULL: /workspace */
+    unsigned run_wall_s;    /* the run tool's wall clock; 0: its default */
+    unsigned check_wall_s;  /* each check's wall clock; 0: the default */
+    const up_skill *skills; /* the skill arm's skills for this case
+                               (borrowed; the first is measured: its
+                               reads), or NULL: the eval's one */
+    size_t nskills;
 } up_case;
 
 typedef struct up_suite {
@@ -107,7 +119,8 @@ int up_suite_pick(up_suite *s, up_buf *note, const char *tests_file,
 /*
  * 1 when case c needs a workspace (agent mode): it has an output_file,
  * or an assertion in its "assert" list of a file-* type
- * ("file-exists", "not-file-contains", "file_regex"...), else 0.
+ * ("file-exists", "not-file-contains", "file_regex"...), a command or a
+ * verifier, else 0.
  */
 int up_case_needs_workspace(const up_case *c);
 
@@ -115,7 +128,9 @@ int up_case_needs_workspace(const up_case *c);
 void up_suite_to_json(const up_suite *s, up_buf *out);
 
 /* The SHA-256 of up_suite_to_json's text as 64 hex digits + NUL, hashed
- * a case at a time (the text is never whole in memory). */
+ * a case at a time (the text is never whole in memory), then, for Harbor
+ * cases only, the exact bytes of their seed and check files, their
+ * workdir, time limits and skills (which the JSON does not hold). */
 void up_suite_sha256(const up_suite *s, char out[65]);
 
 #endif

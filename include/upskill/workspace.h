@@ -24,6 +24,7 @@
 
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/fs.h"
 #include "upskill/sandbox.h"
 #include "upskill/skill.h"
 
@@ -82,6 +83,8 @@ typedef struct up_workspace {
     int run_tool;              /* 1: "run" may be called (0: unknown) */
     up_sandbox_mode sandbox;   /* how the run tool runs (default bwrap) */
     up_sandbox_limits run_lim; /* per run call (the sandbox's defaults) */
+    const char *workdir;       /* where the run tool's commands see the folder
+                                  (borrowed: the case's), or NULL: /workspace */
 } up_workspace;
 
 /*
@@ -125,6 +128,15 @@ size_t up_ws_sweep(const char *root);
  */
 int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
                           size_t len, int executable, up_error *err);
+
+/*
+ * Seed the folder with the n entries of v (a Harbor task's COPY'd files,
+ * binary-safe; data NULL: an empty folder), as setup.  Errors: UP_ETOOBIG
+ * naming the config key when they do not fit in the quota (nothing is
+ * written then), those of add_file.
+ */
+int up_workspace_seed(up_workspace *w, const up_fs_entry *v, size_t n,
+                      up_error *err);
 
 /*
  * Install skill s at .agents/skills/<name>/: SKILL.md (rendered as

@@ -23,20 +23,40 @@ static const struct opt opts[] = {
     {0, "trigger", OPT_FLAG, &a.trigger, NULL,
      "description-only check: how often each model loads the skill for "
      "the tests' prompts and for unrelated ones"},
+    {0, "tasks", OPT_STRING, &a.tasks, "DIR",
+     "Harbor task folder, or a folder of them (docs/harbor.md)"},
+    {0, "check", OPT_FLAG, &a.tasks_check, NULL,
+     "with --tasks: say which tasks can run here, and why not; send "
+     "nothing"},
     EVAL_SHARED_OPTS(a),
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
 const struct cmd_spec cmd_eval_spec = {
     "eval",
-    "SKILL_PATH",
+    "SKILL_PATH | --tasks DIR",
     "measure a skill's lift: with it and without it",
     "Tests come from -t, else the skill's skill_meta.json, else its\n"
     "evals/evals.json (skill-creator), else the test-gen model writes them\n"
     "and they are saved into skill_meta.json.  See docs/eval.md.",
     opts,
-    1,
+    0,
     1};
+
+/* A skill path, or --tasks (which runs every conversation as an agent
+ * with the run tool); 0, or a usage error printed. */
+static int tasks_args(int nargs)
+{
+    if (nargs != !a.tasks || (a.tasks_check && !a.tasks)) {
+        out_error("%s", a.tasks ? "--tasks takes no SKILL_PATH"
+                        : nargs ? "--check needs --tasks DIR"
+                                : "missing SKILL_PATH (or --tasks DIR)");
+        return -1;
+    }
+    if (a.tasks)
+        a.agent = a.run_tool = 1;
+    return 0;
+}
 
 int cmd_eval(int argc, char **argv)
 {
@@ -51,8 +71,12 @@ int cmd_eval(int argc, char **argv)
     a.plan_p0 = 0.5;
     a.plan_lift = 20;
     rc = opt_parse(&cmd_eval_spec, argc, argv, &args, &nargs);
-    if (rc == 0) {
-        a.skill_path = args[0];
+    if (rc == 0)
+        rc = tasks_args(nargs);
+    if (rc == 0 && a.tasks_check) {
+        rc = harbor_check_report(a.tasks);
+    } else if (rc == 0) {
+        a.skill_path = a.tasks ? NULL : args[0];
         rc = eval_cli_run(&a);
     } else {
         rc = rc > 0 ? 0 : EXIT_USAGE;

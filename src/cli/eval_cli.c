@@ -42,12 +42,31 @@ static int cli_limits(const struct eval_args *a, up_error *err)
     return 0;
 }
 
+/* --tasks: each task brings its tests, and upskill's own agent installs
+ * each task's skill and places its workspace; a coding-agent CLI does
+ * neither yet (docs/harbor.md), so it is refused, not run wrongly. */
+static int tasks_ok(const struct eval_args *a, up_error *err)
+{
+    if (a->tasks && a->tests)
+        return up_error_set(err, UP_EUSAGE,
+                            "--tasks brings each task's own tests: leave -t "
+                            "out");
+    for (size_t m = 0; a->tasks && m < a->models.n; m++)
+        if (up_harness_spec_of(a->models.v[m]))
+            return up_error_set(err, UP_EUSAGE,
+                                "'%s': a coding-agent CLI cannot run Harbor "
+                                "tasks yet (docs/harbor.md); use an API "
+                                "model",
+                                a->models.v[m]);
+    return 0;
+}
+
 /* What the option table's ranges (opt.c) cannot say. */
 static int check_args(const struct eval_args *a, up_error *err)
 {
     up_session_opts o;
 
-    if (cli_limits(a, err))
+    if (cli_limits(a, err) || tasks_ok(a, err))
         return UP_EUSAGE;
     up_session_opts_init(&o);
     if (up_session_run_opts(&o, a->run_tool, a->sandbox, err))
@@ -108,6 +127,7 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->test_gen_model = a->test_gen_model;
     rq->no_save_tests = a->no_save_tests;
     rq->seed = a->seed;
+    rq->tasks = a->tasks;
 }
 
 /* Progress: live on a TTY; plain lines for runs long enough to log. */

@@ -46,6 +46,8 @@ struct eval_args {
     int run_tool;        /* --run-tool: offer `run` (implies --agent) */
     const char *sandbox; /* --sandbox bwrap|none */
     const char *shard;   /* --shard I/N: one slice of the job matrix */
+    const char *tasks;   /* --tasks DIR: Harbor task folders */
+    int tasks_check;     /* --check: classify the tasks, send nothing */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
@@ -186,5 +188,9 @@ void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
                           const up_eval_job *job);
 /* -v: one stderr line per HTTP attempt that did not simply succeed. */
 void eval_report_attempt(void *ud, const up_http_attempt *at);
+
+/* `eval --tasks DIR --check`: each task runnable here or not and why
+ * (harbor_report.c).  Returns the exit code. */
+int harbor_check_report(const char *dir);
 
 #endif

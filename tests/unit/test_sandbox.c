@@ -206,7 +206,7 @@ Test(sandbox, extra_env_replaces_or_adds_and_a_bind_needs_bwrap)
 {
     static const char *const env[] = {"HOME=/elsewhere", "EXTRA_X=1",
                                       "TERM=xterm", NULL};
-    up_sandbox_extra x = {NULL, NULL, env};
+    up_sandbox_extra x = {NULL, NULL, env, NULL, NULL, NULL};
     up_sandbox_run *run_ = NULL;
     up_sandbox_result r;
     up_error e = {0};
@@ -221,7 +221,7 @@ Test(sandbox, extra_env_replaces_or_adds_and_a_bind_needs_bwrap)
     cr_expect_not_null(strstr(r.out.data, "TERM=xterm\n"));
     cr_expect_null(strstr(r.out.data, "TERM=dumb"), "replaced, not doubled");
     up_sandbox_result_release(&r);
-    x = (up_sandbox_extra){root, "/tests", NULL};
+    x = (up_sandbox_extra){root, "/tests", NULL, NULL, NULL, NULL};
     cr_expect_eq(up_sandbox_start_with(&run_, UP_SANDBOX_NONE, ws.data, "true",
                                        NULL, &x, &e),
                  UP_EUNSAFE);
@@ -231,7 +231,7 @@ Test(sandbox, extra_env_replaces_or_adds_and_a_bind_needs_bwrap)
 
 Test(sandbox, a_read_only_folder_is_bound_where_asked)
 {
-    up_sandbox_extra x = {root, "/tests", NULL};
+    up_sandbox_extra x = {root, "/tests", NULL, NULL, NULL, NULL};
     up_sandbox_run *run_ = NULL;
     up_sandbox_result r;
     up_error e = {0};
@@ -247,6 +247,46 @@ Test(sandbox, a_read_only_folder_is_bound_where_asked)
     cr_expect_not_null(strstr(r.out.data, SENTINEL), "%s", r.out.data);
     cr_expect_not_null(strstr(r.out.data, "read-only"), "%s", r.out.data);
     up_sandbox_result_release(&r);
+}
+
+/* A Harbor task's workspace at its WORKDIR (/app: the working folder and
+ * HOME) and a verifier's writable /logs/verifier (issue 24). */
+Test(sandbox, workspace_at_a_workdir_and_a_writable_folder)
+{
+    up_sandbox_extra x = {NULL, NULL, NULL, "/app", root, "/logs/verifier"};
+    up_sandbox_run *run_ = NULL;
+    up_sandbox_result r;
+    up_buf p = UP_BUF_INIT, got = UP_BUF_INIT;
+    up_error e = {0};
+
+    need_bwrap();
+    cr_assert_eq(up_sandbox_start_with(&run_, UP_SANDBOX_BWRAP, ws.data,
+                                       "pwd; echo $HOME; echo hi > f.txt; "
+                                       "echo 1 > /logs/verifier/reward.txt; "
+                                       "ls /workspace 2>&1 | head -1",
+                                       NULL, &x, &e),
+                 0, "%s", e.msg);
+    up_sandbox_wait(run_);
+    up_sandbox_finish(run_, &r, &e);
+    cr_expect(!strncmp(r.out.data, "/app\n/app\n", 10), "%s", r.out.data);
+    cr_expect_not_null(strstr(r.out.data, "No such file"), "%s", r.out.data);
+    up_fs_join(&p, ws.data, "f.txt");
+    cr_expect(up_fs_is_file(p.data), "the workspace is what /app holds");
+    up_buf_reset(&p);
+    up_fs_join(&p, root, "reward.txt");
+    cr_expect_eq(up_fs_read(&got, p.data, 64, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(got.data, "1\n");
+    unlink(p.data);
+    up_buf_reset(&p);
+    up_fs_join(&p, ws.data, "f.txt");
+    unlink(p.data);
+    up_sandbox_result_release(&r);
+    up_buf_release(&p);
+    up_buf_release(&got);
+    x = (up_sandbox_extra){NULL, NULL, NULL, "/usr/app", NULL, NULL};
+    cr_expect_eq(up_sandbox_start_with(&run_, UP_SANDBOX_BWRAP, ws.data, "true",
+                                       NULL, &x, &e),
+                 UP_EUNSAFE, "a system folder never holds the workspace");
 }
 
 /* No network: each fails at once with "unreachable", not by a timeout. */

@@ -64,37 +64,59 @@ struct up_agent {
 
 /* ---- prompts ---- */
 
-static void add_catalog(up_buf *b, const up_skill *s)
+/* The catalogue of the n skills of v (upskill's wording, the Agent
+ * Skills markup). */
+static void add_catalog(up_buf *b, const up_skill *v, size_t n)
 {
-    const char *name = s->name ? s->name : "";
-
     up_buf_adds(b, CATALOG_PROMPT);
-    up_buf_addf(b,
-                "\n\n<available_skills>\n<skill>\n<name>%s</name>\n"
-                "<description>%s</description>\n"
-                "<location>.agents/skills/%s/SKILL.md</location>\n</skill>\n"
-                "</available_skills>",
-                name, s->description ? s->description : "", name);
+    up_buf_adds(b, "\n\n<available_skills>\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = v[i].name ? v[i].name : "";
+
+        up_buf_addf(b,
+                    "<skill>\n<name>%s</name>\n"
+                    "<description>%s</description>\n"
+                    "<location>.agents/skills/%s/SKILL.md</location>\n"
+                    "</skill>\n",
+                    name, v[i].description ? v[i].description : "", name);
+    }
+    up_buf_adds(b, "</available_skills>");
 }
 
-char *up_agent_system(const up_skill *skill, enum up_inject inject)
+/* Each body of the n skills of v, in the form inject asks. */
+static void add_bodies(up_buf *b, const up_skill *v, size_t n,
+                       enum up_inject inject)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *name = v[i].name ? v[i].name : "";
+        const char *body = v[i].body ? v[i].body : "";
+
+        if (inject == UP_INJECT_AGENTSKILLS)
+            up_buf_addf(b,
+                        "\n\n<skill_content name=\"%s\">\n%s\n"
+                        "</skill_content>",
+                        name, body);
+        else
+            up_buf_addf(b, "\n\n## Skill: %s\n\n%s", name, body);
+    }
+}
+
+char *up_agent_system_n(const up_skill *v, size_t n, enum up_inject inject)
 {
     up_buf b = UP_BUF_INIT;
 
     up_buf_adds(&b, up_eval_neutral_prompt);
     up_buf_adds(&b, TOOLS_PROMPT);
-    if (skill && inject == UP_INJECT_CATALOG)
-        add_catalog(&b, skill);
-    else if (skill && inject == UP_INJECT_AGENTSKILLS) {
-        add_catalog(&b, skill);
-        up_buf_addf(&b, "\n\n<skill_content name=\"%s\">\n%s\n</skill_content>",
-                    skill->name ? skill->name : "",
-                    skill->body ? skill->body : "");
-    } else if (skill)
-        up_buf_addf(&b, "\n\n## Skill: %s\n\n%s",
-                    skill->name ? skill->name : "",
-                    skill->body ? skill->body : "");
+    if (n && (inject == UP_INJECT_CATALOG || inject == UP_INJECT_AGENTSKILLS))
+        add_catalog(&b, v, n);
+    if (n && inject != UP_INJECT_CATALOG)
+        add_bodies(&b, v, n, inject);
     return up_buf_detach(&b);
+}
+
+char *up_agent_system(const up_skill *skill, enum up_inject inject)
+{
+    return up_agent_system_n(skill, skill ? 1 : 0, inject);
 }
 
 char *up_agent_user(const up_case *c)
@@ -124,10 +146,21 @@ static void offer_tools(up_agent *a)
     }
 }
 
+/* The case's own wall clock for each run call (a Harbor task's agent
+ * timeout_sec), CPU time along with it. */
+static void case_limits(up_sandbox_limits *l, const up_case *c)
+{
+    if (!c->run_wall_s)
+        return;
+    l->wall_ms = c->run_wall_s * 1000u;
+    if (l->cpu_s && l->cpu_s < c->run_wall_s)
+        l->cpu_s = c->run_wall_s;
+}
+
 static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
                           up_error *err)
 {
-    int rc = 0;
+    int rc = up_workspace_seed(a->ws, c->seed, c->nseed, err);
 
     for (size_t i = 0; !rc && i < c->nfiles; i++) {
         const char *text = c->files[i].content ? c->files[i].content : "";
@@ -135,6 +168,11 @@ static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
         rc = up_workspace_add_file(a->ws, c->files[i].name, text, strlen(text),
                                    0, err);
     }
+    /* a case's own skills (a Harbor task's): the others first, so the
+     * first, the measured one, is the workspace's skill_dir */
+    for (size_t i = 1; !rc && skill && skill == c->skills && i < c->nskills;
+         i++)
+        rc = up_workspace_install_skill(a->ws, &c->skills[i], err);
     if (!rc && skill)
         rc = up_workspace_install_skill(a->ws, skill, err);
     if (!rc) { /* what the tools and commands may add starts from here */
@@ -168,8 +206,10 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
     if (!rc) {
         a->ws->run_tool = o->run_tool;
         a->ws->sandbox = o->sandbox;
+        a->ws->workdir = c->workdir;
         if (o->run_limits)
             a->ws->run_lim = *o->run_limits;
+        case_limits(&a->ws->run_lim, c);
         rc = fill_workspace(a, c, skill, err);
     }
     if (rc) {

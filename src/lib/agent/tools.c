@@ -452,6 +452,7 @@ static int t_run_start(up_workspace *w, const json_t *a, up_tool_pending **p,
     const char *cmd = arg_str(a, "command", &len);
     up_sandbox_run *r = NULL;
     up_sandbox_limits lim = run_limits(w);
+    up_sandbox_extra x = {NULL, NULL, NULL, w->workdir, NULL, NULL};
     up_error err;
 
     *p = NULL;
@@ -459,7 +460,7 @@ static int t_run_start(up_workspace *w, const json_t *a, up_tool_pending **p,
         return up_buf_adds(out, "command is empty or holds a NUL byte"), 1;
     if (over_quota_now(w, out))
         return 1;
-    if (up_sandbox_start(&r, w->sandbox, w->path, cmd, &lim, &err))
+    if (up_sandbox_start_with(&r, w->sandbox, w->path, cmd, &lim, &x, &err))
         return up_buf_addf(out, "cannot start the command: %s", err.msg), 1;
     note_scripts(w, cmd);
     *p = up_xcalloc(1, sizeof(**p));

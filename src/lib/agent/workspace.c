@@ -382,6 +382,41 @@ out:
     return rc;
 }
 
+int up_workspace_seed(up_workspace *w, const up_fs_entry *v, size_t n,
+                      up_error *err)
+{
+    size_t bytes = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < n; i++)
+        bytes += v[i].len;
+    if (bytes > w->lim.quota_bytes || n > w->lim.quota_files)
+        return up_error_set(err, UP_ETOOBIG,
+                            "the task's files (%zu bytes, %zu entries) do not "
+                            "fit in the workspace's quota (%zu bytes, %zu "
+                            "entries: config workspace_max_bytes, "
+                            "workspace_max_files)",
+                            bytes, n, w->lim.quota_bytes, w->lim.quota_files);
+    for (size_t i = 0; !rc && i < n; i++) {
+        up_buf why = UP_BUF_INIT;
+        int fd = -1;
+
+        if (v[i].data) {
+            rc = up_workspace_add_file(w, v[i].path, v[i].data, v[i].len, 0,
+                                       err);
+            continue;
+        }
+        fd = up_ws_open_dir(w, v[i].path, 1, &why);
+        if (fd < 0)
+            rc = up_error_set(err, UP_EUNSAFE, "workspace folder: %s",
+                              why.data ? why.data : v[i].path);
+        else
+            close(fd);
+        up_buf_release(&why);
+    }
+    return rc;
+}
+
 /* Folders named by the file paths of s (each once), "x/y" counting 2. */
 static size_t skill_folders(const up_skill *s)
 {
@@ -637,10 +672,15 @@ static void snap_file(struct snap *sn, int dir, const char *name,
     up_buf_release(&why);
 }
 
-/* 1 when rel is the installed skill's folder (left out). */
+/* 1 when rel is an installed skill's folder (left out): in the skill
+ * arm, each folder beside skill_dir (a Harbor task installs several). */
 static int is_skill(const struct snap *sn, const char *rel)
 {
-    return sn->w->skill_dir && !strcmp(rel, sn->w->skill_dir);
+    const char *d = sn->w->skill_dir;
+    const char *slash = d ? strrchr(d, '/') : NULL;
+    size_t n = slash ? (size_t)(slash - d) + 1 : 0;
+
+    return d && !strncmp(rel, d, n) && rel[n] && !strchr(rel + n, '/');
 }
 
 /* Count into sn->more the files (not folders) of the entry name of

@@ -437,6 +437,24 @@ static int parse_none(up_assert *a, json_t *obj, const struct pctx *c)
     return 0;
 }
 
+/* verifier: "value" the command (UP_ASSERT_VERIFIER_CMD when absent),
+ * "threshold" the reward that passes (a number, 1 when absent). */
+static int parse_verifier(up_assert *a, json_t *obj, const struct pctx *c)
+{
+    json_t *t = json_object_get(obj, "threshold");
+    int rc = get_string(c, obj, "value", 0, &a->value);
+
+    if (!rc && !a->value)
+        a->value = up_xstrdup(UP_ASSERT_VERIFIER_CMD);
+    if (!rc && !a->value[0])
+        rc = perr(c, "value", "expected a non-empty string");
+    if (!rc && t && !json_is_number(t))
+        rc = perr(c, "threshold", "expected a number");
+    if (!rc)
+        a->threshold = t ? json_number_value(t) : 1.0;
+    return rc;
+}
+
 static int parse_count(up_assert *a, json_t *obj, const struct pctx *c)
 {
     json_t *v = json_object_get(obj, "value");
@@ -855,6 +873,8 @@ static const struct kind kinds[] = {
     {"file-json-path", 1, 0, "file path value", parse_file_json_path,
      check_file_json_path, release_json_path, 1},
     {"command", 0, 0, "value", parse_text, check_command, NULL, 1},
+    {"verifier", 0, 0, "value threshold", parse_verifier, check_command, NULL,
+     1},
 };
 static const size_t nkinds = sizeof(kinds) / sizeof(kinds[0]);
 
@@ -1141,6 +1161,11 @@ int up_assert_list_needs_workspace(const up_assert_list *l)
 int up_assert_is_check(const up_assert *a)
 {
     return kinds[a->kind].check == check_command;
+}
+
+int up_assert_is_verifier(const up_assert *a)
+{
+    return kinds[a->kind].parse == parse_verifier;
 }
 
 int up_assert_list_has_checks(const up_assert_list *l)

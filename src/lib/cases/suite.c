@@ -19,6 +19,7 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -880,23 +881,76 @@ void up_suite_to_json(const up_suite *s, up_buf *out)
     suite_text(s, buf_sink, out);
 }
 
+/* Hash n bytes of p, after their length (so fields cannot run into
+ * each other). */
+static void sha_field(up_sha256 *h, const void *p, size_t n)
+{
+    char len[24];
+
+    snprintf(len, sizeof(len), "%zu:", n);
+    up_sha256_update(h, len, strlen(len));
+    up_sha256_update(h, p ? p : "", n);
+}
+
+static void sha_entries(up_sha256 *h, const up_fs_entry *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sha_field(h, v[i].path, strlen(v[i].path));
+        if (v[i].data)
+            sha_field(h, v[i].data, v[i].len);
+        else /* a folder: a mark no "N:" length prefix begins with */
+            up_sha256_update(h, "folder", 6);
+    }
+}
+
+/* What a Harbor case (harbor.h) holds beyond its JSON: the exact bytes
+ * of its seed and check files (the JSON's are text), its workdir, time
+ * limits and skills.  Nothing for other cases, so their suites' hashes
+ * stay what they were. */
+static void sha_harbor(up_sha256 *h, const up_case *c)
+{
+    char lim[48];
+
+    if (!c->nseed && !c->workdir && !c->nskills)
+        return;
+    sha_entries(h, c->seed, c->nseed);
+    sha_entries(h, c->check_files, c->ncheck_files);
+    sha_field(h, c->workdir, c->workdir ? strlen(c->workdir) : 0);
+    snprintf(lim, sizeof(lim), "%u/%u", c->run_wall_s, c->check_wall_s);
+    sha_field(h, lim, strlen(lim));
+    for (size_t i = 0; i < c->nskills; i++) {
+        const up_skill *k = &c->skills[i];
+
+        sha_field(h, k->name, k->name ? strlen(k->name) : 0);
+        sha_field(h, k->description,
+                  k->description ? strlen(k->description) : 0);
+        sha_field(h, k->body, k->body ? strlen(k->body) : 0);
+        for (size_t f = 0; f < k->nfiles; f++) {
+            sha_field(h, k->files[f].path, strlen(k->files[f].path));
+            sha_field(h, k->files[f].data, k->files[f].len);
+        }
+    }
+}
+
 void up_suite_sha256(const up_suite *s, char out[65])
 {
     up_sha256 h;
 
     up_sha256_init(&h);
     suite_text(s, sha_sink, &h);
+    for (size_t i = 0; i < s->ncases; i++)
+        sha_harbor(&h, &s->cases[i]);
     up_sha256_final_hex(&h, out);
 }
 
 /* 1 when type names a file-* assertion kind, "not-" and "_" allowed, or
- * the command kind (a check run in the workspace). */
+ * the command or verifier kind (a check run in the workspace). */
 static int file_kind(const char *type)
 {
     if (!strncmp(type, "not-", 4) || !strncmp(type, "not_", 4))
         type += 4;
     return !strncmp(type, "file-", 5) || !strncmp(type, "file_", 5) ||
-           !strcmp(type, "command");
+           !strcmp(type, "command") || !strcmp(type, "verifier");
 }
 
 int up_case_needs_workspace(const up_case *c)

@@ -218,7 +218,8 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
             *it = (up_check_item){&lv->asserts.items[*at], ws,
                                   &lv->results[*at],       c->check_files,
                                   c->ncheck_files,         c->check_owned,
-                                  c->ncheck_owned};
+                                  c->ncheck_owned,         c->workdir,
+                                  c->check_wall_s};
             (*at)++;
             return 1;
         }

@@ -41,6 +41,7 @@ struct slot {
     up_check_item item; /* the check under way */
     up_check_run *check;
     up_response own;   /* a CLI job's response (it sends no request) */
+    char *case_sys;    /* the system prompt of a case with its own skill */
     struct slot *next; /* in the free list */
 };
 
@@ -277,6 +278,8 @@ static void job_done(struct run *r, struct slot *sl, up_response *res)
     up_check_end(sl->check, 1);
     up_eval_job_set_workspace(&r->plan->jobs[sl->job], NULL);
     up_agent_free(sl->agent);
+    free(sl->case_sys);
+    sl->case_sys = NULL;
     eval_harness_free(sl->cli);
 }
 
@@ -290,6 +293,22 @@ static const char *agent_user(struct run *r, const up_case *c, size_t k)
     if (!r->agent_user[k])
         r->agent_user[k] = up_agent_user(c);
     return r->agent_user[k];
+}
+
+static char *agent_system(const up_eval_plan *p, const up_skill *skills,
+                          size_t n);
+
+/* The skill job sl installs: a case's own (a Harbor task's) in the skill
+ * arm, with its system prompt made into sl->case_sys; else its arm's. */
+static const up_skill *arm_skill(struct slot *sl, const up_case *c)
+{
+    const up_eval_plan *p = sl->r->plan;
+    const up_eval_job *j = &p->jobs[sl->job];
+
+    if (j->arm != UP_ARM_SKILL || !c->nskills || !up_eval_arm_skill(p, j->arm))
+        return up_eval_arm_skill(p, j->arm);
+    sl->case_sys = agent_system(p, c->skills, c->nskills);
+    return c->skills;
 }
 
 /* The agent conversation's next request, or over() when it ended. */
@@ -308,6 +327,7 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     up_eval_plan *p = r->plan;
     up_eval_job *j = &p->jobs[sl->job];
     const up_case *c = &p->suite->cases[j->kase];
+    const up_skill *skill;
 
     (void)i;
     if (sl->recorded)
@@ -319,8 +339,9 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     if (sl->agent)
         return agent_go(sl, up_agent_resume(sl->agent));
     sl->t0 = up_http_now_ms();
-    if (up_agent_new(&sl->agent, &p->agent_opts, c,
-                     up_eval_arm_skill(p, j->arm), r->agent_sys[j->arm],
+    skill = arm_skill(sl, c); /* sets case_sys first */
+    if (up_agent_new(&sl->agent, &p->agent_opts, c, skill,
+                     sl->case_sys ? sl->case_sys : r->agent_sys[j->arm],
                      agent_user(r, c, j->kase), &sl->start_err)) {
         sl->start_failed = 1;
         return NULL;
@@ -364,10 +385,12 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
     return over(sl, &sl->own);
 }
 
-/* An arm's agent-mode system prompt; it mentions run when offered. */
-static char *agent_system(const up_eval_plan *p, const up_skill *skill)
+/* An arm's (or a case's) agent-mode system prompt for its n skills; it
+ * mentions run when offered. */
+static char *agent_system(const up_eval_plan *p, const up_skill *skills,
+                          size_t n)
 {
-    char *sys = up_agent_system(skill, p->agent_inject);
+    char *sys = up_agent_system_n(skills, n, p->agent_inject);
     up_buf b = UP_BUF_INIT;
 
     if (!p->agent_opts.run_tool)
@@ -618,8 +641,8 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
         .o = o,
         .cli_cap = cli_cap(so.jobs),
         .stop = so.stop ? so.stop : &own_stop,
-        .agent_sys = {agent_system(p, p->skill_base),
-                      agent_system(p, p->skill)},
+        .agent_sys = {agent_system(p, p->skill_base, p->skill_base != NULL),
+                      agent_system(p, p->skill, p->skill != NULL)},
         .agent_user = up_xcalloc(p->suite->ncases + 1, sizeof(char *)),
     };
     size_t n = 0;

@@ -345,16 +345,30 @@ static void cache_note(const up_session *s)
     session_note(s, UP_SESSION_WARN, msg);
 }
 
-/* 0 when p's skill fits in a workspace's quota, or no job of the skill
- * arm runs in a workspace: a skill too large fails before any request,
- * not once per conversation. */
+/* 0 when the skill each job of the skill arm installs (p's, or its
+ * case's own: a Harbor task's, beside the task's files) fits in a
+ * workspace's quota: a skill too large fails before any request, not
+ * once per conversation. */
 static int skill_fits(const up_session *s, const up_eval_plan *p, up_error *err)
 {
-    for (size_t i = 0; p->skill && i < p->njobs; i++)
-        if (p->jobs[i].arm == UP_ARM_SKILL &&
-            up_eval_job_is_agent(p, &p->jobs[i]))
+    int rc = 0;
+
+    for (size_t i = 0; !rc && p->skill && i < p->njobs; i++) {
+        const up_case *c = &p->suite->cases[p->jobs[i].kase];
+        size_t bytes = 0;
+
+        if (p->jobs[i].arm != UP_ARM_SKILL ||
+            !up_eval_job_is_agent(p, &p->jobs[i]))
+            continue;
+        if (!c->nskills)
             return up_workspace_skill_fits(p->skill, &s->ws_lim, 0, 0, err);
-    return 0;
+        for (size_t k = 0; k < c->nseed; k++)
+            bytes += c->seed[k].len;
+        for (size_t k = 0; !rc && k < c->nskills; k++)
+            rc = up_workspace_skill_fits(&c->skills[k], &s->ws_lim, bytes,
+                                         c->nseed, err);
+    }
+    return rc;
 }
 
 int up_session_execute(up_session *s, up_eval_plan *p, up_sched_stats *st,

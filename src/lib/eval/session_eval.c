@@ -28,6 +28,7 @@ void up_eval_session_release(up_eval_session *e)
         up_eval_plan_release(&e->plan);
     up_session_release(&e->s);
     up_suite_release(&e->suite);
+    up_harbor_release(&e->harbor);
     up_skill_release(&e->skill);
     up_skill_release(&e->base_skill);
     up_config_release(&e->cfg);
@@ -69,6 +70,58 @@ static int compare_load(up_eval_session *e, const up_eval_request *rq,
     return rc;
 }
 
+/* --tasks: the runnable tasks with skills as the suite; the first
+ * one's skill is the eval's (its name and description in the logs),
+ * each case installing its own. */
+static int tasks_load(up_eval_session *e, const up_eval_request *rq,
+                      up_buf *note, up_error *err)
+{
+    const up_harbor_task *first = NULL;
+    size_t off = 0;
+    int rc = up_harbor_load(&e->harbor, &e->suite, rq->tasks, err);
+
+    for (size_t i = 0; !rc && i < e->harbor.n; i++) {
+        const up_harbor_task *k = &e->harbor.v[i];
+
+        if (k->runnable && k->has_skill && !first)
+            first = k;
+        off += !(k->runnable && k->has_skill);
+    }
+    if (!rc && !first)
+        return up_error_set(err, UP_EPARSE,
+                            "'%s': no task here runs and has a skill "
+                            "(environment/skills/*/SKILL.md): see --check",
+                            rq->tasks);
+    if (!rc)
+        rc = up_skill_load(&e->skill, first->skills[0], err);
+    if (!rc)
+        up_buf_addf(note,
+                    "%zu case%s from the Harbor tasks in '%s' (%zu left "
+                    "out: not runnable here or without skills; "
+                    "--check says why)",
+                    e->suite.ncases, e->suite.ncases == 1 ? "" : "s", rq->tasks,
+                    off);
+    return rc;
+}
+
+/* The skill at rq->skill_path and its tests (compare: skill A too). */
+static int skill_and_tests(up_eval_session *e, const up_eval_request *rq,
+                           up_buf *note, const up_gen_tests_req *gen,
+                           up_error *err)
+{
+    int rc = up_skill_load(&e->skill, rq->skill_path, err);
+
+    if (!rc)
+        notes(e, e->skill.warnings, e->skill.nwarnings);
+    if (!rc && rq->base_skill_path)
+        rc = compare_load(e, rq, note, err);
+    else if (!rc)
+        rc = up_gen_suite_pick(&e->suite, note, rq->tests, &e->skill,
+                               rq->skill_path, rq->gen_tests ? gen : NULL,
+                               &e->cfg, err);
+    return rc;
+}
+
 int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
                          up_error *err)
 {
@@ -87,16 +140,10 @@ int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
     session_settle(&e->s);
     if (!rc) /* before anything is sent, test generation included */
         rc = up_session_check_sandbox(&e->s, err);
-    if (!rc)
-        rc = up_skill_load(&e->skill, rq->skill_path, err);
-    if (!rc)
-        notes(e, e->skill.warnings, e->skill.nwarnings);
-    if (!rc && rq->base_skill_path)
-        rc = compare_load(e, rq, &note, err);
+    if (!rc && rq->tasks)
+        rc = tasks_load(e, rq, &note, err);
     else if (!rc)
-        rc = up_gen_suite_pick(&e->suite, &note, rq->tests, &e->skill,
-                               rq->skill_path, rq->gen_tests ? &gen : NULL,
-                               &e->cfg, err);
+        rc = skill_and_tests(e, rq, &note, &gen, err);
     if (!rc)
         session_note(&e->s, UP_SESSION_TESTS, note.data);
     up_buf_release(&note);

@@ -15,13 +15,19 @@
  * that could not start is a FAIL saying why.
  */
 #include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "upskill/alloc.h"
 #include "upskill/check.h"
 #include "upskill/fs.h"
+
+/* Bytes of a reward file read at most. */
+#define REWARD_MAX 4096
 
 /* The sandbox's PATH (sandbox_argv.c), then CUDA's prefix. */
 static const char *const search_dirs[] = {
@@ -105,11 +111,13 @@ int up_check_find(const char *cmd, up_buf *dir, up_buf *prog)
     return found;
 }
 
-static void limits(up_sandbox_limits *l)
+static void limits(up_sandbox_limits *l, unsigned wall_s)
 {
+    unsigned s = wall_s ? wall_s : UP_CHECK_WALL_S;
+
     up_sandbox_limits_default(l);
-    l->cpu_s = UP_CHECK_WALL_S;
-    l->wall_ms = UP_CHECK_WALL_S * 1000u;
+    l->cpu_s = s;
+    l->wall_ms = s * 1000u;
     l->mem_bytes = (size_t)8 << 30; /* a compiler maps a lot */
     l->out_cap = UP_CHECK_OUTPUT;
 }
@@ -160,10 +168,94 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
     add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
 }
 
+/* Read the reward file path into text: a regular file only (what the
+ * verifier left may be a symlink to a file of ours), at most REWARD_MAX
+ * bytes; 0, or -1. */
+static int reward_file(const char *path, up_buf *text)
+{
+    struct stat st;
+    up_error e;
+
+    if (lstat(path, &st) || !S_ISREG(st.st_mode))
+        return -1;
+    return up_fs_read(text, path, REWARD_MAX, &e) ? -1 : 0;
+}
+
+/* The reward a verifier left in folder logs into *reward: 0, or -1
+ * with why the check errored in why. */
+static int read_reward(const char *logs, double *reward, up_buf *why)
+{
+    up_buf p = UP_BUF_INIT, text = UP_BUF_INIT;
+    json_t *doc = NULL;
+    char *end = NULL;
+    int rc = -1;
+
+    up_fs_join(&p, logs, UP_CHECK_REWARD_TXT);
+    if (!reward_file(p.data, &text)) {
+        const char *t = text.len ? text.data : "";
+
+        *reward = strtod(t, &end);
+        rc = end != t && !end[strspn(end, " \t\r\n")] ? 0 : -1;
+        if (rc)
+            up_buf_addf(why, "%s does not hold a number", UP_CHECK_REWARD_TXT);
+    } else {
+        up_buf_reset(&p);
+        up_fs_join(&p, logs, UP_CHECK_REWARD_JSON);
+        up_buf_reset(&text);
+        if (!reward_file(p.data, &text))
+            doc = json_loadb(text.data, text.len, 0, NULL);
+        if (json_is_number(json_object_get(doc, "reward"))) {
+            *reward = json_number_value(json_object_get(doc, "reward"));
+            rc = 0;
+        } else {
+            up_buf_addf(why,
+                        "the verifier wrote no reward (%s/%s or %s "
+                        "with a number \"reward\")",
+                        UP_CHECK_LOGS_DIR, UP_CHECK_REWARD_TXT,
+                        UP_CHECK_REWARD_JSON);
+        }
+    }
+    if (!rc && !isfinite(*reward)) {
+        up_buf_adds(why, "the reward is not a finite number");
+        rc = -1;
+    }
+    json_decref(doc);
+    up_buf_release(&p);
+    up_buf_release(&text);
+    return rc;
+}
+
+/* Settle a verifier's result r by the reward it left in logs. */
+static void settle_reward(up_assert_result *r, const up_assert *a,
+                          const up_sandbox_result *sr, const char *logs)
+{
+    up_buf why = UP_BUF_INIT;
+    double reward = 0;
+
+    if (read_reward(logs, &reward, &why)) {
+        r->status = UP_ASSERT_UNGRADABLE;
+        up_buf_addf(&r->message, "not gradable: %s (exit %d", why.data,
+                    sr->exit_code);
+        if (sr->limit)
+            up_buf_addf(&r->message, ", stopped: %s", sr->limit_text);
+        up_buf_addc(&r->message, ')');
+        first_line(&r->message, sr->err.len ? &sr->err : &sr->out);
+    } else {
+        r->status = reward >= a->threshold ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
+        up_buf_addf(&r->message, "reward %g%s the threshold %g", reward,
+                    r->status == UP_ASSERT_PASS ? ", at least" : ", below",
+                    a->threshold);
+    }
+    add_stream(&r->output, "stdout", &sr->out, sr->out_cut);
+    add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
+    up_buf_release(&why);
+}
+
 struct up_check_run {
     const up_check_item *it; /* borrowed: its result is settled at the end */
     up_sandbox_run *proc;    /* the check under way */
     char *tests;             /* the hidden files' folder, or NULL */
+    char *logs;              /* a verifier's /logs/verifier, or NULL */
 };
 
 /* Added to the sandbox's environment: the student's files never shadow
@@ -198,14 +290,15 @@ static int command_line(up_buf *cmd, const up_assert *a, up_assert_result *r)
     return found;
 }
 
-/* A fresh private folder beside the workspace (so outside it) into
- * *dir, holding the check's hidden files. */
-static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
+/* A fresh private folder "upskill-<what>-XXXXXX" beside the workspace
+ * (so outside it) into *dir. */
+static int private_dir(char **dir, const up_check_item *it, const char *what,
+                       up_error *e)
 {
     up_buf b = UP_BUF_INIT;
 
     up_fs_dirname(&b, it->ws);
-    up_buf_adds(&b, "/upskill-tests-XXXXXX");
+    up_buf_addf(&b, "/upskill-%s-XXXXXX", what);
     if (!mkdtemp(b.data)) {
         up_error_set(e, UP_EIO, "cannot make '%s': %s", b.data,
                      strerror(errno));
@@ -213,6 +306,14 @@ static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
         return -1;
     }
     *dir = up_buf_detach(&b);
+    return 0;
+}
+
+/* A private folder into *dir, holding the check's hidden files. */
+static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
+{
+    if (private_dir(dir, it, "tests", e))
+        return -1;
     return up_fs_put_files(*dir, it->files, it->nfiles, e);
 }
 
@@ -220,7 +321,7 @@ static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
  * workspace, its hidden ones into *tests.  0, or -1 with r a FAIL
  * saying why. */
 static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
-                   up_assert_result *r)
+                   char **logs, up_assert_result *r)
 {
     const char *what = "the files the check owns could not be put back";
     up_error e;
@@ -239,6 +340,10 @@ static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
         what = "the check files could not be written";
         rc = hidden_dir(tests, it, &e);
     }
+    if (!rc && up_assert_is_verifier(it->a)) {
+        what = "the verifier's log folder could not be made";
+        rc = private_dir(logs, it, "logs", &e);
+    }
     if (rc) {
         r->status = UP_ASSERT_FAIL;
         up_buf_addf(&r->message, "%s: %s", what, e.msg);
@@ -246,7 +351,7 @@ static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
     return rc;
 }
 
-/* Remove and free the hidden files' folder. */
+/* Remove and free a private folder (the hidden files', the logs'). */
 static void drop_tests(char *tests)
 {
     if (tests)
@@ -261,15 +366,19 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_sandbox_limits lim;
     up_sandbox_run *proc = NULL;
     up_check_run *c = NULL;
-    char *tests = NULL;
+    char *tests = NULL, *logs = NULL;
     up_error e;
 
     up_buf_reset(&r->message);
     up_buf_reset(&r->output);
-    limits(&lim);
-    if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, r)) {
-        up_sandbox_extra x = {tests, UP_CHECK_TESTS_DIR,
-                              check_env + (mode == UP_SANDBOX_NONE)};
+    limits(&lim, it->wall_s);
+    if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
+        up_sandbox_extra x = {tests,
+                              UP_CHECK_TESTS_DIR,
+                              check_env + (mode == UP_SANDBOX_NONE),
+                              it->ws_at,
+                              logs,
+                              UP_CHECK_LOGS_DIR};
 
         if (up_sandbox_start_with(&proc, mode, it->ws, cmd.data, &lim, &x,
                                   &e)) {
@@ -282,8 +391,10 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
         c->it = it;
         c->proc = proc;
         c->tests = tests;
+        c->logs = logs;
     } else {
         drop_tests(tests);
+        drop_tests(logs);
     }
     up_buf_release(&cmd);
     return c;
@@ -308,10 +419,13 @@ void up_check_end(up_check_run *c, int kill)
     if (!c)
         return;
     up_sandbox_finish(c->proc, &sr, &e); /* kills one that still runs */
-    if (!kill)
+    if (!kill && c->logs)
+        settle_reward(c->it->res, c->it->a, &sr, c->logs);
+    else if (!kill)
         settle(c->it->res, &sr);
     up_sandbox_result_release(&sr);
     drop_tests(c->tests);
+    drop_tests(c->logs);
     free(c);
 }
 

@@ -284,12 +284,50 @@ static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
     return rc;
 }
 
+/* What x asks that mode none cannot give, as UP_EUNSAFE; or 0. */
+static int extra_ok(up_sandbox_mode mode, const up_sandbox_extra *x,
+                    up_error *err)
+{
+    const char *at = !x          ? NULL
+                     : x->ro_dir ? x->ro_at
+                     : x->rw_dir ? x->rw_at
+                     : x->ws_at  ? x->ws_at
+                                 : NULL;
+
+    if (x && x->ws_at && !up_sandbox_workdir_ok(x->ws_at))
+        return up_error_set(err, UP_EUNSAFE,
+                            "sandbox: '%s' cannot hold the workspace (an "
+                            "absolute folder outside the system's)",
+                            x->ws_at);
+    if (at && mode == UP_SANDBOX_NONE)
+        return up_error_set(err, UP_EUNSAFE,
+                            "sandbox: a folder at %s needs bubblewrap (not "
+                            "--sandbox none)",
+                            at);
+    return 0;
+}
+
+/* Resolve dir (NULL: none) into buf for a bind; 0, or UP_ENOTFOUND. */
+static int bind_dir(const char **out, char *buf, const char *dir, up_error *err)
+{
+    *out = NULL;
+    if (!dir)
+        return 0;
+    if (!realpath(dir, buf) || !up_fs_is_dir(buf))
+        return up_error_set(err, UP_ENOTFOUND, "sandbox: '%s' is not a folder",
+                            dir);
+    *out = buf;
+    return 0;
+}
+
 int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
                           const char *workspace, const char *cmd,
                           const up_sandbox_limits *lim,
                           const up_sandbox_extra *x, up_error *err)
 {
-    char ws[PATH_MAX], ro[PATH_MAX];
+    char ws[PATH_MAX], ro[PATH_MAX], rw[PATH_MAX];
+    sbx_binds b = {x ? x->ws_at : NULL, NULL, x ? x->ro_at : NULL, NULL,
+                   x ? x->rw_at : NULL};
     char **argv, **envp;
     int rc;
 
@@ -298,17 +336,17 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
         return up_error_set(err, UP_ENOTFOUND,
                             "sandbox: workspace '%s' is not a folder",
                             workspace);
-    if (x && x->ro_dir && mode == UP_SANDBOX_NONE)
-        return up_error_set(err, UP_EUNSAFE,
-                            "sandbox: a read-only folder at %s needs "
-                            "bubblewrap (not --sandbox none)",
-                            x->ro_at);
-    if (x && x->ro_dir && (!realpath(x->ro_dir, ro) || !up_fs_is_dir(ro)))
-        return up_error_set(err, UP_ENOTFOUND, "sandbox: '%s' is not a folder",
-                            x->ro_dir);
-    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64,
-                    x && x->ro_dir ? ro : NULL, x ? x->ro_at : NULL);
-    envp = sbx_envp(mode == UP_SANDBOX_BWRAP ? "/workspace" : ws,
+    rc = extra_ok(mode, x, err);
+    if (!rc && x)
+        rc = bind_dir(&b.ro, ro, x->ro_dir, err);
+    if (!rc && x)
+        rc = bind_dir(&b.rw, rw, x->rw_dir, err);
+    if (rc)
+        return rc;
+    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64, &b);
+    envp = sbx_envp(mode == UP_SANDBOX_BWRAP
+                        ? (b.ws_at ? b.ws_at : UP_SANDBOX_WORKSPACE)
+                        : ws,
                     x ? x->env : NULL);
     rc = start_run(out, mode, lim, argv, envp,
                    mode == UP_SANDBOX_NONE ? ws : NULL, err);

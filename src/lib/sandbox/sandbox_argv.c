@@ -149,10 +149,43 @@ static void push_inner(struct strv *s, const char *cmd, unsigned nproc)
     strv_add_word(s, cmd);
 }
 
+/* Folders the sandbox mounts itself: never the workspace's place. */
+static const char *const reserved[] = {
+    "/usr",  "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+    "/proc", "/dev", "/sys",  "/tmp", "/tests", "/logs",  NULL};
+
+int up_sandbox_workdir_ok(const char *path)
+{
+    size_t n = strlen(path);
+
+    if (path[0] != '/' || n < 2 || n > 256 || path[n - 1] == '/' ||
+        strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../") ||
+        !strcmp(path + n - 2, "/.") || !strcmp(path + n - 3, "/.."))
+        return 0;
+    for (size_t i = 0; reserved[i]; i++) {
+        size_t k = strlen(reserved[i]);
+
+        if (!strncmp(path, reserved[i], k) && (!path[k] || path[k] == '/'))
+            return 0;
+    }
+    return 1;
+}
+
+static void push_bind(struct strv *s, const char *opt, const char *from,
+                      const char *at)
+{
+    if (!from)
+        return;
+    strv_add_word(s, opt);
+    strv_add_word(s, from);
+    strv_add_word(s, at);
+}
+
 char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
-                unsigned nproc, const char *ro, const char *ro_at)
+                unsigned nproc, const sbx_binds *b)
 {
     struct strv s = {NULL, 0, 0};
+    const char *at = b->ws_at ? b->ws_at : UP_SANDBOX_WORKSPACE;
     char fd[16];
 
     if (mode == UP_SANDBOX_NONE) {
@@ -160,15 +193,11 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
         return s.v;
     }
     up_sandbox_bwrap_base(strv_add_word, &s);
-    if (ro) {
-        strv_add_word(&s, "--ro-bind");
-        strv_add_word(&s, ro);
-        strv_add_word(&s, ro_at);
-    }
+    push_bind(&s, "--ro-bind", b->ro, b->ro_at);
+    push_bind(&s, "--bind", b->rw, b->rw_at);
     snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
-    const char *tail[] = {"--bind",  ws,           "/workspace",
-                          "--chdir", "/workspace", "--info-fd",
-                          fd,        "--",         NULL};
+    const char *tail[] = {"--bind",    ws, at,   "--chdir", at,
+                          "--info-fd", fd, "--", NULL};
     for (size_t i = 0; tail[i]; i++)
         strv_add_word(&s, tail[i]);
     push_inner(&s, cmd, nproc);

@@ -18,14 +18,24 @@ typedef struct sbx_cgroup {
     int procs_fd; /* its cgroup.procs open for writing, -1 when none */
 } sbx_cgroup;
 
+/* The folders a bubblewrap line binds besides the system's (resolved
+ * host paths; NULL: none). */
+typedef struct sbx_binds {
+    const char *ws_at; /* the workspace's place (NULL: /workspace) */
+    const char *ro;    /* bound read-only at ro_at */
+    const char *ro_at;
+    const char *rw; /* bound writable at rw_at */
+    const char *rw_at;
+} sbx_binds;
+
 /*
  * argv for mode (a NULL-terminated heap strv, free with up_strv_free):
  * bwrap and its options around `/bin/sh -c cmd` with ws (absolute) bound
- * at /workspace (and ro, when not NULL, bound read-only at ro_at), or
- * `/bin/sh -c cmd` alone for UP_SANDBOX_NONE.
+ * at b->ws_at and b's other folders, or `/bin/sh -c cmd` alone for
+ * UP_SANDBOX_NONE.
  */
 char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
-                unsigned nproc, const char *ro, const char *ro_at);
+                unsigned nproc, const sbx_binds *b);
 
 /* The allow-listed environment (heap strv); HOME is home; then each
  * NAME=value of env (NULL-ended, or NULL) replaces its NAME or is

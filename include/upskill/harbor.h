@@ -1,0 +1,168 @@
+/*
+ * Harbor task folders (docs/harbor.md): task.toml, instruction.md,
+ * environment/ (Dockerfile, data files, skills/), tests/ (test.sh...),
+ * solution/.  A task becomes one ordinary case in memory: the
+ * instruction its input, the Dockerfile's COPY'd files its workspace
+ * seed at its WORKDIR, tests/ its hidden check files, and one verifier
+ * assertion that runs tests/test.sh and reads the reward it writes.
+ *
+ * No Docker: the Dockerfile is read, not built.  WORKDIR, COPY/ADD of
+ * local files and plain mkdir are emulated; `apt-get install` becomes a
+ * requirement checked against dpkg's database; every other RUN step
+ * (pip, uv, npm, curl, git...) makes the task not runnable here, with
+ * the reason.
+ */
+#ifndef UPSKILL_HARBOR_H
+#define UPSKILL_HARBOR_H
+
+#include <stddef.h>
+
+#include "upskill/buf.h"
+#include "upskill/error.h"
+#include "upskill/skill.h"
+#include "upskill/suite.h"
+
+/* Bytes of task.toml, instruction.md or the Dockerfile read at most. */
+#define UP_HARBOR_TEXT_MAX ((size_t)1 << 20)
+/* Keys of one task.toml kept at most. */
+#define UP_TOML_ENTRIES_MAX 4096
+/* A task's seed (its COPY'd files): at most this many files and bytes. */
+#define UP_HARBOR_SEED_FILES 4096
+#define UP_HARBOR_SEED_BYTES ((size_t)64 << 20)
+/* Skills of one task installed at most (SkillsBench's have 1-7). */
+#define UP_HARBOR_SKILLS_MAX 16
+/* Task folders under one --tasks folder, at most. */
+#define UP_HARBOR_TASKS_MAX 1000
+/* Caps on task.toml's time limits, in seconds (the agent's is the run
+ * tool's wall clock per call, the verifier's each check's). */
+#define UP_HARBOR_AGENT_MAX_S    3600u
+#define UP_HARBOR_VERIFIER_MAX_S 3600u
+/* Where dpkg keeps what is installed. */
+#define UP_HARBOR_DPKG_STATUS "/var/lib/dpkg/status"
+
+/* ---- task.toml: a lenient reader of the subset task files use ---- */
+
+enum up_toml_type {
+    UP_TOML_STRING,
+    UP_TOML_NUMBER,
+    UP_TOML_BOOL,
+    UP_TOML_ARRAY, /* kept as its text */
+    UP_TOML_OTHER  /* inline tables, dates: kept as their text */
+};
+
+/* One key = value line, under its table ("" at the top). */
+typedef struct up_toml_entry {
+    char *table;
+    char *key;
+    char *value; /* a string's text (escapes read), else the raw text */
+    int type;    /* enum up_toml_type */
+    int line;
+} up_toml_entry;
+
+typedef struct up_toml {
+    up_toml_entry *v;
+    size_t n, cap;
+} up_toml;
+
+/*
+ * Read len bytes of TOML text into t (zeroed first by the caller):
+ * tables ([a.b], [[a]]), key = string (basic, literal, multi-line),
+ * number, bool, array, inline table; comments.  Unknown keys are kept.
+ * What it cannot read is UP_EPARSE naming file:line and what it
+ * expected.  On error t holds what came before.
+ */
+int up_toml_parse(up_toml *t, const char *text, size_t len, const char *file,
+                  up_error *err);
+void up_toml_release(up_toml *t);
+
+/* The last entry table.key, or NULL. */
+const up_toml_entry *up_toml_get(const up_toml *t, const char *table,
+                                 const char *key);
+
+/* ---- the Dockerfile ---- */
+
+/* One COPY/ADD of local files: src relative to environment/, dest an
+ * absolute path in the image. */
+typedef struct up_docker_copy {
+    char *src;
+    char *dest;
+    int into; /* 1: dest is a folder to copy into (several sources, or
+                 a trailing slash) */
+} up_docker_copy;
+
+typedef struct up_docker {
+    char *workdir; /* the last WORKDIR, or NULL */
+    up_docker_copy *copies;
+    size_t ncopies, copies_cap;
+    char **mkdirs; /* absolute folders of plain `mkdir` steps */
+    size_t nmkdirs, mkdirs_cap;
+    char **apt; /* packages `apt-get install` names */
+    size_t napt, apt_cap;
+    up_buf blocked; /* "; "-separated reasons the task cannot run here */
+} up_docker;
+
+/*
+ * Read Dockerfile text (file names it in reasons) into d (zeroed by the
+ * caller).  Never fails: what is not emulated goes into d->blocked,
+ * naming the line ("line 7: RUN pip install ... needs the network").
+ */
+void up_docker_parse(up_docker *d, const char *text, const char *file);
+void up_docker_release(up_docker *d);
+
+/*
+ * Append to missing, space-separated, the packages of pkgs[0..n) that
+ * dpkg's status file status_path (NULL: UP_HARBOR_DPKG_STATUS) does not
+ * list as installed ("Status: install ok installed").  An architecture
+ * suffix (":amd64") and a version ("=1.2") are ignored.  Returns how
+ * many are missing; an unreadable status file makes them all missing.
+ */
+size_t up_harbor_missing_packages(const char *status_path,
+                                  const char *const *pkgs, size_t n,
+                                  up_buf *missing);
+
+/* ---- tasks ---- */
+
+/* One task folder, read. */
+typedef struct up_harbor_task {
+    char *dir;           /* the folder as given */
+    char *name;          /* its last component */
+    char *workdir;       /* where the workspace sits ("/root" by default) */
+    unsigned agent_s;    /* [agent] timeout_sec, capped (0: none given) */
+    unsigned verifier_s; /* [verifier] timeout_sec, capped (0: none) */
+    double cpus;         /* [environment] cpus (0: none given) */
+    double memory_mb;    /* [environment] memory_mb (0: none given) */
+    int allow_internet;  /* [environment] allow_internet (default 1) */
+    double threshold;    /* the reward that passes ([upskill]
+                            reward_threshold, default 1) */
+    char *skills_dir;    /* environment/skills or [environment]
+                            skills_dir, when it exists; or NULL */
+    char **skills;       /* its sub-folders holding a SKILL.md, sorted */
+    size_t nskills;
+    int runnable;     /* 1: it can run here */
+    up_buf why;       /* when not runnable: why ("; "-separated) */
+    up_skill *loaded; /* its skills, loaded (eval only), as skills */
+    int has_skill;    /* 1: all were loaded, and there is one at least */
+} up_harbor_task;
+
+typedef struct up_harbor_set {
+    up_harbor_task *v;
+    size_t n, cap;
+} up_harbor_set;
+
+/*
+ * Read dir: a task folder (it holds task.toml), or a folder of them
+ * (each sub-folder holding a task.toml, sorted).  Each task is
+ * classified runnable or not (the Dockerfile, dpkg, then read in full:
+ * its files and skills, dropped again when s is NULL).  With s not NULL,
+ * each runnable task with skills is also read in full and appended to s
+ * as one case (its input, seed, check files, verifier assertion,
+ * workdir, time limits and skills, which set owns).  A task that cannot
+ * be read (task.toml at file:line, a limit above, a skill that does not
+ * load) is not runnable, the error its why; the others go on.  Errors:
+ * UP_ENOTFOUND (no task here), UP_ETOOBIG (too many tasks), UP_EIO.
+ */
+int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
+                   up_error *err);
+void up_harbor_release(up_harbor_set *set);
+
+#endif

@@ -1,0 +1,578 @@
+/*
+ * Harbor task folders into cases (harbor.h, docs/harbor.md): find the
+ * tasks, read task.toml, classify each as runnable here or not (its
+ * Dockerfile, dpkg), and turn each runnable one into one case held in
+ * the suite's arena: instruction.md its input, the COPY'd files its
+ * seed, tests/ its check files, one verifier assertion.
+ *
+ * Invariant: every byte read from a task is bounded by a named limit
+ * (harbor.h, suite.h) and every path put in a case passes
+ * up_fs_check_relative, so a hostile task folder cannot make the
+ * workspace or the check folder write outside themselves.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "upskill/alloc.h"
+#include "upskill/fs.h"
+#include "upskill/harbor.h"
+#include "upskill/sandbox.h"
+
+/* Folders deep a task's tests/ or COPY'd folder is read at most. */
+#define WALK_DEPTH 16
+
+/* The files of one folder being read into a case (binary-safe). */
+struct files {
+    up_arena *mem;  /* the suite's: the bytes and paths */
+    up_fs_entry *v; /* heap while growing */
+    size_t n, cap;
+    size_t bytes; /* read so far */
+    size_t max_n, max_bytes;
+    const char *limit; /* the limit's name, for the message */
+    const char *skip;  /* a host folder left out (the skills), or NULL */
+};
+
+static char *path2(const char *a, const char *b)
+{
+    up_buf p = UP_BUF_INIT;
+
+    up_fs_join(&p, a, b);
+    return up_buf_detach(&p);
+}
+
+/* One entry (data NULL: a folder) at rel into f. */
+static int add_entry(struct files *f, const char *rel, const up_buf *data,
+                     up_error *err)
+{
+    int rc = up_fs_check_relative(rel, err);
+
+    if (!rc &&
+        (f->n >= f->max_n || (data && data->len > f->max_bytes - f->bytes)))
+        rc = up_error_set(err, UP_ETOOBIG,
+                          "'%s': more than %zu files or %zu bytes (%s)", rel,
+                          f->max_n, f->max_bytes, f->limit);
+    if (rc)
+        return rc;
+    UP_GROW(f->v, f->cap, f->n + 1);
+    f->v[f->n].path = up_arena_strndup(f->mem, rel, strlen(rel));
+    f->v[f->n].data =
+        data ? up_arena_strndup(f->mem, data->len ? data->data : "", data->len)
+             : NULL;
+    f->v[f->n].len = data ? data->len : 0;
+    f->bytes += f->v[f->n++].len;
+    return 0;
+}
+
+static int walk(struct files *f, const char *host, const char *rel, int depth,
+                up_error *err);
+
+/* The file or folder at host (regular files and folders only: a
+ * symlink or device is left out) into f as rel. */
+static int walk_one(struct files *f, const char *host, const char *rel,
+                    int depth, up_error *err)
+{
+    up_buf data = UP_BUF_INIT;
+    struct stat st;
+    int rc = 0;
+
+    if (f->skip && !strcmp(host, f->skip))
+        return 0;
+    if (lstat(host, &st))
+        return up_error_set(err, UP_ENOTFOUND, "'%s': no such file or folder",
+                            host);
+    if (S_ISDIR(st.st_mode)) {
+        if (rel[0])
+            rc = add_entry(f, rel, NULL, err);
+        return rc ? rc : walk(f, host, rel, depth + 1, err);
+    }
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    rc = up_fs_read(&data, host, f->max_bytes - f->bytes + 1, err);
+    if (!rc)
+        rc = add_entry(f, rel, &data, err);
+    up_buf_release(&data);
+    return rc;
+}
+
+/* Every entry of folder host, as rel/<name>. */
+static int walk(struct files *f, const char *host, const char *rel, int depth,
+                up_error *err)
+{
+    char **names = NULL;
+    size_t n = 0;
+    int rc;
+
+    if (depth > WALK_DEPTH)
+        return up_error_set(err, UP_ETOOBIG, "'%s': more than %d folders deep",
+                            host, WALK_DEPTH);
+    rc = up_fs_list(&names, &n, host, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        char *h = path2(host, names[i]);
+        up_buf r = UP_BUF_INIT;
+
+        if (rel[0])
+            up_fs_join(&r, rel, names[i]);
+        else
+            up_buf_adds(&r, names[i]);
+        rc = walk_one(f, h, r.data, depth, err);
+        free(h);
+        up_buf_release(&r);
+    }
+    up_strv_free(names);
+    return rc;
+}
+
+/* f's entries moved into the arena. */
+static up_fs_entry *files_done(struct files *f, size_t *n)
+{
+    up_fs_entry *v = NULL;
+
+    *n = f->n;
+    if (f->n) {
+        v = up_arena_alloc(f->mem, f->n * sizeof(*v));
+        memcpy(v, f->v, f->n * sizeof(*v));
+    }
+    free(f->v);
+    return v;
+}
+
+/* ---- task.toml ---- */
+
+/* The number table.key when given and >= 0, else dflt. */
+static double number(const up_toml *t, const char *table, const char *key,
+                     double dflt)
+{
+    const up_toml_entry *e = up_toml_get(t, table, key);
+    double v;
+
+    if (!e || e->type != UP_TOML_NUMBER)
+        return dflt;
+    v = strtod(e->value, NULL);
+    return v >= 0 ? v : dflt;
+}
+
+/* Seconds s capped at cap, 0 when not given. */
+static unsigned seconds(double s, unsigned cap)
+{
+    return s <= 0 ? 0 : s >= cap ? cap : (unsigned)(s + 0.999);
+}
+
+static int read_toml(up_harbor_task *k, up_error *err)
+{
+    char *path = path2(k->dir, "task.toml");
+    up_buf text = UP_BUF_INIT;
+    up_toml t = {0};
+    const up_toml_entry *e;
+    int rc = up_fs_read(&text, path, UP_HARBOR_TEXT_MAX, err);
+
+    if (!rc)
+        rc = up_toml_parse(&t, text.data ? text.data : "", text.len, path, err);
+    if (!rc) {
+        k->agent_s = seconds(number(&t, "agent", "timeout_sec", 0),
+                             UP_HARBOR_AGENT_MAX_S);
+        k->verifier_s = seconds(number(&t, "verifier", "timeout_sec", 0),
+                                UP_HARBOR_VERIFIER_MAX_S);
+        k->cpus = number(&t, "environment", "cpus", 0);
+        k->memory_mb = number(&t, "environment", "memory_mb", 0);
+        k->threshold = number(&t, "upskill", "reward_threshold", 1);
+        e = up_toml_get(&t, "environment", "allow_internet");
+        k->allow_internet = !e || strcmp(e->value, "false");
+    }
+    up_toml_release(&t);
+    up_buf_release(&text);
+    free(path);
+    return rc;
+}
+
+/* ---- classifying ---- */
+
+static void why(up_harbor_task *k, const char *text)
+{
+    up_buf_addf(&k->why, "%s%s", k->why.len ? "; " : "", text);
+    k->runnable = 0;
+}
+
+/* 1 when absolute path p is wd or under it; *rel then points past it. */
+static int under(const char *p, const char *wd, const char **rel)
+{
+    size_t n = strlen(wd);
+
+    if (strncmp(p, wd, n) || (p[n] && p[n] != '/'))
+        return 0;
+    *rel = p + n + (p[n] == '/');
+    return 1;
+}
+
+static void check_copies(up_harbor_task *k, const up_docker *d)
+{
+    const char *rel;
+    up_buf b = UP_BUF_INIT;
+
+    for (size_t i = 0; i < d->ncopies; i++) {
+        up_error e;
+
+        up_buf_reset(&b);
+        if (!under(d->copies[i].dest, k->workdir, &rel))
+            up_buf_addf(&b,
+                        "COPY to '%.200s', outside WORKDIR %s, is not "
+                        "emulated",
+                        d->copies[i].dest, k->workdir);
+        else if (strcmp(d->copies[i].src, ".") &&
+                 up_fs_check_relative(d->copies[i].src, &e))
+            up_buf_addf(&b, "COPY of '%.200s': %s", d->copies[i].src, e.msg);
+        if (b.len)
+            why(k, b.data);
+    }
+    up_buf_release(&b);
+}
+
+static void check_packages(up_harbor_task *k, const up_docker *d)
+{
+    up_buf miss = UP_BUF_INIT, b = UP_BUF_INIT;
+
+    if (up_harbor_missing_packages(NULL, (const char *const *)d->apt, d->napt,
+                                   &miss)) {
+        up_buf_addf(&b,
+                    "Debian packages not installed: %s (apt-get install "
+                    "%s)",
+                    miss.data, miss.data);
+        why(k, b.data);
+    }
+    up_buf_release(&miss);
+    up_buf_release(&b);
+}
+
+/* Read environment/Dockerfile into d and classify k by it. */
+static int classify(up_harbor_task *k, up_docker *d, up_error *err)
+{
+    char *path = path2(k->dir, "environment/Dockerfile");
+    up_buf text = UP_BUF_INIT;
+    int rc = 0;
+
+    if (up_fs_is_file(path))
+        rc = up_fs_read(&text, path, UP_HARBOR_TEXT_MAX, err);
+    if (!rc)
+        up_docker_parse(d, text.data ? text.data : "", path);
+    k->workdir = up_xstrdup(d->workdir ? d->workdir : "/root");
+    if (!rc && d->blocked.len)
+        why(k, d->blocked.data);
+    if (!rc && !up_sandbox_workdir_ok(k->workdir)) {
+        up_buf b = UP_BUF_INIT;
+
+        up_buf_addf(&b,
+                    "WORKDIR %.200s cannot hold the workspace in the "
+                    "sandbox",
+                    k->workdir);
+        why(k, b.data);
+        up_buf_release(&b);
+    }
+    if (!rc) {
+        check_copies(k, d);
+        check_packages(k, d);
+    }
+    up_buf_release(&text);
+    free(path);
+    return rc;
+}
+
+static void find_skills(up_harbor_task *k)
+{
+    char *dir = path2(k->dir, "environment/skills");
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    up_error e;
+
+    if (up_fs_is_dir(dir) && !up_fs_list(&names, &n, dir, &e)) {
+        for (size_t i = 0; i < n; i++) {
+            char *sk = path2(dir, names[i]), *md = path2(sk, "SKILL.md");
+
+            if (names[i][0] != '.' && up_fs_is_file(md)) {
+                UP_GROW(k->skills, cap, k->nskills + 1);
+                k->skills[k->nskills++] = sk;
+                sk = NULL;
+            }
+            free(sk);
+            free(md);
+        }
+        k->skills_dir = dir;
+        dir = NULL;
+    }
+    up_strv_free(names);
+    free(dir);
+}
+
+/* Every skill of k into k->loaded (all or none). */
+static int load_skills(up_harbor_task *k, up_error *err)
+{
+    int rc = 0;
+
+    if (k->nskills > UP_HARBOR_SKILLS_MAX)
+        return up_error_set(err, UP_ETOOBIG,
+                            "'%s': %zu skills, more than %d "
+                            "(UP_HARBOR_SKILLS_MAX)",
+                            k->skills_dir, k->nskills, UP_HARBOR_SKILLS_MAX);
+    k->loaded = up_xcalloc(k->nskills, sizeof(*k->loaded));
+    for (size_t i = 0; i < k->nskills; i++)
+        up_skill_init(&k->loaded[i]);
+    for (size_t i = 0; !rc && i < k->nskills; i++)
+        rc = up_skill_load(&k->loaded[i], k->skills[i], err);
+    k->has_skill = !rc;
+    return rc;
+}
+
+/* Read task folder dir into k and classify it. */
+static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
+                     up_error *err)
+{
+    char *t = path2(dir, "tests/test.sh"), *in = path2(dir, "instruction.md");
+    int rc;
+
+    k->runnable = 1;
+    rc = read_toml(k, err);
+    if (!rc)
+        rc = classify(k, d, err);
+    if (!rc && !up_fs_is_file(in))
+        why(k, "no instruction.md");
+    if (!rc && !up_fs_is_file(t))
+        why(k, "no tests/test.sh (the verifier)");
+    if (!rc)
+        find_skills(k);
+    if (!rc && k->nskills)
+        rc = load_skills(k, err);
+    free(t);
+    free(in);
+    return rc;
+}
+
+/* ---- the case ---- */
+
+/* 1 when host (existing) resolves inside folder root (resolved):
+ * a symlinked folder of the task must not seed a file of the host. */
+static int inside(const char *host, const char *root)
+{
+    char *h = realpath(host, NULL);
+    size_t n = strlen(root);
+    int ok = h && !strncmp(h, root, n) && (h[n] == '/' || !h[n]);
+
+    free(h);
+    return ok;
+}
+
+/* One COPY of environment/ (env, resolved) into f, at its place under
+ * the WORKDIR. */
+static int copy_one(struct files *f, const char *env, const char *workdir,
+                    const up_docker_copy *cp, up_error *err)
+{
+    char *host = strcmp(cp->src, ".") ? path2(env, cp->src) : up_xstrdup(env);
+    up_buf r = UP_BUF_INIT, base = UP_BUF_INIT;
+    const char *rel = "";
+    int rc = 0;
+
+    under(cp->dest, workdir, &rel);
+    up_buf_adds(&r, rel);
+    /* a file copied into a folder (or onto the WORKDIR itself, a folder)
+     * keeps its name */
+    if ((cp->into || !rel[0]) && !up_fs_is_dir(host)) {
+        up_fs_basename(&base, host);
+        up_buf_reset(&r);
+        if (rel[0])
+            up_fs_join(&r, rel, base.data);
+        else
+            up_buf_adds(&r, base.data);
+    }
+    if (up_fs_exists(host) && !inside(host, env))
+        rc = up_error_set(err, UP_EUNSAFE,
+                          "COPY of '%s': it leads outside environment/",
+                          cp->src);
+    if (!rc)
+        rc = walk_one(f, host, r.data ? r.data : "", 0, err);
+    free(host);
+    up_buf_release(&r);
+    up_buf_release(&base);
+    return rc;
+}
+
+/* COPY'd files and mkdir'd folders under the WORKDIR into f. */
+static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
+                up_error *err)
+{
+    char *given = path2(k->dir, "environment");
+    char *env = realpath(given, NULL);
+    char *skills = k->skills_dir ? realpath(k->skills_dir, NULL) : NULL;
+    const char *rel;
+    int rc = 0;
+
+    /* COPY . must not seed the skills (walk compares resolved paths) */
+    f->skip = skills;
+    if (!env && d->ncopies)
+        rc = up_error_set(err, UP_ENOTFOUND, "'%s': no such folder", given);
+    for (size_t i = 0; !rc && i < d->nmkdirs; i++)
+        if (under(d->mkdirs[i], k->workdir, &rel) && rel[0])
+            rc = add_entry(f, rel, NULL, err);
+    for (size_t i = 0; !rc && i < d->ncopies; i++)
+        rc = copy_one(f, env, k->workdir, &d->copies[i], err);
+    f->skip = NULL;
+    free(given);
+    free(env);
+    free(skills);
+    return rc;
+}
+
+static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
+                    up_error *err)
+{
+    struct files sd = {.mem = &s->mem,
+                       .max_n = UP_HARBOR_SEED_FILES,
+                       .max_bytes = UP_HARBOR_SEED_BYTES,
+                       .limit = "UP_HARBOR_SEED_BYTES"};
+    struct files tf = {.mem = &s->mem,
+                       .max_n = UP_CASE_CHECK_FILES_MAX,
+                       .max_bytes = UP_CASE_CHECK_BYTES,
+                       .limit = "UP_CASE_CHECK_BYTES"};
+    char *in = path2(k->dir, "instruction.md"), *tests = path2(k->dir, "tests");
+    up_buf text = UP_BUF_INIT, a = UP_BUF_INIT;
+    up_case c;
+    int rc = up_fs_read(&text, in, UP_HARBOR_TEXT_MAX, err);
+
+    memset(&c, 0, sizeof(c));
+    if (!rc)
+        rc = seed(&sd, k, d, err);
+    if (!rc)
+        rc = walk(&tf, tests, "", 0, err);
+    c.seed = files_done(&sd, &c.nseed);
+    c.check_files = files_done(&tf, &c.ncheck_files);
+    if (!rc) {
+        up_buf_addf(&a, "[{\"type\": \"verifier\", \"threshold\": %.17g}]",
+                    k->threshold);
+        c.input =
+            up_arena_strndup(&s->mem, text.len ? text.data : "", text.len);
+        c.assert_json = up_arena_strndup(&s->mem, a.data, a.len);
+        c.workdir = up_arena_strndup(&s->mem, k->workdir, strlen(k->workdir));
+        c.run_wall_s = k->agent_s;
+        c.check_wall_s = k->verifier_s;
+        c.skills = k->loaded;
+        c.nskills = k->nskills;
+        size_t cap = s->ncases; /* the suite keeps no capacity */
+
+        UP_GROW(s->cases, cap, s->ncases + 1);
+        s->cases[s->ncases++] = c;
+    }
+    up_buf_release(&text);
+    up_buf_release(&a);
+    free(in);
+    free(tests);
+    return rc;
+}
+
+/* ---- the set ---- */
+
+/* The task folders of dir into *dirs: dir itself when it holds a
+ * task.toml, else its sub-folders that do. */
+static int task_dirs(char ***dirs, size_t *n, const char *dir, up_error *err)
+{
+    char *own = path2(dir, "task.toml");
+    char **names = NULL;
+    size_t m = 0, cap = 0;
+    int rc = 0;
+
+    *dirs = NULL;
+    *n = 0;
+    if (up_fs_is_file(own)) {
+        UP_GROW(*dirs, cap, 1);
+        (*dirs)[(*n)++] = up_xstrdup(dir);
+    } else {
+        rc = up_fs_list(&names, &m, dir, err);
+    }
+    for (size_t i = 0; !rc && i < m; i++) {
+        char *sub = path2(dir, names[i]), *toml = path2(sub, "task.toml");
+
+        if (names[i][0] != '.' && up_fs_is_file(toml)) {
+            UP_GROW(*dirs, cap, *n + 1);
+            (*dirs)[(*n)++] = sub;
+            sub = NULL;
+        }
+        free(sub);
+        free(toml);
+    }
+    up_strv_free(names);
+    free(own);
+    if (!rc && !*n)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "'%s': no Harbor task here (a folder holding "
+                          "task.toml, or a folder of them)",
+                          dir);
+    if (!rc && *n > UP_HARBOR_TASKS_MAX)
+        rc = up_error_set(err, UP_ETOOBIG,
+                          "'%s': %zu tasks, more than %d "
+                          "(UP_HARBOR_TASKS_MAX)",
+                          dir, *n, UP_HARBOR_TASKS_MAX);
+    return rc;
+}
+
+/* Read task folder dir into k (classified), and when it can run, into
+ * s as a case: every runnable task when check (the case then dropped,
+ * so --check sees what an eval would refuse), else those with skills.
+ * A task that cannot be read is not runnable, saying why. */
+static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
+                      int check)
+{
+    up_docker d = {0};
+    up_buf b = UP_BUF_INIT;
+    up_error e;
+
+    up_fs_basename(&b, dir);
+    k->dir = up_xstrdup(dir);
+    k->name = up_buf_detach(&b);
+    up_buf_init(&k->why);
+    if (read_task(k, dir, &d, &e) ||
+        (k->runnable && (check || k->nskills) && add_case(s, k, &d, &e)))
+        why(k, e.msg);
+    up_docker_release(&d);
+}
+
+int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
+                   up_error *err)
+{
+    char **dirs = NULL;
+    size_t n = 0;
+    int rc = task_dirs(&dirs, &n, dir, err);
+
+    /* sized once: cases point at their task's skills */
+    if (!rc)
+        set->v = up_xcalloc(n, sizeof(*set->v));
+    for (size_t i = 0; !rc && i < n; i++) {
+        up_suite scratch;
+
+        up_suite_init(&scratch);
+        load_task(&set->v[set->n++], dirs[i], s ? s : &scratch, !s);
+        up_suite_release(&scratch);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    free(dirs);
+    return rc;
+}
+
+void up_harbor_release(up_harbor_set *set)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        up_harbor_task *k = &set->v[i];
+
+        free(k->dir);
+        free(k->name);
+        free(k->workdir);
+        free(k->skills_dir);
+        up_buf_release(&k->why);
+        for (size_t j = 0; j < k->nskills; j++) {
+            free(k->skills[j]);
+            if (k->loaded)
+                up_skill_release(&k->loaded[j]);
+        }
+        free(k->skills);
+        free(k->loaded);
+    }
+    free(set->v);
+    memset(set, 0, sizeof(*set));
+}
