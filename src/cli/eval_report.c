@@ -290,27 +290,6 @@ static json_t *arm_json(const up_arm_totals *t)
     return o;
 }
 
-/* SkillsBench's across-task figures (docs/statistics.md); null
- * members where they are undefined. */
-static json_t *skillsbench_json(const up_sbview *v)
-{
-    json_t *o = json_pack("{s:I}", "tasks", (json_int_t)v->n);
-
-    if (!v->n)
-        return o;
-    json_object_set_new(o, "with", json_real(v->with));
-    json_object_set_new(o, "without", json_real(v->without));
-    json_object_set_new(o, "difference", json_real(v->diff));
-    json_object_set_new(o, "g", v->has_g ? json_real(v->g) : json_null());
-    json_object_set_new(o, "ci95_with",
-                        v->has_ci ? json_real(v->ci_with) : json_null());
-    json_object_set_new(o, "ci95_without",
-                        v->has_ci ? json_real(v->ci_without) : json_null());
-    json_object_set_new(o, "ci95_difference",
-                        v->has_ci ? json_real(v->ci_diff) : json_null());
-    return o;
-}
-
 /* The verdict and the numbers behind it (docs/statistics.md). */
 static void verdict_json(json_t *o, const up_comparison *c)
 {
@@ -339,7 +318,7 @@ static void verdict_json(json_t *o, const up_comparison *c)
                   !c->paired                      ? "none"
                   : c->lift.pmethod == UP_P_SCORE ? "tango_score"
                                                   : "t"));
-    json_object_set_new(o, "skillsbench", skillsbench_json(&c->sb));
+    json_object_set_new(o, "skillsbench", up_store_sb_json(&c->sb));
     up_buf_release(&text);
 }
 

@@ -58,6 +58,27 @@ is "$rc" 0 "report exits 0"
 like "$(cat "$T/r.html")" "<td>2</td><td>100.0% &plusmn;0.0</td><td>50.0% &plusmn;98.0</td><td>+50.0 points &plusmn;98.0</td><td>1.00</td>" \
     "the report shows SkillsBench's view"
 
+# --- upskill runs shows it from the run files --------------------------------
+run "$UPSKILL" runs -d "$T/full"
+is "$rc" 0 "runs exits 0"
+like "$out" "SkillsBench view: with 100.0%, without 50.0%, +50.0 points, g = 1.00, 95% CI +/-98.0 points over 2 tasks" \
+    "runs shows SkillsBench's view of the batch"
+run "$UPSKILL" runs -d "$T/full" --json
+is "$(printf '%s' "$out" | jq -c '.results[0].skillsbench | [.tasks, .with, .without, .g]')" \
+    '[2,1,0.5,1]' "runs --json has it"
+is "$(jq -c .skillsbench "$T"/full/*/run_1/run_result.json)" null \
+    "a baseline run holds no view"
+jq -c .skillsbench "$T"/full/*/run_2/run_result.json >"$T/sb.json"
+like "$(cat "$T/sb.json")" '"tasks":2' "a with-skill run holds the batch's view"
+# a run file whose view is not one is read without it, never trusted
+mkdir -p "$T/bad" && cp -R "$T"/full/* "$T/bad/"
+rm -f "$T"/bad/*/batch_summary.json
+f=$(echo "$T"/bad/*/run_2/run_result.json)
+jq '.skillsbench.with = 7' "$f" >"$T/x.json" && mv "$T/x.json" "$f"
+run "$UPSKILL" runs -d "$T/bad"
+is "$rc" 0 "runs reads the batch"
+unlike "$out" "SkillsBench view" "a with rate of 7 is no view"
+
 # --- a sweep under --shard I/N merges like any other eval -------------------
 ev "$T/s1" --shard 1/2 >/dev/null 2>&1
 is "$?" 0 "shard 1/2 exits 0"
