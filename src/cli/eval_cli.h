@@ -135,6 +135,12 @@ struct eval_progress {
 
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
+/* Load, run and report one eval of a in e (eval_cli_run's body); < 0:
+ * an error in err, else the exit code. */
+int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
+                         up_error *err);
+/* --inject both: discovery vs preloading (eval_inject.c); the exit code. */
+int eval_inject_both(struct eval_args *a);
 
 /* The session's notes (an up_session_opts.note; ud: the eval_args). */
 void eval_note(void *ud, enum up_session_note kind, const char *text);

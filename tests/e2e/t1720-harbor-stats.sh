@@ -100,4 +100,48 @@ run "$UPSKILL" eval --tasks "$H" -m qwen2.5-coder-7b-instruct \
 is "$rc" 0 "the merged shards finish without a request"
 like "$out" "SkillsBench view: with 100.0%, without 50.0%, +50.0 points" \
     "with the unsharded figures"
+# --- --inject both: discovery vs preloading on the same tasks --------------
+# The student solves a task only when the skill's body is in its system
+# prompt (preloaded); from the catalogue it never opens SKILL.md, and the
+# baseline answers wrong: discovery +0, preloading +100 points.
+cat > "$T/inj.json" <<'JSON'
+{"seed": 1, "rules": [
+  {"match": {"assistant_turns": 0, "system": "The answer is 42."},
+   "reply": {"tool_calls": [
+      {"name": "write_file", "arguments": {"path": "answer.txt", "content": "42\n"}}]}},
+  {"match": {"assistant_turns": 0, "system": "Write the line as `lines=N bytes=M`"},
+   "reply": {"tool_calls": [
+      {"name": "write_file", "arguments": {"path": "out/report.txt", "content": "lines=3 bytes=14\n"}}]}},
+  {"match": {"assistant_turns": 0, "user": "answer.txt"},
+   "reply": {"tool_calls": [
+      {"name": "write_file", "arguments": {"path": "answer.txt", "content": "7\n"}}]}},
+  {"match": {"assistant_turns": 0}, "reply": {"text": "I will not do it."}},
+  {"match": {"last_role": "tool"}, "reply": {"text": "Done."}}
+]}
+JSON
+fake_start "$T/inj.json" --record "$T/inj.jsonl"
+run "$UPSKILL" eval --no-cache --tasks "$H" -m qwen2.5-coder-7b-instruct \
+    --base-url "$FAKE_URL/v1" --runs-dir "$T/inj" --inject both
+is "$rc" 0 "--inject both exits 0"
+like "$out" "== skill discovery (--inject catalog) ==" "the catalogue eval first"
+like "$out" "== skill preloaded (--inject preload), the baseline above ==" \
+    "then the preloaded one"
+like "$out" "pass rates: baseline 0%, discovered (catalog) 0%, preloaded 100%" \
+    "each arm's pass rate"
+like "$out" "discovered - baseline:   +0 points" "discovery's lift"
+like "$out" "preloaded - baseline:    +100 points" "preloading's lift"
+like "$out" "preloaded - discovered:  +100 points, 95% CI [" \
+    "and the difference, paired per task"
+is "$(ls "$T/inj" | wc -l | tr -d ' ')" 2 "each eval wrote its batch"
+# half-credit's conversations: baseline, catalogue and preloaded (2 each)
+is "$(grep -c 'The answer is 42' "$T/inj.jsonl")" 2 \
+    "only the preloaded conversation's requests carry SKILL.md's body"
+is "$(grep 'answer-finder/SKILL.md</location>' "$T/inj.jsonl" | grep -vc 'The answer is 42')" 2 \
+    "the catalogue's name the skill's SKILL.md, without its body"
+run "$UPSKILL" eval --tasks "$H" -m x --inject both --no-baseline
+is "$rc" 2 "--inject both without the baseline is a usage error"
+like "$err" "--inject both needs the baseline" "it says why"
+run "$UPSKILL" eval "$FIX/harbor/half-credit/environment/skills/answer-finder" \
+    -t "$T/none.json" --inject both
+is "$rc" 2 "--inject both needs agent mode"
 done_testing
