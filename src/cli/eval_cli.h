@@ -93,7 +93,7 @@ struct eval_args {
          &(a).inject,                                                           \
          "HOW",                                                                 \
          "upskill (default), agentskills; --agent: catalog (default), "         \
-         "preload"},                                                            \
+         "preload, both (eval: discovery vs preloading)"},                      \
         {0,        "agent",                                                     \
          OPT_FLAG, &(a).agent,                                                  \
          NULL,     "students work as agents: tools over a workspace per case"}, \
