@@ -93,6 +93,28 @@ typedef struct up_stats_case {
     unsigned skill_untold;
 } up_stats_case;
 
+/*
+ * SkillsBench's across-task view (Li et al., 2026; docs/statistics.md),
+ * so a run can be set beside their tables: a case is a task, each
+ * task's pass rate per arm is its passes / answered runs, and the means
+ * are over the tasks answered in both arms, each task weighing the same
+ * whatever its runs.
+ */
+typedef struct up_sbview {
+    size_t n;       /* tasks answered in both arms */
+    double with;    /* mean of the per-task pass rates with the skill */
+    double without; /* ... and without */
+    double diff;    /* with - without (points: x 100) */
+    double g;       /* normalized gain (with - without) / (1 - without);
+                       0 and has_g 0 when without is 1 (no room) */
+    int has_g;
+    /* 95% half-widths, 1.96 * sd / sqrt(n), sd the sample standard
+     * deviation (n - 1) of the per-task pass rates of that arm, and of
+     * the per-task differences for diff; 0 and has_ci 0 when n < 2 */
+    double ci_with, ci_without, ci_diff;
+    int has_ci;
+} up_sbview;
+
 /* The whole comparison of a skill against the baseline. */
 typedef struct up_comparison {
     up_rate base;         /* pooled baseline pass rate */
@@ -108,6 +130,7 @@ typedef struct up_comparison {
     double token_savings; /* upstream: 1 - skill total / base total */
     int is_beneficial;    /* upstream's fixed-threshold rule */
     up_verdict verdict;   /* our statistical verdict */
+    up_sbview sb;         /* SkillsBench's across-task figures */
 } up_comparison;
 
 /*
@@ -285,6 +308,19 @@ void up_stats_plan_text(up_buf *out, const up_stats_plan *pl);
  * effects may go unseen."  Returns 1 when a note was written.
  */
 int up_stats_power_sentence(up_buf *out, const up_comparison *c);
+
+/*
+ * SkillsBench's across-task figures over the n cases answered in both
+ * arms (cases without runs in an arm are skipped).  Pure; never fails.
+ */
+void up_stats_skillsbench(up_sbview *out, const up_stats_case *c, size_t n);
+
+/*
+ * Append to out the view in one line: "with 40.6%, without 24.3%, +16.3
+ * points, g = 0.22, 95% CI +/-5.1 points over 84 tasks" ("g undefined:
+ * the baseline passes every task"; "no interval: one task").
+ */
+void up_stats_skillsbench_text(up_buf *out, const up_sbview *v);
 
 /*
  * The full comparison over n cases: pooled Wilson rates per arm (cases

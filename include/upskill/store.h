@@ -19,6 +19,9 @@
 #include "upskill/buf.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
+#include "upskill/stats.h"
+
+#define UP_STORE_SB_TASKS_MAX 1000000 /* "skillsbench".tasks read at most */
 
 typedef struct up_run_record {
     char *batch_id;
@@ -68,6 +71,11 @@ typedef struct up_run_record {
      * it ran with (owned) */
     const char *compare_arm;
     char *arm_skill;
+    /* ours: a with-skill run of a batch with a baseline holds its model's
+     * SkillsBench view over the whole batch ("skillsbench"); has_sb 0:
+     * none (or one that does not read as one) */
+    int has_sb;
+    up_sbview sb;
 } up_run_record;
 
 void up_run_record_init(up_run_record *r);
@@ -116,6 +124,13 @@ struct json_t;
 
 /* A run folder's system prompt, named by its artifacts' system message. */
 #define UP_STORE_SYSTEM_FILE "cases/system_prompt.md"
+
+/*
+ * SkillsBench's view as JSON (docs/runs-format.md): {"tasks", "with",
+ * "without", "difference", "g", "ci95_with", "ci95_without",
+ * "ci95_difference"}, null where undefined; only "tasks" when it is 0.
+ */
+struct json_t *up_store_sb_json(const up_sbview *v);
 
 /* Write run_N/name (len bytes of data) atomically, creating run_N. */
 int up_store_run_file_write(const char *batch_dir, int run_number,
@@ -223,10 +238,12 @@ typedef struct up_compare {
     double with_tokens; /* mean total_tokens per run */
     double base_tokens;
     int has_baseline;
-    size_t nruns;      /* with-skill runs pooled */
-    int with_errored;  /* every with-skill case errored: no rate */
-    int base_errored;  /* same for the baseline */
-    const char *error; /* their first error_message, or NULL */
+    size_t nruns;        /* with-skill runs pooled */
+    int with_errored;    /* every with-skill case errored: no rate */
+    int base_errored;    /* same for the baseline */
+    const char *error;   /* their first error_message, or NULL */
+    const up_sbview *sb; /* the batch's SkillsBench view (its with-skill
+                            runs' "skillsbench"), or NULL: none */
 } up_compare;
 
 /*

@@ -142,7 +142,8 @@ static void progress(up_eval_session *e, const struct eval_args *a,
     }
 }
 
-static int run(up_eval_session *e, const struct eval_args *a, up_error *err)
+int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
+                         up_error *err)
 {
     struct eval_progress pr;
     up_eval_request rq;
@@ -194,9 +195,11 @@ int eval_cli_run(struct eval_args *a)
     up_error err = {0, ""};
     int rc;
 
+    if (a->inject && !strcmp(a->inject, "both"))
+        return eval_inject_both(a);
     eval_cli_session_opts(&o, a);
     up_eval_session_init(&e, &o);
-    rc = run(&e, a, &err);
+    rc = eval_cli_session_run(&e, a, &err);
     if (rc < 0)
         rc = out_fail(&err);
     up_eval_session_release(&e);

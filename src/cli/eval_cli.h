@@ -93,7 +93,7 @@ struct eval_args {
          &(a).inject,                                                           \
          "HOW",                                                                 \
          "upskill (default), agentskills; --agent: catalog (default), "         \
-         "preload"},                                                            \
+         "preload, both (eval: discovery vs preloading)"},                      \
         {0,        "agent",                                                     \
          OPT_FLAG, &(a).agent,                                                  \
          NULL,     "students work as agents: tools over a workspace per case"}, \
@@ -135,6 +135,12 @@ struct eval_progress {
 
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
+/* Load, run and report one eval of a in e (eval_cli_run's body); < 0:
+ * an error in err, else the exit code. */
+int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
+                         up_error *err);
+/* --inject both: discovery vs preloading (eval_inject.c); the exit code. */
+int eval_inject_both(struct eval_args *a);
 
 /* The session's notes (an up_session_opts.note; ud: the eval_args). */
 void eval_note(void *ud, enum up_session_note kind, const char *text);

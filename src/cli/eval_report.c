@@ -70,6 +70,11 @@ static void lift_lines(const up_eval_summary *s)
     up_buf_reset(&text);
     if (up_stats_power_sentence(&text, c))
         printf("  %s%s%s\n", out_c(C_DIM), text.data, out_c(C_RESET));
+    up_buf_reset(&text);
+    if (c->paired) {
+        up_stats_skillsbench_text(&text, &c->sb);
+        printf("  SkillsBench view: %s\n", text.data);
+    }
     up_buf_release(&text);
 }
 
@@ -313,6 +318,7 @@ static void verdict_json(json_t *o, const up_comparison *c)
                   !c->paired                      ? "none"
                   : c->lift.pmethod == UP_P_SCORE ? "tango_score"
                                                   : "t"));
+    json_object_set_new(o, "skillsbench", up_store_sb_json(&c->sb));
     up_buf_release(&text);
 }
 

@@ -20,6 +20,19 @@ static void arm_line(const char *label, double rate, int errored,
         render_arm(stdout, label, rate, tail);
 }
 
+/* SkillsBench's view of the batch, when its runs hold one. */
+static void sb_line(const up_compare *c)
+{
+    up_buf t = UP_BUF_INIT;
+
+    if (!c->sb)
+        return;
+    up_stats_skillsbench_text(&t, c->sb);
+    printf("  %sSkillsBench view: %s%s\n", out_c(C_DIM), out_safe(t.data),
+           out_c(C_RESET));
+    up_buf_release(&t);
+}
+
 static void block(const up_compare *c, const char *label, int tokens)
 {
     char tail[64], lift[16];
@@ -39,6 +52,7 @@ static void block(const up_compare *c, const char *label, int tokens)
                  out_c(c->with_rate >= c->base_rate ? C_GREEN : C_RED),
                  c->has_baseline ? lift : "no baseline", out_c(C_RESET));
         arm_line("with skill", c->with_rate, c->with_errored, tail);
+        sb_line(c);
         return;
     }
     m = m < 1 ? 1 : m;
@@ -160,7 +174,7 @@ static void print_json(const up_compare *v, size_t n, char *const *skipped)
         json_array_append_new(
             a,
             json_pack(
-                "{s:s, s:s, s:s?, s:o, s:o, s:f, s:o, s:I, s:s?}", "skill",
+                "{s:s, s:s, s:s?, s:o, s:o, s:f, s:o, s:I, s:s?, s:o}", "skill",
                 v[i].skill, "model", v[i].model, "batch_id", v[i].batch_id,
                 "with_skill_rate",
                 v[i].with_errored ? json_null() : json_real(v[i].with_rate),
@@ -170,7 +184,9 @@ static void print_json(const up_compare *v, size_t n, char *const *skipped)
                     : json_null(),
                 "with_skill_tokens", v[i].with_tokens, "baseline_tokens",
                 v[i].has_baseline ? json_real(v[i].base_tokens) : json_null(),
-                "runs", (json_int_t)v[i].nruns, "error", v[i].error));
+                "runs", (json_int_t)v[i].nruns, "error", v[i].error,
+                "skillsbench",
+                v[i].sb ? up_store_sb_json(v[i].sb) : json_null()));
     for (; skipped && *skipped; skipped++)
         json_array_append_new(s, json_string(*skipped));
     doc = json_pack("{s:o, s:I, s:o}", "results", a, "skipped_files",

@@ -877,3 +877,90 @@ Test(stats, simulation_coverage_and_false_beneficial)
                               sizes[s], runs[r], ben);
             }
 }
+
+/*
+ * SkillsBench's across-task view, by hand: 4 tasks answered in both arms
+ * (rates with 1, 1, 0, 1/2; without 0, 1, 0, 0) and one without a
+ * baseline run, skipped.  with 0.625, without 0.25, diff 0.375, g =
+ * 0.375 / 0.75 = 0.5; sample sds: with sqrt(0.6875/3), without
+ * sqrt(0.75/3) = 0.5, differences sqrt(0.6875/3); half = 1.96 sd / 2.
+ */
+Test(stats, skillsbench_view_by_hand)
+{
+    up_stats_case c[5] = {
+        {.base_pass = 0, .base_runs = 1, .skill_pass = 1, .skill_runs = 1},
+        {.base_pass = 1, .base_runs = 1, .skill_pass = 1, .skill_runs = 1},
+        {.base_pass = 0, .base_runs = 1, .skill_pass = 0, .skill_runs = 1},
+        {.base_pass = 1, .base_runs = 0, .skill_pass = 1, .skill_runs = 1},
+        {.base_pass = 0, .base_runs = 2, .skill_pass = 1, .skill_runs = 2}};
+    up_sbview v;
+    up_buf t = UP_BUF_INIT;
+
+    up_stats_skillsbench(&v, c, 5);
+    cr_assert_eq(v.n, 4);
+    cr_assert_float_eq(v.with, 0.625, 1e-12);
+    cr_assert_float_eq(v.without, 0.25, 1e-12);
+    cr_assert_float_eq(v.diff, 0.375, 1e-12);
+    cr_assert(v.has_g && v.has_ci);
+    cr_assert_float_eq(v.g, 0.5, 1e-12);
+    cr_assert_float_eq(v.ci_with, 1.959963984540054 * sqrt(0.6875 / 3) / 2,
+                       1e-12);
+    cr_assert_float_eq(v.ci_with, 0.469131, 1e-6);
+    cr_assert_float_eq(v.ci_without, 0.489991, 1e-6);
+    cr_assert_float_eq(v.ci_diff, 0.469131, 1e-6);
+    up_stats_skillsbench_text(&t, &v);
+    cr_assert_str_eq(t.data, "with 62.5%, without 25.0%, +37.5 points, g = "
+                             "0.50, 95% CI +/-46.9 points over 4 tasks");
+    up_buf_release(&t);
+}
+
+/* SkillsBench's published overall figures: 24.3% -> 40.6%, g = 21.5%. */
+Test(stats, skillsbench_gain_matches_the_paper)
+{
+    double with = 0.406, without = 0.243;
+
+    cr_assert_float_eq((with - without) / (1 - without), 0.2153, 1e-4);
+}
+
+/* A baseline passing every task leaves no room: g is undefined, never a
+ * division by zero; one task has no interval. */
+Test(stats, skillsbench_view_edges)
+{
+    up_stats_case all[2] = {{1, 1, 1, 1, 0, 0, 0, 0}, {2, 2, 1, 2, 0, 0, 0, 0}};
+    up_sbview v;
+    up_buf t = UP_BUF_INIT;
+
+    up_stats_skillsbench(&v, all, 2);
+    cr_assert_eq(v.has_g, 0);
+    cr_assert_float_eq(v.g, 0, 0);
+    cr_assert(isfinite(v.g));
+    cr_assert_float_eq(v.diff, -0.25, 1e-12);
+    up_stats_skillsbench_text(&t, &v);
+    cr_assert(strstr(t.data, "g undefined (the baseline passes every task)"));
+    up_buf_reset(&t);
+    up_stats_skillsbench(&v, all, 1);
+    cr_assert_eq(v.n, 1);
+    cr_assert_eq(v.has_ci, 0);
+    up_stats_skillsbench_text(&t, &v);
+    cr_assert(strstr(t.data, "no interval (one task) over 1 task"));
+    up_buf_reset(&t);
+    up_stats_skillsbench(&v, NULL, 0);
+    cr_assert_eq(v.n, 0);
+    up_stats_skillsbench_text(&t, &v);
+    cr_assert_str_eq(t.data, "no task answered in both arms");
+    up_buf_release(&t);
+}
+
+/* up_stats_compare fills the view. */
+Test(stats, compare_fills_skillsbench_view)
+{
+    up_stats_case c[2] = {{0, 1, 1, 1, 10, 10, 0, 0},
+                          {0, 1, 0, 1, 10, 10, 0, 0}};
+    up_comparison cmp;
+    up_error err = {0};
+
+    cr_assert_eq(up_stats_compare(&cmp, c, 2, 1, UP_STATS_MARGIN, &err), 0);
+    cr_assert_eq(cmp.sb.n, 2);
+    cr_assert_float_eq(cmp.sb.with, 0.5, 1e-12);
+    cr_assert_float_eq(cmp.sb.g, 0.5, 1e-12);
+}

@@ -707,6 +707,74 @@ void up_stats_lift(up_paired *out, const up_stats_case *c, size_t n)
     free(base);
 }
 
+/* ---- SkillsBench's across-task view ---- */
+
+/* 1.96 * sample sd (n - 1) / sqrt(n) of the n >= 2 values x */
+static double sb_half(const double *x, size_t n)
+{
+    double mean = 0, ss = 0;
+
+    for (size_t i = 0; i < n; i++)
+        mean += x[i];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        ss += (x[i] - mean) * (x[i] - mean);
+    return UP_STATS_Z95 * sqrt(ss / (double)(n - 1)) / sqrt((double)n);
+}
+
+void up_stats_skillsbench(up_sbview *out, const up_stats_case *c, size_t n)
+{
+    double *v = up_xmalloc((3 * n + 1) * sizeof(*v));
+    double *w = v, *wo = v + n, *d = v + 2 * n;
+    size_t k = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < n; i++) {
+        if (!c[i].base_runs || !c[i].skill_runs)
+            continue;
+        w[k] = (double)c[i].skill_pass / c[i].skill_runs;
+        wo[k] = (double)c[i].base_pass / c[i].base_runs;
+        d[k] = w[k] - wo[k];
+        out->with += w[k];
+        out->without += wo[k];
+        k++;
+    }
+    out->n = k;
+    if (k) {
+        out->with /= (double)k;
+        out->without /= (double)k;
+        out->diff = out->with - out->without;
+        out->has_g = out->without < 1.0;
+        out->g = out->has_g ? out->diff / (1.0 - out->without) : 0.0;
+    }
+    if (k >= 2) {
+        out->has_ci = 1;
+        out->ci_with = sb_half(w, k);
+        out->ci_without = sb_half(wo, k);
+        out->ci_diff = sb_half(d, k);
+    }
+    free(v);
+}
+
+void up_stats_skillsbench_text(up_buf *out, const up_sbview *v)
+{
+    if (!v->n) {
+        up_buf_adds(out, "no task answered in both arms");
+        return;
+    }
+    up_buf_addf(out, "with %.1f%%, without %.1f%%, %+.1f points, ",
+                v->with * 100, v->without * 100, v->diff * 100);
+    if (v->has_g)
+        up_buf_addf(out, "g = %.2f, ", v->g);
+    else
+        up_buf_adds(out, "g undefined (the baseline passes every task), ");
+    if (v->has_ci)
+        up_buf_addf(out, "95%% CI +/-%.1f points", v->ci_diff * 100);
+    else
+        up_buf_adds(out, "no interval (one task)");
+    up_buf_addf(out, " over %zu task%s", v->n, v->n == 1 ? "" : "s");
+}
+
 /* ---- verdict ---- */
 
 static int is_helpful(const up_paired *l, const up_paired *t, double margin)
@@ -1317,6 +1385,7 @@ int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
     up_stats_arm_rate(&out->base, cases, n, 0);
     up_stats_arm_rate(&out->skill, cases, n, 1);
     up_stats_lift(&out->lift, cases, n);
+    up_stats_skillsbench(&out->sb, cases, n);
     rc = up_stats_paired(&out->tokens, v, v + n, p.tokens, seed, 0, err);
     if (rc || !p.cases)
         goto out;

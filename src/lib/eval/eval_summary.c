@@ -395,6 +395,13 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
     r->all_passed = r->cases_total && r->cases_passed == r->cases_total;
     r->passed = upstream_passed(p, m, repeat, arm);
     r->repeat = repeat;
+    if (arm == UP_ARM_SKILL && p->baseline && p->suite->ncases) {
+        up_stats_case *cs = up_eval_cases(p, m); /* the whole batch's */
+
+        up_stats_skillsbench(&r->sb, cs, p->suite->ncases);
+        r->has_sb = r->sb.n > 0;
+        free(cs);
+    }
 }
 
 int up_eval_pays(const up_eval_summary *s)

@@ -123,6 +123,46 @@ static void lift_table(up_buf *out, const up_report_batch *b, size_t bi)
     up_buf_adds(out, "</tbody></table>");
 }
 
+/* SkillsBench's across-task view (docs/statistics.md): a case is a task. */
+static void sb_table(up_buf *out, const up_report_batch *b)
+{
+    up_buf_adds(out, "<table class=\"sbview\"><caption>SkillsBench view: "
+                     "mean of the per-task pass rates, normalized gain g, "
+                     "95% interval 1.96 sd / &radic;N</caption><thead><tr>"
+                     "<th>model</th><th>tasks</th><th>with skill</th><th>"
+                     "without</th><th>difference</th><th>g</th></tr></thead>"
+                     "<tbody>");
+    for (size_t i = 0; i < b->nmodels; i++) {
+        const up_sbview *v = &b->models[i].cmp.sb;
+
+        td_name(out, b->models[i].model);
+        up_buf_addf(out, "<td>%zu</td>", v->n);
+        if (!v->n) {
+            up_buf_adds(out, "<td colspan=\"4\">no task answered in both "
+                             "arms</td></tr>");
+            continue;
+        }
+        if (v->has_ci)
+            up_buf_addf(out,
+                        "<td>%.1f%% &plusmn;%.1f</td><td>%.1f%% &plusmn;%.1f"
+                        "</td><td>%+.1f points &plusmn;%.1f</td>",
+                        v->with * 100, v->ci_with * 100, v->without * 100,
+                        v->ci_without * 100, v->diff * 100, v->ci_diff * 100);
+        else
+            up_buf_addf(out,
+                        "<td>%.1f%%</td><td>%.1f%%</td><td>%+.1f points "
+                        "<span class=\"mut\">(one task: no interval)</span>"
+                        "</td>",
+                        v->with * 100, v->without * 100, v->diff * 100);
+        if (v->has_g)
+            up_buf_addf(out, "<td>%.2f</td></tr>", v->g);
+        else
+            up_buf_adds(out, "<td>undefined (the baseline passes every "
+                             "task)</td></tr>");
+    }
+    up_buf_adds(out, "</tbody></table>");
+}
+
 static void per_pass(up_buf *out, double total, size_t passes, int usd)
 {
     if (total < 0)
@@ -303,6 +343,7 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
     up_buf_adds(out, "<h3>Lift and verdict</h3>");
     up_report_svg_forest(out, b, bi);
     lift_table(out, b, bi);
+    sb_table(out, b);
     up_buf_adds(out, "<h3>Cost</h3>");
     up_report_svg_pareto(out, b, bi);
     cost_table(out, b);

@@ -126,6 +126,25 @@ static json_t *stats_json(const up_run_record *r)
     return o;
 }
 
+json_t *up_store_sb_json(const up_sbview *v)
+{
+    json_t *o = json_pack("{s:I}", "tasks", (json_int_t)v->n);
+
+    if (!v->n)
+        return o;
+    json_object_set_new(o, "with", json_real(v->with));
+    json_object_set_new(o, "without", json_real(v->without));
+    json_object_set_new(o, "difference", json_real(v->diff));
+    json_object_set_new(o, "g", v->has_g ? json_real(v->g) : json_null());
+    json_object_set_new(o, "ci95_with",
+                        v->has_ci ? json_real(v->ci_with) : json_null());
+    json_object_set_new(o, "ci95_without",
+                        v->has_ci ? json_real(v->ci_without) : json_null());
+    json_object_set_new(o, "ci95_difference",
+                        v->has_ci ? json_real(v->ci_diff) : json_null());
+    return o;
+}
+
 static json_t *result_json(const up_run_record *r)
 {
     json_t *o = json_pack(
@@ -151,6 +170,8 @@ static json_t *result_json(const up_run_record *r)
                             json_pack("{s:s, s:s}", "arm", r->compare_arm,
                                       "skill_name",
                                       r->arm_skill ? r->arm_skill : ""));
+    if (r->has_sb)
+        json_object_set_new(o, "skillsbench", up_store_sb_json(&r->sb));
     return o;
 }
 

@@ -22,6 +22,56 @@ static char *dup_or_null(const char *s)
     return s ? up_xstrdup(s) : NULL;
 }
 
+/* A share in [lo, 1] into *out; 0 when x is not such a number. */
+static int share(const json_t *x, double lo, double *out)
+{
+    double v;
+
+    if (!json_is_number(x))
+        return 0;
+    v = json_number_value(x);
+    if (!isfinite(v) || v < lo || v > 1)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/*
+ * "skillsbench" of a run (docs/runs-format.md): read only when every
+ * member is what it should be (shares in [0, 1], the difference in
+ * [-1, 1], g at most 1 or null, at most UP_STORE_SB_TASKS_MAX tasks);
+ * anything else leaves the run without a view.
+ */
+static int sb_from_json(up_sbview *v, const json_t *o)
+{
+    const json_t *t = json_object_get(o, "tasks");
+    const json_t *g = json_object_get(o, "g");
+    const json_t *ci = json_object_get(o, "ci95_difference");
+    int ok;
+
+    memset(v, 0, sizeof(*v));
+    if (!json_is_integer(t) || json_integer_value(t) < 1 ||
+        json_integer_value(t) > UP_STORE_SB_TASKS_MAX)
+        return 0;
+    v->n = (size_t)json_integer_value(t);
+    ok = share(json_object_get(o, "with"), 0, &v->with) &&
+         share(json_object_get(o, "without"), 0, &v->without) &&
+         share(json_object_get(o, "difference"), -1, &v->diff);
+    v->has_g = !json_is_null(g);
+    if (v->has_g)
+        ok = ok && json_is_number(g) && isfinite(json_number_value(g)) &&
+             json_number_value(g) <= 1 && json_number_value(g) >= -1e9;
+    v->g = v->has_g && ok ? json_number_value(g) : 0;
+    v->has_ci = !json_is_null(ci);
+    if (v->has_ci)
+        ok = ok && share(json_object_get(o, "ci95_with"), 0, &v->ci_with) &&
+             share(json_object_get(o, "ci95_without"), 0, &v->ci_without) &&
+             share(ci, 0, &v->ci_diff);
+    if (!ok)
+        memset(v, 0, sizeof(*v));
+    return ok;
+}
+
 static void record_from_json(up_run_record *r, const json_t *o)
 {
     const json_t *md = json_object_get(o, "metadata");
@@ -59,6 +109,8 @@ static void record_from_json(up_run_record *r, const json_t *o)
     r->attempt = (int)up_json_long(o, "attempt", 0);
     r->upstream = !json_object_get(o, "repeat");
     r->cost_usd = up_json_num(o, "cost_usd", -1);
+    r->has_sb = json_is_object(json_object_get(o, "skillsbench")) &&
+                sb_from_json(&r->sb, json_object_get(o, "skillsbench"));
 }
 
 struct loader {
@@ -411,6 +463,7 @@ struct pool {
     double tokens;
     long cases, errored; /* cases run and cases errored */
     const char *error;   /* the first error_message */
+    const up_sbview *sb; /* the first run's SkillsBench view */
 };
 
 /* Pool the runs of one arm in one batch for (model, skill). */
@@ -418,7 +471,7 @@ static struct pool pool_arm(const up_run_record *runs, size_t n,
                             const up_run_record *key, const char *batch,
                             const char *type)
 {
-    struct pool p = {0, 0, 0, 0, 0, 0, NULL};
+    struct pool p = {0, 0, 0, 0, 0, 0, NULL, NULL};
 
     for (size_t i = 0; i < n; i++) {
         const up_run_record *r = &runs[i];
@@ -435,6 +488,8 @@ static struct pool pool_arm(const up_run_record *runs, size_t n,
         p.errored += r->cases_errored;
         if (!p.error)
             p.error = r->error_message;
+        if (!p.sb && r->has_sb)
+            p.sb = &r->sb;
     }
     return p;
 }
@@ -487,6 +542,7 @@ static void fill_compare(up_compare *c, const up_run_record *runs, size_t n,
     c->with_errored = pool_errored(w);
     c->base_errored = b.runs && pool_errored(b);
     c->error = c->with_errored ? w.error : c->base_errored ? b.error : NULL;
+    c->sb = w.sb;
 }
 
 static int cmp_compare(const void *a, const void *b)
@@ -528,6 +584,7 @@ static void fill_upstream(up_compare *c, const up_run_record *runs, size_t n,
     c->nruns = 1;
     c->with_errored = run_errored(w);
     c->base_errored = b && run_errored(b);
+    c->sb = NULL; /* upstream's pick: one run, no view over the batch */
     c->error = c->with_errored   ? w->error_message
                : c->base_errored ? b->error_message
                                  : NULL;

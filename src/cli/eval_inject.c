@@ -1,0 +1,161 @@
+/*
+ * `eval --inject both` (docs/eval.md, issue 24): skill discovery vs
+ * preloading on the same cases in one command.  Two evals run in turn
+ * with the same cases, models and seed: discovery (--inject catalog: the
+ * baseline, and the skill named in the catalogue, read when the model
+ * chooses), then preloading (--inject preload: the skill arm only,
+ * SKILL.md's body in the system prompt), which shares the first one's
+ * baseline.  Each writes its own batch and prints its report; then, per
+ * model, each lift over the shared baseline and preloading against
+ * discovery, paired per case with the project's statistics.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval_cli.h"
+
+/* What --inject both cannot be combined with (yet), and why. */
+static const char *refused(const struct eval_args *a)
+{
+    const struct {
+        int set;
+        const char *what;
+    } rows[] = {
+        {!a->agent && !a->run_tool, "needs agent mode (--agent or --tasks)"},
+        {a->no_baseline, "needs the baseline (drop --no-baseline)"},
+        {a->resume != NULL, "cannot --resume (resume each batch alone)"},
+        {a->shard != NULL, "cannot --shard (shard each --inject alone)"},
+        {a->json, "has no --json yet"},
+        {a->plan, "has no --plan"},
+        {a->trigger, "has no --trigger"},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        if (rows[i].set)
+            return rows[i].what;
+    return NULL;
+}
+
+/* Run one eval of a with inject, into e; the exit code (< 0: err). */
+static int one(up_eval_session *e, struct eval_args *a, const char *inject,
+               up_error *err)
+{
+    up_session_opts o;
+
+    a->inject = inject;
+    eval_cli_session_opts(&o, a);
+    up_eval_session_init(e, &o);
+    return eval_cli_session_run(e, a, err);
+}
+
+/* The two evals ran the same cases (a suite written in between would
+ * not). */
+static int same_cases(const up_eval_session *x, const up_eval_session *y)
+{
+    if (x->suite.ncases != y->suite.ncases ||
+        x->plan.nmodels != y->plan.nmodels)
+        return 0;
+    for (size_t i = 0; i < x->suite.ncases; i++)
+        if (strcmp(x->suite.cases[i].input, y->suite.cases[i].input))
+            return 0;
+    for (size_t m = 0; m < x->plan.nmodels; m++)
+        if (strcmp(x->plan.models[m], y->plan.models[m]))
+            return 0;
+    return 1;
+}
+
+static void line(const char *label, const up_comparison *c)
+{
+    up_buf t = UP_BUF_INIT;
+
+    up_stats_verdict_text(&t, c);
+    if (c->paired)
+        printf("  %-24s %+.0f points, 95%% CI [%+.0f, %+.0f], p = %.3g: %s\n",
+               label, c->lift.diff * 100, c->lift.ci_lo * 100,
+               c->lift.ci_hi * 100, c->lift.p, out_safe(t.data));
+    else
+        printf("  %-24s %s\n", label, out_safe(t.data));
+    up_buf_release(&t);
+}
+
+/* Model m: both lifts over the shared baseline, and preloading against
+ * discovery over the cases answered in both. */
+static int report(const up_eval_session *cat, const up_eval_session *pre,
+                  size_t m, uint64_t seed, up_error *err)
+{
+    size_t n = cat->suite.ncases;
+    up_stats_case *c = up_eval_cases(&cat->plan, m);
+    up_stats_case *p = up_eval_cases(&pre->plan, m);
+    up_stats_case *pb = up_xcalloc(n + 1, sizeof(*pb));
+    up_stats_case *pc = up_xcalloc(n + 1, sizeof(*pc));
+    up_comparison x, y, z;
+    double margin = cat->plan.margin;
+    int rc;
+
+    for (size_t i = 0; i < n; i++) {
+        pb[i] = p[i]; /* the preloaded arm over the shared baseline */
+        pb[i].base_pass = c[i].base_pass, pb[i].base_runs = c[i].base_runs;
+        pb[i].base_tokens = c[i].base_tokens;
+        pb[i].base_untold = c[i].base_untold;
+        pc[i] = p[i]; /* ... and over the catalogue arm */
+        pc[i].base_pass = c[i].skill_pass, pc[i].base_runs = c[i].skill_runs;
+        pc[i].base_tokens = c[i].skill_tokens;
+        pc[i].base_untold = c[i].skill_untold;
+    }
+    rc = up_stats_compare(&x, c, n, seed, margin, err);
+    if (!rc)
+        rc = up_stats_compare(&y, pb, n, seed, margin, err);
+    if (!rc)
+        rc = up_stats_compare(&z, pc, n, seed, margin, err);
+    if (!rc) {
+        printf("%sSkill discovery vs preloading: %s%s\n", out_c(C_BOLD),
+               out_safe(cat->plan.models[m]), out_c(C_RESET));
+        printf("  pass rates: baseline %.0f%%, discovered (catalog) %.0f%%, "
+               "preloaded %.0f%%\n",
+               x.base.rate * 100, x.skill.rate * 100, y.skill.rate * 100);
+        line("discovered - baseline:", &x);
+        line("preloaded - baseline:", &y);
+        line("preloaded - discovered:", &z);
+    }
+    free(c);
+    free(p);
+    free(pb);
+    free(pc);
+    return rc;
+}
+
+int eval_inject_both(struct eval_args *a)
+{
+    up_eval_session cat, pre;
+    up_error err = {0, ""};
+    const char *why = refused(a);
+    int rc, rc2;
+
+    if (why) {
+        out_error("--inject both %s", why);
+        return EXIT_USAGE;
+    }
+    printf("== skill discovery (--inject catalog) ==\n");
+    fflush(stdout);
+    rc = one(&cat, a, "catalog", &err);
+    if (rc < 0) {
+        up_eval_session_release(&cat);
+        return out_fail(&err);
+    }
+    printf("== skill preloaded (--inject preload), the baseline above ==\n");
+    fflush(stdout);
+    a->no_baseline = 1;
+    rc2 = one(&pre, a, "preload", &err);
+    rc = rc ? rc : rc2;
+    if (rc2 >= 0 && !same_cases(&cat, &pre))
+        rc2 = up_error_set(&err, UP_EINVALID,
+                           "--inject both: the two evals did not run the "
+                           "same cases (was the suite written in between?)");
+    for (size_t m = 0; rc2 >= 0 && m < cat.plan.nmodels; m++)
+        rc2 = report(&cat, &pre, m, (uint64_t)a->seed, &err);
+    if (rc2 < 0)
+        rc = out_fail(&err);
+    up_eval_session_release(&cat);
+    up_eval_session_release(&pre);
+    return rc;
+}
