@@ -158,8 +158,9 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
         sr->exit_code == 0 && !sr->limit ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
     if (sr->limit)
         up_buf_addf(&r->message, "stopped: %s", sr->limit_text);
-    else if (sr->exit_code < 0)
-        up_buf_addf(&r->message, "killed by signal %d", sr->signal);
+    else if (sr->signal)
+        up_buf_addf(&r->message, "killed by signal %d (exit %d)", sr->signal,
+                    sr->exit_code);
     else
         up_buf_addf(&r->message, "exit %d", sr->exit_code);
     if (r->status != UP_ASSERT_PASS)

@@ -49,7 +49,8 @@ struct up_sandbox_run {
     int reaped, status;    /* waitpid done, and its status */
     int pidfd;             /* readable when pid exits; -1 if unsupported */
     int argsfd;            /* bwrap's options for --args, or -1 */
-    sbx_cgroup cg;         /* per-call pids cgroup, when available */
+    sbx_cgroup cg;         /* per-call cgroups, when available */
+    unsigned long long start_ticks; /* when our child started (/proc) */
 };
 
 /* The one monotonic clock, as the fractional ms this file keeps. */
@@ -63,6 +64,7 @@ void up_sandbox_limits_default(up_sandbox_limits *l)
     l->cpu_s = 10;
     l->wall_ms = 30000;
     l->mem_bytes = (size_t)1 << 30;
+    l->mem_total = (size_t)1 << 30;
     l->fsize_bytes = (size_t)64 << 20;
     l->nproc = 64;
     l->out_cap = 64 << 10;
@@ -106,7 +108,7 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
         dup2(err, 2) < 0 || (info >= 0 && dup2(info, SBX_INFO_FD) < 0) ||
         (r->argsfd >= 0 && dup2(r->argsfd, SBX_ARGS_FD) < 0))
         _exit(127);
-    if (r->cg.procs_fd >= 0 && write(r->cg.procs_fd, "0", 1) != 1)
+    if (sbx_cgroup_enter(&r->cg) != 0)
         _exit(127);
     close_from(r->argsfd >= 0 ? SBX_ARGS_FD + 1
                : info >= 0    ? SBX_INFO_FD + 1
@@ -153,9 +155,13 @@ static up_sandbox_run *run_new(up_sandbox_mode mode,
     up_buf_init(&r->out);
     up_buf_init(&r->err);
     up_buf_init(&r->info);
-    r->cg.procs_fd = -1;
+    for (int i = 0; i < S_N; i++)
+        r->fd[i] = -1;
     r->pidfd = -1;
     r->argsfd = -1;
+    /* before the command line: without a memory cgroup the limits of
+     * the call are lowered (sandbox_cgroup.c) */
+    sbx_cgroup_open(&r->cg, &r->lim);
     return r;
 }
 
@@ -228,6 +234,7 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
 {
     int p[S_N][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
     int npipes = r->mode == UP_SANDBOX_BWRAP ? S_N : S_INFO;
+    struct sbx_pstat st;
     int rc = 0;
 
     for (int i = 0; i < npipes; i++)
@@ -236,9 +243,10 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
                 up_error_set(err, UP_EIO, "sandbox: pipe: %s", strerror(errno));
             goto out;
         }
-    sbx_cgroup_open(&r->cg, r->lim.nproc);
     r->t0 = now_ms();
     r->deadline = r->lim.wall_ms ? r->t0 + r->lim.wall_ms : 0;
+    if (r->mode == UP_SANDBOX_NONE) /* before any orphan can appear */
+        sbx_subreaper();
     r->pid = fork();
     if (r->pid < 0) {
         rc = up_error_set(err, UP_EIO, "sandbox: fork: %s", strerror(errno));
@@ -248,6 +256,9 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
         child(r, p[S_OUT][1], p[S_ERR][1], p[S_INFO][1], cwd, argv, envp);
     setpgid(r->pid, r->pid); /* its own group now, whether or not its
                                 setsid ran yet, so a kill reaches it */
+    sbx_live_add(r->pid);
+    r->start_ticks =
+        sbx_proc_stat(r->pid, &st) == 0 ? st.start : ~0ULL; /* none */
 #ifdef SYS_pidfd_open
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 #endif
@@ -260,18 +271,14 @@ out:
     return rc;
 }
 
-/* A new run of mode, spawned; *out NULL on failure. */
-static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
-                     const up_sandbox_limits *lim, char *const *argv,
+/* Run r (from run_new), spawned; *out NULL on failure (r freed). */
+static int start_run(up_sandbox_run **out, up_sandbox_run *r, char *const *argv,
                      char *const *envp, const char *cwd, up_error *err)
 {
-    up_sandbox_run *r = run_new(mode, lim);
     char **moved = NULL;
     int rc = 0;
 
-    for (int i = 0; i < S_N; i++)
-        r->fd[i] = -1;
-    if (mode == UP_SANDBOX_BWRAP)
+    if (r->mode == UP_SANDBOX_BWRAP)
         rc = args_via_fd(r, argv, &moved, err);
     if (!rc)
         rc = spawn(r, moved ? moved : argv, envp, cwd, err);
@@ -329,6 +336,7 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
     sbx_binds b = {x ? x->ws_at : NULL, NULL, x ? x->ro_at : NULL, NULL,
                    x ? x->rw_at : NULL};
     char **argv, **envp;
+    up_sandbox_run *r;
     int rc;
 
     *out = NULL;
@@ -343,13 +351,14 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
         rc = bind_dir(&b.rw, rw, x->rw_dir, err);
     if (rc)
         return rc;
-    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64, &b);
+    r = run_new(mode, lim);
+    argv = sbx_argv(mode, ws, cmd, r->lim.nproc, &b);
     envp = sbx_envp(mode == UP_SANDBOX_BWRAP
                         ? (b.ws_at ? b.ws_at : UP_SANDBOX_WORKSPACE)
                         : ws,
                     x ? x->env : NULL);
-    rc = start_run(out, mode, lim, argv, envp,
-                   mode == UP_SANDBOX_NONE ? ws : NULL, err);
+    rc =
+        start_run(out, r, argv, envp, mode == UP_SANDBOX_NONE ? ws : NULL, err);
     up_strv_free(argv);
     up_strv_free(envp);
     return rc;
@@ -392,8 +401,9 @@ int up_sandbox_spawn(up_sandbox_run **out, const up_sandbox_proc *p,
         rc = up_error_set(err, UP_ENOTFOUND,
                           "sandbox: the program to run is no absolute path");
     else
-        rc = start_run(out, p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim,
-                       argv ? argv : p->argv, p->envp, p->cwd, err);
+        rc = start_run(
+            out, run_new(p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim),
+            argv ? argv : p->argv, p->envp, p->cwd, err);
     up_strv_free(argv);
     return rc;
 }
@@ -507,6 +517,18 @@ static void drain(up_sandbox_run *r, int s)
     }
 }
 
+/* What is readable now is kept; then the output is closed. */
+static void close_output(up_sandbox_run *r)
+{
+    for (int i = 0; i < S_N; i++)
+        if (r->fd[i] >= 0) {
+            drain(r, i);
+            if (r->fd[i] >= 0)
+                close(r->fd[i]);
+            r->fd[i] = -1;
+        }
+}
+
 int up_sandbox_step(up_sandbox_run *r)
 {
     for (int i = 0; i < S_N; i++)
@@ -517,6 +539,11 @@ int up_sandbox_step(up_sandbox_run *r)
         kill_all(r, UP_SANDBOX_OUTPUT);
     if (r->deadline > 0 && now_ms() >= r->deadline)
         kill_all(r, UP_SANDBOX_WALL);
+    if (r->hit != UP_SANDBOX_OK && !r->reaped &&
+        waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+        r->reaped = 1;
+    if (r->hit != UP_SANDBOX_OK && r->reaped)
+        close_output(r); /* a process that escaped the kill may hold it */
     if (r->fd[S_OUT] >= 0 || r->fd[S_ERR] >= 0)
         return 0;
     if (!r->reaped && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
@@ -531,12 +558,7 @@ static void end_now(up_sandbox_run *r)
     if (r->reaped)
         return;
     kill_all(r, UP_SANDBOX_WALL);
-    for (int i = 0; i < S_N; i++)
-        if (r->fd[i] >= 0) {
-            drain(r, i);
-            close(r->fd[i]);
-            r->fd[i] = -1;
-        }
+    close_output(r);
     while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
         ;
     r->reaped = 1;
@@ -568,6 +590,8 @@ static up_sandbox_limit classify(const up_sandbox_run *r,
         return UP_SANDBOX_CPU;
     if (res->signal == SIGXFSZ)
         return UP_SANDBOX_FSIZE;
+    if (sbx_cgroup_oom(&r->cg))
+        return UP_SANDBOX_MEMORY_ALL;
     if (sbx_cgroup_hit(&r->cg))
         return UP_SANDBOX_NPROC;
     /* Even on exit 0: a shell whose background forks failed says so. */
@@ -613,19 +637,24 @@ static void limit_text(char *dst, size_t cap, up_sandbox_limit l,
     case UP_SANDBOX_NPROC:
         snprintf(dst, cap, "processes (%u)", lim->nproc);
         break;
+    case UP_SANDBOX_MEMORY_ALL:
+        snprintf(dst, cap, "memory of the call (%s)",
+                 size_text(sz, lim->mem_total));
+        break;
     case UP_SANDBOX_OK:
         dst[0] = '\0';
         break;
     }
 }
 
-/* Exit code and signal; a shell reports a child's signal n as 128+n. */
+/* Exit code and signal: signal n reads as 128+n in both modes, as a
+ * shell reports a child's (bwrap does so for the command's shell). */
 static void fill_status(up_sandbox_result *res, int status)
 {
-    res->exit_code = -1;
     res->signal = 0;
     if (WIFSIGNALED(status)) {
         res->signal = WTERMSIG(status);
+        res->exit_code = 128 + res->signal;
         return;
     }
     res->exit_code = WEXITSTATUS(status);
@@ -652,6 +681,9 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
     end_now(r);
     if (r->mode == UP_SANDBOX_NONE)
         kill_strays(r->pid);
+    sbx_live_remove(r->pid);
+    if (r->mode == UP_SANDBOX_NONE) /* what left the group, if anything */
+        sbx_sweep(r->start_ticks, r->pid);
     res->wall_ms = now_ms() - r->t0;
     fill_status(res, r->status);
     res->out = r->out;
