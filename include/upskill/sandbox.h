@@ -7,9 +7,10 @@
  * directory bound at /workspace as the only writable place and the
  * working directory.  The environment is a fixed allow-list: no variable
  * of the caller (API keys included) ever reaches the command.  Limits per
- * call: CPU seconds, address space, file size, process count, wall clock
- * and an output cap.  A broken limit is data in the result, never an
- * error of the caller.
+ * call: CPU seconds, address space, memory of the whole call (a memory
+ * cgroup where one can be made), file size, process count, wall clock
+ * and an output cap; /tmp and /dev/shm are 128 MiB tmpfs mounts.  A broken
+ * limit is data in the result, never an error of the caller.
  *
  * Asynchronous use: up_sandbox_start, then poll the fds of
  * up_sandbox_pollfds and call up_sandbox_step when one is readable (or

@@ -119,6 +119,9 @@ static void limits(up_sandbox_limits *l, unsigned wall_s)
     l->cpu_s = s;
     l->wall_ms = s * 1000u;
     l->mem_bytes = (size_t)8 << 30; /* a compiler maps a lot */
+    /* the whole check: twice that, so that without a memory cgroup the
+     * per-process limit stays at 8 GiB (sandbox_cgroup.c) */
+    l->mem_total = (size_t)16 << 30;
     l->out_cap = UP_CHECK_OUTPUT;
 }
 
