@@ -19,7 +19,7 @@
  * which start sessions while a none-mode call runs may see them killed
  * (upskill itself starts every process through the runner).
  */
-#define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,7 +28,6 @@
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include "upskill/alloc.h"
