@@ -136,22 +136,84 @@ static int escaped(long pid, const struct sbx_pstat *st,
     return !is_live_locked((pid_t)pid, (pid_t)st->pgrp);
 }
 
-/* One round: kill and reap the escaped processes seen; how many. */
-static int sweep_once(unsigned long long since, struct sessions *ss)
+/* A list of pids to look at. */
+struct pids {
+    long *v;
+    size_t n, cap;
+};
+
+static void pids_add_text(struct pids *ps, const char *text)
+{
+    char *end;
+
+    for (const char *p = text; *p; p = end) {
+        long pid = strtol(p, &end, 10);
+
+        if (end == p)
+            break;
+        if (pid > 0) {
+            UP_GROW(ps->v, ps->cap, ps->n + 1);
+            ps->v[ps->n++] = pid;
+        }
+    }
+}
+
+/* Our children, from each of our threads' /proc/self/task/TID/children
+ * (an orphan is handed to one of them); -1 when the kernel lacks them. */
+static int our_children(struct pids *ps)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *de;
+    int rc = 0;
+
+    if (!d)
+        return -1;
+    while (!rc && (de = readdir(d)) != NULL) {
+        char path[64];
+        up_buf text = UP_BUF_INIT;
+
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%.20s/children",
+                 de->d_name);
+        if (up_fs_read(&text, path, 1 << 20, NULL) == 0)
+            pids_add_text(ps, text.data);
+        else if (access(path, F_OK) != 0)
+            rc = -1; /* no such file: CONFIG_PROC_CHILDREN is off */
+        up_buf_release(&text);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Every process, from /proc (the slow way). */
+static void all_processes(struct pids *ps)
 {
     DIR *d = opendir("/proc");
     struct dirent *de;
+
+    while (d && (de = readdir(d)) != NULL)
+        if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+            pids_add_text(ps, de->d_name);
+    if (d)
+        closedir(d);
+}
+
+/* One round: kill and reap the escaped processes seen; how many. */
+static int sweep_once(unsigned long long since, struct sessions *ss)
+{
+    struct pids ps = {NULL, 0, 0};
     int n = 0;
 
-    if (!d)
-        return 0;
-    while ((de = readdir(d)) != NULL) {
+    if (our_children(&ps) != 0) {
+        ps.n = 0;
+        all_processes(&ps);
+    }
+    for (size_t i = 0; i < ps.n; i++) {
         struct sbx_pstat st;
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
+        long pid = ps.v[i];
 
-        if (pid <= 0 || *end || sbx_proc_stat(pid, &st) != 0 ||
-            !escaped(pid, &st, since, ss))
+        if (sbx_proc_stat(pid, &st) != 0 || !escaped(pid, &st, since, ss))
             continue;
         kill((pid_t)pid, SIGKILL);
         waitpid((pid_t)pid, NULL, 0);
@@ -159,7 +221,7 @@ static int sweep_once(unsigned long long since, struct sessions *ss)
         ss->v[ss->n++] = pid; /* its session's members are next */
         n++;
     }
-    closedir(d);
+    free(ps.v);
     return n;
 }
 
