@@ -2,15 +2,18 @@
  * One command in the sandbox: start, drain, enforce, finish.
  *
  * The child (a new session, so the none mode can kill its whole process
- * group) sets the rlimits, joins the per-call pids cgroup when there is
- * one, and execs bwrap (or /bin/sh for the none mode) with the
+ * group) sets the rlimits, joins the per-call cgroups (memory, pids) when
+ * there are some, and execs bwrap (or /bin/sh for the none mode) with the
  * allow-listed environment.  The parent reads stdout and stderr through
  * non-blocking pipes, keeps out_cap bytes of each and drains and discards
  * the rest (a command printing forever never blocks on a full pipe), and
  * kills the sandbox at the wall-clock deadline or when the total output
  * passes out_kill.  Under bwrap, killing the pid namespace's init (whose
  * pid bwrap reports on --info-fd) kills every process of the sandbox, and
- * bwrap exits only once that namespace is gone.
+ * bwrap exits only once that namespace is gone.  In the none mode a
+ * process that left the group may hold the pipes: a killed call stops
+ * reading once its own child is reaped, and the sweep of sandbox_reap.c
+ * kills such processes when the call ends.
  */
 #define _GNU_SOURCE /* pipe2: no fd leaks to another thread's fork */
 #include <errno.h>
