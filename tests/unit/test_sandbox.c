@@ -909,3 +909,33 @@ Test(sandbox, no_memory_cgroup_lowers_the_limits)
     }
     sbx_cgroup_close(&cg);
 }
+
+/* The call is in its pids cgroup under bwrap too (root with a pids
+ * cgroup only): the 9th of 20 forks is refused by pids.max and the limit
+ * is named.  The child joins its cgroups before it moves its descriptors
+ * (a cgroup's cgroup.procs fd may be one of the low numbers it reuses). */
+Test(sandbox, the_call_joins_its_pids_cgroup_under_bwrap)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+    sbx_cgroup cg;
+    int pids;
+
+    need_bwrap();
+    sbx_cgroup_open(&cg, &(up_sandbox_limits){.nproc = 1});
+    pids = cg.has_pids;
+    sbx_cgroup_close(&cg);
+    if (!pids) {
+        teardown();
+        cr_skip_test("no pids cgroup here (root only)");
+    }
+    lims(&l);
+    l.nproc = 8;
+    run(&r,
+        "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; "
+        "do sleep 1 & done; wait",
+        &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_NPROC, "%s / %s", r.limit_text,
+                 r.err.data);
+    up_sandbox_result_release(&r);
+}

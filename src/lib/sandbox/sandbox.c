@@ -107,11 +107,12 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
     int devnull = open("/dev/null", O_RDONLY);
 
     setsid();
+    /* first: the cgroups' fds may be low ones the dup2s below replace */
+    if (sbx_cgroup_enter(&r->cg) != 0)
+        _exit(127);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
         dup2(err, 2) < 0 || (info >= 0 && dup2(info, SBX_INFO_FD) < 0) ||
         (r->argsfd >= 0 && dup2(r->argsfd, SBX_ARGS_FD) < 0))
-        _exit(127);
-    if (sbx_cgroup_enter(&r->cg) != 0)
         _exit(127);
     close_from(r->argsfd >= 0 ? SBX_ARGS_FD + 1
                : info >= 0    ? SBX_INFO_FD + 1
@@ -184,17 +185,28 @@ static void run_free(up_sandbox_run *r)
     free(r);
 }
 
+/* 1 when argv[i] starts a sized tmpfs, "--size N --tmpfs DIR", before
+ * k: bwrap 0.8 mis-parses --size read through --args ("Unknown option
+ * --size4217728"), so these stay on its command line (no host path). */
+static int sized_tmpfs(char *const *argv, size_t i, size_t k)
+{
+    return i + 3 < k && !strcmp(argv[i], "--size") &&
+           !strcmp(argv[i + 2], "--tmpfs");
+}
+
 /*
  * bwrap's options (argv between its name and the first "--") moved into
  * a memfd, NUL-separated, which bwrap reads with --args and closes: the
  * sandbox's processes can read bwrap's command line (/proc/1/cmdline is
  * bwrap's own), and it then carries no host path (issue 23 item 15).
- * The new argv (a heap strv) into *out; NULL when argv has no "--".
+ * Sized tmpfs mounts stay on the command line, after --args (so after
+ * every other option).  The new argv (a heap strv) into *out; NULL when
+ * argv has no "--".
  */
 static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
                        up_error *err)
 {
-    size_t k = 1, n = k;
+    size_t k = 1, n = 0, m = 3; /* m: after bwrap --args FD */
     up_buf b = UP_BUF_INIT;
     char fd[16];
     int mfd, rc = 0;
@@ -204,8 +216,18 @@ static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
         k++;
     if (!argv[k])
         return 0;
-    for (size_t i = 1; i < k; i++)
-        up_buf_add(&b, argv[i], strlen(argv[i]) + 1);
+    while (argv[n])
+        n++;
+    *out = up_xcalloc(n + 4, sizeof(**out));
+    for (size_t i = 1; i < k;) {
+        if (!sized_tmpfs(argv, i, k)) {
+            up_buf_add(&b, argv[i], strlen(argv[i]) + 1);
+            i++;
+            continue;
+        }
+        for (int w = 0; w < 4; w++)
+            (*out)[m++] = up_xstrdup(argv[i++]);
+    }
     mfd = memfd_create("bwrap-args", MFD_CLOEXEC);
     /* above the descriptors the child dup2s onto (0 to SBX_ARGS_FD) */
     r->argsfd = mfd >= 0 ? fcntl(mfd, F_DUPFD_CLOEXEC, 10) : -1;
@@ -216,17 +238,17 @@ static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
         rc = up_error_set(err, UP_EIO, "sandbox: bwrap's options: %s",
                           strerror(errno));
     up_buf_release(&b);
-    while (!rc && argv[n])
-        n++;
-    if (rc)
+    if (rc) {
+        up_strv_free(*out);
+        *out = NULL;
         return rc;
-    *out = up_xcalloc(n - k + 4, sizeof(**out));
+    }
     snprintf(fd, sizeof(fd), "%d", SBX_ARGS_FD);
     (*out)[0] = up_xstrdup(argv[0]);
     (*out)[1] = up_xstrdup("--args");
     (*out)[2] = up_xstrdup(fd);
     for (size_t i = k; i < n; i++)
-        (*out)[i - k + 3] = up_xstrdup(argv[i]);
+        (*out)[m++] = up_xstrdup(argv[i]);
     return 0;
 }
 
