@@ -185,13 +185,36 @@ static void run_free(up_sandbox_run *r)
     free(r);
 }
 
-/* 1 when argv[i] starts a sized tmpfs, "--size N --tmpfs DIR", before
- * k: bwrap 0.8 mis-parses --size read through --args ("Unknown option
- * --size4217728"), so these stay on its command line (no host path). */
-static int sized_tmpfs(char *const *argv, size_t i, size_t k)
+/* How many words at argv[i] (before k) stay on bwrap's command line,
+ * ahead of --args: a sized tmpfs, "--size N --tmpfs DIR" (bwrap 0.8
+ * mis-parses --size read through --args: "Unknown option
+ * --size4217728"), and the "--dev /dev" one is mounted in, so the order
+ * of the mounts holds.  They name no host path.  0: none. */
+static size_t kept_words(char *const *argv, size_t i, size_t k)
 {
-    return i + 3 < k && !strcmp(argv[i], "--size") &&
-           !strcmp(argv[i + 2], "--tmpfs");
+    if (i + 3 < k && !strcmp(argv[i], "--size") &&
+        !strcmp(argv[i + 2], "--tmpfs"))
+        return 4;
+    if (i + 1 < k && !strcmp(argv[i], "--dev") && !strcmp(argv[i + 1], "/dev"))
+        return 2;
+    return 0;
+}
+
+/* bwrap's options before k into the memfd text b, or (kept_words) onto
+ * out from *m on. */
+static void split_options(char *const *argv, size_t k, up_buf *b, char **out,
+                          size_t *m)
+{
+    for (size_t i = 1; i < k;) {
+        size_t w = kept_words(argv, i, k);
+
+        if (!w) {
+            up_buf_add(b, argv[i], strlen(argv[i]) + 1);
+            i++;
+        }
+        while (w--)
+            out[(*m)++] = up_xstrdup(argv[i++]);
+    }
 }
 
 /*
@@ -199,14 +222,13 @@ static int sized_tmpfs(char *const *argv, size_t i, size_t k)
  * a memfd, NUL-separated, which bwrap reads with --args and closes: the
  * sandbox's processes can read bwrap's command line (/proc/1/cmdline is
  * bwrap's own), and it then carries no host path (issue 23 item 15).
- * Sized tmpfs mounts stay on the command line, after --args (so after
- * every other option).  The new argv (a heap strv) into *out; NULL when
- * argv has no "--".
+ * The sized tmpfs mounts stay ahead of --args (kept_words).  The new
+ * argv (a heap strv) into *out; NULL when argv has no "--".
  */
 static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
                        up_error *err)
 {
-    size_t k = 1, n = 0, m = 3; /* m: after bwrap --args FD */
+    size_t k = 1, n = 0, m = 1;
     up_buf b = UP_BUF_INIT;
     char fd[16];
     int mfd, rc = 0;
@@ -219,15 +241,8 @@ static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
     while (argv[n])
         n++;
     *out = up_xcalloc(n + 4, sizeof(**out));
-    for (size_t i = 1; i < k;) {
-        if (!sized_tmpfs(argv, i, k)) {
-            up_buf_add(&b, argv[i], strlen(argv[i]) + 1);
-            i++;
-            continue;
-        }
-        for (int w = 0; w < 4; w++)
-            (*out)[m++] = up_xstrdup(argv[i++]);
-    }
+    (*out)[0] = up_xstrdup(argv[0]);
+    split_options(argv, k, &b, *out, &m);
     mfd = memfd_create("bwrap-args", MFD_CLOEXEC);
     /* above the descriptors the child dup2s onto (0 to SBX_ARGS_FD) */
     r->argsfd = mfd >= 0 ? fcntl(mfd, F_DUPFD_CLOEXEC, 10) : -1;
@@ -244,9 +259,8 @@ static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
         return rc;
     }
     snprintf(fd, sizeof(fd), "%d", SBX_ARGS_FD);
-    (*out)[0] = up_xstrdup(argv[0]);
-    (*out)[1] = up_xstrdup("--args");
-    (*out)[2] = up_xstrdup(fd);
+    (*out)[m++] = up_xstrdup("--args");
+    (*out)[m++] = up_xstrdup(fd);
     for (size_t i = k; i < n; i++)
         (*out)[m++] = up_xstrdup(argv[i]);
     return 0;
