@@ -58,7 +58,7 @@ static double sandbox_true(int row, const char *ws)
 
     up_sandbox_limits_default(&l);
     if (row == ROW_BWRAP_NOCG || row == ROW_NONE_NOCG)
-        l.nproc = 0;
+        l.nproc = 0, l.mem_total = 0; /* no pids nor memory cgroup */
     if (up_sandbox_exec(&r,
                         row == ROW_NONE || row == ROW_NONE_NOCG
                             ? UP_SANDBOX_NONE

@@ -93,6 +93,20 @@ char *up_agent_system_n(const up_skill *v, size_t n, enum up_inject inject);
     "\n\nThe run tool runs a shell command line in the folder (no network); "  \
     "use it to build, test or check your work."
 
+/* The same without the sandbox (--sandbox none): it claims no isolation. */
+#define UP_AGENT_RUN_PROMPT_NONE                                               \
+    "\n\nThe run tool runs a shell command line in the folder; use it to "     \
+    "build, test or check your work."
+
+/* The run tool's description without the sandbox (the table's own one
+ * describes the sandbox): never tell the model it is sandboxed then. */
+#define UP_AGENT_RUN_TOOL_NONE                                                 \
+    "Run a shell command line (/bin/sh -c) in the workspace folder. It is "    \
+    "not sandboxed: it runs with the user's rights and network, so keep to "   \
+    "the folder. Limits on time, memory, file size, processes and output. "    \
+    "Returns the exit code, stdout and stderr (long output is cut and says "   \
+    "so)."
+
 /* The user message of case c in agent mode: its input, and the names of
  * its context files (which are files in the workspace).  A new string. */
 char *up_agent_user(const up_case *c);

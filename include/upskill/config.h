@@ -149,6 +149,7 @@ typedef struct up_config {
     up_cfg_int sandbox_cpu_s;
     up_cfg_int sandbox_wall_s;
     up_cfg_int sandbox_memory_mb;
+    up_cfg_int sandbox_call_memory_mb; /* the whole call (memory cgroup) */
     up_cfg_int sandbox_file_size_mb;
     up_cfg_int sandbox_processes;
     up_cfg_int sandbox_output_kb;

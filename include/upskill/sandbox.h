@@ -7,9 +7,10 @@
  * directory bound at /workspace as the only writable place and the
  * working directory.  The environment is a fixed allow-list: no variable
  * of the caller (API keys included) ever reaches the command.  Limits per
- * call: CPU seconds, address space, file size, process count, wall clock
- * and an output cap.  A broken limit is data in the result, never an
- * error of the caller.
+ * call: CPU seconds, address space, memory of the whole call (a memory
+ * cgroup where one can be made), file size, process count, wall clock
+ * and an output cap; /tmp and /dev/shm are 128 MiB tmpfs mounts.  A broken
+ * limit is data in the result, never an error of the caller.
  *
  * Asynchronous use: up_sandbox_start, then poll the fds of
  * up_sandbox_pollfds and call up_sandbox_step when one is readable (or
@@ -36,6 +37,9 @@ typedef struct up_sandbox_limits {
     unsigned cpu_s;     /* RLIMIT_CPU seconds (default 10) */
     unsigned wall_ms;   /* wall clock, whole sandbox killed (30000) */
     size_t mem_bytes;   /* RLIMIT_AS per process (default 1 GiB) */
+    size_t mem_total;   /* memory of the whole call, tmpfs included, in a
+                           memory cgroup (default 1 GiB); without one,
+                           mem_bytes and nproc are lowered instead */
     size_t fsize_bytes; /* RLIMIT_FSIZE per file (default 64 MiB) */
     unsigned nproc;     /* processes of the sandbox (default 64) */
     size_t out_cap;     /* bytes kept per stream (default 64 KiB) */
@@ -46,18 +50,19 @@ typedef struct up_sandbox_limits {
 /* The limit a call broke. */
 typedef enum up_sandbox_limit {
     UP_SANDBOX_OK = 0,
-    UP_SANDBOX_CPU,    /* "cpu time limit (10 s)" */
-    UP_SANDBOX_WALL,   /* "wall clock (30 s)" */
-    UP_SANDBOX_OUTPUT, /* "output cap": killed for printing over out_kill */
-    UP_SANDBOX_FSIZE,  /* "file size" */
-    UP_SANDBOX_MEMORY, /* "memory" */
-    UP_SANDBOX_NPROC   /* "processes" */
+    UP_SANDBOX_CPU,       /* "cpu time limit (10 s)" */
+    UP_SANDBOX_WALL,      /* "wall clock (30 s)" */
+    UP_SANDBOX_OUTPUT,    /* "output cap": killed for printing over out_kill */
+    UP_SANDBOX_FSIZE,     /* "file size" */
+    UP_SANDBOX_MEMORY,    /* "memory" */
+    UP_SANDBOX_NPROC,     /* "processes" */
+    UP_SANDBOX_MEMORY_ALL /* "memory of the call": the cgroup's OOM kill */
 } up_sandbox_limit;
 
 /* What a call did.  Release with up_sandbox_result_release. */
 typedef struct up_sandbox_result {
-    int exit_code;          /* the shell's exit code; -1 when signalled */
-    int signal;             /* signal that ended it (incl. 128+n codes) */
+    int exit_code;          /* the shell's exit code; 128+n for signal n */
+    int signal;             /* signal n that ended it (or exit code 128+n) */
     up_sandbox_limit limit; /* the limit broken, UP_SANDBOX_OK if none */
     char limit_text[64];    /* e.g. "wall clock (30 s)"; "" if none */
     up_buf out;             /* stdout, at most out_cap bytes */
@@ -197,9 +202,9 @@ void up_sandbox_result_release(up_sandbox_result *res);
  * The common part of a bubblewrap command line, one word at a time through
  * add(ud, word): the bwrap binary, new user, pid, network (only
  * loopback), ipc, uts and cgroup namespaces, capabilities dropped, /proc,
- * a minimal /dev, a private /tmp, the system folders read-only and only
- * the /etc entries programs need.  The caller appends its binds,
- * --chdir, "--" and the command.
+ * a minimal read-only /dev with a 128 MiB /dev/shm, a private 128 MiB
+ * /tmp, the system folders read-only and only the /etc entries programs
+ * need.  The caller appends its binds, --chdir, "--" and the command.
  */
 void up_sandbox_bwrap_base(void (*add)(void *ud, const char *w), void *ud);
 

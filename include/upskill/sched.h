@@ -122,6 +122,7 @@ typedef struct up_sched_wait {
     size_t failed;    /* jobs that ended with an error so far */
     const char *last; /* the last failed attempt's reason, or NULL */
     long retry_in_ms; /* its wait before the next try, -1 for none */
+    int stopping;     /* 1: the stop flag was just raised (said once) */
 } up_sched_wait;
 
 typedef struct up_sched_opts {
@@ -130,10 +131,12 @@ typedef struct up_sched_opts {
     long job_timeout_ms; /* per job, all turns and retries; 0: none */
     /*
      * Optional stop flag, e.g. bumped by a SIGINT handler: 1 starts no
-     * new job and lets running ones end; cancel_at or more also cancels
-     * the running ones.  Jobs that never ran or were cancelled end with
-     * UP_EINTR.  cancel_at 0 means 2 (a second Ctrl-C); 1 suits callers
-     * that would keep no work of a job cut short.
+     * new job and lets running ones end their turn in flight (a multi-
+     * turn job sends no further request: it ends with UP_EINTR at its
+     * next turn boundary), and calls waiting once with stopping set;
+     * cancel_at or more also cancels the running ones.  Jobs that never ran or
+     * were cancelled end with UP_EINTR.  cancel_at 0 means 2 (a second Ctrl-C);
+     * 1 suits callers that would keep no work of a job cut short.
      */
     volatile sig_atomic_t *stop;
     int cancel_at;

@@ -111,6 +111,7 @@ typedef struct up_session {
     size_t nruns;
     up_sandbox_limits run_lim; /* the run tool's limits (from the config) */
     up_ws_limits ws_lim;       /* each workspace's caps and quota (same) */
+    int unsandboxed; /* commands run without the sandbox (warned once) */
     /* the case artifacts written as jobs are graded (session_artifact.c,
      * eval, benchmark and select), or NULL */
     struct session_stream *stream;

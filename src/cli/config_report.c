@@ -138,6 +138,7 @@ static const struct plain {
     S("sandbox.cpu_seconds", K_INT, sandbox_cpu_s),
     S("sandbox.wall_seconds", K_INT, sandbox_wall_s),
     S("sandbox.memory_mb", K_INT, sandbox_memory_mb),
+    S("sandbox.call_memory_mb", K_INT, sandbox_call_memory_mb),
     S("sandbox.file_size_mb", K_INT, sandbox_file_size_mb),
     S("sandbox.processes", K_INT, sandbox_processes),
     S("sandbox.output_kb", K_INT, sandbox_output_kb),

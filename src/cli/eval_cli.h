@@ -170,7 +170,8 @@ int eval_outcome_unsaved(const up_eval_session *e, const struct eval_args *a,
 
 /*
  * The scheduler's "still waiting" hook: one plain stderr line saying how
- * long no conversation has ended, and the last failure (terminal or not).
+ * long no conversation has ended, and the last failure (terminal or not);
+ * at the first Ctrl-C (w->stopping) how many conversations are finishing.
  */
 void eval_cli_wait_note(void *ud, const up_sched_wait *w);
 

@@ -39,6 +39,13 @@ void eval_cli_wait_note(void *ud, const up_sched_wait *w)
     (void)ud;
     if (out_err_is_tty()) /* end the live progress line first */
         fputc('\n', stderr);
+    if (w->stopping) {
+        fprintf(stderr,
+                "upskill: finishing %zu conversations; Ctrl-C again to stop "
+                "now\n",
+                w->in_flight);
+        return;
+    }
     fprintf(stderr,
             "upskill: no answer for %ld s: %zu conversation(s) in flight, "
             "%zu failed so far",

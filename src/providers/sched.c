@@ -71,8 +71,9 @@ struct sched {
     int *fds;            /* the parked jobs' fds, UP_JOB_MAX_FDS per slot */
     up_sched_source src; /* where the jobs come from */
     void *src_ud;
-    size_t taken; /* jobs the source gave so far */
-    int dry;      /* 1: the source said it has no more */
+    size_t taken;   /* jobs the source gave so far */
+    int dry;        /* 1: the source said it has no more */
+    int stop_noted; /* the stop flag was seen (and said) */
 };
 
 const up_request up_job_parked;
@@ -394,6 +395,13 @@ static void go_on(job *j, const up_request *rq)
         complete(j);
         return;
     }
+    if (j->s->o->stop && *j->s->o->stop) { /* a turn boundary: stop here */
+        up_error e;
+
+        up_error_set(&e, UP_EINTR, "interrupted between two turns");
+        fail(j, UP_EINTR, &e);
+        return;
+    }
     up_response_release(&j->res);
     up_response_init(&j->res);
     j->res.attempts = attempts;
@@ -603,6 +611,27 @@ static void maybe_note_wait(sched *s)
     w.failed = s->st.failed;
     w.last = s->last_fail.len ? s->last_fail.data : NULL;
     w.retry_in_ms = s->last_delay;
+    w.stopping = 0;
+    s->o->waiting(s->o->waiting_ud, &w);
+}
+
+/* The first sight of the stop flag: tell the caller how many jobs are
+ * finishing their turn, unless they are cancelled now anyway. */
+static void note_stop(sched *s, int cancelling)
+{
+    up_sched_wait w;
+
+    if (s->stop_noted)
+        return;
+    s->stop_noted = 1;
+    if (!s->o->waiting || !s->nactive || cancelling)
+        return;
+    memset(&w, 0, sizeof(w));
+    w.waited_ms = up_http_now_ms() - s->last_ok;
+    w.in_flight = s->nactive;
+    w.failed = s->st.failed;
+    w.retry_in_ms = -1;
+    w.stopping = 1;
     s->o->waiting(s->o->waiting_ud, &w);
 }
 
@@ -687,6 +716,8 @@ static void loop(sched *s)
     size_t i;
 
     while (!s->dry || s->nactive) {
+        if (stop && *stop)
+            note_stop(s, *stop >= cancel_at);
         if (stop && *stop >= cancel_at)
             cancel_all(s);
         if (stop && *stop)

@@ -3,7 +3,8 @@
 # commands through the loop are contained and the eval completes; a
 # planted API key never reaches a tool's environment, output or any run
 # file; a command blocked in one conversation does not hold another's
-# turns; --sandbox none warns and is recorded.
+# turns; --sandbox none warns and is recorded, and ends a command whose
+# child left its process group at the wall clock (issue 23 item 7).
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -146,6 +147,33 @@ like "$err" "--sandbox none: the run tool runs the students' commands without a 
     "--sandbox none warns"
 like "$(cat "$T"/runs2/*/run_1/run_metadata.json)" '"sandbox": "none"' \
     "run_metadata.json records the opt-out"
+
+# Issue 23 item 7: under --sandbox none a command whose child leaves its
+# process group (setsid) and holds the output open still ends at the wall
+# clock, and that child does not outlive the call.  (Before, the call
+# waited for the pipes for ever: the eval is bounded by timeout(1) here.)
+cat > "$T/wall2.yaml" <<'YAML'
+sandbox:
+  wall_seconds: 2
+YAML
+MARK="1501.$$"
+printf '{"cases": [{"input": "escape", "expected": {"contains": ["done"]}}]}\n' > "$T/t6.json"
+cat > "$T/s6.json" <<JSON
+{"rules": [
+  {"match": {"assistant_turns": 0},
+   "reply": {"tool_calls": [{"name": "run", "arguments": {"command": "(setsid sleep $MARK &); echo started"}}]}},
+  {"match": {"last_role": "tool"}, "reply": {"text": "done"}}
+]}
+JSON
+fake_start "$T/s6.json" --record "$T/rec6.jsonl"
+UPSKILL_CONFIG="$T/wall2.yaml" run timeout 60 "$UPSKILL" eval --no-cache \
+    "$SKILL" -t "$T/t6.json" -m local --base-url "$FAKE_URL/v1" --run-tool \
+    --sandbox none --no-baseline --no-log-runs
+is "$rc" 0 "an escaped process does not hold the eval"
+like "$(cat "$T/rec6.jsonl")" "the command broke a limit: wall clock (2 s)" \
+    "the call ends at the wall clock"
+like "$(cat "$T/rec6.jsonl")" "started" "with what the command printed"
+pgrep -f "sleep $MARK" >/dev/null; is $? 1 "the escaped process is gone"
 
 # Without --run-tool, run is neither offered nor callable.
 printf '{"cases": [{"input": "case-honest", "expected": {"contains": ["done"]}}]}\n' > "$T/t3.json"

@@ -76,6 +76,26 @@ run "$UPSKILL" eval --no-cache "$SLUG" --sandbox none \
 like "$out" "warning: the checks ran unsandboxed (--sandbox none)" \
     "--sandbox none warns in the report"
 
+# --- issue 23 item 8: without --run-tool too, the opt-out is said at the
+# start, recorded in run_metadata.json, and the students are not told of
+# a sandbox they do not have ----------------------------------------------------
+fake_start "$T/py.json" --record "$T/rec-none.jsonl"
+run "$UPSKILL" eval --no-cache "$SLUG" --sandbox none \
+    -m qwen2.5-coder-7b-instruct --base-url "$FAKE_URL/v1" \
+    --runs-dir "$T/runs-none"
+like "$err" "warning: --sandbox none: the suite's command checks" \
+    "--sandbox none without --run-tool warns at the start"
+like "$(cat "$T"/runs-none/*/run_1/run_metadata.json)" '"sandbox": "none"' \
+    "run_metadata.json records the opt-out"
+like "$(cat "$T/rec-none.jsonl")" '"name":"run"' \
+    "the students still get the run tool"
+unlike "$(cat "$T/rec-none.jsonl")" 'no network' \
+    "nothing tells the students there is no network"
+unlike "$(cat "$T/rec-none.jsonl")" 'in a sandbox' \
+    "nor that they are in a sandbox"
+like "$(cat "$T/rec-none.jsonl")" 'It is not sandboxed' \
+    "the run tool says it is not sandboxed"
+
 # --- a missing program: not gradable, named, out of the rates ------------------
 cat > "$T/missing.json" <<'JSON'
 {"cases": [{"input": "Write slug.py.", "expected": {"contains": []},

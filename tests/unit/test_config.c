@@ -159,11 +159,13 @@ Test(config, sandbox_limits_of_the_run_tool)
     up_config_init(&cfg);
     cr_assert_eq(cfg.sandbox_wall_s.value, 30, "the sandbox's defaults");
     cr_assert_eq(cfg.sandbox_memory_mb.value, 1024);
+    cr_assert_eq(cfg.sandbox_call_memory_mb.value, 1024);
     cr_assert_eq(cfg.sandbox_output_kb.value, 64);
     cr_assert_eq(parse(&cfg,
                        "sandbox:\n  wall_seconds: 5\n  processes: 16\n"
                        "  cpu_seconds: 2\n  memory_mb: 256\n"
-                       "  file_size_mb: 8\n  output_kb: 4\n",
+                       "  file_size_mb: 8\n  output_kb: 4\n"
+                       "  call_memory_mb: 512\n",
                        &err),
                  0, "%s", err.msg);
     cr_assert_eq(cfg.sandbox_wall_s.value, 5);
@@ -172,6 +174,7 @@ Test(config, sandbox_limits_of_the_run_tool)
     cr_assert_eq(cfg.sandbox_memory_mb.value, 256);
     cr_assert_eq(cfg.sandbox_file_size_mb.value, 8);
     cr_assert_eq(cfg.sandbox_output_kb.value, 4);
+    cr_assert_eq(cfg.sandbox_call_memory_mb.value, 512);
     assert_source(&cfg.sandbox_wall_s.src, "upskill.config.yaml:2");
     up_config_release(&cfg);
     up_config_init(&cfg);

@@ -438,7 +438,7 @@ Test(sandbox, fork_bomb_is_contained)
     l.wall_ms = 3000;
     /* Root without a pids cgroup has no process cap (docs/sandbox.md):
      * only the wall clock ends the bomb, so keep it short. */
-    if (sbx_cgroup_open(&cg, 1) == 0)
+    if (sbx_cgroup_open(&cg, &(up_sandbox_limits){.nproc = 1}) == 0)
         sbx_cgroup_close(&cg);
     else if (geteuid() == 0)
         l.wall_ms = 1000;
@@ -773,4 +773,169 @@ Test(sandbox, spawn_needs_an_absolute_program)
                                   NULL, &err),
                  UP_ENOTFOUND);
     cr_expect_null(r);
+}
+
+/* Issue 23 item 7: in none mode a process that starts a session of its
+ * own escapes the process group and holds the output open.  The call
+ * still ends at the wall clock and the process does not survive it,
+ * with the per-call cgroups (root) and without them (nproc and
+ * mem_total 0: the subreaper's sweep). */
+static void escaped_session_dies(int cgroups)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+    up_buf cmd = UP_BUF_INIT, mark = UP_BUF_INIT;
+    up_error e = {0};
+
+    lims(&l);
+    l.wall_ms = 1000;
+    if (!cgroups)
+        l.nproc = 0, l.mem_total = 0;
+    up_buf_addf(&mark, "1000.%ld%d", (long)getpid(), cgroups);
+    up_buf_addf(&cmd, "(setsid sleep %s &); echo started", mark.data);
+    cr_assert_eq(
+        up_sandbox_exec(&r, UP_SANDBOX_NONE, ws.data, cmd.data, &l, &e), 0,
+        "%s", e.msg);
+    cr_assert_str_eq(r.out.data, "started\n");
+    cr_assert_eq(r.limit, UP_SANDBOX_WALL, "%s", r.limit_text);
+    cr_assert_eq(process_with(mark.data), 0, "the escaped process lives");
+    up_sandbox_result_release(&r);
+    up_buf_release(&cmd);
+    up_buf_release(&mark);
+}
+
+Test(sandbox, escaped_session_ends_at_the_wall_clock_in_none_mode)
+{
+    escaped_session_dies(0);
+}
+
+Test(sandbox, escaped_session_ends_at_the_wall_clock_with_cgroups)
+{
+    escaped_session_dies(1);
+}
+
+/* Issue 23 item 8: signal n reads as exit code 128+n in both modes. */
+static void signal_reads_128_plus_n(up_sandbox_mode mode)
+{
+    up_sandbox_result r;
+    up_error e = {0};
+
+    cr_assert_eq(up_sandbox_exec(&r, mode, ws.data, "kill -KILL $$", NULL, &e),
+                 0, "%s", e.msg);
+    cr_assert_eq(r.exit_code, 128 + SIGKILL, "mode %d", (int)mode);
+    cr_assert_eq(r.signal, SIGKILL);
+    up_sandbox_result_release(&r);
+}
+
+Test(sandbox, signal_reads_128_plus_n_in_none_mode)
+{
+    signal_reads_128_plus_n(UP_SANDBOX_NONE);
+}
+
+Test(sandbox, signal_reads_128_plus_n_in_bwrap_mode)
+{
+    need_bwrap();
+    signal_reads_128_plus_n(UP_SANDBOX_BWRAP);
+}
+
+/* Issue 23 item 2: /tmp and /dev/shm are sized tmpfs, /dev is not
+ * writable (its tmpfs has no size).  Nothing is written to measure it. */
+Test(sandbox, tmpfs_mounts_are_sized)
+{
+    up_sandbox_result r;
+
+    need_bwrap();
+    run(&r,
+        "df -k /tmp /dev/shm | awk 'NR > 1 { print $2 }'; "
+        "touch /dev/upskill-x 2>/dev/null || echo read-only",
+        NULL);
+    cr_assert_str_eq(r.out.data, "131072\n131072\nread-only\n", "%s",
+                     r.err.data);
+    up_sandbox_result_release(&r);
+}
+
+/* 1 when a memory cgroup per call can be made here. */
+static int have_memory_cgroup(void)
+{
+    up_sandbox_limits l;
+    sbx_cgroup cg;
+    int ok;
+
+    up_sandbox_limits_default(&l);
+    l.nproc = 0;
+    sbx_cgroup_open(&cg, &l);
+    ok = cg.has_mem;
+    sbx_cgroup_close(&cg);
+    return ok;
+}
+
+/* Issue 23 item 2: the memory of the whole call is bounded (RLIMIT_AS
+ * alone would let this one process, or 64 of them, have 1 GiB each).
+ * Bounded itself: the cgroup's 64 MiB, else the test is skipped. */
+Test(sandbox, memory_of_the_call_is_bounded)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+
+    need_bwrap();
+    if (!have_memory_cgroup()) {
+        teardown();
+        cr_skip_test("no memory cgroup can be made here");
+    }
+    lims(&l);
+    l.mem_total = (size_t)64 << 20;
+    run(&r, "python3 -c \"x = b'x' * (200 << 20)\"", &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_MEMORY_ALL, "%s / %s", r.limit_text,
+                 r.err.data);
+    cr_assert_str_eq(r.limit_text, "memory of the call (64 MiB)");
+    up_sandbox_result_release(&r);
+}
+
+/* Without a memory cgroup the call's per-process limits are lowered. */
+Test(sandbox, no_memory_cgroup_lowers_the_limits)
+{
+    up_sandbox_limits l;
+    sbx_cgroup cg;
+
+    up_sandbox_limits_default(&l);
+    l.mem_total = (size_t)1 << 30;
+    sbx_cgroup_open(&cg, &l);
+    if (cg.has_mem) {
+        cr_assert_eq(l.mem_bytes, (size_t)1 << 30);
+        cr_assert_eq(l.nproc, 64);
+    } else {
+        cr_assert_eq(l.mem_bytes, (size_t)512 << 20);
+        cr_assert_eq(l.nproc, 16);
+    }
+    sbx_cgroup_close(&cg);
+}
+
+/* The call is in its pids cgroup under bwrap too (root with a pids
+ * cgroup only): the 9th of 20 forks is refused by pids.max and the limit
+ * is named.  The child joins its cgroups before it moves its descriptors
+ * (a cgroup's cgroup.procs fd may be one of the low numbers it reuses). */
+Test(sandbox, the_call_joins_its_pids_cgroup_under_bwrap)
+{
+    up_sandbox_limits l;
+    up_sandbox_result r;
+    sbx_cgroup cg;
+    int pids;
+
+    need_bwrap();
+    sbx_cgroup_open(&cg, &(up_sandbox_limits){.nproc = 1});
+    pids = cg.has_pids;
+    sbx_cgroup_close(&cg);
+    if (!pids) {
+        teardown();
+        cr_skip_test("no pids cgroup here (root only)");
+    }
+    lims(&l);
+    l.nproc = 8;
+    run(&r,
+        "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; "
+        "do sleep 1 & done; wait",
+        &l);
+    cr_assert_eq(r.limit, UP_SANDBOX_NPROC, "%s / %s", r.limit_text,
+                 r.err.data);
+    up_sandbox_result_release(&r);
 }

@@ -139,10 +139,15 @@ static void offer_tools(up_agent *a)
     const up_tool *t = up_tool_table(&n);
 
     for (size_t i = 0; i < n && a->ntools < UP_TOOL_ROWS; i++) {
-        if ((t[i].flags & UP_TOOL_SLOW) && !a->o.run_tool)
+        int slow = (t[i].flags & UP_TOOL_SLOW) != 0;
+
+        if (slow && !a->o.run_tool)
             continue; /* `run` only when the run asks for it */
-        a->tools[a->ntools++] =
-            (up_tool_spec){t[i].name, t[i].description, t[i].parameters};
+        a->tools[a->ntools++] = (up_tool_spec){
+            t[i].name,
+            slow && a->o.sandbox == UP_SANDBOX_NONE ? UP_AGENT_RUN_TOOL_NONE
+                                                    : t[i].description,
+            t[i].parameters};
     }
 }
 

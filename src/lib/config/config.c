@@ -119,6 +119,7 @@ static const struct key sandbox_keys[] = {
     {"cpu_seconds", V_INT, CFG(sandbox_cpu_s), 1, 86400, NULL},
     {"wall_seconds", V_INT, CFG(sandbox_wall_s), 1, 86400, NULL},
     {"memory_mb", V_INT, CFG(sandbox_memory_mb), 16, 1048576, NULL},
+    {"call_memory_mb", V_INT, CFG(sandbox_call_memory_mb), 16, 1048576, NULL},
     {"file_size_mb", V_INT, CFG(sandbox_file_size_mb), 1, 1048576, NULL},
     {"processes", V_INT, CFG(sandbox_processes), 1, 100000, NULL},
     {"output_kb", V_INT, CFG(sandbox_output_kb), 1, 1048576, NULL},
@@ -699,6 +700,7 @@ void up_config_init(up_config *cfg)
     cfg->sandbox_cpu_s.value = 10;     /* the sandbox's defaults (sandbox.h) */
     cfg->sandbox_wall_s.value = 30;
     cfg->sandbox_memory_mb.value = 1024;
+    cfg->sandbox_call_memory_mb.value = 1024;
     cfg->sandbox_file_size_mb.value = 64;
     cfg->sandbox_processes.value = 64;
     cfg->sandbox_output_kb.value = 64;

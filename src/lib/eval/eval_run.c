@@ -396,7 +396,9 @@ static char *agent_system(const up_eval_plan *p, const up_skill *skills,
     if (!p->agent_opts.run_tool)
         return sys;
     up_buf_adds(&b, sys);
-    up_buf_adds(&b, UP_AGENT_RUN_PROMPT);
+    up_buf_adds(&b, p->agent_opts.sandbox == UP_SANDBOX_NONE
+                        ? UP_AGENT_RUN_PROMPT_NONE
+                        : UP_AGENT_RUN_PROMPT);
     free(sys);
     return up_buf_detach(&b);
 }

@@ -93,6 +93,7 @@ int up_session_check_sandbox(up_session *s, up_error *err)
                      "--sandbox none: the run tool runs the students' "
                      "commands without a sandbox, with your rights and "
                      "network, in each conversation's folder");
+        s->unsandboxed = 1;
         return 0;
     }
     return up_sandbox_check(err);
@@ -105,6 +106,7 @@ static void run_limits(const up_config *cfg, up_sandbox_limits *l)
     l->cpu_s = (unsigned)cfg->sandbox_cpu_s.value;
     l->wall_ms = (unsigned)cfg->sandbox_wall_s.value * 1000u;
     l->mem_bytes = (size_t)cfg->sandbox_memory_mb.value << 20;
+    l->mem_total = (size_t)cfg->sandbox_call_memory_mb.value << 20;
     l->fsize_bytes = (size_t)cfg->sandbox_file_size_mb.value << 20;
     l->nproc = (unsigned)cfg->sandbox_processes.value;
     l->out_cap = (size_t)cfg->sandbox_output_kb.value << 10;
@@ -132,6 +134,14 @@ static void agent_plan(up_session *s, up_eval_plan *p)
      * the students can build and test what the checks will */
     p->agent_opts.run_tool = s->o.run_tool || plan_has_checks(p);
     p->agent_opts.sandbox = s->o.sandbox;
+    if (s->o.sandbox == UP_SANDBOX_NONE && p->agent_opts.run_tool &&
+        !s->unsandboxed) { /* checks, without --run-tool: still say so */
+        session_note(s, UP_SESSION_WARN,
+                     "--sandbox none: the suite's command checks (and in "
+                     "agent mode the students' run tool) run without a "
+                     "sandbox, with your rights and network");
+        s->unsandboxed = 1;
+    }
     p->check_mode = (int)s->o.sandbox; /* the command checks' sandbox too */
     run_limits(s->cfg, &s->run_lim);
     p->agent_opts.run_limits = &s->run_lim;

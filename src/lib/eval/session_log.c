@@ -99,7 +99,7 @@ int up_session_log_runs(up_session *s, const up_eval_plan *p, const char *task,
                 up_eval_run_totals(rec, p, m, r, (enum up_arm)arm,
                                    up_session_price(s, m));
                 up_eval_run_error(rec, p, m, r, (enum up_arm)arm);
-                if (s->o.run_tool)
+                if (p->agent_opts.run_tool || s->unsandboxed)
                     rec->sandbox =
                         s->o.sandbox == UP_SANDBOX_NONE ? "none" : "bwrap";
                 rec->batch_id = up_xstrdup(s->batch_id.data);

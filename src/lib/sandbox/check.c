@@ -119,6 +119,9 @@ static void limits(up_sandbox_limits *l, unsigned wall_s)
     l->cpu_s = s;
     l->wall_ms = s * 1000u;
     l->mem_bytes = (size_t)8 << 30; /* a compiler maps a lot */
+    /* the whole check: twice that, so that without a memory cgroup the
+     * per-process limit stays at 8 GiB (sandbox_cgroup.c) */
+    l->mem_total = (size_t)16 << 30;
     l->out_cap = UP_CHECK_OUTPUT;
 }
 
@@ -158,8 +161,9 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
         sr->exit_code == 0 && !sr->limit ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
     if (sr->limit)
         up_buf_addf(&r->message, "stopped: %s", sr->limit_text);
-    else if (sr->exit_code < 0)
-        up_buf_addf(&r->message, "killed by signal %d", sr->signal);
+    else if (sr->signal)
+        up_buf_addf(&r->message, "killed by signal %d (exit %d)", sr->signal,
+                    sr->exit_code);
     else
         up_buf_addf(&r->message, "exit %d", sr->exit_code);
     if (r->status != UP_ASSERT_PASS)

@@ -2,15 +2,18 @@
  * One command in the sandbox: start, drain, enforce, finish.
  *
  * The child (a new session, so the none mode can kill its whole process
- * group) sets the rlimits, joins the per-call pids cgroup when there is
- * one, and execs bwrap (or /bin/sh for the none mode) with the
+ * group) sets the rlimits, joins the per-call cgroups (memory, pids) when
+ * there are some, and execs bwrap (or /bin/sh for the none mode) with the
  * allow-listed environment.  The parent reads stdout and stderr through
  * non-blocking pipes, keeps out_cap bytes of each and drains and discards
  * the rest (a command printing forever never blocks on a full pipe), and
  * kills the sandbox at the wall-clock deadline or when the total output
  * passes out_kill.  Under bwrap, killing the pid namespace's init (whose
  * pid bwrap reports on --info-fd) kills every process of the sandbox, and
- * bwrap exits only once that namespace is gone.
+ * bwrap exits only once that namespace is gone.  In the none mode a
+ * process that left the group may hold the pipes: a killed call stops
+ * reading once its own child is reaped, and the sweep of sandbox_reap.c
+ * kills such processes when the call ends.
  */
 #define _GNU_SOURCE /* pipe2: no fd leaks to another thread's fork */
 #include <errno.h>
@@ -49,7 +52,8 @@ struct up_sandbox_run {
     int reaped, status;    /* waitpid done, and its status */
     int pidfd;             /* readable when pid exits; -1 if unsupported */
     int argsfd;            /* bwrap's options for --args, or -1 */
-    sbx_cgroup cg;         /* per-call pids cgroup, when available */
+    sbx_cgroup cg;         /* per-call cgroups, when available */
+    unsigned long long start_ticks; /* when our child started (/proc) */
 };
 
 /* The one monotonic clock, as the fractional ms this file keeps. */
@@ -63,6 +67,7 @@ void up_sandbox_limits_default(up_sandbox_limits *l)
     l->cpu_s = 10;
     l->wall_ms = 30000;
     l->mem_bytes = (size_t)1 << 30;
+    l->mem_total = (size_t)1 << 30;
     l->fsize_bytes = (size_t)64 << 20;
     l->nproc = 64;
     l->out_cap = 64 << 10;
@@ -102,11 +107,12 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
     int devnull = open("/dev/null", O_RDONLY);
 
     setsid();
+    /* first: the cgroups' fds may be low ones the dup2s below replace */
+    if (sbx_cgroup_enter(&r->cg) != 0)
+        _exit(127);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
         dup2(err, 2) < 0 || (info >= 0 && dup2(info, SBX_INFO_FD) < 0) ||
         (r->argsfd >= 0 && dup2(r->argsfd, SBX_ARGS_FD) < 0))
-        _exit(127);
-    if (r->cg.procs_fd >= 0 && write(r->cg.procs_fd, "0", 1) != 1)
         _exit(127);
     close_from(r->argsfd >= 0 ? SBX_ARGS_FD + 1
                : info >= 0    ? SBX_INFO_FD + 1
@@ -153,9 +159,13 @@ static up_sandbox_run *run_new(up_sandbox_mode mode,
     up_buf_init(&r->out);
     up_buf_init(&r->err);
     up_buf_init(&r->info);
-    r->cg.procs_fd = -1;
+    for (int i = 0; i < S_N; i++)
+        r->fd[i] = -1;
     r->pidfd = -1;
     r->argsfd = -1;
+    /* before the command line: without a memory cgroup the limits of
+     * the call are lowered (sandbox_cgroup.c) */
+    sbx_cgroup_open(&r->cg, &r->lim);
     return r;
 }
 
@@ -175,17 +185,50 @@ static void run_free(up_sandbox_run *r)
     free(r);
 }
 
+/* How many words at argv[i] (before k) stay on bwrap's command line,
+ * ahead of --args: a sized tmpfs, "--size N --tmpfs DIR" (bwrap 0.8
+ * mis-parses --size read through --args: "Unknown option
+ * --size4217728"), and the "--dev /dev" one is mounted in, so the order
+ * of the mounts holds.  They name no host path.  0: none. */
+static size_t kept_words(char *const *argv, size_t i, size_t k)
+{
+    if (i + 3 < k && !strcmp(argv[i], "--size") &&
+        !strcmp(argv[i + 2], "--tmpfs"))
+        return 4;
+    if (i + 1 < k && !strcmp(argv[i], "--dev") && !strcmp(argv[i + 1], "/dev"))
+        return 2;
+    return 0;
+}
+
+/* bwrap's options before k into the memfd text b, or (kept_words) onto
+ * out from *m on. */
+static void split_options(char *const *argv, size_t k, up_buf *b, char **out,
+                          size_t *m)
+{
+    for (size_t i = 1; i < k;) {
+        size_t w = kept_words(argv, i, k);
+
+        if (!w) {
+            up_buf_add(b, argv[i], strlen(argv[i]) + 1);
+            i++;
+        }
+        while (w--)
+            out[(*m)++] = up_xstrdup(argv[i++]);
+    }
+}
+
 /*
  * bwrap's options (argv between its name and the first "--") moved into
  * a memfd, NUL-separated, which bwrap reads with --args and closes: the
  * sandbox's processes can read bwrap's command line (/proc/1/cmdline is
  * bwrap's own), and it then carries no host path (issue 23 item 15).
- * The new argv (a heap strv) into *out; NULL when argv has no "--".
+ * The sized tmpfs mounts stay ahead of --args (kept_words).  The new
+ * argv (a heap strv) into *out; NULL when argv has no "--".
  */
 static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
                        up_error *err)
 {
-    size_t k = 1, n = k;
+    size_t k = 1, n = 0, m = 1;
     up_buf b = UP_BUF_INIT;
     char fd[16];
     int mfd, rc = 0;
@@ -195,8 +238,11 @@ static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
         k++;
     if (!argv[k])
         return 0;
-    for (size_t i = 1; i < k; i++)
-        up_buf_add(&b, argv[i], strlen(argv[i]) + 1);
+    while (argv[n])
+        n++;
+    *out = up_xcalloc(n + 4, sizeof(**out));
+    (*out)[0] = up_xstrdup(argv[0]);
+    split_options(argv, k, &b, *out, &m);
     mfd = memfd_create("bwrap-args", MFD_CLOEXEC);
     /* above the descriptors the child dup2s onto (0 to SBX_ARGS_FD) */
     r->argsfd = mfd >= 0 ? fcntl(mfd, F_DUPFD_CLOEXEC, 10) : -1;
@@ -207,17 +253,16 @@ static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
         rc = up_error_set(err, UP_EIO, "sandbox: bwrap's options: %s",
                           strerror(errno));
     up_buf_release(&b);
-    while (!rc && argv[n])
-        n++;
-    if (rc)
+    if (rc) {
+        up_strv_free(*out);
+        *out = NULL;
         return rc;
-    *out = up_xcalloc(n - k + 4, sizeof(**out));
+    }
     snprintf(fd, sizeof(fd), "%d", SBX_ARGS_FD);
-    (*out)[0] = up_xstrdup(argv[0]);
-    (*out)[1] = up_xstrdup("--args");
-    (*out)[2] = up_xstrdup(fd);
+    (*out)[m++] = up_xstrdup("--args");
+    (*out)[m++] = up_xstrdup(fd);
     for (size_t i = k; i < n; i++)
-        (*out)[i - k + 3] = up_xstrdup(argv[i]);
+        (*out)[m++] = up_xstrdup(argv[i]);
     return 0;
 }
 
@@ -228,6 +273,7 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
 {
     int p[S_N][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
     int npipes = r->mode == UP_SANDBOX_BWRAP ? S_N : S_INFO;
+    struct sbx_pstat st;
     int rc = 0;
 
     for (int i = 0; i < npipes; i++)
@@ -236,9 +282,10 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
                 up_error_set(err, UP_EIO, "sandbox: pipe: %s", strerror(errno));
             goto out;
         }
-    sbx_cgroup_open(&r->cg, r->lim.nproc);
     r->t0 = now_ms();
     r->deadline = r->lim.wall_ms ? r->t0 + r->lim.wall_ms : 0;
+    if (r->mode == UP_SANDBOX_NONE) /* before any orphan can appear */
+        sbx_subreaper();
     r->pid = fork();
     if (r->pid < 0) {
         rc = up_error_set(err, UP_EIO, "sandbox: fork: %s", strerror(errno));
@@ -248,6 +295,9 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
         child(r, p[S_OUT][1], p[S_ERR][1], p[S_INFO][1], cwd, argv, envp);
     setpgid(r->pid, r->pid); /* its own group now, whether or not its
                                 setsid ran yet, so a kill reaches it */
+    sbx_live_add(r->pid);
+    r->start_ticks =
+        sbx_proc_stat(r->pid, &st) == 0 ? st.start : ~0ULL; /* none */
 #ifdef SYS_pidfd_open
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
 #endif
@@ -260,18 +310,14 @@ out:
     return rc;
 }
 
-/* A new run of mode, spawned; *out NULL on failure. */
-static int start_run(up_sandbox_run **out, up_sandbox_mode mode,
-                     const up_sandbox_limits *lim, char *const *argv,
+/* Run r (from run_new), spawned; *out NULL on failure (r freed). */
+static int start_run(up_sandbox_run **out, up_sandbox_run *r, char *const *argv,
                      char *const *envp, const char *cwd, up_error *err)
 {
-    up_sandbox_run *r = run_new(mode, lim);
     char **moved = NULL;
     int rc = 0;
 
-    for (int i = 0; i < S_N; i++)
-        r->fd[i] = -1;
-    if (mode == UP_SANDBOX_BWRAP)
+    if (r->mode == UP_SANDBOX_BWRAP)
         rc = args_via_fd(r, argv, &moved, err);
     if (!rc)
         rc = spawn(r, moved ? moved : argv, envp, cwd, err);
@@ -329,6 +375,7 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
     sbx_binds b = {x ? x->ws_at : NULL, NULL, x ? x->ro_at : NULL, NULL,
                    x ? x->rw_at : NULL};
     char **argv, **envp;
+    up_sandbox_run *r;
     int rc;
 
     *out = NULL;
@@ -343,13 +390,14 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
         rc = bind_dir(&b.rw, rw, x->rw_dir, err);
     if (rc)
         return rc;
-    argv = sbx_argv(mode, ws, cmd, lim ? lim->nproc : 64, &b);
+    r = run_new(mode, lim);
+    argv = sbx_argv(mode, ws, cmd, r->lim.nproc, &b);
     envp = sbx_envp(mode == UP_SANDBOX_BWRAP
                         ? (b.ws_at ? b.ws_at : UP_SANDBOX_WORKSPACE)
                         : ws,
                     x ? x->env : NULL);
-    rc = start_run(out, mode, lim, argv, envp,
-                   mode == UP_SANDBOX_NONE ? ws : NULL, err);
+    rc =
+        start_run(out, r, argv, envp, mode == UP_SANDBOX_NONE ? ws : NULL, err);
     up_strv_free(argv);
     up_strv_free(envp);
     return rc;
@@ -392,8 +440,9 @@ int up_sandbox_spawn(up_sandbox_run **out, const up_sandbox_proc *p,
         rc = up_error_set(err, UP_ENOTFOUND,
                           "sandbox: the program to run is no absolute path");
     else
-        rc = start_run(out, p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim,
-                       argv ? argv : p->argv, p->envp, p->cwd, err);
+        rc = start_run(
+            out, run_new(p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim),
+            argv ? argv : p->argv, p->envp, p->cwd, err);
     up_strv_free(argv);
     return rc;
 }
@@ -507,6 +556,18 @@ static void drain(up_sandbox_run *r, int s)
     }
 }
 
+/* What is readable now is kept; then the output is closed. */
+static void close_output(up_sandbox_run *r)
+{
+    for (int i = 0; i < S_N; i++)
+        if (r->fd[i] >= 0) {
+            drain(r, i);
+            if (r->fd[i] >= 0)
+                close(r->fd[i]);
+            r->fd[i] = -1;
+        }
+}
+
 int up_sandbox_step(up_sandbox_run *r)
 {
     for (int i = 0; i < S_N; i++)
@@ -517,6 +578,11 @@ int up_sandbox_step(up_sandbox_run *r)
         kill_all(r, UP_SANDBOX_OUTPUT);
     if (r->deadline > 0 && now_ms() >= r->deadline)
         kill_all(r, UP_SANDBOX_WALL);
+    if (r->hit != UP_SANDBOX_OK && !r->reaped &&
+        waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+        r->reaped = 1;
+    if (r->hit != UP_SANDBOX_OK && r->reaped)
+        close_output(r); /* a process that escaped the kill may hold it */
     if (r->fd[S_OUT] >= 0 || r->fd[S_ERR] >= 0)
         return 0;
     if (!r->reaped && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
@@ -531,12 +597,7 @@ static void end_now(up_sandbox_run *r)
     if (r->reaped)
         return;
     kill_all(r, UP_SANDBOX_WALL);
-    for (int i = 0; i < S_N; i++)
-        if (r->fd[i] >= 0) {
-            drain(r, i);
-            close(r->fd[i]);
-            r->fd[i] = -1;
-        }
+    close_output(r);
     while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
         ;
     r->reaped = 1;
@@ -568,6 +629,8 @@ static up_sandbox_limit classify(const up_sandbox_run *r,
         return UP_SANDBOX_CPU;
     if (res->signal == SIGXFSZ)
         return UP_SANDBOX_FSIZE;
+    if (sbx_cgroup_oom(&r->cg))
+        return UP_SANDBOX_MEMORY_ALL;
     if (sbx_cgroup_hit(&r->cg))
         return UP_SANDBOX_NPROC;
     /* Even on exit 0: a shell whose background forks failed says so. */
@@ -613,19 +676,24 @@ static void limit_text(char *dst, size_t cap, up_sandbox_limit l,
     case UP_SANDBOX_NPROC:
         snprintf(dst, cap, "processes (%u)", lim->nproc);
         break;
+    case UP_SANDBOX_MEMORY_ALL:
+        snprintf(dst, cap, "memory of the call (%s)",
+                 size_text(sz, lim->mem_total));
+        break;
     case UP_SANDBOX_OK:
         dst[0] = '\0';
         break;
     }
 }
 
-/* Exit code and signal; a shell reports a child's signal n as 128+n. */
+/* Exit code and signal: signal n reads as 128+n in both modes, as a
+ * shell reports a child's (bwrap does so for the command's shell). */
 static void fill_status(up_sandbox_result *res, int status)
 {
-    res->exit_code = -1;
     res->signal = 0;
     if (WIFSIGNALED(status)) {
         res->signal = WTERMSIG(status);
+        res->exit_code = 128 + res->signal;
         return;
     }
     res->exit_code = WEXITSTATUS(status);
@@ -652,6 +720,9 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
     end_now(r);
     if (r->mode == UP_SANDBOX_NONE)
         kill_strays(r->pid);
+    sbx_live_remove(r->pid);
+    if (r->mode == UP_SANDBOX_NONE) /* what left the group, if anything */
+        sbx_sweep(r->start_ticks, r->pid);
     res->wall_ms = now_ms() - r->t0;
     fill_status(res, r->status);
     res->out = r->out;

@@ -26,6 +26,11 @@
 #define BWRAP   "/usr/bin/bwrap"
 #define PRLIMIT "/usr/bin/prlimit"
 
+/* The size of /tmp and of /dev/shm, each (128 MiB): a tmpfs without one
+ * may take half the host's RAM.  /dev itself (bwrap's own tmpfs, which
+ * has no size option) is then made read-only. */
+#define SBX_TMPFS_BYTES "134217728"
+
 /* Namespaces and hardening, before any mount. */
 static const char *const bwrap_fixed[] = {"--unshare-user",
                                           "--unshare-pid",
@@ -43,8 +48,16 @@ static const char *const bwrap_fixed[] = {"--unshare-user",
                                           "/proc",
                                           "--dev",
                                           "/dev",
+                                          "--size",
+                                          SBX_TMPFS_BYTES,
                                           "--tmpfs",
                                           "/tmp",
+                                          "--size",
+                                          SBX_TMPFS_BYTES,
+                                          "--tmpfs",
+                                          "/dev/shm",
+                                          "--remount-ro",
+                                          "/dev",
                                           NULL};
 
 /* System folders: bound read-only, or re-created when a symlink (usrmerge). */

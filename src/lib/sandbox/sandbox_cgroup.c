@@ -1,12 +1,25 @@
 /*
- * A pids cgroup per sandboxed call, when the machine lets us make one.
+ * The cgroups of one call, where the machine lets us make them.
  *
- * Why: RLIMIT_NPROC is not enforced for root (the kernel exempts the
- * global root user even inside a user namespace), so as root a fork bomb
- * is otherwise bounded only by the wall clock.  A pids cgroup caps the
- * process count for any user.  Where none is writable (the usual case
- * for an unprivileged user), sbx_cgroup_open returns -1 and the sandbox
- * relies on RLIMIT_NPROC plus the pid namespace and the wall clock.
+ * Memory: a memory cgroup per call bounds the memory of the whole call
+ * (every process, and the pages it writes to its tmpfs mounts), which
+ * RLIMIT_AS cannot: that is per process.  With cgroup v1 the folder is
+ * made under our own memory cgroup (so whatever bounds us still bounds
+ * the call), with v2 at the root of the hierarchy when that is writable
+ * and has the controller.  Where neither works (the usual case for an
+ * unprivileged user), the call gets lower per-process limits instead:
+ * RLIMIT_AS at most half of mem_total and at most SBX_NOCG_NPROC
+ * processes, so the call's memory is bounded, more loosely, by their
+ * product.
+ *
+ * Processes: RLIMIT_NPROC is not enforced for root (the kernel exempts
+ * the global root user even inside a user namespace), so as root a fork
+ * bomb is otherwise bounded only by the wall clock.  A pids cgroup caps
+ * the process count for any user; it is made for root only, as moving a
+ * process into a v1 cgroup waits for an RCU grace period (about 15 ms
+ * here).  Elsewhere the sandbox relies on RLIMIT_NPROC plus the pid
+ * namespace and the wall clock.
+ *
  * A cgroup is named "upskill-sandbox-PID-N"; the first open of a process
  * removes the empty ones whose PID is no live process (a killed run's).
  */
@@ -27,9 +40,18 @@
 #include "upskill/fs.h"
 #include "lib/sandbox/sandbox_int.h"
 
-/* Where a pids cgroup may be made: cgroup v1's pids hierarchy, then v2. */
-static const char *const cg_bases[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup",
-                                       NULL};
+/* The process cap of a call without a memory cgroup. */
+#define SBX_NOCG_NPROC 16u
+
+#define CG_ROOT    "/sys/fs/cgroup"
+#define CG_V1_PIDS CG_ROOT "/pids"
+#define CG_V1_MEM  CG_ROOT "/memory"
+
+/* A file of a new cgroup and the value written to it. */
+struct knob {
+    const char *file;
+    char value[32];
+};
 
 static atomic_uint cg_seq;
 
@@ -48,10 +70,13 @@ static int write_file(const char *dir, const char *name, const char *text)
     return rc < 0 ? -1 : 0;
 }
 
-static int try_base(sbx_cgroup *cg, const char *base, unsigned nproc)
+/* A new folder under base with every knob written and its cgroup.procs
+ * open into d; 0, or -1 with nothing left behind. */
+static int make_group(sbx_cg_dir *d, const char *base, const struct knob *k,
+                      size_t n)
 {
     up_buf dir = UP_BUF_INIT, procs = UP_BUF_INIT;
-    char max[32];
+    int ok = 1;
 
     up_buf_addf(&dir, "%s/upskill-sandbox-%ld-%u", base, (long)getpid(),
                 atomic_fetch_add(&cg_seq, 1));
@@ -59,18 +84,86 @@ static int try_base(sbx_cgroup *cg, const char *base, unsigned nproc)
         up_buf_release(&dir);
         return -1;
     }
-    snprintf(max, sizeof(max), "%u", nproc);
+    for (size_t i = 0; ok && i < n; i++)
+        ok = write_file(dir.data, k[i].file, k[i].value) == 0;
     up_fs_join(&procs, dir.data, "cgroup.procs");
-    if (write_file(dir.data, "pids.max", max) == 0)
-        cg->procs_fd = open(procs.data, O_WRONLY | O_CLOEXEC);
+    if (ok)
+        d->procs_fd = open(procs.data, O_WRONLY | O_CLOEXEC);
     up_buf_release(&procs);
-    if (cg->procs_fd < 0) {
+    if (d->procs_fd < 0) {
         rmdir(dir.data);
         up_buf_release(&dir);
         return -1;
     }
-    cg->dir = up_buf_detach(&dir);
+    d->dir = up_buf_detach(&dir);
     return 0;
+}
+
+/* 1 when the comma list ctl (of length n) names the memory controller. */
+static int names_memory(const char *ctl, size_t n)
+{
+    for (const char *c = ctl, *end = ctl + n; c < end;) {
+        size_t len = strcspn(c, ",:");
+
+        if (len == 6 && !strncmp(c, "memory", 6))
+            return 1;
+        c += len + 1;
+    }
+    return 0;
+}
+
+/* Our own v1 memory cgroup's folder into dir; 0, or -1 when none.
+ * /proc/self/cgroup lines read "id:controllers:path". */
+static int own_v1_memory(up_buf *dir)
+{
+    up_buf text = UP_BUF_INIT;
+    int rc = -1;
+
+    if (up_fs_read(&text, "/proc/self/cgroup", 1 << 16, NULL) != 0)
+        text.len = 0;
+    for (char *line = text.data; rc && line && *line;) {
+        char *nl = strchr(line, '\n'), *ctl = strchr(line, ':'), *path;
+
+        if (nl)
+            *nl = '\0';
+        path = ctl ? strchr(ctl + 1, ':') : NULL;
+        if (path && names_memory(ctl + 1, (size_t)(path - ctl - 1))) {
+            up_buf_addf(dir, "%s%s", CG_V1_MEM,
+                        strcmp(path + 1, "/") ? path + 1 : "");
+            rc = 0;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    up_buf_release(&text);
+    return rc;
+}
+
+static void set_knob(struct knob *k, const char *file, size_t value)
+{
+    k->file = file;
+    snprintf(k->value, sizeof(k->value), "%zu", value);
+}
+
+/* The call's memory cgroup: v1 under our own, else v2 at the root (one
+ * folder with pids.max too, for root, as a process has one v2 cgroup). */
+static void open_memory(sbx_cgroup *cg, const up_sandbox_limits *lim)
+{
+    up_buf base = UP_BUF_INIT;
+    struct knob k[2];
+
+    set_knob(&k[0], "memory.limit_in_bytes", lim->mem_total);
+    if (own_v1_memory(&base) == 0 && make_group(&cg->mem, base.data, k, 1) == 0)
+        cg->has_mem = 1;
+    up_buf_release(&base);
+    if (cg->has_mem || access(CG_ROOT "/cgroup.controllers", F_OK) != 0)
+        return;
+    set_knob(&k[0], "memory.max", lim->mem_total);
+    set_knob(&k[1], "pids.max", lim->nproc);
+    cg->has_pids = lim->nproc > 0 && geteuid() == 0;
+    if (make_group(&cg->pids, CG_ROOT, k, cg->has_pids ? 2 : 1) == 0)
+        cg->has_mem = 1;
+    else
+        cg->has_pids = 0;
 }
 
 /* 1 when "upskill-sandbox-PID-N" names a pid that is no live process. */
@@ -111,38 +204,95 @@ static void sweep_base(const char *base)
 
 static atomic_flag cg_swept = ATOMIC_FLAG_INIT;
 
-int sbx_cgroup_open(sbx_cgroup *cg, unsigned nproc)
+/* Once per process: the folders where our cgroups are made. */
+static void sweep_bases(void)
 {
-    cg->dir = NULL;
-    cg->procs_fd = -1;
-    /* Only root needs it, and it is not free: moving a process into a v1
-     * cgroup waits for an RCU grace period (about 15 ms here). */
-    if (nproc == 0 || geteuid() != 0)
-        return -1;
-    if (!atomic_flag_test_and_set(&cg_swept)) /* once per process */
-        for (size_t i = 0; cg_bases[i]; i++)
-            sweep_base(cg_bases[i]);
-    for (size_t i = 0; cg_bases[i]; i++)
-        if (try_base(cg, cg_bases[i], nproc) == 0)
-            return 0;
-    return -1;
+    up_buf mem = UP_BUF_INIT;
+
+    if (atomic_flag_test_and_set(&cg_swept))
+        return;
+    sweep_base(CG_V1_PIDS);
+    sweep_base(CG_ROOT);
+    if (own_v1_memory(&mem) == 0)
+        sweep_base(mem.data);
+    up_buf_release(&mem);
 }
 
-int sbx_cgroup_hit(const sbx_cgroup *cg)
+/* No memory cgroup: bound the call by RLIMIT_AS times the processes. */
+static void lower_limits(up_sandbox_limits *lim)
+{
+    size_t half = lim->mem_total / 2;
+
+    if (!lim->mem_bytes || lim->mem_bytes > half)
+        lim->mem_bytes = half;
+    if (!lim->nproc || lim->nproc > SBX_NOCG_NPROC)
+        lim->nproc = SBX_NOCG_NPROC;
+}
+
+static void open_pids(sbx_cgroup *cg, unsigned nproc)
+{
+    static const char *const bases[] = {CG_V1_PIDS, CG_ROOT, NULL};
+    struct knob k;
+
+    set_knob(&k, "pids.max", nproc);
+    for (size_t i = 0; bases[i] && !cg->has_pids; i++)
+        cg->has_pids = make_group(&cg->pids, bases[i], &k, 1) == 0;
+}
+
+int sbx_cgroup_open(sbx_cgroup *cg, up_sandbox_limits *lim)
+{
+    memset(cg, 0, sizeof(*cg));
+    cg->pids.procs_fd = cg->mem.procs_fd = -1;
+    if (lim->mem_total || (lim->nproc > 0 && geteuid() == 0))
+        sweep_bases();
+    if (lim->mem_total)
+        open_memory(cg, lim);
+    if (lim->mem_total && !cg->has_mem)
+        lower_limits(lim);
+    /* Only root needs a pids cgroup (RLIMIT_NPROC binds everyone else). */
+    if (!cg->has_pids && lim->nproc > 0 && geteuid() == 0)
+        open_pids(cg, lim->nproc);
+    return cg->pids.dir || cg->mem.dir ? 0 : -1;
+}
+
+int sbx_cgroup_enter(const sbx_cgroup *cg)
+{
+    if (cg->pids.procs_fd >= 0 && write(cg->pids.procs_fd, "0", 1) != 1)
+        return -1;
+    if (cg->mem.procs_fd >= 0 && write(cg->mem.procs_fd, "0", 1) != 1)
+        return -1;
+    return 0;
+}
+
+/* 1 when file name of d says "key N" with N > 0. */
+static int counted(const sbx_cg_dir *d, const char *name, const char *key)
 {
     up_buf path = UP_BUF_INIT, text = UP_BUF_INIT;
     const char *p;
     int hit = 0;
 
-    if (!cg->dir)
+    if (!d->dir)
         return 0;
-    up_fs_join(&path, cg->dir, "pids.events");
+    up_fs_join(&path, d->dir, name);
     if (up_fs_read(&text, path.data, 4096, NULL) == 0 &&
-        (p = strstr(text.data, "max ")) != NULL)
-        hit = strtol(p + 4, NULL, 10) > 0;
+        (p = strstr(text.data, key)) != NULL)
+        hit = strtol(p + strlen(key), NULL, 10) > 0;
     up_buf_release(&path);
     up_buf_release(&text);
     return hit;
+}
+
+int sbx_cgroup_hit(const sbx_cgroup *cg)
+{
+    return cg->has_pids && counted(&cg->pids, "pids.events", "max ");
+}
+
+int sbx_cgroup_oom(const sbx_cgroup *cg)
+{
+    if (!cg->has_mem)
+        return 0;
+    return cg->mem.dir ? counted(&cg->mem, "memory.oom_control", "oom_kill ")
+                       : counted(&cg->pids, "memory.events", "oom_kill ");
 }
 
 /* Kill every pid listed in cgroup.procs; 1 when the list was empty. */
@@ -166,25 +316,32 @@ static int kill_listed(const char *procs)
     return empty;
 }
 
-void sbx_cgroup_close(sbx_cgroup *cg)
+static void close_dir(sbx_cg_dir *d)
 {
     up_buf procs = UP_BUF_INIT;
     struct timespec ms = {0, 1000000};
 
-    if (cg->procs_fd >= 0)
-        close(cg->procs_fd);
-    cg->procs_fd = -1;
-    if (!cg->dir)
+    if (d->procs_fd >= 0)
+        close(d->procs_fd);
+    d->procs_fd = -1;
+    if (!d->dir)
         return;
-    up_fs_join(&procs, cg->dir, "cgroup.procs");
+    up_fs_join(&procs, d->dir, "cgroup.procs");
     /* Killed processes leave the cgroup as the kernel reaps them; rmdir
      * succeeds once it is empty.  Bounded: about 2 s. */
     for (int i = 0; i < 2000; i++) {
-        if (kill_listed(procs.data) && rmdir(cg->dir) == 0)
+        if (kill_listed(procs.data) && rmdir(d->dir) == 0)
             break;
         nanosleep(&ms, NULL);
     }
     up_buf_release(&procs);
-    free(cg->dir);
-    cg->dir = NULL;
+    free(d->dir);
+    d->dir = NULL;
+}
+
+void sbx_cgroup_close(sbx_cgroup *cg)
+{
+    close_dir(&cg->pids);
+    close_dir(&cg->mem);
+    cg->has_pids = cg->has_mem = 0;
 }

@@ -4,6 +4,8 @@
 #ifndef UPSKILL_SANDBOX_INT_H
 #define UPSKILL_SANDBOX_INT_H
 
+#include <sys/types.h>
+
 #include "upskill/sandbox.h"
 
 /* The fd bwrap writes its JSON status ("child-pid") to, in the child. */
@@ -12,10 +14,20 @@
 /* The fd bwrap reads its options from (--args), in the child. */
 #define SBX_ARGS_FD 4
 
-/* A per-call pids cgroup, when one is writable here (else dir is NULL). */
-typedef struct sbx_cgroup {
+/* One folder of a per-call cgroup. */
+typedef struct sbx_cg_dir {
     char *dir;    /* the cgroup's folder, owned; NULL when none */
     int procs_fd; /* its cgroup.procs open for writing, -1 when none */
+} sbx_cg_dir;
+
+/* A per-call cgroup, where the machine lets us make one: pids (root
+ * only) and memory.  With cgroup v1 they are two folders (two
+ * hierarchies), with v2 one folder holding both. */
+typedef struct sbx_cgroup {
+    sbx_cg_dir pids; /* pids.max, or the v2 folder with both */
+    sbx_cg_dir mem;  /* the v1 memory folder */
+    int has_pids;    /* pids.max is set (in pids) */
+    int has_mem;     /* the call's memory is bounded (mem or v2 pids) */
 } sbx_cgroup;
 
 /* The folders a bubblewrap line binds besides the system's (resolved
@@ -48,13 +60,47 @@ char **sbx_envp(const char *home, const char *const *env);
  */
 int sbx_probe(const char *bwrap, up_error *err);
 
-/* Make cg a fresh pids cgroup capped at nproc; 0, or -1 when none. */
-int sbx_cgroup_open(sbx_cgroup *cg, unsigned nproc);
+/*
+ * Make cg the call's cgroups for lim: memory.max of lim->mem_total where
+ * a memory cgroup is writable, and pids.max of lim->nproc for root.
+ * Without a memory cgroup, lowers lim's mem_bytes and nproc instead
+ * (sandbox_cgroup.c says to what).  0 when cg has a folder, else -1.
+ */
+int sbx_cgroup_open(sbx_cgroup *cg, up_sandbox_limits *lim);
+
+/* Move the calling process (a child before exec) into cg: 0 or -1.
+ * Async-signal-safe. */
+int sbx_cgroup_enter(const sbx_cgroup *cg);
+
+/* 1 when cg's memory limit made the kernel kill a process. */
+int sbx_cgroup_oom(const sbx_cgroup *cg);
 
 /* 1 when a fork in cg was refused by its pids.max. */
 int sbx_cgroup_hit(const sbx_cgroup *cg);
 
 /* Kill whatever is left in cg, wait for it to empty, remove it. */
 void sbx_cgroup_close(sbx_cgroup *cg);
+
+/* Make upskill a child subreaper (once), before a none-mode fork. */
+void sbx_subreaper(void);
+
+/* Note pid as a live child of the runner (sandbox_reap.c). */
+void sbx_live_add(pid_t pid);
+
+/* pid is reaped: no longer live. */
+void sbx_live_remove(pid_t pid);
+
+/* What /proc/PID/stat says of a process. */
+struct sbx_pstat {
+    long ppid, pgrp, sid;     /* parent, process group, session */
+    unsigned long long start; /* start time, clock ticks after boot */
+};
+
+/* st of pid from /proc; 0, or -1 when it is gone. */
+int sbx_proc_stat(long pid, struct sbx_pstat *st);
+
+/* Kill and reap the processes of a call (session sid, started at since)
+ * that escaped its process group (sandbox_reap.c says which). */
+void sbx_sweep(unsigned long long since, pid_t sid);
 
 #endif
