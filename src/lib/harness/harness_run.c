@@ -66,6 +66,7 @@ static void limits(up_sandbox_limits *l, long wall_ms,
     l->err_cap = ERR_KEEP;
     l->nproc = run->nproc;
     l->fsize_bytes = run->fsize_bytes;
+    l->mem_total = run->mem_total; /* a memory cgroup where one can be made */
 }
 
 /* url's origin ("scheme://host[:port]") and its path after it (no
