@@ -73,6 +73,8 @@ int cmd_eval(int argc, char **argv)
     rc = opt_parse(&cmd_eval_spec, argc, argv, &args, &nargs);
     if (rc == 0)
         rc = tasks_args(nargs);
+    if (rc == 0 && !a.tasks)
+        rc = eval_cli_need_paths(&cmd_eval_spec, &a, args[0]);
     if (rc == 0 && a.tasks_check) {
         rc = harbor_check_report(a.tasks);
     } else if (rc == 0) {

@@ -135,6 +135,11 @@ struct eval_progress {
 
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
+
+/* SKILL_PATH and -t must exist (upstream's click paths): 0, or a usage
+ * error printed and -1. */
+int eval_cli_need_paths(const struct cmd_spec *spec, const struct eval_args *a,
+                        const char *skill_path);
 /* Load, run and report one eval of a in e (eval_cli_run's body); < 0:
  * an error in err, else the exit code. */
 int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
