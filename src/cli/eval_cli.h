@@ -48,6 +48,8 @@ struct eval_args {
     const char *shard;   /* --shard I/N: one slice of the job matrix */
     const char *tasks;   /* --tasks DIR: Harbor task folders */
     int tasks_check;     /* --check: classify the tasks, send nothing */
+    int upstream_lines;  /* eval: upstream's "Loaded N test case(s) from"
+                            and "Recommendation:" lines on stdout */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
