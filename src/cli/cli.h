@@ -73,6 +73,14 @@ struct cmd_spec {
 int opt_parse(const struct cmd_spec *spec, int argc, char **argv, char ***args,
               int *nargs);
 void opt_help(const struct cmd_spec *spec, FILE *fp);
+
+/*
+ * A path argument that must exist, as upstream's click.Path(exists=True)
+ * takes it: 0 when path is NULL or exists, else a usage error printed
+ * ("SKILL_PATH 'x' does not exist") and -1 (exit 2).
+ */
+int opt_need_path(const struct cmd_spec *spec, const char *what,
+                  const char *path);
 void strlist_release(struct strlist *l);
 
 /* ---- output ----------------------------------------------------------- */

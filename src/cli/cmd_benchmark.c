@@ -48,7 +48,9 @@ int cmd_benchmark(int argc, char **argv)
         goto out;
     }
     a.skill_path = args[0];
-    rc = eval_cli_run(&a);
+    rc = eval_cli_need_paths(&cmd_benchmark_spec, &a, args[0])
+             ? EXIT_USAGE
+             : eval_cli_run(&a);
 out:
     strlist_release(&a.models);
     free(args);

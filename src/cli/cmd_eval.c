@@ -3,6 +3,7 @@
  * plus ours (endpoints, -j, gates, statistics seed, injection, resume).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "eval_cli.h"
 
@@ -73,10 +74,14 @@ int cmd_eval(int argc, char **argv)
     rc = opt_parse(&cmd_eval_spec, argc, argv, &args, &nargs);
     if (rc == 0)
         rc = tasks_args(nargs);
+    if (rc == 0 && !a.tasks)
+        rc = eval_cli_need_paths(&cmd_eval_spec, &a, args[0]);
     if (rc == 0 && a.tasks_check) {
         rc = harbor_check_report(a.tasks);
     } else if (rc == 0) {
         a.skill_path = a.tasks ? NULL : args[0];
+        a.upstream_lines =
+            !a.tasks && !a.json && !(a.inject && !strcmp(a.inject, "both"));
         rc = eval_cli_run(&a);
     } else {
         rc = rc > 0 ? 0 : EXIT_USAGE;

@@ -186,6 +186,12 @@ int cmd_generate(int argc, char **argv)
         return rc > 0 ? 0 : EXIT_USAGE;
     }
     o.task = args[0];
+    if (opt_need_path(&cmd_generate_spec, "-f/--from", o.from)) {
+        free(args);
+        strlist_release(&examples);
+        strlist_release(&eval_models);
+        return EXIT_USAGE;
+    }
     if (tool)
         out_warn("--tool '%s' is ignored (upstream ignores it too)",
                  out_safe(tool));

@@ -132,6 +132,10 @@ int cmd_runs(int argc, char **argv)
         rc = rc > 0 ? 0 : EXIT_USAGE;
         goto out;
     }
+    if (opt_need_path(&cmd_runs_spec, "-d/--dir", dir)) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
     dir = cli_config_dir(dir, 1, "runs");
     if (strcmp(metric, "success") && strcmp(metric, "tokens")) {
         out_error("--metric must be 'success' or 'tokens', not '%s'", metric);
@@ -155,7 +159,10 @@ int cmd_runs(int argc, char **argv)
     }
     rc = up_store_load(&runs, &n, &skipped, dir, &err);
     warn_skipped(skipped);
-    if (!rc && csv) {
+    if (!rc && csv && !n) { /* upstream: no file, a failure */
+        out_error("no run folders found under '%s'", out_safe(dir));
+        rc = EXIT_INPUT;
+    } else if (!rc && csv) {
         rc = export_csv(runs, n, &err);
     } else if (!rc) {
         rc = show(runs, n, skipped);

@@ -188,6 +188,14 @@ int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
     return rc;
 }
 
+int eval_cli_need_paths(const struct cmd_spec *spec, const struct eval_args *a,
+                        const char *skill_path)
+{
+    if (opt_need_path(spec, "SKILL_PATH", skill_path))
+        return -1;
+    return opt_need_path(spec, "-t/--tests", a->tests);
+}
+
 int eval_cli_run(struct eval_args *a)
 {
     up_eval_session e;

@@ -48,6 +48,8 @@ struct eval_args {
     const char *shard;   /* --shard I/N: one slice of the job matrix */
     const char *tasks;   /* --tasks DIR: Harbor task folders */
     int tasks_check;     /* --check: classify the tasks, send nothing */
+    int upstream_lines;  /* eval: upstream's "Loaded N test case(s) from"
+                            and "Recommendation:" lines on stdout */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
@@ -135,6 +137,11 @@ struct eval_progress {
 
 /* Run the eval described by a; returns the process exit code. */
 int eval_cli_run(struct eval_args *a);
+
+/* SKILL_PATH and -t must exist (upstream's click paths): 0, or a usage
+ * error printed and -1. */
+int eval_cli_need_paths(const struct cmd_spec *spec, const struct eval_args *a,
+                        const char *skill_path);
 /* Load, run and report one eval of a in e (eval_cli_run's body); < 0:
  * an error in err, else the exit code. */
 int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,

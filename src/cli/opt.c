@@ -2,15 +2,18 @@
  * Table-driven option parsing.  Each command declares a static table of
  * struct opt; the same table parses argv and prints --help, so the two
  * cannot drift apart.  GNU-style: options and positionals may mix, "--"
- * ends options, "--name=value" and "-xVALUE" are accepted.  A number
+ * ends options, "--name=value", "-xVALUE" and clustered flags ("-vt
+ * FILE") are accepted.  A number
  * outside its option's range (the ranges table) is a usage error at parse
  * time, before any command runs.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -159,6 +162,49 @@ static int set_value(const struct cmd_spec *spec, const struct opt *o,
     return 0;
 }
 
+/* Apply an option and its value; returns 1 for help, -1 on error. */
+static int apply(const struct cmd_spec *spec, const struct opt *o,
+                 const char *val)
+{
+    if (!strcmp(o->longname, "help"))
+        return 1;
+    if (!strcmp(o->longname, "no-color"))
+        out_disable_color();
+    return set_value(spec, o, val);
+}
+
+/*
+ * A short-option word, clustered as click and getopt read it: "-vt FILE"
+ * is "-v -t FILE" and "-vtFILE" is "-v -tFILE".  The flags before the
+ * last option are applied here; *o is the last one and *val the text
+ * after it in the word (NULL when none).  Returns 1 for help, -1 on
+ * error.
+ */
+static int parse_short(const struct cmd_spec *spec, const char *a,
+                       const struct opt **o, const char **val)
+{
+    *val = NULL;
+    for (const char *c = a + 1; *c; c++) {
+        int rc;
+
+        *o = find_short(spec->opts, *c);
+        if (!*o)
+            *o = find_short(common, *c);
+        if (!*o && (c == a + 1 || !isalnum((unsigned char)*c)))
+            return usage_err(spec, "unknown option '%s'", out_safe(a));
+        if (!*o)
+            return usage_err(spec, "unknown option '-%c' in '%s'", *c,
+                             out_safe(a));
+        if ((*o)->kind != OPT_FLAG) {
+            *val = c[1] ? c + 1 : NULL;
+            return 0;
+        }
+        if (c[1] && (rc = apply(spec, *o, NULL)))
+            return rc;
+    }
+    return 0;
+}
+
 /* Handle one option word at argv[*i]; returns 1 for help, -1 on error. */
 static int parse_one(const struct cmd_spec *spec, int argc, char **argv, int *i)
 {
@@ -178,25 +224,27 @@ static int parse_one(const struct cmd_spec *spec, int argc, char **argv, int *i)
             return usage_err(spec, "option '%s' takes no value", out_safe(a));
         val = eq ? eq + 1 : NULL;
     } else {
-        o = find_short(spec->opts, a[1]);
-        if (!o)
-            o = find_short(common, a[1]);
-        if (!o)
-            return usage_err(spec, "unknown option '%s'", out_safe(a));
-        if (o->kind == OPT_FLAG && a[2])
-            return usage_err(spec, "unknown option '%s'", out_safe(a));
-        val = a[2] ? a + 2 : NULL;
+        int rc = parse_short(spec, a, &o, &val);
+
+        if (rc)
+            return rc;
     }
     if (o->kind != OPT_FLAG && !val) {
         if (*i + 1 >= argc)
             return usage_err(spec, "option '--%s' needs a value", o->longname);
         val = argv[++*i];
     }
-    if (!strcmp(o->longname, "help"))
-        return 1;
-    if (!strcmp(o->longname, "no-color"))
-        out_disable_color();
-    return set_value(spec, o, val);
+    return apply(spec, o, val);
+}
+
+int opt_need_path(const struct cmd_spec *spec, const char *what,
+                  const char *path)
+{
+    struct stat st;
+
+    if (!path || stat(path, &st) == 0)
+        return 0;
+    return usage_err(spec, "%s '%s' does not exist", what, out_safe(path));
 }
 
 int opt_parse(const struct cmd_spec *spec, int argc, char **argv, char ***args,

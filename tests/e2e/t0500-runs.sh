@@ -28,8 +28,12 @@ like "$head" "run_type,skill_name" "csv adds run_type and skill_name"
 is "$(wc -l < "$T/out/results.csv" | tr -d ' ')" 3 "one csv row per run"
 
 run "$UPSKILL" runs -d "$T/missing"
-is "$rc" 3 "missing runs folder exits 3"
-like "$err" "no runs folder found at" "missing folder is named"
+is "$rc" 2 "a missing -d folder is a usage error (exit 2, as upstream's click)"
+like "$err" "-d/--dir '$T/missing' does not exist" "missing folder is named"
+mkdir -p "$T/nocfg" && (cd "$T/nocfg" && UPSKILL_CONFIG="$T/none.yaml" \
+    "$UPSKILL" runs >/dev/null 2>"$T/nocfg.err"; echo $? > "$T/nocfg.rc")
+is "$(cat "$T/nocfg.rc")" 3 "a missing default runs folder exits 3 (upstream 1)"
+like "$(cat "$T/nocfg.err")" "no runs folder found at" "and is named"
 
 run "$UPSKILL" runs -d "$R" --metric speed
 is "$rc" 2 "bad metric is a usage error"

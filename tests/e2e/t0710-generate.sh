@@ -330,6 +330,7 @@ is "$(tmp_files)" 0 "no half-written files"
 run "$UPSKILL" generate "x" --eval-base-url http://127.0.0.1:1/v1
 is "$rc" 2 "--eval-base-url without --eval-model is a usage error"
 run "$UPSKILL" generate "x" -f "$T/nope"
-is "$rc" 3 "a missing --from path is bad input"
+is "$rc" 2 "a missing --from path is a usage error (upstream's click path)"
+like "$err" "-f/--from '$T/nope' does not exist" "and is named"
 
 done_testing

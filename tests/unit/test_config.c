@@ -240,6 +240,37 @@ Test(config, unknown_keys_warn_with_line)
     up_config_release(&cfg);
 }
 
+/* max_refine_attempts as upstream's pydantic model and max(1, n) read
+   it (issue 25, item 8). */
+Test(config, max_refine_attempts_as_upstream_reads_it)
+{
+    static const struct {
+        const char *text;
+        long value;
+        int warns;
+    } cases[] = {{"3", 3, 0},   {"2.0", 2, 0},  {"true", 1, 0},
+                 {"0", 1, 1},   {"-1", 1, 1},   {"false", 1, 1},
+                 {"yes", 1, 0}, {"\"4\"", 4, 0}};
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char yaml[64];
+        up_config cfg;
+        up_error err = {0};
+
+        snprintf(yaml, sizeof(yaml), "max_refine_attempts: %s\n",
+                 cases[i].text);
+        up_config_init(&cfg);
+        cr_assert_eq(parse(&cfg, yaml, &err), 0, "%s: %s", yaml, err.msg);
+        cr_assert_eq(cfg.max_refine_attempts.value, cases[i].value, "%s", yaml);
+        cr_assert_eq(cfg.nwarnings, (size_t)cases[i].warns, "%s", yaml);
+        if (cases[i].warns)
+            cr_assert(strstr(cfg.warnings[0], "counts as 1 (as upstream's "
+                                              "max(1, n))"),
+                      "%s", cfg.warnings[0]);
+        up_config_release(&cfg);
+    }
+}
+
 static const struct {
     const char *yaml;
     const char *msg;

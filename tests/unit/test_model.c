@@ -172,6 +172,23 @@ static const struct {
     {"hf.meta-llama/Llama-3.1-8B-Instruct", "hf",
      "meta-llama/Llama-3.1-8B-Instruct", "hf.meta-llama/Llama-3.1-8B-Instruct",
      NULL},
+    /* upstream's bare names and "provider/model" (issue 25, item 4) */
+    {"gpt-5", "responses", "gpt-5", "responses.gpt-5", NULL},
+    {"gpt-5-mini", "responses", "gpt-5-mini", "responses.gpt-5-mini", NULL},
+    {"gpt-5.1", "responses", "gpt-5.1", "responses.gpt-5.1", NULL},
+    {"gpt-5.3-codex.high", "responses", "gpt-5.3-codex",
+     "responses.gpt-5.3-codex.high", "high"},
+    {"gpt-4o-mini", "openai", "gpt-4o-mini", "openai.gpt-4o-mini", NULL},
+    {"qwen3-max", "aliyun", "qwen3-max", "aliyun.qwen3-max", NULL},
+    {"openai/gpt-4.1", "openai", "gpt-4.1", "openai.gpt-4.1", NULL},
+    {"anthropic/claude-haiku-4-5", "anthropic", "claude-haiku-4-5",
+     "anthropic.claude-haiku-4-5", NULL},
+    {"anthropic/claude-haiku-4-5.high", "anthropic", "claude-haiku-4-5",
+     "anthropic.claude-haiku-4-5.high", "high"},
+    {"openai/gpt-oss-120b", "openai", "gpt-oss-120b", "openai.gpt-oss-120b",
+     NULL},
+    {"googleoai/gemini-2.5-pro", "google", "gemini-2.5-pro",
+     "google.gemini-2.5-pro", NULL},
 };
 
 Test(model, provider_prefixes_and_efforts)
@@ -239,6 +256,17 @@ static const struct {
      "'bedrock.claude-sonnet-4-5': provider 'bedrock' is not supported (AWS "
      "signing is not implemented; Claude is served by Anthropic's API); use "
      "'anthropic.claude-sonnet-4-5' instead"},
+    {"gpt-5.3-codex-spark",
+     "'gpt-5.3-codex-spark': provider 'codexresponses' is not supported (it "
+     "signs in with a ChatGPT account); use 'responses.gpt-5.3-codex-spark' "
+     "instead"},
+    {"bedrock/claude-sonnet-4-5",
+     "'bedrock/claude-sonnet-4-5': provider 'bedrock' is not supported (AWS "
+     "signing is not implemented; Claude is served by Anthropic's API); use "
+     "'anthropic.claude-sonnet-4-5' instead"},
+    {"moonshotai/Kimi-K2", "'moonshotai/Kimi-K2': unknown model or provider "
+                           "(write provider.model, e.g. "
+                           "generic.moonshotai/Kimi-K2, or give a base URL)"},
     {"fast-agent.passthrough",
      "'fast-agent.passthrough': provider 'fast-agent' is not supported "
      "(its test models are not models; tests use fake-llm "

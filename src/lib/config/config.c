@@ -38,6 +38,8 @@ enum vtype {
     V_PATH,   /* a string or null, leading ~ expanded */
     V_LEGACY, /* like V_STR, but loses to the key it stands for */
     V_INT,    /* a whole number >= min (and <= max when max > 0) */
+    V_LAXINT, /* upstream's pydantic int: also 2.0 and true; below min
+                 counts as min, as upstream's max(1, n) */
     V_BOOL,   /* true/false (and YAML 1.1's yes/no/on/off) */
     V_SECS,   /* a positive number of seconds */
     V_MAP,    /* a nested mapping, walked by the handler */
@@ -88,7 +90,7 @@ static const struct key top_keys[] = {
     {"skills_dir", V_PATH, CFG(skills_dir), 0, 0, NULL},
     {"runs_dir", V_PATH, CFG(runs_dir), 0, 0, NULL},
     {"prompts_dir", V_PATH, CFG(prompts_dir), 0, 0, NULL},
-    {"max_refine_attempts", V_INT, CFG(max_refine_attempts), 1, 0, NULL},
+    {"max_refine_attempts", V_LAXINT, CFG(max_refine_attempts), 1, 0, NULL},
     {"concurrency", V_INT, CFG(concurrency), 1, 0, NULL},
     {"max_answer_bytes", V_INT, CFG(max_answer_bytes), 1024, 1073741824, NULL},
     {"artifact_max_bytes", V_INT, CFG(artifact_max_bytes), 1024, 1073741824,
@@ -360,6 +362,36 @@ static int apply_int(struct loader *ld, up_cfg_int *s, const struct key *k,
     return 0;
 }
 
+/*
+ * A whole number as upstream's pydantic model reads it (lax mode): 3,
+ * 2.0 (no fraction), true (1) and false (0); a value below the minimum
+ * counts as the minimum, as upstream's max(1, n) does, with a warning.
+ */
+static int apply_lax_int(struct loader *ld, up_cfg_int *s, const struct key *k,
+                         const up_ynode *v, const char *name)
+{
+    long n;
+    double d;
+
+    if (v->kind != UP_Y_SCALAR)
+        return bad(ld, v, name, "expected a whole number");
+    if (parse_long(v->value, &n) && parse_bool(v->value, &n)) {
+        if (parse_double(v->value, &d) || d != floor(d) || fabs(d) > 1e15)
+            return bad(ld, v, name, "expected a whole number");
+        n = (long)d;
+    }
+    if (n < k->min) {
+        up_config_warn(ld->cfg,
+                       "'%s':%d: %s: %s counts as %ld (as upstream's "
+                       "max(%ld, n))",
+                       ld->src.what, v->line, name, v->value, k->min, k->min);
+        n = k->min;
+    }
+    s->value = n;
+    s->src = src_at(ld, v);
+    return 0;
+}
+
 static int apply_secs(struct loader *ld, up_cfg_num *s, const up_ynode *v,
                       const char *name)
 {
@@ -385,6 +417,8 @@ static int apply_one(struct loader *ld, void *base, const struct key *k,
     case V_INT:
     case V_BOOL:
         return apply_int(ld, slot, k, v, name);
+    case V_LAXINT:
+        return apply_lax_int(ld, slot, k, v, name);
     case V_SECS:
         return apply_secs(ld, slot, v, name);
     case V_MAP:

@@ -134,15 +134,31 @@ static const struct prov_row {
      NULL},
 };
 
-/* Bare model names: the provider by prefix (upstream's defaults). */
+/*
+ * Bare model names: the provider of upstream's defaults (fast-agent
+ * 0.4.53's DEFAULT_PROVIDERS), by prefix so the family's newer names
+ * follow, or by the whole name (exact); the first matching row wins.
+ * gpt-5 and later speak the Responses API as upstream's do; the o-series
+ * stays on Chat Completions (docs/upstream-differences.md).
+ */
 static const struct bare_row {
     const char *prefix;
     const char *provider;
+    int exact; /* the whole name, not a prefix */
 } bares[] = {
-    {"claude-", "anthropic"}, {"gpt-", "openai"},        {"chatgpt-", "openai"},
-    {"o1", "openai"},         {"o3", "openai"},          {"o4", "openai"},
-    {"gemini-", "google"},    {"deepseek-", "deepseek"}, {"grok-", "xai"},
-    {"qwen-", "aliyun"},
+    {"gpt-5.3-codex-spark", "codexresponses", 1},
+    {"qwen3-max", "aliyun", 1},
+    {"gpt-5", "responses", 0},
+    {"claude-", "anthropic", 0},
+    {"gpt-", "openai", 0},
+    {"chatgpt-", "openai", 0},
+    {"o1", "openai", 0},
+    {"o3", "openai", 0},
+    {"o4", "openai", 0},
+    {"gemini-", "google", 0},
+    {"deepseek-", "deepseek", 0},
+    {"grok-", "xai", 0},
+    {"qwen-", "aliyun", 0},
 };
 
 /* A spec taken apart. */
@@ -326,23 +342,46 @@ static int infer_prov(const char *model, const struct prov_row **row)
 {
     *row = NULL;
     for (size_t i = 0; i < sizeof(bares) / sizeof(bares[0]); i++)
-        if (!strncmp(model, bares[i].prefix, strlen(bares[i].prefix)))
+        if (bares[i].exact
+                ? !strcmp(model, bares[i].prefix)
+                : !strncmp(model, bares[i].prefix, strlen(bares[i].prefix)))
             return find_prov(bares[i].provider, strlen(bares[i].provider), row);
     return -1;
 }
 
-/* Set out->provider and the model id from p. */
+/*
+ * The provider named before sep ('/' or '.') in base, as fast-agent
+ * reads "openai/gpt-4.1" and "openai.gpt-4.1": its kind (-1 when none)
+ * and *model after sep; *row as find_prov sets it.
+ */
+static int named_prov(const char *base, int sep, const char **model,
+                      const struct prov_row **row)
+{
+    const char *at = strchr(base, sep);
+    int k;
+
+    *row = NULL;
+    if (!at || at == base || (sep == '/' && !at[1]))
+        return -1;
+    k = find_prov(base, (size_t)(at - base), row);
+    if (k >= 0 || *row)
+        *model = at + 1;
+    return k;
+}
+
+/* Set out->provider and the model id from p: "provider/model" (checked
+ * first, as fast-agent does), "provider.model", else a bare name. */
 static int pick_provider(up_model *out, const struct parts *p, up_error *err)
 {
-    const char *base = p->base.data, *dot = strchr(base, '.');
+    const char *base = p->base.data;
     const struct prov_row *row = NULL;
     const char *model = base;
     up_buf s = UP_BUF_INIT;
-    int k = -1;
+    int k = named_prov(base, '/', &model, &row);
 
-    if (dot && ((k = find_prov(base, (size_t)(dot - base), &row)) >= 0 || row))
-        model = dot + 1;
-    else
+    if (k < 0 && !row)
+        k = named_prov(base, '.', &model, &row);
+    if (k < 0 && !row)
         k = infer_prov(base, &row);
     if (row)
         return unsupported(out, p, row, model, err);

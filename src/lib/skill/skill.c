@@ -28,6 +28,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/skill.h"
+#include "skill_legacy.h"
 #include "util/yaml.h"
 
 struct split {
@@ -383,6 +384,9 @@ int up_skill_parse(up_skill *s, const char *text, size_t len, const char *file,
     if (!rc)
         set_body(s, text + sp.body_start, len - sp.body_start,
                  sp.close_line + 1);
+    if (!rc)
+        up_skill_legacy_check(s, doc.root, text + sp.fm_start,
+                              sp.fm_end - sp.fm_start, 2, file);
 out:
     up_ydoc_release(&doc);
     if (rc)

@@ -12,6 +12,13 @@
  * parser, so every other rule still applies.  Each quoted line becomes a
  * warning naming the file, the line and the fix.  Nothing else falls
  * back: a file that is not upstream's shape keeps its YAML error.
+ *
+ * A file YAML does read can still mean something else to upstream: an
+ * unquoted value starting with '#' (a comment: no value), '&' (an
+ * anchor), '!' (a tag), one with " #" (the rest a comment) or one that
+ * goes on over indented lines (upstream reads the first).  Each plain
+ * value whose YAML reading is not upstream's line reading becomes a
+ * warning with both readings and the fix (up_skill_legacy_check).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -260,4 +267,91 @@ int up_skill_legacy_hint(up_buf *hint, const char *fm, size_t len,
     fixes_release(&f);
     up_buf_release(&scratch);
     return line;
+}
+
+/* The text after the first ':' of the line at off, stripped (upstream's
+   reading); *next after the line. */
+static char *line_value(const char *fm, size_t len, size_t off, size_t *next)
+{
+    size_t n = line_at(fm, len, off, next);
+    const char *p = fm + off, *colon = memchr(p, ':', n);
+    size_t v = colon ? (size_t)(colon - p) + 1 : n;
+
+    while (v < n && isspace((unsigned char)p[v]))
+        v++;
+    while (n > v && isspace((unsigned char)p[n - 1]))
+        n--;
+    return up_xstrndup(p + v, n - v);
+}
+
+/* 1 when the line at off is indented and holds more than blanks. */
+static int goes_on(const char *fm, size_t len, size_t off)
+{
+    size_t next, n = off < len ? line_at(fm, len, off, &next) : 0;
+
+    return n && (fm[off] == ' ' || fm[off] == '\t') && !is_blank(fm + off, n);
+}
+
+/* "YAML reads KEY as ..., upstream upskill as ...; FIX", to cb. */
+static void tell_reading(up_skill_reading_fn cb, void *ud, const up_ynode *k,
+                         const char *yaml, const char *upstream, int more)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_buf_addf(&b, "YAML reads %s as ", k->value);
+    add_quoted(&b, yaml);
+    up_buf_adds(&b, ", upstream upskill as ");
+    add_quoted(&b, upstream);
+    up_buf_addf(&b,
+                "; %s: %s: ", more ? "write it on one line" : "quote the value",
+                k->value);
+    add_quoted(&b, more ? yaml : upstream);
+    cb(ud, k->line, b.data);
+    up_buf_release(&b);
+}
+
+void up_skill_legacy_readings(const up_ynode *root, const char *fm, size_t len,
+                              int first_line, up_skill_reading_fn cb, void *ud)
+{
+    for (size_t i = 0; root && root->kind == UP_Y_MAP && i < root->n; i++) {
+        const up_ynode *k = root->keys[i], *v = root->items[i];
+        size_t off = 0, next = 0;
+        char *upstream;
+
+        if (v->kind != UP_Y_SCALAR || v->style != UP_YS_PLAIN ||
+            k->kind != UP_Y_SCALAR || k->col != 1)
+            continue;
+        for (int l = first_line; l < k->line && off < len; l++)
+            line_at(fm, len, off, &off);
+        upstream = line_value(fm, len, off, &next);
+        if (strcmp(upstream, v->value ? v->value : ""))
+            tell_reading(cb, ud, k, v->value ? v->value : "", upstream,
+                         goes_on(fm, len, next));
+        free(upstream);
+    }
+}
+
+struct warn_to {
+    up_skill *s;
+    const char *file;
+};
+
+static void add_reading(void *ud, int line, const char *msg)
+{
+    struct warn_to *w = ud;
+    up_skill *s = w->s;
+    up_buf b = UP_BUF_INIT;
+
+    up_buf_addf(&b, "'%s':%d: %s", w->file, line, msg);
+    UP_GROW(s->warnings, s->warnings_cap, s->nwarnings + 2);
+    s->warnings[s->nwarnings++] = up_buf_detach(&b);
+    s->warnings[s->nwarnings] = NULL; /* for up_strv_free */
+}
+
+void up_skill_legacy_check(up_skill *s, const up_ynode *root, const char *fm,
+                           size_t len, int first_line, const char *file)
+{
+    struct warn_to w = {s, file};
+
+    up_skill_legacy_readings(root, fm, len, first_line, add_reading, &w);
 }

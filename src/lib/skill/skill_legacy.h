@@ -33,4 +33,23 @@ int up_skill_legacy_parse(up_skill *s, const char *text, size_t len,
 int up_skill_legacy_hint(up_buf *hint, const char *fm, size_t len,
                          int first_line);
 
+/*
+ * After a YAML parse of frontmatter [fm, fm+len) (first line first_line)
+ * into root: one warning in s->warnings for each top-level plain value
+ * YAML reads differently from upstream's line reader ("#1 tool", "&co",
+ * "a # b", a value going on over indented lines), with both readings and
+ * the fix.
+ */
+struct up_ynode;
+void up_skill_legacy_check(up_skill *s, const struct up_ynode *root,
+                           const char *fm, size_t len, int first_line,
+                           const char *file);
+
+/* The same check, each difference to cb with its file line and the
+ * message without file and line ("YAML reads description as ..."). */
+typedef void (*up_skill_reading_fn)(void *ud, int line, const char *msg);
+void up_skill_legacy_readings(const struct up_ynode *root, const char *fm,
+                              size_t len, int first_line,
+                              up_skill_reading_fn cb, void *ud);
+
 #endif

@@ -317,6 +317,12 @@ static const char *issue_code(const char *msg)
     return "yaml-strict";
 }
 
+/* A value upstream's line reader reads differently (skill_legacy.c). */
+static void vreading(void *ud, int line, const char *msg)
+{
+    vfind(ud, NULL, line, UP_V_WARNING, "upstream-reading", "%s", msg);
+}
+
 /* Parse the frontmatter block and run the field rules on it. */
 static void check_frontmatter(struct vctx *c, const char *fm, size_t len)
 {
@@ -339,6 +345,7 @@ static void check_frontmatter(struct vctx *c, const char *fm, size_t len)
         goto out;
     }
     vcheck_fields(c, doc.root);
+    up_skill_legacy_readings(doc.root, fm, len, 2, vreading, c);
 out:
     up_ydoc_release(&doc);
 }
