@@ -26,7 +26,11 @@
 typedef struct up_run_record {
     char *batch_id;
     int run_number; /* the run_N folder number (upstream: per model) */
-    char *model;    /* resolved model id */
+    /* written as metadata.run_number when not 0: upstream's benchmark
+     * mode restarts it per model (the repeat); 0: run_number.  Read back
+     * into run_number, as upstream's readers take it. */
+    int meta_run_number;
+    char *model; /* resolved model id */
     char *task;
     char *timestamp; /* ISO 8601 */
     char *run_type;  /* "baseline" or "with_skill" */

@@ -730,6 +730,23 @@ static void py_float(up_buf *b, double v)
     }
 }
 
+/*
+ * A timestamp as upstream's CSV writes it: the datetime pydantic parsed,
+ * back through isoformat(), so the "Z" of a UTC stamp (ours before issue
+ * 25) becomes "+00:00"; every other stamp is written as it is.
+ */
+static void csv_timestamp(up_buf *b, const char *t)
+{
+    size_t n = t ? strlen(t) : 0;
+
+    if (n > 1 && t[n - 1] == 'Z') {
+        up_buf_add(b, t, n - 1);
+        up_buf_adds(b, "+00:00");
+        return;
+    }
+    csv_field(b, t);
+}
+
 static void csv_row(up_buf *b, const up_run_record *r)
 {
     csv_field(b, r->batch_id);
@@ -738,7 +755,7 @@ static void csv_row(up_buf *b, const up_run_record *r)
     up_buf_addc(b, ',');
     csv_field(b, r->task);
     up_buf_addc(b, ',');
-    csv_field(b, r->timestamp);
+    csv_timestamp(b, r->timestamp);
     up_buf_addf(b, ",%s,%ld,%ld,%ld,%ld,%ld,", r->passed ? "True" : "False",
                 r->assertions_passed, r->assertions_total, r->input_tokens,
                 r->output_tokens, r->total_tokens);
@@ -757,7 +774,7 @@ static void csv_row(up_buf *b, const up_run_record *r)
     up_buf_addf(b, ",%ld,%ld,", r->cached_tokens, r->reasoning_tokens);
     if (r->cost_usd >= 0)
         up_buf_addf(b, "%.6f", r->cost_usd);
-    up_buf_addc(b, '\n');
+    up_buf_adds(b, "\r\n"); /* Python's csv module ends rows so */
 }
 
 int up_store_csv(const char *path, const up_run_record *runs, size_t n,
@@ -773,7 +790,7 @@ int up_store_csv(const char *path, const up_run_record *runs, size_t n,
                     "llm_time_ms,tool_time_ms,turns,tool_calls,tool_errors,"
                     "mcp_calls,execute_calls,error_message,session_id,"
                     "session_history_file,run_type,skill_name,cached_tokens,"
-                    "reasoning_tokens,cost_usd\n");
+                    "reasoning_tokens,cost_usd\r\n");
     for (size_t i = 0; i < n; i++)
         if (in_list(skill_of(&runs[i]), skills, nskills) &&
             in_list(runs[i].model, models, nmodels))
