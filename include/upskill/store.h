@@ -242,6 +242,9 @@ typedef struct up_compare {
     double with_tokens; /* mean total_tokens per run */
     double base_tokens;
     int has_baseline;
+    /* the batch of the baseline when it is not batch_id's (the latest
+     * batch had none: an earlier one's is shown, marked), else NULL */
+    const char *base_batch;
     size_t nruns;        /* with-skill runs pooled */
     int with_errored;    /* every with-skill case errored: no rate */
     int base_errored;    /* same for the baseline */

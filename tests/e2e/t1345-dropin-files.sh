@@ -62,6 +62,16 @@ like "$(cat "$T"/runs-e/*/run_2/cases/transcripts.jsonl)" \
     '"type":"contains","name":null,"value":"ANSWER"' \
     "and case 1's assertion, graded"
 
+# --- runs: a baseline borrowed from an earlier batch is marked -----------------
+first=$(ls "$T/runs-e")
+run "$UPSKILL" eval "$T/skills/note-writer" -m student \
+    --base-url "$FAKE_URL/v1" --runs-dir "$T/runs-e" --no-baseline
+is "$rc" 0 "a second eval without a baseline"
+run "$UPSKILL" runs -d "$T/runs-e"
+like "$out" "(batch $first)" "runs names the batch its baseline comes from"
+run "$UPSKILL" runs -d "$T/runs-e" --json
+like "$out" "\"baseline_batch_id\": \"$first\"" "so does runs --json"
+
 # --- upstream's benchmark mode: metadata.run_number per model -------------------
 run "$UPSKILL" eval "$T/skills/note-writer" -m student -m other \
     --base-url "$FAKE_URL/v1" --runs 2 --runs-dir "$T/runs-b"

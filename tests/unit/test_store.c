@@ -143,9 +143,12 @@ Test(store, latest_versus_best)
     cr_assert_eq(ncmp, 2);
     cr_assert_float_eq(cmp[0].with_rate, 0.6, 1e-9, "latest is kept");
     cr_assert(cmp[0].has_baseline, "earlier baseline is used");
+    cr_assert_str_eq(cmp[0].base_batch, "2026_01_01_00_00",
+                     "and named, as upstream would show none (issue 25)");
     free(cmp);
     up_store_compare(&cmp, &ncmp, r, 4, NULL, 0, NULL, 0, 1);
     cr_assert_float_eq(cmp[0].with_rate, 1.0, 1e-9, "best is kept");
+    cr_assert_null(cmp[0].base_batch, "its own batch's baseline");
     free(cmp);
     {
         const char *only[] = {"other"};

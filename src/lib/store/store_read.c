@@ -524,11 +524,13 @@ static void fill_compare(up_compare *c, const up_run_record *runs, size_t n,
     struct pool w = pool_arm(runs, n, key, key->batch_id, "with_skill");
     struct pool b = pool_arm(runs, n, key, key->batch_id, "baseline");
 
+    c->base_batch = NULL;
     if (!b.runs) {
         const char *bb = earlier_baseline(runs, at, key);
 
         if (bb)
             b = pool_arm(runs, n, key, bb, "baseline");
+        c->base_batch = b.runs ? bb : NULL;
     }
     c->model = key->model ? key->model : "unknown";
     c->skill = skill_of(key);
@@ -579,6 +581,7 @@ static void fill_upstream(up_compare *c, const up_run_record *runs, size_t n,
     c->with_rate = up_run_rate(w);
     c->with_tokens = (double)w->total_tokens;
     c->has_baseline = b != NULL;
+    c->base_batch = NULL; /* upstream's pick: its own batch's baseline */
     c->base_rate = b ? up_run_rate(b) : 0;
     c->base_tokens = b ? (double)b->total_tokens : 0;
     c->nruns = 1;
