@@ -227,6 +227,9 @@ int up_store_summary_write(const char *batch_dir, const char *batch_id,
  */
 int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
                   const char *runs_dir, up_error *err);
+/* up_store_load for the one batch folder batch_dir.  Never fails. */
+int up_store_load_batch(up_run_record **runs, size_t *n, char ***skipped_files,
+                        const char *batch_dir);
 void up_store_free(up_run_record *runs, size_t n);
 
 /*

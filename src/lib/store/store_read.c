@@ -347,6 +347,42 @@ static void mark_upstream_attempts(up_run_record *v, size_t from, size_t n)
     }
 }
 
+/* One batch folder dir (named name) into l. */
+static void load_batch(struct loader *l, const char *dir, const char *name)
+{
+    size_t first = l->n;
+
+    if (up_fs_is_dir(dir) && load_summary(l, dir, name))
+        load_runs(l, dir, name);
+    mark_upstream_attempts(l->v, first, l->n);
+}
+
+static void loader_done(struct loader *l, up_run_record **runs, size_t *n,
+                        char ***skipped_files)
+{
+    *runs = l->v;
+    *n = l->n;
+    if (!l->warn)
+        l->warn = up_xcalloc(1, sizeof(*l->warn));
+    if (skipped_files)
+        *skipped_files = l->warn;
+    else
+        up_strv_free(l->warn);
+}
+
+int up_store_load_batch(up_run_record **runs, size_t *n, char ***skipped_files,
+                        const char *batch_dir)
+{
+    struct loader l = {NULL, 0, 0, NULL, 0, 0};
+    up_buf name = UP_BUF_INIT;
+
+    up_fs_basename(&name, batch_dir);
+    load_batch(&l, batch_dir, name.data);
+    up_buf_release(&name);
+    loader_done(&l, runs, n, skipped_files);
+    return 0;
+}
+
 int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
                   const char *runs_dir, up_error *err)
 {
@@ -358,23 +394,13 @@ int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
         return rc;
     for (char **p = names; *p; p++) {
         up_buf dir = UP_BUF_INIT;
-        size_t first = l.n;
 
         up_fs_join(&dir, runs_dir, *p);
-        if (up_fs_is_dir(dir.data) && load_summary(&l, dir.data, *p))
-            load_runs(&l, dir.data, *p);
-        mark_upstream_attempts(l.v, first, l.n);
+        load_batch(&l, dir.data, *p);
         up_buf_release(&dir);
     }
     up_strv_free(names);
-    *runs = l.v;
-    *n = l.n;
-    if (!l.warn)
-        l.warn = up_xcalloc(1, sizeof(*l.warn));
-    if (skipped_files)
-        *skipped_files = l.warn;
-    else
-        up_strv_free(l.warn);
+    loader_done(&l, runs, n, skipped_files);
     return 0;
 }
 
