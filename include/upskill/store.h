@@ -260,7 +260,8 @@ typedef struct up_compare {
  * Pair runs into comparisons, one per (model, skill), after filtering by
  * the given skills and models (NULL/0: all).  best = 0 keeps the latest
  * batch (its kept generate attempt, its repeats pooled); when it has no
- * baseline run, the latest earlier baseline is used.  best = 1 is
+ * baseline run, the latest earlier baseline is used and its batch named
+ * in base_batch.  best = 1 is
  * upstream's pick exactly: each with-skill run on its own (superseded
  * attempts included) with upstream's baseline from its batch, the
  * highest rate kept, ties keeping the earliest.  The result is a
