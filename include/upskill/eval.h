@@ -226,6 +226,10 @@ typedef struct up_eval_plan {
     size_t nmodels;
     int runs;     /* repeats per case and arm */
     int baseline; /* run the baseline arm */
+    /* 1: each model and repeat is one upstream single-model eval for
+     * upstream's "passed" (generate's evaluations), never its benchmark
+     * mode's every-case rule; up_eval_plan_init sets 0 */
+    int per_model;
     /* chat mode's injection: UPSKILL or AGENTSKILLS */
     enum up_inject inject;
     char *system_base;  /* the neutral system prompt (compare: plus skill
@@ -715,6 +719,13 @@ typedef struct up_eval_run_opts {
  */
 int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
                     up_sched_stats *stats, up_error *err);
+
+/*
+ * Whether upstream would run p in its benchmark mode (several models or
+ * runs, no baseline, every case must pass, metadata.run_number per model):
+ * not for generate's evaluations (p->per_model).
+ */
+int up_eval_upstream_benchmark(const up_eval_plan *p);
 
 /*
  * Fill r (initialised by the caller, who sets batch, task, timestamp and

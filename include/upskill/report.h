@@ -48,10 +48,18 @@ typedef struct up_report_batch {
     size_t ncases;
     up_report_model *models;
     size_t nmodels;
-    int kept_attempt;     /* a generate batch: the refinement attempt
-                             batch_summary.json names as kept
-                             (stats.generate.kept_attempt), whose runs
-                             alone are read; 0: every run counts */
+    int kept_attempt; /* a generate batch: the refinement attempt
+                         batch_summary.json names as kept
+                         (stats.generate.kept_attempt), whose runs
+                         alone are read; 0: every run counts */
+    /* a batch without case artifacts (upstream's): its run records and
+     * upstream's figures over them (up_store_compare, best = 1, as
+     * upstream's `runs` shows them), the only things the page shows of it;
+     * ncases is 0 */
+    struct up_run_record *runs;
+    size_t nruns;
+    struct up_compare *upstream;
+    size_t nupstream;
     uint64_t seed;        /* statistics seed used */
     const up_config *cfg; /* the prices shown (the caller's; may be NULL) */
 } up_report_batch;

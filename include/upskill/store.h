@@ -26,7 +26,11 @@
 typedef struct up_run_record {
     char *batch_id;
     int run_number; /* the run_N folder number (upstream: per model) */
-    char *model;    /* resolved model id */
+    /* written as metadata.run_number when not 0: upstream's benchmark
+     * mode restarts it per model (the repeat); 0: run_number.  Read back
+     * into run_number, as upstream's readers take it. */
+    int meta_run_number;
+    char *model; /* resolved model id */
     char *task;
     char *timestamp; /* ISO 8601 */
     char *run_type;  /* "baseline" or "with_skill" */
@@ -223,6 +227,9 @@ int up_store_summary_write(const char *batch_dir, const char *batch_id,
  */
 int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
                   const char *runs_dir, up_error *err);
+/* up_store_load for the one batch folder batch_dir.  Never fails. */
+int up_store_load_batch(up_run_record **runs, size_t *n, char ***skipped_files,
+                        const char *batch_dir);
 void up_store_free(up_run_record *runs, size_t n);
 
 /*
@@ -238,6 +245,9 @@ typedef struct up_compare {
     double with_tokens; /* mean total_tokens per run */
     double base_tokens;
     int has_baseline;
+    /* the batch of the baseline when it is not batch_id's (the latest
+     * batch had none: an earlier one's is shown, marked), else NULL */
+    const char *base_batch;
     size_t nruns;        /* with-skill runs pooled */
     int with_errored;    /* every with-skill case errored: no rate */
     int base_errored;    /* same for the baseline */
@@ -250,7 +260,8 @@ typedef struct up_compare {
  * Pair runs into comparisons, one per (model, skill), after filtering by
  * the given skills and models (NULL/0: all).  best = 0 keeps the latest
  * batch (its kept generate attempt, its repeats pooled); when it has no
- * baseline run, the latest earlier baseline is used.  best = 1 is
+ * baseline run, the latest earlier baseline is used and its batch named
+ * in base_batch.  best = 1 is
  * upstream's pick exactly: each with-skill run on its own (superseded
  * attempts included) with upstream's baseline from its batch, the
  * highest rate kept, ties keeping the earliest.  The result is a

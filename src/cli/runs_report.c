@@ -35,7 +35,7 @@ static void sb_line(const up_compare *c)
 
 static void block(const up_compare *c, const char *label, int tokens)
 {
-    char tail[64], lift[16];
+    char tail[64], lift[16], from[160] = "";
     double m =
         c->with_tokens > c->base_tokens ? c->with_tokens : c->base_tokens;
 
@@ -43,10 +43,13 @@ static void block(const up_compare *c, const char *label, int tokens)
     if (c->error)
         printf("  %s%s%s\n", out_c(C_DIM), out_safe(c->error), out_c(C_RESET));
     if (c->with_errored || (c->has_baseline && c->base_errored))
-        tokens = 0; /* no token bars from errors: the rates say errored */
+        tokens = 0;    /* no token bars from errors: the rates say errored */
+    if (c->base_batch) /* upstream shows no baseline here: say whose */
+        snprintf(from, sizeof(from), "  %s(batch %s)%s", out_c(C_DIM),
+                 out_safe(c->base_batch), out_c(C_RESET));
     if (!tokens) {
         if (c->has_baseline)
-            arm_line("baseline", c->base_rate, c->base_errored, NULL);
+            arm_line("baseline", c->base_rate, c->base_errored, from);
         render_lift(lift, sizeof(lift), c->with_rate - c->base_rate);
         snprintf(tail, sizeof(tail), "  %s(%s)%s",
                  out_c(c->with_rate >= c->base_rate ? C_GREEN : C_RED),
@@ -59,7 +62,7 @@ static void block(const up_compare *c, const char *label, int tokens)
     if (c->has_baseline) {
         printf("  %-10s ", "baseline");
         render_bar(stdout, c->base_tokens / m);
-        printf("  %6.0f\n", c->base_tokens);
+        printf("  %6.0f%s\n", c->base_tokens, from);
     }
     printf("  %-10s ", "with skill");
     render_bar(stdout, c->with_tokens / m);
@@ -121,12 +124,23 @@ static char *cell(const up_compare *c, int tokens)
     if (!c->has_baseline)
         up_buf_addf(&b, "%s-%s\u2192%s", out_c(C_DIM), out_c(C_RESET), y);
     else
-        up_buf_addf(&b, "%s%s\u2192%s%s",
+        up_buf_addf(&b, "%s%s%s\u2192%s%s",
                     out_c(from == to ? C_RESET
                           : better   ? C_GREEN
                                      : C_RED),
-                    x, y, out_c(C_RESET));
+                    x, c->base_batch ? "*" : "", y, out_c(C_RESET));
     return up_buf_detach(&b);
+}
+
+/* The matrix's "*": a baseline from an earlier batch, named. */
+static void borrowed_note(const up_compare *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].base_batch && v[i].has_baseline)
+            printf("%s* %s, %s: the latest batch has no baseline; this one "
+                   "is batch %s's%s\n",
+                   out_c(C_DIM), out_safe(v[i].skill), out_safe(v[i].model),
+                   out_safe(v[i].base_batch), out_c(C_RESET));
 }
 
 static void matrix(const up_compare *v, size_t n, int tokens)
@@ -156,6 +170,7 @@ static void matrix(const up_compare *v, size_t n, int tokens)
     printf("%sSkill Performance Matrix%s\n", out_c(C_BOLD), out_c(C_RESET));
     render_table(stdout, (const char *const *)head, (const char *const *)cells,
                  nm + 1, ns);
+    borrowed_note(v, n);
     for (size_t i = 0; i < ns * (nm + 1); i++)
         free(cells[i]);
     for (size_t i = 0; i <= nm; i++)
@@ -174,8 +189,9 @@ static void print_json(const up_compare *v, size_t n, char *const *skipped)
         json_array_append_new(
             a,
             json_pack(
-                "{s:s, s:s, s:s?, s:o, s:o, s:f, s:o, s:I, s:s?, s:o}", "skill",
-                v[i].skill, "model", v[i].model, "batch_id", v[i].batch_id,
+                "{s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:o, s:I, s:s?, s:o}",
+                "skill", v[i].skill, "model", v[i].model, "batch_id",
+                v[i].batch_id, "baseline_batch_id", v[i].base_batch,
                 "with_skill_rate",
                 v[i].with_errored ? json_null() : json_real(v[i].with_rate),
                 "baseline_rate",

@@ -17,7 +17,24 @@ _n=0
 _failed=0
 
 plan() { echo "1..$1"; }
-done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
+done_testing() {
+    _upstream_schema
+    echo "1..$_n"
+    [ "$_failed" -eq 0 ]
+}
+
+# Every skill this script saved must load in upstream upskill (issue 25):
+# its skill_meta.json against upstream's pydantic models, written as plain
+# checks in tests/fake/upstream_schema.py.  One more test when there is
+# any such skill; none without python3.
+_upstream_schema() {
+    command -v python3 >/dev/null 2>&1 || return 0
+    _us=$(python3 "$TOP/tests/fake/upstream_schema.py" --tree "$T" 2>&1)
+    _urc=$?
+    [ -n "$_us" ] || return 0
+    ok "$_urc" "every skill saved here loads in upstream upskill's schema"
+    [ "$_urc" -eq 0 ] || printf '%s\n' "$_us" | head -20 | sed 's/^/#   /'
+}
 
 ok() { # ok COND-STATUS NAME
     _n=$((_n + 1))

@@ -37,7 +37,7 @@ batch_id,run_number,model,task,timestamp,passed,assertions_passed,assertions_tot
 2026_01_10_09_00,4,sonnet,write a pull request description,2026-01-10T09:00:40.500000,True,3,4,1300,600,1900,1.5e-05,1.5e-05,0.0,4,0,0,0,0,,,,with_skill,pr-writer,0,0,
 2026_01_12_14_30,1,haiku,Use when: writing a pull request description,2026-01-12T14:30:04.250000,False,0,0,0,0,0,0.0,0.0,0.0,0,0,0,0,0,No result file found,,,,,0,0,
 CSV
-is "$(cat "$T/r.csv")" "$(cat "$T/want.csv")" \
+is "$(tr -d '\r' < "$T/r.csv")" "$(cat "$T/want.csv")" \
     "CSV: floats as Python's repr, a metadata-only run as 'No result file found'"
 
 # --- our run files: upstream's "passed", batch_summary's models -------------

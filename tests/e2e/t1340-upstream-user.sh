@@ -7,6 +7,12 @@
 # fastagent.secrets.yaml for the endpoint and key, and upstream's runs
 # history.  list, eval, benchmark, runs, runs --csv, plot and config all
 # work on it as it is; only the endpoint's port is the fake server's.
+# The round trip (issue 25): a skill generated here loads in upstream's
+# schema (tests/fake/upstream_schema.py), and upstream's run folders of
+# every command mode (tests/fixtures/compat/runs-modes: eval with and
+# without a baseline, benchmark, generate with --eval-model) read with the
+# figures upstream shows (tests/fake/upstream_runs.py, upstream's readers
+# in Python) in runs --best, runs --csv and report.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -19,8 +25,10 @@ cd "$T/proj" || exit 1
 
 cat > "$T/s.json" <<'JSON'
 {"rules": [
+ {"name": "skill", "match": {"system": "You are a skill author"},
+  "reply": {"text": "{\"files\": {\"SKILL.md\": \"---\\nname: pr-notes\\ndescription: Describes pull requests. Use when asked to describe a PR.\\n---\\n\\n# PR notes\\n\\nWrite Summary, Motivation and Testing.\\n\"}}"}},
  {"name": "tests", "match": {"system": "You write test cases"},
-  "reply": {"text": "{\"cases\": [{\"input\": \"describe PR one\", \"expected\": {\"contains\": [\"Summary\", \"Testing\"]}}, {\"input\": \"describe PR two\", \"expected\": {\"contains\": [\"Summary\", \"Motivation\"]}}, {\"input\": \"describe PR three\", \"expected\": {\"contains\": [\"Motivation\", \"Testing\"]}}]}"}},
+  "reply": {"text": "{\"cases\": [{\"input\": \"describe PR one\", \"expected\": {\"contains\": [\"Summary\", \"Testing\"]}, \"assert\": [{\"type\": \"contains\", \"value\": \"Summary\"}]}, {\"input\": \"describe PR two\", \"expected\": {\"contains\": [\"Summary\", \"Motivation\"]}}, {\"input\": \"describe PR three\", \"expected\": {\"contains\": [\"Motivation\", \"Testing\"]}}]}"}},
  {"name": "judge", "match": {"user": "<rubric>"},
   "reply": {"text": "{\"pass\": true, \"reason\": \"meets it\"}"}},
  {"name": "student",
@@ -33,6 +41,7 @@ fake_start "$T/s.json" --record "$T/rec.jsonl"
 cp -R "$C/skills/pr-writer" "$C/skills/release-notes" skills/
 cp -R "$C/upstream-gen/write-good-pr" skills/
 cp -R "$C/runs-upstream" runs
+cp -R "$C/runs-modes/." runs/
 cat > upskill.config.yaml <<'YAML'
 model: generic.local
 skills_dir: ./skills
@@ -84,6 +93,64 @@ like "$(cat "$T/results.csv")" "No result file found" \
     "upstream's metadata-only run keeps its row"
 run "$UPSKILL" plot
 is "$rc" 0 "plot, upstream's chart command"
+
+# --- the round trip: a skill generated here, in upstream's schema ----------
+run "$UPSKILL" generate "describe pull requests" -o skills/pr-notes
+is "$rc" 0 "generate in the user's folder"
+like "$(cat skills/pr-notes/skill_meta.json)" '"upskill_c"' \
+    "our assertions are kept beside upstream's tests"
+python3 "$TOP/tests/fake/upstream_schema.py" skills/* > "$T/schema.txt" 2>&1
+ok $? "every skill of the folder loads in upstream's schema $(head -3 "$T/schema.txt")"
+run "$UPSKILL" eval skills/pr-notes -m generic.local
+is "$rc" 0 "and back here"
+like "$err" "3 case(s)" "with its saved tests"
+
+# --- the round trip: upstream's figures from every command mode --------------
+python3 "$TOP/tests/fake/upstream_runs.py" best runs > "$T/up-best.txt"
+run "$UPSKILL" runs --best --json
+is "$rc" 0 "runs --best --json"
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["results"]:
+    b = r["baseline_rate"]
+    print("%s %.4f %s" % (r["skill"], r["with_skill_rate"],
+                          "-" if b is None else "%.4f" % b))' |
+    sort > "$T/our-best.txt"
+is "$(cat "$T/our-best.txt")" "$(cat "$T/up-best.txt")" \
+    "runs --best: upstream's figures for every (model, skill)"
+like "$(cat "$T/up-best.txt")" "commit-helper 1.0000 0.2500" \
+    "(generate's --eval-model pass among them)"
+python3 "$TOP/tests/fake/upstream_runs.py" csv runs "$T/up.csv"
+run "$UPSKILL" runs --csv "$T/our.csv"
+python3 - "$T/our.csv" "$T/our22.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(rows[0][:22])
+    for r in rows[1:]:
+        if r[19] == "No result file found":
+            r[4] = ""  # upstream writes the export's time there
+        w.writerow(r[:22])
+PY
+sort "$T/up.csv" | od -c > "$T/up.od"
+sort "$T/our22.csv" | od -c > "$T/our.od"
+cmp -s "$T/up.od" "$T/our.od"
+ok $? "runs --csv: upstream's rows, byte for byte, over every batch"
+[ $? -eq 0 ] || diff "$T/up.od" "$T/our.od" | head -10 | sed 's/^/#   /'
+run "$UPSKILL" report runs -o "$T/report.html"
+is "$rc" 0 "report reads the whole folder"
+for b in 2026_01_14_10_00 2026_01_14_11_00 2026_01_15_09_00 2026_01_16_08_00; do
+    like "$(cat "$T/report.html")" "batch $b, upstream's run files" \
+        "report shows upstream's batch $b"
+done
+h=$(cat "$T/report.html")
+like "$h" '<td>write-good-pr</td><td>-</td><td data-rate="1.0000">100%</td>' \
+    "benchmark: no baseline, the best run of each model, as upstream"
+like "$h" '<td>commit-helper</td><td data-rate="0.2500">25%</td><td data-rate="1.0000">100%</td>' \
+    "generate's --eval-model pass with its own baseline"
+like "$h" '<td>1</td><td>haiku</td><td>with_skill</td><td>2/4</td>' \
+    "benchmark's run_number per model, as upstream wrote it"
 
 # --- nothing of the user's was edited, no key leaked ---------------------
 find . -type f -path './runs/2026_01_*' -exec cksum {} + | sort > "$T/after-runs.txt"

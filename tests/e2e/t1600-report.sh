@@ -51,8 +51,14 @@ is "$rc" 3 "a missing folder is bad input"
 like "$err" "nowhere" "the message names it"
 ok "$([ ! -e "$T/x.html" ]; echo $?)" "and nothing is written"
 run "$UPSKILL" report "$FIX/runs/upstream" -o "$T/x.html"
-is "$rc" 3 "upstream's batches have no case artifacts: bad input"
-like "$err" "case artifacts" "the message says what is missing"
+is "$rc" 0 "upstream's batches, without case artifacts, are reported"
+like "$(cat "$T/x.html")" \
+    '<td>kimi</td><td>write-good-pr</td><td data-rate="0.6000">60%</td><td data-rate="1.0000">100%</td>' \
+    "with the figures upstream's runs shows (issue 25)"
+mkdir -p "$T/empty/b1/run_1"
+run "$UPSKILL" report "$T/empty/b1" -o "$T/x.html"
+is "$rc" 3 "a batch with neither artifacts nor run results is bad input"
+like "$err" "no run results" "the message says what is missing"
 run "$UPSKILL" report "$FIX/runs/artifacts" -o "$T/fx.html"
 is "$rc" 0 "a batch without batch_plan.json (run_N only) is found"
 

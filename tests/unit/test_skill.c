@@ -794,3 +794,63 @@ Test(skill, save_refuses_what_load_would_refuse, .init = mk_tmp, .fini = rm_tmp)
     up_buf_release(&deep);
     free(out);
 }
+
+/* Issue 25: upstream's TestCase forbids unknown keys, so our extensions
+ * are saved beside the tests and put back on load. */
+Test(skill, meta_tests_split_and_joined, .init = mk_tmp, .fini = rm_tmp)
+{
+    up_skill s;
+    up_error err;
+    char *meta;
+
+    up_skill_init(&s);
+    put("SKILL.md", "---\nname: x\ndescription: d\n---\nbody\n", 0644);
+    cr_assert_eq(up_skill_save_tests(tmp,
+                                     "[{\"input\":\"a\",\"expected\":{"
+                                     "\"contains\":[\"k\"]},\"assert\":[{"
+                                     "\"type\":\"contains\",\"value\":"
+                                     "\"v\"}]},{\"input\":\"b\"}]",
+                                     NULL),
+                 0);
+    meta = slurp("skill_meta.json");
+    cr_assert(strstr(meta, "\"tests\": [\n    {\n      \"input\": \"a\",\n"
+                           "      \"expected\": {\n"),
+              "%s", meta);
+    cr_assert(strstr(meta, "\"upskill_c\": {\n    \"tests\": [\n      {\n"
+                           "        \"assert\": ["),
+              "%s", meta);
+    cr_assert(strstr(meta, "      },\n      {}\n    ]"), "%s", meta);
+    free(meta);
+    cr_assert_eq(up_skill_load(&s, tmp, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(s.tests_json,
+                     "[{\"input\":\"a\",\"expected\":{\"contains\":[\"k\"]},"
+                     "\"assert\":[{\"type\":\"contains\",\"value\":\"v\"}]},"
+                     "{\"input\":\"b\"}]");
+    cr_assert_eq(s.nwarnings, 0);
+    up_skill_release(&s);
+    /* no extension: no upskill_c, even when the file had one */
+    cr_assert_eq(up_skill_save_tests(tmp, "[{\"input\":\"c\"}]", NULL), 0);
+    meta = slurp("skill_meta.json");
+    cr_assert_null(strstr(meta, "upskill_c"), "%s", meta);
+    free(meta);
+}
+
+Test(skill, meta_tests_unpaired_extensions_warn, .init = mk_tmp, .fini = rm_tmp)
+{
+    up_skill s;
+    up_error err;
+
+    up_skill_init(&s);
+    put("SKILL.md", "---\nname: x\ndescription: d\n---\nbody\n", 0644);
+    put("skill_meta.json",
+        "{\"tests\": [{\"input\": \"a\"}], \"upskill_c\": {\"tests\": "
+        "[{\"assert\": []}, {\"assert\": []}]}}",
+        0644);
+    cr_assert_eq(up_skill_load(&s, tmp, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(s.tests_json, "[{\"input\":\"a\"}]");
+    cr_assert_eq(s.nwarnings, 1);
+    cr_assert(strstr(s.warnings[0], "upskill_c.tests has 2 entries for 1 "
+                                    "tests"),
+              "%s", s.warnings[0]);
+    up_skill_release(&s);
+}

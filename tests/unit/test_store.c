@@ -113,6 +113,12 @@ Test(store, write_load_compare_csv)
     cr_assert_eq(up_fs_read(&text, csv.data, 1 << 20, &err), 0);
     cr_assert(strstr(text.data, "\"write, \"\"quoted\"\" task\""));
     cr_assert(strstr(text.data, ",baseline,git-commit-messages,"));
+    /* issue 25: Python's csv module ends rows with CRLF, and upstream
+     * writes a stored "Z" stamp back as isoformat() does */
+    cr_assert(strstr(text.data, "cost_usd\r\n"), "%s", text.data);
+    cr_assert_null(strstr(text.data, ",\n"));
+    cr_assert(strstr(text.data, ",2026-11-29T18:00:00+00:00,"), "%s",
+              text.data);
     up_store_free(got, n);
     for (int i = 0; i < 2; i++)
         up_run_record_release(&w[i]);
@@ -137,9 +143,12 @@ Test(store, latest_versus_best)
     cr_assert_eq(ncmp, 2);
     cr_assert_float_eq(cmp[0].with_rate, 0.6, 1e-9, "latest is kept");
     cr_assert(cmp[0].has_baseline, "earlier baseline is used");
+    cr_assert_str_eq(cmp[0].base_batch, "2026_01_01_00_00",
+                     "and named, as upstream would show none (issue 25)");
     free(cmp);
     up_store_compare(&cmp, &ncmp, r, 4, NULL, 0, NULL, 0, 1);
     cr_assert_float_eq(cmp[0].with_rate, 1.0, 1e-9, "best is kept");
+    cr_assert_null(cmp[0].base_batch, "its own batch's baseline");
     free(cmp);
     {
         const char *only[] = {"other"};
@@ -616,5 +625,35 @@ Test(journal, resume_needs_the_same_plan)
     cr_assert_eq(up_eval_batch_match(&b.p, root, &err), 0);
     jplan_release(&a);
     jplan_release(&b);
+    rmroot(root);
+}
+
+/* Upstream's benchmark mode restarts metadata.run_number per model; the
+ * folder keeps our number (issue 25). */
+Test(store, meta_run_number)
+{
+    char *root = mkroot();
+    up_buf dir = UP_BUF_INIT, id = UP_BUF_INIT, path = UP_BUF_INIT,
+           text = UP_BUF_INIT;
+    up_run_record w;
+    up_error err;
+
+    cr_assert_eq(up_store_batch_new(&dir, &id, root, &err), 0);
+    fill(&w, id.data, 3, "with_skill", "m2", 4, 5);
+    w.meta_run_number = 1;
+    cr_assert_eq(up_store_run_write(dir.data, &w, &err), 0, "%s", err.msg);
+    up_fs_join(&path, dir.data, "run_3/run_metadata.json");
+    cr_assert_eq(up_fs_read(&text, path.data, 1 << 20, &err), 0, "%s", err.msg);
+    cr_assert(strstr(text.data, "\"run_number\": 1,"), "%s", text.data);
+    up_buf_reset(&text);
+    up_buf_reset(&path);
+    up_fs_join(&path, dir.data, "run_3/run_result.json");
+    cr_assert_eq(up_fs_read(&text, path.data, 1 << 20, &err), 0);
+    cr_assert(strstr(text.data, "\"run_number\": 1,"), "%s", text.data);
+    up_run_record_release(&w);
+    up_buf_release(&dir);
+    up_buf_release(&id);
+    up_buf_release(&path);
+    up_buf_release(&text);
     rmroot(root);
 }

@@ -276,12 +276,18 @@ static double sum_rate(struct arm_sum s)
     return s.total ? (double)s.passed / (double)s.total : 0.0;
 }
 
+int up_eval_upstream_benchmark(const up_eval_plan *p)
+{
+    return (p->nmodels > 1 || p->runs > 1) && !p->per_model;
+}
+
 /*
- * Upstream's "passed" for a run: benchmark mode (several models or runs)
- * every case passed; otherwise a baseline, or a with-skill run without
- * one, passes above 50%, and a with-skill run with a baseline passes when
- * upstream's is_beneficial holds (lift above 5 points, or no loss and
- * more than 20% fewer tokens).
+ * Upstream's "passed" for a run: benchmark mode (several models or runs,
+ * but not generate's evaluations, each of which upstream runs as a
+ * single-model eval) every case passed; otherwise a baseline, or a with-skill
+ * run without one, passes above 50%, and a with-skill run with a baseline
+ * passes when upstream's is_beneficial holds (lift above 5 points, or no loss
+ * and more than 20% fewer tokens).
  */
 static int upstream_passed(const up_eval_plan *p, size_t m, int repeat,
                            enum up_arm arm)
@@ -289,7 +295,7 @@ static int upstream_passed(const up_eval_plan *p, size_t m, int repeat,
     struct arm_sum w = arm_sum(p, m, repeat, arm), b;
     double lift, savings;
 
-    if (p->nmodels > 1 || p->runs > 1)
+    if (up_eval_upstream_benchmark(p))
         return w.total && w.passed == w.total;
     if (arm == UP_ARM_BASELINE || !p->baseline)
         return sum_rate(w) > 0.5;

@@ -6,6 +6,7 @@
  * run log keeps every record of the session, so generate's attempts
  * number on and batch_summary.json covers them all.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,13 +63,23 @@ int up_session_grade(up_session *s, up_eval_plan *p, up_error *err)
     return rc;
 }
 
-static void utc_stamp(char *out, size_t size)
+/*
+ * Now as upstream stamps its runs (Python's datetime.now().isoformat()):
+ * local time without a zone, microseconds unless they are 0.
+ */
+static void local_stamp(char *out, size_t size)
 {
-    time_t now = time(NULL);
+    struct timespec ts;
     struct tm tm;
+    size_t n;
+    long us;
 
-    gmtime_r(&now, &tm);
-    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    localtime_r(&ts.tv_sec, &tm);
+    n = strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm);
+    us = ts.tv_nsec / 1000;
+    if (us && n && n + 8 <= size)
+        snprintf(out + n, size - n, ".%06ld", us);
 }
 
 static up_run_record *new_record(up_session *s)
@@ -90,7 +101,7 @@ int up_session_log_runs(up_session *s, const up_eval_plan *p, const char *task,
 
     if (!s->batch_dir.len)
         return 0;
-    utc_stamp(stamp, sizeof(stamp));
+    local_stamp(stamp, sizeof(stamp));
     for (size_t m = 0; m < p->nmodels && !rc; m++)
         for (int r = 1; r <= p->runs && !rc; r++)
             for (int arm = p->baseline ? 0 : 1; arm <= 1 && !rc; arm++) {
@@ -98,6 +109,8 @@ int up_session_log_runs(up_session *s, const up_eval_plan *p, const char *task,
 
                 up_eval_run_totals(rec, p, m, r, (enum up_arm)arm,
                                    up_session_price(s, m));
+                if (up_eval_upstream_benchmark(p))
+                    rec->meta_run_number = r; /* upstream: per model */
                 up_eval_run_error(rec, p, m, r, (enum up_arm)arm);
                 if (p->agent_opts.run_tool || s->unsandboxed)
                     rec->sandbox =

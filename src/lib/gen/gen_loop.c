@@ -136,6 +136,7 @@ static int run_plan(up_gen *g, up_gen_attempt *a, up_error *err)
     int rc;
 
     up_session_plan_init(&g->session, &a->plan, &a->skill, &g->suite, &sp);
+    a->plan.per_model = 1; /* upstream's generate: an eval per model */
     rc = up_eval_prepare(&a->plan, NULL, err);
     if (rc)
         return rc;

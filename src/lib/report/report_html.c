@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "upskill/store.h"
 #include "upskill/version.h"
 
 static const char css[] =
@@ -329,10 +330,78 @@ static void provenance(up_buf *out, const up_report_batch *b)
     up_buf_release(&seed);
 }
 
+static void td_text(up_buf *out, const char *s)
+{
+    up_buf_adds(out, "<td>");
+    up_report_esc(out, s ? s : "");
+    up_buf_adds(out, "</td>");
+}
+
+/* A rate as upstream prints it (Python's .0%), with its exact value. */
+static void pct_cell(up_buf *out, double rate, int has)
+{
+    if (!has) {
+        up_buf_adds(out, "<td>-</td>");
+        return;
+    }
+    up_buf_addf(out, "<td data-rate=\"%.4f\">%.0f%%</td>", rate, rate * 100);
+}
+
+/* Upstream's figures of a batch without artifacts: its `runs` view, then
+ * each run as its files give it. */
+static void upstream_batch(up_buf *out, const up_report_batch *b)
+{
+    up_buf_adds(out, "<p class=\"mut\">No case artifacts (a batch of "
+                     "upstream upskill, or one cut short): the figures "
+                     "upstream's <code>runs</code> shows, from the run "
+                     "files.</p><table class=\"upstream\"><caption>Pass "
+                     "rates (assertions passed / total; the best with-skill "
+                     "run and its baseline)</caption><thead><tr><th>model"
+                     "</th><th>skill</th><th>baseline</th><th>with skill"
+                     "</th></tr></thead><tbody>");
+    for (size_t i = 0; i < b->nupstream; i++) {
+        const up_compare *c = &b->upstream[i];
+
+        td_name(out, c->model);
+        td_text(out, c->skill);
+        pct_cell(out, c->base_rate, c->has_baseline);
+        pct_cell(out, c->with_rate, 1);
+        up_buf_adds(out, "</tr>");
+    }
+    up_buf_adds(out, "</tbody></table><table class=\"runs\"><caption>Runs"
+                     "</caption><thead><tr><th>run_number</th><th>model</th>"
+                     "<th>run_type</th><th>assertions</th><th>rate</th>"
+                     "<th>passed</th><th>tokens</th></tr></thead><tbody>");
+    for (size_t i = 0; i < b->nruns; i++) {
+        const up_run_record *r = &b->runs[i];
+
+        up_buf_addf(out, "<tr><td>%d</td>", r->run_number);
+        td_text(out, r->model);
+        td_text(out, r->run_type);
+        up_buf_addf(out, "<td>%ld/%ld</td>", r->assertions_passed,
+                    r->assertions_total);
+        pct_cell(out, up_run_rate(r), 1);
+        up_buf_addf(out, "<td>%s</td><td>%ld</td></tr>",
+                    r->passed ? "True" : "False", r->total_tokens);
+    }
+    up_buf_adds(out, "</tbody></table>");
+}
+
 static int batch(up_buf *out, const up_report_batch *b, size_t bi,
                  up_error *err)
 {
     int rc;
+
+    if (b->runs) {
+        up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
+        up_report_esc(out, b->skill ? b->skill : "(no skill name)");
+        up_buf_adds(out, " <span class=\"mut\">batch ");
+        up_report_esc(out, b->id);
+        up_buf_adds(out, ", upstream's run files</span></h2>");
+        upstream_batch(out, b);
+        up_buf_adds(out, "</section>");
+        return 0;
+    }
 
     up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
     up_report_esc(out, b->skill ? b->skill : "(no skill name)");

@@ -235,6 +235,25 @@ static int compare_all(up_report_batch *b, up_error *err)
     return rc;
 }
 
+/*
+ * A batch without case artifacts (upstream's): its run records, and the
+ * figures upstream's `runs` shows for them.  UP_ENOTFOUND when it has no
+ * run record either.
+ */
+static int load_upstream(up_report_batch *b, up_error *err)
+{
+    up_store_load_batch(&b->runs, &b->nruns, NULL, b->dir);
+    if (!b->nruns)
+        return up_error_set(err, UP_ENOTFOUND,
+                            "'%s': no run results (run_N/run_result.json) "
+                            "and no case artifacts in the batch",
+                            b->dir);
+    up_store_compare(&b->upstream, &b->nupstream, b->runs, b->nruns, NULL, 0,
+                     NULL, 0, 1);
+    dup_once(&b->skill, b->runs[0].skill_name); /* a summary-only batch */
+    return 0;
+}
+
 int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
                          up_error *err)
 {
@@ -261,10 +280,8 @@ int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
         if (run_number(names[i]) > 0)
             rc = load_run(b, names[i], err);
     if (!rc && !b->ncases)
-        rc = up_error_set(err, UP_ENOTFOUND,
-                          "'%s': no case artifacts (run_N/%s) in the batch",
-                          dir, "cases/transcripts.jsonl");
-    if (!rc)
+        rc = load_upstream(b, err);
+    if (!rc && b->ncases)
         rc = compare_all(b, err);
 out:
     up_strv_free(names);
@@ -278,6 +295,8 @@ void up_report_batch_release(up_report_batch *b)
         free(b->models[i].cells);
     }
     free(b->models);
+    free(b->upstream);
+    up_store_free(b->runs, b->nruns);
     free(b->dir);
     free(b->id);
     free(b->skill);
@@ -329,7 +348,7 @@ int up_report_find_batches(char ***dirs, size_t *n, const char *path,
         up_buf p = UP_BUF_INIT;
 
         up_fs_join(&p, path, names[i]);
-        if (is_batch(p.data) && has(p.data, "run_1/cases/transcripts.jsonl", 0))
+        if (is_batch(p.data))
             push(dirs, n, p.data);
         up_buf_release(&p);
     }
@@ -337,7 +356,7 @@ int up_report_find_batches(char ***dirs, size_t *n, const char *path,
     if (!rc && *n == before)
         rc = up_error_set(err, UP_ENOTFOUND,
                           "'%s': neither a batch nor a runs folder with "
-                          "batches that have case artifacts",
+                          "batches",
                           path);
     return rc;
 }

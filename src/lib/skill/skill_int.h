@@ -5,8 +5,11 @@
 #ifndef UPSKILL_SKILL_INT_H
 #define UPSKILL_SKILL_INT_H
 
+#include <jansson.h>
+
 #include "upskill/buf.h"
 #include "upskill/error.h"
+#include "upskill/skill.h"
 
 /* Tests set this to take the rename-aside path instead of the exchange. */
 extern int skill_swap_no_exchange;
@@ -46,5 +49,20 @@ void skill_clean_saves(const char *parent, const char *base, const char *dir);
  */
 int skill_swap_in(const char *tmp, const char *dir, const char *parent,
                   const char *base, up_error *err);
+
+/*
+ * Set root's "tests" to tests with upstream's TestCase keys only, and
+ * root's "upskill_c".tests to the other keys of each test (the key is
+ * removed when no test has any).  tests is borrowed.
+ */
+void skill_meta_put_tests(json_t *root, json_t *tests);
+
+/*
+ * The tests of a skill_meta.json root with their extensions put back (a
+ * new reference), or NULL when it has no "tests".  Extensions that do not
+ * pair with the tests are left out with a warning in s->warnings naming
+ * path.
+ */
+json_t *skill_meta_get_tests(json_t *root, up_skill *s, const char *path);
 
 #endif

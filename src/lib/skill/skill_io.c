@@ -210,7 +210,7 @@ static int parse_meta(up_skill *s, const up_buf *text, const char *path,
     json_error_t je;
     json_t *root =
         json_loadb(text->data, text->len, JSON_REJECT_DUPLICATES, &je);
-    json_t *meta, *tests;
+    json_t *meta, *tests = NULL;
     int rc = 0;
 
     if (!root) {
@@ -219,7 +219,6 @@ static int parse_meta(up_skill *s, const up_buf *text, const char *path,
                             je.column, je.text);
     }
     meta = json_object_get(root, "metadata");
-    tests = json_object_get(root, "tests");
     if (!json_is_object(root))
         rc = up_error_set(err, UP_EPARSE, "'%s': expected a json object", path);
     else if (meta && !json_is_object(meta))
@@ -227,10 +226,13 @@ static int parse_meta(up_skill *s, const up_buf *text, const char *path,
                           path);
     else if (meta)
         rc = fill_meta(&s->meta, meta, path, err);
+    if (!rc)
+        tests = skill_meta_get_tests(root, s, path);
     if (!rc && tests)
         s->tests_json = json_dumps(tests, JSON_COMPACT | JSON_PRESERVE_ORDER |
                                               JSON_ENCODE_ANY);
     s->has_meta = !rc;
+    json_decref(tests);
     json_decref(root);
     return rc;
 }
@@ -540,7 +542,10 @@ static int meta_text(const up_skill *s, up_buf *out, up_error *err)
         }
     }
     json_object_set_new(root, "metadata", meta_json(&s->meta));
-    json_object_set_new(root, "tests", tests ? tests : json_array());
+    if (!tests)
+        tests = json_array();
+    skill_meta_put_tests(root, tests);
+    json_decref(tests);
     text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                                 JSON_REAL_PRECISION(real_precision(root)));
     up_buf_adds(out, text);
@@ -734,7 +739,7 @@ int up_skill_save_tests(const char *dir, const char *tests_json, up_error *err)
     up_fs_join(&path, dir, "skill_meta.json");
     rc = meta_root(&root, path.data, &mode, err);
     if (!rc) {
-        json_object_set(root, "tests", tests);
+        skill_meta_put_tests(root, tests);
         text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                                     JSON_REAL_PRECISION(real_precision(root)));
         up_buf_adds(&out, text);

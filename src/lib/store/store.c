@@ -80,8 +80,8 @@ static json_t *metadata_json(const up_run_record *r)
         "{s:o, s:o, s:o, s:i, s:o, s:s}", "model",
         up_json_str_or_null(r->model), "task", up_json_str_or_null(r->task),
         "batch_id", up_json_str_or_null(r->batch_id), "run_number",
-        r->run_number, "timestamp", up_json_str_or_null(r->timestamp),
-        "upskill_version", UPSKILL_VERSION);
+        r->meta_run_number ? r->meta_run_number : r->run_number, "timestamp",
+        up_json_str_or_null(r->timestamp), "upskill_version", UPSKILL_VERSION);
 
     if (o && r->sandbox) /* ours: only when the run tool was offered */
         json_object_set_new(o, "sandbox", json_string(r->sandbox));

@@ -347,6 +347,42 @@ static void mark_upstream_attempts(up_run_record *v, size_t from, size_t n)
     }
 }
 
+/* One batch folder dir (named name) into l. */
+static void load_batch(struct loader *l, const char *dir, const char *name)
+{
+    size_t first = l->n;
+
+    if (up_fs_is_dir(dir) && load_summary(l, dir, name))
+        load_runs(l, dir, name);
+    mark_upstream_attempts(l->v, first, l->n);
+}
+
+static void loader_done(struct loader *l, up_run_record **runs, size_t *n,
+                        char ***skipped_files)
+{
+    *runs = l->v;
+    *n = l->n;
+    if (!l->warn)
+        l->warn = up_xcalloc(1, sizeof(*l->warn));
+    if (skipped_files)
+        *skipped_files = l->warn;
+    else
+        up_strv_free(l->warn);
+}
+
+int up_store_load_batch(up_run_record **runs, size_t *n, char ***skipped_files,
+                        const char *batch_dir)
+{
+    struct loader l = {NULL, 0, 0, NULL, 0, 0};
+    up_buf name = UP_BUF_INIT;
+
+    up_fs_basename(&name, batch_dir);
+    load_batch(&l, batch_dir, name.data);
+    up_buf_release(&name);
+    loader_done(&l, runs, n, skipped_files);
+    return 0;
+}
+
 int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
                   const char *runs_dir, up_error *err)
 {
@@ -358,23 +394,13 @@ int up_store_load(up_run_record **runs, size_t *n, char ***skipped_files,
         return rc;
     for (char **p = names; *p; p++) {
         up_buf dir = UP_BUF_INIT;
-        size_t first = l.n;
 
         up_fs_join(&dir, runs_dir, *p);
-        if (up_fs_is_dir(dir.data) && load_summary(&l, dir.data, *p))
-            load_runs(&l, dir.data, *p);
-        mark_upstream_attempts(l.v, first, l.n);
+        load_batch(&l, dir.data, *p);
         up_buf_release(&dir);
     }
     up_strv_free(names);
-    *runs = l.v;
-    *n = l.n;
-    if (!l.warn)
-        l.warn = up_xcalloc(1, sizeof(*l.warn));
-    if (skipped_files)
-        *skipped_files = l.warn;
-    else
-        up_strv_free(l.warn);
+    loader_done(&l, runs, n, skipped_files);
     return 0;
 }
 
@@ -524,11 +550,13 @@ static void fill_compare(up_compare *c, const up_run_record *runs, size_t n,
     struct pool w = pool_arm(runs, n, key, key->batch_id, "with_skill");
     struct pool b = pool_arm(runs, n, key, key->batch_id, "baseline");
 
+    c->base_batch = NULL;
     if (!b.runs) {
         const char *bb = earlier_baseline(runs, at, key);
 
         if (bb)
             b = pool_arm(runs, n, key, bb, "baseline");
+        c->base_batch = b.runs ? bb : NULL;
     }
     c->model = key->model ? key->model : "unknown";
     c->skill = skill_of(key);
@@ -579,6 +607,7 @@ static void fill_upstream(up_compare *c, const up_run_record *runs, size_t n,
     c->with_rate = up_run_rate(w);
     c->with_tokens = (double)w->total_tokens;
     c->has_baseline = b != NULL;
+    c->base_batch = NULL; /* upstream's pick: its own batch's baseline */
     c->base_rate = b ? up_run_rate(b) : 0;
     c->base_tokens = b ? (double)b->total_tokens : 0;
     c->nruns = 1;
@@ -730,6 +759,23 @@ static void py_float(up_buf *b, double v)
     }
 }
 
+/*
+ * A timestamp as upstream's CSV writes it: the datetime pydantic parsed,
+ * back through isoformat(), so the "Z" of a UTC stamp (ours before issue
+ * 25) becomes "+00:00"; every other stamp is written as it is.
+ */
+static void csv_timestamp(up_buf *b, const char *t)
+{
+    size_t n = t ? strlen(t) : 0;
+
+    if (n > 1 && t[n - 1] == 'Z') {
+        up_buf_add(b, t, n - 1);
+        up_buf_adds(b, "+00:00");
+        return;
+    }
+    csv_field(b, t);
+}
+
 static void csv_row(up_buf *b, const up_run_record *r)
 {
     csv_field(b, r->batch_id);
@@ -738,7 +784,7 @@ static void csv_row(up_buf *b, const up_run_record *r)
     up_buf_addc(b, ',');
     csv_field(b, r->task);
     up_buf_addc(b, ',');
-    csv_field(b, r->timestamp);
+    csv_timestamp(b, r->timestamp);
     up_buf_addf(b, ",%s,%ld,%ld,%ld,%ld,%ld,", r->passed ? "True" : "False",
                 r->assertions_passed, r->assertions_total, r->input_tokens,
                 r->output_tokens, r->total_tokens);
@@ -757,7 +803,7 @@ static void csv_row(up_buf *b, const up_run_record *r)
     up_buf_addf(b, ",%ld,%ld,", r->cached_tokens, r->reasoning_tokens);
     if (r->cost_usd >= 0)
         up_buf_addf(b, "%.6f", r->cost_usd);
-    up_buf_addc(b, '\n');
+    up_buf_adds(b, "\r\n"); /* Python's csv module ends rows so */
 }
 
 int up_store_csv(const char *path, const up_run_record *runs, size_t n,
@@ -773,7 +819,7 @@ int up_store_csv(const char *path, const up_run_record *runs, size_t n,
                     "llm_time_ms,tool_time_ms,turns,tool_calls,tool_errors,"
                     "mcp_calls,execute_calls,error_message,session_id,"
                     "session_history_file,run_type,skill_name,cached_tokens,"
-                    "reasoning_tokens,cost_usd\n");
+                    "reasoning_tokens,cost_usd\r\n");
     for (size_t i = 0; i < n; i++)
         if (in_list(skill_of(&runs[i]), skills, nskills) &&
             in_list(runs[i].model, models, nmodels))
