@@ -82,6 +82,9 @@ typedef struct up_harness_run_args {
     const up_sandbox_limits *limits; /* the run tool's (the config's
                                         sandbox.*): its process count and
                                         file size; NULL: their defaults */
+    const char *ws_inside; /* where ws appears in the sandbox, the CLI's
+                              working folder (a Harbor task's WORKDIR);
+                              NULL: /workspace */
 } up_harness_run_args;
 
 /*
