@@ -7,7 +7,8 @@
  * case's files; in the skill arm the skill in the CLI's discovery
  * folder) and a HOME with the CLI's config written by us.  The CLI runs
  * under bubblewrap with the system read-only, the workspace bound at
- * /workspace and the home at /home/student as the only writable places,
+ * /workspace (a Harbor task's WORKDIR) and the home at /home/student as
+ * the only writable places,
  * and a network namespace of its own with only loopback: it reaches its
  * model through a per-conversation proxy upskill runs, which holds the
  * key (the CLI gets a dummy); its environment is built from nothing.  A

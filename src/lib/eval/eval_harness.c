@@ -73,6 +73,19 @@ static int move_skills(up_workspace *ws, const up_harness_spec *spec,
     return rc;
 }
 
+/* What the CLI may add starts from here: the case's files within the
+ * workspace's quota (as agent mode's, agent.c). */
+static int fits(up_workspace *ws, up_error *err)
+{
+    up_buf why = UP_BUF_INIT;
+    int rc = 0;
+
+    if (up_workspace_usage(ws, &why))
+        rc = up_error_set(err, UP_ETOOBIG, "the case's files: %s", why.data);
+    up_buf_release(&why);
+    return rc;
+}
+
 /* The case's files (a Harbor task's seed, binary-safe, too) and the
  * arm's skill into the workspace; in the skill arm of a case with its
  * own skills, each of them, the first (the measured one) last so that
@@ -101,7 +114,7 @@ static int fill(eval_harness *c, const up_eval_plan *p, const up_eval_job *j,
         rc = up_workspace_install_skill(c->ws, sk, err);
     if (!rc && c->ws->skill_dir)
         rc = move_skills(c->ws, c->spec, sk, n, err);
-    return rc;
+    return rc ? rc : fits(c->ws, err);
 }
 
 /* The private folder under the run's parent into c->dir, and the
