@@ -5,6 +5,8 @@
 # folder; in the skill arm every skill of the task in the CLI's own skill
 # folder (.claude/skills); /tests out of reach; the verifier grades what
 # they wrote.  The task's [agent] timeout_sec is the CLI's wall clock.
+# Then, when `make clis` installed it (CLIS, as in t1410), the real
+# Claude Code scripted by fake-llm does the same.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -75,4 +77,34 @@ run env UPSKILL_CLIS="$F" "$UPSKILL" eval --no-cache --tasks "$T/home" \
     -m cli.claude-code --base-url "$FAKE_URL" --runs-dir "$T/runs3" --no-baseline
 like "$err" "'/home/student/app' cannot hold a coding-agent CLI's workspace" \
     "a WORKDIR under the CLI's home is refused, saying why"
+
+# ---- the real Claude Code (make clis), scripted by fake-llm ----
+CLIS=${CLIS:-$TOP/build-clis}
+if [ ! -x "$CLIS/claude-code/bin/claude" ]; then
+    echo "ok $((_n + 1)) # SKIP real Claude Code not installed in $CLIS (make clis)"
+    _n=$((_n + 1))
+    done_testing
+    exit $?
+fi
+# in the skill arm (report-writer's description in the request) run its
+# script from .claude/skills and look around; in the baseline do nothing
+cat >"$T/sc.json" <<'JSON'
+{"rules": [
+ {"name": "side", "match": {"tools": false}, "reply": {"text": "ok", "usage": {"input_tokens": 5, "output_tokens": 1}}},
+ {"name": "run", "match": {"path": "/v1/messages", "tools": true, "assistant_turns": 0, "body": "Writes the one-line data reports"},
+  "reply": {"tool_calls": [{"name": "Bash", "arguments": {"command": "{ pwd; ls .claude/skills; ls /tests; } > where.txt 2>&1; sh .claude/skills/report-writer/scripts/report.sh /app/data/names.txt /app/data/blob.bin > /app/out/report.txt", "description": "write"}}],
+            "usage": {"input_tokens": 1000, "output_tokens": 10}}},
+ {"name": "good", "match": {"path": "/v1/messages", "tools": true, "assistant_turns": 1}, "reply": {"text": "Done.", "usage": {"input_tokens": 1100, "output_tokens": 5}}},
+ {"name": "bad", "match": {"path": "/v1/messages", "tools": true, "assistant_turns": 0}, "reply": {"text": "I will not.", "usage": {"input_tokens": 900, "output_tokens": 5}}}
+]}
+JSON
+fake_start "$T/sc.json" || fake_skip_all "fake-llm did not start"
+run env UPSKILL_CLIS="$CLIS" "$UPSKILL" eval --no-cache --tasks "$H/report-app" \
+    -m cli.claude-code --base-url "$FAKE_URL" --runs-dir "$T/runs4" -v
+is "$rc" 0 "the real Claude Code runs a Harbor task"
+like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
+    "real Claude Code: the verifier passes the skill arm's report"
+arts=$(cat "$T"/runs4/*/run_*/cases/transcripts.jsonl)
+like "$arts" '"content":"/app\nbyte-counter\nreport-writer\nls: cannot access '"'/tests'" \
+    "real Claude Code: at /app, both skills in .claude/skills, no /tests"
 done_testing
