@@ -7,7 +7,8 @@
  * case's files; in the skill arm the skill in the CLI's discovery
  * folder) and a HOME with the CLI's config written by us.  The CLI runs
  * under bubblewrap with the system read-only, the workspace bound at
- * /workspace and the home at /home/student as the only writable places,
+ * /workspace (a Harbor task's WORKDIR) and the home at /home/student as
+ * the only writable places,
  * and a network namespace of its own with only loopback: it reaches its
  * model through a per-conversation proxy upskill runs, which holds the
  * key (the CLI gets a dummy); its environment is built from nothing.  A
@@ -82,6 +83,9 @@ typedef struct up_harness_run_args {
     const up_sandbox_limits *limits; /* the run tool's (the config's
                                         sandbox.*): its process count and
                                         file size; NULL: their defaults */
+    const char *ws_inside; /* where ws appears in the sandbox, the CLI's
+                              working folder (a Harbor task's WORKDIR);
+                              NULL: /workspace */
 } up_harness_run_args;
 
 /*

@@ -42,22 +42,13 @@ static int cli_limits(const struct eval_args *a, up_error *err)
     return 0;
 }
 
-/* --tasks: each task brings its tests, and upskill's own agent installs
- * each task's skill and places its workspace; a coding-agent CLI does
- * neither yet (docs/harbor.md), so it is refused, not run wrongly. */
+/* --tasks: each task brings its tests. */
 static int tasks_ok(const struct eval_args *a, up_error *err)
 {
     if (a->tasks && a->tests)
         return up_error_set(err, UP_EUSAGE,
                             "--tasks brings each task's own tests: leave -t "
                             "out");
-    for (size_t m = 0; a->tasks && m < a->models.n; m++)
-        if (up_harness_spec_of(a->models.v[m]))
-            return up_error_set(err, UP_EUSAGE,
-                                "'%s': a coding-agent CLI cannot run Harbor "
-                                "tasks yet (docs/harbor.md); use an API "
-                                "model",
-                                a->models.v[m]);
     return 0;
 }
 

@@ -37,9 +37,6 @@ is "$rc" 3 "a folder without tasks is an input error (exit 3)"
 like "$err" "no Harbor task here" "it says so"
 run "$UPSKILL" eval --check
 is "$rc" 2 "--check without --tasks is a usage error"
-run "$UPSKILL" eval --tasks "$H" -m cli.claude-code
-is "$rc" 2 "a coding-agent CLI is refused for Harbor tasks (not run wrongly)"
-like "$err" "cannot run Harbor tasks yet" "it says why"
 run "$UPSKILL" eval --tasks "$H" -t "$T/x.json"
 is "$rc" 2 "-t beside --tasks is a usage error"
 

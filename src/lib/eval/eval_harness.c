@@ -27,47 +27,76 @@ struct eval_harness {
     up_error why; /* a setup failure */
 };
 
-/* Move the installed skill from .agents/skills to the CLI's folder. */
-static int move_skill(up_workspace *ws, const up_harness_spec *spec,
-                      up_error *err)
+/* Move skill name from .agents/skills to the CLI's folder skills. */
+static int move_one(up_workspace *ws, const char *skills, const char *name,
+                    up_error *err)
+{
+    up_buf from = UP_BUF_INIT, to = UP_BUF_INIT;
+    int rc;
+
+    up_buf_addf(&from, "%s/.agents/skills/%s", ws->path, name);
+    up_buf_addf(&to, "%s/%s", ws->path, skills);
+    rc = up_fs_mkdir_p(to.data, 0700, err);
+    up_buf_addf(&to, "/%s", name);
+    if (!rc && rename(from.data, to.data) != 0)
+        rc = up_error_set(err, UP_EIO, "'%s': cannot move the skill: %s",
+                          to.data, strerror(errno));
+    up_buf_release(&from);
+    up_buf_release(&to);
+    return rc;
+}
+
+/* Move the installed skills (the arm's, or a Harbor task's n) from
+ * .agents/skills to the CLI's folder. */
+static int move_skills(up_workspace *ws, const up_harness_spec *spec,
+                       const up_skill *v, size_t n, up_error *err)
 {
     const char *skills = up_harness_skills_folder(spec);
-    up_buf from = UP_BUF_INIT, to = UP_BUF_INIT, dir = UP_BUF_INIT;
     const char *name = strrchr(ws->skill_dir, '/') + 1;
+    up_buf to = UP_BUF_INIT, dot = UP_BUF_INIT;
     int rc = 0;
 
     up_buf_addf(&to, "%s/%s", skills, name);
     if (strcmp(to.data, ws->skill_dir) != 0) {
-        up_fs_join(&from, ws->path, ws->skill_dir);
-        up_buf_addf(&dir, "%s/%s", ws->path, skills);
-        rc = up_fs_mkdir_p(dir.data, 0700, err);
-        up_buf_reset(&dir);
-        up_fs_join(&dir, ws->path, to.data);
-        if (!rc && rename(from.data, dir.data) != 0)
-            rc = up_error_set(err, UP_EIO, "'%s': cannot move the skill: %s",
-                              dir.data, strerror(errno));
+        for (size_t i = 0; !rc && i < n; i++)
+            rc = move_one(ws, skills, v[i].name, err);
         if (!rc) {
-            up_buf_reset(&from);
-            up_buf_addf(&from, "%s/.agents", ws->path);
+            up_buf_addf(&dot, "%s/.agents", ws->path);
             if (strncmp(skills, ".agents/", 8) != 0)
-                up_fs_rm_tree(from.data);
+                up_fs_rm_tree(dot.data);
             free(ws->skill_dir);
             ws->skill_dir = up_buf_detach(&to);
         }
     }
-    up_buf_release(&from);
     up_buf_release(&to);
-    up_buf_release(&dir);
+    up_buf_release(&dot);
     return rc;
 }
 
-/* The case's files and the arm's skill into the workspace. */
+/* What the CLI may add starts from here: the case's files within the
+ * workspace's quota (as agent mode's, agent.c). */
+static int fits(up_workspace *ws, up_error *err)
+{
+    up_buf why = UP_BUF_INIT;
+    int rc = 0;
+
+    if (up_workspace_usage(ws, &why))
+        rc = up_error_set(err, UP_ETOOBIG, "the case's files: %s", why.data);
+    up_buf_release(&why);
+    return rc;
+}
+
+/* The case's files (a Harbor task's seed, binary-safe, too) and the
+ * arm's skill into the workspace; in the skill arm of a case with its
+ * own skills, each of them, the first (the measured one) last so that
+ * it is the workspace's skill_dir. */
 static int fill(eval_harness *c, const up_eval_plan *p, const up_eval_job *j,
                 up_error *err)
 {
     const up_case *k = &p->suite->cases[j->kase];
     const up_skill *sk = up_eval_arm_skill(p, j->arm);
-    int rc = 0;
+    size_t n = 1;
+    int rc = up_workspace_seed(c->ws, k->seed, k->nseed, err);
 
     for (size_t i = 0; !rc && i < k->nfiles; i++) {
         const char *text = k->files[i].content ? k->files[i].content : "";
@@ -75,11 +104,17 @@ static int fill(eval_harness *c, const up_eval_plan *p, const up_eval_job *j,
         rc = up_workspace_add_file(c->ws, k->files[i].name, text, strlen(text),
                                    0, err);
     }
+    if (sk && j->arm == UP_ARM_SKILL && k->nskills) {
+        sk = k->skills;
+        n = k->nskills;
+    }
+    for (size_t i = 1; !rc && sk && i < n; i++)
+        rc = up_workspace_install_skill(c->ws, &sk[i], err);
     if (!rc && sk)
         rc = up_workspace_install_skill(c->ws, sk, err);
     if (!rc && c->ws->skill_dir)
-        rc = move_skill(c->ws, c->spec, err);
-    return rc;
+        rc = move_skills(c->ws, c->spec, sk, n, err);
+    return rc ? rc : fits(c->ws, err);
 }
 
 /* The private folder under the run's parent into c->dir, and the
@@ -104,12 +139,24 @@ static int make_dirs(eval_harness *c, const up_eval_plan *p, up_error *err)
     return up_workspace_new(&c->ws, c->dir, p->agent_opts.limits, err);
 }
 
+/* The CLI's wall clock: the case's own (a Harbor task's agent
+ * timeout_sec), else the eval's; --time-limit holds either. */
+static long wall_ms(const up_eval_plan *p, const up_case *k)
+{
+    long ms = (long)k->run_wall_s * 1000;
+
+    if (!ms || (p->agent_opts.wall_ms > 0 && p->agent_opts.wall_ms < ms))
+        ms = p->agent_opts.wall_ms;
+    return ms;
+}
+
 int eval_harness_start(eval_harness **out, const up_eval_plan *p,
                        const up_eval_job *j, const up_endpoint *ep,
                        up_error *err)
 {
     eval_harness *c = up_xcalloc(1, sizeof(*c));
-    char *prompt = up_agent_user(&p->suite->cases[j->kase]);
+    const up_case *k = &p->suite->cases[j->kase];
+    char *prompt = up_agent_user(k);
     up_buf skill = UP_BUF_INIT;
     int rc;
 
@@ -124,9 +171,9 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
     if (!rc)
         rc = up_harness_run_start(
             &c->run,
-            &(up_harness_run_args){
-                c->spec, c->dir, c->ws->path, prompt, ep, p->agent_opts.wall_ms,
-                skill.len ? skill.data : NULL, p->agent_opts.run_limits},
+            &(up_harness_run_args){c->spec, c->dir, c->ws->path, prompt, ep,
+                                   wall_ms(p, k), skill.len ? skill.data : NULL,
+                                   p->agent_opts.run_limits, k->workdir},
             err);
     up_buf_release(&skill);
     if (rc && err)
@@ -177,9 +224,12 @@ static json_t *snapshot(const eval_harness *c)
 void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
                        up_response *res)
 {
-    /* compare: the arm's skill; else the skill under test */
-    const up_skill *sk =
-        p->skill_base ? up_eval_arm_skill(p, j->arm) : p->skill;
+    /* a Harbor task's: its first; compare: the arm's skill; else the
+     * skill under test */
+    const up_case *k = &p->suite->cases[j->kase];
+    const up_skill *sk = k->nskills      ? k->skills
+                         : p->skill_base ? up_eval_arm_skill(p, j->arm)
+                                         : p->skill;
     int skill = c->ws && c->ws->skill_dir;
     up_harness_outcome oc;
 

@@ -118,6 +118,35 @@ static int launch(up_sandbox_run **proc, const cli_run_args *a,
     return rc;
 }
 
+/* 1 when folder a is b, or one holds the other. */
+static int nested(const char *a, const char *b)
+{
+    size_t n = strlen(a), k = strlen(b), m = n < k ? n : k;
+
+    return !strncmp(a, b, m) && (n == k || (n < k ? b[n] : a[k]) == '/');
+}
+
+/* Where the workspace appears (NULL: /workspace) into *at: a folder the
+ * sandbox does not mount itself, apart from the CLI's own binds (its
+ * home, upskill's /run/upskill, its install folder). */
+static int ws_inside(const char **at, const char *want, const char *prefix,
+                     up_error *err)
+{
+    const char *mine[] = {CLI_HOME_INSIDE, "/run", prefix};
+    int ok = up_sandbox_workdir_ok(want ? want : CLI_WS_INSIDE);
+
+    for (size_t i = 0; ok && want && i < sizeof(mine) / sizeof(*mine); i++)
+        ok = !nested(want, mine[i]);
+    *at = want ? want : CLI_WS_INSIDE;
+    if (!ok)
+        return up_error_set(err, UP_EUNSAFE,
+                            "'%s' cannot hold a coding-agent CLI's workspace "
+                            "(an absolute folder apart from the system's, %s, "
+                            "/run and the CLI's install folder '%s')",
+                            *at, CLI_HOME_INSIDE, prefix);
+    return 0;
+}
+
 const char *up_harness_skills_folder(const up_harness_spec *spec)
 {
     return spec->skills;
@@ -157,6 +186,7 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
     up_buf exe = UP_BUF_INIT, sock = UP_BUF_INIT, url = UP_BUF_INIT;
     const char *fmt = getenv("UPSKILL_CLI_FORMAT");
     up_sandbox_limits lim;
+    const char *at = NULL;
     int rc;
 
     *out = c;
@@ -170,6 +200,8 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
         rc = up_harness_format_parse(fmt, &c->fmt, err);
     if (!rc)
         rc = cli_find(c->spec, &bin, &prefix, err);
+    if (!rc)
+        rc = ws_inside(&at, ra->ws_inside, prefix.data, err);
     up_fs_join(&home, ra->dir, "home");
     if (!rc && mkdir(home.data, 0700) != 0)
         rc = up_error_set(err, UP_EIO, "'%s': cannot make a folder: %s",
@@ -181,9 +213,9 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
     if (!rc)
         rc = launch(
             &c->proc,
-            &(cli_run_args){c->spec, bin.data, prefix.data, ra->ws, home.data,
-                            CLI_HOME_INSIDE, ra->prompt, ra->ep->model,
-                            url.data, CLI_DUMMY_KEY,
+            &(cli_run_args){c->spec, bin.data, prefix.data, ra->ws, at,
+                            home.data, CLI_HOME_INSIDE, ra->prompt,
+                            ra->ep->model, url.data, CLI_DUMMY_KEY,
                             c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND"),
                             exe.data, sock.data, lim.nproc},
             &lim, err);

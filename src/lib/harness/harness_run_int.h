@@ -35,6 +35,7 @@ typedef struct cli_run_args {
     const char *bin;         /* the CLI's binary, absolute */
     const char *prefix;      /* its install prefix, bound read-only */
     const char *ws;          /* the workspace on the host */
+    const char *ws_inside;   /* where it appears, the CLI's cwd */
     const char *home;        /* the private home on the host */
     const char *home_inside; /* the home as the CLI sees it */
     const char *prompt;

@@ -412,7 +412,7 @@ static void substitute(const cli_run_args *a, const char *word, size_t len,
 {
     static const char *const names[] = {"{prompt}", "{workspace}", "{model}",
                                         "{base_url}"};
-    const char *values[] = {a->prompt, CLI_WS_INSIDE, a->model ? a->model : "",
+    const char *values[] = {a->prompt, a->ws_inside, a->model ? a->model : "",
                             a->base_url ? a->base_url : ""};
 
     for (size_t i = 0; i < len;) {
@@ -666,12 +666,12 @@ static void add_word(void *ud, const char *w)
 void cli_bwrap(const cli_run_args *a, cli_strv *v)
 {
     up_sandbox_bwrap_base(add_word, v);
-    const char *tail[] = {"--ro-bind", a->prefix,     a->prefix,
-                          "--bind",    a->ws,         CLI_WS_INSIDE,
-                          "--bind",    a->home,       CLI_HOME_INSIDE,
-                          "--ro-bind", a->exe,        CLI_FORWARD_INSIDE,
-                          "--bind",    a->sock,       CLI_SOCK_INSIDE,
-                          "--chdir",   CLI_WS_INSIDE, "--",
+    const char *tail[] = {"--ro-bind", a->prefix,    a->prefix,
+                          "--bind",    a->ws,        a->ws_inside,
+                          "--bind",    a->home,      CLI_HOME_INSIDE,
+                          "--ro-bind", a->exe,       CLI_FORWARD_INSIDE,
+                          "--bind",    a->sock,      CLI_SOCK_INSIDE,
+                          "--chdir",   a->ws_inside, "--",
                           NULL};
     const char *forward[] = {CLI_FORWARD_INSIDE, "__forward", CLI_PORT_INSIDE,
                              CLI_SOCK_INSIDE,    "--",        NULL};
