@@ -53,6 +53,8 @@ typedef struct up_check_item {
                                  NULL: /workspace */
     unsigned wall_s;          /* its wall clock (and CPU) in seconds; 0:
                                  UP_CHECK_WALL_S */
+    const char *files_at;     /* where files are bound, or NULL:
+                                 UP_CHECK_TESTS_DIR */
 } up_check_item;
 
 /*

@@ -431,7 +431,13 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                        .max_n = UP_CASE_CHECK_FILES_MAX,
                        .max_bytes = UP_CASE_CHECK_BYTES,
                        .limit = "UP_CASE_CHECK_BYTES"};
+    struct files sf = {.mem = &s->mem,
+                       .max_n = UP_CASE_CHECK_FILES_MAX,
+                       .max_bytes = UP_CASE_CHECK_BYTES,
+                       .limit = "UP_CASE_CHECK_BYTES"};
     char *in = path2(k->dir, "instruction.md"), *tests = path2(k->dir, "tests");
+    char *sol = path2(k->dir, "solution");
+    struct stat st;
     up_buf text = UP_BUF_INIT, a = UP_BUF_INIT;
     up_case c;
     int rc = up_fs_read(&text, in, UP_HARBOR_TEXT_MAX, err);
@@ -441,8 +447,11 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
         rc = seed(&sd, k, d, err);
     if (!rc)
         rc = walk(&tf, tests, "", 0, err);
+    if (!rc && !lstat(sol, &st) && S_ISDIR(st.st_mode)) /* the oracle's */
+        rc = walk(&sf, sol, "", 0, err);
     c.seed = files_done(&sd, &c.nseed);
     c.check_files = files_done(&tf, &c.ncheck_files);
+    c.solution = files_done(&sf, &c.nsolution);
     if (!rc) {
         up_buf_addf(&a, "[{\"type\": \"verifier\", \"threshold\": %.17g}]",
                     k->threshold);
@@ -463,6 +472,7 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
     up_buf_release(&a);
     free(in);
     free(tests);
+    free(sol);
     return rc;
 }
 

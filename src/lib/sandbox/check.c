@@ -374,7 +374,7 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     limits(&lim, it->wall_s);
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
         up_sandbox_extra x = {tests,
-                              UP_CHECK_TESTS_DIR,
+                              it->files_at ? it->files_at : UP_CHECK_TESTS_DIR,
                               check_env + (mode == UP_SANDBOX_NONE),
                               it->ws_at,
                               logs,
