@@ -222,7 +222,10 @@ static void copy(up_docker *d, const char *args, int line, int add)
             src[--len] = '\0'; /* "data/" is the folder data */
         if (strstr(src, "://")) {
             block(d, line, src, "needs the network");
-        } else if (strcmp(src, "skills") && strncmp(src, "skills/", 7)) {
+        } else if (!strcmp(src, "skills")) { /* upskill installs them */
+            UP_GROW(d->skill_dests, d->skill_dests_cap, d->nskill_dests + 1);
+            d->skill_dests[d->nskill_dests++] = absolute(d, w[n - 1]);
+        } else if (strncmp(src, "skills/", 7)) {
             UP_GROW(d->copies, d->copies_cap, d->ncopies + 1);
             d->copies[d->ncopies++] = (up_docker_copy){
                 up_xstrdup(src[0] ? src : "."), absolute(d, w[n - 1]),
@@ -319,6 +322,9 @@ void up_docker_release(up_docker *d)
     for (size_t i = 0; i < d->nmkdirs; i++)
         free(d->mkdirs[i]);
     free(d->mkdirs);
+    for (size_t i = 0; i < d->nskill_dests; i++)
+        free(d->skill_dests[i]);
+    free(d->skill_dests);
     for (size_t i = 0; i < d->napt; i++)
         free(d->apt[i]);
     free(d->apt);

@@ -44,6 +44,8 @@ struct slot {
     up_response own;   /* a CLI job's response (it sends no request) */
     char *case_sys;    /* the system prompt of a case with its own skill */
     up_assert_result oracle; /* a reference job's solve.sh, run as a check */
+    up_assert oracle_a;      /* its command (a copy of the run's, whose */
+    up_buf oracle_cmd;       /* value is oracle_cmd) */
     struct slot *next;       /* in the free list */
 };
 
@@ -269,6 +271,7 @@ static void job_done(struct run *r, struct slot *sl, up_response *res)
 
     up_buf_release(&sl->oracle.message);
     up_buf_release(&sl->oracle.output);
+    up_buf_release(&sl->oracle_cmd);
     if (sl->recorded) { /* recorded before its checks */
         if (res->code == UP_EINTR && j->done)
             requeue(j); /* cancelled during a check */
@@ -406,9 +409,17 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
  * when it runs, 0 when it could not start (sl->oracle says why). */
 static int oracle_start(struct slot *sl, const up_case *c)
 {
-    const up_eval_plan *p = sl->r->plan;
+    up_eval_plan *p = sl->r->plan;
 
-    sl->item = (up_check_item){.a = &sl->r->oracle.items[0],
+    up_eval_job *j = &p->jobs[sl->job];
+
+    /* in the skill arm, the skills also where the Dockerfile put them */
+    if (j->arm == UP_ARM_SKILL && c->skill_links)
+        up_buf_adds(&sl->oracle_cmd, c->skill_links);
+    up_buf_adds(&sl->oracle_cmd, ORACLE_CMD);
+    sl->oracle_a = sl->r->oracle.items[0];
+    sl->oracle_a.value = sl->oracle_cmd.data;
+    sl->item = (up_check_item){.a = &sl->oracle_a,
                                .ws = job_ws(sl),
                                .res = &sl->oracle,
                                .files = c->solution,
