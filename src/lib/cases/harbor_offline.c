@@ -9,9 +9,11 @@
 
 #include "upskill/harbor.h"
 
-/* Words that start a network install step in a test.sh. */
-static const char *const installers[] = {"pip ",  "pip3 ", "uv ",   "uvx ",
-                                         "curl ", "wget ", "npm ", NULL};
+/* Words that start a network install step in a test.sh; after uvx,
+ * those that never run the tests themselves. */
+static const char *const installers[] = {
+    "uvx ", "pip ",           "pip3 ",           "uv ", "curl ", "wget ",
+    "npm ", "python -m pip ", "python3 -m pip ", NULL};
 
 /* The reward lines of a pass/fail verifier: 1 on pytest's success. */
 static const char *const binary_reward[] = {
@@ -27,16 +29,21 @@ static int has_all(const char *s, const char *const *v)
     return 1;
 }
 
+/* 1 when l starts with one of v. */
+static int starts(const char *l, const char *const *v)
+{
+    for (size_t i = 0; v[i]; i++)
+        if (!strncmp(l, v[i], strlen(v[i])))
+            return 1;
+    return 0;
+}
+
 /* 1 when a line of s starts (after blanks) with one of v. */
 static int line_starts(const char *s, const char *const *v)
 {
-    for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
-        const char *l = p + strspn(p, " \t");
-
-        for (size_t i = 0; v[i]; i++)
-            if (!strncmp(l, v[i], strlen(v[i])))
-                return 1;
-    }
+    for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+        if (starts(p + strspn(p, " \t"), v))
+            return 1;
     return 0;
 }
 
@@ -51,14 +58,16 @@ static void join_lines(up_buf *out, const char *s)
     }
 }
 
-/* The word "pytest" in line l that starts pytest's arguments, or NULL. */
+/* The word "pytest" in line l that starts pytest's arguments (not a
+ * `--with pytest` of uvx), or NULL. */
 static const char *pytest_word(const char *l, size_t n)
 {
     for (const char *p = l; p && p < l + n; p++) {
         p = strstr(p, "pytest");
         if (!p || p >= l + n)
             return NULL;
-        if ((p == l || strchr(" \t", p[-1])) && strchr(" \t\n", p[6]))
+        if ((p == l || strchr(" \t", p[-1])) && strchr(" \t\n", p[6]) &&
+            (p - l < 7 || strncmp(p - 7, "--with ", 7)))
             return p;
     }
     return NULL;
@@ -103,12 +112,13 @@ int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd)
         !has_all(test_sh, binary_reward))
         return 0;
     join_lines(&j, test_sh);
-    for (const char *p = j.data; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+    for (const char *p = j.data; p && *p;
+         p = strchr(p, '\n'), p = p ? p + 1 : p) {
         size_t len = strcspn(p, "\n");
         const char *l = p + strspn(p, " \t");
 
-        if (*l == '#' || line_starts(l, installers + 4)) /* curl | sh */
-            continue;
+        if (*l == '#' || starts(l, installers + 1))
+            continue; /* an install step, not the tests */
         if ((at = pytest_word(l, len - (size_t)(l - p))) != NULL) {
             n++;
             found = at;
@@ -130,8 +140,7 @@ int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd)
     return n == 1;
 }
 
-void up_harbor_skill_links(up_buf *out, const up_docker *d,
-                           const char *workdir)
+void up_harbor_skill_links(up_buf *out, const up_docker *d, const char *workdir)
 {
     size_t wn = strlen(workdir);
 
@@ -141,7 +150,8 @@ void up_harbor_skill_links(up_buf *out, const up_docker *d,
         if (strncmp(p, workdir, wn) || p[wn] != '/' || !*rel ||
             strchr(p, '\'') || !strcmp(rel, UP_HARBOR_SKILLS_AT))
             continue; /* elsewhere, or the agent's own place */
-        up_buf_addf(out, "mkdir -p '%s' && rmdir '%s' && ln -sfn '%s/%s' '%s'; ",
+        up_buf_addf(out,
+                    "mkdir -p '%s' && rmdir '%s' && ln -sfn '%s/%s' '%s'; ",
                     rel, rel, workdir, UP_HARBOR_SKILLS_AT, rel);
     }
 }
