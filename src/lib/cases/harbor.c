@@ -436,8 +436,8 @@ static char *test_sh(const up_fs_entry *v, size_t n)
 static void verifier_json(up_buf *a, const up_harbor_task *k,
                           const up_fs_entry *tests, size_t n)
 {
-    json_t *v = json_pack("{s:s, s:f}", "type", "verifier", "threshold",
-                          k->threshold);
+    json_t *v =
+        json_pack("{s:s, s:f}", "type", "verifier", "threshold", k->threshold);
     json_t *l = json_array();
     up_buf cmd = UP_BUF_INIT;
     char *sh = test_sh(tests, n), *text;
@@ -490,9 +490,8 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
 
         verifier_json(&a, k, c.check_files, c.ncheck_files);
         up_harbor_skill_links(&links, d, k->workdir);
-        c.skill_links = links.len ? up_arena_strndup(&s->mem, links.data,
-                                                     links.len)
-                                  : NULL;
+        c.skill_links =
+            links.len ? up_arena_strndup(&s->mem, links.data, links.len) : NULL;
         up_buf_release(&links);
         c.input =
             up_arena_strndup(&s->mem, text.len ? text.data : "", text.len);

@@ -60,8 +60,10 @@ static const char *const pip_tools[] = {"pip", "setuptools", "wheel",
 
 /* pip install options that take a value (skipped with it). */
 static const char *const pip_valued[] = {
-    "-i", "--index-url", "--extra-index-url", "-f", "--find-links",
-    "-c", "--constraint", "--target", "-t", "--prefix", "--root", NULL};
+    "-i",           "--index-url",  "--extra-index-url",
+    "-f",           "--find-links", "-c",
+    "--constraint", "--target",     "-t",
+    "--prefix",     "--root",       NULL};
 
 /* pip install options that name what to install some other way. */
 static const char *const pip_other[] = {"-r", "--requirement", "-e",
@@ -217,8 +219,9 @@ static void pip(up_docker *d, char **w, size_t n, int line)
 
     for (size_t i = 1; i < n; i++) {
         if (in(pip_other, w[i]) || strstr(w[i], "://") || strchr(w[i], '/')) {
-            block(d, line, "pip install", "needs the network (a requirements "
-                                          "file, a path or a URL)");
+            block(d, line, "pip install",
+                  "needs the network (a requirements "
+                  "file, a path or a URL)");
             break;
         }
         if (in(pip_valued, w[i])) {

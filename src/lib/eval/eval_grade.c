@@ -219,7 +219,7 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
                                   &lv->results[*at],       c->check_files,
                                   c->ncheck_files,         c->check_owned,
                                   c->ncheck_owned,         c->workdir,
-                                  c->check_wall_s,            NULL};
+                                  c->check_wall_s,         NULL};
             (*at)++;
             return 1;
         }

@@ -41,8 +41,8 @@ struct slot {
     size_t check_at;    /* the next assertion to look at for a check */
     up_check_item item; /* the check under way */
     up_check_run *check;
-    up_response own;   /* a CLI job's response (it sends no request) */
-    char *case_sys;    /* the system prompt of a case with its own skill */
+    up_response own; /* a CLI job's response (it sends no request) */
+    char *case_sys;  /* the system prompt of a case with its own skill */
     up_assert_result oracle; /* a reference job's solve.sh, run as a check */
     up_assert oracle_a;      /* its command (a copy of the run's, whose */
     up_buf oracle_cmd;       /* value is oracle_cmd) */
@@ -764,10 +764,9 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     up_error e;
 
     up_assert_list_init(&r.oracle);
-    (void)up_assert_list_parse(&r.oracle,
-                               "[{\"type\": \"command\", \"value\": \"" ORACLE_CMD
-                               "\"}]",
-                               NULL, NULL, &e); /* a constant: parses */
+    (void)up_assert_list_parse(
+        &r.oracle, "[{\"type\": \"command\", \"value\": \"" ORACLE_CMD "\"}]",
+        NULL, NULL, &e); /* a constant: parses */
     so.stop = r.stop;
     for (size_t i = 0; i < p->njobs; i++) {
         if (restored_workspace_job(p, &p->jobs[i]))
