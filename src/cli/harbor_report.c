@@ -39,13 +39,32 @@ static int ref_miss(const up_eval_job *j, size_t m)
            (m == NULL_STUDENT && j->passed);
 }
 
-/* Why job j missed, into why: its error, else its verifier's message,
- * and for the oracle how solve.sh ended when it did not exit 0 (its
- * answer's first line). */
+/* Append to why ": " and the last non-empty line of s (at most 200
+ * bytes of it), when it has one. */
+static void last_line(up_buf *why, const char *s, size_t n)
+{
+    size_t end = n, start;
+
+    while (end && strchr(" \t\r\n", s[end - 1]))
+        end--;
+    start = end;
+    while (start && s[start - 1] != '\n')
+        start--;
+    if (end - start > 200)
+        start = end - 200;
+    if (end > start)
+        up_buf_addf(why, ": %.*s", (int)(end - start), s + start);
+}
+
+/* Why job j missed, into why: its error, else its verifier's message
+ * and output's last line (pytest's count of failures); for the oracle,
+ * how solve.sh ended when it did not exit 0, with its output's last
+ * line (the error under a traceback). */
 static void miss_why(const up_eval_job *j, up_buf *why)
 {
     const up_eval_job_live *lv = up_eval_job_live_view(j);
     const char *a = lv->answer ? strchr(lv->answer, ':') : NULL;
+    const up_assert_result *r = lv->results;
 
     if (j->error) {
         up_buf_adds(why, j->error_msg ? j->error_msg : up_strerror(j->error));
@@ -53,10 +72,20 @@ static void miss_why(const up_eval_job *j, up_buf *why)
     }
     if (j->ungradable)
         up_buf_adds(why, j->ungradable);
-    else if (lv->results && lv->results[0].message.len)
-        up_buf_adds(why, lv->results[0].message.data);
-    if (a && strncmp(a, ": exit 0\n", 9))
-        up_buf_addf(why, "; solve.sh%.*s", (int)strcspn(a, "\n"), a);
+    else if (r && r[0].message.len)
+        up_buf_adds(why, r[0].message.data);
+    if (!j->ungradable && r && r[0].output.len)
+        last_line(why, r[0].output.data, r[0].output.len);
+    if (a && strncmp(a, ": exit 0\n", 9)) {
+        size_t first = strcspn(a, "\n");
+        up_buf end = UP_BUF_INIT;
+
+        up_buf_addf(why, "; solve.sh%.*s", (int)first, a);
+        last_line(&end, a + first, strlen(a + first));
+        if (end.len && !strstr(why->data, end.data + 2)) /* not said yet */
+            up_buf_add(why, end.data, end.len);
+        up_buf_release(&end);
+    }
 }
 
 /* What went wrong for one student in one arm of a case: how many of
@@ -99,7 +128,7 @@ static int sound_line(const up_eval_plan *p, size_t k, const char *name)
             if (!m[s][a].n)
                 continue;
             miss_why(m[s][a].first, &why);
-            printf("%s %s %s in the %s arm (%zu of %zu run%s: %.300s)",
+            printf("%s %s %s in the %s arm (%zu of %zu run%s: %.600s)",
                    misses++ ? ";" : "", refs[s],
                    s == ORACLE ? "failed" : "passed", arm_name[a], m[s][a].n,
                    m[s][a].runs, m[s][a].runs == 1 ? "" : "s",
