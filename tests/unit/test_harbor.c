@@ -314,9 +314,9 @@ Test(harbor, offline_verifier_runs_the_pytest_command)
     static const char *const uvx_sh =
         "curl -LsSf https://astral.sh/uv/install.sh | sh\nuvx \\\n"
         "  --with pytest==8.4.1 \\\n  python -m pytest --ctrf x.json "
-        "/tests/t.py -rA | tee log\n"
-        "echo 1 > /logs/verifier/reward.txt\n"
-        "echo 0 > /logs/verifier/reward.txt\n";
+        "/tests/t.py -rA 2>&1 | tee log\n"
+        "echo \"1\" > /logs/verifier/reward.txt\n"
+        "echo \"0\" > /logs/verifier/reward.txt\n";
     up_buf cmd = UP_BUF_INIT;
 
     cr_assert(up_harbor_offline_verifier(pip_sh, &cmd));

@@ -15,16 +15,20 @@ static const char *const installers[] = {
     "uvx ", "pip ",           "pip3 ",           "uv ", "curl ", "wget ",
     "npm ", "python -m pip ", "python3 -m pip ", NULL};
 
-/* The reward lines of a pass/fail verifier: 1 on pytest's success. */
-static const char *const binary_reward[] = {
-    "echo 1 > /logs/verifier/reward.txt", "echo 0 > /logs/verifier/reward.txt",
-    NULL};
+/* The reward lines of a pass/fail verifier: 1 on pytest's success
+ * (each, in one of two spellings). */
+static const char *const binary_reward[][2] = {
+    {"echo 1 > /logs/verifier/reward.txt",
+     "echo \"1\" > /logs/verifier/reward.txt"},
+    {"echo 0 > /logs/verifier/reward.txt",
+     "echo \"0\" > /logs/verifier/reward.txt"},
+};
 
-/* 1 when s holds each of v. */
-static int has_all(const char *s, const char *const *v)
+/* 1 when s writes both rewards. */
+static int binary(const char *s)
 {
-    for (size_t i = 0; v[i]; i++)
-        if (!strstr(s, v[i]))
+    for (size_t i = 0; i < 2; i++)
+        if (!strstr(s, binary_reward[i][0]) && !strstr(s, binary_reward[i][1]))
             return 0;
     return 1;
 }
@@ -88,6 +92,9 @@ static void pytest_args(up_buf *out, const char *args, size_t n)
         w = strcspn(args + i, " \t");
         if (w > end - i)
             w = end - i;
+        if (i + w == end && args[end] == '>' &&
+            strspn(args + i, "0123456789") == w)
+            break; /* the 2 of 2>&1 */
         if (w == 6 && !strncmp(args + i, "--ctrf", 6)) {
             i += w;
             i += strspn(args + i, " \t");
@@ -108,8 +115,7 @@ int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd)
     const char *found = NULL, *at = NULL;
     int n = 0;
 
-    if (!test_sh || !line_starts(test_sh, installers) ||
-        !has_all(test_sh, binary_reward))
+    if (!test_sh || !line_starts(test_sh, installers) || !binary(test_sh))
         return 0;
     join_lines(&j, test_sh);
     for (const char *p = j.data; p && *p;

@@ -426,7 +426,8 @@ static int oracle_start(struct slot *sl, const up_case *c)
                                .nfiles = c->nsolution,
                                .ws_at = c->workdir,
                                .wall_s = c->run_wall_s,
-                               .files_at = ORACLE_DIR};
+                               .files_at = ORACLE_DIR,
+                               .student_env = 1};
     if (!c->nsolution) {
         sl->oracle.status = UP_ASSERT_FAIL;
         up_buf_adds(&sl->oracle.message, "the task has no solution/");
