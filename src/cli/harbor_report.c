@@ -95,13 +95,19 @@ struct miss {
     const up_eval_job *first;
 };
 
+/* A task's verdict. */
+enum { NOT_SOUND, SOUND, SOUND_SKILL_ONLY };
+
 /* Case k's verdict line: sound only when, in both arms and every run,
- * the oracle passed and the null student did not.  1 when sound. */
+ * the oracle passed and the null student did not; sound in the skill
+ * arm only when the oracle failed only without the skills (its solution
+ * uses them) and null never passed.  Returns which. */
 static int sound_line(const up_eval_plan *p, size_t k, const char *name)
 {
     static const char *const arm_name[] = {"baseline", "skill"};
     struct miss m[NREFS][2];
     size_t misses = 0;
+    int skill_only;
 
     memset(m, 0, sizeof(m));
     for (size_t i = 0; i < p->njobs; i++) {
@@ -117,9 +123,12 @@ static int sound_line(const up_eval_plan *p, size_t k, const char *name)
     if (!misses) {
         printf("%s: sound (oracle passes, null fails, both arms, %d run%s)\n",
                out_safe(name), p->runs, p->runs == 1 ? "" : "s");
-        return 1;
+        return SOUND;
     }
-    printf("%s: not sound:", out_safe(name));
+    skill_only = m[ORACLE][0].n && !m[ORACLE][1].n && !m[NULL_STUDENT][0].n &&
+                 !m[NULL_STUDENT][1].n;
+    printf("%s: %s:", out_safe(name),
+           skill_only ? "sound in the skill arm only" : "not sound");
     misses = 0; /* now: the parts printed */
     for (size_t s = 0; s < NREFS; s++)
         for (size_t a = 0; a < 2; a++) {
@@ -136,10 +145,9 @@ static int sound_line(const up_eval_plan *p, size_t k, const char *name)
             up_buf_release(&why);
         }
     if (m[ORACLE][0].n && !m[ORACLE][1].n)
-        printf("; its solution needs the skills (sound in the skill arm "
-               "only)");
+        printf("; its solution needs the skills");
     printf("\n");
-    return 0;
+    return skill_only ? SOUND_SKILL_ONLY : NOT_SOUND;
 }
 
 /* Run oracle and null over the runnable tasks with a skill; print. */
@@ -149,7 +157,7 @@ static int sound_report(struct eval_args *a, up_error *err)
     up_eval_session e;
     up_session_opts o;
     up_eval_request rq;
-    size_t k = 0, sound = 0;
+    size_t k = 0, n[3] = {0, 0, 0};
     int rc;
 
     ra.models.v = (const char **)refs;
@@ -168,11 +176,12 @@ static int sound_report(struct eval_args *a, up_error *err)
         rc = up_eval_session_run(&e, err);
     for (size_t t = 0; !rc && t < e.harbor.n; t++)
         if (e.harbor.v[t].runnable && e.harbor.v[t].has_skill)
-            sound += (size_t)sound_line(&e.plan, k++, e.harbor.v[t].name);
+            n[sound_line(&e.plan, k++, e.harbor.v[t].name)]++;
     if (!rc)
         printf("%zu task%s checked with oracle and null: %zu sound, %zu "
-               "not\n",
-               k, k == 1 ? "" : "s", sound, k - sound);
+               "sound in the skill arm only, %zu not\n",
+               k, k == 1 ? "" : "s", n[SOUND], n[SOUND_SKILL_ONLY],
+               n[NOT_SOUND]);
     up_eval_session_release(&e);
     return rc;
 }
