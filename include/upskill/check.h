@@ -53,6 +53,12 @@ typedef struct up_check_item {
                                  NULL: /workspace */
     unsigned wall_s;          /* its wall clock (and CPU) in seconds; 0:
                                  UP_CHECK_WALL_S */
+    const char *files_at;     /* where files are bound, or NULL:
+                                 UP_CHECK_TESTS_DIR */
+    int student_env;          /* 1: the `run` tool's environment (HOME the
+                                 workspace, the workspace's modules
+                                 importable), not the check's: a
+                                 reference solution, run as the student */
 } up_check_item;
 
 /*

@@ -96,6 +96,8 @@ typedef struct up_docker {
     size_t ncopies, copies_cap;
     char **mkdirs; /* absolute folders of plain `mkdir` steps */
     size_t nmkdirs, mkdirs_cap;
+    char **skill_dests; /* where `COPY skills DEST` puts the skills */
+    size_t nskill_dests, skill_dests_cap;
     char **apt; /* packages `apt-get install` names */
     size_t napt, apt_cap;
     up_buf blocked; /* "; "-separated reasons the task cannot run here */
@@ -119,6 +121,32 @@ void up_docker_release(up_docker *d);
 size_t up_harbor_missing_packages(const char *status_path,
                                   const char *const *pkgs, size_t n,
                                   up_buf *missing);
+
+/* Where the skill arm installs a task's skills, in the workspace. */
+#define UP_HARBOR_SKILLS_AT ".agents/skills"
+
+/*
+ * When test_sh (a tests/test.sh) installs tools from the network (a
+ * line starting pip, pip3, uv, uvx, curl, wget or npm), grades by
+ * pytest's exit (it writes `echo 1 > /logs/verifier/reward.txt` and
+ * `echo 0 > ...`) and runs pytest once (`pytest`, `python -m pytest`,
+ * `uvx ... pytest`, lines joined at a backslash): append to cmd the
+ * offline verifier, which runs Debian's `python3 -m pytest` with the
+ * same arguments (less `--ctrf FILE`, a plugin from the network) and
+ * writes reward 1 on its success, else 0; without python3's pytest it
+ * writes no reward, saying so (the trial is not gradable).  Returns 1
+ * then, else 0 (cmd untouched).
+ */
+int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd);
+
+/*
+ * Append to out, for the oracle in the skill arm, a shell prefix that
+ * links each place d's `COPY skills DEST` puts the skills (under
+ * workdir; not the agent's own) to the installed UP_HARBOR_SKILLS_AT,
+ * since reference solutions read them there (/root/.claude/skills/...).
+ */
+void up_harbor_skill_links(up_buf *out, const up_docker *d,
+                           const char *workdir);
 
 /* ---- tasks ---- */
 

@@ -67,6 +67,15 @@ void up_model_init(up_model *m);
 void up_model_release(up_model *m);
 
 /*
+ * The reference students of Harbor tasks (docs/harbor.md): "oracle" runs
+ * the task's solution/solve.sh in the workspace, "null" does nothing.
+ * Neither has an endpoint or a key, and neither sends a request; they
+ * resolve to themselves.  UP_REF_NONE for any other model string.
+ */
+enum up_ref_student { UP_REF_NONE, UP_REF_ORACLE, UP_REF_NULL };
+enum up_ref_student up_model_reference(const char *spec);
+
+/*
  * Resolve spec into out (which must be initialised; it is released
  * first).
  *

@@ -60,6 +60,10 @@ typedef struct up_case {
                                (borrowed; the first is measured: its
                                reads), or NULL: the eval's one */
     size_t nskills;
+    up_fs_entry *solution; /* a Harbor task's solution/ (the oracle's, */
+    size_t nsolution;      /* bound read-only at /solution), or NULL */
+    char *skill_links;     /* the oracle's shell prefix in the skill arm
+                              (up_harbor_skill_links), or NULL */
 } up_case;
 
 typedef struct up_suite {

@@ -27,8 +27,10 @@ static const struct opt opts[] = {
     {0, "tasks", OPT_STRING, &a.tasks, "DIR",
      "Harbor task folder, or a folder of them (docs/harbor.md)"},
     {0, "check", OPT_FLAG, &a.tasks_check, NULL,
-     "with --tasks: say which tasks can run here, and why not; send "
-     "nothing"},
+     "with --tasks: say which tasks can run here, and why not, and which "
+     "are sound (oracle passes, null fails); send nothing"},
+    {0, "static", OPT_FLAG, &a.static_check, NULL,
+     "with --check: only read the tasks; run no oracle or null"},
     EVAL_SHARED_OPTS(a),
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
@@ -77,7 +79,7 @@ int cmd_eval(int argc, char **argv)
     if (rc == 0 && !a.tasks)
         rc = eval_cli_need_paths(&cmd_eval_spec, &a, args[0]);
     if (rc == 0 && a.tasks_check) {
-        rc = harbor_check_report(a.tasks);
+        rc = harbor_check_report(&a);
     } else if (rc == 0) {
         a.skill_path = a.tasks ? NULL : args[0];
         a.upstream_lines =

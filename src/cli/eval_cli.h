@@ -47,7 +47,9 @@ struct eval_args {
     const char *sandbox; /* --sandbox bwrap|none */
     const char *shard;   /* --shard I/N: one slice of the job matrix */
     const char *tasks;   /* --tasks DIR: Harbor task folders */
-    int tasks_check;     /* --check: classify the tasks, send nothing */
+    int tasks_check;     /* --check: classify the tasks, run oracle and
+                            null on them; send nothing */
+    int static_check;    /* --static: --check without oracle and null */
     int upstream_lines;  /* eval: upstream's "Loaded N test case(s) from"
                             and "Recommendation:" lines on stdout */
 };
@@ -205,6 +207,6 @@ void eval_report_attempt(void *ud, const up_http_attempt *at);
 
 /* `eval --tasks DIR --check`: each task runnable here or not and why
  * (harbor_report.c).  Returns the exit code. */
-int harbor_check_report(const char *dir);
+int harbor_check_report(struct eval_args *a);
 
 #endif

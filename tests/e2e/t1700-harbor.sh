@@ -27,7 +27,7 @@ like "$out" "half-credit: runnable (workdir /root, 1 skill, verifier 30 s)" \
     "the second runnable task"
 like "$out" "needs-apt: not runnable: Debian packages not installed: upskill-no-such-package-1700 another-missing-pkg-1700=1.2" \
     "a task needing missing apt packages names them (python3 is installed)"
-like "$out" "needs-pip: not runnable: line 3: pip needs the network" \
+like "$out" "needs-pip: not runnable: line 3: pip install needs the network (a requirements file, a path or a URL)" \
     "a task with a pip step is not runnable offline"
 like "$out" "4 tasks: 2 runnable here, 2 not" "the count"
 run "$UPSKILL" eval --tasks "$H/needs-pip" --check

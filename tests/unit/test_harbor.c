@@ -132,8 +132,11 @@ Test(harbor, dockerfile_steps_that_block_offline_are_named)
     static const struct {
         const char *text, *why;
     } cases[] = {
-        {"FROM x\nRUN pip install numpy\n", "line 2: pip needs the network"},
-        {"RUN python3 -m pip install -r r.txt\n", "python3 needs the network"},
+        {"FROM x\nRUN pip install -r r.txt\n",
+         "line 2: pip install needs the network (a requirements file"},
+        {"RUN python3 -m pip install git+https://x/y\n",
+         "pip install needs the network"},
+        {"RUN pipx install x\n", "pipx needs the network"},
         {"RUN uv pip install x\n", "uv needs the network"},
         {"RUN npm i -g y\n", "npm needs the network"},
         {"RUN curl -LO https://x/y.tgz && tar xf y.tgz\n",
@@ -270,12 +273,89 @@ Test(harbor, fixture_tasks_become_cases)
     cr_expect_eq(b->len, sizeof(blob) - 1);
     cr_expect_eq(memcmp(b->data, blob, b->len), 0, "binary-safe");
     cr_expect_eq(c->ncheck_files, 3, "test.sh, test_outputs.py, expected.bin");
-    cr_expect(strstr(s.cases[0].assert_json, "\"threshold\": 0.5") != NULL,
-              "%s", s.cases[0].assert_json);
+    cr_expect(strstr(s.cases[0].assert_json, "\"threshold\":0.5") != NULL, "%s",
+              s.cases[0].assert_json);
     up_suite_sha256(&s, before);
     ((char *)b->data)[13] = '\x7f';
     up_suite_sha256(&s, after);
     cr_expect_str_neq(before, after);
     up_suite_release(&s);
     up_harbor_release(&set);
+}
+
+Test(harbor, pip_install_needs_debian_packages)
+{
+    up_docker d = {0};
+
+    up_docker_parse(&d,
+                    "RUN pip3 install --break-system-packages -i URL "
+                    "numpy==1.26.4 scikit-learn>=1 Foo_Bar.baz pip \\\n"
+                    "  pytest-json-ctrf==0.3.5 pandas[excel]\n"
+                    "RUN python3 -m pip install -U PyYAML\n",
+                    "Dockerfile");
+    cr_expect(!d.blocked.len, "%s", d.blocked.data);
+    cr_assert_eq(d.napt, 5);
+    cr_expect_str_eq(d.apt[0], "python3-numpy");
+    cr_expect_str_eq(d.apt[1], "python3-sklearn");
+    cr_expect_str_eq(d.apt[2], "python3-foo-bar-baz");
+    cr_expect_str_eq(d.apt[3], "python3-pandas");
+    cr_expect_str_eq(d.apt[4], "python3-yaml");
+    up_docker_release(&d);
+}
+
+Test(harbor, offline_verifier_runs_the_pytest_command)
+{
+    static const char *const pip_sh =
+        "#!/bin/bash\npip3 install --break-system-packages pytest "
+        "pytest-json-ctrf\nmkdir -p /logs/verifier\n"
+        "pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA "
+        "-v\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; "
+        "else echo 0 > /logs/verifier/reward.txt; fi\n";
+    static const char *const uvx_sh =
+        "curl -LsSf https://astral.sh/uv/install.sh | sh\nuvx \\\n"
+        "  --with pytest==8.4.1 \\\n  python -m pytest --ctrf x.json "
+        "/tests/t.py -rA 2>&1 | tee log\n"
+        "echo \"1\" > /logs/verifier/reward.txt\n"
+        "echo \"0\" > /logs/verifier/reward.txt\n";
+    up_buf cmd = UP_BUF_INIT;
+
+    cr_assert(up_harbor_offline_verifier(pip_sh, &cmd));
+    cr_expect(strstr(cmd.data, "python3 -m pytest -p no:cacheprovider "
+                               "/tests/test_outputs.py -rA -v; "),
+              "%s", cmd.data);
+    up_buf_reset(&cmd);
+    cr_assert(up_harbor_offline_verifier(uvx_sh, &cmd));
+    cr_expect(strstr(cmd.data, "-p no:cacheprovider /tests/t.py -rA; "), "%s",
+              cmd.data);
+    up_buf_reset(&cmd);
+    /* offline already, a reward of its own, or no pytest: as it is */
+    cr_expect(!up_harbor_offline_verifier(
+        "pytest /tests/t.py\necho 1 > /logs/verifier/reward.txt\n"
+        "echo 0 > /logs/verifier/reward.txt\n",
+        &cmd));
+    cr_expect(
+        !up_harbor_offline_verifier("pip install x\npython3 /tests/score.py > "
+                                    "/logs/verifier/reward.txt\n",
+                                    &cmd));
+    cr_expect(!up_harbor_offline_verifier(NULL, &cmd));
+    cr_expect(!cmd.len);
+    up_buf_release(&cmd);
+}
+
+Test(harbor, oracle_skill_links_where_the_dockerfile_copies_them)
+{
+    up_docker d = {0};
+    up_buf b = UP_BUF_INIT;
+
+    up_docker_parse(&d,
+                    "WORKDIR /root\nCOPY skills /root/.claude/skills\n"
+                    "COPY skills/ .agents/skills\nCOPY skills /etc/skills\n",
+                    "Dockerfile");
+    cr_assert_eq(d.nskill_dests, 3);
+    up_harbor_skill_links(&b, &d, "/root");
+    cr_expect_str_eq(b.data, "mkdir -p '.claude/skills' && rmdir "
+                             "'.claude/skills' && ln -sfn "
+                             "'/root/.agents/skills' '.claude/skills'; ");
+    up_buf_release(&b);
+    up_docker_release(&d);
 }

@@ -554,3 +554,29 @@ Test(model, max_tokens_flag_then_provider_then_top_level)
     up_model_release(&m);
     up_config_release(&cfg);
 }
+
+/* The reference students of Harbor tasks resolve to themselves, with no
+ * endpoint and no key, even when a key variable is missing; a near name
+ * is an ordinary model string. */
+Test(model, reference_students_need_no_endpoint)
+{
+    static const char *const names[] = {"oracle", "null"};
+
+    for (size_t i = 0; i < 2; i++) {
+        up_model m;
+        up_error err = {0};
+
+        up_model_init(&m);
+        cr_assert_eq(up_model_resolve(&m, names[i], NULL, NULL, NULL, &err), 0,
+                     "%s: %s", names[i], err.msg);
+        cr_expect_str_eq(m.resolved, names[i]);
+        cr_expect_null(m.base_url);
+        cr_expect_not(m.key_required);
+        cr_expect_eq(up_model_reference(names[i]),
+                     i ? UP_REF_NULL : UP_REF_ORACLE);
+        up_model_release(&m);
+    }
+    cr_expect_eq(up_model_reference("oracle.high"), UP_REF_NONE);
+    cr_expect_eq(up_model_reference("Oracle"), UP_REF_NONE);
+    cr_expect_eq(up_model_reference(NULL), UP_REF_NONE);
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <sys/stat.h>
 
 #include "upskill/alloc.h"
@@ -420,6 +421,38 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
     return rc;
 }
 
+/* tests/test.sh among the check files, as text, or NULL. */
+static char *test_sh(const up_fs_entry *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].data && !strcmp(v[i].path, "test.sh") &&
+            !memchr(v[i].data, 0, v[i].len))
+            return up_xstrndup(v[i].data, v[i].len);
+    return NULL;
+}
+
+/* The task's one verifier assertion into a, as JSON: its threshold, and
+ * the offline pytest command when test.sh installs from the network. */
+static void verifier_json(up_buf *a, const up_harbor_task *k,
+                          const up_fs_entry *tests, size_t n)
+{
+    json_t *v =
+        json_pack("{s:s, s:f}", "type", "verifier", "threshold", k->threshold);
+    json_t *l = json_array();
+    up_buf cmd = UP_BUF_INIT;
+    char *sh = test_sh(tests, n), *text;
+
+    if (up_harbor_offline_verifier(sh, &cmd))
+        json_object_set_new(v, "value", json_string(cmd.data));
+    json_array_append_new(l, v);
+    text = json_dumps(l, JSON_COMPACT);
+    up_buf_adds(a, text ? text : "[]");
+    free(text);
+    json_decref(l);
+    up_buf_release(&cmd);
+    free(sh);
+}
+
 static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                     up_error *err)
 {
@@ -431,7 +464,13 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                        .max_n = UP_CASE_CHECK_FILES_MAX,
                        .max_bytes = UP_CASE_CHECK_BYTES,
                        .limit = "UP_CASE_CHECK_BYTES"};
+    struct files sf = {.mem = &s->mem,
+                       .max_n = UP_CASE_CHECK_FILES_MAX,
+                       .max_bytes = UP_CASE_CHECK_BYTES,
+                       .limit = "UP_CASE_CHECK_BYTES"};
     char *in = path2(k->dir, "instruction.md"), *tests = path2(k->dir, "tests");
+    char *sol = path2(k->dir, "solution");
+    struct stat st;
     up_buf text = UP_BUF_INIT, a = UP_BUF_INIT;
     up_case c;
     int rc = up_fs_read(&text, in, UP_HARBOR_TEXT_MAX, err);
@@ -441,11 +480,19 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
         rc = seed(&sd, k, d, err);
     if (!rc)
         rc = walk(&tf, tests, "", 0, err);
+    if (!rc && !lstat(sol, &st) && S_ISDIR(st.st_mode)) /* the oracle's */
+        rc = walk(&sf, sol, "", 0, err);
     c.seed = files_done(&sd, &c.nseed);
     c.check_files = files_done(&tf, &c.ncheck_files);
+    c.solution = files_done(&sf, &c.nsolution);
     if (!rc) {
-        up_buf_addf(&a, "[{\"type\": \"verifier\", \"threshold\": %.17g}]",
-                    k->threshold);
+        up_buf links = UP_BUF_INIT;
+
+        verifier_json(&a, k, c.check_files, c.ncheck_files);
+        up_harbor_skill_links(&links, d, k->workdir);
+        c.skill_links =
+            links.len ? up_arena_strndup(&s->mem, links.data, links.len) : NULL;
+        up_buf_release(&links);
         c.input =
             up_arena_strndup(&s->mem, text.len ? text.data : "", text.len);
         c.assert_json = up_arena_strndup(&s->mem, a.data, a.len);
@@ -463,6 +510,7 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
     up_buf_release(&a);
     free(in);
     free(tests);
+    free(sol);
     return rc;
 }
 

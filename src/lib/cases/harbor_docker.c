@@ -8,6 +8,7 @@
  * Invariant: reading never fails; what is not emulated is named with
  * its line in d->blocked, so `--check` can say why.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,43 @@ static const char *const harmless[] = {"true",   ":",  "echo",  "set",
 /* apt-get subcommands that change nothing offline. */
 static const char *const apt_quiet[] = {"update", "clean", "autoclean",
                                         "autoremove", NULL};
+
+/* pip packages whose Debian package is not python3-<name>. */
+static const struct {
+    const char *pip, *deb;
+} pip_deb[] = {
+    {"scikit-learn", "python3-sklearn"},
+    {"sklearn", "python3-sklearn"},
+    {"scikit-image", "python3-skimage"},
+    {"python-docx", "python3-docx"},
+    {"python-pptx", "python3-pptx"},
+    {"pyyaml", "python3-yaml"},
+    {"opencv-python", "python3-opencv"},
+    {"opencv-python-headless", "python3-opencv"},
+    {"pymupdf", "python3-fitz"},
+    {"beautifulsoup4", "python3-bs4"},
+    {"pillow", "python3-pil"},
+    {"python-dateutil", "python3-dateutil"},
+    {"python-dotenv", "python3-dotenv"},
+    {"pyerfa", "python3-erfa"},
+    {"cython", "cython3"},
+};
+
+/* pip's packaging tools, and the verifiers' report plugin (the offline
+ * verifier drops its --ctrf, harbor_offline.c): nothing a task needs. */
+static const char *const pip_tools[] = {"pip", "setuptools", "wheel",
+                                        "pytest-json-ctrf", NULL};
+
+/* pip install options that take a value (skipped with it). */
+static const char *const pip_valued[] = {
+    "-i",           "--index-url",  "--extra-index-url",
+    "-f",           "--find-links", "-c",
+    "--constraint", "--target",     "-t",
+    "--prefix",     "--root",       NULL};
+
+/* pip install options that name what to install some other way. */
+static const char *const pip_other[] = {"-r", "--requirement", "-e",
+                                        "--editable", NULL};
 
 static int in(const char *const *list, const char *w)
 {
@@ -144,6 +182,72 @@ static void apt(up_docker *d, char **w, size_t n, int line)
             strv_add(&d->apt, &d->napt, &d->apt_cap, w[i]);
 }
 
+/* Debian's package of pip requirement req ("numpy==1.26.4",
+ * "pandas[excel]>=2") into deb: the table's, else python3-<name>
+ * lowercased with '_' and '.' as '-'; 0 for pip's own tools. */
+static int pip_package(const char *req, up_buf *deb)
+{
+    size_t n = strcspn(req, "=<>~![; @");
+    up_buf name = UP_BUF_INIT;
+    int rc = 1;
+
+    for (size_t i = 0; i < n; i++) {
+        char c = (char)tolower((unsigned char)req[i]);
+
+        up_buf_addc(&name, c == '_' || c == '.' ? '-' : c);
+    }
+    if (!name.len || in(pip_tools, name.data))
+        rc = 0;
+    for (size_t i = 0; rc && i < sizeof(pip_deb) / sizeof(pip_deb[0]); i++)
+        if (!strcmp(pip_deb[i].pip, name.data)) {
+            up_buf_adds(deb, pip_deb[i].deb);
+            up_buf_release(&name);
+            return 1;
+        }
+    if (rc)
+        up_buf_addf(deb, "python3-%s", name.data);
+    up_buf_release(&name);
+    return rc;
+}
+
+/* `pip install ...` (w at "install"): each package it names becomes a
+ * Debian package to have (pip_package; its version is not checked);
+ * a requirements file, an editable or a URL cannot be mapped. */
+static void pip(up_docker *d, char **w, size_t n, int line)
+{
+    up_buf deb = UP_BUF_INIT;
+
+    for (size_t i = 1; i < n; i++) {
+        if (in(pip_other, w[i]) || strstr(w[i], "://") || strchr(w[i], '/')) {
+            block(d, line, "pip install",
+                  "needs the network (a requirements "
+                  "file, a path or a URL)");
+            break;
+        }
+        if (in(pip_valued, w[i])) {
+            i++;
+            continue;
+        }
+        up_buf_reset(&deb);
+        if (w[i][0] != '-' && pip_package(w[i], &deb))
+            strv_add(&d->apt, &d->napt, &d->apt_cap, deb.data);
+    }
+    up_buf_release(&deb);
+}
+
+/* The index of "install" when w is a pip install (pip, pip3, python[3]
+ * -m pip), else 0. */
+static size_t pip_install(char **w, size_t n)
+{
+    size_t at = !strcmp(w[0], "pip") || !strcmp(w[0], "pip3") ? 1
+                : n > 2 && !strncmp(w[0], "python", 6) && !strcmp(w[1], "-m") &&
+                        !strcmp(w[2], "pip")
+                    ? 3
+                    : 0;
+
+    return at && at < n && !strcmp(w[at], "install") ? at : 0;
+}
+
 static void mkdirs(up_docker *d, char **w, size_t n)
 {
     for (size_t i = 1; i < n; i++)
@@ -178,6 +282,8 @@ static void command(up_docker *d, char **w, size_t n, int line)
         mkdirs(d, w, n);
     else if (!strcmp(w[0], "rm") && rm_cache(w, n))
         return;
+    else if (pip_install(w, n))
+        pip(d, w + pip_install(w, n), n - pip_install(w, n), line);
     else if (in(network, w[0]) || (n > 2 && !strncmp(w[0], "python", 6) &&
                                    !strcmp(w[1], "-m") && in(network, w[2])))
         block(d, line, w[0], "needs the network");
@@ -222,7 +328,10 @@ static void copy(up_docker *d, const char *args, int line, int add)
             src[--len] = '\0'; /* "data/" is the folder data */
         if (strstr(src, "://")) {
             block(d, line, src, "needs the network");
-        } else if (strcmp(src, "skills") && strncmp(src, "skills/", 7)) {
+        } else if (!strcmp(src, "skills")) { /* upskill installs them */
+            UP_GROW(d->skill_dests, d->skill_dests_cap, d->nskill_dests + 1);
+            d->skill_dests[d->nskill_dests++] = absolute(d, w[n - 1]);
+        } else if (strncmp(src, "skills/", 7)) {
             UP_GROW(d->copies, d->copies_cap, d->ncopies + 1);
             d->copies[d->ncopies++] = (up_docker_copy){
                 up_xstrdup(src[0] ? src : "."), absolute(d, w[n - 1]),
@@ -319,6 +428,9 @@ void up_docker_release(up_docker *d)
     for (size_t i = 0; i < d->nmkdirs; i++)
         free(d->mkdirs[i]);
     free(d->mkdirs);
+    for (size_t i = 0; i < d->nskill_dests; i++)
+        free(d->skill_dests[i]);
+    free(d->skill_dests);
     for (size_t i = 0; i < d->napt; i++)
         free(d->apt[i]);
     free(d->apt);

@@ -644,6 +644,25 @@ static int bad_dots(const char *base)
     return base[0] == '.' || base[n - 1] == '.' || strstr(base, "..");
 }
 
+enum up_ref_student up_model_reference(const char *spec)
+{
+    static const char *const names[] = {"oracle", "null"};
+
+    for (size_t i = 0; spec && i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(spec, names[i]))
+            return (enum up_ref_student)(UP_REF_ORACLE + i);
+    return UP_REF_NONE;
+}
+
+/* A reference student: itself, no endpoint, no key (nothing is sent). */
+static void resolve_reference(up_model *out)
+{
+    out->provider = UP_PROV_GENERIC;
+    out->model_id = up_xstrdup(out->spec);
+    out->resolved = up_xstrdup(out->spec);
+    out->key_required = 0;
+}
+
 int up_model_resolve(up_model *out, const char *spec,
                      const char *base_url_override,
                      const char *api_key_env_override, const up_config *cfg,
@@ -662,6 +681,11 @@ int up_model_resolve(up_model *out, const char *spec,
     if (strncmp(out->spec, "cli.", 4) == 0) { /* a coding-agent CLI */
         rc = up_harness_model_resolve(out, out->spec, base_url_override,
                                       api_key_env_override, err);
+        goto out;
+    }
+    if (up_model_reference(out->spec)) {
+        resolve_reference(out);
+        rc = 0;
         goto out;
     }
     if ((rc = split_spec(&p, out, err)))

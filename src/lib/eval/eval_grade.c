@@ -215,11 +215,17 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
     lv = up_eval_job_live_view(j);
     for (; lv->results && ws && *at < lv->asserts.n; (*at)++)
         if (lv->results[*at].status == UP_ASSERT_CHECK) {
-            *it = (up_check_item){&lv->asserts.items[*at], ws,
-                                  &lv->results[*at],       c->check_files,
-                                  c->ncheck_files,         c->check_owned,
-                                  c->ncheck_owned,         c->workdir,
-                                  c->check_wall_s};
+            *it = (up_check_item){&lv->asserts.items[*at],
+                                  ws,
+                                  &lv->results[*at],
+                                  c->check_files,
+                                  c->ncheck_files,
+                                  c->check_owned,
+                                  c->ncheck_owned,
+                                  c->workdir,
+                                  c->check_wall_s,
+                                  NULL,
+                                  0};
             (*at)++;
             return 1;
         }

@@ -10,6 +10,7 @@
 
 #include "upskill/harness.h"
 #include "upskill/alloc.h"
+#include "upskill/model.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
 #include "upskill/workspace.h"
@@ -40,9 +41,12 @@ struct slot {
     size_t check_at;    /* the next assertion to look at for a check */
     up_check_item item; /* the check under way */
     up_check_run *check;
-    up_response own;   /* a CLI job's response (it sends no request) */
-    char *case_sys;    /* the system prompt of a case with its own skill */
-    struct slot *next; /* in the free list */
+    up_response own; /* a CLI job's response (it sends no request) */
+    char *case_sys;  /* the system prompt of a case with its own skill */
+    up_assert_result oracle; /* a reference job's solve.sh, run as a check */
+    up_assert oracle_a;      /* its command (a copy of the run's, whose */
+    up_buf oracle_cmd;       /* value is oracle_cmd) */
+    struct slot *next;       /* in the free list */
 };
 
 struct run {
@@ -59,7 +63,13 @@ struct run {
     struct slot *free;           /* slots not lent out */
     char *agent_sys[2];          /* agent-mode system prompt per arm */
     char **agent_user; /* agent-mode user message per case with files, lazily */
+    up_assert_list oracle; /* the oracle's command (ORACLE_CMD) */
 };
+
+/* What the oracle runs, with the task's solution/ bound read-only at
+ * ORACLE_DIR (docs/harbor.md). */
+#define ORACLE_DIR "/solution"
+#define ORACLE_CMD "bash " ORACLE_DIR "/solve.sh"
 
 /* Record res (the provider's answer or the cache's) in plan job j; 0
  * when the stop flag kept it from running (it stays to do). */
@@ -174,6 +184,12 @@ static int is_cli(const up_eval_plan *p, size_t i)
     return up_harness_spec_of(p->models[p->jobs[i].model]) != NULL;
 }
 
+/* Plan job i's reference student (oracle, null), or UP_REF_NONE. */
+static enum up_ref_student ref_of(const up_eval_plan *p, size_t i)
+{
+    return up_model_reference(p->models[p->jobs[i].model]);
+}
+
 /* The folder the job's checks run in. */
 static const char *job_ws(const struct slot *sl)
 {
@@ -253,6 +269,9 @@ static void job_done(struct run *r, struct slot *sl, up_response *res)
 {
     up_eval_job *j = &r->plan->jobs[sl->job];
 
+    up_buf_release(&sl->oracle.message);
+    up_buf_release(&sl->oracle.output);
+    up_buf_release(&sl->oracle_cmd);
     if (sl->recorded) { /* recorded before its checks */
         if (res->code == UP_EINTR && j->done)
             requeue(j); /* cancelled during a check */
@@ -385,6 +404,98 @@ static const up_request *cli_next(void *ud, size_t i, up_response *res)
     return over(sl, &sl->own);
 }
 
+/* The oracle's solve.sh started as a parked check, in the workspace
+ * with the case's solution at ORACLE_DIR and the agent's wall clock; 1
+ * when it runs, 0 when it could not start (sl->oracle says why). */
+static int oracle_start(struct slot *sl, const up_case *c)
+{
+    up_eval_plan *p = sl->r->plan;
+
+    up_eval_job *j = &p->jobs[sl->job];
+
+    /* in the skill arm, the skills also where the Dockerfile put them */
+    if (j->arm == UP_ARM_SKILL && c->skill_links)
+        up_buf_adds(&sl->oracle_cmd, c->skill_links);
+    up_buf_adds(&sl->oracle_cmd, ORACLE_CMD);
+    sl->oracle_a = sl->r->oracle.items[0];
+    sl->oracle_a.value = sl->oracle_cmd.data;
+    sl->item = (up_check_item){.a = &sl->oracle_a,
+                               .ws = job_ws(sl),
+                               .res = &sl->oracle,
+                               .files = c->solution,
+                               .nfiles = c->nsolution,
+                               .ws_at = c->workdir,
+                               .wall_s = c->run_wall_s,
+                               .files_at = ORACLE_DIR,
+                               .student_env = 1};
+    if (!c->nsolution) {
+        sl->oracle.status = UP_ASSERT_FAIL;
+        up_buf_adds(&sl->oracle.message, "the task has no solution/");
+        return 0;
+    }
+    sl->check = up_check_start(&sl->item, (up_sandbox_mode)p->check_mode);
+    return sl->check != NULL;
+}
+
+/* A reference job's conversation is over: its answer says what the
+ * oracle's solve.sh did ("" for null); no token, no cost; then the
+ * case's checks, as for any conversation. */
+static const up_request *ref_over(struct slot *sl)
+{
+    up_response *res = &sl->own;
+
+    up_check_end(sl->check, 0); /* settles sl->oracle */
+    sl->check = NULL;
+    take_conversation(sl, res);
+    free(res->text);
+    res->text = NULL;
+    if (ref_of(sl->r->plan, sl->job) == UP_REF_ORACLE) {
+        up_buf b = UP_BUF_INIT;
+
+        up_buf_addf(&b, "%s: %s\n", ORACLE_CMD,
+                    sl->oracle.message.len ? sl->oracle.message.data : "");
+        up_buf_add(&b, sl->oracle.output.data, sl->oracle.output.len);
+        res->text = up_buf_detach(&b);
+    }
+    memset(&res->usage, 0, sizeof(res->usage));
+    return over(sl, res);
+}
+
+/* A reference student's job (oracle, null; docs/harbor.md): it sends no
+ * request.  Its workspace is made as an agent's (the skills installed
+ * in the skill arm); the oracle then runs the task's solve.sh there,
+ * parked like a check; then the case's checks run. */
+static const up_request *ref_next(void *ud, size_t i, up_response *res)
+{
+    struct slot *sl = ud;
+    struct run *r = sl->r;
+    up_eval_plan *p = r->plan;
+    up_eval_job *j = &p->jobs[sl->job];
+    const up_case *c = &p->suite->cases[j->kase];
+    const up_skill *skill;
+
+    (void)i;
+    (void)res;
+    if (sl->recorded)
+        return checks_resume(sl);
+    if (sl->agent)
+        return sl->check && !*r->stop && !up_check_step(sl->check)
+                   ? UP_JOB_PARKED
+                   : ref_over(sl);
+    sl->t0 = up_http_now_ms();
+    sl->res = &sl->own;
+    skill = arm_skill(sl, c);
+    if (up_agent_new(&sl->agent, &p->agent_opts, c, skill,
+                     sl->case_sys ? sl->case_sys : r->agent_sys[j->arm],
+                     agent_user(r, c, j->kase), &sl->start_err)) {
+        sl->start_failed = 1;
+        return NULL;
+    }
+    if (ref_of(p, sl->job) == UP_REF_ORACLE && oracle_start(sl, c))
+        return UP_JOB_PARKED;
+    return ref_over(sl);
+}
+
 /* An arm's (or a case's) agent-mode system prompt for its n skills; it
  * mentions run when offered. */
 static char *agent_system(const up_eval_plan *p, const up_skill *skills,
@@ -483,6 +594,8 @@ static void on_done(void *ud, size_t i, up_response *res)
     if (is_cli(r->plan, sl->job)) {
         r->clis--;
         job_done(r, sl, res->code == UP_EINTR || !sl->cli ? res : &sl->own);
+    } else if (ref_of(r->plan, sl->job)) { /* sent nothing: its own */
+        job_done(r, sl, res->code == UP_EINTR || !sl->agent ? res : &sl->own);
     } else if (up_eval_job_is_agent(r->plan, j)) {
         job_done(r, sl, res); /* never cached: see docs/cache.md */
     } else {
@@ -560,7 +673,7 @@ static int next_job(void *ud, up_job *spec)
     up_eval_job *j;
     struct slot *sl;
     size_t at;
-    int got = pick(r, &at), agent, cli;
+    int got = pick(r, &at), agent, cli, ref;
 
     if (got != 1)
         return got;
@@ -568,7 +681,8 @@ static int next_job(void *ud, up_job *spec)
     sl = slot_get(r);
     sl->job = at;
     cli = is_cli(p, at);
-    agent = cli || up_eval_job_is_agent(p, j);
+    ref = ref_of(p, at) != UP_REF_NONE;
+    agent = cli || ref || up_eval_job_is_agent(p, j);
     if (!agent)
         build_request(p, j, &sl->rq, &sl->msg);
     *spec = (up_job){
@@ -577,6 +691,7 @@ static int next_job(void *ud, up_job *spec)
         .done = on_done,
         .ud = sl,
         .next = cli     ? cli_next
+                : ref   ? ref_next
                 : agent ? agent_next
                         : NULL,
         .wait = agent ? job_wait : NULL,
@@ -649,7 +764,12 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
     };
     size_t n = 0;
     int rc;
+    up_error e;
 
+    up_assert_list_init(&r.oracle);
+    (void)up_assert_list_parse(
+        &r.oracle, "[{\"type\": \"command\", \"value\": \"" ORACLE_CMD "\"}]",
+        NULL, NULL, &e); /* a constant: parses */
     so.stop = r.stop;
     for (size_t i = 0; i < p->njobs; i++) {
         if (restored_workspace_job(p, &p->jobs[i]))
@@ -671,6 +791,7 @@ static int run_pass(up_eval_plan *p, const up_eval_run_opts *o,
         rc = r.journal_rc;
     }
     free_slots(&r);
+    up_assert_list_release(&r.oracle);
     free(r.agent_sys[0]);
     free(r.agent_sys[1]);
     for (size_t k = 0; k < p->suite->ncases; k++)

@@ -377,12 +377,13 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_buf_reset(&r->output);
     limits(&lim, it->wall_s);
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
-        up_sandbox_extra x = {tests,
-                              UP_CHECK_TESTS_DIR,
-                              check_env + (mode == UP_SANDBOX_NONE),
-                              it->ws_at,
-                              logs,
-                              UP_CHECK_LOGS_DIR};
+        up_sandbox_extra x = {
+            tests,
+            it->files_at ? it->files_at : UP_CHECK_TESTS_DIR,
+            it->student_env ? NULL : check_env + (mode == UP_SANDBOX_NONE),
+            it->ws_at,
+            logs,
+            UP_CHECK_LOGS_DIR};
 
         if (up_sandbox_start_with(&proc, mode, it->ws, cmd.data, &lim, &x,
                                   &e)) {

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Reference and null students of Harbor tasks (issue 24 item 4,
+# docs/harbor.md): `-m oracle` runs the task's solution/solve.sh in the
+# workspace (seeing /solution, never /tests; the skills present in the
+# skill arm), `-m null` does nothing; neither sends a request (no server
+# runs here).  `--check` runs both in both arms over --runs and names
+# each task sound or not, and why: an oracle that fails, a verifier the
+# null student passes, a solution that needs the skill's script.
+. "$TOP/tests/e2e/lib.sh"
+export UPSKILL_CONFIG="$T/none.yaml"
+mkdir -p "$T/tmp"
+export TMPDIR="$T/tmp"
+cd "$T" || exit 1
+H="$FIX/harbor-oracle"
+
+# --- -m oracle / -m null on the sound task: 100% and 0%, no tokens ---------
+run "$UPSKILL" eval --tasks "$H/sound" -m oracle -m null --runs 2 \
+    --no-log-runs -v
+if [ "$rc" = 3 ] && case "$err" in *bubblewrap*) true ;; *) false ;; esac; then
+    echo "1..0 # SKIP bubblewrap cannot run here: $err"
+    exit 0
+fi
+is "$rc" 0 "an eval of the reference students exits 0"
+like "$out" "│ oracle │ 100%     │ 100%       │" \
+    "the oracle passes the sound task in both arms (and never saw /tests)"
+like "$out" "│ null   │ 0%       │ 0%         │" "null fails it in both arms"
+like "$out" "tokens per case: 0 -> 0" "no token is counted"
+
+# --- the solution uses a skill's script: it passes only in the skill arm ---
+run "$UPSKILL" eval --tasks "$H/skill-script" -m oracle --no-log-runs -v
+like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
+    "the skill's script is there in the skill arm only"
+
+# --- --check: sound or not, and why; --runs 2 ------------------------------
+run "$UPSKILL" eval --tasks "$H" --check --runs 2
+is "$rc" 0 "--check exits 0"
+like "$out" "4 tasks: 4 runnable here, 0 not" "the static part first"
+like "$out" "sound: sound (oracle passes, null fails, both arms, 2 runs)" \
+    "a sound task"
+like "$out" "oracle-fails: not sound: oracle failed in the baseline arm (2 of 2 runs: reward 0, below the threshold 1); oracle failed in the skill arm (2 of 2 runs: reward 0, below the threshold 1)" \
+    "an oracle that fails: not sound, with its reward"
+like "$out" "lax-verifier: not sound: null passed in the baseline arm (2 of 2 runs: reward 1, at least the threshold 1); null passed in the skill arm" \
+    "a verifier the null student passes: not sound"
+like "$out" "skill-script: sound in the skill arm only: oracle failed in the baseline arm (2 of 2 runs: reward 0, below the threshold 1; solve.sh: exit 127: bash: /root/.agents/skills/ok-maker/scripts/make.sh: No such file or directory); its solution needs the skills" \
+    "a solution that needs the skill: sound in the skill arm only"
+like "$out" "4 tasks checked with oracle and null: 1 sound, 1 sound in the skill arm only, 2 not" \
+    "the count"
+
+# --- a task without solution/: the oracle fails, saying so -----------------
+cp -R "$H/sound" "$T/nosol" && rm -r "$T/nosol/solution"
+run "$UPSKILL" eval --tasks "$T/nosol" --check
+like "$out" "nosol: not sound: oracle failed in the baseline arm (1 of 1 run: reward 0, below the threshold 1; solve.sh: the task has no solution/)" \
+    "no solution: not sound, named"
+
+# --- --static: only the reading, no student runs ----------------------------
+run "$UPSKILL" eval --tasks "$H" --check --static
+is "$rc" 0 "--check --static exits 0"
+unlike "$out" "checked with oracle and null" "--static runs no student"
+done_testing
