@@ -139,11 +139,16 @@ size_t up_harbor_missing_packages(const char *status_path,
  */
 int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd);
 
+/* Where the oracle finds, in the skill arm, a copy of the task's skills
+ * folder as it is (folder names, every file): under its /solution. */
+#define UP_HARBOR_ORACLE_SKILLS "/solution/.skills"
+
 /*
  * Append to out, for the oracle in the skill arm, a shell prefix that
- * links each place d's `COPY skills DEST` puts the skills (under
- * workdir; not the agent's own) to the installed UP_HARBOR_SKILLS_AT,
- * since reference solutions read them there (/root/.claude/skills/...).
+ * copies the task's skills folder (UP_HARBOR_ORACLE_SKILLS) to each
+ * place d's `COPY skills DEST` puts it, as Docker does: every file,
+ * under the skills' folder names (reference solutions read them there:
+ * /root/.claude/skills/<folder>/...).  workdir is unused.
  */
 void up_harbor_skill_links(up_buf *out, const up_docker *d,
                            const char *workdir);

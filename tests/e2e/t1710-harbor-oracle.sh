@@ -31,6 +31,22 @@ run "$UPSKILL" eval --tasks "$H/skill-script" -m oracle --no-log-runs -v
 like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
     "the skill's script is there in the skill arm only"
 
+# --- COPY skills DEST: the oracle finds the skills folder there as it is ----
+# (the folder's name, not the skill's; files outside scripts/; a DEST
+# outside the WORKDIR), in the skill arm only
+A="$T/as-copied/environment"
+cp -R "$H/skill-script" "$T/as-copied"
+mv "$A/skills/ok-maker" "$A/skills/ok_maker"
+mkdir "$A/skills/ok_maker/tools"
+mv "$A/skills/ok_maker/scripts/make.sh" "$A/skills/ok_maker/tools/"
+printf 'FROM ubuntu:24.04\nWORKDIR /root\nCOPY skills /opt/skills\n' \
+    >"$A/Dockerfile"
+printf '#!/bin/bash\nbash /opt/skills/ok_maker/tools/make.sh\n' \
+    >"$T/as-copied/solution/solve.sh"
+run "$UPSKILL" eval --tasks "$T/as-copied" -m oracle --no-log-runs -v
+like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
+    "the skills folder is copied where the Dockerfile copies it, as it is"
+
 # --- --check: sound or not, and why; --runs 2 ------------------------------
 run "$UPSKILL" eval --tasks "$H" --check --runs 2 --sound "$T/verdicts"
 is "$rc" 0 "--check exits 0"

@@ -465,9 +465,9 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                        .max_bytes = UP_CASE_CHECK_BYTES,
                        .limit = "UP_CASE_CHECK_BYTES"};
     struct files sf = {.mem = &s->mem,
-                       .max_n = UP_CASE_CHECK_FILES_MAX,
-                       .max_bytes = UP_CASE_CHECK_BYTES,
-                       .limit = "UP_CASE_CHECK_BYTES"};
+                       .max_n = UP_HARBOR_SEED_FILES,
+                       .max_bytes = UP_HARBOR_SEED_BYTES,
+                       .limit = "UP_HARBOR_SEED_BYTES"};
     char *in = path2(k->dir, "instruction.md"), *tests = path2(k->dir, "tests");
     char *sol = path2(k->dir, "solution");
     struct stat st;
@@ -482,9 +482,12 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
         rc = walk(&tf, tests, "", 0, err);
     if (!rc && !lstat(sol, &st) && S_ISDIR(st.st_mode)) /* the oracle's */
         rc = walk(&sf, sol, "", 0, err);
+    c.nsolution = sf.n;
+    if (!rc && sf.n && d->nskill_dests && k->skills_dir) /* as copied */
+        rc = walk_one(&sf, k->skills_dir, ".skills", 0, err);
     c.seed = files_done(&sd, &c.nseed);
     c.check_files = files_done(&tf, &c.ncheck_files);
-    c.solution = files_done(&sf, &c.nsolution);
+    c.solution = files_done(&sf, &c.nsolution_all);
     if (!rc) {
         up_buf links = UP_BUF_INIT;
 
