@@ -139,11 +139,16 @@ size_t up_harbor_missing_packages(const char *status_path,
  */
 int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd);
 
+/* Where the oracle finds, in the skill arm, a copy of the task's skills
+ * folder as it is (folder names, every file): under its /solution. */
+#define UP_HARBOR_ORACLE_SKILLS "/solution/.skills"
+
 /*
  * Append to out, for the oracle in the skill arm, a shell prefix that
- * links each place d's `COPY skills DEST` puts the skills (under
- * workdir; not the agent's own) to the installed UP_HARBOR_SKILLS_AT,
- * since reference solutions read them there (/root/.claude/skills/...).
+ * copies the task's skills folder (UP_HARBOR_ORACLE_SKILLS) to each
+ * place d's `COPY skills DEST` puts it, as Docker does: every file,
+ * under the skills' folder names (reference solutions read them there:
+ * /root/.claude/skills/<folder>/...).  workdir is unused.
  */
 void up_harbor_skill_links(up_buf *out, const up_docker *d,
                            const char *workdir);
@@ -170,12 +175,30 @@ typedef struct up_harbor_task {
     up_buf why;       /* when not runnable: why ("; "-separated) */
     up_skill *loaded; /* its skills, loaded (eval only), as skills */
     int has_skill;    /* 1: all were loaded, and there is one at least */
+    char *left_out;   /* set->sound: a runnable task with skills that file
+                         does not mark sound, left out of the suite: its
+                         verdict there, or "not checked" (not in it) */
 } up_harbor_task;
 
 typedef struct up_harbor_set {
     up_harbor_task *v;
     size_t n, cap;
+    const char *sound; /* in, or NULL: the verdicts file of `--check
+                          --sound FILE` (below); only the tasks it marks
+                          sound become cases */
 } up_harbor_set;
+
+/*
+ * The verdicts file `--check --sound FILE` writes and `--sound FILE`
+ * reads: one line per task checked, its name, a tab, then one of
+ * UP_HARBOR_VERDICTS.  Names holding a tab, CR or newline are not
+ * written (such a task is then "not checked").  At most
+ * UP_HARBOR_TEXT_MAX bytes.
+ */
+#define UP_HARBOR_VERDICTS                                                     \
+    {                                                                          \
+        "sound", "sound in the skill arm only", "not sound"                    \
+    }
 
 /*
  * Read dir: a task folder (it holds task.toml), or a folder of them
@@ -186,8 +209,11 @@ typedef struct up_harbor_set {
  * as one case (its input, seed, check files, verifier assertion,
  * workdir, time limits and skills, which set owns).  A task that cannot
  * be read (task.toml at file:line, a limit above, a skill that does not
- * load) is not runnable, the error its why; the others go on.  Errors:
- * UP_ENOTFOUND (no task here), UP_ETOOBIG (too many tasks), UP_EIO.
+ * load) is not runnable, the error its why; the others go on.  With
+ * set->sound, a runnable task with skills that file does not mark sound
+ * is no case (its left_out says why).  Errors: UP_ENOTFOUND (no task
+ * here), UP_ETOOBIG (too many tasks, a verdicts file too big), UP_EIO,
+ * UP_EPARSE (a verdicts line that is not NAME, tab, verdict: file:line).
  */
 int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
                    up_error *err);

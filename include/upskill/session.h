@@ -288,6 +288,9 @@ typedef struct up_eval_request {
      * runnable tasks with skills are the suite, each with its own skill;
      * skill_path and tests are unused then */
     const char *tasks;
+    /* --sound FILE: only the tasks that file of --check verdicts marks
+     * sound (harbor.h); NULL: every runnable task, with a warning */
+    const char *sound;
 } up_eval_request;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */

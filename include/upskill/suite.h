@@ -62,6 +62,8 @@ typedef struct up_case {
     size_t nskills;
     up_fs_entry *solution; /* a Harbor task's solution/ (the oracle's, */
     size_t nsolution;      /* bound read-only at /solution), or NULL */
+    size_t nsolution_all;  /* with, after them, its skills folder at
+                              .skills/ (the skill arm's: skill_links) */
     char *skill_links;     /* the oracle's shell prefix in the skill arm
                               (up_harbor_skill_links), or NULL */
 } up_case;

@@ -31,6 +31,9 @@ static const struct opt opts[] = {
      "are sound (oracle passes, null fails); send nothing"},
     {0, "static", OPT_FLAG, &a.static_check, NULL,
      "with --check: only read the tasks; run no oracle or null"},
+    {0, "sound", OPT_STRING, &a.sound, "FILE",
+     "with --tasks: only the tasks FILE marks sound; with --check: write "
+     "the verdicts to FILE"},
     EVAL_SHARED_OPTS(a),
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
@@ -50,9 +53,9 @@ const struct cmd_spec cmd_eval_spec = {
  * with the run tool); 0, or a usage error printed. */
 static int tasks_args(int nargs)
 {
-    if (nargs != !a.tasks || (a.tasks_check && !a.tasks)) {
+    if (nargs != !a.tasks || ((a.tasks_check || a.sound) && !a.tasks)) {
         out_error("%s", a.tasks ? "--tasks takes no SKILL_PATH"
-                        : nargs ? "--check needs --tasks DIR"
+                        : nargs ? "--check and --sound need --tasks DIR"
                                 : "missing SKILL_PATH (or --tasks DIR)");
         return -1;
     }

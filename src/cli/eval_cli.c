@@ -119,6 +119,7 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->no_save_tests = a->no_save_tests;
     rq->seed = a->seed;
     rq->tasks = a->tasks;
+    rq->sound = a->tasks_check ? NULL : a->sound;
 }
 
 /* Progress: live on a TTY; plain lines for runs long enough to log. */
@@ -194,6 +195,10 @@ int eval_cli_run(struct eval_args *a)
     up_error err = {0, ""};
     int rc;
 
+    if (a->tasks && !a->sound)
+        out_warn("soundness not checked: every runnable task is in the lift "
+                 "figures (run --check --sound FILE, then --sound FILE; "
+                 "docs/harbor.md)");
     if (a->inject && !strcmp(a->inject, "both"))
         return eval_inject_both(a);
     eval_cli_session_opts(&o, a);

@@ -50,6 +50,8 @@ struct eval_args {
     int tasks_check;     /* --check: classify the tasks, run oracle and
                             null on them; send nothing */
     int static_check;    /* --static: --check without oracle and null */
+    const char *sound;   /* --sound FILE: --check writes its verdicts
+                            there; an eval runs only the sound tasks */
     int upstream_lines;  /* eval: upstream's "Loaded N test case(s) from"
                             and "Recommendation:" lines on stdout */
 };
@@ -193,7 +195,7 @@ void eval_report_table(const up_eval_summary *s, size_t n);
  * stdout (one JSON document with --json); returns the exit code. */
 int eval_report_plan(const up_suite *suite, const struct eval_args *a);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
-                      const char *batch_id);
+                      const char *batch_id, json_t *tasks);
 /* One model's entry of that document (a new reference). */
 json_t *eval_report_model_json(const up_eval_summary *s);
 /*

@@ -192,6 +192,21 @@ static void cut_note(const up_eval_session *e)
                  n, cap);
 }
 
+/* --json of --tasks: the soundness filter (docs/harbor.md): the
+ * verdicts file or null (not checked), and each task it left out. */
+static json_t *tasks_json(const up_eval_session *e, const struct eval_args *a)
+{
+    json_t *out = json_array();
+
+    for (size_t i = 0; i < e->harbor.n; i++)
+        if (e->harbor.v[i].left_out)
+            json_array_append_new(out, json_pack("{s:s, s:s}", "task",
+                                                 e->harbor.v[i].name, "verdict",
+                                                 e->harbor.v[i].left_out));
+    return json_pack("{s:s?, s:b, s:o}", "sound_file", a->sound,
+                     "soundness_checked", a->sound != NULL, "left_out", out);
+}
+
 int eval_outcome(const up_eval_session *e, const struct eval_args *a,
                  up_error *err)
 {
@@ -201,7 +216,8 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
     int rc = up_eval_session_summarize(e, (uint64_t)a->seed, &s, &dead, err);
 
     if (!rc && a->json)
-        eval_report_json(&e->plan, s, e->s.batch_id.data);
+        eval_report_json(&e->plan, s, e->s.batch_id.data,
+                         a->tasks ? tasks_json(e, a) : NULL);
     else if (!rc)
         for (size_t m = 0; m < n; m++)
             if (!dead[m]) /* no bars from errors */

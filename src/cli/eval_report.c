@@ -361,7 +361,7 @@ static json_t *cut_json(const up_eval_plan *p, size_t m)
 }
 
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
-                      const char *batch_id)
+                      const char *batch_id, json_t *tasks)
 {
     json_t *models = json_array();
     json_t *doc;
@@ -382,6 +382,8 @@ void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
         json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)p->judge_calls,
                   "input_tokens", (json_int_t)p->judge_usage.input,
                   "output_tokens", (json_int_t)p->judge_usage.output));
+    if (tasks)
+        json_object_set_new(doc, "tasks", tasks);
     out_json(doc);
     json_decref(doc);
 }

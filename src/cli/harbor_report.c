@@ -95,8 +95,17 @@ struct miss {
     const up_eval_job *first;
 };
 
-/* A task's verdict. */
-enum { NOT_SOUND, SOUND, SOUND_SKILL_ONLY };
+/* A task's verdict, and its words in the --sound file (harbor.h). */
+enum { SOUND, SOUND_SKILL_ONLY, NOT_SOUND };
+static const char *const verdicts[] = UP_HARBOR_VERDICTS;
+
+/* --sound FILE: append task name's verdict line to out (a name that
+ * cannot be written as one line is left out: "not checked"). */
+static void verdict_line(up_buf *out, const char *name, int v)
+{
+    if (!name[strcspn(name, "\t\r\n")])
+        up_buf_addf(out, "%s\t%s\n", name, verdicts[v]);
+}
 
 /* Case k's verdict line: sound only when, in both arms and every run,
  * the oracle passed and the null student did not; sound in the skill
@@ -158,6 +167,7 @@ static int sound_report(struct eval_args *a, up_error *err)
     up_session_opts o;
     up_eval_request rq;
     size_t k = 0, n[3] = {0, 0, 0};
+    up_buf file = UP_BUF_INIT;
     int rc;
 
     ra.models.v = (const char **)refs;
@@ -175,13 +185,25 @@ static int sound_report(struct eval_args *a, up_error *err)
     if (!rc)
         rc = up_eval_session_run(&e, err);
     for (size_t t = 0; !rc && t < e.harbor.n; t++)
-        if (e.harbor.v[t].runnable && e.harbor.v[t].has_skill)
-            n[sound_line(&e.plan, k++, e.harbor.v[t].name)]++;
+        if (e.harbor.v[t].runnable && e.harbor.v[t].has_skill) {
+            int v = sound_line(&e.plan, k++, e.harbor.v[t].name);
+
+            n[v]++;
+            verdict_line(&file, e.harbor.v[t].name, v);
+        }
     if (!rc)
         printf("%zu task%s checked with oracle and null: %zu sound, %zu "
                "sound in the skill arm only, %zu not\n",
                k, k == 1 ? "" : "s", n[SOUND], n[SOUND_SKILL_ONLY],
                n[NOT_SOUND]);
+    if (!rc && a->sound)
+        rc = up_fs_write_atomic(a->sound, file.data ? file.data : "", file.len,
+                                0644, err);
+    if (!rc && a->sound)
+        printf("verdicts written to %s (an eval's --sound %s runs only "
+               "the sound tasks)\n",
+               out_safe(a->sound), out_safe(a->sound));
+    up_buf_release(&file);
     up_eval_session_release(&e);
     return rc;
 }

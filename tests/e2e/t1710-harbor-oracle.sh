@@ -31,8 +31,24 @@ run "$UPSKILL" eval --tasks "$H/skill-script" -m oracle --no-log-runs -v
 like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
     "the skill's script is there in the skill arm only"
 
+# --- COPY skills DEST: the oracle finds the skills folder there as it is ----
+# (the folder's name, not the skill's; files outside scripts/; a DEST
+# outside the WORKDIR), in the skill arm only
+A="$T/as-copied/environment"
+cp -R "$H/skill-script" "$T/as-copied"
+mv "$A/skills/ok-maker" "$A/skills/ok_maker"
+mkdir "$A/skills/ok_maker/tools"
+mv "$A/skills/ok_maker/scripts/make.sh" "$A/skills/ok_maker/tools/"
+printf 'FROM ubuntu:24.04\nWORKDIR /root\nCOPY skills /opt/skills\n' \
+    >"$A/Dockerfile"
+printf '#!/bin/bash\nbash /opt/skills/ok_maker/tools/make.sh\n' \
+    >"$T/as-copied/solution/solve.sh"
+run "$UPSKILL" eval --tasks "$T/as-copied" -m oracle --no-log-runs -v
+like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
+    "the skills folder is copied where the Dockerfile copies it, as it is"
+
 # --- --check: sound or not, and why; --runs 2 ------------------------------
-run "$UPSKILL" eval --tasks "$H" --check --runs 2
+run "$UPSKILL" eval --tasks "$H" --check --runs 2 --sound "$T/verdicts"
 is "$rc" 0 "--check exits 0"
 like "$out" "4 tasks: 4 runnable here, 0 not" "the static part first"
 like "$out" "sound: sound (oracle passes, null fails, both arms, 2 runs)" \
@@ -45,6 +61,49 @@ like "$out" "skill-script: sound in the skill arm only: oracle failed in the bas
     "a solution that needs the skill: sound in the skill arm only"
 like "$out" "4 tasks checked with oracle and null: 1 sound, 1 sound in the skill arm only, 2 not" \
     "the count"
+
+# --- --sound FILE: --check's verdicts; an eval runs only the sound tasks ---
+like "$out" "verdicts written to $T/verdicts" "--check --sound writes the verdicts"
+is "$(cat "$T/verdicts")" "$(printf 'lax-verifier\tnot sound\noracle-fails\tnot sound\nskill-script\tsound in the skill arm only\nsound\tsound')" \
+    "one line per task: its name, a tab, its verdict"
+run "$UPSKILL" eval --tasks "$H" -m oracle -m null --sound "$T/verdicts" \
+    --no-log-runs
+is "$rc" 0 "an eval of the sound tasks exits 0"
+like "$err" "tests: 1 case from the Harbor tasks in '$H' (0 left out: not runnable here or without skills; --check says why); 3 left out as not sound by '$T/verdicts': lax-verifier (not sound), oracle-fails (not sound), skill-script (sound in the skill arm only)" \
+    "the tasks left out, named with their verdicts"
+unlike "$err" "soundness not checked" "no warning when the verdicts are given"
+like "$out" "│ oracle │ 100%     │ 100%       │" "the oracle passes the sound one"
+like "$out" "│ null   │ 0%       │ 0%         │" "null fails it"
+run "$UPSKILL" eval --tasks "$H" -m null --sound "$T/verdicts" --no-log-runs \
+    --json
+like "$out" '"cases": 1,' "--json: one case"
+like "$out" '"sound_file": "'"$T/verdicts"'"' "--json names the verdicts file"
+like "$out" '"task": "skill-script",' "--json lists each task left out"
+like "$out" '"verdict": "sound in the skill arm only"' "with its verdict"
+like "$out" '"soundness_checked": true' "--json: soundness checked"
+# a task the file does not name was not checked: left out
+grep -v '^sound' "$T/verdicts" >"$T/partial"
+run "$UPSKILL" eval --tasks "$H" -m null --sound "$T/partial" --no-log-runs
+is "$rc" 3 "no sound task left: exit 3"
+like "$err" "no task here runs and has a skill" "nothing left to run, said"
+# without --sound: every runnable task runs, with a warning
+run "$UPSKILL" eval --tasks "$H" -m null --no-log-runs --json
+like "$err" "warning: soundness not checked: every runnable task is in the lift figures (run --check --sound FILE, then --sound FILE; docs/harbor.md)" \
+    "without --sound: warned that soundness was not checked"
+like "$out" '"cases": 4,' "without --sound: all 4 tasks run"
+like "$out" '"soundness_checked": false' "--json: soundness not checked"
+# a hostile verdicts file: a bad line, too big
+printf 'sound\tsound\nsound is fine\n' >"$T/bad"
+run "$UPSKILL" eval --tasks "$H" -m null --sound "$T/bad" --no-log-runs
+is "$rc" 3 "a malformed verdicts file: exit 3"
+like "$err" "'$T/bad':2: expected a task's name, a tab, then 'sound', 'sound in the skill arm only' or 'not sound' (what --check --sound writes)" \
+    "the bad line is named"
+head -c 1100000 /dev/zero | tr '\0' a >"$T/big"
+run "$UPSKILL" eval --tasks "$H" -m null --sound "$T/big" --no-log-runs
+is "$rc" 3 "a verdicts file over 1 MiB is refused"
+like "$err" "'$T/big': file is larger than 1048576 bytes" "naming the file"
+run "$UPSKILL" eval "$T" --sound "$T/verdicts" --no-log-runs
+is "$rc" 2 "--sound without --tasks: a usage error"
 
 # --- a task without solution/: the oracle fails, saying so -----------------
 cp -R "$H/sound" "$T/nosol" && rm -r "$T/nosol/solution"

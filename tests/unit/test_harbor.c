@@ -342,7 +342,7 @@ Test(harbor, offline_verifier_runs_the_pytest_command)
     up_buf_release(&cmd);
 }
 
-Test(harbor, oracle_skill_links_where_the_dockerfile_copies_them)
+Test(harbor, oracle_skills_copied_where_the_dockerfile_copies_them)
 {
     up_docker d = {0};
     up_buf b = UP_BUF_INIT;
@@ -353,9 +353,11 @@ Test(harbor, oracle_skill_links_where_the_dockerfile_copies_them)
                     "Dockerfile");
     cr_assert_eq(d.nskill_dests, 3);
     up_harbor_skill_links(&b, &d, "/root");
-    cr_expect_str_eq(b.data, "mkdir -p '.claude/skills' && rmdir "
-                             "'.claude/skills' && ln -sfn "
-                             "'/root/.agents/skills' '.claude/skills'; ");
+    cr_expect_str_eq(
+        b.data, "mkdir -p '/root/.claude/skills' && cp -R /solution/.skills/. "
+                "'/root/.claude/skills'; mkdir -p '/root/.agents/skills' && "
+                "cp -R /solution/.skills/. '/root/.agents/skills'; mkdir -p "
+                "'/etc/skills' && cp -R /solution/.skills/. '/etc/skills'; ");
     up_buf_release(&b);
     up_docker_release(&d);
 }

@@ -465,9 +465,9 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                        .max_bytes = UP_CASE_CHECK_BYTES,
                        .limit = "UP_CASE_CHECK_BYTES"};
     struct files sf = {.mem = &s->mem,
-                       .max_n = UP_CASE_CHECK_FILES_MAX,
-                       .max_bytes = UP_CASE_CHECK_BYTES,
-                       .limit = "UP_CASE_CHECK_BYTES"};
+                       .max_n = UP_HARBOR_SEED_FILES,
+                       .max_bytes = UP_HARBOR_SEED_BYTES,
+                       .limit = "UP_HARBOR_SEED_BYTES"};
     char *in = path2(k->dir, "instruction.md"), *tests = path2(k->dir, "tests");
     char *sol = path2(k->dir, "solution");
     struct stat st;
@@ -482,9 +482,12 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
         rc = walk(&tf, tests, "", 0, err);
     if (!rc && !lstat(sol, &st) && S_ISDIR(st.st_mode)) /* the oracle's */
         rc = walk(&sf, sol, "", 0, err);
+    c.nsolution = sf.n;
+    if (!rc && sf.n && d->nskill_dests && k->skills_dir) /* as copied */
+        rc = walk_one(&sf, k->skills_dir, ".skills", 0, err);
     c.seed = files_done(&sd, &c.nseed);
     c.check_files = files_done(&tf, &c.ncheck_files);
-    c.solution = files_done(&sf, &c.nsolution);
+    c.solution = files_done(&sf, &c.nsolution_all);
     if (!rc) {
         up_buf links = UP_BUF_INIT;
 
@@ -559,12 +562,56 @@ static int task_dirs(char ***dirs, size_t *n, const char *dir, up_error *err)
     return rc;
 }
 
+/* ---- the verdicts file (--sound) ---- */
+
+/* Check that every non-empty line of text (from file) is NAME, a tab,
+ * one of UP_HARBOR_VERDICTS; else UP_EPARSE naming file:line. */
+static int verdicts_check(const char *text, const char *file, up_error *err)
+{
+    static const char *const verdicts[] = UP_HARBOR_VERDICTS;
+    int line = 1;
+
+    for (const char *p = text; *p; line++) {
+        size_t len = strcspn(p, "\n"), name = strcspn(p, "\t\n");
+        int ok = len == 0;
+
+        for (size_t i = 0; !ok && i < sizeof(verdicts) / sizeof(*verdicts); i++)
+            ok = name && name < len && len - name - 1 == strlen(verdicts[i]) &&
+                 !strncmp(p + name + 1, verdicts[i], len - name - 1);
+        if (!ok)
+            return up_error_set(err, UP_EPARSE,
+                                "'%s':%d: expected a task's name, a tab, "
+                                "then 'sound', 'sound in the skill arm only' "
+                                "or 'not sound' (what --check --sound writes)",
+                                file, line);
+        p += len + (p[len] == '\n');
+    }
+    return 0;
+}
+
+/* Task name's verdict in the verdicts text (checked), as a new string;
+ * "not checked" when it has none. */
+static char *verdict_of(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+
+        if (len > n && !strncmp(p, name, n) && p[n] == '\t')
+            return up_xstrndup(p + n + 1, len - n - 1);
+        p += len + (p[len] == '\n');
+    }
+    return up_xstrdup("not checked");
+}
+
 /* Read task folder dir into k (classified), and when it can run, into
  * s as a case: every runnable task when check (the case then dropped,
- * so --check sees what an eval would refuse), else those with skills.
+ * so --check sees what an eval would refuse), else those with skills
+ * that verdicts (a verdicts file's text, or NULL: all) marks sound.
  * A task that cannot be read is not runnable, saying why. */
 static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
-                      int check)
+                      int check, const char *verdicts)
 {
     up_docker d = {0};
     up_buf b = UP_BUF_INIT;
@@ -574,8 +621,17 @@ static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
     k->dir = up_xstrdup(dir);
     k->name = up_buf_detach(&b);
     up_buf_init(&k->why);
-    if (read_task(k, dir, &d, &e) ||
-        (k->runnable && (check || k->nskills) && add_case(s, k, &d, &e)))
+    if (read_task(k, dir, &d, &e)) {
+        why(k, e.msg);
+    } else if (k->runnable && !check && k->nskills && verdicts) {
+        k->left_out = verdict_of(verdicts, k->name);
+        if (!strcmp(k->left_out, "sound")) {
+            free(k->left_out);
+            k->left_out = NULL;
+        }
+    }
+    if (k->runnable && (check || (k->nskills && !k->left_out)) &&
+        add_case(s, k, &d, &e))
         why(k, e.msg);
     up_docker_release(&d);
 }
@@ -585,7 +641,16 @@ int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
 {
     char **dirs = NULL;
     size_t n = 0;
-    int rc = task_dirs(&dirs, &n, dir, err);
+    up_buf verdicts = UP_BUF_INIT;
+    int rc = set->sound && s
+                 ? up_fs_read(&verdicts, set->sound, UP_HARBOR_TEXT_MAX, err)
+                 : 0;
+
+    if (!rc && set->sound && s)
+        rc =
+            verdicts_check(verdicts.data ? verdicts.data : "", set->sound, err);
+    if (!rc)
+        rc = task_dirs(&dirs, &n, dir, err);
 
     /* sized once: cases point at their task's skills */
     if (!rc)
@@ -594,12 +659,15 @@ int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
         up_suite scratch;
 
         up_suite_init(&scratch);
-        load_task(&set->v[set->n++], dirs[i], s ? s : &scratch, !s);
+        load_task(&set->v[set->n++], dirs[i], s ? s : &scratch, !s,
+                  set->sound && s ? (verdicts.data ? verdicts.data : "")
+                                  : NULL);
         up_suite_release(&scratch);
     }
     for (size_t i = 0; i < n; i++)
         free(dirs[i]);
     free(dirs);
+    up_buf_release(&verdicts);
     return rc;
 }
 
@@ -612,6 +680,7 @@ void up_harbor_release(up_harbor_set *set)
         free(k->name);
         free(k->workdir);
         free(k->skills_dir);
+        free(k->left_out);
         up_buf_release(&k->why);
         for (size_t j = 0; j < k->nskills; j++) {
             free(k->skills[j]);

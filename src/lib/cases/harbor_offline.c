@@ -148,16 +148,13 @@ int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd)
 
 void up_harbor_skill_links(up_buf *out, const up_docker *d, const char *workdir)
 {
-    size_t wn = strlen(workdir);
-
+    (void)workdir;
     for (size_t i = 0; i < d->nskill_dests; i++) {
-        const char *p = d->skill_dests[i], *rel = p + wn + 1;
+        const char *p = d->skill_dests[i];
 
-        if (strncmp(p, workdir, wn) || p[wn] != '/' || !*rel ||
-            strchr(p, '\'') || !strcmp(rel, UP_HARBOR_SKILLS_AT))
-            continue; /* elsewhere, or the agent's own place */
-        up_buf_addf(out,
-                    "mkdir -p '%s' && rmdir '%s' && ln -sfn '%s/%s' '%s'; ",
-                    rel, rel, workdir, UP_HARBOR_SKILLS_AT, rel);
+        if (strchr(p, '\''))
+            continue; /* cannot be quoted */
+        up_buf_addf(out, "mkdir -p '%s' && cp -R %s/. '%s'; ", p,
+                    UP_HARBOR_ORACLE_SKILLS, p);
     }
 }

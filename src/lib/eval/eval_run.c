@@ -419,15 +419,16 @@ static int oracle_start(struct slot *sl, const up_case *c)
     up_buf_adds(&sl->oracle_cmd, ORACLE_CMD);
     sl->oracle_a = sl->r->oracle.items[0];
     sl->oracle_a.value = sl->oracle_cmd.data;
-    sl->item = (up_check_item){.a = &sl->oracle_a,
-                               .ws = job_ws(sl),
-                               .res = &sl->oracle,
-                               .files = c->solution,
-                               .nfiles = c->nsolution,
-                               .ws_at = c->workdir,
-                               .wall_s = c->run_wall_s,
-                               .files_at = ORACLE_DIR,
-                               .student_env = 1};
+    sl->item = (up_check_item){
+        .a = &sl->oracle_a,
+        .ws = job_ws(sl),
+        .res = &sl->oracle,
+        .files = c->solution,
+        .nfiles = j->arm == UP_ARM_SKILL ? c->nsolution_all : c->nsolution,
+        .ws_at = c->workdir,
+        .wall_s = c->run_wall_s,
+        .files_at = ORACLE_DIR,
+        .student_env = 1};
     if (!c->nsolution) {
         sl->oracle.status = UP_ASSERT_FAIL;
         up_buf_adds(&sl->oracle.message, "the task has no solution/");

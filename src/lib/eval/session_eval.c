@@ -70,6 +70,23 @@ static int compare_load(up_eval_session *e, const up_eval_request *rq,
     return rc;
 }
 
+/* --sound FILE: append to note how many tasks were left out as not
+ * sound by FILE, and each with its verdict there. */
+static void left_out_note(const up_eval_session *e, up_buf *note, size_t n,
+                          const char *file)
+{
+    size_t shown = 0;
+
+    up_buf_addf(note, "; %zu left out as not sound by '%s'", n, file);
+    for (size_t i = 0; i < e->harbor.n; i++) {
+        const up_harbor_task *k = &e->harbor.v[i];
+
+        if (k->left_out)
+            up_buf_addf(note, "%s %s (%s)", shown++ ? "," : ":", k->name,
+                        k->left_out);
+    }
+}
+
 /* --tasks: the runnable tasks with skills as the suite; the first
  * one's skill is the eval's (its name and description in the logs),
  * each case installing its own. */
@@ -77,15 +94,18 @@ static int tasks_load(up_eval_session *e, const up_eval_request *rq,
                       up_buf *note, up_error *err)
 {
     const up_harbor_task *first = NULL;
-    size_t off = 0;
-    int rc = up_harbor_load(&e->harbor, &e->suite, rq->tasks, err);
+    size_t off = 0, unsound = 0;
+    int rc;
 
+    e->harbor.sound = rq->sound;
+    rc = up_harbor_load(&e->harbor, &e->suite, rq->tasks, err);
     for (size_t i = 0; !rc && i < e->harbor.n; i++) {
         const up_harbor_task *k = &e->harbor.v[i];
 
-        if (k->runnable && k->has_skill && !first)
+        if (k->runnable && k->has_skill && !k->left_out && !first)
             first = k;
-        off += !(k->runnable && k->has_skill);
+        unsound += k->left_out != NULL;
+        off += !(k->runnable && k->has_skill) && !k->left_out;
     }
     if (!rc && !first)
         return up_error_set(err, UP_EPARSE,
@@ -101,6 +121,8 @@ static int tasks_load(up_eval_session *e, const up_eval_request *rq,
                     "--check says why)",
                     e->suite.ncases, e->suite.ncases == 1 ? "" : "s", rq->tasks,
                     off);
+    if (!rc && rq->sound)
+        left_out_note(e, note, unsound, rq->sound);
     return rc;
 }
 

@@ -66,12 +66,16 @@ static const char *const sys_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
 
 /* The only /etc entries programs get; bound read-only when present. */
 static const char *const etc_files[] = {
-    "/etc/passwd",        "/etc/group",           "/etc/hosts",
-    "/etc/nsswitch.conf", "/etc/host.conf",       "/etc/ld.so.cache",
-    "/etc/ld.so.conf",    "/etc/ld.so.conf.d",    "/etc/localtime",
-    "/etc/alternatives",  "/etc/os-release",      "/etc/debian_version",
-    "/etc/mime.types",    "/etc/protocols",       "/etc/services",
-    "/etc/ssl/certs",     "/etc/ca-certificates", NULL};
+    "/etc/passwd",          "/etc/group",
+    "/etc/hosts",           "/etc/nsswitch.conf",
+    "/etc/host.conf",       "/etc/ld.so.cache",
+    "/etc/ld.so.conf",      "/etc/ld.so.conf.d",
+    "/etc/localtime",       "/etc/alternatives",
+    "/etc/os-release",      "/etc/debian_version",
+    "/etc/mime.types",      "/etc/protocols",
+    "/etc/services",        "/etc/ssl/certs",
+    "/etc/ca-certificates", "/etc/fonts",
+    "/etc/libreoffice",     NULL};
 
 static void strv_push(char ***v, size_t *n, size_t *cap, const char *s)
 {
