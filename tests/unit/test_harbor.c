@@ -127,6 +127,24 @@ Test(harbor, dockerfile_workdir_copies_mkdir_and_packages)
     up_docker_release(&d);
 }
 
+Test(harbor, dockerfile_comments_name_no_package)
+{
+    const char *text = "FROM debian:12\n"
+                       "RUN apt-get install -y a \\\n"
+                       "    # the spreadsheet tools\n"
+                       "    b # and c is not one\n"
+                       "RUN apt-get install -y d # e\n";
+    up_docker d = {0};
+
+    up_docker_parse(&d, text, "Dockerfile");
+    cr_expect_eq(d.blocked.len, 0, "%s", d.blocked.data);
+    cr_assert_eq(d.napt, 3);
+    cr_expect_str_eq(d.apt[0], "a");
+    cr_expect_str_eq(d.apt[1], "b");
+    cr_expect_str_eq(d.apt[2], "d");
+    up_docker_release(&d);
+}
+
 Test(harbor, dockerfile_steps_that_block_offline_are_named)
 {
     static const struct {

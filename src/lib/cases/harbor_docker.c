@@ -90,7 +90,8 @@ static void strv_add(char ***v, size_t *n, size_t *cap, const char *s)
 }
 
 /* Split s into shell-like words (quotes removed) into a NULL-ended
- * heap strv; separators (&& || ; |) become words of their own. */
+ * heap strv; separators (&& || ; |) become words of their own; a word
+ * starting with '#' comments out the rest of its line. */
 static char **words(const char *s, size_t *n)
 {
     char **v = NULL;
@@ -100,6 +101,10 @@ static char **words(const char *s, size_t *n)
     *n = 0;
     while (*s) {
         s += strspn(s, " \t\n");
+        if (*s == '#') { /* a comment, as the shell reads one */
+            s += strcspn(s, "\n");
+            continue;
+        }
         if (!*s)
             break;
         up_buf_reset(&w);
@@ -363,7 +368,8 @@ static void instruction(up_docker *d, const char *kw, const char *args,
 }
 
 /* Joined logical line (backslash continuations) from *p into b; its
- * first physical line's number is *line on return. */
+ * first physical line's number is *line on return.  Comment lines inside
+ * a continued instruction are dropped, as Docker drops them. */
 static void logical_line(const char **p, up_buf *b, int *line, int *next)
 {
     up_buf_reset(b);
@@ -372,9 +378,15 @@ static void logical_line(const char **p, up_buf *b, int *line, int *next)
         size_t k = strcspn(*p, "\n");
         size_t t = k;
 
+        (*next)++;
+        if (b->len && (*p)[strspn(*p, " \t")] == '#') {
+            *p += k + ((*p)[k] == '\n'); /* a comment inside a continued */
+            if (!**p)                    /* instruction: Docker drops it */
+                return;
+            continue;
+        }
         while (t && ((*p)[t - 1] == ' ' || (*p)[t - 1] == '\r'))
             t--;
-        (*next)++;
         if (t && (*p)[t - 1] == '\\') {
             up_buf_add(b, *p, t - 1);
             up_buf_addc(b, ' ');
