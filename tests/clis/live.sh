@@ -159,7 +159,10 @@ run_cli "$(cat "$T/port")" >"$T/events.jsonl" 2>"$T/stderr.txt" || rc=$?
 end=$(date +%s%N)
 kill $fpid 2>/dev/null || true
 echo "live: $CLI exit $rc, wall $(( (end - start) / 1000000 )) ms, netns ${LIVE_NETNS:-no}"
-echo "live: requests: $(wc -l < "$T/record.jsonl"), rules: $(grep -o '"rule":"[a-z]*"' "$T/record.jsonl" | tr '\n' ' ')"
+# The side requests (opencode's title, Gemini's routing) run beside the
+# conversation, so where they fall in the record depends on timing: they
+# are counted apart, and the rules line is the conversation's turns.
+echo "live: requests: $(wc -l < "$T/record.jsonl"), side: $(grep -c '"rule":"side"' "$T/record.jsonl"), rules: $(grep -o '"rule":"[a-z]*"' "$T/record.jsonl" | grep -v '"side"' | tr '\n' ' ')"
 echo "live: report.txt: $(cat "$WS/report.txt" 2>/dev/null || echo absent)"
 # the skill is discovered when its description reaches the model
 if grep -q 'report about a CSV file' "$T/record.jsonl"; then
