@@ -1,9 +1,11 @@
 /* The per-conversation model proxy's HTTP reading (harness_proxy.c):
  * requests that arrive in pieces, the relayed headers, chunked bodies,
- * one request out at a time, its own refusals.  A client socket plays the
- * forwarder; every step is called after the bytes are written, so no test
- * waits on time. */
+ * one request out at a time, its own refusals.  setup plays the forwarder
+ * (a listening socket on 127.0.0.1, handed over the unix socket) and the
+ * tests play the CLI; every step is called after the bytes are written,
+ * so no test waits on time. */
 #include <criterion/criterion.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,53 @@
 static char dir[64], sock[96];
 static cli_proxy *px;
 
+/* The unix socket's connection, or -1. */
+static int unix_dial(void)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* As harness_forward.c: a listening socket handed over on the unix
+ * socket; its port into *port. */
+static void hand_over(unsigned short *port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    socklen_t len = sizeof(a);
+    int l = socket(AF_INET, SOCK_STREAM, 0), s = unix_dial();
+    char byte = 'L', ctl[CMSG_SPACE(sizeof(int))] = {0};
+    struct iovec iov = {&byte, 1};
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = ctl,
+                       .msg_controllen = sizeof(ctl)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+    cr_assert_eq(listen(l, 16), 0);
+    cr_assert_eq(getsockname(l, (struct sockaddr *)&a, &len), 0);
+    *port = a.sin_port;
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &l, sizeof(int));
+    cr_assert_geq(s, 0);
+    cr_assert_eq(sendmsg(s, &m, 0), 1);
+    close(s);
+    close(l);
+    cli_proxy_step(px);
+}
+
+static unsigned short port;
+
 static void setup(void)
 {
     up_error err;
@@ -26,6 +75,7 @@ static void setup(void)
     snprintf(sock, sizeof(sock), "%s/model.sock", dir);
     cr_assert_eq(cli_proxy_open(&px, sock, "http://origin.test", NULL, &err), 0,
                  "%s", err.msg);
+    hand_over(&port);
 }
 
 static void teardown(void)
@@ -36,14 +86,21 @@ static void teardown(void)
 
 TestSuite(harness_proxy, .init = setup, .fini = teardown);
 
+/* A connection of the CLI's. */
 static int dial(void)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = port};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
 
-    snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
     return fd;
+}
+
+Test(harness_proxy, the_unix_socket_is_gone_after_the_hand_over)
+{
+    cr_expect_eq(unix_dial(), -1,
+                 "nothing the CLI starts can reach the proxy's socket");
 }
 
 static void say(int fd, const char *s)

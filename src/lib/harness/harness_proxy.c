@@ -1,8 +1,9 @@
 /*
  * The per-conversation model proxy, host side (docs/agent-clis.md, "The
  * network"): a unix socket in the conversation's private folder, bound
- * into the CLI's sandbox, where the forwarder inside (harness_forward.c)
- * brings every TCP connection the CLI opens to 127.0.0.1.
+ * into the CLI's sandbox, where the forwarder (harness_forward.c) hands
+ * over the socket listening on 127.0.0.1 of the CLI's namespace before
+ * it becomes the CLI; the proxy then accepts the CLI's connections on it.
  *
  * It reads HTTP/1.1 requests (a request line in origin form, headers,
  * a Content-Length or chunked body, each within a named cap) and hands
@@ -18,6 +19,7 @@
  */
 #define _GNU_SOURCE /* memmem, accept4 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +60,9 @@ typedef struct pconn {
 } pconn;
 
 struct cli_proxy {
-    int lfd;
+    int lfd;                /* the unix socket, until the hand-over */
+    int hand;               /* the forwarder's connection, being read */
+    int tcp;                /* the CLI's listening socket, handed over */
     char *path;             /* the socket on the host */
     char *origin;           /* scheme://host[:port] of the endpoint */
     const char *key_header; /* the CLI's key header, or NULL: the wire's */
@@ -94,7 +98,7 @@ int cli_proxy_open(cli_proxy **out, const char *path, const char *origin,
     struct sockaddr_un a;
 
     *out = p;
-    p->lfd = -1;
+    p->lfd = p->hand = p->tcp = -1;
     p->origin = up_xstrdup(origin);
     p->key_header = key_header;
     memset(&a, 0, sizeof(a));
@@ -153,6 +157,10 @@ void cli_proxy_free(cli_proxy *p)
         conn_drop(p, p->n - 1);
     if (p->lfd >= 0)
         close(p->lfd);
+    if (p->hand >= 0)
+        close(p->hand);
+    if (p->tcp >= 0)
+        close(p->tcp);
     if (p->path)
         unlink(p->path);
     free(p->path);
@@ -178,8 +186,10 @@ int cli_proxy_fds(const cli_proxy *p, int *fds, int max)
     if (!p)
         return 0;
     full = held(p) >= PROXY_MAX_HELD;
-    if (p->n < PROXY_MAX_CONNS && n < max)
-        fds[n++] = p->lfd;
+    if (p->tcp < 0 && n < max) /* the hand-over still to come */
+        fds[n++] = p->hand >= 0 ? p->hand : p->lfd;
+    else if (p->n < PROXY_MAX_CONNS && n < max)
+        fds[n++] = p->tcp;
     for (size_t i = 0; i < p->n && n < max; i++)
         if (p->c[i]->state == C_READ && !full)
             fds[n++] = p->c[i]->fd;
@@ -421,10 +431,74 @@ static int read_conn(cli_proxy *p, pconn *c)
     return 0;
 }
 
+/* 1 when fd is a listening stream socket. */
+static int is_listener(int fd)
+{
+    int on = 0;
+    socklen_t len = sizeof(on);
+
+    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
+}
+
+/* The fd passed on connection s (SCM_RIGHTS), or -1 (none: the
+ * connection is dropped), or -2 (nothing yet). */
+static int recv_fd(int s)
+{
+    char byte, ctl[CMSG_SPACE(sizeof(int) * 4)];
+    struct iovec iov = {&byte, 1};
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = ctl,
+                       .msg_controllen = sizeof(ctl)};
+    int fd = -1, got[4], k = 0;
+    ssize_t r = recvmsg(s, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+    if (r < 0 && (errno == EAGAIN || errno == EINTR))
+        return -2;
+    for (struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL; c;
+         c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            k = k > 4 ? 4 : k;
+            memcpy(got, CMSG_DATA(c), (size_t)k * sizeof(int));
+        }
+    for (int i = 0; i < k; i++) /* one listening socket, nothing else */
+        if (fd < 0 && is_listener(got[i]))
+            fd = got[i];
+        else
+            close(got[i]);
+    return fd;
+}
+
+/* The forwarder's hand-over (harness_forward.c): the listening socket of
+ * the CLI's namespace replaces the unix socket, which then closes, so
+ * nothing the CLI starts can reach it. */
+static void take_listener(cli_proxy *p)
+{
+    int fd;
+
+    if (p->hand < 0)
+        p->hand = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (p->hand < 0 || (fd = recv_fd(p->hand)) == -2)
+        return;
+    close(p->hand);
+    p->hand = -1;
+    if (fd < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    p->tcp = fd;
+    close(p->lfd);
+    p->lfd = -1;
+}
+
 static void accept_all(cli_proxy *p)
 {
-    while (p->n < PROXY_MAX_CONNS) {
-        int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (p->tcp < 0)
+        take_listener(p);
+    while (p->tcp >= 0 && p->n < PROXY_MAX_CONNS) {
+        int fd = accept4(p->tcp, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
         if (fd < 0)
             return;
