@@ -76,7 +76,8 @@ typedef void (*cli_exchange_fn)(void *ud, const char *path, const char *req,
 int cli_proxy_open(cli_proxy **out, const char *path, const char *origin,
                    const char *key_header, up_error *err);
 void cli_proxy_on_exchange(cli_proxy *p, cli_exchange_fn fn, void *ud);
-/* Its fds to poll (at most max; writers or'ed with UP_FD_WRITE). */
+/* Its fds for the scheduler's parked-job wait (at most max; writers or'ed
+ * with UP_FD_WRITE). */
 int cli_proxy_fds(const cli_proxy *p, int *fds, int max);
 /* Accept, read, parse and write what is ready; never blocks. */
 void cli_proxy_step(cli_proxy *p);
