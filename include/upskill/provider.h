@@ -177,6 +177,22 @@ typedef struct up_usage {
     int estimated;    /* 1 when some count is a chars/4 estimate */
 } up_usage;
 
+/* What one response body, as a server sent it (JSON or a stream), tells
+ * of its tokens: for a proxy that relays bytes it did not ask for. */
+typedef struct up_body_usage {
+    up_usage u;
+    int has_usage;   /* the server counted input and output */
+    int has_rtokens; /* ... and reasoning */
+    size_t out;      /* characters of text, reasoning and tool calls */
+    size_t thought;  /* ... of them reasoning */
+} up_body_usage;
+
+/* Read body (len bytes, of Content-Type ctype, may be NULL) with the
+ * reply reader of wire (enum up_wire_kind); 0, or -1 for a wire that has
+ * no reader here (then *w is zero). */
+int up_provider_body_usage(int wire, const char *body, size_t len,
+                           const char *ctype, up_body_usage *w);
+
 /* Why a reply ended, over every wire (up_response.stop). */
 enum up_stop {
     UP_STOP_OTHER, /* unknown, refusal, none */

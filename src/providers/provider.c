@@ -1095,3 +1095,32 @@ int up_provider_check_json(char **text, up_buf *why)
     up_buf_addf(why, "line %d column %d: %s", je.line, je.column, je.text);
     return UP_EPARSE;
 }
+
+int up_provider_body_usage(int wire, const char *body, size_t len,
+                           const char *ctype, up_body_usage *w)
+{
+    up_endpoint ep;
+    up_reply r;
+    up_buf msg = UP_BUF_INIT;
+
+    memset(w, 0, sizeof(*w));
+    if (!up_provider_ops_for(wire))
+        return -1;
+    memset(&ep, 0, sizeof(ep));
+    ep.kind = wire;
+    up_reply_init(&r, &ep);
+    /* the blank line ends a last event the server left unterminated */
+    if (up_reply_feed(&r, body, len, &msg) == 0)
+        up_reply_feed(&r, "\n\n", 2, &msg);
+    up_reply_end(&r, ctype, NULL);
+    w->u = r.usage;
+    w->has_usage = r.has_usage;
+    w->has_rtokens = r.has_rtokens;
+    w->thought = r.reasoning.len;
+    w->out = r.text.len + r.tool.len + r.reasoning.len;
+    for (size_t i = 0; i < r.ncalls; i++)
+        w->out += r.calls[i].name.len + r.calls[i].args.len;
+    up_reply_release(&r);
+    up_buf_release(&msg);
+    return 0;
+}

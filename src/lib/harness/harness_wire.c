@@ -4,11 +4,11 @@
  * the wire").
  *
  * Tokens: each 2xx response's usage, read by the providers' own reply
- * reader (up_reply, src/providers) for the Anthropic, OpenAI and
- * Responses wires, so a count means here what it means for upskill's
- * own requests; Gemini's usageMetadata is read here (the last one of a
- * stream wins).  A 2xx response without usage is a chars/4 estimate,
- * flagged; a non-2xx one counts as a request with no tokens.
+ * reader (up_provider_body_usage, upskill/provider.h) for the Anthropic, OpenAI
+ * and Responses wires, so a count means here what it means for upskill's own
+ * requests; Gemini's usageMetadata is read here (the last one of a stream
+ * wins).  A 2xx response without usage is a chars/4 estimate, flagged; a
+ * non-2xx one counts as a request with no tokens.
  *
  * Activation: each file of the skill has a fingerprint, its distinctive
  * lines (trimmed, WIRE_MIN_LINE characters or more, cut to
@@ -29,7 +29,6 @@
 #include "upskill/skill.h"
 
 #include "lib/harness/harness_wire.h"
-#include "providers/providers.h"
 #include "util/json.h"
 #include "util/sse.h"
 
@@ -280,44 +279,9 @@ static void scan(up_harness_obs *o, const up_buf *t, wire_rec *rec)
 
 /* ---- what the response said ------------------------------------------ */
 
-/* What a response body told of its tokens. */
-typedef struct wire_reply {
-    up_usage u;
-    int has_usage;   /* the server counted input and output */
-    int has_rtokens; /* ... and reasoning */
-    size_t out;      /* characters of text, reasoning and calls */
-    size_t thought;  /* ... of them reasoning */
-} wire_reply;
-
-/* The Anthropic, OpenAI and Responses wires: the providers' reader. */
-static void read_provider(int wire, const char *body, size_t len,
-                          const char *ctype, wire_reply *w)
-{
-    up_endpoint ep;
-    up_reply r;
-    up_buf msg = UP_BUF_INIT;
-
-    memset(&ep, 0, sizeof(ep));
-    ep.kind = wire;
-    up_reply_init(&r, &ep);
-    /* the blank line ends a last event the server left unterminated */
-    if (up_reply_feed(&r, body, len, &msg) == 0)
-        up_reply_feed(&r, "\n\n", 2, &msg);
-    up_reply_end(&r, ctype, NULL);
-    w->u = r.usage;
-    w->has_usage = r.has_usage;
-    w->has_rtokens = r.has_rtokens;
-    w->thought = r.reasoning.len;
-    w->out = r.text.len + r.tool.len + r.reasoning.len;
-    for (size_t i = 0; i < r.ncalls; i++)
-        w->out += r.calls[i].name.len + r.calls[i].args.len;
-    up_reply_release(&r);
-    up_buf_release(&msg);
-}
-
 /* One GenerateContentResponse, or an array of them (a JSON stream):
  * the last usageMetadata wins, as each carries the running total. */
-static void gemini_chunk(wire_reply *w, const json_t *j)
+static void gemini_chunk(up_body_usage *w, const json_t *j)
 {
     const json_t *um = json_object_get(j, "usageMetadata"), *p, *x;
     size_t i;
@@ -362,7 +326,7 @@ static int gemini_event(void *ud, const char *event, const char *data,
 }
 
 /* Gemini: one JSON response, a JSON array of them, or SSE chunks. */
-static void read_gemini(const char *body, size_t len, wire_reply *w)
+static void read_gemini(const char *body, size_t len, up_body_usage *w)
 {
     const char *s = body, *e = body + len;
 
@@ -386,13 +350,13 @@ static void read_gemini(const char *body, size_t len, wire_reply *w)
 static void read_usage(const up_harness_obs *o, const char *resp, size_t len,
                        const char *ctype, size_t req_chars, up_usage *u)
 {
-    wire_reply w;
+    up_body_usage w;
 
     memset(&w, 0, sizeof(w));
     if (o->wire == UP_WIRE_GEMINI)
         read_gemini(resp, len, &w);
-    else if (up_provider_ops_for(o->wire))
-        read_provider(o->wire, resp, len, ctype, &w);
+    else
+        up_provider_body_usage(o->wire, resp, len, ctype, &w);
     *u = w.u;
     if (!w.has_usage) {
         memset(u, 0, sizeof(*u));
