@@ -43,10 +43,9 @@ static void line(const struct select_view *v, size_t i)
     if (r->cost_per_pass >= 0)
         printf(", $%.6f per passed case", r->cost_per_pass);
     if (v->g->beat && r->vs.n)
-        printf("; against %s's baseline: %+.0f points [%+.0f, %+.0f] over "
-               "%zu case(s)",
-               out_safe(v->g->beat), 100 * r->vs.diff, 100 * r->vs.ci_lo,
-               100 * r->vs.ci_hi, r->vs.n);
+        printf("; against %s's baseline: %s points %s over %zu case(s)",
+               out_safe(v->g->beat), LIFT_FMT(r->vs.diff, v->g->margin),
+               CI_FMT(&r->vs, v->g->margin), r->vs.n);
     if (r->why == UP_SELECT_UNSURE && r->more_cases)
         printf("; about %zu more case(s) would settle it", r->more_cases);
     else if (r->why == UP_SELECT_UNSURE)
