@@ -12,6 +12,15 @@
 #include "cli.h"
 #include "select_report.h"
 
+/* The margin (a share) as points, exact: "5", "-5", "2.5", "0". */
+static const char *margin_fmt(char *out, size_t n, double m)
+{
+    double bar = 100 * m;
+
+    return up_stats_fmt_num(out, n, bar, 0, 0, &bar, 1);
+}
+#define MARGIN_FMT(m) margin_fmt((char[UP_STATS_FMT_LEN]){0}, UP_STATS_FMT_LEN, (m))
+
 static const char *arm_name(int skill)
 {
     return skill ? "with the skill" : "baseline";
@@ -27,10 +36,19 @@ static const up_select_model *model_of(const struct select_view *v,
     return NULL;
 }
 
-static void rate_text(const char *model, int skill, const up_rate *r)
+/* "m with the skill: 0.90 [0.7996, 0.97] over 30 run(s)": against a
+ * target (goal g), the bounds print on their side of it. */
+static void rate_text(const struct select_view *v, const char *model,
+                      int skill, const up_rate *r)
 {
-    printf("%s %s: %.2f [%.2f, %.2f] over %zu run(s)", out_safe(model),
-           arm_name(skill), r->rate, r->lo, r->hi, r->trials);
+    char lo[UP_STATS_FMT_LEN], hi[UP_STATS_FMT_LEN];
+    const double *bar = v->g->beat ? NULL : &v->g->target;
+
+    printf("%s %s: %.2f [%s, %s] over %zu run(s)", out_safe(model),
+           arm_name(skill), r->rate,
+           up_stats_fmt_num(lo, sizeof(lo), r->lo, 2, 0, bar, bar != NULL),
+           up_stats_fmt_num(hi, sizeof(hi), r->hi, 2, 0, bar, bar != NULL),
+           r->trials);
 }
 
 static void line(const struct select_view *v, size_t i)
@@ -39,7 +57,7 @@ static void line(const struct select_view *v, size_t i)
     const up_select_row *r = &v->s->rows[i];
 
     printf("%s: ", up_select_why_label(r->why));
-    rate_text(c->model, c->skill, &c->rate);
+    rate_text(v, c->model, c->skill, &c->rate);
     if (r->cost_per_pass >= 0)
         printf(", $%.6f per passed case", r->cost_per_pass);
     if (v->g->beat && r->vs.n)
@@ -63,12 +81,13 @@ static void goal_text(const struct select_view *v)
                v->g->target);
         return;
     }
-    printf("goal: at least as good as %s without the skill, within %.0f "
+    printf("goal: at least as good as %s without the skill, within %s "
            "points (the paired 95%% interval of the difference, over the "
-           "same cases, stays above -%.0f points)\n",
-           out_safe(v->g->beat), 100 * v->g->margin, 100 * v->g->margin);
+           "same cases, stays above %s points)\n",
+           out_safe(v->g->beat), MARGIN_FMT(v->g->margin),
+           MARGIN_FMT(-v->g->margin));
     printf("reference: ");
-    rate_text(s->ref->model, 0, &s->ref_rate);
+    rate_text(v, s->ref->model, 0, &s->ref_rate);
     if (s->ref_cost_per_pass >= 0)
         printf(", $%.6f per passed case", s->ref_cost_per_pass);
     putchar('\n');
@@ -89,8 +108,8 @@ void select_report_text(const struct select_view *v)
         if (s->rows[i].why > UP_SELECT_RUNNER_UP)
             line(v, i);
     if (s->chosen == s->n && v->g->beat)
-        printf("no candidate is as good as %s within %.0f points\n",
-               out_safe(v->g->beat), 100 * v->g->margin);
+        printf("no candidate is as good as %s within %s points\n",
+               out_safe(v->g->beat), MARGIN_FMT(v->g->margin));
     else if (s->chosen == s->n)
         printf("no candidate clears %.2f\n", v->g->target);
     for (size_t i = 0; i < v->nm; i++)
