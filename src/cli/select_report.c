@@ -5,6 +5,7 @@
  * never priced by a guess.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -57,6 +58,12 @@ static void line(const struct select_view *v, size_t i)
     const up_select_row *r = &v->s->rows[i];
 
     printf("%s: ", up_select_why_label(r->why));
+    if (r->why == UP_SELECT_NOT_MEASURED) {
+        printf("%s %s: %s\n", out_safe(c->model), arm_name(c->skill),
+               c->rate.trials ? "no case was answered by it and the reference"
+                              : "no conversation was answered (all errored)");
+        return;
+    }
     rate_text(v, c->model, c->skill, &c->rate);
     if (r->cost_per_pass >= 0)
         printf(", $%.6f per passed case", r->cost_per_pass);
@@ -87,10 +94,76 @@ static void goal_text(const struct select_view *v)
            out_safe(v->g->beat), MARGIN_FMT(v->g->margin),
            MARGIN_FMT(-v->g->margin));
     printf("reference: ");
+    if (!s->ref_rate.trials) {
+        printf("%s baseline: not measured: no conversation was answered (all "
+               "errored)\n",
+               out_safe(s->ref->model));
+        return;
+    }
     rate_text(v, s->ref->model, 0, &s->ref_rate);
     if (s->ref_cost_per_pass >= 0)
         printf(", $%.6f per passed case", s->ref_cost_per_pass);
     putchar('\n');
+}
+
+/* How many rows are of kind why. */
+static size_t count(const up_select *s, up_select_why why)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < s->n; i++)
+        k += s->rows[i].why == why;
+    return k;
+}
+
+/* The rows that meet the goal but were not ranked on cost, best pass rate
+ * first (the earliest on a tie). */
+static void by_rate_lines(const struct select_view *v)
+{
+    const up_select *s = v->s;
+    char *done = up_xcalloc(s->n + 1, 1);
+
+    for (;;) {
+        size_t best = s->n;
+
+        for (size_t i = 0; i < s->n; i++)
+            if (!done[i] && (s->rows[i].why == UP_SELECT_UNPRICED ||
+                             s->rows[i].why == UP_SELECT_MEETS) &&
+                (best == s->n || s->c[i].rate.rate > s->c[best].rate.rate))
+                best = i;
+        if (best == s->n)
+            break;
+        done[best] = 1;
+        line(v, best);
+    }
+    free(done);
+}
+
+/* Why no candidate, or one by pass rate, was chosen. */
+static void outcome_text(const struct select_view *v)
+{
+    const up_select *s = v->s;
+    size_t unpriced = count(s, UP_SELECT_UNPRICED);
+
+    if (s->chosen < s->n && !s->c[s->chosen].priced)
+        printf("chosen by pass rate, not cost: no candidate that meets the "
+               "goal has a price (--allow-unpriced)\n");
+    else if (s->chosen == s->n && unpriced)
+        printf("no choice on cost: %zu candidate(s) that meet the goal have "
+               "no price, and could be the cheapest (listed by pass rate); "
+               "set prices in the config, or --allow-unpriced to choose %s\n",
+               unpriced,
+               count(s, UP_SELECT_MEETS) ? "among the priced ones"
+                                         : "by pass rate");
+    else if (s->chosen == s->n && count(s, UP_SELECT_NOT_MEASURED) == s->n)
+        printf("nothing was measured: no candidate has an answered "
+               "conversation%s\n",
+               v->g->beat ? " in common with the reference" : "");
+    else if (s->chosen == s->n && v->g->beat)
+        printf("no candidate is as good as %s within %s points\n",
+               out_safe(v->g->beat), MARGIN_FMT(v->g->margin));
+    else if (s->chosen == s->n)
+        printf("no candidate clears %.2f\n", v->g->target);
 }
 
 void select_report_text(const struct select_view *v)
@@ -104,14 +177,13 @@ void select_report_text(const struct select_view *v)
     for (size_t i = 0; i < s->n; i++)
         if (s->rows[i].why == UP_SELECT_RUNNER_UP)
             line(v, i);
+    by_rate_lines(v);
     for (size_t i = 0; i < s->n; i++)
-        if (s->rows[i].why > UP_SELECT_RUNNER_UP)
+        if (s->rows[i].why > UP_SELECT_RUNNER_UP &&
+            s->rows[i].why != UP_SELECT_UNPRICED &&
+            s->rows[i].why != UP_SELECT_MEETS)
             line(v, i);
-    if (s->chosen == s->n && v->g->beat)
-        printf("no candidate is as good as %s within %s points\n",
-               out_safe(v->g->beat), MARGIN_FMT(v->g->margin));
-    else if (s->chosen == s->n)
-        printf("no candidate clears %.2f\n", v->g->target);
+    outcome_text(v);
     for (size_t i = 0; i < v->nm; i++)
         if (v->m[i].cost[0] < 0 || v->m[i].cost[1] < 0)
             printf("no price for %s: set prices in the config\n",
@@ -194,6 +266,15 @@ static json_t *ref_json(const struct select_view *v)
     return o;
 }
 
+/* "cost", "pass_rate" (no candidate that meets the goal has a price),
+ * or null: none chosen. */
+static json_t *decided_on(const up_select *s)
+{
+    if (s->chosen == s->n)
+        return json_null();
+    return json_string(s->c[s->chosen].priced ? "cost" : "pass_rate");
+}
+
 void select_report_json(const struct select_view *v)
 {
     json_t *doc = json_object(), *all = json_array(), *np = json_array();
@@ -211,6 +292,7 @@ void select_report_json(const struct select_view *v)
                         beat ? json_real(v->g->margin) : json_null());
     json_object_set_new(doc, "reference", ref_json(v));
     json_object_set_new(doc, "cleared", json_boolean(v->s->chosen < v->s->n));
+    json_object_set_new(doc, "decided_on", decided_on(v->s));
     json_object_set_new(doc, "chosen", pick(v, UP_SELECT_CHOSEN));
     json_object_set_new(doc, "runner_up", pick(v, UP_SELECT_RUNNER_UP));
     json_object_set_new(doc, "candidates", all);
