@@ -52,11 +52,11 @@ typedef enum up_select_why {
 
 /* What the candidates must meet: --target or --beat. */
 typedef struct up_select_goal {
-    double target;    /* --target: a pass rate in (0, 1]; unused with beat */
-    const char *beat; /* --beat: the reference model's id, or NULL */
-    double margin;    /* --beat: how much worse than the reference still
-                         counts as as good, a share in [0, 0.5] (0.05) */
-    unsigned runs;    /* repeats per case and arm, to count cases */
+    double target;      /* --target: a pass rate in (0, 1]; unused with beat */
+    const char *beat;   /* --beat: the reference model's id, or NULL */
+    double margin;      /* --beat: how much worse than the reference still
+                           counts as as good, a share in [0, 0.5] (0.05) */
+    unsigned runs;      /* repeats per case and arm, to count cases */
     int allow_unpriced; /* --allow-unpriced: choose even when a candidate
                            that meets the goal has no price (see
                            up_select_decide) */

@@ -138,7 +138,8 @@ const char *render_ci(char *out, size_t n, const up_paired *l, double margin);
  * the end of the enclosing block: printf("%s", LIFT_FMT(x, m)). */
 #define LIFT_FMT(x, m)                                                         \
     up_stats_fmt_bound((char[UP_STATS_FMT_LEN]){0}, UP_STATS_FMT_LEN, (x), (m))
-#define CI_FMT(l, m) render_ci((char[RENDER_CI_LEN]){0}, RENDER_CI_LEN, (l), (m))
+#define CI_FMT(l, m)                                                           \
+    render_ci((char[RENDER_CI_LEN]){0}, RENDER_CI_LEN, (l), (m))
 /* 12345 -> "12,345" */
 void render_thousands(char *out, size_t n, long v);
 /* "  baseline   <bar>    60%<tail>" */

@@ -46,7 +46,8 @@ const char *render_ci(char *out, size_t n, const up_paired *l, double margin)
 {
     char lo[UP_STATS_FMT_LEN], hi[UP_STATS_FMT_LEN];
 
-    snprintf(out, n, "[%s, %s]", up_stats_fmt_bound(lo, sizeof(lo), l->ci_lo, margin),
+    snprintf(out, n, "[%s, %s]",
+             up_stats_fmt_bound(lo, sizeof(lo), l->ci_lo, margin),
              up_stats_fmt_bound(hi, sizeof(hi), l->ci_hi, margin));
     return out;
 }

@@ -20,7 +20,8 @@ static const char *margin_fmt(char *out, size_t n, double m)
 
     return up_stats_fmt_num(out, n, bar, 0, 0, &bar, 1);
 }
-#define MARGIN_FMT(m) margin_fmt((char[UP_STATS_FMT_LEN]){0}, UP_STATS_FMT_LEN, (m))
+#define MARGIN_FMT(m)                                                          \
+    margin_fmt((char[UP_STATS_FMT_LEN]){0}, UP_STATS_FMT_LEN, (m))
 
 static const char *arm_name(int skill)
 {
@@ -39,8 +40,8 @@ static const up_select_model *model_of(const struct select_view *v,
 
 /* "m with the skill: 0.90 [0.7996, 0.97] over 30 run(s)": against a
  * target (goal g), the bounds print on their side of it. */
-static void rate_text(const struct select_view *v, const char *model,
-                      int skill, const up_rate *r)
+static void rate_text(const struct select_view *v, const char *model, int skill,
+                      const up_rate *r)
 {
     char lo[UP_STATS_FMT_LEN], hi[UP_STATS_FMT_LEN];
     const double *bar = v->g->beat ? NULL : &v->g->target;
@@ -127,8 +128,9 @@ static void by_rate_lines(const struct select_view *v)
         size_t best = s->n;
 
         for (size_t i = 0; i < s->n; i++)
-            if (!done[i] && (s->rows[i].why == UP_SELECT_UNPRICED ||
-                             s->rows[i].why == UP_SELECT_MEETS) &&
+            if (!done[i] &&
+                (s->rows[i].why == UP_SELECT_UNPRICED ||
+                 s->rows[i].why == UP_SELECT_MEETS) &&
                 (best == s->n || s->c[i].rate.rate > s->c[best].rate.rate))
                 best = i;
         if (best == s->n)

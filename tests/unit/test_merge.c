@@ -102,8 +102,7 @@ Test(merge, journals_combined_torn_line_left_out_shard_mark_dropped)
     up_fs_join(&path, dir.data, "batch_plan.json");
     cr_assert_eq(up_fs_read(&text, path.data, 1 << 20, &err), 0);
     cr_assert_null(strstr(text.data, "\"shard\""));
-    cr_assert_not_null(strstr(text.data, "\"merged\": {"),
-                       "%s", text.data);
+    cr_assert_not_null(strstr(text.data, "\"merged\": {"), "%s", text.data);
     cr_assert_not_null(strstr(text.data, "\"suite_sha256\": \"x\""));
     up_buf_release(&dir);
     up_buf_release(&text);
@@ -122,7 +121,8 @@ Test(merge, a_shard_all_errored_is_said)
 
     cr_assert_eq(merge(&dir, b, 2, &err), 0, "%s", err.msg);
     cr_assert_not_null(strstr(notes.data, "shard 2 of 2 ("), "%s", notes.data);
-    cr_assert_not_null(strstr(notes.data, "all 2 of its conversations errored"));
+    cr_assert_not_null(
+        strstr(notes.data, "all 2 of its conversations errored"));
     cr_assert_null(strstr(notes.data, "shard 1 of 2"));
     up_buf_release(&dir);
     up_buf_release(&notes);

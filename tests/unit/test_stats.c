@@ -971,19 +971,19 @@ static const struct {
     double share, margin;
     const char *want;
 } bound_cases[] = {
-    {0.0047, 0.05, "+0.5"},     /* significant: not "+0" */
-    {-0.0047, 0.05, "-0.5"},    /* not "-0" */
-    {0.00004, 0.05, "+0.004"},  /* as many decimals as it takes */
-    {1e-12, 0.05, "+1e-10"},    /* past the decimals: %g */
-    {0.0, 0.05, "+0"},          /* on the bar: no more digits */
-    {-0.0, 0.05, "+0"},         /* never "-0" */
-    {-0.0316, 0.03, "-3.2"},    /* just beyond -margin */
-    {-0.0296, 0.03, "-2.96"},   /* just inside -margin: not "-3", "-3.0" */
-    {0.0304, 0.03, "+3.04"},    /* just beyond +margin */
-    {-0.03, 0.03, "-3"},        /* on the margin */
-    {0.297, 0.05, "+30"},       /* nowhere near a bar: whole points */
-    {-0.004, 0.0, "-0.4"},      /* margin 0: 0 is the only bar */
-    {0.0449, 0.05, "+4"},       /* inside the margin, clear of it */
+    {0.0047, 0.05, "+0.5"},    /* significant: not "+0" */
+    {-0.0047, 0.05, "-0.5"},   /* not "-0" */
+    {0.00004, 0.05, "+0.004"}, /* as many decimals as it takes */
+    {1e-12, 0.05, "+1e-10"},   /* past the decimals: %g */
+    {0.0, 0.05, "+0"},         /* on the bar: no more digits */
+    {-0.0, 0.05, "+0"},        /* never "-0" */
+    {-0.0316, 0.03, "-3.2"},   /* just beyond -margin */
+    {-0.0296, 0.03, "-2.96"},  /* just inside -margin: not "-3", "-3.0" */
+    {0.0304, 0.03, "+3.04"},   /* just beyond +margin */
+    {-0.03, 0.03, "-3"},       /* on the margin */
+    {0.297, 0.05, "+30"},      /* nowhere near a bar: whole points */
+    {-0.004, 0.0, "-0.4"},     /* margin 0: 0 is the only bar */
+    {0.0449, 0.05, "+4"},      /* inside the margin, clear of it */
 };
 
 Test(stats, fmt_bound_keeps_its_side)

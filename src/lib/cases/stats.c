@@ -875,8 +875,7 @@ static int side_of(double a, double b)
 }
 
 /* 1 when text, read back, is on v's side of every bar. */
-static int keeps_sides(const char *text, double v, const double *bars,
-                       size_t n)
+static int keeps_sides(const char *text, double v, const double *bars, size_t n)
 {
     double shown = strtod(text, NULL);
 

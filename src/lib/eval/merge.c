@@ -183,8 +183,7 @@ static void note_errored(up_buf *notes, char *const *batches,
                         "shard again (--resume it) before merging to measure "
                         "them\n",
                         shard_field(plans[i], "index"),
-                        shard_field(plans[i], "count"), batches[i],
-                        c[i].lines);
+                        shard_field(plans[i], "count"), batches[i], c[i].lines);
 }
 
 static int write_journal(const char *dir, char *const *batches, size_t n,

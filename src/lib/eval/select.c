@@ -173,10 +173,10 @@ static void classify(up_select_row *r, const up_select_cand *c,
     } else {
         r->why = UP_SELECT_UNSURE;
         r->more_cases =
-            g->beat ? more(up_select_cases_for(c->vs, c->nvs, bar), c->nvs, 1)
-                    : up_select_more_cases(
-                          up_select_trials_for(c->rate.rate, bar), &c->rate,
-                          runs);
+            g->beat
+                ? more(up_select_cases_for(c->vs, c->nvs, bar), c->nvs, 1)
+                : up_select_more_cases(up_select_trials_for(c->rate.rate, bar),
+                                       &c->rate, runs);
     }
 }
 

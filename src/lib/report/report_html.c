@@ -111,14 +111,15 @@ static void lift_table(up_buf *out, const up_report_batch *b, size_t bi)
         td_name(out, b->models[i].model);
         rate_cell(out, &c->base);
         rate_cell(out, &c->skill);
-        up_buf_addf(out,
-                    "<td class=\"liftv\">%s points <span class=\"mut\">"
-                    "[%s, %s]</span></td><td>%.3g</td><td "
-                    "class=\"verdict\">",
-                    up_stats_fmt_bound(fd, sizeof(fd), c->lift.diff, c->margin),
-                    up_stats_fmt_bound(fl, sizeof(fl), c->lift.ci_lo, c->margin),
-                    up_stats_fmt_bound(fh, sizeof(fh), c->lift.ci_hi, c->margin),
-                    c->lift.p);
+        up_buf_addf(
+            out,
+            "<td class=\"liftv\">%s points <span class=\"mut\">"
+            "[%s, %s]</span></td><td>%.3g</td><td "
+            "class=\"verdict\">",
+            up_stats_fmt_bound(fd, sizeof(fd), c->lift.diff, c->margin),
+            up_stats_fmt_bound(fl, sizeof(fl), c->lift.ci_lo, c->margin),
+            up_stats_fmt_bound(fh, sizeof(fh), c->lift.ci_hi, c->margin),
+            c->lift.p);
         up_stats_verdict_text(&v, c);
         up_report_esc(out, v.data);
         up_buf_adds(out, "</td></tr>");
