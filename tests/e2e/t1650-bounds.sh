@@ -53,7 +53,7 @@ like "$(cat "$T/r.html")" "lift +16 points, 95% interval +0.3 to +31" \
     "the forest plot's description"
 
 run "$UPSKILL" select "$T/sk" -t "$T/tests.json" -m local --beat local \
-    --margin 0 --base-url "$FAKE_URL/v1" --runs-dir "$T/runs"
+    --margin 0 --allow-unpriced --base-url "$FAKE_URL/v1" --runs-dir "$T/runs"
 is "$rc" 0 "select reuses the batch: the skill arm beats the baseline"
 like "$out" "against generic.local's baseline: +16 points [+0.3, +31] over 50 case(s)" \
     "select's paired interval"
