@@ -2,9 +2,10 @@
 # Numbers as printed (issue 26, item 10): a significant lift whose lower
 # bound lies between 0 and 0.5 points is printed "+0.3", never "+0", so
 # the interval never reads as if it touched 0 beside "beneficial": in
-# eval's text, its verdict sentence, the HTML report of the batch, and
-# `select --beat`'s paired interval.  12 cases only the skill passes, 4
-# only the baseline, 34 both, of 50: p = 0.0455, Tango's [+0.3, +31].
+# eval's text, its verdict sentence, the HTML report of the batch,
+# `select --beat`'s paired interval and `compare`'s.  12 cases only the
+# skill passes, 4 only the baseline, 34 both, of 50: p = 0.0455, Tango's
+# [+0.3, +31].
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -59,4 +60,13 @@ like "$out" "against generic.local's baseline: +16 points [+0.3, +31] over 50 ca
     "select's paired interval"
 like "$out" "within 0 points (the paired 95% interval of the difference, over the same cases, stays above 0 points)" \
     "a margin of 0 is no \"-0\""
+
+# compare: skill A (no marker: answered as the baseline) against B
+mkdir -p "$T/ska"
+sed 's/^name: student/name: student-a/' "$FIX/eval/student/SKILL.md" \
+    >"$T/ska/SKILL.md"
+run "$UPSKILL" compare --no-cache "$T/ska" "$T/sk" -t "$T/tests.json" \
+    -m local --base-url "$FAKE_URL/v1" --runs-dir "$T/cmp" -j 8
+like "$out" "B - A: +16 points, 95% CI [+0.3, +31], p = 0.0455 over 50 cases" \
+    "compare's interval"
 done_testing
