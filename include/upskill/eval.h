@@ -551,7 +551,11 @@ int up_journal_close(up_journal *j, up_error *err);
  * again, see eval_run.c).  The
  * journal is read a line at a time, so its size does not bound memory.
  * Lines for other models, cases or prompts are ignored, so a changed
- * suite re-runs what changed.
+ * suite re-runs what changed.  A job whose line says it errored runs
+ * again, unless the batch is a merge of shards (its batch_plan.json
+ * has UP_EVAL_MERGED): that is restored as the error it was, so
+ * finishing a merge sends nothing; a later answered line of the same job
+ * (a shard resumed before the merge) wins over its error.
  */
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
                       up_error *err);
@@ -566,6 +570,9 @@ int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
  * without the file (written before it existed) matches, and gets one.
  */
 #define UP_EVAL_BATCH_PLAN "batch_plan.json"
+/* The key of batch_plan.json that marks a merge of shards (upskill/merge.h):
+ * {"shards": N}; not part of the identity a resume compares. */
+#define UP_EVAL_MERGED "merged"
 int up_eval_batch_mark(const up_eval_plan *p, const char *batch_dir,
                        up_error *err);
 /*

@@ -44,16 +44,22 @@ typedef enum up_select_why {
     UP_SELECT_RUNNER_UP,     /* next cheapest that meets it */
     UP_SELECT_TOO_EXPENSIVE, /* meets it but costs more per pass */
     UP_SELECT_TOO_WEAK,      /* its interval lies wholly below the bar */
-    UP_SELECT_UNSURE         /* its interval straddles the bar */
+    UP_SELECT_UNSURE,        /* its interval straddles the bar */
+    UP_SELECT_UNPRICED,      /* meets it, but has no price to rank by */
+    UP_SELECT_MEETS,         /* meets it; no choice was made on cost */
+    UP_SELECT_NOT_MEASURED   /* no conversation of it was answered */
 } up_select_why;
 
 /* What the candidates must meet: --target or --beat. */
 typedef struct up_select_goal {
-    double target;    /* --target: a pass rate in (0, 1]; unused with beat */
-    const char *beat; /* --beat: the reference model's id, or NULL */
-    double margin;    /* --beat: how much worse than the reference still
-                         counts as as good, a share in [0, 0.5] (0.05) */
-    unsigned runs;    /* repeats per case and arm, to count cases */
+    double target;      /* --target: a pass rate in (0, 1]; unused with beat */
+    const char *beat;   /* --beat: the reference model's id, or NULL */
+    double margin;      /* --beat: how much worse than the reference still
+                           counts as as good, a share in [0, 0.5] (0.05) */
+    unsigned runs;      /* repeats per case and arm, to count cases */
+    int allow_unpriced; /* --allow-unpriced: choose even when a candidate
+                           that meets the goal has no price (see
+                           up_select_decide) */
 } up_select_goal;
 
 /* The verdict on one candidate, in the order of the input. */
@@ -75,10 +81,16 @@ typedef struct up_select_row {
  * whose upper bound is under it are too weak.  --beat: on the paired
  * interval of the difference to the reference's baseline (c[i].vs), those
  * whose lower bound is at least -margin meet it, those whose upper bound
- * is under -margin are too weak.  Among those that meet it priced ones
- * rank by cost per passed case, then unpriced ones (an unpriced candidate
- * is chosen only when no priced one meets it).  *chosen gets the index of
- * the chosen candidate, or n when none meets the goal.  Fails with
+ * is under -margin are too weak.  A candidate with no answered run is not
+ * measured (with --beat also when no case was answered by it and the
+ * reference).  Those that meet it rank by cost per passed case.  An
+ * unpriced one among them is never "too expensive" (UP_SELECT_UNPRICED):
+ * no choice can be made on cost then, so none is chosen (the priced ones
+ * that meet it are UP_SELECT_MEETS), unless
+ * goal->allow_unpriced, which chooses among the priced ones by cost, or,
+ * when none that meets it is priced, among the unpriced ones by pass
+ * rate (the earliest on a tie).  *chosen gets the index of the chosen
+ * candidate, or n when none is.  Fails with
  * UP_EINVALID when the target is outside (0, 1] or the margin outside
  * [0, 0.5].
  */
@@ -86,7 +98,9 @@ int up_select_decide(up_select_row *rows, size_t *chosen,
                      const up_select_cand *c, size_t n,
                      const up_select_goal *goal, up_error *err);
 
-/* "chosen", "runner-up", "too expensive", "too weak", "not enough evidence" */
+/* "chosen", "runner-up", "too expensive", "too weak", "not enough
+ * evidence", "meets the goal, no price", "meets the goal", "not
+ * measured" */
 const char *up_select_why_label(up_select_why why);
 
 /*
@@ -95,6 +109,15 @@ const char *up_select_why_label(up_select_why why);
  * would be needed.  Counts the total, not the extra.
  */
 size_t up_select_trials_for(double rate, double target);
+
+/*
+ * Further cases at runs that bring the effective sample size of r (the
+ * n its Wilson interval uses, up_stats_rate_cases) to need, at r's
+ * design effect (trials / n_eff): the count that would settle the
+ * question by the interval shown.  0 when need is reached; at most
+ * 100000.
+ */
+size_t up_select_more_cases(size_t need, const up_rate *r, unsigned runs);
 
 /*
  * Cases that the paired interval of n observed cases c needs to fall

@@ -229,6 +229,31 @@ void up_stats_lift(up_paired *out, const up_stats_case *c, size_t n);
 up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens,
                             double margin);
 
+/* Bytes that up_stats_fmt_num and up_stats_fmt_bound write at most. */
+#define UP_STATS_FMT_LEN 32
+
+/*
+ * Write v into out (size bytes, UP_STATS_FMT_LEN is enough) with digits
+ * decimals, with a sign when plus, or with more decimals when fewer would
+ * print it on or across one of the nbars values bars (may be NULL when
+ * nbars is 0) that v is not on: the number printed is on the same side
+ * of each bar as v, so rounding never contradicts a verdict drawn from
+ * v (0.47 against 0 prints "+0.5", not "+0"; -3.16 against -3 prints
+ * "-3.2"; -2.96 "-2.96").  Zero prints "+0" / "0", never "-0".  Returns
+ * out.
+ */
+const char *up_stats_fmt_num(char *out, size_t size, double v, int digits,
+                             int plus, const double *bars, size_t nbars);
+
+/*
+ * A lift or one of its bounds, a share, as signed whole points
+ * (up_stats_fmt_num against 0, -margin and +margin, margin a share):
+ * "+12", "-3.2" at a margin of 0.03, "+0.5".  Every printed bound of a
+ * lift goes through here.  Returns out.
+ */
+const char *up_stats_fmt_bound(char *out, size_t size, double share,
+                               double margin);
+
 /* "beneficial", "harmful", "token_saver", "trade_off", "no_effect",
  * "inconclusive" (for JSON); NULL for UP_VERDICT_NOT_MEASURED. */
 const char *up_stats_verdict_id(up_verdict v);
@@ -278,7 +303,7 @@ double up_stats_mde(size_t n, unsigned runs, double p0, uint64_t seed);
 
 /*
  * Cases (at runs) or runs (at n cases) needed to detect lift with
- * UP_STATS_POWER power at baseline p0; 0 when not within 100000 cases or
+ * UP_STATS_POWER power at baseline p0; 0 when not within 20000 cases or
  * 100 runs.
  */
 size_t up_stats_cases_for(double lift, unsigned runs, double p0, uint64_t seed);

@@ -130,6 +130,16 @@ void render_bar(FILE *fp, double v);
 void render_pct(char *out, size_t n, double v);
 /* "+40%", "-5%", "+0%" */
 void render_lift(char *out, size_t n, double lift);
+/* A lift's interval "[+0.4, +30]": each bound on its true side of 0 and
+ * of +/-margin (up_stats_fmt_bound). */
+const char *render_ci(char *out, size_t n, const up_paired *l, double margin);
+#define RENDER_CI_LEN (2 * UP_STATS_FMT_LEN + 8)
+/* A lift (a share) as points, and its interval, in a buffer that lives to
+ * the end of the enclosing block: printf("%s", LIFT_FMT(x, m)). */
+#define LIFT_FMT(x, m)                                                         \
+    up_stats_fmt_bound((char[UP_STATS_FMT_LEN]){0}, UP_STATS_FMT_LEN, (x), (m))
+#define CI_FMT(l, m)                                                           \
+    render_ci((char[RENDER_CI_LEN]){0}, RENDER_CI_LEN, (l), (m))
 /* 12345 -> "12,345" */
 void render_thousands(char *out, size_t n, long v);
 /* "  baseline   <bar>    60%<tail>" */

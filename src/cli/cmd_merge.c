@@ -6,6 +6,7 @@
  * goes to stdout, the next step to stderr.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -30,10 +31,19 @@ const struct cmd_spec cmd_merge_spec = {
     1,
     -1};
 
+/* Each line of notes (ending in '\n') as a warning on stderr. */
+static void warn_lines(char *notes)
+{
+    for (char *e; notes && (e = strchr(notes, '\n')); notes = e + 1) {
+        *e = '\0';
+        fprintf(stderr, "warning: %s\n", out_safe(notes));
+    }
+}
+
 int cmd_merge(int argc, char **argv)
 {
     char **args = NULL;
-    up_buf dir = UP_BUF_INIT, id = UP_BUF_INIT;
+    up_buf dir = UP_BUF_INIT, id = UP_BUF_INIT, notes = UP_BUF_INIT;
     const char *where;
     int nargs, rc;
     up_error err;
@@ -45,12 +55,13 @@ int cmd_merge(int argc, char **argv)
         goto out;
     }
     where = cli_config_dir(runs_dir, 1, "runs");
-    rc = up_merge_shards(&dir, &id, where, args, (size_t)nargs, &err);
+    rc = up_merge_shards(&dir, &id, &notes, where, args, (size_t)nargs, &err);
     if (rc < 0) {
         rc = out_fail(&err);
         goto out;
     }
     printf("%s\n", id.data);
+    warn_lines(notes.data);
     fprintf(stderr,
             "Merged %d shards into '%s'.  Finish it with the shards' "
             "arguments minus --shard:\n  upskill eval SKILL ... "
@@ -59,6 +70,7 @@ int cmd_merge(int argc, char **argv)
 out:
     up_buf_release(&dir);
     up_buf_release(&id);
+    up_buf_release(&notes);
     free(args);
     return rc;
 }

@@ -6,7 +6,8 @@
  * (unless --fresh), else from an eval run now, baseline included, through
  * the evaluation session as `eval` does; the decision core
  * (upskill/select.h) then decides over all.  Exit 1 when no candidate
- * meets the goal, like --fail-under.  See docs/select.md.
+ * meets the goal, like --fail-under, or when one that meets it has no
+ * price and --allow-unpriced is not given.  See docs/select.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ static struct eval_args a;
 static double target;
 static const char *beat;
 static int fresh;
+static int allow_unpriced;
 
 static const struct opt opts[] = {
     {'m', "model", OPT_LIST, &a.models, "MODEL", "candidate model"},
@@ -27,6 +29,8 @@ static const struct opt opts[] = {
      "be at least as good as MODEL without the skill (this or --target)"},
     {0, "margin", OPT_DOUBLE, &a.margin, "POINTS",
      "--beat: how much worse still counts as as good (5)"},
+    {0, "allow-unpriced", OPT_FLAG, &allow_unpriced, NULL,
+     "choose even when a candidate that meets the goal has no price"},
     {0, "fresh", OPT_FLAG, &fresh, NULL,
      "run every model; reuse no batch from the runs folder"},
     {'t', "tests", OPT_STRING, &a.tests, "FILE", "test cases (JSON)"},
@@ -57,8 +61,9 @@ const struct cmd_spec cmd_select_spec = {
     "difference to MODEL's baseline stays above -margin.  Models that a\n"
     "finished batch of this skill and suite in the runs folder covers are\n"
     "reused from it (--fresh: none); the rest run now, with the baseline.\n"
-    "Prices come from the config.  Exit 1 when none meets the goal.  See\n"
-    "docs/select.md.",
+    "Prices come from the config; when a candidate that meets the goal has\n"
+    "none, no choice is made on cost (exit 1) unless --allow-unpriced.\n"
+    "Exit 1 when none meets the goal.  See docs/select.md.",
     opts,
     1,
     1};
@@ -118,7 +123,7 @@ static int run_missing(up_select_pool *p, up_eval_session *e,
 static int decide(up_select_pool *p, const up_eval_session *e, up_error *err)
 {
     up_select_goal g = {target, beat ? p->want[p->ref].id : NULL, 0,
-                        (unsigned)a.runs};
+                        (unsigned)a.runs, allow_unpriced};
     up_select s;
     char *dead = up_xcalloc(e->plan.nmodels + 1, 1);
     int rc;
@@ -197,6 +202,7 @@ int cmd_select(int argc, char **argv)
     a.margin = -1;
     a.max_tokens = UP_MAX_TOKENS_UNSET;
     target = -1;
+    fresh = allow_unpriced = 0;
     memset(&p, 0, sizeof(p));
     rc = opt_parse(&cmd_select_spec, argc, argv, &args, &nargs);
     if (rc == 0) {

@@ -70,9 +70,8 @@ static void stats_lines(const up_eval_summary *s)
     up_buf text = UP_BUF_INIT;
 
     if (c->paired)
-        printf("  B - A: %+.0f points, 95%% CI [%+.0f, %+.0f], p = %.3g over "
-               "%zu case%s\n",
-               c->lift.diff * 100, c->lift.ci_lo * 100, c->lift.ci_hi * 100,
+        printf("  B - A: %s points, 95%% CI %s, p = %.3g over %zu case%s\n",
+               LIFT_FMT(c->lift.diff, c->margin), CI_FMT(&c->lift, c->margin),
                c->lift.p, c->paired, c->paired == 1 ? "" : "s");
     up_ab_verdict_text(&text, c);
     printf("  verdict: %s%s%s\n",

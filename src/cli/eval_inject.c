@@ -70,9 +70,9 @@ static void line(const char *label, const up_comparison *c)
 
     up_stats_verdict_text(&t, c);
     if (c->paired)
-        printf("  %-24s %+.0f points, 95%% CI [%+.0f, %+.0f], p = %.3g: %s\n",
-               label, c->lift.diff * 100, c->lift.ci_lo * 100,
-               c->lift.ci_hi * 100, c->lift.p, out_safe(t.data));
+        printf("  %-24s %s points, 95%% CI %s, p = %.3g: %s\n", label,
+               LIFT_FMT(c->lift.diff, c->margin), CI_FMT(&c->lift, c->margin),
+               c->lift.p, out_safe(t.data));
     else
         printf("  %-24s %s\n", label, out_safe(t.data));
     up_buf_release(&t);

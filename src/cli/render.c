@@ -42,6 +42,16 @@ void render_lift(char *out, size_t n, double lift)
     snprintf(out, n, "%s%ld%%", p >= 0 ? "+" : "", p);
 }
 
+const char *render_ci(char *out, size_t n, const up_paired *l, double margin)
+{
+    char lo[UP_STATS_FMT_LEN], hi[UP_STATS_FMT_LEN];
+
+    snprintf(out, n, "[%s, %s]",
+             up_stats_fmt_bound(lo, sizeof(lo), l->ci_lo, margin),
+             up_stats_fmt_bound(hi, sizeof(hi), l->ci_hi, margin));
+    return out;
+}
+
 void render_thousands(char *out, size_t n, long v)
 {
     char tmp[32];

@@ -5,12 +5,23 @@
  * never priced by a guess.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "cli.h"
 #include "select_report.h"
+
+/* The margin (a share) as points, exact: "5", "-5", "2.5", "0". */
+static const char *margin_fmt(char *out, size_t n, double m)
+{
+    double bar = 100 * m;
+
+    return up_stats_fmt_num(out, n, bar, 0, 0, &bar, 1);
+}
+#define MARGIN_FMT(m)                                                          \
+    margin_fmt((char[UP_STATS_FMT_LEN]){0}, UP_STATS_FMT_LEN, (m))
 
 static const char *arm_name(int skill)
 {
@@ -27,10 +38,19 @@ static const up_select_model *model_of(const struct select_view *v,
     return NULL;
 }
 
-static void rate_text(const char *model, int skill, const up_rate *r)
+/* "m with the skill: 0.90 [0.7996, 0.97] over 30 run(s)": against a
+ * target (goal g), the bounds print on their side of it. */
+static void rate_text(const struct select_view *v, const char *model, int skill,
+                      const up_rate *r)
 {
-    printf("%s %s: %.2f [%.2f, %.2f] over %zu run(s)", out_safe(model),
-           arm_name(skill), r->rate, r->lo, r->hi, r->trials);
+    char lo[UP_STATS_FMT_LEN], hi[UP_STATS_FMT_LEN];
+    const double *bar = v->g->beat ? NULL : &v->g->target;
+
+    printf("%s %s: %.2f [%s, %s] over %zu run(s)", out_safe(model),
+           arm_name(skill), r->rate,
+           up_stats_fmt_num(lo, sizeof(lo), r->lo, 2, 0, bar, bar != NULL),
+           up_stats_fmt_num(hi, sizeof(hi), r->hi, 2, 0, bar, bar != NULL),
+           r->trials);
 }
 
 static void line(const struct select_view *v, size_t i)
@@ -39,14 +59,19 @@ static void line(const struct select_view *v, size_t i)
     const up_select_row *r = &v->s->rows[i];
 
     printf("%s: ", up_select_why_label(r->why));
-    rate_text(c->model, c->skill, &c->rate);
+    if (r->why == UP_SELECT_NOT_MEASURED) {
+        printf("%s %s: %s\n", out_safe(c->model), arm_name(c->skill),
+               c->rate.trials ? "no case was answered by it and the reference"
+                              : "no conversation was answered (all errored)");
+        return;
+    }
+    rate_text(v, c->model, c->skill, &c->rate);
     if (r->cost_per_pass >= 0)
         printf(", $%.6f per passed case", r->cost_per_pass);
     if (v->g->beat && r->vs.n)
-        printf("; against %s's baseline: %+.0f points [%+.0f, %+.0f] over "
-               "%zu case(s)",
-               out_safe(v->g->beat), 100 * r->vs.diff, 100 * r->vs.ci_lo,
-               100 * r->vs.ci_hi, r->vs.n);
+        printf("; against %s's baseline: %s points %s over %zu case(s)",
+               out_safe(v->g->beat), LIFT_FMT(r->vs.diff, v->g->margin),
+               CI_FMT(&r->vs, v->g->margin), r->vs.n);
     if (r->why == UP_SELECT_UNSURE && r->more_cases)
         printf("; about %zu more case(s) would settle it", r->more_cases);
     else if (r->why == UP_SELECT_UNSURE)
@@ -64,15 +89,83 @@ static void goal_text(const struct select_view *v)
                v->g->target);
         return;
     }
-    printf("goal: at least as good as %s without the skill, within %.0f "
+    printf("goal: at least as good as %s without the skill, within %s "
            "points (the paired 95%% interval of the difference, over the "
-           "same cases, stays above -%.0f points)\n",
-           out_safe(v->g->beat), 100 * v->g->margin, 100 * v->g->margin);
+           "same cases, stays above %s points)\n",
+           out_safe(v->g->beat), MARGIN_FMT(v->g->margin),
+           MARGIN_FMT(-v->g->margin));
     printf("reference: ");
-    rate_text(s->ref->model, 0, &s->ref_rate);
+    if (!s->ref_rate.trials) {
+        printf("%s baseline: not measured: no conversation was answered (all "
+               "errored)\n",
+               out_safe(s->ref->model));
+        return;
+    }
+    rate_text(v, s->ref->model, 0, &s->ref_rate);
     if (s->ref_cost_per_pass >= 0)
         printf(", $%.6f per passed case", s->ref_cost_per_pass);
     putchar('\n');
+}
+
+/* How many rows are of kind why. */
+static size_t count(const up_select *s, up_select_why why)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < s->n; i++)
+        k += s->rows[i].why == why;
+    return k;
+}
+
+/* The rows that meet the goal but were not ranked on cost, best pass rate
+ * first (the earliest on a tie). */
+static void by_rate_lines(const struct select_view *v)
+{
+    const up_select *s = v->s;
+    char *done = up_xcalloc(s->n + 1, 1);
+
+    for (;;) {
+        size_t best = s->n;
+
+        for (size_t i = 0; i < s->n; i++)
+            if (!done[i] &&
+                (s->rows[i].why == UP_SELECT_UNPRICED ||
+                 s->rows[i].why == UP_SELECT_MEETS) &&
+                (best == s->n || s->c[i].rate.rate > s->c[best].rate.rate))
+                best = i;
+        if (best == s->n)
+            break;
+        done[best] = 1;
+        line(v, best);
+    }
+    free(done);
+}
+
+/* Why no candidate, or one by pass rate, was chosen. */
+static void outcome_text(const struct select_view *v)
+{
+    const up_select *s = v->s;
+    size_t unpriced = count(s, UP_SELECT_UNPRICED);
+
+    if (s->chosen < s->n && !s->c[s->chosen].priced)
+        printf("chosen by pass rate, not cost: no candidate that meets the "
+               "goal has a price (--allow-unpriced)\n");
+    else if (s->chosen == s->n && unpriced)
+        printf("no choice on cost: %zu candidate(s) that meet the goal have "
+               "no price, and could be the cheapest (listed by pass rate); "
+               "set prices in the config, or --allow-unpriced to choose %s\n",
+               unpriced,
+               count(s, UP_SELECT_MEETS) ? "among the priced ones"
+                                         : "by pass rate");
+    else if (s->chosen == s->n && count(s, UP_SELECT_NOT_MEASURED) == s->n)
+        printf("nothing was measured: no candidate has an answered "
+               "conversation%s\n",
+               v->g->beat ? " in common with the reference" : "");
+    else if (s->chosen == s->n && v->g->beat)
+        printf("no candidate is as good as %s within %s points\n",
+               out_safe(v->g->beat), MARGIN_FMT(v->g->margin));
+    else if (s->chosen == s->n)
+        printf("no candidate clears %.2f\n", v->g->target);
 }
 
 void select_report_text(const struct select_view *v)
@@ -86,14 +179,13 @@ void select_report_text(const struct select_view *v)
     for (size_t i = 0; i < s->n; i++)
         if (s->rows[i].why == UP_SELECT_RUNNER_UP)
             line(v, i);
+    by_rate_lines(v);
     for (size_t i = 0; i < s->n; i++)
-        if (s->rows[i].why > UP_SELECT_RUNNER_UP)
+        if (s->rows[i].why > UP_SELECT_RUNNER_UP &&
+            s->rows[i].why != UP_SELECT_UNPRICED &&
+            s->rows[i].why != UP_SELECT_MEETS)
             line(v, i);
-    if (s->chosen == s->n && v->g->beat)
-        printf("no candidate is as good as %s within %.0f points\n",
-               out_safe(v->g->beat), 100 * v->g->margin);
-    else if (s->chosen == s->n)
-        printf("no candidate clears %.2f\n", v->g->target);
+    outcome_text(v);
     for (size_t i = 0; i < v->nm; i++)
         if (v->m[i].cost[0] < 0 || v->m[i].cost[1] < 0)
             printf("no price for %s: set prices in the config\n",
@@ -176,6 +268,15 @@ static json_t *ref_json(const struct select_view *v)
     return o;
 }
 
+/* "cost", "pass_rate" (no candidate that meets the goal has a price),
+ * or null: none chosen. */
+static json_t *decided_on(const up_select *s)
+{
+    if (s->chosen == s->n)
+        return json_null();
+    return json_string(s->c[s->chosen].priced ? "cost" : "pass_rate");
+}
+
 void select_report_json(const struct select_view *v)
 {
     json_t *doc = json_object(), *all = json_array(), *np = json_array();
@@ -193,6 +294,7 @@ void select_report_json(const struct select_view *v)
                         beat ? json_real(v->g->margin) : json_null());
     json_object_set_new(doc, "reference", ref_json(v));
     json_object_set_new(doc, "cleared", json_boolean(v->s->chosen < v->s->n));
+    json_object_set_new(doc, "decided_on", decided_on(v->s));
     json_object_set_new(doc, "chosen", pick(v, UP_SELECT_CHOSEN));
     json_object_set_new(doc, "runner_up", pick(v, UP_SELECT_RUNNER_UP));
     json_object_set_new(doc, "candidates", all);

@@ -54,15 +54,27 @@ sel() { # sel TESTS ARGS...
         -m big -m mid -m small -m free --runs-dir "$T/runs" "$@"
 }
 
-# --- 30 cases: mid with the skill is the cheapest that clears 0.8 ---------
+# --- 30 cases: free clears but has no price: no choice on cost -----------
 sel "$T/t30.json" --target 0.8
+is "$rc" 1 "an unpriced candidate clears: no choice on cost, exit 1"
+like "$out" "no choice on cost: 2 candidate(s) that meet the goal have no price" \
+    "it says the choice cannot be made on cost"
+like "$out" "meets the goal, no price: generic.free baseline: 1.00" \
+    "free is listed as meeting the goal without a price"
+like "$out" "meets the goal: generic.mid with the skill: 1.00" \
+    "mid is listed as meeting the goal"
+unlike "$out" "too expensive" "nobody is too expensive without a choice"
+unlike "$out" "chosen:" "nothing is chosen"
+
+# --- --allow-unpriced: mid with the skill is the cheapest priced one -------
+sel "$T/t30.json" --target 0.8 --allow-unpriced
 is "$rc" 0 "a candidate clears the target: exit 0"
 like "$out" "chosen: generic.mid with the skill: 1.00" "the cheapest clearing candidate is mid with the skill"
 like "$out" "runner-up: generic.big " "big is the runner-up"
 is "$(printf '%s\n' "$out" | sed -n 2p | cut -d: -f1)" chosen "the chosen line comes first"
 is "$(printf '%s\n' "$out" | sed -n 3p | cut -d: -f1)" runner-up "then the runner-up"
 like "$out" "too expensive: generic.big " "big's other arm clears but costs more"
-like "$out" "too expensive: generic.free " "free clears but has no price: ranked after the priced"
+like "$out" "meets the goal, no price: generic.free " "free clears but has no price: never too expensive"
 like "$out" "too weak: generic.mid baseline: 0.00" "mid without the skill is too weak"
 like "$out" "too weak: generic.small with the skill" "small is too weak with the skill"
 like "$out" "no price for generic.free: set prices in the config" "the missing price is said"
@@ -70,7 +82,7 @@ unlike "$out" "no price for generic.mid" "priced models are not called unpriced"
 ls "$T"/runs/*/batch_summary.json >/dev/null 2>&1
 ok $? "the eval was logged like eval's"
 
-sel "$T/t30.json" --target 0.8 --json
+sel "$T/t30.json" --target 0.8 --json --allow-unpriced
 is "$rc" 0 "--json: exit 0"
 is "$(printf '%s' "$out" | jq -r '.chosen.model + " " + (.chosen.skill | tostring)')" \
     "generic.mid true" "--json names the chosen candidate"

@@ -90,7 +90,10 @@ unlike "$err" "running " "nothing runs"
 is "$(nbatches)" 1 "no new batch"
 
 # --- a fourth model: only it runs; --beat's model need not be a candidate --
-sel "$T/t30.json" -m mid -m small -m free --beat big --margin 15 --json
+# free meets the goal without a price: --allow-unpriced chooses among the
+# priced (docs/select.md)
+sel "$T/t30.json" -m mid -m small -m free --beat big --margin 15 --json \
+    --allow-unpriced
 is "$rc" 0 "--json: exit 0"
 like "$err" "running generic.free now: no finished batch" "free runs now"
 like "$err" "reused $T/runs/$b1 for generic.big" "the reference is reused"
@@ -111,6 +114,9 @@ is "$(printf '%s' "$out" | jq -r '.chosen.batch')" "$T/runs/$b1" \
 is "$(printf '%s' "$out" | jq -r '[.candidates[] | select(.model == "generic.free")][0] | .batch + " " + (.reused | tostring)')" \
     "$T/runs/$b2 false" "--json: free ran now, in the new batch"
 is "$(printf '%s' "$out" | jq -r '.chosen.reused')" true "--json: mid was reused"
+is "$(printf '%s' "$out" | jq -r '[.candidates[] | select(.model == "generic.free") | .verdict] | unique | join(",")')" \
+    "meets the goal, no price" "--json: free meets the goal, never too expensive"
+is "$(printf '%s' "$out" | jq -r .decided_on)" cost "--json: decided on cost"
 is "$(printf '%s' "$out" | jq -r '.chosen.vs_reference.lo < -0.1 and .chosen.vs_reference.cases == 30')" \
     true "--json: the paired interval"
 

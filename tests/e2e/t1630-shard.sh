@@ -91,10 +91,11 @@ run "$UPSKILL" eval --no-cache "$T/sk" -t "$T/tests.json" -m b -m a \
     --base-url "http://127.0.0.1:1/v1" --runs 2 --seed 7 \
     --runs-dir "$T/m" --resume "$mid"
 is "$rc" 0 "the merged shards finish without a request"
-# content: without batch ids, timestamps and timings, lines in any order
+# content: without batch ids, timestamps and timings, lines in any order,
+# and the plan's mark of a merge
 norm() {
     jq -cS 'walk(if type == "object" then del(.batch_id, .latency_ms, .timestamp,
-                 .conversation_span_ms, .llm_time_ms)
+                 .conversation_span_ms, .llm_time_ms, .merged)
              else . end)' "$1" | sort
 }
 F=$(ls -d "$T"/full/*)

@@ -69,13 +69,16 @@ static void teardown(void)
     nftw(root, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+static up_buf notes = UP_BUF_INIT; /* the last merge's */
+
 static int merge(up_buf *dir, char **b, size_t n, up_error *err)
 {
     up_buf id = UP_BUF_INIT, runs = UP_BUF_INIT;
     int rc;
 
     up_fs_join(&runs, root, "runs");
-    rc = up_merge_shards(dir, &id, runs.data, b, n, err);
+    up_buf_reset(&notes);
+    rc = up_merge_shards(dir, &id, &notes, runs.data, b, n, err);
     up_buf_release(&id);
     up_buf_release(&runs);
     return rc;
@@ -98,11 +101,31 @@ Test(merge, journals_combined_torn_line_left_out_shard_mark_dropped)
     up_buf_reset(&text);
     up_fs_join(&path, dir.data, "batch_plan.json");
     cr_assert_eq(up_fs_read(&text, path.data, 1 << 20, &err), 0);
-    cr_assert_null(strstr(text.data, "shard"));
+    cr_assert_null(strstr(text.data, "\"shard\""));
+    cr_assert_not_null(strstr(text.data, "\"merged\": {"), "%s", text.data);
     cr_assert_not_null(strstr(text.data, "\"suite_sha256\": \"x\""));
     up_buf_release(&dir);
     up_buf_release(&text);
     up_buf_release(&path);
+}
+
+/* Issue 26, item 9: a shard whose every conversation errored is merged
+ * with a warning naming it; one with some answers is not. */
+Test(merge, a_shard_all_errored_is_said)
+{
+    char *b[] = {shard("s1", 1, 2, "x", "{\"j\":1,\"error\":0}\n"),
+                 shard("s2", 2, 2, "x",
+                       "{\"j\":2,\"error\":3}\n{\"j\":3,\"error\":3}\n")};
+    up_buf dir = UP_BUF_INIT;
+    up_error err;
+
+    cr_assert_eq(merge(&dir, b, 2, &err), 0, "%s", err.msg);
+    cr_assert_not_null(strstr(notes.data, "shard 2 of 2 ("), "%s", notes.data);
+    cr_assert_not_null(
+        strstr(notes.data, "all 2 of its conversations errored"));
+    cr_assert_null(strstr(notes.data, "shard 1 of 2"));
+    up_buf_release(&dir);
+    up_buf_release(&notes);
 }
 
 Test(merge, refusals_name_what_is_wrong_and_leave_no_batch)

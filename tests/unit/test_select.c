@@ -11,7 +11,7 @@
 
 #include "upskill/upskill.h"
 
-static const up_select_goal target80 = {0.8, NULL, 0, 1};
+static const up_select_goal target80 = {0.8, NULL, 0, 1, 0};
 
 static up_select_cand cand(const char *model, int skill, size_t s, size_t n,
                            int priced, double cost)
@@ -34,14 +34,69 @@ Test(select, cheapest_that_clears_wins)
     up_select_row rows[4];
     size_t chosen = 99;
     up_error err = {0};
+    up_select_goal allow = target80;
 
-    cr_assert_eq(up_select_decide(rows, &chosen, c, 4, &target80, &err), 0);
+    allow.allow_unpriced = 1;
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 4, &allow, &err), 0);
     cr_expect_eq(chosen, 1);
     cr_expect_eq(rows[1].why, UP_SELECT_CHOSEN);
     cr_expect_eq(rows[0].why, UP_SELECT_RUNNER_UP);
     cr_expect_eq(rows[2].why, UP_SELECT_TOO_WEAK);
-    cr_expect_eq(rows[3].why, UP_SELECT_TOO_EXPENSIVE);
+    cr_expect_eq(rows[3].why, UP_SELECT_UNPRICED, "never too expensive");
     cr_expect_str_eq(up_select_why_label(rows[2].why), "too weak");
+}
+
+/* Issue 26, item 7: an unpriced candidate that meets the goal may be the
+ * cheapest, so without --allow-unpriced no choice is made on cost, and
+ * nobody is called "too expensive". */
+Test(select, unpriced_contender_blocks_a_choice_on_cost)
+{
+    up_select_cand c[] = {
+        cand("big", 0, 196, 200, 1, 20.0),
+        cand("mid", 1, 190, 200, 1, 4.0),
+        cand("free", 1, 197, 200, 0, 0.0),
+    };
+    up_select_row rows[3];
+    size_t chosen = 99;
+    up_error err = {0};
+
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 3, &target80, &err), 0);
+    cr_expect_eq(chosen, 3, "none chosen");
+    cr_expect_eq(rows[0].why, UP_SELECT_MEETS);
+    cr_expect_eq(rows[1].why, UP_SELECT_MEETS);
+    cr_expect_eq(rows[2].why, UP_SELECT_UNPRICED);
+    cr_expect_str_eq(up_select_why_label(rows[0].why), "meets the goal");
+}
+
+/* Without any price, --allow-unpriced chooses by pass rate, never by the
+ * order the models were given in. */
+Test(select, without_prices_the_pass_rate_decides)
+{
+    up_select_cand c[] = {cand("tiny", 1, 185, 200, 0, 0.0),
+                          cand("big", 0, 199, 200, 0, 0.0)};
+    up_select_row rows[2];
+    size_t chosen = 99;
+    up_error err = {0};
+    up_select_goal allow = {0.8, NULL, 0, 1, 1};
+
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 2, &allow, &err), 0);
+    cr_expect_eq(chosen, 1, "big passes more");
+    cr_expect_eq(rows[0].why, UP_SELECT_RUNNER_UP);
+}
+
+/* Issue 26, item 9: a candidate whose conversations all errored was not
+ * measured; it needs no "more cases". */
+Test(select, all_errored_is_not_measured)
+{
+    up_select_cand c[] = {cand("dead", 1, 0, 0, 1, 0.0)};
+    up_select_row rows[1];
+    size_t chosen = 99;
+    up_error err = {0};
+
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 1, &target80, &err), 0);
+    cr_expect_eq(chosen, 1);
+    cr_expect_eq(rows[0].why, UP_SELECT_NOT_MEASURED);
+    cr_expect_eq(rows[0].more_cases, 0);
 }
 
 Test(select, small_suite_is_not_enough_evidence)
@@ -75,7 +130,12 @@ Test(select, unpriced_is_chosen_only_when_alone)
     size_t chosen = 99;
     up_error err = {0};
 
+    up_select_goal allow = target80;
+
     cr_assert_eq(up_select_decide(rows, &chosen, c, 2, &target80, &err), 0);
+    cr_expect_eq(chosen, 2, "no choice on cost without --allow-unpriced");
+    allow.allow_unpriced = 1;
+    cr_assert_eq(up_select_decide(rows, &chosen, c, 2, &allow, &err), 0);
     cr_expect_eq(chosen, 0);
     cr_expect_lt(rows[0].cost_per_pass, 0);
 }
@@ -85,11 +145,11 @@ Test(select, target_out_of_range_is_refused)
     up_select_row rows[1];
     size_t chosen;
     up_error err = {0};
-    up_select_goal g = {1.5, NULL, 0, 1};
+    up_select_goal g = {1.5, NULL, 0, 1, 0};
 
     cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, &g, &err),
                  UP_EINVALID);
-    g = (up_select_goal){0, "ref", 0.6, 1};
+    g = (up_select_goal){0, "ref", 0.6, 1, 0};
     cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, &g, &err),
                  UP_EINVALID, "a margin over 50 points");
     cr_expect_eq(up_select_trials_for(0.8, 0.8), 0);
@@ -121,7 +181,7 @@ Test(select, beat_picks_the_cheapest_as_good)
     up_select_model m[3] = {model("big", 80, 80, 80, 8.0),
                             model("mid", 80, 0, 80, 1.0),
                             model("small", 80, 0, 0, 0.1)};
-    up_select_goal g = {0, "big", 0.05, 1};
+    up_select_goal g = {0, "big", 0.05, 1, 0};
     up_select s;
     up_error err = {0};
 
@@ -146,7 +206,7 @@ Test(select, beat_on_a_small_suite_is_not_enough_evidence)
 {
     up_select_model m[2] = {model("big", 30, 30, 30, 8.0),
                             model("mid", 30, 0, 30, 1.0)};
-    up_select_goal g = {0, "big", 0.05, 1};
+    up_select_goal g = {0, "big", 0.05, 1, 0};
     up_select s;
     up_error err = {0};
     up_paired d;
@@ -174,7 +234,7 @@ Test(select, beat_on_a_small_suite_is_not_enough_evidence)
 Test(select, beat_needs_the_reference)
 {
     up_select_model m[1] = {model("mid", 3, 0, 3, 1.0)};
-    up_select_goal g = {0, "big", 0.05, 1};
+    up_select_goal g = {0, "big", 0.05, 1, 0};
     up_select s;
     up_error err = {0};
 
@@ -190,7 +250,7 @@ Test(select, beat_with_runs_uses_the_t_interval)
 {
     up_select_model m[2] = {model("big", 10, 10, 10, 8.0),
                             model("mid", 10, 0, 10, 1.0)};
-    up_select_goal g = {0, "big", 0.05, 3};
+    up_select_goal g = {0, "big", 0.05, 3, 0};
     up_select s;
     up_error err = {0};
     size_t need;
@@ -212,4 +272,46 @@ Test(select, beat_with_runs_uses_the_t_interval)
     up_select_release(&s);
     for (int i = 0; i < 2; i++)
         up_select_model_release(&m[i]);
+}
+
+/* n cases of runs 3 repeating the pattern 3/3, 3/3, 3/3, 3/3, 0/3 (a
+ * pass rate of 0.8 whose repeats are correlated: n_eff < trials). */
+static up_rate corr_rate(size_t n)
+{
+    unsigned *k = calloc(n, sizeof(*k)), *m = calloc(n, sizeof(*m));
+    up_rate r;
+
+    for (size_t i = 0; i < n; i++)
+        k[i] = i % 5 == 4 ? 0 : 3, m[i] = 3;
+    up_stats_rate_cases(&r, k, m, n);
+    free(k);
+    free(m);
+    return r;
+}
+
+/* Issue 26, item 8: with --runs > 1 the "more cases" count is in the
+ * effective sample size the interval uses, so that many more cases like
+ * these settle the question by the interval shown; counted in raw
+ * trials (the old way) it promised too few. */
+Test(select, more_cases_use_the_effective_sample_size)
+{
+    up_select_cand c = {.model = "m", .skill = 1, .priced = 1, .cost = 1};
+    up_select_goal g = {0.7, NULL, 0, 3, 0};
+    up_select_row row;
+    size_t chosen, need, raw;
+    up_rate grown;
+    up_error err = {0};
+
+    c.rate = corr_rate(40);
+    cr_assert_lt(c.rate.n_eff, (double)c.rate.trials - 1, "correlated");
+    cr_assert_eq(up_select_decide(&row, &chosen, &c, 1, &g, &err), 0);
+    cr_assert_eq(row.why, UP_SELECT_UNSURE, "lo %g", c.rate.lo);
+    need = up_select_trials_for(c.rate.rate, g.target);
+    raw = need > c.rate.trials ? (need - c.rate.trials + 2) / 3 : 0;
+    cr_expect_gt(row.more_cases, raw, "the two methods differ here");
+    grown = corr_rate(40 + row.more_cases);
+    cr_expect_geq(grown.lo, g.target, "%zu more: [%g, %g]", row.more_cases,
+                  grown.lo, grown.hi);
+    grown = corr_rate(40 + raw);
+    cr_expect_lt(grown.lo, g.target, "the raw count did not settle it");
 }

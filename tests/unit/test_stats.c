@@ -964,3 +964,87 @@ Test(stats, compare_fills_skillsbench_view)
     cr_assert_float_eq(cmp.sb.with, 0.5, 1e-12);
     cr_assert_float_eq(cmp.sb.g, 0.5, 1e-12);
 }
+
+/* Issue 26, item 10: a printed bound never lands on or across a bar it
+ * is not on (0, -margin, +margin), and never reads "-0". */
+static const struct {
+    double share, margin;
+    const char *want;
+} bound_cases[] = {
+    {0.0047, 0.05, "+0.5"},    /* significant: not "+0" */
+    {-0.0047, 0.05, "-0.5"},   /* not "-0" */
+    {0.00004, 0.05, "+0.004"}, /* as many decimals as it takes */
+    {1e-12, 0.05, "+1e-10"},   /* past the decimals: %g */
+    {0.0, 0.05, "+0"},         /* on the bar: no more digits */
+    {-0.0, 0.05, "+0"},        /* never "-0" */
+    {-0.0316, 0.03, "-3.2"},   /* just beyond -margin */
+    {-0.0296, 0.03, "-2.96"},  /* just inside -margin: not "-3", "-3.0" */
+    {0.0304, 0.03, "+3.04"},   /* just beyond +margin */
+    {-0.03, 0.03, "-3"},       /* on the margin */
+    {0.297, 0.05, "+30"},      /* nowhere near a bar: whole points */
+    {-0.004, 0.0, "-0.4"},     /* margin 0: 0 is the only bar */
+    {0.0449, 0.05, "+4"},      /* inside the margin, clear of it */
+};
+
+Test(stats, fmt_bound_keeps_its_side)
+{
+    for (size_t i = 0; i < sizeof(bound_cases) / sizeof(*bound_cases); i++) {
+        char t[UP_STATS_FMT_LEN];
+
+        cr_expect_str_eq(up_stats_fmt_bound(t, sizeof(t), bound_cases[i].share,
+                                            bound_cases[i].margin),
+                         bound_cases[i].want, "case %zu", i);
+    }
+}
+
+Test(stats, fmt_num_unsigned_and_digits)
+{
+    char t[UP_STATS_FMT_LEN];
+    double bar = 0.80, zero = 0.0;
+
+    /* a rate's bound against a target of 0.80 at two decimals */
+    cr_expect_str_eq(up_stats_fmt_num(t, sizeof(t), 0.7996, 2, 0, &bar, 1),
+                     "0.7996");
+    cr_expect_str_eq(up_stats_fmt_num(t, sizeof(t), 0.8004, 2, 0, &bar, 1),
+                     "0.8004");
+    cr_expect_str_eq(up_stats_fmt_num(t, sizeof(t), 0.75, 2, 0, &bar, 1),
+                     "0.75");
+    cr_expect_str_eq(up_stats_fmt_num(t, sizeof(t), -0.2, 0, 0, NULL, 0),
+                     "0"); /* no bar, still never "-0" */
+    cr_expect_str_eq(up_stats_fmt_num(t, sizeof(t), 0.4, 0, 0, &zero, 1),
+                     "0.4");
+}
+
+/* The verdict sentences print bounds the same way: 12 of 16 discordant
+ * cases better out of 50 (p = 0.0455, Tango's [+0.3, +31]). */
+Test(stats, verdict_words_keep_bounds_on_their_side)
+{
+    up_comparison c = cmp_of(50, 12, 4, 1000, 1000);
+    up_buf b = UP_BUF_INIT;
+
+    cr_assert_eq(c.verdict, UP_VERDICT_BENEFICIAL);
+    cr_assert(c.lift.ci_lo > 0 && c.lift.ci_lo < 0.005, "lo %g", c.lift.ci_lo);
+    up_stats_verdict_text(&b, &c);
+    cr_expect_str_eq(b.data, "beneficial: a lift of +0.3 to +31 points");
+    up_buf_reset(&b);
+    c = cmp_of(50, 4, 12, 1000, 1000);
+    up_stats_verdict_text(&b, &c);
+    cr_expect_str_eq(b.data, "harmful: a drop of 0.3 to 31 points");
+    up_buf_release(&b);
+}
+
+/* Item 11: a token saver whose drop is significant but inside the margin
+ * says the drop is real. */
+Test(stats, saver_with_a_real_drop_says_so)
+{
+    up_comparison c = cmp_of(400, 0, 8, 1000, 500);
+    up_buf b = UP_BUF_INIT;
+
+    cr_assert_eq(c.verdict, UP_VERDICT_TOKEN_SAVER);
+    cr_assert(c.lift.p < UP_STATS_ALPHA && c.lift.ci_hi < 0);
+    up_stats_verdict_text(&b, &c);
+    cr_expect_str_eq(b.data, "token saver: 50% fewer tokens, and the pass "
+                             "rate drops by 1 to 4 points: a real drop, "
+                             "within the margin of 5 points");
+    up_buf_release(&b);
+}

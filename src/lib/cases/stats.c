@@ -23,6 +23,7 @@
  * including n = 0.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -863,77 +864,153 @@ const char *up_stats_verdict_label(up_verdict v)
     return verdict_names[verdict_index(v)].label;
 }
 
-/* "+12" / "-30" / "0" points of a share. */
-static void add_pts(up_buf *out, double x)
-{
-    long v = lround(x * 100.0);
+/* ---- numbers as printed ---- */
 
-    up_buf_addf(out, v ? "%+ld" : "%ld", v);
+#define FMT_MORE 4 /* decimals past the asked ones before %g */
+
+/* -1, 0, 1: a below, at, above b. */
+static int side_of(double a, double b)
+{
+    return (a > b) - (a < b);
+}
+
+/* 1 when text, read back, is on v's side of every bar. */
+static int keeps_sides(const char *text, double v, const double *bars, size_t n)
+{
+    double shown = strtod(text, NULL);
+
+    for (size_t i = 0; i < n; i++)
+        if (side_of(shown, bars[i]) != side_of(v, bars[i]))
+            return 0;
+    return 1;
+}
+
+const char *up_stats_fmt_num(char *out, size_t size, double v, int digits,
+                             int plus, const double *bars, size_t nbars)
+{
+    int d = digits;
+
+    for (; d <= digits + FMT_MORE; d++) {
+        snprintf(out, size, plus ? "%+.*f" : "%.*f", d, v);
+        if (keeps_sides(out, v, bars, nbars))
+            break;
+    }
+    for (int g = 1; d > digits + FMT_MORE && g <= 17; g++) {
+        snprintf(out, size, plus ? "%+.*g" : "%.*g", g, v); /* 1e-09 */
+        if (keeps_sides(out, v, bars, nbars))
+            break;
+    }
+    if (strtod(out, NULL) == 0.0) /* never "-0": 0 is no side here */
+        snprintf(out, size, plus ? "%+.*f" : "%.*f", digits, 0.0);
+    return out;
+}
+
+const char *up_stats_fmt_bound(char *out, size_t size, double share,
+                               double margin)
+{
+    double bars[3] = {0.0, -margin * 100.0, margin * 100.0};
+
+    return up_stats_fmt_num(out, size, share * 100.0, 0, 1, bars,
+                            margin > 0 ? 3 : 1);
+}
+
+/* "+12" / "-30" / "+0.4" points of a lift's bound at c's margin. */
+static void add_pts(up_buf *out, const up_comparison *c, double x)
+{
+    char t[UP_STATS_FMT_LEN];
+
+    up_buf_adds(out, up_stats_fmt_bound(t, sizeof(t), x, c->margin));
 }
 
 /* "could be anywhere from -10 to +60 points" */
-static void add_range(up_buf *out, const up_paired *l)
+static void add_range(up_buf *out, const up_comparison *c)
 {
     up_buf_adds(out, "the lift could be anywhere from ");
-    add_pts(out, l->ci_lo);
+    add_pts(out, c, c->lift.ci_lo);
     up_buf_adds(out, " to ");
-    add_pts(out, l->ci_hi);
+    add_pts(out, c, c->lift.ci_hi);
     up_buf_adds(out, " points");
 }
 
 /* "+35 to +100" */
-static void add_span(up_buf *out, double from, double to)
+static void add_span(up_buf *out, const up_comparison *c)
 {
-    add_pts(out, from);
+    add_pts(out, c, c->lift.ci_lo);
     up_buf_adds(out, " to ");
-    add_pts(out, to);
+    add_pts(out, c, c->lift.ci_hi);
+}
+
+/* A drop of -x points, unsigned, on its side of 0 and of the margin. */
+static void add_down(up_buf *out, const up_comparison *c, double x)
+{
+    char t[UP_STATS_FMT_LEN];
+    double bars[2] = {0.0, c->margin * 100.0};
+
+    up_buf_adds(out, up_stats_fmt_num(t, sizeof(t), -x * 100.0, 0, 0, bars,
+                                      c->margin > 0 ? 2 : 1));
 }
 
 /* "22 to 70 points": a drop given by the lift interval [lo, hi] < 0 */
-static void add_drop(up_buf *out, const up_paired *l)
+static void add_drop(up_buf *out, const up_comparison *c)
 {
-    up_buf_addf(out, "%ld to %ld points", lround(-l->ci_hi * 100),
-                lround(-l->ci_lo * 100));
+    add_down(out, c, c->lift.ci_hi);
+    up_buf_adds(out, " to ");
+    add_down(out, c, c->lift.ci_lo);
+    up_buf_adds(out, " points");
 }
 
 static void text_beneficial(up_buf *out, const up_comparison *c)
 {
     up_buf_adds(out, "a lift of ");
-    add_span(out, c->lift.ci_lo, c->lift.ci_hi);
+    add_span(out, c);
     up_buf_adds(out, " points");
 }
 
 static void text_harmful(up_buf *out, const up_comparison *c)
 {
     up_buf_adds(out, "a drop of ");
-    add_drop(out, &c->lift);
+    add_drop(out, c);
+}
+
+/* 1 when the pass rate drops significantly. */
+static int drops(const up_comparison *c)
+{
+    return c->lift.p < UP_STATS_ALPHA && c->lift.diff < 0;
 }
 
 static void text_saver(up_buf *out, const up_comparison *c)
 {
-    up_buf_addf(out,
-                "%.0f%% fewer tokens, and the pass rate drops by no more "
-                "than %.0f points",
-                -c->token_change * 100, fmax(0.0, -c->lift.ci_lo * 100));
+    up_buf_addf(out, "%.0f%% fewer tokens, and the pass rate ",
+                -c->token_change * 100);
+    if (drops(c)) { /* real, but inside the margin */
+        up_buf_adds(out, "drops by ");
+        add_drop(out, c);
+        up_buf_addf(out, ": a real drop, within the margin of %.0f points",
+                    c->margin * 100);
+        return;
+    }
+    up_buf_adds(out, "drops by no more than ");
+    add_down(out, c, fmin(0.0, c->lift.ci_lo));
+    up_buf_adds(out, " points");
 }
 
 static void text_trade(up_buf *out, const up_comparison *c)
 {
     up_buf_addf(out, "%.0f%% fewer tokens, but ", -c->token_change * 100);
-    if (c->lift.p < UP_STATS_ALPHA && c->lift.diff < 0) {
+    if (drops(c)) {
         up_buf_adds(out, "the pass rate drops by ");
-        add_drop(out, &c->lift);
+        add_drop(out, c);
         return;
     }
     up_buf_adds(out, "the pass rate may drop (");
-    add_range(out, &c->lift);
+    add_range(out, c);
     up_buf_adds(out, ")");
 }
 
 static void text_no_effect(up_buf *out, const up_comparison *c)
 {
     up_buf_adds(out, "the lift lies within ");
-    add_span(out, c->lift.ci_lo, c->lift.ci_hi);
+    add_span(out, c);
     up_buf_addf(out, " points, inside the margin of %.0f points",
                 c->margin * 100);
 }
@@ -946,7 +1023,7 @@ static void text_none(up_buf *out, const up_comparison *c)
 
 static void text_inconclusive(up_buf *out, const up_comparison *c)
 {
-    add_range(out, &c->lift);
+    add_range(out, c);
 }
 
 /* The words after "verdict: ", per verdict. */

@@ -449,19 +449,37 @@ static int open_to_line(const up_eval_plan *p, const up_eval_job *j)
     return !j->done || (!j->agent && up_eval_case_needs_workspace(p, j->kase));
 }
 
-/* Restore the job line names, when it is one of p's and open to it; 1
- * when that job was not done before. */
-static int replay_line(up_eval_plan *p, const char *line, size_t len)
+/* Restore the job line names, when it is one of p's and open to it (an
+ * errored line only with keep_errors; an answered line also over an
+ * errored one); 1 when that job was not done before. */
+static int replay_line(up_eval_plan *p, const char *line, size_t len,
+                       int keep_errors)
 {
     json_t *o = json_loadb(line, len, 0, NULL);
     up_eval_job *j = o ? find_job(p, o) : NULL;
     int was = j && j->done;
+    int errored = json_integer_value(json_object_get(o, "error")) != 0;
 
-    if (j && open_to_line(p, j) &&
-        !json_integer_value(json_object_get(o, "error")))
+    if (j && (open_to_line(p, j) || (j->error && !errored)) &&
+        (!errored || keep_errors))
         restore(p, j, o);
     json_decref(o);
     return j && !was && j->done;
+}
+
+/* 1 when batch_dir is a merge of shards (its plan says so). */
+static int is_merged(const char *batch_dir)
+{
+    up_buf path = UP_BUF_INIT;
+    json_t *plan = NULL;
+    int merged;
+
+    up_fs_join(&path, batch_dir, UP_EVAL_BATCH_PLAN);
+    merged = !up_json_load_file(&plan, path.data, NULL) &&
+             json_object_get(plan, UP_EVAL_MERGED) != NULL;
+    json_decref(plan);
+    up_buf_release(&path);
+    return merged;
 }
 
 int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
@@ -472,7 +490,7 @@ int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
-    int rc = 0;
+    int rc = 0, keep_errors = is_merged(batch_dir);
 
     *restored = 0;
     up_fs_join(&path, batch_dir, "journal.jsonl");
@@ -484,7 +502,7 @@ int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
     while (f && (n = getline(&line, &cap, f)) > 0) {
         if (line[n - 1] != '\n')
             break; /* a torn last line: the job re-runs */
-        *restored += (size_t)replay_line(p, line, (size_t)n - 1);
+        *restored += (size_t)replay_line(p, line, (size_t)n - 1, keep_errors);
     }
     if (f && ferror(f))
         rc = up_error_set(err, UP_EIO, "'%s': cannot read: %s", path.data,

@@ -429,6 +429,7 @@ void up_eval_pays_text(up_buf *out, const up_eval_summary *s)
 {
     const up_arm_totals *w = &s->arm[UP_ARM_SKILL],
                         *b = &s->arm[UP_ARM_BASELINE];
+    char lift[UP_STATS_FMT_LEN];
     int pays = up_eval_pays(s);
 
     if (pays < 0)
@@ -450,6 +451,8 @@ void up_eval_pays_text(up_buf *out, const up_eval_summary *s)
         up_buf_addf(out, " (%+.0f%%)",
                     (w->cost_per_pass / b->cost_per_pass - 1) * 100);
     if (s->cmp.paired)
-        up_buf_addf(out, ", for a lift of %+.0f points at %+.0f%% tokens",
-                    s->cmp.lift.diff * 100, s->cmp.token_change * 100);
+        up_buf_addf(out, ", for a lift of %s points at %+.0f%% tokens",
+                    up_stats_fmt_bound(lift, sizeof(lift), s->cmp.lift.diff,
+                                       s->cmp.margin),
+                    s->cmp.token_change * 100);
 }

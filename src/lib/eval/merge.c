@@ -116,9 +116,26 @@ static int check_cover(json_t *const *plans, char *const *batches, size_t n,
     return rc;
 }
 
+/* A shard's journal as copied: lines, and of them errored jobs. */
+struct shard_count {
+    size_t lines, errored;
+};
+
+/* Count line (len bytes) into c. */
+static void count_line(struct shard_count *c, const char *line, size_t len)
+{
+    json_t *o = json_loadb(line, len, 0, NULL);
+
+    c->lines++;
+    c->errored += json_integer_value(json_object_get(o, "error")) != 0;
+    json_decref(o);
+}
+
 /* Append batch's complete journal lines to fd (a torn last line of an
- * interrupted shard is left out; a shard without jobs may have none). */
-static int copy_journal(int fd, const char *batch, up_error *err)
+ * interrupted shard is left out; a shard without jobs may have none),
+ * counted into c. */
+static int copy_journal(int fd, const char *batch, struct shard_count *c,
+                        up_error *err)
 {
     up_buf path = UP_BUF_INIT;
     char *line = NULL;
@@ -132,12 +149,16 @@ static int copy_journal(int fd, const char *batch, up_error *err)
     if (!fp && errno != ENOENT)
         rc = up_error_set(err, UP_EIO, "'%s': cannot read: %s", path.data,
                           strerror(errno));
-    while (fp && !rc && (len = getline(&line, &cap, fp)) > 0)
-        if (line[len - 1] == '\n' && up_fs_write_all(fd, line, (size_t)len))
+    while (fp && !rc && (len = getline(&line, &cap, fp)) > 0) {
+        if (line[len - 1] != '\n')
+            continue;
+        count_line(c, line, (size_t)len);
+        if (up_fs_write_all(fd, line, (size_t)len))
             rc = up_error_set(err, UP_EIO,
                               "cannot write the merged journal: "
                               "%s",
                               strerror(errno));
+    }
     if (fp && !rc && ferror(fp))
         rc = up_error_set(err, UP_EIO, "'%s': cannot read", path.data);
     if (fp)
@@ -147,8 +168,26 @@ static int copy_journal(int fd, const char *batch, up_error *err)
     return rc;
 }
 
+/* A note on each shard whose every conversation errored: merged, they
+ * stay errors (the finishing --resume sends nothing). */
+static void note_errored(up_buf *notes, char *const *batches,
+                         json_t *const *plans, const struct shard_count *c,
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c[i].lines && c[i].errored == c[i].lines)
+            up_buf_addf(notes,
+                        "shard %ld of %ld ('%s'): all %zu of its "
+                        "conversations errored; they stay errors in the "
+                        "merged batch (its --resume sends nothing): run that "
+                        "shard again (--resume it) before merging to measure "
+                        "them\n",
+                        shard_field(plans[i], "index"),
+                        shard_field(plans[i], "count"), batches[i], c[i].lines);
+}
+
 static int write_journal(const char *dir, char *const *batches, size_t n,
-                         up_error *err)
+                         struct shard_count *c, up_error *err)
 {
     up_buf path = UP_BUF_INIT;
     int fd, rc = 0;
@@ -159,7 +198,7 @@ static int write_journal(const char *dir, char *const *batches, size_t n,
         rc = up_error_set(err, UP_EIO, "'%s': cannot create: %s", path.data,
                           strerror(errno));
     for (size_t i = 0; i < n && !rc; i++)
-        rc = copy_journal(fd, batches[i], err);
+        rc = copy_journal(fd, batches[i], &c[i], err);
     if (fd >= 0 && !rc && fsync(fd))
         rc = up_error_set(err, UP_EIO, "'%s': cannot write: %s", path.data,
                           strerror(errno));
@@ -169,14 +208,18 @@ static int write_journal(const char *dir, char *const *batches, size_t n,
     return rc;
 }
 
-/* The new batch: the journals, then the plan without its shard mark. */
+/* The new batch: the journals, then the plan without its shard mark but
+ * marked merged (a resume then re-sends no errored job). */
 static int write_merged(const char *dir, const json_t *plan,
-                        char *const *batches, size_t n, up_error *err)
+                        char *const *batches, size_t n, struct shard_count *c,
+                        up_error *err)
 {
     up_buf path = UP_BUF_INIT;
     json_t *whole = json_deep_copy(plan);
-    int rc = write_journal(dir, batches, n, err);
+    int rc = write_journal(dir, batches, n, c, err);
 
+    json_object_set_new(whole, UP_EVAL_MERGED,
+                        json_pack("{s:I}", "shards", (json_int_t)n));
     json_object_del(whole, "shard");
     up_fs_join(&path, dir, UP_EVAL_BATCH_PLAN);
     if (!rc)
@@ -186,10 +229,12 @@ static int write_merged(const char *dir, const json_t *plan,
     return rc;
 }
 
-int up_merge_shards(up_buf *dir, up_buf *id, const char *runs_dir,
-                    char *const *batches, size_t n, up_error *err)
+int up_merge_shards(up_buf *dir, up_buf *id, up_buf *notes,
+                    const char *runs_dir, char *const *batches, size_t n,
+                    up_error *err)
 {
     json_t **plans = up_xcalloc(n ? n : 1, sizeof(*plans));
+    struct shard_count *c = up_xcalloc(n ? n : 1, sizeof(*c));
     int rc = n ? 0 : up_error_set(err, UP_EUSAGE, "no shard batch given");
 
     for (size_t i = 0; i < n && !rc; i++)
@@ -201,9 +246,12 @@ int up_merge_shards(up_buf *dir, up_buf *id, const char *runs_dir,
     if (!rc)
         rc = up_store_batch_new(dir, id, runs_dir, err);
     if (!rc)
-        rc = write_merged(dir->data, plans[0], batches, n, err);
+        rc = write_merged(dir->data, plans[0], batches, n, c, err);
+    if (!rc)
+        note_errored(notes, batches, plans, c, n);
     if (rc && dir->len)
         up_fs_rm_tree(dir->data);
+    free(c);
     for (size_t i = 0; i < n; i++)
         json_decref(plans[i]);
     free(plans);

@@ -26,6 +26,9 @@ static const char *const why_labels[] = {
     [UP_SELECT_TOO_EXPENSIVE] = "too expensive",
     [UP_SELECT_TOO_WEAK] = "too weak",
     [UP_SELECT_UNSURE] = "not enough evidence",
+    [UP_SELECT_UNPRICED] = "meets the goal, no price",
+    [UP_SELECT_MEETS] = "meets the goal",
+    [UP_SELECT_NOT_MEASURED] = "not measured",
 };
 
 const char *up_select_why_label(up_select_why why)
@@ -111,16 +114,39 @@ size_t up_select_cases_for(const up_stats_case *c, size_t n, double bar)
     return smallest(cases_settle, &a);
 }
 
-/* The ranking key of a candidate that meets the goal: priced first. */
-static double rank_key(const up_select_row *r)
+/* Ranking keys of a candidate that meets the goal, lowest first: cost
+ * per passed case, or (without prices) the pass rate. */
+typedef double (*rank_fn)(const up_select_row *r, const up_select_cand *c);
+
+static double by_cost(const up_select_row *r, const up_select_cand *c)
 {
+    (void)c;
     return r->cost_per_pass >= 0 ? r->cost_per_pass : INFINITY;
+}
+
+static double by_rate(const up_select_row *r, const up_select_cand *c)
+{
+    (void)r;
+    return -c->rate.rate;
 }
 
 /* Further cases (at runs) for a total of need trials over have. */
 static size_t more(size_t need, size_t have, unsigned runs)
 {
     return need > have ? (need - have + runs - 1) / runs : 0;
+}
+
+/* Further cases (at runs) that bring r's effective sample size, which
+ * its interval is Wilson's at, to need: at r's design effect (trials /
+ * n_eff) each case adds runs / deff to it, not runs. */
+size_t up_select_more_cases(size_t need, const up_rate *r, unsigned runs)
+{
+    double deff = r->n_eff > 0 ? (double)r->trials / r->n_eff : 1.0;
+    double k = ((double)need * deff - (double)r->trials) / (double)runs;
+
+    if (!runs || k <= 0)
+        return 0;
+    return k > (double)GROW_MAX ? GROW_MAX : (size_t)ceil(k - 1e-9);
 }
 
 /* Where the candidate's interval lies against the goal's bar. */
@@ -138,8 +164,8 @@ static void classify(up_select_row *r, const up_select_cand *c,
         up_stats_lift(&r->vs, c->vs, c->nvs);
         lo = r->vs.ci_lo, hi = r->vs.ci_hi, bar = -g->margin;
     }
-    if (g->beat && !r->vs.n) {
-        r->why = UP_SELECT_UNSURE; /* no case answered by both */
+    if (!c->rate.trials || (g->beat && !r->vs.n)) {
+        r->why = UP_SELECT_NOT_MEASURED; /* errored, or no case in common */
     } else if (lo >= bar) {
         r->why = UP_SELECT_TOO_EXPENSIVE; /* until ranked */
     } else if (hi < bar) {
@@ -147,24 +173,45 @@ static void classify(up_select_row *r, const up_select_cand *c,
     } else {
         r->why = UP_SELECT_UNSURE;
         r->more_cases =
-            g->beat ? more(up_select_cases_for(c->vs, c->nvs, bar), c->nvs, 1)
-                    : more(up_select_trials_for(c->rate.rate, bar),
-                           c->rate.trials, runs);
+            g->beat
+                ? more(up_select_cases_for(c->vs, c->nvs, bar), c->nvs, 1)
+                : up_select_more_cases(up_select_trials_for(c->rate.rate, bar),
+                                       &c->rate, runs);
     }
 }
 
-/* Index of the cheapest row that meets the goal not yet ranked, or n. */
-static size_t cheapest(const up_select_row *rows, size_t n)
+/* Index of the first-ranked row of kind pool (meets the goal, not yet
+ * ranked), by key, the earliest on a tie; n when none. */
+static size_t first(const up_select_row *rows, const up_select_cand *c,
+                    size_t n, up_select_why pool, rank_fn key)
 {
     size_t best = n;
 
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].why != UP_SELECT_TOO_EXPENSIVE)
+        if (rows[i].why != pool)
             continue;
-        if (best == n || rank_key(&rows[i]) < rank_key(&rows[best]))
+        if (best == n || key(&rows[i], &c[i]) < key(&rows[best], &c[best]))
             best = i;
     }
     return best;
+}
+
+/* Mark the unpriced rows that meet the goal; how many are priced. */
+static size_t split_priced(up_select_row *rows, const up_select_cand *c,
+                           size_t n, size_t *unpriced)
+{
+    size_t priced = 0;
+
+    *unpriced = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].why != UP_SELECT_TOO_EXPENSIVE)
+            continue;
+        if (c[i].priced)
+            priced++;
+        else
+            rows[i].why = UP_SELECT_UNPRICED, (*unpriced)++;
+    }
+    return priced;
 }
 
 static int check_goal(const up_select_goal *g, up_error *err)
@@ -184,18 +231,30 @@ int up_select_decide(up_select_row *rows, size_t *chosen,
                      const up_select_cand *c, size_t n,
                      const up_select_goal *goal, up_error *err)
 {
-    size_t second;
+    size_t second, unpriced, priced;
+    up_select_why pool = UP_SELECT_TOO_EXPENSIVE;
+    rank_fn key = by_cost;
     int rc = check_goal(goal, err);
 
     if (rc)
         return rc;
     for (size_t i = 0; i < n; i++)
         classify(&rows[i], &c[i], goal);
-    *chosen = cheapest(rows, n);
+    *chosen = n;
+    priced = split_priced(rows, c, n, &unpriced);
+    if (unpriced && !goal->allow_unpriced) {
+        for (size_t i = 0; i < n; i++) /* none is "too expensive" */
+            if (rows[i].why == UP_SELECT_TOO_EXPENSIVE)
+                rows[i].why = UP_SELECT_MEETS;
+        return 0; /* no choice on cost: an unpriced one may be cheapest */
+    }
+    if (!priced)
+        pool = UP_SELECT_UNPRICED, key = by_rate;
+    *chosen = first(rows, c, n, pool, key);
     if (*chosen == n)
         return 0;
     rows[*chosen].why = UP_SELECT_CHOSEN;
-    second = cheapest(rows, n);
+    second = first(rows, c, n, pool, key);
     if (second < n)
         rows[second].why = UP_SELECT_RUNNER_UP;
     return 0;

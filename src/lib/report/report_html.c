@@ -106,16 +106,20 @@ static void lift_table(up_buf *out, const up_report_batch *b, size_t bi)
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_comparison *c = &b->models[i].cmp;
         up_buf v = UP_BUF_INIT;
+        char fd[UP_STATS_FMT_LEN], fl[UP_STATS_FMT_LEN], fh[UP_STATS_FMT_LEN];
 
         td_name(out, b->models[i].model);
         rate_cell(out, &c->base);
         rate_cell(out, &c->skill);
-        up_buf_addf(out,
-                    "<td class=\"liftv\">%+.0f points <span class=\"mut\">"
-                    "[%+.0f, %+.0f]</span></td><td>%.3g</td><td "
-                    "class=\"verdict\">",
-                    c->lift.diff * 100, c->lift.ci_lo * 100,
-                    c->lift.ci_hi * 100, c->lift.p);
+        up_buf_addf(
+            out,
+            "<td class=\"liftv\">%s points <span class=\"mut\">"
+            "[%s, %s]</span></td><td>%.3g</td><td "
+            "class=\"verdict\">",
+            up_stats_fmt_bound(fd, sizeof(fd), c->lift.diff, c->margin),
+            up_stats_fmt_bound(fl, sizeof(fl), c->lift.ci_lo, c->margin),
+            up_stats_fmt_bound(fh, sizeof(fh), c->lift.ci_hi, c->margin),
+            c->lift.p);
         up_stats_verdict_text(&v, c);
         up_report_esc(out, v.data);
         up_buf_adds(out, "</td></tr>");

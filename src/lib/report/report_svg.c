@@ -115,10 +115,14 @@ void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi)
     svg_open(out, h, "Lift of the skill per model (forest plot)", id.data);
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_paired *l = &b->models[i].cmp.lift;
+        double m = b->models[i].cmp.margin;
+        char fd[UP_STATS_FMT_LEN], fl[UP_STATS_FMT_LEN], fh[UP_STATS_FMT_LEN];
 
         up_report_esc(out, b->models[i].model);
-        up_buf_addf(out, ": lift %+.0f points, 95%% interval %+.0f to %+.0f, ",
-                    l->diff * 100, l->ci_lo * 100, l->ci_hi * 100);
+        up_buf_addf(out, ": lift %s points, 95%% interval %s to %s, ",
+                    up_stats_fmt_bound(fd, sizeof(fd), l->diff, m),
+                    up_stats_fmt_bound(fl, sizeof(fl), l->ci_lo, m),
+                    up_stats_fmt_bound(fh, sizeof(fh), l->ci_hi, m));
         up_report_esc(out, up_stats_verdict_label(b->models[i].cmp.verdict));
         up_buf_adds(out, ". ");
     }
@@ -131,16 +135,19 @@ void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi)
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_paired *l = &b->models[i].cmp.lift;
         int y = 8 + (int)i * ROW + 12;
+        char fd[UP_STATS_FMT_LEN];
 
         label(out, y + 4, b->models[i].model);
         up_buf_addf(out,
                     "<line class=\"ci\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
                     "y2=\"%d\"/><rect class=\"pt\" x=\"%.1f\" y=\"%d\" "
                     "width=\"9\" height=\"9\"/><text class=\"val\" x=\"%.1f\" "
-                    "y=\"%d\">%+.0f</text>",
+                    "y=\"%d\">%s</text>",
                     xpos(l->ci_lo, -1, 1), y, xpos(l->ci_hi, -1, 1), y,
                     xpos(l->diff, -1, 1) - 4.5, y - 4, xpos(l->diff, -1, 1) - 8,
-                    y - 7, l->diff * 100);
+                    y - 7,
+                    up_stats_fmt_bound(fd, sizeof(fd), l->diff,
+                                       b->models[i].cmp.margin));
     }
     up_buf_adds(out, "</svg>");
     up_buf_release(&id);
