@@ -129,4 +129,26 @@ is "$(printf '%s' "$page" | grep -o '<section id="batch-[0-9]*"><h2>[a-z]*' | se
     "alpha beta gamma " "the page shows each skill of the sweep as its own section"
 like "$page" "t.querySelectorAll('th')" "the leaderboard sorts on a header click"
 unlike "$page" "http" "the page references nothing outside"
+
+# sorting, in a real browser: a click on generic.a's header, then again
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+    echo "# SKIP browser checks: chromium is not installed (scripts/deps.sh)"
+    done_testing
+    exit
+fi
+order() { # order COLUMN CLICKS: the skills' order after CLICKS clicks on
+    # the header of COLUMN (1 skill, 2 generic.a)
+    sed "s|</body>|<script>for(var i=0;i<$2;i++)document.querySelector('table.board th:nth-child($1)').click();</script></body>|" \
+        "$T/full.html" >"$T/click.html"
+    HOME="$T" "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+        --no-first-run --user-data-dir="$T/chrome" --dump-dom \
+        "file://$T/click.html" 2>"$T/chrome.err" | tr -d '\n' |
+        sed 's|.*<table class="board">||; s|</table>.*||' |
+        grep -o '<tr><td data-v="[a-z]*"' | sed 's/.*="//; s/"//' | tr '\n' ' '
+}
+is "$(order 2 0)" "alpha beta gamma " "the leaderboard lists the skills in order"
+is "$(order 1 1)" "gamma beta alpha " "a click on 'skill' sorts by name (Z to A)"
+is "$(order 2 2)" "gamma beta alpha " "two on a model sort by its lift, lowest first"
+is "$(order 2 3)" "alpha beta gamma " "three: highest first again"
 done_testing
