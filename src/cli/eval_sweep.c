@@ -135,6 +135,7 @@ static json_t *board_json(const struct board *b, const up_eval_session *e)
 
 static void sweep_json(const struct board *b, const up_eval_session *e)
 {
+    const up_eval_plan *judge = up_eval_session_part(e, 0); /* holds it */
     json_t *skills = json_array(), *doc;
 
     for (size_t i = 0; i < b->nskills; i++) {
@@ -153,12 +154,29 @@ static void sweep_json(const struct board *b, const up_eval_session *e)
                       "path", sw->path, "cases", (json_int_t)sw->suite.ncases,
                       "tests_source", sw->tests_src, "models", models));
     }
-    doc = json_pack("{s:s?, s:I, s:i, s:o, s:o}", "batch_id",
+    doc = json_pack("{s:s?, s:I, s:i, s:o, s:o, s:{s:I, s:I, s:I}}", "batch_id",
                     e->s.batch_id.len ? e->s.batch_id.data : NULL, "cases",
                     (json_int_t)e->suite.ncases, "runs", e->plan.runs, "skills",
-                    skills, "leaderboard", board_json(b, e));
+                    skills, "leaderboard", board_json(b, e), "judge", "calls",
+                    (json_int_t)judge->judge_calls, "input_tokens",
+                    (json_int_t)judge->judge_usage.input, "output_tokens",
+                    (json_int_t)judge->judge_usage.output);
     out_json(doc);
     json_decref(doc);
+}
+
+/* The model table without the models that answered nothing (views). */
+static void live_table(const up_eval_summary *s, const char *dead, size_t n)
+{
+    up_eval_summary *live = up_xcalloc(n, sizeof(*live));
+    size_t k = 0;
+
+    for (size_t m = 0; m < n; m++)
+        if (!dead[m])
+            live[k++] = s[m];
+    if (k)
+        eval_report_table(live, k);
+    free(live);
 }
 
 /* Each skill as its own eval reports it: its models, then the table. */
@@ -172,7 +190,7 @@ static void skills_text(const struct board *b, const up_eval_session *e,
             if (!b->dead[i][m])
                 eval_report_text(&e->sweep[i].plan, &b->sums[i][m], a->verbose);
         if (b->nmodels > 1)
-            eval_report_table(b->sums[i], b->nmodels);
+            live_table(b->sums[i], b->dead[i], b->nmodels);
     }
 }
 
