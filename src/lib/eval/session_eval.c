@@ -30,9 +30,7 @@ void up_eval_session_release(up_eval_session *e)
     up_session_release(&e->s);
     up_suite_release(&e->suite);
     up_harbor_release(&e->harbor);
-    if (e->nsweep) /* the cases are views into the skills' suites */
-        up_suite_release(&e->suite);
-    session_sweep_release(e);
+    session_sweep_release(e); /* after e->suite, whose cases point here */
     up_skill_release(&e->skill);
     up_skill_release(&e->base_skill);
     up_config_release(&e->cfg);
