@@ -153,12 +153,15 @@ int eval_outcome_failures(const up_eval_session *e, const char *dead)
 {
     const up_eval_job *first, *last;
     size_t n = up_eval_session_failed(e, &first, &last), all = 0;
-    const up_eval_plan *p = up_eval_session_part(e, 0);
+    const up_eval_plan *p;
     up_error err;
 
-    for (size_t m = 0; m < e->plan.nmodels; m++)
-        if (dead[m] && up_eval_unanswered(p, m, &err))
-            out_error("%s", err.msg);
+    for (size_t m = 0; m < e->plan.nmodels; m++) /* the first part says */
+        for (size_t k = 0; dead[m] && (p = up_eval_session_part(e, k)); k++)
+            if (up_eval_unanswered(p, m, &err)) {
+                out_error("%s", err.msg);
+                break;
+            }
     if (!n)
         return EXIT_OK;
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)

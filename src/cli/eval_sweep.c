@@ -194,17 +194,24 @@ static void skills_text(const struct board *b, const up_eval_session *e,
     }
 }
 
-/* The gates over every skill and model; a model is dead when it
- * answered nothing in any skill. */
-static int sweep_gates(const struct board *b, const struct eval_args *a,
-                       char *dead)
+/* The gates over every skill and model; dead[m] when model m ran some
+ * conversation and answered none, in any skill. */
+static int sweep_gates(const struct board *b, const up_eval_session *e,
+                       const struct eval_args *a, char *dead)
 {
     int rc = EXIT_OK;
 
     for (size_t m = 0; m < b->nmodels; m++) {
-        dead[m] = 1;
-        for (size_t i = 0; i < b->nskills; i++)
-            dead[m] &= b->dead[i][m];
+        size_t ran = 0, answered = 0;
+
+        for (size_t i = 0; i < b->nskills; i++) {
+            const up_eval_plan *p = &e->sweep[i].plan;
+
+            answered += up_eval_answered(p, m, NULL);
+            for (size_t j = 0; j < p->njobs; j++)
+                ran += p->jobs[j].model == m;
+        }
+        dead[m] = ran && !answered;
     }
     for (size_t i = 0; i < b->nskills; i++) {
         int g = eval_gates(a, b->sums[i], b->nmodels);
@@ -232,7 +239,7 @@ int eval_sweep_outcome(const up_eval_session *e, const struct eval_args *a,
     }
     eval_outcome_cut_note(e);
     if (!rc)
-        rc = sweep_gates(&b, a, dead);
+        rc = sweep_gates(&b, e, a, dead);
     if (rc >= 0) {
         int failed = eval_outcome_failures(e, dead);
 

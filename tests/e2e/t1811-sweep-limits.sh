@@ -56,6 +56,13 @@ done
 is "$(cat "$T/rec.jsonl" 2>/dev/null | wc -l | tr -d ' ')" 0 \
     "no refusal sent a request"
 
+# a dead endpoint: each model that answered nothing gets its line, exit 4
+run "$UPSKILL" eval "$T/one" "$T/two" -m a -m b --base-url http://127.0.0.1:1/v1 \
+    --no-cache --runs-dir "$T/dead" --shard 1/2
+is "$rc" 4 "a sweep against a dead endpoint exits 4"
+like "$err" "'generic.a': no conversation was answered" "model a's error line"
+like "$err" "'generic.b': no conversation was answered" "model b's error line"
+
 mk evil 'x<script>alert(1)</script>'
 run ev "$T/one" "$T/evil"
 is "$rc" 0 "a sweep with a hostile skill name runs"
