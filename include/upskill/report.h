@@ -94,9 +94,12 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
 
 /*
  * The skills of a sweep batch in dir, in their order (batch_summary.json's
- * stats.sweep.skills), appended to *names (a NULL-terminated heap vector
- * of *n heap strings); nothing for any other batch.
+ * stats.sweep.skills), each name once and at most UP_REPORT_SWEEP_MAX of
+ * them (eval's cap, UP_SWEEP_MAX_SKILLS: a longer list was not written
+ * by eval), appended to *names (a NULL-terminated heap vector of *n heap
+ * strings); nothing for any other batch.
  */
+#define UP_REPORT_SWEEP_MAX 500
 void up_report_sweep_skills(char ***names, size_t *n, const char *dir);
 
 /* 1 when run_N of the folder belongs to b (every run, unless b views

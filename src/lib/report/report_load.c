@@ -296,24 +296,36 @@ int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
     return up_report_batch_load_skill(b, dir, NULL, seed, err);
 }
 
+/* 1 when name is among names[0..n). */
+static int listed(char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
 void up_report_sweep_skills(char ***names, size_t *n, const char *dir)
 {
     up_buf p = UP_BUF_INIT;
     json_t *o = NULL, *v;
     up_error e = {0};
-    size_t i;
+    size_t before = *n;
 
     up_fs_join(&p, dir, "batch_summary.json");
     if (up_json_load_file(&o, p.data, &e) == 0) {
         v = json_object_get(
             json_object_get(json_object_get(o, "stats"), "sweep"), "skills");
-        for (i = 0; i < json_array_size(v); i++)
-            if (json_is_string(json_array_get(v, i))) {
-                *names = up_xrealloc(*names, (*n + 2) * sizeof(**names));
-                (*names)[(*n)++] =
-                    up_xstrdup(json_string_value(json_array_get(v, i)));
-                (*names)[*n] = NULL;
-            }
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            const char *s = json_string_value(json_array_get(v, i));
+
+            if (!s || listed(*names + before, *n - before, s) ||
+                *n - before >= UP_REPORT_SWEEP_MAX)
+                continue;
+            *names = up_xrealloc(*names, (*n + 2) * sizeof(**names));
+            (*names)[(*n)++] = up_xstrdup(s);
+            (*names)[*n] = NULL;
+        }
     }
     json_decref(o);
     up_buf_release(&p);
