@@ -210,6 +210,9 @@ void eval_report_table(const up_eval_summary *s, size_t n);
 int eval_report_plan(const up_suite *suite, const struct eval_args *a);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id, json_t *tasks);
+/* Model m's answers cut at the output cap, as that document's
+ * cut_conversations (a new reference). */
+json_t *eval_report_cut_json(const up_eval_plan *p, size_t m);
 /* One model's entry of that document (a new reference). */
 json_t *eval_report_model_json(const up_eval_summary *s);
 /*

@@ -145,6 +145,8 @@ static void sweep_json(const struct board *b, const up_eval_session *e)
         for (size_t m = 0; m < b->nmodels; m++) {
             json_t *o = eval_report_model_json(&b->sums[i][m]);
 
+            json_object_set_new(o, "cut_conversations",
+                                eval_report_cut_json(&sw->plan, m));
             json_object_set_new(o, "answered", json_boolean(!b->dead[i][m]));
             json_array_append_new(models, o);
         }

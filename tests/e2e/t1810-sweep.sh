@@ -84,6 +84,16 @@ is "$(wc -l <"$T/rec.jsonl" | tr -d ' ')" 64 "the resume sent nothing"
 run "$UPSKILL" runs -d "$T/full"
 like "$out" "│ gamma │ 100%→0%" "upskill runs shows the sweep as a skill x model matrix"
 
+# a skill of the sweep gives what its own eval gives
+"$UPSKILL" eval "$T/reg/beta" -m a -m b --no-cache --base-url "$FAKE_URL/v1" \
+    --runs 2 --seed 7 --runs-dir "$T/alone" --json >"$T/alone.json" 2>/dev/null
+jq -S '.models | map(del(.with_skill.latency_ms, .baseline.latency_ms))' \
+    "$T/alone.json" >"$T/alone.models"
+jq -S '.skills[1].models | map(del(.answered, .with_skill.latency_ms, .baseline.latency_ms))' \
+    "$T/full.json" >"$T/swept.models"
+ok "$(cmp -s "$T/alone.models" "$T/swept.models"; echo $?)" \
+    "a skill's --json in the sweep equals its own eval's (but timings)"
+
 # four shards, merged and finished: the unsharded leaderboard
 pids=
 for i in 1 2 3 4; do
