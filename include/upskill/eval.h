@@ -235,6 +235,11 @@ typedef struct up_eval_plan {
     char *system_base;  /* the neutral system prompt (compare: plus skill
                            A), owned */
     char *system_skill; /* the neutral prompt plus the skill, owned */
+    /* a sweep (several skills, docs/eval.md): per case, the skill arm's
+     * system prompt of the case's own skill (its first), owned (cases of
+     * one skill share one string), or NULL: system_skill for every case
+     * (up_eval_plan_case_prompts) */
+    char **case_system;
     /* compare (docs/compare.md): the skill the baseline arm carries
      * (skill A; the skill arm carries skill B), borrowed; NULL: the
      * baseline runs without a skill */
@@ -457,6 +462,14 @@ void up_eval_plan_release(up_eval_plan *p);
  * with skill A and arm 1 with the plan's skill B.  Call before running.
  */
 void up_eval_plan_set_base(up_eval_plan *p, const up_skill *a);
+
+/*
+ * A sweep: each case that carries its own skill (up_case.skills) gets
+ * the chat-mode system prompt of that skill in the skill arm
+ * (up_eval_system), as the plan's skill's is made.  Call after
+ * up_eval_plan_init, before running.
+ */
+void up_eval_plan_case_prompts(up_eval_plan *p);
 
 /* The skill installed or injected in an arm: the plan's skill in the
  * skill arm, skill_base (NULL for a plain baseline) in the other. */

@@ -60,6 +60,13 @@ typedef struct up_report_batch {
     size_t nruns;
     struct up_compare *upstream;
     size_t nupstream;
+    /* a sweep (eval SKILL...: several skills in one batch folder): the
+     * skill this view of the batch holds (its runs only), or NULL: every
+     * run of the folder */
+    char *only_skill;
+    unsigned char *run_in; /* with only_skill: per run number up to
+                              nrun_in, 1 when run_N is this skill's */
+    size_t nrun_in;
     uint64_t seed;        /* statistics seed used */
     const up_config *cfg; /* the prices shown (the caller's; may be NULL) */
 } up_report_batch;
@@ -75,6 +82,37 @@ typedef struct up_report_batch {
 int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
                          up_error *err);
 void up_report_batch_release(up_report_batch *b);
+
+/*
+ * A sweep batch's view of one skill: as up_report_batch_load, reading
+ * only the runs whose run_result.json names skill (b->only_skill), so
+ * that the page shows each skill of the batch as its own batch.  skill
+ * NULL: the whole folder (up_report_batch_load).
+ */
+int up_report_batch_load_skill(up_report_batch *b, const char *dir,
+                               const char *skill, uint64_t seed, up_error *err);
+
+/*
+ * The skills of a sweep batch in dir, in their order (batch_summary.json's
+ * stats.sweep.skills), each name once and at most UP_REPORT_SWEEP_MAX of
+ * them (eval's cap, UP_SWEEP_MAX_SKILLS: a longer list was not written
+ * by eval), appended to *names (a NULL-terminated heap vector of *n heap
+ * strings); nothing for any other batch.
+ */
+#define UP_REPORT_SWEEP_MAX 500
+void up_report_sweep_skills(char ***names, size_t *n, const char *dir);
+
+/* 1 when run_N of the folder belongs to b (every run, unless b views
+ * one skill of a sweep). */
+int up_report_run_in(const up_report_batch *b, int run);
+
+/*
+ * The leaderboard of the sweeps among b (report_board.c): for each run
+ * of consecutive views of one sweep folder, a skill x model table of
+ * lifts with their 95% intervals and verdicts, sorted by a click on a
+ * column header (a small inline script).  Nothing when b holds no sweep.
+ */
+void up_report_board(up_buf *out, const up_report_batch *b, size_t n);
 
 /*
  * The batch folders named by path: path itself when it holds a

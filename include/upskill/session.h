@@ -291,7 +291,27 @@ typedef struct up_eval_request {
     /* --sound FILE: only the tasks that file of --check verdicts marks
      * sound (harbor.h); NULL: every runnable task, with a warning */
     const char *sound;
+    /* a sweep (docs/eval.md, "Many skills in one batch"): the skill
+     * folders, each with its own tests, run as one plan; nsweep 0: one
+     * skill (skill_path) */
+    const char *const *sweep_paths;
+    size_t nsweep;
 } up_eval_request;
+
+/* The most skills one sweep takes (docs/eval.md). */
+#define UP_SWEEP_MAX_SKILLS 500
+
+/* One skill of a sweep: its own skill, tests and, once the run is
+ * graded, its own plan (the sweep's jobs of its cases). */
+typedef struct up_sweep_skill {
+    const char *path; /* as given (borrowed) */
+    up_skill skill;
+    up_suite suite;    /* its own tests */
+    char *tests_src;   /* where they came from ("'x/skill_meta.json'") */
+    size_t off;        /* its first case in the sweep's suite */
+    up_eval_plan plan; /* after up_eval_session_run: its jobs, moved out
+                          of the sweep's plan; njobs 0 before */
+} up_sweep_skill;
 
 /* An eval's state: config, skill, suite, session and plan, all owned. */
 typedef struct up_eval_session {
@@ -299,7 +319,9 @@ typedef struct up_eval_session {
     up_skill skill;
     up_skill base_skill; /* compare: skill A (rq->base_skill_path) */
     up_suite suite;
-    up_harbor_set harbor; /* --tasks: the tasks (their skills) */
+    up_harbor_set harbor;  /* --tasks: the tasks (their skills) */
+    up_sweep_skill *sweep; /* a sweep: nsweep skills, else NULL */
+    size_t nsweep;
     up_session s;
     up_eval_plan plan; /* after up_eval_session_start */
 } up_eval_session;
@@ -350,6 +372,20 @@ int up_eval_session_run(up_eval_session *e, up_error *err);
 int up_eval_session_summarize(const up_eval_session *e, uint64_t seed,
                               up_eval_summary **sums, char **dead,
                               up_error *err);
+
+/*
+ * A sweep: the summaries of skill i's models (as up_eval_session_summarize
+ * over that skill's own plan), after up_eval_session_run.
+ */
+int up_eval_session_sweep_summarize(const up_eval_session *e, size_t i,
+                                    uint64_t seed, up_eval_summary **sums,
+                                    char **dead, up_error *err);
+
+/*
+ * The plans holding the jobs, for i from 0 until NULL: e->plan alone, or
+ * once a sweep's run has split it, each skill's own plan.
+ */
+const up_eval_plan *up_eval_session_part(const up_eval_session *e, size_t i);
 
 /* Conversations that failed after every retry, with the first and the
  * last of them (NULL when none); not those whose request outgrew the

@@ -40,20 +40,23 @@ static const struct opt opts[] = {
 
 const struct cmd_spec cmd_eval_spec = {
     "eval",
-    "SKILL_PATH | --tasks DIR",
+    "SKILL_PATH... | --tasks DIR",
     "measure a skill's lift: with it and without it",
     "Tests come from -t, else the skill's skill_meta.json, else its\n"
     "evals/evals.json (skill-creator), else the test-gen model writes them\n"
-    "and they are saved into skill_meta.json.  See docs/eval.md.",
+    "and they are saved into skill_meta.json.  Several SKILL_PATHs are one\n"
+    "batch (a sweep), each skill with its own tests, ending in a skill x\n"
+    "model leaderboard.  See docs/eval.md.",
     opts,
     0,
-    1};
+    -1};
 
 /* A skill path, or --tasks (which runs every conversation as an agent
  * with the run tool); 0, or a usage error printed. */
 static int tasks_args(int nargs)
 {
-    if (nargs != !a.tasks || ((a.tasks_check || a.sound) && !a.tasks)) {
+    if ((a.tasks ? nargs != 0 : nargs < 1) ||
+        ((a.tasks_check || a.sound) && !a.tasks)) {
         out_error("%s", a.tasks ? "--tasks takes no SKILL_PATH"
                         : nargs ? "--check and --sound need --tasks DIR"
                                 : "missing SKILL_PATH (or --tasks DIR)");
@@ -61,6 +64,31 @@ static int tasks_args(int nargs)
     }
     if (a.tasks)
         a.agent = a.run_tool = 1;
+    return 0;
+}
+
+/* Several SKILL_PATHs: a sweep (eval_sweep.c); what it cannot do yet
+ * is a usage error.  0, or -1 with the error printed. */
+static int sweep_args(char **args, int nargs)
+{
+    const char *no = a.plan                                  ? "--plan"
+                     : a.trigger                             ? "--trigger"
+                     : a.inject && !strcmp(a.inject, "both") ? "--inject both"
+                                                             : NULL;
+
+    if (nargs < 2)
+        return 0;
+    if (no) {
+        out_error("a sweep of several skills does not take %s (yet): run "
+                  "each skill on its own",
+                  no);
+        return -1;
+    }
+    for (int i = 1; i < nargs; i++)
+        if (opt_need_path(&cmd_eval_spec, "SKILL_PATH", args[i]))
+            return -1;
+    a.sweep = (const char *const *)args;
+    a.nsweep = (size_t)nargs;
     return 0;
 }
 
@@ -81,12 +109,14 @@ int cmd_eval(int argc, char **argv)
         rc = tasks_args(nargs);
     if (rc == 0 && !a.tasks)
         rc = eval_cli_need_paths(&cmd_eval_spec, &a, args[0]);
+    if (rc == 0 && !a.tasks)
+        rc = sweep_args(args, nargs);
     if (rc == 0 && a.tasks_check) {
         rc = harbor_check_report(&a);
     } else if (rc == 0) {
         a.skill_path = a.tasks ? NULL : args[0];
-        a.upstream_lines =
-            !a.tasks && !a.json && !(a.inject && !strcmp(a.inject, "both"));
+        a.upstream_lines = !a.tasks && !a.json && !a.nsweep &&
+                           !(a.inject && !strcmp(a.inject, "both"));
         rc = eval_cli_run(&a);
     } else {
         rc = rc > 0 ? 0 : EXIT_USAGE;

@@ -43,16 +43,40 @@ static int find_all(char ***dirs, size_t *n, char **args, int nargs,
     return rc;
 }
 
-static int render(char **dirs, size_t n, up_error *err)
+/* Each batch folder, or each skill of a sweep's folder, as a view:
+ * dirs[i] and skills[i] (NULL: the whole folder); the count. */
+static size_t views(char **dirs, size_t n, char ***vdir, char ***vskill)
 {
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        char **names = NULL;
+        size_t m = 0;
+
+        up_report_sweep_skills(&names, &m, dirs[i]);
+        *vdir = up_xrealloc(*vdir, (k + (m ? m : 1)) * sizeof(**vdir));
+        *vskill = up_xrealloc(*vskill, (k + (m ? m : 1)) * sizeof(**vskill));
+        for (size_t j = 0; j < (m ? m : 1); j++, k++) {
+            (*vdir)[k] = dirs[i];
+            (*vskill)[k] = m ? names[j] : NULL; /* owned */
+        }
+        free(names);
+    }
+    return k;
+}
+
+static int render(char **dirs, size_t ndirs, up_error *err)
+{
+    char **vdir = NULL, **vskill = NULL;
+    size_t n = views(dirs, ndirs, &vdir, &vskill);
     up_report_batch *b = up_xcalloc(n ? n : 1, sizeof(*b));
     up_buf page = UP_BUF_INIT;
     size_t loaded = 0;
     int rc = 0;
 
     for (; loaded < n && !rc; loaded++) {
-        rc =
-            up_report_batch_load(&b[loaded], dirs[loaded], (uint64_t)seed, err);
+        rc = up_report_batch_load_skill(&b[loaded], vdir[loaded],
+                                        vskill[loaded], (uint64_t)seed, err);
         b[loaded].cfg = cli_config();
     }
     if (!rc)
@@ -61,6 +85,10 @@ static int render(char **dirs, size_t n, up_error *err)
         rc = up_fs_write_atomic(output, page.data, page.len, 0644, err);
     for (size_t i = 0; i < loaded; i++)
         up_report_batch_release(&b[i]);
+    for (size_t i = 0; i < n; i++)
+        free(vskill[i]);
+    free(vdir);
+    free(vskill);
     free(b);
     up_buf_release(&page);
     return rc;

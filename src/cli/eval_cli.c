@@ -120,6 +120,8 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->seed = a->seed;
     rq->tasks = a->tasks;
     rq->sound = a->tasks_check ? NULL : a->sound;
+    rq->sweep_paths = a->sweep;
+    rq->nsweep = a->nsweep;
 }
 
 /* Progress: live on a TTY; plain lines for runs long enough to log. */
@@ -157,7 +159,9 @@ int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
     }
     if (!rc)
         rc = up_eval_session_start(e, &rq, err);
-    if (!rc && !a->json)
+    if (!rc && !a->json && e->nsweep)
+        eval_sweep_start(e);
+    else if (!rc && !a->json)
         eval_report_start(e);
     if (!rc)
         rc = up_eval_session_open(e, err);

@@ -52,8 +52,11 @@ struct eval_args {
     int static_check;    /* --static: --check without oracle and null */
     const char *sound;   /* --sound FILE: --check writes its verdicts
                             there; an eval runs only the sound tasks */
-    int upstream_lines;  /* eval: upstream's "Loaded N test case(s) from"
-                            and "Recommendation:" lines on stdout */
+    const char *const *sweep; /* eval SKILL...: the skill folders of a
+                                 sweep (nsweep > 1), else NULL */
+    size_t nsweep;
+    int upstream_lines; /* eval: upstream's "Loaded N test case(s) from"
+                           and "Recommendation:" lines on stdout */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
@@ -162,6 +165,17 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a);
 
 /* "Evaluating SKILL on N model(s): ..." on stderr. */
 void eval_report_start(const up_eval_session *e);
+/* A sweep's: "Evaluating N skills on M model(s): ..." (eval_sweep.c). */
+void eval_sweep_start(const up_eval_session *e);
+/* A sweep's outcome: each skill's report, the leaderboard, gates and
+ * failures (eval_sweep.c); the exit code, or a negative UP_E*. */
+int eval_sweep_outcome(const up_eval_session *e, const struct eval_args *a,
+                       up_error *err);
+/* The gates (--fail-under, --require-lift) over n summaries: EXIT_GATE
+ * with each failure printed, else EXIT_OK. */
+int eval_gates(const struct eval_args *a, const up_eval_summary *s, size_t n);
+/* Say how many answers stopped at the output cap, if any. */
+void eval_outcome_cut_note(const up_eval_session *e);
 /*
  * After a run: reports, table, cut answers, gates, failures; returns the
  * exit code (EXIT_GATE, EXIT_PROVIDER), or a negative UP_E* in err.
@@ -196,6 +210,9 @@ void eval_report_table(const up_eval_summary *s, size_t n);
 int eval_report_plan(const up_suite *suite, const struct eval_args *a);
 void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                       const char *batch_id, json_t *tasks);
+/* Model m's answers cut at the output cap, as that document's
+ * cut_conversations (a new reference). */
+json_t *eval_report_cut_json(const up_eval_plan *p, size_t m);
 /* One model's entry of that document (a new reference). */
 json_t *eval_report_model_json(const up_eval_summary *s);
 /*

@@ -100,7 +100,7 @@ void eval_report_start(const up_eval_session *e)
             e->plan.runs, e->plan.baseline ? "on" : "off");
 }
 
-static int gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
+int eval_gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
 {
     int rc = EXIT_OK;
 
@@ -130,12 +130,15 @@ static const char *job_error(const up_eval_job *j)
 /* EXIT_PROVIDER when a provider's error ended some conversation, else
  * the exit code of the students' own agents' failure (UP_EAGENT: a
  * coding-agent CLI that failed or hung is no provider error). */
-static int failure_exit(const up_eval_plan *p)
+static int failure_exit(const up_eval_session *e)
 {
-    for (size_t i = 0; i < p->njobs; i++)
-        if (p->jobs[i].done && p->jobs[i].error &&
-            p->jobs[i].error != UP_EAGENT)
-            return EXIT_PROVIDER;
+    const up_eval_plan *p;
+
+    for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
+        for (size_t i = 0; i < p->njobs; i++)
+            if (p->jobs[i].done && p->jobs[i].error &&
+                p->jobs[i].error != UP_EAGENT)
+                return EXIT_PROVIDER;
     return up_exit_code(UP_EAGENT);
 }
 
@@ -149,21 +152,27 @@ static int failure_exit(const up_eval_plan *p)
 int eval_outcome_failures(const up_eval_session *e, const char *dead)
 {
     const up_eval_job *first, *last;
-    size_t n = up_eval_session_failed(e, &first, &last);
+    size_t n = up_eval_session_failed(e, &first, &last), all = 0;
+    const up_eval_plan *p;
     up_error err;
 
-    for (size_t m = 0; m < e->plan.nmodels; m++)
-        if (dead[m] && up_eval_unanswered(&e->plan, m, &err))
-            out_error("%s", err.msg);
+    for (size_t m = 0; m < e->plan.nmodels; m++) /* the first part says */
+        for (size_t k = 0; dead[m] && (p = up_eval_session_part(e, k)); k++)
+            if (up_eval_unanswered(p, m, &err)) {
+                out_error("%s", err.msg);
+                break;
+            }
     if (!n)
         return EXIT_OK;
+    for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
+        all += p->njobs;
     /* the last names a breaker that gave up on the rest, if one did */
     out_error("%zu of %zu conversation(s) failed after retries; the first: "
               "%s%s%s",
-              n, e->plan.njobs, job_error(first),
+              n, all, job_error(first),
               strcmp(job_error(first), job_error(last)) ? "; the last: " : "",
               strcmp(job_error(first), job_error(last)) ? job_error(last) : "");
-    return failure_exit(&e->plan);
+    return failure_exit(e);
 }
 
 /* The comparison table, without the models that answered nothing. */
@@ -181,7 +190,7 @@ static void table(const up_eval_summary *s, const char *dead, size_t n)
 }
 
 /* Answers that stopped at the output cap: say how many, and how to raise. */
-static void cut_note(const up_eval_session *e)
+void eval_outcome_cut_note(const up_eval_session *e)
 {
     int cap;
     size_t n = up_eval_session_cut(e, &cap);
@@ -213,7 +222,11 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
     size_t n = e->plan.nmodels;
     up_eval_summary *s;
     char *dead;
-    int rc = up_eval_session_summarize(e, (uint64_t)a->seed, &s, &dead, err);
+    int rc;
+
+    if (e->nsweep)
+        return eval_sweep_outcome(e, a, err);
+    rc = up_eval_session_summarize(e, (uint64_t)a->seed, &s, &dead, err);
 
     if (!rc && a->json)
         eval_report_json(&e->plan, s, e->s.batch_id.data,
@@ -226,9 +239,9 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
         table(s, dead, n);
     if (!rc && a->upstream_lines && n == 1 && !dead[0])
         recommendation(&s[0]);
-    cut_note(e);
+    eval_outcome_cut_note(e);
     if (!rc)
-        rc = gates(a, s, n);
+        rc = eval_gates(a, s, n);
     if (rc >= 0) {
         int failed = eval_outcome_failures(e, dead);
 

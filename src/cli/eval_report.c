@@ -342,7 +342,7 @@ json_t *eval_report_model_json(const up_eval_summary *s)
 }
 
 /* Model m's conversations whose answer stopped at the output cap. */
-static json_t *cut_json(const up_eval_plan *p, size_t m)
+json_t *eval_report_cut_json(const up_eval_plan *p, size_t m)
 {
     static const char *const arms[] = {"baseline", "with_skill"};
     json_t *v = json_array();
@@ -368,7 +368,7 @@ void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
     for (size_t m = 0; m < p->nmodels; m++) {
         json_t *o = eval_report_model_json(&s[m]);
 
-        json_object_set_new(o, "cut_conversations", cut_json(p, m));
+        json_object_set_new(o, "cut_conversations", eval_report_cut_json(p, m));
         json_array_append_new(models, o);
     }
     doc = json_pack("{s:s, s:s?, s:I, s:i, s:b, s:o}", "skill",

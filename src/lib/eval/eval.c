@@ -353,6 +353,10 @@ void up_eval_plan_release(up_eval_plan *p)
     free(p->jobs);
     free(p->system_base);
     free(p->system_skill);
+    for (size_t k = 0; p->case_system && k < p->suite->ncases; k++)
+        if (!k || p->case_system[k] != p->case_system[k - 1])
+            free(p->case_system[k]);
+    free(p->case_system);
     memset(p, 0, sizeof(*p));
 }
 
@@ -369,7 +373,28 @@ const up_skill *up_eval_arm_skill(const up_eval_plan *p, enum up_arm arm)
     return arm == UP_ARM_SKILL ? p->skill : p->skill_base;
 }
 
+void up_eval_plan_case_prompts(up_eval_plan *p)
+{
+    size_t n = p->suite->ncases;
+
+    p->case_system = up_xcalloc(n ? n : 1, sizeof(*p->case_system));
+    for (size_t k = 0; k < n; k++) {
+        const up_case *c = &p->suite->cases[k];
+
+        if (!c->nskills)
+            continue;
+        /* cases of one skill are consecutive: one string for them all */
+        if (k && p->case_system[k - 1] &&
+            p->suite->cases[k - 1].skills == c->skills)
+            p->case_system[k] = p->case_system[k - 1];
+        else
+            p->case_system[k] = system_with_skill(&c->skills[0], p->inject);
+    }
+}
+
 const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j)
 {
+    if (j->arm == UP_ARM_SKILL && p->case_system && p->case_system[j->kase])
+        return p->case_system[j->kase];
     return j->arm == UP_ARM_SKILL ? p->system_skill : p->system_base;
 }

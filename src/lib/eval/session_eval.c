@@ -11,6 +11,7 @@
 #include "upskill/session.h"
 
 #include "lib/eval/session_int.h"
+#include "lib/eval/session_sweep.h"
 
 void up_eval_session_init(up_eval_session *e, const up_session_opts *o)
 {
@@ -29,6 +30,7 @@ void up_eval_session_release(up_eval_session *e)
     up_session_release(&e->s);
     up_suite_release(&e->suite);
     up_harbor_release(&e->harbor);
+    session_sweep_release(e); /* after e->suite, whose cases point here */
     up_skill_release(&e->skill);
     up_skill_release(&e->base_skill);
     up_config_release(&e->cfg);
@@ -164,6 +166,8 @@ int up_eval_session_load(up_eval_session *e, const up_eval_request *rq,
         rc = up_session_check_sandbox(&e->s, err);
     if (!rc && rq->tasks)
         rc = tasks_load(e, rq, &note, err);
+    else if (!rc && rq->nsweep)
+        rc = session_sweep_load(e, rq, &note, err);
     else if (!rc)
         rc = skill_and_tests(e, rq, &note, &gen, err);
     if (!rc)
@@ -205,7 +209,11 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
     if (rc)
         return rc;
     sp.nmodels = e->s.ntargets;
-    up_session_plan_init(&e->s, &e->plan, &e->skill, &e->suite, &sp);
+    up_session_plan_init(&e->s, &e->plan,
+                         e->nsweep ? &e->sweep[0].skill : &e->skill, &e->suite,
+                         &sp);
+    if (e->nsweep) /* each case's skill arm runs its own skill */
+        up_eval_plan_case_prompts(&e->plan);
     if (rq->base_skill_path) /* compare: arm 0 runs skill A */
         up_eval_plan_set_base(&e->plan, &e->base_skill);
     up_eval_plan_shard(&e->plan, rq->shard_index, rq->shard_count);
@@ -226,12 +234,15 @@ int up_eval_session_run(up_eval_session *e, up_error *err)
     up_error jerr;
     int rc;
 
-    session_stream_open(&e->s, &e->plan); /* the artifacts as jobs land */
+    if (!e->nsweep) /* a sweep's artifacts are written per skill */
+        session_stream_open(&e->s, &e->plan); /* the artifacts as jobs land */
     rc = up_session_execute(&e->s, &e->plan, NULL, err);
 
     if (rc == UP_EIO) { /* only the journal fails so */
         up_session_close_journal(&e->s, &jerr);
         up_eval_grade(&e->plan);
+        if (e->nsweep)
+            session_sweep_split(e);
         return rc;
     }
     if (up_session_close_journal(&e->s, &jerr) && !rc)
@@ -243,6 +254,10 @@ int up_eval_session_run(up_eval_session *e, up_error *err)
                      e->s.batch_id.data);
     if (!rc)
         rc = up_session_grade(&e->s, &e->plan, err);
+    if (!rc && e->nsweep) {
+        session_sweep_split(e);
+        return session_sweep_log(e, err);
+    }
     if (!rc)
         rc = up_session_log_runs(
             &e->s, &e->plan, e->skill.description ? e->skill.description : "",
@@ -253,48 +268,74 @@ int up_eval_session_run(up_eval_session *e, up_error *err)
     return rc;
 }
 
-int up_eval_session_summarize(const up_eval_session *e, uint64_t seed,
-                              up_eval_summary **sums, char **dead,
-                              up_error *err)
+/* The summaries of plan p's models. */
+static int summarize(const up_eval_session *e, const up_eval_plan *p,
+                     uint64_t seed, up_eval_summary **sums, char **dead,
+                     up_error *err)
 {
-    size_t n = e->plan.nmodels;
+    size_t n = p->nmodels;
     int rc = 0;
 
     *sums = up_xcalloc(n ? n : 1, sizeof(**sums));
     *dead = up_xcalloc(n ? n : 1, 1);
     for (size_t m = 0; m < n && !rc; m++) {
-        (*dead)[m] = up_eval_unanswered(&e->plan, m, NULL) != 0;
-        rc = up_eval_summarize(&e->plan, m, up_session_price(&e->s, m), seed,
+        (*dead)[m] = up_eval_unanswered(p, m, NULL) != 0;
+        rc = up_eval_summarize(p, m, up_session_price(&e->s, m), seed,
                                &(*sums)[m], err);
     }
     return rc;
+}
+
+int up_eval_session_summarize(const up_eval_session *e, uint64_t seed,
+                              up_eval_summary **sums, char **dead,
+                              up_error *err)
+{
+    return summarize(e, &e->plan, seed, sums, dead, err);
+}
+
+int up_eval_session_sweep_summarize(const up_eval_session *e, size_t i,
+                                    uint64_t seed, up_eval_summary **sums,
+                                    char **dead, up_error *err)
+{
+    return summarize(e, &e->sweep[i].plan, seed, sums, dead, err);
+}
+
+const up_eval_plan *up_eval_session_part(const up_eval_session *e, size_t i)
+{
+    if (!e->nsweep || !e->sweep[0].plan.jobs)
+        return i ? NULL : &e->plan;
+    return i < e->nsweep ? &e->sweep[i].plan : NULL;
 }
 
 size_t up_eval_session_failed(const up_eval_session *e,
                               const up_eval_job **first,
                               const up_eval_job **last)
 {
+    const up_eval_plan *p;
     size_t n = 0;
 
     *first = *last = NULL;
-    for (size_t i = 0; i < e->plan.njobs; i++)
-        if (up_eval_job_errored(&e->plan.jobs[i])) {
-            *first = *first ? *first : &e->plan.jobs[i];
-            *last = &e->plan.jobs[i];
-            n++;
-        }
+    for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
+        for (size_t i = 0; i < p->njobs; i++)
+            if (up_eval_job_errored(&p->jobs[i])) {
+                *first = *first ? *first : &p->jobs[i];
+                *last = &p->jobs[i];
+                n++;
+            }
     return n;
 }
 
 size_t up_eval_session_cut(const up_eval_session *e, int *cap)
 {
+    const up_eval_plan *p;
     size_t n = 0;
 
     *cap = 0;
-    for (size_t i = 0; i < e->plan.njobs; i++)
-        if (e->plan.jobs[i].cut_at) {
-            *cap = e->plan.jobs[i].cut_at;
-            n++;
-        }
+    for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
+        for (size_t i = 0; i < p->njobs; i++)
+            if (p->jobs[i].cut_at) {
+                *cap = p->jobs[i].cut_at;
+                n++;
+            }
     return n;
 }

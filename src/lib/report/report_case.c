@@ -118,7 +118,7 @@ int up_report_transcripts(up_buf *out, const up_report_batch *b, size_t bi,
         up_buf_addf(&p, "%s/run_%d", b->dir, run);
         there = up_fs_is_dir(p.data);
         up_buf_adds(&p, "/cases/transcripts.jsonl");
-        if (there)
+        if (there && up_report_run_in(b, run))
             rc = up_store_cases_each(p.data, one_artifact,
                                      &(struct transcripts){out, b, bi}, err);
         up_buf_release(&p);

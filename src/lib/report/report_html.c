@@ -445,6 +445,7 @@ int up_report_html(up_buf *out, const up_report_batch *b, size_t n,
                 "<p class=\"mut\">%zu batch(es); numbers recomputed "
                 "from the run files (docs/report.md).</p>",
                 css, n);
+    up_report_board(out, b, n); /* the sweeps' leaderboards */
     for (size_t i = 0; i < n && !rc; i++)
         rc = batch(out, &b[i], i, err);
     up_buf_addf(out, "<script>%s</script></body></html>\n", script);

@@ -203,12 +203,48 @@ static void load_plan(up_report_batch *b)
     up_buf_release(&p);
 }
 
+int up_report_run_in(const up_report_batch *b, int run)
+{
+    return !b->only_skill ||
+           (run > 0 && (size_t)run < b->nrun_in && b->run_in[run]);
+}
+
+/* A sweep's view of one skill: 1 when the run at path (its
+ * run_result.json) is that skill's, noted in b->run_in. */
+static int take_run(up_report_batch *b, const char *path, int run)
+{
+    json_t *o = NULL;
+    up_error e = {0};
+    const char *name;
+    int yes;
+
+    if (!b->only_skill)
+        return 1;
+    if (up_json_load_file(&o, path, &e) != 0)
+        return 0;
+    name = up_json_str(o, "skill_name");
+    yes = name && !strcmp(name, b->only_skill);
+    json_decref(o);
+    if (yes && (size_t)run >= b->nrun_in) {
+        b->run_in = up_xrealloc(b->run_in, (size_t)run + 1);
+        memset(b->run_in + b->nrun_in, 0, (size_t)run + 1 - b->nrun_in);
+        b->nrun_in = (size_t)run + 1;
+    }
+    if (yes)
+        b->run_in[run] = 1;
+    return yes;
+}
+
 static int load_run(up_report_batch *b, const char *name, up_error *err)
 {
     up_buf p = UP_BUF_INIT;
     int rc;
 
     up_buf_addf(&p, "%s/%s/run_result.json", b->dir, name);
+    if (!take_run(b, p.data, run_number(name))) {
+        up_buf_release(&p);
+        return 0;
+    }
     load_result(b, p.data);
     up_buf_reset(&p);
     up_buf_addf(&p, "%s/%s/cases/transcripts.jsonl", b->dir, name);
@@ -257,11 +293,53 @@ static int load_upstream(up_report_batch *b, up_error *err)
 int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
                          up_error *err)
 {
+    return up_report_batch_load_skill(b, dir, NULL, seed, err);
+}
+
+/* 1 when name is among names[0..n). */
+static int listed(char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+void up_report_sweep_skills(char ***names, size_t *n, const char *dir)
+{
+    up_buf p = UP_BUF_INIT;
+    json_t *o = NULL, *v;
+    up_error e = {0};
+    size_t before = *n;
+
+    up_fs_join(&p, dir, "batch_summary.json");
+    if (up_json_load_file(&o, p.data, &e) == 0) {
+        v = json_object_get(
+            json_object_get(json_object_get(o, "stats"), "sweep"), "skills");
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            const char *s = json_string_value(json_array_get(v, i));
+
+            if (!s || listed(*names + before, *n - before, s) ||
+                *n - before >= UP_REPORT_SWEEP_MAX)
+                continue;
+            *names = up_xrealloc(*names, (*n + 2) * sizeof(**names));
+            (*names)[(*n)++] = up_xstrdup(s);
+            (*names)[*n] = NULL;
+        }
+    }
+    json_decref(o);
+    up_buf_release(&p);
+}
+
+int up_report_batch_load_skill(up_report_batch *b, const char *dir,
+                               const char *skill, uint64_t seed, up_error *err)
+{
     char **names = NULL;
     size_t n = 0;
     int rc;
 
     memset(b, 0, sizeof(*b));
+    b->only_skill = skill ? up_xstrdup(skill) : NULL;
     b->dir = up_xstrdup(dir);
     b->seed = seed;
     {
@@ -303,6 +381,8 @@ void up_report_batch_release(up_report_batch *b)
     free(b->version);
     free(b->suite_sha);
     free(b->skill_sha);
+    free(b->only_skill);
+    free(b->run_in);
     memset(b, 0, sizeof(*b));
 }
 
