@@ -63,10 +63,16 @@ static char *cell_text(const up_eval_summary *s, int dead)
         up_buf_adds(&b, "no baseline");
     else if (!c->paired)
         up_buf_adds(&b, "not measured");
-    else
-        up_buf_addf(&b, "%+.0f [%+.0f, %+.0f] %s", c->lift.diff * 100,
-                    c->lift.ci_lo * 100, c->lift.ci_hi * 100,
-                    up_stats_verdict_label(c->verdict));
+    else {
+        char d[UP_STATS_FMT_LEN], lo[UP_STATS_FMT_LEN], hi[UP_STATS_FMT_LEN];
+
+        up_buf_addf(
+            &b, "%s [%s, %s] %s",
+            up_stats_fmt_bound(d, sizeof(d), c->lift.diff, c->margin),
+            up_stats_fmt_bound(lo, sizeof(lo), c->lift.ci_lo, c->margin),
+            up_stats_fmt_bound(hi, sizeof(hi), c->lift.ci_hi, c->margin),
+            up_stats_verdict_label(c->verdict));
+    }
     return up_buf_detach(&b);
 }
 

@@ -63,17 +63,21 @@ static size_t models(const char ***out, const up_report_batch *b, size_t n)
 static void cell(up_buf *out, const up_report_model *m)
 {
     const up_comparison *c = m ? &m->cmp : NULL;
+    char d[UP_STATS_FMT_LEN], lo[UP_STATS_FMT_LEN], hi[UP_STATS_FMT_LEN];
 
     if (!c || !c->paired) {
         up_buf_adds(out, "<td data-v=\"\" class=\"mut\">not measured</td>");
         return;
     }
     up_buf_addf(out,
-                "<td data-v=\"%.6f\">%+.0f points <span class=\"mut\">"
-                "[%+.0f, %+.0f]</span> <span class=\"verdict\">%s</span>"
+                "<td data-v=\"%.6f\">%s points <span class=\"mut\">"
+                "[%s, %s]</span> <span class=\"verdict\">%s</span>"
                 "</td>",
-                c->lift.diff, c->lift.diff * 100, c->lift.ci_lo * 100,
-                c->lift.ci_hi * 100, up_stats_verdict_label(c->verdict));
+                c->lift.diff,
+                up_stats_fmt_bound(d, sizeof(d), c->lift.diff, c->margin),
+                up_stats_fmt_bound(lo, sizeof(lo), c->lift.ci_lo, c->margin),
+                up_stats_fmt_bound(hi, sizeof(hi), c->lift.ci_hi, c->margin),
+                up_stats_verdict_label(c->verdict));
 }
 
 /* One sweep's table over its views b[0..n); id numbers it on the page. */
