@@ -2,8 +2,8 @@
 # Sharded sweeps on a real Slurm (docs/sharding.md): a one-node cluster on
 # this machine (munged, slurmctld and slurmd on localhost, with their own
 # key, socket, ports, config, state and logs in $T, nothing system-wide)
-# runs docs/examples/slurm-eval-array.sh as an array job of 4 shards
-# against the fake server, then docs/examples/slurm-merge.sh as a job
+# runs examples/slurm/eval-array.sh as an array job of 4 shards
+# against the fake server, then examples/slurm/merge.sh as a job
 # that depends on the array; the merged batch equals the unsharded run in
 # content (per-case verdicts, pass rates, lifts, tokens, costs).  Skips,
 # saying why, where Slurm cannot start: not root, binaries missing (Debian:
@@ -13,7 +13,7 @@
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
-EX="$TOP/docs/examples"
+EX="$TOP/examples/slurm"
 
 [ "$(id -u)" -eq 0 ] ||
     fake_skip_all "Slurm's daemons must run as root here (SlurmUser=root)"
@@ -166,11 +166,11 @@ upskill eval "$@" --no-cache --runs-dir "$T/full" >"$T/full.out" 2>&1
 is "$?" 0 "the unsharded run exits 0"
 
 # --- the docs' scripts, as they are: array of 4, then the merge ------------
-run sbatch --parsable --array=1-4 "$EX/slurm-eval-array.sh" "$T/runs" "$@"
+run sbatch --parsable --array=1-4 "$EX/eval-array.sh" "$T/runs" "$@"
 is "$rc" 0 "sbatch takes the array job"
 aid=${out%%;*}
 run sbatch --parsable --dependency=afterok:"$aid" --kill-on-invalid-dep=yes \
-    "$EX/slurm-merge.sh" \
+    "$EX/merge.sh" \
     "$T/runs" "$@"
 is "$rc" 0 "sbatch takes the merge job, after the array"
 mid=${out%%;*}

@@ -4,7 +4,7 @@
 #SBATCH --cpus-per-task=1
 #SBATCH --output=upskill-%A_%a.out
 # One array task per shard:
-#   sbatch --array=1-N slurm-eval-array.sh RUNS EVAL-ARGS...
+#   sbatch --array=1-N eval-array.sh RUNS EVAL-ARGS...
 # RUNS is a folder every node sees; EVAL-ARGS are upskill eval's own
 # arguments (the skill folder or folders, -t, the -m list, --runs,
 # --seed), the same for every task.  Task I runs shard I of N into

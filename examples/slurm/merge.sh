@@ -1,9 +1,9 @@
 #!/bin/sh
 #SBATCH --job-name=upskill-merge
 #SBATCH --output=upskill-merge-%j.out
-# Merges the shards of slurm-eval-array.sh and finishes the batch in
+# Merges the shards of eval-array.sh and finishes the batch in
 # RUNS/merged, once the array is done:
-#   sbatch --dependency=afterok:ARRAY-JOB-ID slurm-merge.sh RUNS EVAL-ARGS...
+#   sbatch --dependency=afterok:ARRAY-JOB-ID merge.sh RUNS EVAL-ARGS...
 # with the array's RUNS and EVAL-ARGS.  The finishing eval sends nothing:
 # every job is in the merged journal.
 set -eu
