@@ -6,7 +6,7 @@
 # One array task per shard:
 #   sbatch --array=1-N eval-array.sh RUNS EVAL-ARGS...
 # RUNS is a folder every node sees; EVAL-ARGS are upskill eval's own
-# arguments (the skill folder or folders, -t, the -m list, --runs,
+# arguments, whatever they are (the skill, -t, the -m list, --runs,
 # --seed), the same for every task.  Task I runs shard I of N into
 # RUNS/shard-I.
 set -eu
