@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential pkg-config perl curl python3 clang clang-format \
 libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
 libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev \
-bubblewrap ripgrep chromium slurm-wlm munge python3-yaml"
+bubblewrap ripgrep chromium slurm-wlm munge python3-yaml jq"
 
 # chromium: headless, for tests/e2e/t1600-report.sh (the HTML report
 # rendered in a real browser; the test skips where it is absent).
@@ -19,7 +19,8 @@ bubblewrap ripgrep chromium slurm-wlm munge python3-yaml"
 # skips where Slurm cannot start).  The packages' own services are not
 # needed: the test starts and stops daemons of its own.
 # python3-yaml: tests/e2e/t1805-shard-docs.sh parses the Kubernetes and
-# GitHub Actions examples of docs/sharding.md.
+# GitHub Actions examples of docs/sharding.md.  jq: the end-to-end tests
+# that compare batches (t1630, t1800, ...) read their JSON with it.
 
 # node and npm, for `make clis` (the coding-agent CLIs, docs/agent-clis.md),
 # only when missing: a machine with nodesource's nodejs already has both,
