@@ -55,7 +55,7 @@ ok 0 "a one-node Slurm cluster runs on localhost"
 cd "$T" || exit 1
 set -- "$T/sk" -t "$T/tests.json" -m b -m a --runs 2 --seed 5 \
     --base-url "$FAKE_URL/v1"
-upskill eval "$@" --no-cache --runs-dir "$T/full" >"$T/full.out" 2>&1
+timeout 60 upskill eval "$@" --no-cache --runs-dir "$T/full" >"$T/full.out" 2>&1
 is "$?" 0 "the unsharded run exits 0"
 
 # --- the docs' scripts, as they are: array of 4, then the merge ------------
@@ -111,7 +111,7 @@ is "$diffs" 0 "the merged batch equals the unsharded one in content"
 # batch (finished, so nothing is sent): pass rates, intervals, lift,
 # p, verdict, tokens and costs of each model and arm
 numbers() { # numbers RUNS_DIR BATCH
-    upskill eval "$@" --no-cache --json 2>/dev/null |
+    timeout 30 upskill eval "$@" --no-cache --json 2>/dev/null |
         jq -cS ".models | walk(if type == \"object\" then del(.latency_ms)
                 else . end) | $COSTS"
 }
