@@ -47,7 +47,7 @@ cat >"$T/s.json" <<'JSON'
    "reply": {"text": "GOOD, with the skill", "usage": {"input_tokens": 93, "output_tokens": 13}}},
   {"name": "bad", "reply": {"text": "meh", "usage": {"input_tokens": 37, "output_tokens": 3}}}]}
 JSON
-fake_start "$T/s.json" || fake_skip_all "the fake server did not start"
+fake_start "$T/s.json" --record "$T/rec.jsonl" || fake_skip_all "the fake server did not start"
 
 slurm_up
 ok 0 "a one-node Slurm cluster runs on localhost"
@@ -57,6 +57,8 @@ set -- "$T/sk" -t "$T/tests.json" -m b -m a --runs 2 --seed 5 \
     --base-url "$FAKE_URL/v1"
 timeout 60 upskill eval "$@" --no-cache --runs-dir "$T/full" >"$T/full.out" 2>&1
 is "$?" 0 "the unsharded run exits 0"
+sent() { wc -l <"$T/rec.jsonl" | tr -d ' '; }
+nfull=$(sent)
 
 # --- the docs' scripts, as they are: array of 4, then the merge ------------
 run sbatch --parsable --array=1-4 "$EX/eval-array.sh" "$T/runs" "$@"
@@ -81,6 +83,8 @@ for i in 1 2 3 4; do
         n=$((n + 1))
 done
 is "$n" 4 "each task wrote its shard"
+is "$(($(sent) - nfull))" "$nfull" \
+    "the shards sent what the unsharded run sent, the merge job nothing"
 
 # --- the merged batch equals the unsharded one in content -----------------
 # Costs are compared to 1e-15 dollars: they are sums in the order the
