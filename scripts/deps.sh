@@ -7,10 +7,20 @@ set -eu
 PKGS="build-essential pkg-config perl curl python3 clang clang-format \
 libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
 libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev \
-bubblewrap ripgrep chromium"
+bubblewrap ripgrep chromium slurm-wlm munge python3-yaml jq"
 
 # chromium: headless, for tests/e2e/t1600-report.sh (the HTML report
 # rendered in a real browser; the test skips where it is absent).
+
+# slurm-wlm (slurmctld, slurmd, the sbatch/squeue/sinfo client) and munge
+# (its authentication): tests/e2e/t1800-slurm.sh brings up a one-node
+# cluster with its own config, key and ports in its scratch folder and
+# runs docs/examples' sharded-sweep scripts on it (docs/sharding.md; it
+# skips where Slurm cannot start).  The packages' own services are not
+# needed: the test starts and stops daemons of its own.
+# python3-yaml: tests/e2e/t1805-shard-docs.sh parses the Kubernetes and
+# GitHub Actions examples of docs/sharding.md.  jq: the end-to-end tests
+# that compare batches (t1630, t1800, ...) read their JSON with it.
 
 # node and npm, for `make clis` (the coding-agent CLIs, docs/agent-clis.md),
 # only when missing: a machine with nodesource's nodejs already has both,
