@@ -380,6 +380,10 @@ void up_eval_case_asserts(const up_eval_plan *p, size_t k, up_assert_list *l);
 const up_assert_list *up_eval_job_asserts(const up_eval_plan *p,
                                           up_eval_job *j);
 
+/* Number of jobs a run of p would still answer: not done, or restored
+ * from a journal without what their workspace checks need. */
+size_t up_eval_plan_pending(const up_eval_plan *p);
+
 /* Number of llm-rubric verdicts still waiting for a judge after grading. */
 size_t up_eval_pending_judgements(const up_eval_plan *p);
 

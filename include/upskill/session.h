@@ -52,6 +52,9 @@ typedef struct up_target {
     up_model model; /* resolved */
     up_endpoint ep; /* points into model and headers */
     char **headers; /* the endpoint's header lines, owned */
+    char *no_key;   /* --resume: "no API key" for this model, said only
+                       when a job is left to send (a finished batch, e.g.
+                       merged shards, needs no key); owned, or NULL */
 } up_target;
 
 typedef struct up_session_opts {

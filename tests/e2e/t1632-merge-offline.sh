@@ -92,4 +92,25 @@ is "$rc" 4 "the finishing step reports the errors (exit 4), as eval"
 like "$err" "32 of 120 conversation(s) failed" "they are said"
 is "$(wc -l <"$T/rec.jsonl" | tr -d ' ')" 0 \
     "finishing both merges sent no request at all"
+
+# --- the finishing step needs no API key ------------------------------------
+# shards run with a key the model requires; the merged batch is finished
+# without it (nothing is sent), while a batch with jobs left still asks
+for s in 1 2 3 4; do
+    UPSKILL_T1632_KEY=k1632 ev "$GOOD" "$T/k$s" --shard "$s/4" \
+        --api-key-env UPSKILL_T1632_KEY >/dev/null 2>&1
+done
+run "$UPSKILL" merge "$T"/k1/* "$T"/k2/* "$T"/k3/* "$T"/k4/* -o "$T/mk"
+kid=$out
+unset UPSKILL_T1632_KEY
+run ev "$REC" "$T/mk" --resume "$kid" --api-key-env UPSKILL_T1632_KEY
+is "$rc" 0 "a merged batch is finished without the API key"
+unlike "$err" "no API key" "and no key is asked for"
+is "$(wc -l <"$T/rec.jsonl" | tr -d ' ')" 0 "still no request sent"
+cp -r "$T/full" "$T/cut"
+C=$(ls -d "$T"/cut/*)
+head -n 20 "$C/journal.jsonl" >"$T/j" && mv "$T/j" "$C/journal.jsonl"
+run ev "$REC" "$T/cut" --resume "$(basename "$C")" --api-key-env UPSKILL_T1632_KEY
+is "$rc" 4 "a batch with jobs left to send still needs the key"
+like "$err" "no API key for" "saying so"
 done_testing

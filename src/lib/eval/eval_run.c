@@ -737,6 +737,15 @@ static int restored_workspace_job(const up_eval_plan *p, const up_eval_job *j)
            up_eval_case_needs_workspace(p, j->kase);
 }
 
+size_t up_eval_plan_pending(const up_eval_plan *p)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->njobs; i++)
+        n += !p->jobs[i].done || restored_workspace_job(p, &p->jobs[i]);
+    return n;
+}
+
 /* The most coding-agent CLI conversations at once for -j jobs. */
 static size_t cli_cap(int jobs)
 {

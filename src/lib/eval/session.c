@@ -188,6 +188,7 @@ void up_session_release(up_session *s)
     for (size_t i = 0; i < s->ntargets; i++) {
         up_strv_free(s->targets[i].headers);
         up_model_release(&s->targets[i].model);
+        free(s->targets[i].no_key);
     }
     free(s->targets);
     session_stream_close(s);
@@ -215,6 +216,10 @@ int up_session_add_target(up_session *s, const char *spec, const char *base_url,
     rc = up_model_resolve(&t->model, spec, base_url, api_key_env, s->cfg, err);
     if (!rc)
         rc = up_model_endpoint(&t->ep, &t->headers, &t->model, s->cfg, err);
+    if (rc == UP_EAUTH && s->o.resume && !t->ep.api_key && err) {
+        t->no_key = up_xstrdup(err->msg); /* up_session_open_batch */
+        rc = 0;
+    }
     return rc;
 }
 
@@ -260,6 +265,9 @@ static int resume_batch(up_session *s, up_eval_plan *p, up_error *err)
         up_store_batch_clean(s->batch_dir.data);
     if (!rc)
         rc = up_journal_replay(p, s->batch_dir.data, &s->restored, err);
+    for (size_t i = 0; !rc && i < s->ntargets; i++)
+        if (s->targets[i].no_key && up_eval_plan_pending(p))
+            rc = up_error_set(err, UP_EAUTH, "%s", s->targets[i].no_key);
     return rc;
 }
 
