@@ -68,9 +68,19 @@ typedef struct up_case {
                               (up_harbor_skill_links), or NULL */
 } up_case;
 
+/* Where a suite's cases came from, as the suite's pickers set it. */
+enum up_suite_from {
+    UP_SUITE_FROM_OTHER,    /* parsed or built by its caller */
+    UP_SUITE_FROM_FILE,     /* a -t tests file */
+    UP_SUITE_FROM_META,     /* skill_meta.json's tests */
+    UP_SUITE_FROM_EVALS,    /* evals/evals.json (skill-creator) */
+    UP_SUITE_FROM_GENERATED /* written by a model */
+};
+
 typedef struct up_suite {
     up_case *cases;
     size_t ncases;
+    int from;     /* enum up_suite_from */
     up_arena mem; /* the cases' strings and arrays */
 } up_suite;
 

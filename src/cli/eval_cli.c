@@ -151,6 +151,8 @@ int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
                                  err);
     if (!rc)
         rc = up_eval_session_load(e, &rq, err);
+    if (!rc)
+        eval_loaded_line(a, &e->suite);
     if (!rc && a->plan)
         return eval_report_plan(&e->suite, a);
     if (!rc && a->trigger) { /* the skill arm on trigger prompts */

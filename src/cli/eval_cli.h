@@ -159,6 +159,10 @@ int eval_inject_both(struct eval_args *a);
 /* The session's notes (an up_session_opts.note; ud: the eval_args). */
 void eval_note(void *ud, enum up_session_note kind, const char *text);
 
+/* Upstream's "Loaded N test case(s) from SOURCE" line for suite s, when
+ * a->upstream_lines. */
+void eval_loaded_line(const struct eval_args *a, const up_suite *s);
+
 /* The session options and the request of a (eval_cli.c; also `select`). */
 void eval_cli_session_opts(up_session_opts *o, const struct eval_args *a);
 void eval_cli_request(up_eval_request *rq, const struct eval_args *a);

@@ -491,6 +491,7 @@ void up_suite_init(up_suite *s)
 {
     s->cases = NULL;
     s->ncases = 0;
+    s->from = UP_SUITE_FROM_OTHER;
     up_arena_init(&s->mem);
 }
 

@@ -210,8 +210,10 @@ static int from_meta(up_suite *s, up_buf *note, const up_skill *skill,
     up_fs_join(&file, dir, "skill_meta.json");
     rc = up_suite_parse(s, skill->tests_json, strlen(skill->tests_json),
                         file.data, "tests", err);
-    if (!rc && s->ncases)
+    if (!rc && s->ncases) {
         up_buf_addf(note, "'%s'", file.data);
+        s->from = UP_SUITE_FROM_META;
+    }
     up_buf_release(&file);
     return rc;
 }
@@ -224,8 +226,10 @@ static int from_evals(up_suite *s, up_buf *note, const char *dir, up_error *err)
     up_fs_join(&file, dir, "evals/evals.json");
     if (up_fs_exists(file.data))
         rc = up_suite_load_evals(s, file.data, dir, err);
-    if (!rc && s->ncases)
+    if (!rc && s->ncases) {
         up_buf_addf(note, "'%s' (skill-creator format)", file.data);
+        s->from = UP_SUITE_FROM_EVALS;
+    }
     up_buf_release(&file);
     return rc;
 }
@@ -238,6 +242,7 @@ int up_suite_find(up_suite *s, up_buf *src, const char *tests_file,
     if (tests_file) {
         rc = up_suite_load(s, tests_file, err);
         up_buf_addf(src, "'%s'", tests_file);
+        s->from = UP_SUITE_FROM_FILE;
     } else if (skill->tests_json) {
         rc = from_meta(s, src, skill, skill_dir, err);
     }

@@ -62,8 +62,10 @@ static int generate(up_suite *s, up_buf *note, const up_skill *skill,
             up_error_prefix(err, "saving the generated tests (--no-save-tests "
                                  "runs without): ");
     }
-    if (!rc)
+    if (!rc) {
         say(note, s, model, rq->no_save ? NULL : path.data, &notes);
+        s->from = UP_SUITE_FROM_GENERATED;
+    }
     free(model);
     up_buf_release(&path);
     up_buf_release(&notes);
