@@ -339,14 +339,31 @@ static const up_request *agent_go(struct slot *sl, const up_request *rq)
 /* The scheduler's multi-turn hook: start the conversation (res NULL), take
  * a turn and hand back the next request, or (res NULL, the conversation
  * parked in a `run` call or a check) pick it up again. */
-static const up_request *agent_next(void *ud, size_t i, up_response *res)
+/* A tool-loop job's start: its clock, then its agent (workspace, skill,
+ * system prompt) for the job's arm; 0, or -1 (start_failed set) when
+ * the agent cannot start. */
+static int agent_start(struct slot *sl)
 {
-    struct slot *sl = ud;
     struct run *r = sl->r;
     up_eval_plan *p = r->plan;
     up_eval_job *j = &p->jobs[sl->job];
     const up_case *c = &p->suite->cases[j->kase];
     const up_skill *skill;
+
+    sl->t0 = up_http_now_ms();
+    skill = arm_skill(sl, c); /* sets case_sys first */
+    if (up_agent_new(&sl->agent, &p->agent_opts, c, skill,
+                     sl->case_sys ? sl->case_sys : r->agent_sys[j->arm],
+                     agent_user(r, c, j->kase), &sl->start_err)) {
+        sl->start_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static const up_request *agent_next(void *ud, size_t i, up_response *res)
+{
+    struct slot *sl = ud;
 
     (void)i;
     if (sl->recorded)
@@ -357,15 +374,7 @@ static const up_request *agent_next(void *ud, size_t i, up_response *res)
     }
     if (sl->agent)
         return agent_go(sl, up_agent_resume(sl->agent));
-    sl->t0 = up_http_now_ms();
-    skill = arm_skill(sl, c); /* sets case_sys first */
-    if (up_agent_new(&sl->agent, &p->agent_opts, c, skill,
-                     sl->case_sys ? sl->case_sys : r->agent_sys[j->arm],
-                     agent_user(r, c, j->kase), &sl->start_err)) {
-        sl->start_failed = 1;
-        return NULL;
-    }
-    return up_agent_first(sl->agent);
+    return agent_start(sl) ? NULL : up_agent_first(sl->agent);
 }
 
 /* A coding-agent CLI job's hook: start the CLI (first call), then, parked
@@ -471,9 +480,6 @@ static const up_request *ref_next(void *ud, size_t i, up_response *res)
     struct slot *sl = ud;
     struct run *r = sl->r;
     up_eval_plan *p = r->plan;
-    up_eval_job *j = &p->jobs[sl->job];
-    const up_case *c = &p->suite->cases[j->kase];
-    const up_skill *skill;
 
     (void)i;
     (void)res;
@@ -483,16 +489,11 @@ static const up_request *ref_next(void *ud, size_t i, up_response *res)
         return sl->check && !*r->stop && !up_check_step(sl->check)
                    ? UP_JOB_PARKED
                    : ref_over(sl);
-    sl->t0 = up_http_now_ms();
     sl->res = &sl->own;
-    skill = arm_skill(sl, c);
-    if (up_agent_new(&sl->agent, &p->agent_opts, c, skill,
-                     sl->case_sys ? sl->case_sys : r->agent_sys[j->arm],
-                     agent_user(r, c, j->kase), &sl->start_err)) {
-        sl->start_failed = 1;
+    if (agent_start(sl))
         return NULL;
-    }
-    if (ref_of(p, sl->job) == UP_REF_ORACLE && oracle_start(sl, c))
+    if (ref_of(p, sl->job) == UP_REF_ORACLE &&
+        oracle_start(sl, &p->suite->cases[p->jobs[sl->job].kase]))
         return UP_JOB_PARKED;
     return ref_over(sl);
 }
