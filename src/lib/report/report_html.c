@@ -39,7 +39,7 @@ static const char css[] =
     ".scroll{overflow-x:auto;max-width:100%}.scroll>table{margin-top:0}"
     "th,td{white-space:nowrap}td.verdict,td.text{white-space:normal;"
     "min-width:12em}td.text{max-width:24em}.nw{white-space:nowrap}"
-    ".prov td:last-child{white-space:normal;overflow-wrap:anywhere}"
+    ".prov td{white-space:normal}.prov td:last-child{overflow-wrap:anywhere}"
     "pre,summary,h2,p{overflow-wrap:anywhere}.chart{max-width:none}"
     ".nm{color:var(--mut);font-style:italic}.chart .nm{fill:var(--mut)}"
     ".band{fill:var(--line);opacity:.6}"
@@ -526,8 +526,11 @@ static void provenance(up_buf *out, const up_report_batch *b)
                      "<tbody>");
     kv(out, "batch", b->id);
     kv(out, "folder", b->dir);
-    for (size_t i = 0; i < b->nmodels; i++)
-        kv(out, "resolved model", b->models[i].model);
+    for (size_t i = 0; i < b->nmodels; i++) { /* whole, never broken */
+        up_buf_adds(out, "<tr><td>resolved model</td><td><span class=\"nw\">");
+        up_report_esc(out, b->models[i].model);
+        up_buf_adds(out, "</span></td></tr>");
+    }
     kv(out, "suite sha256 (batch_plan.json)", b->suite_sha);
     kv(out, "skill sha256 (batch_plan.json)", b->skill_sha);
     kv(out, "written by upskill", b->version);
