@@ -278,9 +278,11 @@ static void sb_table(up_buf *out, const up_report_batch *b)
     up_buf_adds(out, "<table class=\"sbview\"><caption>SkillsBench view: "
                      "mean of the per-task pass rates, normalized gain g, "
                      "95% interval 1.96 sd / &radic;N</caption><thead><tr>"
-                     "<th>model</th><th>tasks</th><th>with skill</th><th>"
-                     "without</th><th>difference</th><th>g</th></tr></thead>"
-                     "<tbody>");
+                     "<th>model</th><th>tasks</th><th>");
+    up_report_esc(out, b->arm_name[1] ? b->arm_name[1] : "with skill");
+    up_buf_adds(out, "</th><th>");
+    up_report_esc(out, b->arm_name[0] ? b->arm_name[0] : "without");
+    up_buf_adds(out, "</th><th>difference</th><th>g</th></tr></thead><tbody>");
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_sbview *v = &b->models[i].cmp.sb;
 
