@@ -372,7 +372,7 @@ static void pareto_desc(up_buf *out, const struct pt *p, size_t n,
         up_report_esc(out, up_report_arm(b, p[i].skill));
         up_buf_addf(out, ": %.0f%% at ", p[i].y * 100);
         tick_value(out, p[i].x, cost);
-        up_buf_addf(out, " %s per case%s. ", cost ? "" : "tokens",
+        up_buf_addf(out, "%s per case%s. ", cost ? "" : " tokens",
                     dominated(&p[i], p, n) ? "" : " (on the Pareto frontier)");
     }
     for (size_t i = 0; i < 2 * b->nmodels; i++)
