@@ -102,9 +102,10 @@ static void artifact(up_buf *out, const json_t *o, size_t bi,
 
     up_buf_addf(out, "<details id=\"t-%zu-%ld-%ld\"><summary>", bi,
                 up_json_long(o, "run_number", 0), up_json_long(o, "case", 0));
-    up_buf_addf(out, "case %ld · ", up_json_long(o, "case", 0));
-    up_report_esc(out, up_json_str(o, "model"));
-    up_buf_adds(out, " · ");
+    up_buf_addf(out, "case %ld · <span class=\"nw\">",
+                up_json_long(o, "case", 0));
+    up_report_esc(out, up_json_str(o, "model")); /* never broken */
+    up_buf_adds(out, "</span> · ");
     up_report_esc(out, up_json_str(o, "arm"));
     up_buf_addf(out, " · repeat %ld · <span class=\"%s\">%s</span></summary>",
                 up_json_long(o, "repeat", 0), pass ? "pass" : "fail",

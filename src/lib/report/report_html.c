@@ -388,8 +388,11 @@ static void agent_table(up_buf *out, const up_report_batch *b)
     box(out, 1);
     up_buf_adds(out, "<table><caption>Agent mode: activation and tool use"
                      "</caption><thead><tr><th>model</th><th>skill read "
-                     "(activation)</th><th>tool calls baseline</th><th>tool "
-                     "calls skill</th></tr></thead><tbody>");
+                     "(activation)</th><th>tool calls ");
+    up_report_esc(out, up_report_arm(b, 0));
+    up_buf_adds(out, "</th><th>tool calls ");
+    up_report_esc(out, up_report_arm(b, 1));
+    up_buf_adds(out, "</th></tr></thead><tbody>");
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_report_model *m = &b->models[i];
 
