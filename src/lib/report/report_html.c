@@ -522,6 +522,39 @@ static void price(up_buf *out, const up_report_batch *b, const char *model)
     up_buf_release(&v);
 }
 
+/* Provenance rows saying what the batch is: the statistics' seed and
+ * margin and where they come from, the shard, a compare batch's skills. */
+static void what_batch(up_buf *out, const up_report_batch *b)
+{
+    up_buf v = UP_BUF_INIT;
+
+    up_buf_addf(&v, "%llu (%s; statistics recomputed by upskill %s)",
+                (unsigned long long)b->seed,
+                b->seed_given ? "given to report --seed"
+                              : "the batch's, batch_plan.json",
+                UPSKILL_VERSION);
+    kv(out, "statistics seed", v.data);
+    up_buf_reset(&v);
+    up_buf_addf(&v, "%g points (%s)", b->margin * 100,
+                b->margin_given ? "given to report --margin"
+                                : "the batch's, batch_plan.json, else 5");
+    kv(out, "\"no meaningful effect\" margin", v.data);
+    if (b->shard_count) {
+        up_buf_reset(&v);
+        up_buf_addf(&v,
+                    "shard %ld of %ld: a part of the batch (upskill merge "
+                    "joins the shards)",
+                    b->shard_index, b->shard_count);
+        kv(out, "shard (--shard)", v.data);
+    }
+    for (int s = 0; s < 2 && b->arm_name[0]; s++)
+        kv(out,
+           s ? "compare: skill B (with_skill runs)"
+             : "compare: skill A (baseline runs)",
+           b->arm_name[s]);
+    up_buf_release(&v);
+}
+
 static void provenance(up_buf *out, const up_report_batch *b)
 {
     up_buf seed = UP_BUF_INIT;
@@ -543,32 +576,8 @@ static void provenance(up_buf *out, const up_report_batch *b)
         up_buf_addf(&seed, "attempt %d (its runs alone are shown)",
                     b->kept_attempt);
         kv(out, "generate batch: kept", seed.data);
-        up_buf_reset(&seed);
     }
-    up_buf_addf(&seed, "%llu (%s; statistics recomputed by upskill %s)",
-                (unsigned long long)b->seed,
-                b->seed_given ? "given to report --seed"
-                              : "the batch's, batch_plan.json",
-                UPSKILL_VERSION);
-    kv(out, "statistics seed", seed.data);
-    up_buf_reset(&seed);
-    up_buf_addf(&seed, "%g points (%s)", b->margin * 100,
-                b->margin_given ? "given to report --margin"
-                                : "the batch's, batch_plan.json, else 5");
-    kv(out, "\"no meaningful effect\" margin", seed.data);
-    if (b->shard_count) {
-        up_buf_reset(&seed);
-        up_buf_addf(&seed,
-                    "shard %ld of %ld: a part of the batch (upskill merge "
-                    "joins the shards)",
-                    b->shard_index, b->shard_count);
-        kv(out, "shard (--shard)", seed.data);
-    }
-    for (int s = 0; s < 2 && b->arm_name[0]; s++)
-        kv(out,
-           s ? "compare: skill B (with_skill runs)"
-             : "compare: skill A (baseline runs)",
-           b->arm_name[s]);
+    what_batch(out, b);
     for (size_t i = 0; i < b->nmodels; i++)
         price(out, b, b->models[i].model);
     up_buf_adds(out, "</tbody></table>");
@@ -635,22 +644,10 @@ static void upstream_batch(up_buf *out, const up_report_batch *b)
     up_buf_adds(out, "</tbody></table></div>");
 }
 
-static int batch(up_buf *out, const up_report_batch *b, size_t bi,
-                 up_error *err)
+/* The batch's heading: its skill (a compare batch: A and B), id, cases,
+ * and the shard it is; then what a shard or a comparison means. */
+static void heading(up_buf *out, const up_report_batch *b, size_t bi)
 {
-    int rc;
-
-    if (b->runs) {
-        up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
-        up_report_esc(out, b->skill ? b->skill : "(no skill name)");
-        up_buf_adds(out, " <span class=\"mut\">batch ");
-        up_report_esc(out, b->id);
-        up_buf_adds(out, ", upstream's run files</span></h2>");
-        upstream_batch(out, b);
-        up_buf_adds(out, "</section>");
-        return 0;
-    }
-
     up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
     if (b->arm_name[0]) {
         up_buf_adds(out, "compare ");
@@ -676,6 +673,25 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
         up_buf_adds(out, "<p>A comparison of two skills "
                          "(<code>upskill compare</code>): skill A takes the "
                          "baseline's place, the lift is B − A.</p>");
+}
+
+static int batch(up_buf *out, const up_report_batch *b, size_t bi,
+                 up_error *err)
+{
+    int rc;
+
+    if (b->runs) {
+        up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
+        up_report_esc(out, b->skill ? b->skill : "(no skill name)");
+        up_buf_adds(out, " <span class=\"mut\">batch ");
+        up_report_esc(out, b->id);
+        up_buf_adds(out, ", upstream's run files</span></h2>");
+        upstream_batch(out, b);
+        up_buf_adds(out, "</section>");
+        return 0;
+    }
+
+    heading(out, b, bi);
     up_buf_adds(out, "<h3>Pass rates</h3>");
     up_report_svg_rates(out, b, bi);
     up_buf_adds(out, "<h3>Lift and verdict</h3>");

@@ -177,16 +177,9 @@ static void margin_band(up_buf *out, double margin, int bottom)
                 margin * 100);
 }
 
-void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi)
+/* The forest plot's words: the margin, and each model's lift. */
+static void forest_desc(up_buf *out, const up_report_batch *b)
 {
-    int h = (int)b->nmodels * ROW + 40;
-    up_buf id = UP_BUF_INIT;
-
-    up_buf_addf(&id, "forest-%zu", bi);
-    svg_open(out, h,
-             b->arm_name[0] ? "Lift of B over A per model (forest plot)"
-                            : "Lift of the skill per model (forest plot)",
-             id.data);
     up_buf_addf(out,
                 "The band is the no-meaningful-effect margin, -%g to +%g "
                 "points. ",
@@ -207,6 +200,19 @@ void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi)
         up_buf_adds(out, ". ");
     }
     up_buf_adds(out, "</desc>");
+}
+
+void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi)
+{
+    int h = (int)b->nmodels * ROW + 40;
+    up_buf id = UP_BUF_INIT;
+
+    up_buf_addf(&id, "forest-%zu", bi);
+    svg_open(out, h,
+             b->arm_name[0] ? "Lift of B over A per model (forest plot)"
+                            : "Lift of the skill per model (forest plot)",
+             id.data);
+    forest_desc(out, b);
     margin_band(out, b->margin, h - 24);
     axis(out, 4, h - 24, -1, 1, 0.5, "");
     up_buf_addf(out,
