@@ -121,8 +121,9 @@ int up_report_measured(const up_report_batch *b, const up_report_model *m,
 void up_report_unmeasured(up_buf *out, const up_report_model *m, int skill)
 {
     if (m->errors[skill])
-        up_buf_addf(out, "not measured: all %zu conversations errored",
-                    m->errors[skill]);
+        up_buf_addf(out, "not measured: %s %zu conversation%s errored",
+                    m->errors[skill] == 1 ? "its" : "all", m->errors[skill],
+                    m->errors[skill] == 1 ? "" : "s");
     else
         up_buf_adds(out, "not measured: no conversation ran");
 }
