@@ -694,7 +694,8 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s);
  * Does the skill pay for itself at the configured prices: 1 when a passed
  * case costs no more with the skill than without, 0 when it costs more
  * (or the skill arm passed nothing), -1 when unknown (no price, no
- * baseline, or neither arm passed).
+ * baseline, neither arm passed, or an arm answered no conversation: all
+ * errored, not measured).
  */
 int up_eval_pays(const up_eval_summary *s);
 

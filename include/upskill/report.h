@@ -18,9 +18,12 @@
 
 /* One case of one model: both arms, its runs pooled. */
 typedef struct up_report_cell {
-    up_stats_case c;  /* counts and tokens for up_stats_compare */
-    int first_run[2]; /* run_N of its first artifact per arm (0 base,
-                         1 skill); 0: none */
+    up_stats_case c;    /* counts and tokens for up_stats_compare */
+    int first_run[2];   /* run_N of its first artifact per arm (0 base,
+                           1 skill); 0: none */
+    int fail_run[2];    /* run_N of its first answered repeat that failed,
+                           per arm; 0: none (the matrix links it) */
+    unsigned errors[2]; /* conversations that errored, per arm */
 } up_report_cell;
 
 /* One model of a batch. */
@@ -29,6 +32,8 @@ typedef struct up_report_model {
     up_report_cell *cells; /* ncases */
     up_comparison cmp;     /* up_stats_compare over cells */
     double cost[2];        /* USD per arm, < 0 unknown */
+    size_t errors[2];      /* conversations that errored, per arm: an arm
+                              with no answered one was not measured */
     double tokens[2];      /* total tokens per arm */
     up_usage usage[2];     /* per arm, summed over the artifacts' usage
                               (input, output, cached) */
@@ -67,7 +72,20 @@ typedef struct up_report_batch {
     unsigned char *run_in; /* with only_skill: per run number up to
                               nrun_in, 1 when run_N is this skill's */
     size_t nrun_in;
-    uint64_t seed;        /* statistics seed used */
+    uint64_t seed;     /* statistics seed used */
+    int seed_given;    /* 1: the caller's --seed; 0: batch_plan.json's
+                          (else 1, eval's default) */
+    double margin;     /* "no meaningful effect" margin used (a share) */
+    int margin_given;  /* 1: the caller's; 0: batch_plan.json's, else
+                          UP_STATS_MARGIN */
+    long shard_index;  /* batch_plan.json's shard (--shard I/N); */
+    long shard_count;  /* 0: the whole batch */
+    char *arm_name[2]; /* a compare batch: "A: NAME VERSION" and "B: ...",
+                          from run_result.json's "compare"; NULL: an
+                          eval (baseline, with skill) */
+    char **case_text;  /* ntext (<= ncases): each case's input, or
+                          NULL */
+    size_t ntext;
     const up_config *cfg; /* the prices shown (the caller's; may be NULL) */
 } up_report_batch;
 
@@ -81,16 +99,30 @@ typedef struct up_report_batch {
  */
 int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
                          up_error *err);
+
+/* The caller's statistics settings for up_report_batch_load2: a value not
+ * given (has_* 0) is the batch's own (batch_plan.json's "seed" and
+ * "margin"), else eval's default. */
+typedef struct up_report_opts {
+    uint64_t seed;
+    int has_seed;
+    double margin; /* a share: 0.05 for 5 points */
+    int has_margin;
+} up_report_opts;
+
+int up_report_batch_load2(up_report_batch *b, const char *dir,
+                          const up_report_opts *o, up_error *err);
 void up_report_batch_release(up_report_batch *b);
 
 /*
  * A sweep batch's view of one skill: as up_report_batch_load, reading
  * only the runs whose run_result.json names skill (b->only_skill), so
  * that the page shows each skill of the batch as its own batch.  skill
- * NULL: the whole folder (up_report_batch_load).
+ * NULL: the whole folder (up_report_batch_load2).
  */
 int up_report_batch_load_skill(up_report_batch *b, const char *dir,
-                               const char *skill, uint64_t seed, up_error *err);
+                               const char *skill, const up_report_opts *o,
+                               up_error *err);
 
 /*
  * The skills of a sweep batch in dir, in their order (batch_summary.json's

@@ -75,6 +75,7 @@ typedef struct up_run_record {
      * it ran with (owned) */
     const char *compare_arm;
     char *arm_skill;
+    char *arm_version; /* that skill's skill_meta.json version, or NULL */
     /* ours: a with-skill run of a batch with a baseline holds its model's
      * SkillsBench view over the whole batch ("skillsbench"); has_sb 0:
      * none (or one that does not read as one) */

@@ -10,12 +10,15 @@
 
 static const char *output;
 static long seed;
+static double margin;
 
 static const struct opt opts[] = {
     {'o', "output", OPT_STRING, &output, "FILE",
      "the HTML file to write (default: report.html)"},
     {0, "seed", OPT_INT, &seed, "N",
-     "seed of the statistics (default: 1, eval's default)"},
+     "seed of the statistics (default: the batch's, else 1)"},
+    {0, "margin", OPT_DOUBLE, &margin, "POINTS",
+     "\"no meaningful effect\" margin (default: the batch's, else 5)"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
@@ -73,10 +76,11 @@ static int render(char **dirs, size_t ndirs, up_error *err)
     up_buf page = UP_BUF_INIT;
     size_t loaded = 0;
     int rc = 0;
+    up_report_opts o = {(uint64_t)seed, seed >= 0, margin / 100, margin >= 0};
 
     for (; loaded < n && !rc; loaded++) {
         rc = up_report_batch_load_skill(&b[loaded], vdir[loaded],
-                                        vskill[loaded], (uint64_t)seed, err);
+                                        vskill[loaded], &o, err);
         b[loaded].cfg = cli_config();
     }
     if (!rc)
@@ -102,7 +106,8 @@ int cmd_report(int argc, char **argv)
     up_error err;
 
     output = "report.html";
-    seed = 1;
+    seed = -1;   /* not given: each batch's own */
+    margin = -1; /* likewise */
     rc = opt_parse(&cmd_report_spec, argc, argv, &args, &nargs);
     if (rc) {
         rc = rc > 0 ? 0 : EXIT_USAGE;

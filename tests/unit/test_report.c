@@ -128,3 +128,61 @@ Test(report, generate_batch_reads_the_kept_attempt)
     up_buf_release(&p);
     up_fs_rm_tree(dir);
 }
+
+static void write_file(const char *dir, const char *rel, const char *text)
+{
+    up_buf p = UP_BUF_INIT;
+    FILE *f;
+
+    up_buf_addf(&p, "%s/%s", dir, rel);
+    f = fopen(p.data, "w");
+    cr_assert(f, "%s", p.data);
+    fputs(text, f);
+    fclose(f);
+    up_buf_release(&p);
+}
+
+/* The strings this page took on from a batch (a compare batch's skill
+ * names and versions, the case text, the system prompt) stay inert; an
+ * arm whose every conversation errored is "not measured", with its count. */
+Test(report, new_strings_inert_and_errored_arm_unmeasured)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+
+    cr_assert(mkdtemp(dir));
+    up_buf_addf(&p, "%s/run_1/cases", dir);
+    cr_assert_eq(up_fs_mkdir_p(p.data, 0755, &err), 0);
+    write_file(dir, "run_1/cases/transcripts.jsonl",
+               "{\"case\":1,\"case_index\":0,\"repeat\":1,\"arm\":\"baseline\","
+               "\"model\":\"m\",\"run_number\":1,\"passed\":true,\"error\":"
+               "null,\"input\":\"<svg onload=x>\",\"messages\":[{\"role\":"
+               "\"system\",\"content\":null,\"content_file\":"
+               "\"cases/system_prompt.md\"}],\"usage\":{}}\n"
+               "{\"case\":1,\"case_index\":0,\"repeat\":1,\"arm\":"
+               "\"with_skill\",\"model\":\"m\",\"run_number\":1,\"passed\":"
+               "false,\"error\":\"http 500\",\"usage\":{}}\n");
+    write_file(dir, "run_1/cases/system_prompt.md", "<script>p</script>");
+    write_file(dir, "run_1/run_result.json",
+               "{\"run_type\":\"baseline\",\"metadata\":{\"model\":\"m\"},"
+               "\"compare\":{\"arm\":\"A\",\"skill_name\":\"<b>a</b>\","
+               "\"version\":\"<i>1</i>\"},\"stats\":{},\"cost_usd\":0}");
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(b.arm_name[0], "A: <b>a</b> <i>1</i>");
+    cr_assert_eq(b.models[0].errors[1], 1);
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert_null(strstr(page.data, "<b>a"));
+    cr_assert_null(strstr(page.data, "<i>1"));
+    cr_assert_null(strstr(page.data, "<svg onload"));
+    cr_assert_null(strstr(page.data, "<script>p"));
+    cr_assert(
+        strstr(page.data, "A: &lt;b&gt;a&lt;/b&gt; &lt;i&gt;1&lt;/i&gt;"));
+    cr_assert(strstr(page.data, "&lt;script&gt;p&lt;/script&gt;"));
+    cr_assert(strstr(page.data, "not measured: its 1 conversation errored"));
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}

@@ -551,6 +551,9 @@ json_t *up_eval_batch_identity(const up_eval_plan *p)
                   "runs", p->runs, "baseline", p->baseline, "agent", p->agent,
                   "agent_inject", (int)p->agent_inject, "seed",
                   (json_int_t)p->seed);
+    /* the verdict's margin, for the report; no identity key (a batch
+     * resumed or merged at another margin is the same batch) */
+    json_object_set_new(o, "margin", json_real(p->margin));
     if (p->skill_base) { /* compare: skill A in the baseline arm */
         up_sha256_hex(skill_hash, p->system_base, strlen(p->system_base));
         json_object_set_new(o, "base_sha256", json_string(skill_hash));

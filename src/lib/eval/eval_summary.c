@@ -394,6 +394,7 @@ void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
 
         r->compare_arm = arm == UP_ARM_SKILL ? "B" : "A";
         r->arm_skill = up_xstrdup(k->name ? k->name : "");
+        r->arm_version = k->meta.version ? up_xstrdup(k->meta.version) : NULL;
     }
     r->total_tokens = r->input_tokens + r->output_tokens;
     r->assertions_passed = r->cases_passed;
@@ -415,8 +416,11 @@ int up_eval_pays(const up_eval_summary *s)
     const up_arm_totals *w = &s->arm[UP_ARM_SKILL],
                         *b = &s->arm[UP_ARM_BASELINE];
 
+    /* an arm that answered nothing (every conversation errored) was
+     * not measured: no cost verdict about it */
     if (!s->has_baseline || w->cost_usd < 0 || b->cost_usd < 0 ||
-        (!w->passed && !b->passed))
+        (!w->passed && !b->passed) || w->jobs <= w->errors ||
+        b->jobs <= b->errors)
         return -1;
     if (!w->passed)
         return 0;

@@ -5,18 +5,22 @@
  * model matrix linked to the embedded transcripts, and its provenance.
  * Light and dark by prefers-color-scheme; printable.
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_int.h"
+#include "upskill/alloc.h"
 #include "upskill/store.h"
 #include "upskill/version.h"
 
 static const char css[] =
     ":root{--fg:#1b1f24;--bg:#fff;--mut:#5b636e;--line:#d0d7de;"
-    "--base:#8c959f;--skill:#0969da;--pass:#1a7f37;--fail:#cf222e}"
+    "--base:#8c959f;--skill:#0969da;--pass:#1a7f37;--fail:#cf222e;"
+    "--warn:#9a6700}"
     "@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;"
     "--mut:#9da7b3;--line:#30363d;--base:#6e7681;--skill:#4493f8;"
-    "--pass:#3fb950;--fail:#f85149}}"
+    "--pass:#3fb950;--fail:#f85149;--warn:#d29922}}"
     "body{font:15px/1.45 system-ui,sans-serif;color:var(--fg);"
     "background:var(--bg);margin:2em auto;max-width:1100px;padding:0 1em}"
     "table{border-collapse:collapse;margin:.5em 0 1.2em}"
@@ -32,15 +36,43 @@ static const char css[] =
     "pre{white-space:pre-wrap;margin:.2em 0 .6em;padding:.4em;"
     "border-left:3px solid var(--line)}details{margin:.2em 0}"
     ".verdict{font-weight:600}.mut{color:var(--mut)}"
+    ".scroll{overflow-x:auto;max-width:100%}.scroll>table{margin-top:0}"
+    "th,td{white-space:nowrap}td.verdict,td.text{white-space:normal;"
+    "min-width:12em}td.text{max-width:24em}.nw{white-space:nowrap}"
+    ".prov td{white-space:normal}.prov td:last-child{overflow-wrap:anywhere}"
+    "pre,summary,h2,p{overflow-wrap:anywhere}.chart{max-width:none}"
+    ".nm{color:var(--mut);font-style:italic}.chart .nm{fill:var(--mut)}"
+    ".band{fill:var(--line);opacity:.6}"
+    ".v-beneficial .pt,.v-beneficial .val{fill:var(--pass)}"
+    ".v-beneficial .ci{stroke:var(--pass)}"
+    ".v-harmful .pt,.v-harmful .val{fill:var(--fail)}"
+    ".v-harmful .ci{stroke:var(--fail)}"
+    ".v-trade_off .pt,.v-trade_off .val{fill:var(--warn)}"
+    ".v-trade_off .ci{stroke:var(--warn)}"
+    ".v-no_effect .pt,.v-inconclusive .pt{fill:var(--base)}"
+    ".v-no_effect .ci,.v-inconclusive .ci{stroke:var(--base)}"
     "@media print{details{display:none}body{max-width:none}"
+    ".scroll{overflow:visible}"
     "a{color:inherit;text-decoration:none}}";
 
+/* The filter: "9", "case 9" or "#9" is that case alone, other words
+ * match the case's text and the row; a link to a transcript or a system
+ * prompt opens its <details>, as does the page's own #anchor. */
 static const char script[] =
+    "function op(h){var e=h&&document.getElementById(decodeURIComponent("
+    "h.slice(1)));if(e&&e.tagName==='DETAILS'){e.open=true;"
+    "e.scrollIntoView();}}"
+    "document.addEventListener('click',function(e){var a=e.target.closest&&"
+    "e.target.closest('a[href^=\"#\"]');if(a)op(a.getAttribute('href'));});"
+    "window.addEventListener('hashchange',function(){op(location.hash);});"
+    "op(location.hash);"
     "document.querySelectorAll('input.filter').forEach(function(i){"
     "i.addEventListener('input',function(){var t=document.getElementById("
-    "i.dataset.table),q=i.value.toLowerCase();t.querySelectorAll('tbody tr')"
-    ".forEach(function(r){r.hidden=q&&r.textContent.toLowerCase()"
-    ".indexOf(q)<0;});});});";
+    "i.dataset.table),q=i.value.trim().toLowerCase(),"
+    "n=q.match(/^(?:case\\s*)?#?(\\d+)$/);"
+    "t.querySelectorAll('tbody tr').forEach(function(r){r.hidden=q!==''&&"
+    "(n?r.dataset.case!==n[1]:r.textContent.toLowerCase().indexOf(q)<0);"
+    "});});});";
 
 void up_report_esc(up_buf *out, const char *s)
 {
@@ -58,6 +90,77 @@ void up_report_esc(up_buf *out, const char *s)
         else
             up_buf_addc(out, *s);
     }
+}
+
+/* Dollars, one format for every price and cost on the page: two decimals
+ * from $1, else three significant digits in fixed point ($0.000562,
+ * $0.0000307), never an exponent. */
+void up_report_usd(up_buf *out, double v)
+{
+    int d = 2;
+
+    if (v > 0 && v < 1)
+        d = 2 - (int)floor(log10(v));
+    up_buf_addf(out, "$%.*f", d > 12 ? 12 : d, v);
+}
+
+const char *up_report_arm(const up_report_batch *b, int skill)
+{
+    if (b->arm_name[skill])
+        return b->arm_name[skill];
+    return skill ? "with skill" : "baseline";
+}
+
+int up_report_measured(const up_report_batch *b, const up_report_model *m,
+                       int skill)
+{
+    return up_report_trials(m, b->ncases, skill) > 0;
+}
+
+/* "not measured: all N conversations errored" (or none ran). */
+void up_report_unmeasured(up_buf *out, const up_report_model *m, int skill)
+{
+    if (m->errors[skill])
+        up_buf_addf(out, "not measured: %s %zu conversation%s errored",
+                    m->errors[skill] == 1 ? "its" : "all", m->errors[skill],
+                    m->errors[skill] == 1 ? "" : "s");
+    else
+        up_buf_adds(out, "not measured: no conversation ran");
+}
+
+/* A compare batch's verdict in A/B words (docs/compare.md), else eval's. */
+static const char *const ab_labels[UP_VERDICT_COUNT] = {
+    [UP_VERDICT_NOT_MEASURED] = "not measured",
+    [UP_VERDICT_BENEFICIAL] = "B is better than A",
+    [UP_VERDICT_HARMFUL] = "B is worse than A",
+    [UP_VERDICT_TOKEN_SAVER] = "B saves tokens over A",
+    [UP_VERDICT_TRADE_OFF] = "trade-off",
+    [UP_VERDICT_NO_EFFECT] = "no meaningful effect",
+    [UP_VERDICT_INCONCLUSIVE] = "inconclusive",
+};
+
+const char *up_report_verdict_label(const up_report_batch *b, up_verdict v)
+{
+    if (b->arm_name[0] && v < UP_VERDICT_COUNT)
+        return ab_labels[v];
+    return up_stats_verdict_label(v);
+}
+
+static void verdict_text(up_buf *out, const up_report_batch *b,
+                         const up_comparison *c)
+{
+    up_buf v = UP_BUF_INIT;
+    const char *rest;
+
+    up_stats_verdict_text(&v, c);
+    rest = strchr(v.data ? v.data : "", ':');
+    if (b->arm_name[0] && c->verdict < UP_VERDICT_COUNT) {
+        up_buf_adds(out, ab_labels[c->verdict]);
+        up_buf_adds(out, rest ? rest : "");
+    } else {
+        up_buf_adds(out, v.data ? v.data : "");
+    }
+    up_buf_release(&v);
 }
 
 size_t up_report_passes(const up_report_model *m, size_t ncases, int skill)
@@ -94,23 +197,67 @@ static void td_name(up_buf *out, const char *s)
     up_buf_adds(out, "</td>");
 }
 
-static void lift_table(up_buf *out, const up_report_batch *b, size_t bi)
+/* A table in its own horizontal scroll box: the page never widens. */
+static void box(up_buf *out, int open)
 {
+    up_buf_adds(out, open ? "<div class=\"scroll\">" : "</div>");
+}
+
+static void td_unmeasured(up_buf *out, const up_report_model *m, int skill,
+                          int span)
+{
+    up_buf_addf(out, "<td class=\"nm\" colspan=\"%d\">", span);
+    up_report_unmeasured(out, m, skill);
+    up_buf_adds(out, "</td>");
+}
+
+static void arm_rate(up_buf *out, const up_report_batch *b,
+                     const up_report_model *m, int skill)
+{
+    if (!up_report_measured(b, m, skill)) {
+        td_unmeasured(out, m, skill, 1);
+        return;
+    }
+    rate_cell(out, skill ? &m->cmp.skill : &m->cmp.base);
+    if (m->errors[skill]) { /* inside the cell, before its </td> */
+        up_buf_truncate(out, out->len - strlen("</td>"));
+        up_buf_addf(out, " <span class=\"mut\">%zu errored</span></td>",
+                    m->errors[skill]);
+    }
+}
+
+static void lift_head(up_buf *out, const up_report_batch *b, size_t bi)
+{
+    box(out, 1);
     up_buf_addf(out,
                 "<table class=\"lift\" id=\"lift-%zu\"><caption>Pass "
                 "rates and lift (95%% intervals)</caption><thead><tr>"
-                "<th>model</th><th>baseline</th><th>with skill</th>"
-                "<th>lift</th><th>p</th><th>verdict</th></tr></thead>"
-                "<tbody>",
+                "<th>model</th><th>",
                 bi);
+    up_report_esc(out, up_report_arm(b, 0));
+    up_buf_adds(out, "</th><th>");
+    up_report_esc(out, up_report_arm(b, 1));
+    up_buf_adds(out,
+                b->arm_name[0] ? "</th><th>lift (B − A)" : "</th><th>lift");
+    up_buf_adds(out, "</th><th>p</th><th>verdict</th></tr></thead><tbody>");
+}
+
+static void lift_table(up_buf *out, const up_report_batch *b, size_t bi)
+{
+    lift_head(out, b, bi);
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_comparison *c = &b->models[i].cmp;
         up_buf v = UP_BUF_INIT;
         char fd[UP_STATS_FMT_LEN], fl[UP_STATS_FMT_LEN], fh[UP_STATS_FMT_LEN];
 
         td_name(out, b->models[i].model);
-        rate_cell(out, &c->base);
-        rate_cell(out, &c->skill);
+        arm_rate(out, b, &b->models[i], 0);
+        arm_rate(out, b, &b->models[i], 1);
+        if (!c->paired) { /* no case answered in both arms */
+            up_buf_adds(out, "<td class=\"nm\" colspan=\"3\">not measured: "
+                             "no case was answered in both arms</td></tr>");
+            continue;
+        }
         up_buf_addf(
             out,
             "<td class=\"liftv\">%s points <span class=\"mut\">"
@@ -120,23 +267,27 @@ static void lift_table(up_buf *out, const up_report_batch *b, size_t bi)
             up_stats_fmt_bound(fl, sizeof(fl), c->lift.ci_lo, c->margin),
             up_stats_fmt_bound(fh, sizeof(fh), c->lift.ci_hi, c->margin),
             c->lift.p);
-        up_stats_verdict_text(&v, c);
+        verdict_text(&v, b, c);
         up_report_esc(out, v.data);
         up_buf_adds(out, "</td></tr>");
         up_buf_release(&v);
     }
     up_buf_adds(out, "</tbody></table>");
+    box(out, 0);
 }
 
 /* SkillsBench's across-task view (docs/statistics.md): a case is a task. */
 static void sb_table(up_buf *out, const up_report_batch *b)
 {
+    box(out, 1);
     up_buf_adds(out, "<table class=\"sbview\"><caption>SkillsBench view: "
                      "mean of the per-task pass rates, normalized gain g, "
                      "95% interval 1.96 sd / &radic;N</caption><thead><tr>"
-                     "<th>model</th><th>tasks</th><th>with skill</th><th>"
-                     "without</th><th>difference</th><th>g</th></tr></thead>"
-                     "<tbody>");
+                     "<th>model</th><th>tasks</th><th>");
+    up_report_esc(out, b->arm_name[1] ? b->arm_name[1] : "with skill");
+    up_buf_adds(out, "</th><th>");
+    up_report_esc(out, b->arm_name[0] ? b->arm_name[0] : "without");
+    up_buf_adds(out, "</th><th>difference</th><th>g</th></tr></thead><tbody>");
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_sbview *v = &b->models[i].cmp.sb;
 
@@ -166,43 +317,66 @@ static void sb_table(up_buf *out, const up_report_batch *b)
                              "task)</td></tr>");
     }
     up_buf_adds(out, "</tbody></table>");
+    box(out, 0);
 }
 
-static void per_pass(up_buf *out, double total, size_t passes, int usd)
+static void per_pass(up_buf *out, const up_report_batch *b,
+                     const up_report_model *m, int s, int usd)
 {
-    if (total < 0)
+    double total = usd ? m->cost[s] : m->tokens[s];
+    size_t passes = up_report_passes(m, b->ncases, s);
+
+    if (!up_report_measured(b, m, s)) {
+        up_buf_adds(out, "<td class=\"nm\">not measured</td>");
+    } else if (total < 0) {
         up_buf_adds(out, "<td>no price</td>");
-    else if (!passes)
+    } else if (!passes) {
         up_buf_adds(out, "<td>no pass</td>");
-    else if (usd)
-        up_buf_addf(out, "<td>$%.4g</td>", total / (double)passes);
-    else
+    } else if (usd) {
+        up_buf_adds(out, "<td>");
+        up_report_usd(out, total / (double)passes);
+        up_buf_adds(out, "</td>");
+    } else {
         up_buf_addf(out, "<td>%.0f</td>", total / (double)passes);
+    }
+}
+
+static void cost_head(up_buf *out, const up_report_batch *b)
+{
+    static const char *const what[] = {"tokens/pass ", "cost/pass "};
+
+    box(out, 1);
+    up_buf_adds(out, "<table><caption>Tokens and cost per passed case"
+                     "</caption><thead><tr><th>model</th>");
+    for (int k = 0; k < 4; k++) {
+        up_buf_addf(out, "<th>%s", what[k / 2]);
+        up_report_esc(out, up_report_arm(b, k % 2));
+        up_buf_adds(out, "</th>");
+    }
+    up_buf_adds(out, "<th>cost total</th></tr></thead><tbody>");
 }
 
 static void cost_table(up_buf *out, const up_report_batch *b)
 {
-    up_buf_adds(out, "<table><caption>Tokens and cost per passed case"
-                     "</caption><thead><tr><th>model</th><th>tokens/pass "
-                     "baseline</th><th>tokens/pass skill</th><th>cost/pass "
-                     "baseline</th><th>cost/pass skill</th><th>cost "
-                     "total</th></tr></thead><tbody>");
+    cost_head(out, b);
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_report_model *m = &b->models[i];
-        size_t p0 = up_report_passes(m, b->ncases, 0);
-        size_t p1 = up_report_passes(m, b->ncases, 1);
 
         td_name(out, m->model);
-        per_pass(out, m->tokens[0], p0, 0);
-        per_pass(out, m->tokens[1], p1, 0);
-        per_pass(out, m->cost[0], p0, 1);
-        per_pass(out, m->cost[1], p1, 1);
-        if (m->cost[0] < 0 || m->cost[1] < 0)
+        per_pass(out, b, m, 0, 0);
+        per_pass(out, b, m, 1, 0);
+        per_pass(out, b, m, 0, 1);
+        per_pass(out, b, m, 1, 1);
+        if (m->cost[0] < 0 || m->cost[1] < 0) {
             up_buf_adds(out, "<td>no price configured</td></tr>");
-        else
-            up_buf_addf(out, "<td>$%.4g</td></tr>", m->cost[0] + m->cost[1]);
+        } else {
+            up_buf_adds(out, "<td>");
+            up_report_usd(out, m->cost[0] + m->cost[1]);
+            up_buf_adds(out, "</td></tr>");
+        }
     }
     up_buf_adds(out, "</tbody></table>");
+    box(out, 0);
 }
 
 static void agent_table(up_buf *out, const up_report_batch *b)
@@ -216,10 +390,14 @@ static void agent_table(up_buf *out, const up_report_batch *b)
                          "use to show.</p>");
         return;
     }
+    box(out, 1);
     up_buf_adds(out, "<table><caption>Agent mode: activation and tool use"
                      "</caption><thead><tr><th>model</th><th>skill read "
-                     "(activation)</th><th>tool calls baseline</th><th>tool "
-                     "calls skill</th></tr></thead><tbody>");
+                     "(activation)</th><th>tool calls ");
+    up_report_esc(out, up_report_arm(b, 0));
+    up_buf_adds(out, "</th><th>tool calls ");
+    up_report_esc(out, up_report_arm(b, 1));
+    up_buf_adds(out, "</th></tr></thead><tbody>");
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_report_model *m = &b->models[i];
 
@@ -229,11 +407,19 @@ static void agent_table(up_buf *out, const up_report_batch *b)
                     m->tool_calls[1]);
     }
     up_buf_adds(out, "</tbody></table>");
+    box(out, 0);
 }
 
-static void matrix_cell(up_buf *out, unsigned pass, unsigned runs, int run,
-                        size_t bi, size_t ci)
+/* One arm of one case: passes of the answered runs, linked to the
+ * transcript that matters (the first failing repeat in a ✗ cell, else
+ * the first); errored runs are counted apart. */
+static void matrix_cell(up_buf *out, const up_report_cell *c, int s, size_t bi,
+                        size_t ci)
 {
+    unsigned pass = s ? c->c.skill_pass : c->c.base_pass;
+    unsigned runs = s ? c->c.skill_runs : c->c.base_runs;
+    int run = runs && pass < runs && c->fail_run[s] ? c->fail_run[s]
+                                                    : c->first_run[s];
     const char *cls = !runs ? "mut" : pass == runs ? "pass" : "fail";
 
     up_buf_addf(out, "<td class=\"%s\">", cls);
@@ -243,38 +429,69 @@ static void matrix_cell(up_buf *out, unsigned pass, unsigned runs, int run,
         up_buf_addf(out, "%s %u/%u", pass == runs ? "✓" : "✗", pass, runs);
     else
         up_buf_adds(out, "–");
+    if (c->errors[s])
+        up_buf_addf(out, " (%u errored)", c->errors[s]);
     up_buf_adds(out, run ? "</a></td>" : "</td>");
+}
+
+#define CASE_SHOWN 60 /* bytes of a case's text in the matrix */
+
+/* The case's number and its text cut at CASE_SHOWN bytes (on a UTF-8
+ * boundary, one line), the whole text in the title. */
+static void case_cell(up_buf *out, const up_report_batch *b, size_t ci)
+{
+    const char *t = ci < b->ntext ? b->case_text[ci] : NULL;
+    size_t n = t ? strlen(t) : 0, keep = n;
+    char *line;
+
+    up_buf_addf(out, "<tr data-case=\"%zu\"><td class=\"text\" title=\"",
+                ci + 1);
+    up_report_esc(out, t);
+    up_buf_addf(out, "\"><b class=\"nw\">case %zu</b> ", ci + 1);
+    if (keep > CASE_SHOWN) {
+        keep = CASE_SHOWN;
+        while (keep && ((unsigned char)t[keep] & 0xC0) == 0x80)
+            keep--;
+    }
+    line = up_xstrndup(t ? t : "", keep);
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    up_buf_adds(out, "<span class=\"mut\">");
+    up_report_esc(out, line);
+    up_buf_adds(out, keep < n ? "…</span></td>" : "</span></td>");
+    free(line);
 }
 
 static void matrix(up_buf *out, const up_report_batch *b, size_t bi)
 {
     up_buf_addf(out,
-                "<p><label>Filter cases: <input class=\"filter\" "
-                "data-table=\"matrix-%zu\" type=\"search\"></label></p>"
+                "<p><label>Filter cases (a number, or words of the case): "
+                "<input class=\"filter\" data-table=\"matrix-%zu\" "
+                "type=\"search\"></label></p><div class=\"scroll\">"
                 "<table id=\"matrix-%zu\"><caption>Case × model: passes "
-                "per arm (links open the transcript)</caption><thead>"
-                "<tr><th>case</th>",
+                "per arm (links open the transcript: a failing repeat in a "
+                "✗ cell)</caption><thead><tr><th>case</th>",
                 bi, bi);
     for (size_t i = 0; i < b->nmodels; i++)
         for (int s = 0; s < 2; s++) {
             up_buf_adds(out, "<th>");
             up_report_esc(out, b->models[i].model);
-            up_buf_adds(out, s ? " skill</th>" : " baseline</th>");
+            up_buf_adds(out, "<br>");
+            up_report_esc(out, b->arm_name[s] ? b->arm_name[s]
+                               : s            ? "skill"
+                                              : "baseline");
+            up_buf_adds(out, "</th>");
         }
     up_buf_adds(out, "</tr></thead><tbody>");
     for (size_t ci = 0; ci < b->ncases; ci++) {
-        up_buf_addf(out, "<tr><td>case %zu</td>", ci + 1);
-        for (size_t i = 0; i < b->nmodels; i++) {
-            const up_report_cell *c = &b->models[i].cells[ci];
-
-            matrix_cell(out, c->c.base_pass, c->c.base_runs, c->first_run[0],
-                        bi, ci);
-            matrix_cell(out, c->c.skill_pass, c->c.skill_runs, c->first_run[1],
-                        bi, ci);
-        }
+        case_cell(out, b, ci);
+        for (size_t i = 0; i < b->nmodels; i++)
+            for (int s = 0; s < 2; s++)
+                matrix_cell(out, &b->models[i].cells[ci], s, bi, ci);
         up_buf_adds(out, "</tr>");
     }
-    up_buf_adds(out, "</tbody></table>");
+    up_buf_adds(out, "</tbody></table></div>");
 }
 
 static void kv(up_buf *out, const char *k, const char *v)
@@ -294,10 +511,14 @@ static void price(up_buf *out, const up_report_batch *b, const char *model)
 
     up_report_esc(&v, model);
     up_buf_adds(&v, ": ");
-    if (p)
-        up_buf_addf(&v, "$%g input, $%g output, $%g cached per million tokens",
-                    p->input, p->output, p->cached);
-    else
+    if (p) {
+        up_report_usd(&v, p->input);
+        up_buf_adds(&v, " input, ");
+        up_report_usd(&v, p->output);
+        up_buf_adds(&v, " output, ");
+        up_report_usd(&v, p->cached);
+        up_buf_adds(&v, " cached per million tokens");
+    } else
         up_buf_adds(&v, "no price configured");
     up_buf_addf(out,
                 "<tr><td>price (config now; the costs are each run's "
@@ -306,16 +527,53 @@ static void price(up_buf *out, const up_report_batch *b, const char *model)
     up_buf_release(&v);
 }
 
+/* Provenance rows saying what the batch is: the statistics' seed and
+ * margin and where they come from, the shard, a compare batch's skills. */
+static void what_batch(up_buf *out, const up_report_batch *b)
+{
+    up_buf v = UP_BUF_INIT;
+
+    up_buf_addf(&v, "%llu (%s; statistics recomputed by upskill %s)",
+                (unsigned long long)b->seed,
+                b->seed_given ? "given to report --seed"
+                              : "the batch's, batch_plan.json",
+                UPSKILL_VERSION);
+    kv(out, "statistics seed", v.data);
+    up_buf_reset(&v);
+    up_buf_addf(&v, "%g points (%s)", b->margin * 100,
+                b->margin_given ? "given to report --margin"
+                                : "the batch's, batch_plan.json, else 5");
+    kv(out, "\"no meaningful effect\" margin", v.data);
+    if (b->shard_count) {
+        up_buf_reset(&v);
+        up_buf_addf(&v,
+                    "shard %ld of %ld: a part of the batch (upskill merge "
+                    "joins the shards)",
+                    b->shard_index, b->shard_count);
+        kv(out, "shard (--shard)", v.data);
+    }
+    for (int s = 0; s < 2 && b->arm_name[0]; s++)
+        kv(out,
+           s ? "compare: skill B (with_skill runs)"
+             : "compare: skill A (baseline runs)",
+           b->arm_name[s]);
+    up_buf_release(&v);
+}
+
 static void provenance(up_buf *out, const up_report_batch *b)
 {
     up_buf seed = UP_BUF_INIT;
 
+    box(out, 1);
     up_buf_adds(out, "<table class=\"prov\"><caption>Provenance</caption>"
                      "<tbody>");
     kv(out, "batch", b->id);
     kv(out, "folder", b->dir);
-    for (size_t i = 0; i < b->nmodels; i++)
-        kv(out, "resolved model", b->models[i].model);
+    for (size_t i = 0; i < b->nmodels; i++) { /* whole, never broken */
+        up_buf_adds(out, "<tr><td>resolved model</td><td><span class=\"nw\">");
+        up_report_esc(out, b->models[i].model);
+        up_buf_adds(out, "</span></td></tr>");
+    }
     kv(out, "suite sha256 (batch_plan.json)", b->suite_sha);
     kv(out, "skill sha256 (batch_plan.json)", b->skill_sha);
     kv(out, "written by upskill", b->version);
@@ -323,14 +581,12 @@ static void provenance(up_buf *out, const up_report_batch *b)
         up_buf_addf(&seed, "attempt %d (its runs alone are shown)",
                     b->kept_attempt);
         kv(out, "generate batch: kept", seed.data);
-        up_buf_reset(&seed);
     }
-    up_buf_addf(&seed, "%llu (statistics recomputed by upskill %s)",
-                (unsigned long long)b->seed, UPSKILL_VERSION);
-    kv(out, "statistics seed", seed.data);
+    what_batch(out, b);
     for (size_t i = 0; i < b->nmodels; i++)
         price(out, b, b->models[i].model);
     up_buf_adds(out, "</tbody></table>");
+    box(out, 0);
     up_buf_release(&seed);
 }
 
@@ -358,7 +614,8 @@ static void upstream_batch(up_buf *out, const up_report_batch *b)
     up_buf_adds(out, "<p class=\"mut\">No case artifacts (a batch of "
                      "upstream upskill, or one cut short): the figures "
                      "upstream's <code>runs</code> shows, from the run "
-                     "files.</p><table class=\"upstream\"><caption>Pass "
+                     "files.</p><div class=\"scroll\"><table "
+                     "class=\"upstream\"><caption>Pass "
                      "rates (assertions passed / total; the best with-skill "
                      "run and its baseline)</caption><thead><tr><th>model"
                      "</th><th>skill</th><th>baseline</th><th>with skill"
@@ -372,7 +629,8 @@ static void upstream_batch(up_buf *out, const up_report_batch *b)
         pct_cell(out, c->with_rate, 1);
         up_buf_adds(out, "</tr>");
     }
-    up_buf_adds(out, "</tbody></table><table class=\"runs\"><caption>Runs"
+    up_buf_adds(out, "</tbody></table></div><div class=\"scroll\"><table "
+                     "class=\"runs\"><caption>Runs"
                      "</caption><thead><tr><th>run_number</th><th>model</th>"
                      "<th>run_type</th><th>assertions</th><th>rate</th>"
                      "<th>passed</th><th>tokens</th></tr></thead><tbody>");
@@ -388,7 +646,38 @@ static void upstream_batch(up_buf *out, const up_report_batch *b)
         up_buf_addf(out, "<td>%s</td><td>%ld</td></tr>",
                     r->passed ? "True" : "False", r->total_tokens);
     }
-    up_buf_adds(out, "</tbody></table>");
+    up_buf_adds(out, "</tbody></table></div>");
+}
+
+/* The batch's heading: its skill (a compare batch: A and B), id, cases,
+ * and the shard it is; then what a shard or a comparison means. */
+static void heading(up_buf *out, const up_report_batch *b, size_t bi)
+{
+    up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
+    if (b->arm_name[0]) {
+        up_buf_adds(out, "compare ");
+        up_report_esc(out, b->arm_name[0]);
+        up_buf_adds(out, " with ");
+        up_report_esc(out, b->arm_name[1]);
+    } else {
+        up_report_esc(out, b->skill ? b->skill : "(no skill name)");
+    }
+    up_buf_adds(out, " <span class=\"mut\">batch ");
+    up_report_esc(out, b->id);
+    up_buf_addf(out, ", %zu cases", b->ncases);
+    if (b->shard_count)
+        up_buf_addf(out, ", shard %ld of %ld", b->shard_index, b->shard_count);
+    up_buf_adds(out, "</span></h2>");
+    if (b->shard_count)
+        up_buf_addf(out,
+                    "<p><b>Shard %ld of %ld</b>: these are only this shard's "
+                    "conversations; <code>upskill merge</code> joins the "
+                    "shards into the whole batch.</p>",
+                    b->shard_index, b->shard_count);
+    if (b->arm_name[0])
+        up_buf_adds(out, "<p>A comparison of two skills "
+                         "(<code>upskill compare</code>): skill A takes the "
+                         "baseline's place, the lift is B − A.</p>");
 }
 
 static int batch(up_buf *out, const up_report_batch *b, size_t bi,
@@ -407,11 +696,8 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
         return 0;
     }
 
-    up_buf_addf(out, "<section id=\"batch-%zu\"><h2>", bi);
-    up_report_esc(out, b->skill ? b->skill : "(no skill name)");
-    up_buf_adds(out, " <span class=\"mut\">batch ");
-    up_report_esc(out, b->id);
-    up_buf_addf(out, ", %zu cases</span></h2><h3>Pass rates</h3>", b->ncases);
+    heading(out, b, bi);
+    up_buf_adds(out, "<h3>Pass rates</h3>");
     up_report_svg_rates(out, b, bi);
     up_buf_adds(out, "<h3>Lift and verdict</h3>");
     up_report_svg_forest(out, b, bi);

@@ -15,6 +15,19 @@ size_t up_report_passes(const up_report_model *m, size_t ncases, int skill);
 /* Answered runs of one arm. */
 size_t up_report_trials(const up_report_model *m, size_t ncases, int skill);
 
+/* Dollars in the page's one format ($0.000562, $15.00). */
+void up_report_usd(up_buf *out, double v);
+/* An arm's name: "baseline", "with skill", or a compare batch's
+ * "A: NAME VERSION" / "B: ...". */
+const char *up_report_arm(const up_report_batch *b, int skill);
+/* 1 when arm skill of m answered at least one conversation. */
+int up_report_measured(const up_report_batch *b, const up_report_model *m,
+                       int skill);
+/* "not measured: all N conversations errored" into out. */
+void up_report_unmeasured(up_buf *out, const up_report_model *m, int skill);
+/* A verdict's label, in A/B words for a compare batch. */
+const char *up_report_verdict_label(const up_report_batch *b, up_verdict v);
+
 /* The charts of one batch (report_svg.c), each with <title>/<desc>. */
 void up_report_svg_rates(up_buf *out, const up_report_batch *b, size_t bi);
 void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi);

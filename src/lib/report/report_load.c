@@ -72,6 +72,21 @@ static void add_usage(up_usage *sum, const json_t *u)
     sum->cached += up_json_long(u, "cached_tokens", 0);
 }
 
+/* The case's input, kept once per case (the matrix shows it). */
+static void keep_text(up_report_batch *b, size_t ci, const char *input)
+{
+    if (!input)
+        return;
+    if (!b->case_text || b->ntext <= ci) {
+        b->case_text = up_xrealloc(b->case_text, (ci + 1) * sizeof(char *));
+        memset(b->case_text + b->ntext, 0,
+               (ci + 1 - b->ntext) * sizeof(char *));
+        b->ntext = ci + 1;
+    }
+    if (!b->case_text[ci])
+        b->case_text[ci] = up_xstrdup(input);
+}
+
 /* Pool one artifact into its model's cell. */
 static void add_artifact(up_report_batch *b, const json_t *o, int run)
 {
@@ -89,14 +104,20 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     model_for(b, model);
     grow_cases(b, (size_t)ci);
     c = &model_for(b, model)->cells[ci];
+    keep_text(b, (size_t)ci, up_json_str(o, "input"));
     if (!c->first_run[skill])
         c->first_run[skill] = run;
     add_usage(&model_for(b, model)->usage[skill], u);
     /* an error is no evidence, unless the arm's request outgrew the
      * context: a failed run whose tokens are untold (docs/eval.md) */
     untold = json_is_true(json_object_get(o, "outgrew_context"));
-    if (json_is_string(json_object_get(o, "error")) && !untold)
+    if (json_is_string(json_object_get(o, "error")) && !untold) {
+        c->errors[skill]++;
+        model_for(b, model)->errors[skill]++;
         return;
+    }
+    if (!c->fail_run[skill] && !json_is_true(json_object_get(o, "passed")))
+        c->fail_run[skill] = run;
     tok = untold ? 0.0
                  : up_json_num(u, "input_tokens", 0) +
                        up_json_num(u, "output_tokens", 0);
@@ -131,6 +152,24 @@ static void dup_once(char **dst, const char *s)
         *dst = up_xstrdup(s);
 }
 
+/* A compare batch's arm: "A: NAME VERSION" from run_result.json's
+ * "compare" ({"arm", "skill_name", "version"}). */
+static void arm_name(up_report_batch *b, const json_t *cmp, int skill)
+{
+    const char *arm = up_json_str(cmp, "arm");
+    const char *ver = up_json_str(cmp, "version");
+    up_buf s = UP_BUF_INIT;
+
+    if (!arm || b->arm_name[skill])
+        return;
+    up_buf_addf(&s, "%s: %s", skill ? "B" : "A",
+                up_json_str(cmp, "skill_name") ? up_json_str(cmp, "skill_name")
+                                               : "?");
+    if (ver)
+        up_buf_addf(&s, " %s", ver);
+    b->arm_name[skill] = up_buf_detach(&s);
+}
+
 /* Cost, tool use and provenance from run_N/run_result.json. */
 static void load_result(up_report_batch *b, const char *path)
 {
@@ -159,6 +198,7 @@ static void load_result(up_report_batch *b, const char *path)
         m->skill_reads[skill] += up_json_long(st, "skill_reads", 0);
         m->agent_convs[skill] += up_json_long(st, "agent_conversations", 0);
         dup_once(&b->skill, up_json_str(o, "skill_name"));
+        arm_name(b, json_object_get(o, "compare"), skill);
         dup_once(&b->version, up_json_str(md, "upskill_version"));
     }
     json_decref(o);
@@ -187,7 +227,8 @@ static void load_kept(up_report_batch *b)
     up_buf_release(&p);
 }
 
-/* suite_sha256 and skill_sha256 from batch_plan.json, when there. */
+/* suite_sha256, skill_sha256, shard, seed and margin from
+ * batch_plan.json, when there. */
 static void load_plan(up_report_batch *b)
 {
     up_buf p = UP_BUF_INIT;
@@ -198,6 +239,12 @@ static void load_plan(up_report_batch *b)
     if (up_json_load_file(&o, p.data, &e) == 0) {
         dup_once(&b->suite_sha, up_json_str(o, "suite_sha256"));
         dup_once(&b->skill_sha, up_json_str(o, "skill_sha256"));
+        b->shard_index = up_json_long(json_object_get(o, "shard"), "index", 0);
+        b->shard_count = up_json_long(json_object_get(o, "shard"), "count", 0);
+        if (!b->seed_given)
+            b->seed = (uint64_t)up_json_long(o, "seed", 1);
+        if (!b->margin_given)
+            b->margin = up_json_num(o, "margin", UP_STATS_MARGIN);
     }
     json_decref(o);
     up_buf_release(&p);
@@ -264,8 +311,7 @@ static int compare_all(up_report_batch *b, up_error *err)
 
         for (size_t k = 0; k < b->ncases; k++)
             cs[k] = m->cells[k].c;
-        rc = up_stats_compare(&m->cmp, cs, b->ncases, b->seed, UP_STATS_MARGIN,
-                              err);
+        rc = up_stats_compare(&m->cmp, cs, b->ncases, b->seed, b->margin, err);
         free(cs);
     }
     return rc;
@@ -293,7 +339,15 @@ static int load_upstream(up_report_batch *b, up_error *err)
 int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
                          up_error *err)
 {
-    return up_report_batch_load_skill(b, dir, NULL, seed, err);
+    up_report_opts o = {seed, 1, UP_STATS_MARGIN, 1};
+
+    return up_report_batch_load_skill(b, dir, NULL, &o, err);
+}
+
+int up_report_batch_load2(up_report_batch *b, const char *dir,
+                          const up_report_opts *o, up_error *err)
+{
+    return up_report_batch_load_skill(b, dir, NULL, o, err);
 }
 
 /* 1 when name is among names[0..n). */
@@ -332,7 +386,8 @@ void up_report_sweep_skills(char ***names, size_t *n, const char *dir)
 }
 
 int up_report_batch_load_skill(up_report_batch *b, const char *dir,
-                               const char *skill, uint64_t seed, up_error *err)
+                               const char *skill, const up_report_opts *o,
+                               up_error *err)
 {
     char **names = NULL;
     size_t n = 0;
@@ -341,7 +396,10 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
     memset(b, 0, sizeof(*b));
     b->only_skill = skill ? up_xstrdup(skill) : NULL;
     b->dir = up_xstrdup(dir);
-    b->seed = seed;
+    b->seed = o->has_seed ? o->seed : 1;
+    b->seed_given = o->has_seed;
+    b->margin = o->has_margin ? o->margin : UP_STATS_MARGIN;
+    b->margin_given = o->has_margin;
     {
         up_buf id = UP_BUF_INIT;
 
@@ -383,6 +441,11 @@ void up_report_batch_release(up_report_batch *b)
     free(b->skill_sha);
     free(b->only_skill);
     free(b->run_in);
+    free(b->arm_name[0]);
+    free(b->arm_name[1]);
+    for (size_t i = 0; i < b->ntext; i++)
+        free(b->case_text[i]);
+    free(b->case_text);
     memset(b, 0, sizeof(*b));
 }
 

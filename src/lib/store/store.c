@@ -38,6 +38,7 @@ void up_run_record_release(up_run_record *r)
     free(r->run_type);
     free(r->skill_name);
     free(r->arm_skill);
+    free(r->arm_version);
     free(r->error_message);
     free(r->tool_call_map);
     free(r->tool_error_map);
@@ -165,11 +166,14 @@ static json_t *result_json(const up_run_record *r)
         json_object_set_new(o, "attempt", json_integer(r->attempt));
     json_object_set_new(
         o, "cost_usd", r->cost_usd >= 0 ? json_real(r->cost_usd) : json_null());
-    if (r->compare_arm) /* ours: a compare batch (docs/compare.md) */
-        json_object_set_new(o, "compare",
-                            json_pack("{s:s, s:s}", "arm", r->compare_arm,
-                                      "skill_name",
-                                      r->arm_skill ? r->arm_skill : ""));
+    if (r->compare_arm) { /* ours: a compare batch (docs/compare.md) */
+        json_t *c = json_pack("{s:s, s:s}", "arm", r->compare_arm, "skill_name",
+                              r->arm_skill ? r->arm_skill : "");
+
+        if (r->arm_version)
+            json_object_set_new(c, "version", json_string(r->arm_version));
+        json_object_set_new(o, "compare", c);
+    }
     if (r->has_sb)
         json_object_set_new(o, "skillsbench", up_store_sb_json(&r->sb));
     return o;

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""report_frame.py PAGE WIDTH OUT: write OUT, a page that shows PAGE (an
+upskill report) in a WIDTH px wide frame (srcdoc, so the same origin) and,
+once it has loaded, writes what the frame measures into its own DOM, read
+back with chromium --dump-dom (the report itself carries no test code):
+
+  <pre id="measure">sw=SCROLLWIDTH cw=CLIENTWIDTH font=PX broken=N</pre>
+
+sw > cw: the page overflows horizontally; font: the smallest chart text in
+CSS px as drawn (its font size times the chart's scale); broken: table
+cells of numbers or names (not a verdict, a case text, or a provenance
+value, where hashes and paths wrap) laid out on more
+than one line, e.g. a p-value or a model name broken at a hyphen.
+(Headless Chromium will not lay a window out narrower than ~500 px, hence
+the frame.)"""
+import html
+import sys
+
+JS = """function m(){var f=document.getElementById('f'),w=f.contentWindow,
+d=w.document,e=d.documentElement,min=99,broken=0;
+d.querySelectorAll('svg.chart').forEach(function(s){
+ var k=s.getBoundingClientRect().width/s.viewBox.baseVal.width;
+ s.querySelectorAll('text').forEach(function(t){
+  var z=parseFloat(w.getComputedStyle(t).fontSize)*k;if(z<min)min=z;});});
+d.querySelectorAll('table:not(.prov) td:not(.verdict):not(.text):not(.nm)').forEach(function(c){
+ var r=d.createRange(),tops={},n=0;r.selectNodeContents(c);
+ Array.prototype.forEach.call(r.getClientRects(),function(q){
+  var y=Math.round(q.top);if(!tops[y]){tops[y]=1;n++;}});
+ if(n>1)broken++;});
+document.getElementById('measure').textContent='sw='+e.scrollWidth+
+ ' cw='+e.clientWidth+' font='+min.toFixed(1)+' broken='+broken;}"""
+
+
+def main():
+    page, width, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    with open(page, encoding='utf-8') as f:
+        s = f.read()
+    with open(out, 'w', encoding='utf-8') as f:
+        f.write('<!DOCTYPE html><html><body style="margin:0">'
+                '<pre id="measure">none</pre><iframe id="f" '
+                'style="border:0" width="%d" height="900" onload="m()" '
+                'srcdoc="%s"></iframe><script>%s</script></body></html>'
+                % (width, html.escape(s, quote=True), JS))
+
+
+main()
