@@ -251,6 +251,13 @@ const char *up_stats_fmt_num(char *out, size_t size, double v, int digits,
  * "+12", "-3.2" at a margin of 0.03, "+0.5".  Every printed bound of a
  * lift goes through here.  Returns out.
  */
+/*
+ * Dollars, the one format of every price and cost upskill prints: two
+ * decimals from $1 (and for 0), else three significant digits in fixed
+ * point ($0.000562, $0.0000307), never an exponent.  Returns out.
+ */
+const char *up_stats_fmt_usd(char *out, size_t size, double v);
+
 const char *up_stats_fmt_bound(char *out, size_t size, double share,
                                double margin);
 

@@ -60,8 +60,7 @@ static const char *cost(double per_pass)
     k = !k;
     if (per_pass < 0)
         return "none passed";
-    snprintf(buf[k], sizeof(buf[k]), "$%.6f", per_pass);
-    return buf[k];
+    return up_stats_fmt_usd(buf[k], sizeof(buf[k]), per_pass);
 }
 
 static void stats_lines(const up_eval_summary *s)

@@ -134,14 +134,17 @@ static void checks_line(const up_eval_plan *p, const up_eval_summary *s)
                w->checks_total);
 }
 
-/* "$0.0123 ($0.0004 per passed case)", or "$0.0123 (no passed case)". */
+/* "$0.0123 ($0.000412 per passed case)", or "$0.0123 (no passed case)". */
 static void arm_cost(char *out, size_t n, const up_arm_totals *t)
 {
+    char c[UP_STATS_FMT_LEN], p[UP_STATS_FMT_LEN];
+
+    up_stats_fmt_usd(c, sizeof(c), t->cost_usd);
     if (t->cost_per_pass >= 0)
-        snprintf(out, n, "$%.4f ($%.4f per passed case)", t->cost_usd,
-                 t->cost_per_pass);
+        snprintf(out, n, "%s (%s per passed case)", c,
+                 up_stats_fmt_usd(p, sizeof(p), t->cost_per_pass));
     else
-        snprintf(out, n, "$%.4f (no passed case)", t->cost_usd);
+        snprintf(out, n, "%s (no passed case)", c);
 }
 
 /*
@@ -198,12 +201,13 @@ static void cache_line(const up_eval_summary *s)
     size_t cached = s->arm[0].cached + s->arm[1].cached;
     size_t jobs = s->arm[0].jobs + s->arm[1].jobs;
     double paid = s->arm[0].paid_usd + s->arm[1].paid_usd;
-    char spent[64] = "";
+    char spent[64] = "", d[UP_STATS_FMT_LEN];
 
     if (!cached)
         return;
     if (s->arm[0].paid_usd >= 0 && s->arm[1].paid_usd >= 0)
-        snprintf(spent, sizeof(spent), "; this run paid $%.4f", paid);
+        snprintf(spent, sizeof(spent), "; this run paid %s",
+                 up_stats_fmt_usd(d, sizeof(d), paid));
     printf("  %s%zu of %zu answers from the cache (--no-cache to "
            "bypass)%s%s\n",
            out_c(C_DIM), cached, jobs, spent, out_c(C_RESET));
@@ -392,7 +396,7 @@ static void summary_row(char **cells, const up_eval_summary *s)
 {
     const up_comparison *c = &s->cmp;
     up_buf b = UP_BUF_INIT;
-    char pct[16];
+    char pct[16], d[UP_STATS_FMT_LEN];
 
     cells[0] = up_xstrdup(s->model);
     render_pct(pct, sizeof(pct), s->arm[UP_ARM_BASELINE].rate.rate);
@@ -415,7 +419,8 @@ static void summary_row(char **cells, const up_eval_summary *s)
     cells[6] = up_buf_detach(&b);
     up_buf_reset(&b);
     if (s->arm[UP_ARM_SKILL].cost_per_pass >= 0)
-        up_buf_addf(&b, "$%.4f", s->arm[UP_ARM_SKILL].cost_per_pass);
+        up_buf_adds(&b, up_stats_fmt_usd(d, sizeof(d),
+                                         s->arm[UP_ARM_SKILL].cost_per_pass));
     else
         up_buf_adds(&b, "-");
     cells[7] = up_buf_detach(&b);

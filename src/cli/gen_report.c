@@ -223,14 +223,14 @@ static void attempts(const up_gen *g)
 
 static void cost_line(const char *role, const char *unit, const up_gen_cost *c)
 {
-    char in[32], out[32];
+    char in[32], out[32], d[UP_STATS_FMT_LEN];
 
     render_thousands(in, sizeof(in), c->usage.input);
     render_thousands(out, sizeof(out), c->usage.output);
     printf("    %-34.34s %5d %-15s %s -> %s tokens%s", out_safe(role), c->calls,
            unit, in, out, c->usage.estimated ? " (estimated)" : "");
     if (c->cost_usd >= 0)
-        printf(", $%.4f", c->cost_usd);
+        printf(", %s", up_stats_fmt_usd(d, sizeof(d), c->cost_usd));
     printf("\n");
 }
 

@@ -57,6 +57,7 @@ static void line(const struct select_view *v, size_t i)
 {
     const up_select_cand *c = &v->s->c[i];
     const up_select_row *r = &v->s->rows[i];
+    char d[UP_STATS_FMT_LEN];
 
     printf("%s: ", up_select_why_label(r->why));
     if (r->why == UP_SELECT_NOT_MEASURED) {
@@ -67,7 +68,8 @@ static void line(const struct select_view *v, size_t i)
     }
     rate_text(v, c->model, c->skill, &c->rate);
     if (r->cost_per_pass >= 0)
-        printf(", $%.6f per passed case", r->cost_per_pass);
+        printf(", %s per passed case",
+               up_stats_fmt_usd(d, sizeof(d), r->cost_per_pass));
     if (v->g->beat && r->vs.n)
         printf("; against %s's baseline: %s points %s over %zu case(s)",
                out_safe(v->g->beat), LIFT_FMT(r->vs.diff, v->g->margin),
@@ -83,6 +85,7 @@ static void line(const struct select_view *v, size_t i)
 static void goal_text(const struct select_view *v)
 {
     const up_select *s = v->s;
+    char d[UP_STATS_FMT_LEN];
 
     if (!v->g->beat) {
         printf("target: pass rate %.2f (the 95%% interval's lower bound)\n",
@@ -103,7 +106,8 @@ static void goal_text(const struct select_view *v)
     }
     rate_text(v, s->ref->model, 0, &s->ref_rate);
     if (s->ref_cost_per_pass >= 0)
-        printf(", $%.6f per passed case", s->ref_cost_per_pass);
+        printf(", %s per passed case",
+               up_stats_fmt_usd(d, sizeof(d), s->ref_cost_per_pass));
     putchar('\n');
 }
 

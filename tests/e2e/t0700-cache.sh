@@ -66,9 +66,9 @@ is "$(printf '%.8f' "$(json_num cost_per_pass "$out" 1)")" \
     "$(awk -v p="$wp" 'BEGIN { printf "%.8f", 0.0081 / p }')" \
     "cost_per_pass is the arm's cost over its passed cases"
 UPSKILL_CONFIG="$T/priced.yaml" ev --no-log-runs
-like "$out" "60 of 60 answers from the cache (--no-cache to bypass); this run paid \$0.0000" \
+like "$out" "60 of 60 answers from the cache (--no-cache to bypass); this run paid \$0.00" \
     "the text report says what this run paid"
-like "$out" "cost: \$0.0081 (\$" "the text report gives the cost with the skill"
+like "$out" "cost: \$0.00810 (\$0.000324 per passed case)" "the text report gives the cost with the skill"
 like "$out" "per passed case) baseline" "and the baseline's, per passed case"
 
 # --- the repeat index is part of the key -----------------------------------

@@ -72,7 +72,7 @@ like "$out" "against generic.big's baseline: +0 points [-11, +11] over 30 case(s
     "the paired interval and how many more cases would settle it"
 like "$out" "too weak: generic.mid baseline: 0.00" "mid without the skill is too weak"
 like "$out" "-100 points [-100, -77]" "on its paired interval"
-unlike "$out" "generic.big baseline: 1.00 [0.89, 1.00] over 30 run(s), \$0.001350 per passed case;" \
+unlike "$out" "generic.big baseline: 1.00 [0.89, 1.00] over 30 run(s), \$0.00135 per passed case;" \
     "big's baseline is the bar, not a candidate"
 like "$out" "no candidate is as good as generic.big within 5 points" "says none is"
 is "$(nbatches)" 1 "the eval ran and was logged"
@@ -128,9 +128,9 @@ is "$(printf '%s' "$out" | jq -r '[.candidates[] | .model] | join(",")')" \
 prices 30 150
 sel "$T/t30.json" -m big -m mid --target 0.8
 is "$rc" 0 "--target from reused runs: exit 0"
-like "$out" "chosen: generic.big baseline: 1.00 [0.89, 1.00] over 30 run(s), \$0.001350" \
+like "$out" "chosen: generic.big baseline: 1.00 [0.89, 1.00] over 30 run(s), \$0.00135 per passed case" \
     "mid at ten times the price loses to big"
-like "$out" "too expensive: generic.mid with the skill: 1.00 [0.89, 1.00] over 30 run(s), \$0.002700 per passed case" \
+like "$out" "too expensive: generic.mid with the skill: 1.00 [0.89, 1.00] over 30 run(s), \$0.00270 per passed case" \
     "its reused runs cost what the config says now"
 prices 3 15
 

@@ -114,7 +114,7 @@ printf 'prices:\n  stu: {input: 1, output: 2}\n' > "$T/priced.yaml"
 UPSKILL_CONFIG="$T/priced.yaml"
 cmp_ a b --no-cache
 UPSKILL_CONFIG="$T/none.yaml"
-like "$out" 'cost per passed case: A $0.000360, B $0.000060' \
+like "$out" 'cost per passed case: A $0.000360, B $0.0000600' \
     "with prices: the cost per passed case of each skill"
 
 # --- B is worse, and a skill against itself --------------------------------

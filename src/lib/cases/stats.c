@@ -914,6 +914,16 @@ const char *up_stats_fmt_bound(char *out, size_t size, double share,
                             margin > 0 ? 3 : 1);
 }
 
+const char *up_stats_fmt_usd(char *out, size_t size, double v)
+{
+    int d = 2;
+
+    if (v > 0 && v < 1)
+        d = 2 - (int)floor(log10(v));
+    snprintf(out, size, "$%.*f", d > 12 ? 12 : d, v);
+    return out;
+}
+
 /* "+12" / "-30" / "+0.4" points of a lift's bound at c's margin. */
 static void add_pts(up_buf *out, const up_comparison *c, double x)
 {

@@ -433,7 +433,7 @@ void up_eval_pays_text(up_buf *out, const up_eval_summary *s)
 {
     const up_arm_totals *w = &s->arm[UP_ARM_SKILL],
                         *b = &s->arm[UP_ARM_BASELINE];
-    char lift[UP_STATS_FMT_LEN];
+    char lift[UP_STATS_FMT_LEN], wd[UP_STATS_FMT_LEN], bd[UP_STATS_FMT_LEN];
     int pays = up_eval_pays(s);
 
     if (pays < 0)
@@ -443,14 +443,15 @@ void up_eval_pays_text(up_buf *out, const up_eval_summary *s)
         up_buf_adds(out, "the skill arm passed no case");
     else if (!b->passed)
         up_buf_addf(out,
-                    "$%.4f per passed case with the skill, none passed "
+                    "%s per passed case with the skill, none passed "
                     "without",
-                    w->cost_per_pass);
+                    up_stats_fmt_usd(wd, sizeof(wd), w->cost_per_pass));
     else
         up_buf_addf(out,
-                    "a passed case costs $%.4f with the skill against "
-                    "$%.4f without",
-                    w->cost_per_pass, b->cost_per_pass);
+                    "a passed case costs %s with the skill against %s "
+                    "without",
+                    up_stats_fmt_usd(wd, sizeof(wd), w->cost_per_pass),
+                    up_stats_fmt_usd(bd, sizeof(bd), b->cost_per_pass));
     if (w->passed && b->passed && b->cost_per_pass > 0)
         up_buf_addf(out, " (%+.0f%%)",
                     (w->cost_per_pass / b->cost_per_pass - 1) * 100);

@@ -92,16 +92,13 @@ void up_report_esc(up_buf *out, const char *s)
     }
 }
 
-/* Dollars, one format for every price and cost on the page: two decimals
- * from $1, else three significant digits in fixed point ($0.000562,
- * $0.0000307), never an exponent. */
+/* Dollars, one format for every price and cost on the page and in the
+ * text (up_stats_fmt_usd). */
 void up_report_usd(up_buf *out, double v)
 {
-    int d = 2;
+    char t[UP_STATS_FMT_LEN];
 
-    if (v > 0 && v < 1)
-        d = 2 - (int)floor(log10(v));
-    up_buf_addf(out, "$%.*f", d > 12 ? 12 : d, v);
+    up_buf_adds(out, up_stats_fmt_usd(t, sizeof(t), v));
 }
 
 const char *up_report_arm(const up_report_batch *b, int skill)
