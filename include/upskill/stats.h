@@ -254,7 +254,8 @@ const char *up_stats_fmt_num(char *out, size_t size, double v, int digits,
 /*
  * Dollars, the one format of every price and cost upskill prints: two
  * decimals from $1 (and for 0), else three significant digits in fixed
- * point ($0.000562, $0.0000307), never an exponent.  Returns out.
+ * point ($0.000562, $0.0000307), never an exponent (down to 1e-22).
+ * Returns out.
  */
 const char *up_stats_fmt_usd(char *out, size_t size, double v);
 

@@ -1048,3 +1048,28 @@ Test(stats, saver_with_a_real_drop_says_so)
                              "within the margin of 5 points");
     up_buf_release(&b);
 }
+
+/* Dollars: two decimals from $1 and for 0, three significant digits in
+ * fixed point below, never an exponent however small. */
+Test(stats, fmt_usd_one_format)
+{
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {
+        {0, "$0.00"},
+        {3.07e-05, "$0.0000307"},
+        {0.0005623, "$0.000562"},
+        {0.02, "$0.0200"},
+        {0.999, "$0.999"},
+        {1, "$1.00"},
+        {1234.567, "$1234.57"},
+        {1.3e-06, "$0.00000130"},
+        {1e-15, "$0.00000000000000100"},
+    };
+    char t[UP_STATS_FMT_LEN];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        cr_expect_str_eq(up_stats_fmt_usd(t, sizeof(t), cases[i].v),
+                         cases[i].want, "%g", cases[i].v);
+}

@@ -920,7 +920,7 @@ const char *up_stats_fmt_usd(char *out, size_t size, double v)
 
     if (v > 0 && v < 1)
         d = 2 - (int)floor(log10(v));
-    snprintf(out, size, "$%.*f", d > 12 ? 12 : d, v);
+    snprintf(out, size, "$%.*f", d > 24 ? 24 : d, v); /* fits the length */
     return out;
 }
 
