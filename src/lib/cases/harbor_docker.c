@@ -309,10 +309,53 @@ static void run(up_docker *d, const char *args, int line)
     up_strv_free(w);
 }
 
+/* The exec (JSON) form's words, `["a b", "/root/"]`, into a NULL-ended
+ * heap strv; NULL (and *n 0) when args is not an array of strings. */
+static char **json_words(const char *s, size_t *n)
+{
+    char **v = NULL;
+    size_t cap = 0;
+    up_buf w = UP_BUF_INIT;
+
+    *n = 0;
+    s += strspn(s, " \t");
+    s += *s == '[';
+    s += strspn(s, " \t");
+    while (*s == '"') {
+        up_buf_reset(&w);
+        for (s++; *s && *s != '"'; s++) {
+            if (*s == '\\' && s[1])
+                s++;
+            up_buf_addc(&w, *s);
+        }
+        if (*s++ != '"')
+            break;
+        strv_add(&v, n, &cap, w.data ? w.data : "");
+        s += strspn(s, " \t");
+        s += *s == ',';
+        s += strspn(s, " \t");
+    }
+    up_buf_release(&w);
+    UP_GROW(v, cap, *n + 1);
+    v[*n] = NULL;
+    if (*s != ']' || s[1 + strspn(s + 1, " \t")]) {
+        up_strv_free(v);
+        *n = 0;
+        return NULL;
+    }
+    return v;
+}
+
 static void copy(up_docker *d, const char *args, int line, int add)
 {
     size_t n, i = 0;
-    char **w = words(args, &n);
+    char **w = args[0] == '[' ? json_words(args, &n) : words(args, &n);
+
+    if (!w) {
+        block(d, line, add ? "ADD [...]" : "COPY [...]",
+              "is not a JSON array of strings");
+        return;
+    }
 
     while (i < n && !strncmp(w[i], "--", 2)) {
         if (!strncmp(w[i], "--from", 6))
