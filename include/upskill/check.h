@@ -40,6 +40,15 @@
 #define UP_CHECK_REWARD_TXT  "reward.txt"
 #define UP_CHECK_REWARD_JSON "reward.json"
 
+/* Where a verifier finds upskill's pytest --ctrf plugin (its module
+ * UP_CHECK_CTRF_MODULE, importable through PYTHONPATH and loaded through
+ * PYTEST_PLUGINS): a folder beside its hidden files. */
+#define UP_CHECK_CTRF_DIR    ".upskill-pytest"
+#define UP_CHECK_CTRF_MODULE "upskill_ctrf"
+
+/* The plugin's Python source (check_ctrf.c). */
+const char *up_check_ctrf_plugin(void);
+
 /* One check to run: command assertion a in the workspace folder ws. */
 typedef struct up_check_item {
     const up_assert *a;       /* borrowed, a command assertion */

@@ -38,4 +38,34 @@ printf 'FROM ubuntu:24.04\nCOPY ["in put.txt" "/root/"]x\n' \
 run "$UPSKILL" eval --tasks "$T/json-copy" --check --static
 like "$out" "json-copy: not runnable: line 2: COPY [...] is not a JSON array of strings" \
     "a JSON form that is not an array of strings is refused, with its line"
+
+# --- pytest --ctrf FILE: our plugin writes the summary test.sh reads -------
+# (the reward is the fraction of tests passed; pytest from Debian, the
+# plugin never installed: test.sh's pip step fails offline)
+ctrf_sh='#!/bin/bash
+pip3 install pytest-json-ctrf==0.3.6 2>/dev/null
+mkdir -p /logs/verifier
+pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
+python3 -c "import json; s=json.load(open(\\"/logs/verifier/ctrf.json\\"))[\\"results\\"][\\"summary\\"]; print(round(s[\\"passed\\"] / s[\\"tests\\"], 3))" >/logs/verifier/reward.txt || echo 0 >/logs/verifier/reward.txt
+'
+task ctrf 'FROM ubuntu:24.04\nWORKDIR /root\n' \
+    '#!/bin/bash\nprintf "a\\nb\\nc\\n" >/root/out.txt\n' "$ctrf_sh"
+cat >"$T/ctrf/tests/test_outputs.py" <<'PY'
+import os
+
+def lines():
+    return open("/root/out.txt").read().split() if os.path.exists("/root/out.txt") else []
+
+def test_a(): assert "a" in lines()
+def test_b(): assert "b" in lines()
+def test_c(): assert "c" in lines()
+def test_always(): assert True
+PY
+run "$UPSKILL" eval --tasks "$T/ctrf" --check
+like "$out" "ctrf: sound (oracle passes, null fails, both arms, 1 run)" \
+    "pytest --ctrf runs offline; the summary's counts make the reward"
+printf '#!/bin/bash\necho a >/root/out.txt\n' >"$T/ctrf/solution/solve.sh"
+run "$UPSKILL" eval --tasks "$T/ctrf" --check
+like "$out" "ctrf: not sound: oracle failed in the baseline arm (1 of 1 run: reward 0.5, below the threshold 1" \
+    "a fractional reward from the report: 2 of 4 tests passed"
 done_testing

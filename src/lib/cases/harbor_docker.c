@@ -54,7 +54,8 @@ static const struct {
 };
 
 /* pip's packaging tools, and the verifiers' report plugin (the offline
- * verifier drops its --ctrf, harbor_offline.c): nothing a task needs. */
+ * verifier drops its --ctrf, harbor_offline.c, and a test.sh run as it
+ * is gets our own stand-in, check_ctrf.c): nothing a task needs. */
 static const char *const pip_tools[] = {"pip", "setuptools", "wheel",
                                         "pytest-json-ctrf", NULL};
 

@@ -270,6 +270,16 @@ struct up_check_run {
 static const char *const check_env[] = {"HOME=/tmp", "PYTHONSAFEPATH=1",
                                         "PYTHONNOUSERSITE=1", NULL};
 
+/* A verifier's: the check's, and upskill's pytest --ctrf plugin
+ * (check_ctrf.c) loaded by every pytest it runs. */
+static const char *const verifier_env[] = {
+    "HOME=/tmp",
+    "PYTHONSAFEPATH=1",
+    "PYTHONNOUSERSITE=1",
+    "PYTHONPATH=" UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR,
+    "PYTEST_PLUGINS=" UP_CHECK_CTRF_MODULE,
+    NULL};
+
 /* The command line of check a: PATH widened when its program is in
  * CUDA's prefix (under /usr: visible, not on PATH); 0 when its program
  * is not installed (r settled as ungradable). */
@@ -313,12 +323,19 @@ static int private_dir(char **dir, const up_check_item *it, const char *what,
     return 0;
 }
 
-/* A private folder into *dir, holding the check's hidden files. */
+/* A private folder into *dir, holding the check's hidden files (and a
+ * verifier's pytest plugin, in UP_CHECK_CTRF_DIR). */
 static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
 {
-    if (private_dir(dir, it, "tests", e))
+    const char *py = up_check_ctrf_plugin();
+    up_fs_entry plugin = {UP_CHECK_CTRF_DIR "/" UP_CHECK_CTRF_MODULE ".py", py,
+                          strlen(py)};
+
+    if (private_dir(dir, it, "tests", e) ||
+        up_fs_put_files(*dir, it->files, it->nfiles, e))
         return -1;
-    return up_fs_put_files(*dir, it->files, it->nfiles, e);
+    return up_assert_is_verifier(it->a) ? up_fs_put_files(*dir, &plugin, 1, e)
+                                        : 0;
 }
 
 /* The check's files made ready: those it owns put back into the
@@ -377,13 +394,15 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_buf_reset(&r->output);
     limits(&lim, it->wall_s);
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
-        up_sandbox_extra x = {
-            tests,
-            it->files_at ? it->files_at : UP_CHECK_TESTS_DIR,
-            it->student_env ? NULL : check_env + (mode == UP_SANDBOX_NONE),
-            it->ws_at,
-            logs,
-            UP_CHECK_LOGS_DIR};
+        up_sandbox_extra x = {tests,
+                              it->files_at ? it->files_at : UP_CHECK_TESTS_DIR,
+                              it->student_env ? NULL
+                              : up_assert_is_verifier(it->a)
+                                  ? verifier_env
+                                  : check_env + (mode == UP_SANDBOX_NONE),
+                              it->ws_at,
+                              logs,
+                              UP_CHECK_LOGS_DIR};
 
         if (up_sandbox_start_with(&proc, mode, it->ws, cmd.data, &lim, &x,
                                   &e)) {
