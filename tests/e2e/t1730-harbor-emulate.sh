@@ -68,4 +68,25 @@ printf '#!/bin/bash\necho a >/root/out.txt\n' >"$T/ctrf/solution/solve.sh"
 run "$UPSKILL" eval --tasks "$T/ctrf" --check
 like "$out" "ctrf: not sound: oracle failed in the baseline arm (1 of 1 run: reward 0.5, below the threshold 1" \
     "a fractional reward from the report: 2 of 4 tests passed"
+
+# --- COPY to /data and mkdir /output, outside the WORKDIR: places ----------
+# bound writable at their path for the oracle and the verifier alike; the
+# workspace's own folder of them is hidden (empty) inside the sandbox
+task places 'FROM ubuntu:24.04\nWORKDIR /root\nCOPY data/ /data/\nRUN mkdir -p /output /logs/verifier\n' \
+    '#!/bin/bash\ntr a-z A-Z </data/in.txt >/output/out.txt\n' \
+    '#!/bin/bash\nls -A /root/.upskill-places | grep -q . && { echo 0 >/logs/verifier/reward.txt; exit; }\nif grep -qx OK /output/out.txt; then echo 1; else echo 0; fi >/logs/verifier/reward.txt\n'
+mkdir -p "$T/places/environment/data"
+echo ok >"$T/places/environment/data/in.txt"
+run "$UPSKILL" eval --tasks "$T/places" --check
+like "$out" "places: sound (oracle passes, null fails, both arms, 1 run)" \
+    "/data is seeded and /output made, outside the WORKDIR"
+printf 'FROM ubuntu:24.04\nWORKDIR /root\nCOPY data/ /usr/local/data/\nCOPY data/in.txt /home/x\nCOPY data/in.txt /root/.upskill-places/etc/x\n' \
+    >"$T/places/environment/Dockerfile"
+run "$UPSKILL" eval --tasks "$T/places" --check --static
+like "$out" "COPY to '/usr/local/data', outside WORKDIR /root, is not emulated (/usr: a system folder the sandbox mounts itself)" \
+    "a COPY into a system folder is not emulated, saying why"
+like "$out" "COPY to '/home/x', outside WORKDIR /root, is not emulated (/home: a folder the sandbox keeps for itself)" \
+    "nor one into /home"
+like "$out" "COPY to '/root/.upskill-places/etc/x': .upskill-places is upskill's own folder" \
+    "nor one into upskill's own folder of places"
 done_testing

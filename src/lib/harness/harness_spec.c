@@ -666,18 +666,20 @@ static void add_word(void *ud, const char *w)
 void cli_bwrap(const cli_run_args *a, cli_strv *v)
 {
     up_sandbox_bwrap_base(add_word, v);
-    const char *tail[] = {"--ro-bind", a->prefix,    a->prefix,
-                          "--bind",    a->ws,        a->ws_inside,
-                          "--bind",    a->home,      CLI_HOME_INSIDE,
-                          "--ro-bind", a->exe,       CLI_FORWARD_INSIDE,
-                          "--bind",    a->sock,      CLI_SOCK_INSIDE,
-                          "--chdir",   a->ws_inside, "--",
-                          NULL};
+    const char *tail[] = {
+        "--ro-bind",     a->prefix,    a->prefix,       "--bind",
+        a->ws,           a->ws_inside, "--bind",        a->home,
+        CLI_HOME_INSIDE, "--ro-bind",  a->exe,          CLI_FORWARD_INSIDE,
+        "--bind",        a->sock,      CLI_SOCK_INSIDE, NULL};
     const char *forward[] = {CLI_FORWARD_INSIDE, "__forward", CLI_PORT_INSIDE,
                              CLI_SOCK_INSIDE,    "--",        NULL};
 
     for (size_t i = 0; tail[i]; i++)
         strv_add(v, tail[i]);
+    up_sandbox_places_args(add_word, v, a->ws, a->ws_inside, a->places);
+    strv_add(v, "--chdir");
+    strv_add(v, a->ws_inside);
+    strv_add(v, "--");
     up_sandbox_nproc_wrap(add_word, v, a->nproc);
     for (size_t i = 0; forward[i]; i++)
         strv_add(v, forward[i]);

@@ -402,7 +402,8 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
                                   : check_env + (mode == UP_SANDBOX_NONE),
                               it->ws_at,
                               logs,
-                              UP_CHECK_LOGS_DIR};
+                              UP_CHECK_LOGS_DIR,
+                              it->places};
 
         if (up_sandbox_start_with(&proc, mode, it->ws, cmd.data, &lim, &x,
                                   &e)) {
