@@ -66,6 +66,10 @@ typedef struct up_check_item {
                                   UP_CHECK_TESTS_DIR */
     const char *const *places; /* folders outside ws_at bound writable
                                   (up_sandbox_extra), or NULL */
+    const char *const *env;    /* the task's NAME=value words (a Harbor
+                                  Dockerfile's ENV), or NULL: for a
+                                  verifier, without PATH entries under
+                                  ws_at or a place (check_env_task) */
     int student_env;           /* 1: the `run` tool's environment (HOME the
                                   workspace, the workspace's modules
                                   importable), not the check's: a

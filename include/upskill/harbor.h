@@ -100,6 +100,9 @@ typedef struct up_docker {
     size_t nskill_dests, skill_dests_cap;
     char **apt; /* packages `apt-get install` names */
     size_t napt, apt_cap;
+    char **env; /* NAME=value of its ENV lines, expanded, each NAME once
+                   (the last value), NULL-ended; or NULL */
+    size_t nenv, env_cap;
     up_buf blocked; /* "; "-separated reasons the task cannot run here */
 } up_docker;
 

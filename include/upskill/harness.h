@@ -88,6 +88,8 @@ typedef struct up_harness_run_args {
                                   NULL: /workspace */
     const char *const *places; /* folders outside it, bound writable
                                   (up_sandbox_extra), or NULL */
+    const char *const *env;    /* NAME=value words set for the CLI (a
+                                  Harbor task's ENV), or NULL */
 } up_harness_run_args;
 
 /*

@@ -87,6 +87,8 @@ typedef struct up_workspace {
                                   (borrowed: the case's), or NULL: /workspace */
     const char *const *places; /* the case's places outside it (borrowed,
                                   up_sandbox_extra), or NULL */
+    const char *const *env;    /* the case's NAME=value words for the run
+                                  tool (borrowed), or NULL */
 } up_workspace;
 
 /*

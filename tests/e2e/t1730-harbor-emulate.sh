@@ -89,4 +89,20 @@ like "$out" "COPY to '/home/x', outside WORKDIR /root, is not emulated (/home: a
     "nor one into /home"
 like "$out" "COPY to '/root/.upskill-places/etc/x': .upskill-places is upskill's own folder" \
     "nor one into upskill's own folder of places"
+
+# --- ENV: set for the oracle (and the run tool, a CLI) and the verifier ----
+# ($VAR and ${VAR} of earlier ENV and of the sandbox's PATH expanded; the
+# old form ENV NAME value); the verifier's PATH leaves out the folders
+# the student can write; a variable of the sandbox's own is refused
+task env 'FROM ubuntu:24.04\nWORKDIR /root\nENV GREETING=hello WHO="the world"\nENV MSG ${GREETING}, $WHO\nENV PATH="/root/bin:$PATH"\n' \
+    '#!/bin/bash\necho "$MSG" >/root/out.txt\necho "$PATH" >/root/path.txt\n' \
+    '#!/bin/bash\nok=1\ngrep -qx "hello, the world" /root/out.txt || ok=0\ngrep -qx "/root/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" /root/path.txt || ok=0\n[ "$GREETING" = hello ] || ok=0\ncase ":$PATH:" in *:/root/bin:*) ok=0 ;; esac\necho $ok >/logs/verifier/reward.txt\n'
+run "$UPSKILL" eval --tasks "$T/env" --check
+like "$out" "env: sound (oracle passes, null fails, both arms, 1 run)" \
+    "ENV reaches the oracle and the verifier, expanded; the verifier's PATH has no student folder"
+printf 'FROM ubuntu:24.04\nWORKDIR /root\nENV LD_PRELOAD=/root/x.so\nENV BASH_ENV /root/x.sh\n' \
+    >"$T/env/environment/Dockerfile"
+run "$UPSKILL" eval --tasks "$T/env" --check --static
+like "$out" "env: not runnable: line 3: ENV LD_PRELOAD would change the sandbox (not emulated); line 4: ENV BASH_ENV would change the sandbox (not emulated)" \
+    "a variable that would change the sandbox is refused, with its line"
 done_testing

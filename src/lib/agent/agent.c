@@ -213,6 +213,7 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
         a->ws->sandbox = o->sandbox;
         a->ws->workdir = c->workdir;
         a->ws->places = (const char *const *)c->places;
+        a->ws->env = (const char *const *)c->env;
         if (o->run_limits)
             a->ws->run_lim = *o->run_limits;
         case_limits(&a->ws->run_lim, c);

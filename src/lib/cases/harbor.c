@@ -518,6 +518,19 @@ static char **case_places(up_suite *s, const up_fs_entry *seed, size_t n)
     return v;
 }
 
+/* The Dockerfile's ENV words in the suite's memory, or NULL. */
+static char **case_env(up_suite *s, const up_docker *d)
+{
+    char **v =
+        d->nenv ? up_arena_alloc(&s->mem, (d->nenv + 1) * sizeof(*v)) : NULL;
+
+    for (size_t i = 0; i < d->nenv; i++)
+        v[i] = up_arena_strndup(&s->mem, d->env[i], strlen(d->env[i]));
+    if (v)
+        v[d->nenv] = NULL;
+    return v;
+}
+
 static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
                     up_error *err)
 {
@@ -566,6 +579,7 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
         c.assert_json = up_arena_strndup(&s->mem, a.data, a.len);
         c.workdir = up_arena_strndup(&s->mem, k->workdir, strlen(k->workdir));
         c.places = case_places(s, c.seed, c.nseed);
+        c.env = case_env(s, d);
         c.run_wall_s = k->agent_s;
         c.check_wall_s = k->verifier_s;
         c.skills = k->loaded;

@@ -227,14 +227,14 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
     if (!rc)
         rc = open_proxy(c, ra, &sock, &url, err);
     if (!rc)
-        rc = launch(
-            &c->proc,
-            &(cli_run_args){c->spec, bin.data, prefix.data, ra->ws, at,
-                            home.data, CLI_HOME_INSIDE, ra->prompt,
-                            ra->ep->model, url.data, CLI_DUMMY_KEY,
-                            c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND"),
-                            exe.data, sock.data, lim.nproc, ra->places},
-            &lim, err);
+        rc = launch(&c->proc,
+                    &(cli_run_args){
+                        c->spec, bin.data, prefix.data, ra->ws, at, home.data,
+                        CLI_HOME_INSIDE, ra->prompt, ra->ep->model, url.data,
+                        CLI_DUMMY_KEY,
+                        c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND"),
+                        exe.data, sock.data, lim.nproc, ra->places, ra->env},
+                    &lim, err);
     up_buf_release(&bin);
     up_buf_release(&prefix);
     up_buf_release(&home);

@@ -48,6 +48,7 @@ typedef struct cli_run_args {
     unsigned nproc;       /* its processes (sandbox.processes), 0: no cap */
     const char *const *places; /* the case's places outside ws_inside
                                   (up_sandbox_extra), or NULL */
+    const char *const *env;    /* the task's NAME=value words, or NULL */
 } cli_run_args;
 
 /* Write the CLI's config files into a->home. */

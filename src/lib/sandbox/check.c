@@ -270,15 +270,102 @@ struct up_check_run {
 static const char *const check_env[] = {"HOME=/tmp", "PYTHONSAFEPATH=1",
                                         "PYTHONNOUSERSITE=1", NULL};
 
-/* A verifier's: the check's, and upskill's pytest --ctrf plugin
- * (check_ctrf.c) loaded by every pytest it runs. */
+/* A verifier's, after the task's: the check's, and upskill's pytest
+ * --ctrf plugin (check_ctrf.c) loaded by every pytest it runs (its
+ * folder first on PYTHONPATH, verifier_envp). */
 static const char *const verifier_env[] = {
-    "HOME=/tmp",
-    "PYTHONSAFEPATH=1",
-    "PYTHONNOUSERSITE=1",
-    "PYTHONPATH=" UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR,
-    "PYTEST_PLUGINS=" UP_CHECK_CTRF_MODULE,
-    NULL};
+    "HOME=/tmp", "PYTHONSAFEPATH=1", "PYTHONNOUSERSITE=1",
+    "PYTEST_PLUGINS=" UP_CHECK_CTRF_MODULE, NULL};
+
+/* The task's variables whose entries name folders to run or import
+ * from: those the student can write are dropped for the verifier. */
+static const char *const search_vars[] = {"PATH=", "PYTHONPATH=", NULL};
+
+/* 1 when folder p is dir or under it. */
+static int holds(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+
+    return !strncmp(p, dir, n) && (!p[n] || p[n] == '/');
+}
+
+/* 1 when entry e[0..n) of a search path is one the student can write
+ * (relative, under the workspace's place or one of the places). */
+static int student_entry(const up_check_item *it, const char *e, size_t n)
+{
+    char *p = up_xstrndup(e, n);
+    int bad =
+        p[0] != '/' || holds(it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE, p);
+
+    for (size_t i = 0; !bad && it->places && it->places[i]; i++)
+        bad = holds(it->places[i], p);
+    free(p);
+    return bad;
+}
+
+/* Search path word w ("PATH=a:b") without the student's entries, after
+ * prefix (NULL: none) into b. */
+static void search_path(const up_check_item *it, const char *w,
+                        const char *prefix, up_buf *b)
+{
+    const char *v = strchr(w, '=') + 1;
+    size_t k = 0;
+
+    up_buf_add(b, w, (size_t)(v - w));
+    if (prefix)
+        k = (up_buf_adds(b, prefix), 1);
+    for (; *v; v += *v == ':') {
+        size_t n = strcspn(v, ":");
+
+        if (n && !student_entry(it, v, n)) {
+            if (k++)
+                up_buf_addc(b, ':');
+            up_buf_add(b, v, n);
+        }
+        v += n;
+    }
+}
+
+static void strv_push(char ***v, size_t *n, size_t *cap, char *s)
+{
+    UP_GROW(*v, *cap, *n + 2);
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
+}
+
+/* A verifier's environment (a heap strv): the task's words (a search
+ * path without the student's entries: the student's files never shadow
+ * the verifier's programs or modules), then verifier_env; PYTHONPATH
+ * starts with the plugin's folder. */
+static char **verifier_envp(const up_check_item *it)
+{
+    static const char plugin[] = UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR;
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    int pp = 0;
+
+    for (size_t i = 0; it->env && it->env[i]; i++) {
+        const char *w = it->env[i];
+        int is_pp = !strncmp(w, "PYTHONPATH=", 11), search = is_pp;
+        up_buf b = UP_BUF_INIT;
+
+        for (size_t s = 0; search_vars[s]; s++)
+            search |= !strncmp(w, search_vars[s], strlen(search_vars[s]));
+        if (search)
+            search_path(it, w, is_pp ? plugin : NULL, &b);
+        else
+            up_buf_adds(&b, w);
+        pp |= is_pp;
+        strv_push(&v, &n, &cap, up_buf_detach(&b));
+    }
+    if (!pp)
+        strv_push(
+            &v, &n, &cap,
+            up_xstrdup("PYTHONPATH=" UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR));
+    for (size_t i = 0; verifier_env[i]; i++)
+        strv_push(&v, &n, &cap, up_xstrdup(verifier_env[i]));
+    return v;
+}
 
 /* The command line of check a: PATH widened when its program is in
  * CUDA's prefix (under /usr: visible, not on PATH); 0 when its program
@@ -394,12 +481,14 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_buf_reset(&r->output);
     limits(&lim, it->wall_s);
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
+        char **venv = up_assert_is_verifier(it->a) && !it->student_env
+                          ? verifier_envp(it)
+                          : NULL;
         up_sandbox_extra x = {tests,
                               it->files_at ? it->files_at : UP_CHECK_TESTS_DIR,
-                              it->student_env ? NULL
-                              : up_assert_is_verifier(it->a)
-                                  ? verifier_env
-                                  : check_env + (mode == UP_SANDBOX_NONE),
+                              it->student_env ? it->env
+                              : venv          ? (const char *const *)venv
+                                     : check_env + (mode == UP_SANDBOX_NONE),
                               it->ws_at,
                               logs,
                               UP_CHECK_LOGS_DIR,
@@ -410,6 +499,7 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
             r->status = UP_ASSERT_FAIL;
             up_buf_addf(&r->message, "the check could not start: %s", e.msg);
         }
+        up_strv_free(venv);
     }
     if (proc) {
         c = up_xcalloc(1, sizeof(*c));
