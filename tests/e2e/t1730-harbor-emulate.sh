@@ -2,9 +2,13 @@
 # More of Docker emulated for Harbor tasks (issue 24, docs/harbor.md):
 # the JSON form of COPY (a file name with blanks), and pytest's --ctrf
 # report (our own plugin, offline) read by a test.sh for a fractional
-# reward.  Each task is made here, from the sound fixture; the oracle
-# must pass and the null student fail.
+# reward; a COPY or mkdir outside the WORKDIR (/data, /output); ENV.
+# Each task is made here, from the sound fixture; the oracle must pass
+# and the null student fail; an agent student's `run` tool sees the
+# same places and variables.
 . "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/fake/lib.sh"
+fake_need_curl
 export UPSKILL_CONFIG="$T/none.yaml"
 mkdir -p "$T/tmp"
 export TMPDIR="$T/tmp"
@@ -105,4 +109,37 @@ printf 'FROM ubuntu:24.04\nWORKDIR /root\nENV LD_PRELOAD=/root/x.so\nENV BASH_EN
 run "$UPSKILL" eval --tasks "$T/env" --check --static
 like "$out" "env: not runnable: line 3: ENV LD_PRELOAD would change the sandbox (not emulated); line 4: ENV BASH_ENV would change the sandbox (not emulated)" \
     "a variable that would change the sandbox is refused, with its line"
+
+# --- the agent student's run tool: the places and ENV too -----------------
+task agent 'FROM ubuntu:24.04\nWORKDIR /root\nCOPY data/ /data/\nRUN mkdir -p /output\nENV GREETING=hello\n' \
+    '#!/bin/bash\ntrue\n' \
+    '#!/bin/bash\nif grep -qx ok-hello /output/out.txt; then echo 1; else echo 0; fi >/logs/verifier/reward.txt\n'
+mkdir -p "$T/agent/environment/data"
+echo ok >"$T/agent/environment/data/in.txt"
+cat >"$T/sc.json" <<'JSON'
+{"seed": 1, "rules": [
+  {"match": {"assistant_turns": 0, "system": "<location>.agents/skills/ok-writer/SKILL.md</location>"},
+   "reply": {"tool_calls": [
+      {"name": "run", "arguments": {"command": "echo \"$(cat /data/in.txt)-$GREETING\" >/output/out.txt; cat /output/out.txt; ls -A /root/.upskill-places | wc -l; echo PROBED"}}]}},
+  {"match": {"assistant_turns": 0}, "reply": {"text": "I will not do it."}},
+  {"match": {"last_role": "tool"}, "reply": {"text": "Done."}}
+]}
+JSON
+fake_start "$T/sc.json" --record "$T/rec.jsonl"
+run "$UPSKILL" eval --no-cache --tasks "$T/agent" -m qwen2.5-coder-7b-instruct \
+    --base-url "$FAKE_URL/v1" --no-log-runs -v
+like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
+    "the run tool reads /data, sees ENV and writes /output, which the verifier reads"
+like "$(cat "$T/rec.jsonl")" 'ok-hello\n0\nPROBED' \
+    "the workspace's own folder of places is empty in the sandbox"
+
+# --- Debian's matplotlib reads /etc/matplotlibrc: the sandbox binds it -----
+if [ -r /etc/matplotlibrc ]; then
+    task mplrc 'FROM ubuntu:24.04\nWORKDIR /root\n' \
+        '#!/bin/bash\ngrep -q . /etc/matplotlibrc && echo ok >/root/out.txt\n' \
+        '#!/bin/bash\nif grep -qx ok /root/out.txt; then echo 1; else echo 0; fi >/logs/verifier/reward.txt\n'
+    run "$UPSKILL" eval --tasks "$T/mplrc" --check
+    like "$out" "mplrc: sound (oracle passes, null fails, both arms, 1 run)" \
+        "/etc/matplotlibrc is readable in the sandbox"
+fi
 done_testing
