@@ -110,6 +110,35 @@ run "$UPSKILL" eval --tasks "$T/env" --check --static
 like "$out" "env: not runnable: line 3: ENV LD_PRELOAD would change the sandbox (not emulated); line 4: ENV BASH_ENV would change the sandbox (not emulated)" \
     "a variable that would change the sandbox is refused, with its line"
 
+# --- a test.sh that installs from the network runs offline, all of it ----
+# (the install steps skipped; uvx's options cut, Debian's pytest runs; its
+# other steps kept: a copy of the expected output, a here-document whose
+# line `pip = ...` is Python, not a step)
+task offline 'FROM ubuntu:24.04\nWORKDIR /root\n' \
+    '#!/bin/bash\necho 42 >/root/out.txt\n' \
+    '#!/bin/bash
+apt-get update
+curl -LsSf https://astral.sh/uv/install.sh | sh
+source $HOME/.local/bin/env
+cp /tests/expected.txt /root/expected.txt
+uvx \\
+  --with pytest==8.4.1 \\
+  --with pytest-json-ctrf==0.3.5 \\
+  pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
+rc=$?
+python3 - "$rc" << '"'PYEOF'"'
+import sys
+pip = 1 if sys.argv[1] == "0" else 0
+open("/logs/verifier/reward.txt", "w").write(str(pip))
+PYEOF
+'
+echo 42 >"$T/offline/tests/expected.txt"
+printf 'def test_same():\n    assert open("/root/out.txt").read() == open("/root/expected.txt").read()\n' \
+    >"$T/offline/tests/test_outputs.py"
+run "$UPSKILL" eval --tasks "$T/offline" --check
+like "$out" "offline: sound (oracle passes, null fails, both arms, 1 run)" \
+    "test.sh runs offline with its own steps (the copy, the here-document)"
+
 # --- the agent student's run tool: the places and ENV too -----------------
 task agent 'FROM ubuntu:24.04\nWORKDIR /root\nCOPY data/ /data/\nRUN mkdir -p /output\nENV GREETING=hello\n' \
     '#!/bin/bash\ntrue\n' \
