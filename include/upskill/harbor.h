@@ -130,15 +130,14 @@ size_t up_harbor_missing_packages(const char *status_path,
 
 /*
  * When test_sh (a tests/test.sh) installs tools from the network (a
- * line starting pip, pip3, uv, uvx, curl, wget or npm), grades by
- * pytest's exit (it writes `echo 1 > /logs/verifier/reward.txt` and
- * `echo 0 > ...`) and runs pytest once (`pytest`, `python -m pytest`,
- * `uvx ... pytest`, lines joined at a backslash): append to cmd the
- * offline verifier, which runs Debian's `python3 -m pytest` with the
- * same arguments (less `--ctrf FILE`, a plugin from the network) and
- * writes reward 1 on its success, else 0; without python3's pytest it
- * writes no reward, saying so (the trial is not gradable).  Returns 1
- * then, else 0 (cmd untouched).
+ * line starting pip, pip3, uv, uvx, curl, wget or npm): append to cmd
+ * the offline verifier, `bash -c SCRIPT /tests/test.sh` where SCRIPT is
+ * test_sh with its install steps replaced by `:`, `uvx [options]` and
+ * `uv run [options]` cut to the command they run, here-documents as
+ * they are, and `python` standing for python3 when missing; when it
+ * names pytest and python3's pytest is missing it writes no reward,
+ * saying so (the trial is not gradable).  Returns 1 then, else 0 (cmd
+ * untouched; also for a SCRIPT over 64 KiB).
  */
 int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd);
 

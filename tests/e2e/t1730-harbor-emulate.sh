@@ -117,15 +117,16 @@ like "$out" "env: not runnable: line 3: ENV LD_PRELOAD would change the sandbox 
 task offline 'FROM ubuntu:24.04\nWORKDIR /root\n' \
     '#!/bin/bash\necho 42 >/root/out.txt\n' \
     '#!/bin/bash
+set -euo pipefail
 apt-get update
 curl -LsSf https://astral.sh/uv/install.sh | sh
-source $HOME/.local/bin/env
+source "$HOME/.local/bin/env"
 cp /tests/expected.txt /root/expected.txt
+rc=0
 uvx \\
   --with pytest==8.4.1 \\
   --with pytest-json-ctrf==0.3.5 \\
-  pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
-rc=$?
+  pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA || rc=$?
 python3 - "$rc" << '"'PYEOF'"'
 import sys
 pip = 1 if sys.argv[1] == "0" else 0

@@ -469,7 +469,7 @@ static char *test_sh(const up_fs_entry *v, size_t n)
 }
 
 /* The task's one verifier assertion into a, as JSON: its threshold, and
- * the offline pytest command when test.sh installs from the network. */
+ * the offline test.sh when it installs from the network. */
 static void verifier_json(up_buf *a, const up_harbor_task *k,
                           const up_fs_entry *tests, size_t n)
 {

@@ -2,8 +2,8 @@
  * What a Harbor task needs to run offline beyond its Dockerfile
  * (harbor.h, docs/harbor.md): the places its Dockerfile copies the
  * skills to, for the oracle; and, for a tests/test.sh that installs its
- * tools from the network and grades by pytest's exit, the pytest command
- * it would run, with Debian's pytest.
+ * tools from the network, the same script without those steps, running
+ * Debian's tools (pytest, python3) instead.
  */
 #include <string.h>
 
@@ -28,6 +28,8 @@ static const char *const skipped[] = {"pip ",
                                       "apt ",
                                       "source $HOME/.local/bin/env",
                                       ". $HOME/.local/bin/env",
+                                      "source \"$HOME/.local/bin/env\"",
+                                      ". \"$HOME/.local/bin/env\"",
                                       "export PATH=\"$HOME/.local/bin",
                                       NULL};
 
