@@ -277,6 +277,9 @@ static const char *const verifier_env[] = {
     "HOME=/tmp", "PYTHONSAFEPATH=1", "PYTHONNOUSERSITE=1",
     "PYTEST_PLUGINS=" UP_CHECK_CTRF_MODULE, NULL};
 
+/* Where a verifier imports the plugin from. */
+#define CTRF_AT UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR
+
 /* The task's variables whose entries name folders to run or import
  * from: those the student can write are dropped for the verifier. */
 static const char *const search_vars[] = {"PATH=", "PYTHONPATH=", NULL};
@@ -312,8 +315,10 @@ static void search_path(const up_check_item *it, const char *w,
     size_t k = 0;
 
     up_buf_add(b, w, (size_t)(v - w));
-    if (prefix)
-        k = (up_buf_adds(b, prefix), 1);
+    if (prefix) {
+        up_buf_adds(b, prefix);
+        k = 1;
+    }
     for (; *v; v += *v == ':') {
         size_t n = strcspn(v, ":");
 
@@ -339,7 +344,6 @@ static void strv_push(char ***v, size_t *n, size_t *cap, char *s)
  * starts with the plugin's folder. */
 static char **verifier_envp(const up_check_item *it)
 {
-    static const char plugin[] = UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR;
     char **v = NULL;
     size_t n = 0, cap = 0;
     int pp = 0;
@@ -352,16 +356,14 @@ static char **verifier_envp(const up_check_item *it)
         for (size_t s = 0; search_vars[s]; s++)
             search |= !strncmp(w, search_vars[s], strlen(search_vars[s]));
         if (search)
-            search_path(it, w, is_pp ? plugin : NULL, &b);
+            search_path(it, w, is_pp ? CTRF_AT : NULL, &b);
         else
             up_buf_adds(&b, w);
         pp |= is_pp;
         strv_push(&v, &n, &cap, up_buf_detach(&b));
     }
     if (!pp)
-        strv_push(
-            &v, &n, &cap,
-            up_xstrdup("PYTHONPATH=" UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR));
+        strv_push(&v, &n, &cap, up_xstrdup("PYTHONPATH=" CTRF_AT));
     for (size_t i = 0; verifier_env[i]; i++)
         strv_push(&v, &n, &cap, up_xstrdup(verifier_env[i]));
     return v;
