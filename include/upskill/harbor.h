@@ -31,6 +31,10 @@
 #define UP_HARBOR_SEED_BYTES ((size_t)64 << 20)
 /* Skills of one task installed at most (SkillsBench's have 1-7). */
 #define UP_HARBOR_SKILLS_MAX 16
+/* Bytes of one ENV variable (NAME=value, expanded) at most, and ENV
+ * variables of a Dockerfile at most. */
+#define UP_HARBOR_ENV_BYTES ((size_t)64 << 10)
+#define UP_HARBOR_ENV_MAX   256
 /* Task folders under one --tasks folder, at most. */
 #define UP_HARBOR_TASKS_MAX 1000
 /* Caps on task.toml's time limits, in seconds (the agent's is the run

@@ -382,3 +382,32 @@ Test(harbor, oracle_skills_copied_where_the_dockerfile_copies_them)
     up_buf_release(&b);
     up_docker_release(&d);
 }
+
+Test(harbor, env_is_read_expanded_and_bounded)
+{
+    up_docker d = {0};
+    up_buf big = UP_BUF_INIT;
+
+    up_docker_parse(&d,
+                    "ENV A=x WHO=\"the world\"\nENV B ${A}y $A $NONE\n"
+                    "ENV PATH=/opt/bin:$PATH\nENV A=z\n",
+                    "Dockerfile");
+    cr_expect(!d.blocked.len, "%s", d.blocked.data);
+    cr_assert_eq(d.nenv, 4);
+    cr_expect_str_eq(d.env[0], "A=z");
+    cr_expect_str_eq(d.env[1], "WHO=the world");
+    cr_expect_str_eq(d.env[2], "B=xy x ");
+    cr_expect_str_eq(d.env[3], "PATH=/opt/bin:/usr/local/sbin:/usr/local/bin:"
+                               "/usr/sbin:/usr/bin:/sbin:/bin");
+    up_docker_release(&d);
+    /* a value that doubles at each line stops at its limit */
+    up_buf_adds(&big, "ENV A=0123456789abcdef\n");
+    for (int i = 0; i < 20; i++)
+        up_buf_adds(&big, "ENV A=$A$A\n");
+    up_docker_parse(&d, big.data, "Dockerfile");
+    cr_expect(strstr(d.blocked.data, "ENV A is over UP_HARBOR_ENV_BYTES"), "%s",
+              d.blocked.data);
+    cr_expect(strlen(d.env[0]) <= UP_HARBOR_ENV_BYTES + 2);
+    up_docker_release(&d);
+    up_buf_release(&big);
+}

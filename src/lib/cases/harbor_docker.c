@@ -419,10 +419,11 @@ static const char *env_value(const up_docker *d, const char *name, size_t n)
     return n == 4 && !strncmp(name, "PATH", 4) ? SANDBOX_PATH : "";
 }
 
-/* s with $NAME and ${NAME} expanded (env_value) into out. */
-static void expand(const up_docker *d, const char *s, up_buf *out)
+/* s with $NAME and ${NAME} expanded (env_value) into out; 0 when out
+ * grew past UP_HARBOR_ENV_BYTES. */
+static int expand(const up_docker *d, const char *s, up_buf *out)
 {
-    while (*s) {
+    while (*s && out->len <= UP_HARBOR_ENV_BYTES) {
         int brace = s[0] == '$' && s[1] == '{';
         const char *name = s + 1 + brace;
         size_t n = s[0] == '$' ? strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -437,6 +438,7 @@ static void expand(const up_docker *d, const char *s, up_buf *out)
         up_buf_adds(out, env_value(d, name, n));
         s = name + n + brace;
     }
+    return out->len <= UP_HARBOR_ENV_BYTES;
 }
 
 /* NAME=value (value expanded) into d->env, over an earlier NAME. */
@@ -460,13 +462,22 @@ static void env_set(up_docker *d, const char *name, size_t n, const char *v,
         return;
     }
     up_buf_addc(&b, '=');
-    expand(d, v, &b);
+    if (!expand(d, v, &b)) {
+        block(d, line, kw, "is over UP_HARBOR_ENV_BYTES (65536 bytes)");
+        up_buf_release(&b);
+        return;
+    }
     for (size_t i = 0; i < d->nenv; i++)
         if (!strncmp(d->env[i], b.data, n + 1)) {
             free(d->env[i]);
             d->env[i] = up_buf_detach(&b);
             return;
         }
+    if (d->nenv >= UP_HARBOR_ENV_MAX) {
+        block(d, line, kw, "is one over UP_HARBOR_ENV_MAX (256 variables)");
+        up_buf_release(&b);
+        return;
+    }
     UP_GROW(d->env, d->env_cap, d->nenv + 2);
     d->env[d->nenv++] = up_buf_detach(&b);
     d->env[d->nenv] = NULL;
