@@ -40,25 +40,40 @@
 #define UP_CHECK_REWARD_TXT  "reward.txt"
 #define UP_CHECK_REWARD_JSON "reward.json"
 
+/* Where a verifier finds upskill's pytest --ctrf plugin (its module
+ * UP_CHECK_CTRF_MODULE, importable through PYTHONPATH and loaded through
+ * PYTEST_PLUGINS): a folder beside its hidden files. */
+#define UP_CHECK_CTRF_DIR    ".upskill-pytest"
+#define UP_CHECK_CTRF_MODULE "upskill_ctrf"
+
+/* The plugin's Python source (check_ctrf.c). */
+const char *up_check_ctrf_plugin(void);
+
 /* One check to run: command assertion a in the workspace folder ws. */
 typedef struct up_check_item {
-    const up_assert *a;       /* borrowed, a command assertion */
-    const char *ws;           /* borrowed, the workspace folder */
-    up_assert_result *res;    /* borrowed, settled here */
-    const up_fs_entry *files; /* borrowed: files only the check sees, */
-    size_t nfiles;            /* read-only at UP_CHECK_TESTS_DIR */
-    const up_fs_entry *owned; /* borrowed: workspace files the check */
-    size_t nowned;            /* owns, put back before it starts */
-    const char *ws_at;        /* where the workspace sits in the sandbox, or
-                                 NULL: /workspace */
-    unsigned wall_s;          /* its wall clock (and CPU) in seconds; 0:
-                                 UP_CHECK_WALL_S */
-    const char *files_at;     /* where files are bound, or NULL:
-                                 UP_CHECK_TESTS_DIR */
-    int student_env;          /* 1: the `run` tool's environment (HOME the
-                                 workspace, the workspace's modules
-                                 importable), not the check's: a
-                                 reference solution, run as the student */
+    const up_assert *a;        /* borrowed, a command assertion */
+    const char *ws;            /* borrowed, the workspace folder */
+    up_assert_result *res;     /* borrowed, settled here */
+    const up_fs_entry *files;  /* borrowed: files only the check sees, */
+    size_t nfiles;             /* read-only at UP_CHECK_TESTS_DIR */
+    const up_fs_entry *owned;  /* borrowed: workspace files the check */
+    size_t nowned;             /* owns, put back before it starts */
+    const char *ws_at;         /* where the workspace sits in the sandbox, or
+                                  NULL: /workspace */
+    unsigned wall_s;           /* its wall clock (and CPU) in seconds; 0:
+                                  UP_CHECK_WALL_S */
+    const char *files_at;      /* where files are bound, or NULL:
+                                  UP_CHECK_TESTS_DIR */
+    const char *const *places; /* folders outside ws_at bound writable
+                                  (up_sandbox_extra), or NULL */
+    const char *const *env;    /* the task's NAME=value words (a Harbor
+                                  Dockerfile's ENV), or NULL: for a
+                                  verifier, without PATH entries under
+                                  ws_at or a place (check_env_task) */
+    int student_env;           /* 1: the `run` tool's environment (HOME the
+                                  workspace, the workspace's modules
+                                  importable), not the check's: a
+                                  reference solution, run as the student */
 } up_check_item;
 
 /*

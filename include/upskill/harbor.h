@@ -31,6 +31,10 @@
 #define UP_HARBOR_SEED_BYTES ((size_t)64 << 20)
 /* Skills of one task installed at most (SkillsBench's have 1-7). */
 #define UP_HARBOR_SKILLS_MAX 16
+/* Bytes of one ENV variable (NAME=value, expanded) at most, and ENV
+ * variables of a Dockerfile at most. */
+#define UP_HARBOR_ENV_BYTES ((size_t)64 << 10)
+#define UP_HARBOR_ENV_MAX   256
 /* Task folders under one --tasks folder, at most. */
 #define UP_HARBOR_TASKS_MAX 1000
 /* Caps on task.toml's time limits, in seconds (the agent's is the run
@@ -100,6 +104,9 @@ typedef struct up_docker {
     size_t nskill_dests, skill_dests_cap;
     char **apt; /* packages `apt-get install` names */
     size_t napt, apt_cap;
+    char **env; /* NAME=value of its ENV lines, expanded, each NAME once
+                   (the last value), NULL-ended; or NULL */
+    size_t nenv, env_cap;
     up_buf blocked; /* "; "-separated reasons the task cannot run here */
 } up_docker;
 
@@ -127,15 +134,14 @@ size_t up_harbor_missing_packages(const char *status_path,
 
 /*
  * When test_sh (a tests/test.sh) installs tools from the network (a
- * line starting pip, pip3, uv, uvx, curl, wget or npm), grades by
- * pytest's exit (it writes `echo 1 > /logs/verifier/reward.txt` and
- * `echo 0 > ...`) and runs pytest once (`pytest`, `python -m pytest`,
- * `uvx ... pytest`, lines joined at a backslash): append to cmd the
- * offline verifier, which runs Debian's `python3 -m pytest` with the
- * same arguments (less `--ctrf FILE`, a plugin from the network) and
- * writes reward 1 on its success, else 0; without python3's pytest it
- * writes no reward, saying so (the trial is not gradable).  Returns 1
- * then, else 0 (cmd untouched).
+ * line starting pip, pip3, uv, uvx, curl, wget or npm): append to cmd
+ * the offline verifier, `bash -c SCRIPT /tests/test.sh` where SCRIPT is
+ * test_sh with its install steps replaced by `:`, `uvx [options]` and
+ * `uv run [options]` cut to the command they run, here-documents as
+ * they are, and `python` standing for python3 when missing; when it
+ * names pytest and python3's pytest is missing it writes no reward,
+ * saying so (the trial is not gradable).  Returns 1 then, else 0 (cmd
+ * untouched; also for a SCRIPT over 64 KiB).
  */
 int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd);
 

@@ -83,9 +83,13 @@ typedef struct up_harness_run_args {
     const up_sandbox_limits *limits; /* the run tool's (the config's
                                         sandbox.*): its process count and
                                         file size; NULL: their defaults */
-    const char *ws_inside; /* where ws appears in the sandbox, the CLI's
-                              working folder (a Harbor task's WORKDIR);
-                              NULL: /workspace */
+    const char *ws_inside;     /* where ws appears in the sandbox, the CLI's
+                                  working folder (a Harbor task's WORKDIR);
+                                  NULL: /workspace */
+    const char *const *places; /* folders outside it, bound writable
+                                  (up_sandbox_extra), or NULL */
+    const char *const *env;    /* NAME=value words set for the CLI (a
+                                  Harbor task's ENV), or NULL */
 } up_harness_run_args;
 
 /*

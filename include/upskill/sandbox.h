@@ -100,16 +100,50 @@ int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
 /* What one call adds to the sandbox (up_sandbox_start_with): a command
  * check's hidden files and its environment. */
 typedef struct up_sandbox_extra {
-    const char *ro_dir;     /* a host folder bound read-only, or NULL */
-    const char *ro_at;      /* where, an absolute path in the sandbox */
-    const char *const *env; /* NAME=value words replacing or added to the
-                               allow-list, NULL-ended; or NULL */
-    const char *ws_at;      /* where the workspace is bound (an absolute
-                               path, the working folder and HOME), or
-                               NULL: /workspace (up_sandbox_workdir_ok) */
-    const char *rw_dir;     /* a host folder bound writable, or NULL */
-    const char *rw_at;      /* where, an absolute path in the sandbox */
+    const char *ro_dir;        /* a host folder bound read-only, or NULL */
+    const char *ro_at;         /* where, an absolute path in the sandbox */
+    const char *const *env;    /* NAME=value words replacing or added to the
+                                  allow-list, NULL-ended; or NULL */
+    const char *ws_at;         /* where the workspace is bound (an absolute
+                                  path, the working folder and HOME), or
+                                  NULL: /workspace (up_sandbox_workdir_ok) */
+    const char *rw_dir;        /* a host folder bound writable, or NULL */
+    const char *rw_at;         /* where, an absolute path in the sandbox */
+    const char *const *places; /* folders outside ws_at ("/data"),
+                                  NULL-ended, or NULL: each is the
+                                  workspace's UP_SANDBOX_PLACES/<name>,
+                                  bound writable (up_sandbox_places_ok) */
 } up_sandbox_extra;
+
+/* The workspace's folder holding its places outside the working folder
+ * (a Harbor task's COPY to /data): each sub-folder <name> is bound at
+ * /<name>; inside the sandbox this folder itself is an empty tmpfs. */
+#define UP_SANDBOX_PLACES ".upskill-places"
+
+/* Why p cannot be a place of a workspace bound at ws_at (a static text:
+ * not "/<name>" apart from the system's folders, /home or /run, or it
+ * holds ws_at), or NULL when it can. */
+const char *up_sandbox_place_why(const char *p, const char *ws_at);
+
+/*
+ * 0 when each of places (NULL-ended, or NULL) can be a place of
+ * workspace ws bound at ws_at (NULL: /workspace): "/<name>", one
+ * component that up_sandbox_workdir_ok takes, neither holding ws_at nor
+ * /home or /run; its folder ws/UP_SANDBOX_PLACES/<name> is made when
+ * missing and must resolve inside ws (never a symlink out).  Else
+ * UP_EUNSAFE naming the place and why.
+ */
+int up_sandbox_places_ok(const char *ws, const char *ws_at,
+                         const char *const *places, up_error *err);
+
+/*
+ * Add to a bubblewrap line (after the workspace's bind at ws_at) the
+ * binds of places (checked by up_sandbox_places_ok) and the tmpfs over
+ * ws_at/UP_SANDBOX_PLACES; nothing when places is NULL or empty.
+ */
+void up_sandbox_places_args(void (*add)(void *ud, const char *w), void *ud,
+                            const char *ws, const char *ws_at,
+                            const char *const *places);
 
 /* Where the workspace is bound when nothing else is asked. */
 #define UP_SANDBOX_WORKSPACE "/workspace"

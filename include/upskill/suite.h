@@ -54,6 +54,12 @@ typedef struct up_case {
     size_t nseed;
     char *workdir;          /* the workspace's place in the sandbox, or
                                NULL: /workspace */
+    char **places;          /* folders outside it ("/data", NULL-ended;
+                               their files seeded under the workspace's
+                               UP_SANDBOX_PLACES), or NULL */
+    char **env;             /* NAME=value words of the Dockerfile's ENV,
+                               NULL-ended, for the run tool, a CLI, the
+                               oracle and the verifier; or NULL */
     unsigned run_wall_s;    /* the run tool's wall clock; 0: its default */
     unsigned check_wall_s;  /* each check's wall clock; 0: the default */
     const up_skill *skills; /* the skill arm's skills for this case

@@ -85,6 +85,10 @@ typedef struct up_workspace {
     up_sandbox_limits run_lim; /* per run call (the sandbox's defaults) */
     const char *workdir;       /* where the run tool's commands see the folder
                                   (borrowed: the case's), or NULL: /workspace */
+    const char *const *places; /* the case's places outside it (borrowed,
+                                  up_sandbox_extra), or NULL */
+    const char *const *env;    /* the case's NAME=value words for the run
+                                  tool (borrowed), or NULL */
 } up_workspace;
 
 /*

@@ -78,6 +78,32 @@ run env UPSKILL_CLIS="$F" "$UPSKILL" eval --no-cache --tasks "$T/home" \
 like "$err" "'/home/student/app' cannot hold a coding-agent CLI's workspace" \
     "a WORKDIR under the CLI's home is refused, saying why"
 
+# ---- a place outside the WORKDIR and ENV reach the CLI too ----
+# (report-app's data also copied to /srv/data, and an ENV; the stand-in
+# reports what it sees and writes its report from /srv)
+cp -R "$H/report-app" "$T/placed"
+printf 'COPY data/ /srv/data/\nENV GREETING=hi PATH="/opt/tools:$PATH"\n' \
+    >>"$T/placed/environment/Dockerfile"
+G=$T/placedclis
+mkdir -p "$G/claude-code/bin"
+cat >"$G/claude-code/bin/claude" <<'SH'
+#!/bin/sh
+seen="SRV=$(wc -c < /srv/data/blob.bin | tr -d ' ') GREETING=$GREETING PATH=$PATH"
+seen="$seen PLACES=$(ls -A /app/.upskill-places | wc -l)"
+s=.claude/skills/report-writer/scripts/report.sh
+[ -f "$s" ] && sh "$s" /srv/data/names.txt /srv/data/blob.bin > /app/out/report.txt
+printf '{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":1,"result":"%s","usage":{"input_tokens":1,"output_tokens":1}}\n' "$seen"
+SH
+chmod +x "$G/claude-code/bin/claude"
+run env UPSKILL_CLIS="$G" "$UPSKILL" eval --no-cache --tasks "$T/placed" \
+    -m cli.claude-code --base-url "$FAKE_URL" --runs-dir "$T/runs5" -v
+like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
+    "a CLI reads the task's place /srv/data"
+arts=$(cat "$T"/runs5/*/run_*/cases/transcripts.jsonl)
+like "$arts" "SRV=14 GREETING=hi PATH=$G/claude-code/bin:/opt/tools:/usr/local/sbin" \
+    "the CLI sees the place and the ENV, its own bin first on PATH"
+like "$arts" "PLACES=0" "the workspace's folder of places is empty for it"
+
 # ---- the real Claude Code (make clis), scripted by fake-llm ----
 CLIS=${CLIS:-$TOP/build-clis}
 if [ ! -x "$CLIS/claude-code/bin/claude" ]; then

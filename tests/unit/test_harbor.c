@@ -321,40 +321,43 @@ Test(harbor, pip_install_needs_debian_packages)
     up_docker_release(&d);
 }
 
-Test(harbor, offline_verifier_runs_the_pytest_command)
+Test(harbor, offline_verifier_runs_test_sh_without_its_installs)
 {
     static const char *const pip_sh =
-        "#!/bin/bash\npip3 install --break-system-packages pytest "
-        "pytest-json-ctrf\nmkdir -p /logs/verifier\n"
+        "#!/bin/bash\npip3 install --break-system-packages pytest \\\n"
+        "  pytest-json-ctrf\nmkdir -p /logs/verifier\n"
         "pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA "
         "-v\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; "
         "else echo 0 > /logs/verifier/reward.txt; fi\n";
     static const char *const uvx_sh =
-        "curl -LsSf https://astral.sh/uv/install.sh | sh\nuvx \\\n"
-        "  --with pytest==8.4.1 \\\n  python -m pytest --ctrf x.json "
+        "curl -LsSf https://astral.sh/uv/install.sh | sh\n"
+        "source $HOME/.local/bin/env\nuvx \\\n"
+        "  --with pytest==8.4.1 -w x \\\n  python -m pytest --ctrf x.json "
         "/tests/t.py -rA 2>&1 | tee log\n"
-        "echo \"1\" > /logs/verifier/reward.txt\n"
-        "echo \"0\" > /logs/verifier/reward.txt\n";
+        "python3 << 'EOF'\npip = 1\nEOF\ncd /tests && uvx --with numpy "
+        "python3 s.py\n";
     up_buf cmd = UP_BUF_INIT;
 
     cr_assert(up_harbor_offline_verifier(pip_sh, &cmd));
-    cr_expect(strstr(cmd.data, "python3 -m pytest -p no:cacheprovider "
-                               "/tests/test_outputs.py -rA -v; "),
+    cr_expect(strstr(cmd.data, "exit 1; }; exec bash -c '"), "%s", cmd.data);
+    cr_expect(strstr(cmd.data,
+                     "\n:\nmkdir -p /logs/verifier\npytest --ctrf "
+                     "/logs/verifier/ctrf.json /tests/test_outputs.py"),
               "%s", cmd.data);
+    cr_expect(strstr(cmd.data, "' /tests/test.sh"), "%s", cmd.data);
     up_buf_reset(&cmd);
     cr_assert(up_harbor_offline_verifier(uvx_sh, &cmd));
-    cr_expect(strstr(cmd.data, "-p no:cacheprovider /tests/t.py -rA; "), "%s",
-              cmd.data);
+    cr_expect(strstr(cmd.data, "\n:\n:\npython -m pytest --ctrf x.json "
+                               "/tests/t.py -rA 2>&1 | tee log\n"),
+              "%s", cmd.data);
+    cr_expect(strstr(cmd.data, "python3 << '\\''EOF'\\''\npip = 1\nEOF\n"),
+              "a here-document is kept as it is: %s", cmd.data);
+    cr_expect(strstr(cmd.data, "cd /tests && python3 s.py\n"), "%s", cmd.data);
+    cr_expect(strstr(cmd.data, "python() { python3"), "%s", cmd.data);
     up_buf_reset(&cmd);
-    /* offline already, a reward of its own, or no pytest: as it is */
+    /* offline already: as it is */
     cr_expect(!up_harbor_offline_verifier(
-        "pytest /tests/t.py\necho 1 > /logs/verifier/reward.txt\n"
-        "echo 0 > /logs/verifier/reward.txt\n",
-        &cmd));
-    cr_expect(
-        !up_harbor_offline_verifier("pip install x\npython3 /tests/score.py > "
-                                    "/logs/verifier/reward.txt\n",
-                                    &cmd));
+        "pytest /tests/t.py\necho 1 > /logs/verifier/reward.txt\n", &cmd));
     cr_expect(!up_harbor_offline_verifier(NULL, &cmd));
     cr_expect(!cmd.len);
     up_buf_release(&cmd);
@@ -378,4 +381,33 @@ Test(harbor, oracle_skills_copied_where_the_dockerfile_copies_them)
                 "'/etc/skills' && cp -R /solution/.skills/. '/etc/skills'; ");
     up_buf_release(&b);
     up_docker_release(&d);
+}
+
+Test(harbor, env_is_read_expanded_and_bounded)
+{
+    up_docker d = {0};
+    up_buf big = UP_BUF_INIT;
+
+    up_docker_parse(&d,
+                    "ENV A=x WHO=\"the world\"\nENV B ${A}y $A $NONE\n"
+                    "ENV PATH=/opt/bin:$PATH\nENV A=z\n",
+                    "Dockerfile");
+    cr_expect(!d.blocked.len, "%s", d.blocked.data);
+    cr_assert_eq(d.nenv, 4);
+    cr_expect_str_eq(d.env[0], "A=z");
+    cr_expect_str_eq(d.env[1], "WHO=the world");
+    cr_expect_str_eq(d.env[2], "B=xy x ");
+    cr_expect_str_eq(d.env[3], "PATH=/opt/bin:/usr/local/sbin:/usr/local/bin:"
+                               "/usr/sbin:/usr/bin:/sbin:/bin");
+    up_docker_release(&d);
+    /* a value that doubles at each line stops at its limit */
+    up_buf_adds(&big, "ENV A=0123456789abcdef\n");
+    for (int i = 0; i < 20; i++)
+        up_buf_adds(&big, "ENV A=$A$A\n");
+    up_docker_parse(&d, big.data, "Dockerfile");
+    cr_expect(strstr(d.blocked.data, "ENV A is over UP_HARBOR_ENV_BYTES"), "%s",
+              d.blocked.data);
+    cr_expect(strlen(d.env[0]) <= UP_HARBOR_ENV_BYTES + 2);
+    up_docker_release(&d);
+    up_buf_release(&big);
 }

@@ -206,7 +206,7 @@ Test(sandbox, extra_env_replaces_or_adds_and_a_bind_needs_bwrap)
 {
     static const char *const env[] = {"HOME=/elsewhere", "EXTRA_X=1",
                                       "TERM=xterm", NULL};
-    up_sandbox_extra x = {NULL, NULL, env, NULL, NULL, NULL};
+    up_sandbox_extra x = {NULL, NULL, env, NULL, NULL, NULL, NULL};
     up_sandbox_run *run_ = NULL;
     up_sandbox_result r;
     up_error e = {0};
@@ -221,7 +221,7 @@ Test(sandbox, extra_env_replaces_or_adds_and_a_bind_needs_bwrap)
     cr_expect_not_null(strstr(r.out.data, "TERM=xterm\n"));
     cr_expect_null(strstr(r.out.data, "TERM=dumb"), "replaced, not doubled");
     up_sandbox_result_release(&r);
-    x = (up_sandbox_extra){root, "/tests", NULL, NULL, NULL, NULL};
+    x = (up_sandbox_extra){root, "/tests", NULL, NULL, NULL, NULL, NULL};
     cr_expect_eq(up_sandbox_start_with(&run_, UP_SANDBOX_NONE, ws.data, "true",
                                        NULL, &x, &e),
                  UP_EUNSAFE);
@@ -231,7 +231,7 @@ Test(sandbox, extra_env_replaces_or_adds_and_a_bind_needs_bwrap)
 
 Test(sandbox, a_read_only_folder_is_bound_where_asked)
 {
-    up_sandbox_extra x = {root, "/tests", NULL, NULL, NULL, NULL};
+    up_sandbox_extra x = {root, "/tests", NULL, NULL, NULL, NULL, NULL};
     up_sandbox_run *run_ = NULL;
     up_sandbox_result r;
     up_error e = {0};
@@ -253,7 +253,8 @@ Test(sandbox, a_read_only_folder_is_bound_where_asked)
  * HOME) and a verifier's writable /logs/verifier (issue 24). */
 Test(sandbox, workspace_at_a_workdir_and_a_writable_folder)
 {
-    up_sandbox_extra x = {NULL, NULL, NULL, "/app", root, "/logs/verifier"};
+    up_sandbox_extra x = {NULL, NULL, NULL, "/app", root, "/logs/verifier",
+                          NULL};
     up_sandbox_run *run_ = NULL;
     up_sandbox_result r;
     up_buf p = UP_BUF_INIT, got = UP_BUF_INIT;
@@ -283,10 +284,38 @@ Test(sandbox, workspace_at_a_workdir_and_a_writable_folder)
     up_sandbox_result_release(&r);
     up_buf_release(&p);
     up_buf_release(&got);
-    x = (up_sandbox_extra){NULL, NULL, NULL, "/usr/app", NULL, NULL};
+    x = (up_sandbox_extra){NULL, NULL, NULL, "/usr/app", NULL, NULL, NULL};
     cr_expect_eq(up_sandbox_start_with(&run_, UP_SANDBOX_BWRAP, ws.data, "true",
                                        NULL, &x, &e),
                  UP_EUNSAFE, "a system folder never holds the workspace");
+}
+
+/* A Harbor task's places outside its WORKDIR (issue 24): which can be
+ * one, and a place's folder that leads out of the workspace refused. */
+Test(sandbox, places_outside_the_workdir)
+{
+    const char *const bad[] = {"/x", NULL};
+    up_buf p = UP_BUF_INIT;
+    up_error e = {0};
+
+    cr_expect_null(up_sandbox_place_why("/data", "/root"));
+    cr_expect_not_null(up_sandbox_place_why("/usr", "/root"));
+    cr_expect_not_null(up_sandbox_place_why("/data/x", "/root"));
+    cr_expect_not_null(up_sandbox_place_why("/home", "/root"));
+    cr_expect_not_null(up_sandbox_place_why("/app", "/app/work"));
+    cr_expect_not_null(up_sandbox_place_why("/..", "/root"));
+    up_buf_addf(&p, "%s/" UP_SANDBOX_PLACES, ws.data);
+    cr_assert(mkdir(p.data, 0755) == 0 || errno == EEXIST);
+    up_buf_adds(&p, "/x");
+    cr_assert_eq(symlink("/etc", p.data), 0);
+    cr_expect_eq(up_sandbox_places_ok(ws.data, "/root", bad, &e), UP_EUNSAFE);
+    cr_expect_not_null(strstr(e.msg, "not a folder of it"), "%s", e.msg);
+    unlink(p.data);
+    cr_expect_eq(up_sandbox_places_ok(ws.data, "/root", bad, &e), 0, "%s",
+                 e.msg);
+    cr_expect(up_fs_is_dir(p.data), "a missing place's folder is made");
+    rmdir(p.data);
+    up_buf_release(&p);
 }
 
 /* No network: each fails at once with "unreachable", not by a timeout. */

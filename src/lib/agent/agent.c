@@ -212,6 +212,8 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
         a->ws->run_tool = o->run_tool;
         a->ws->sandbox = o->sandbox;
         a->ws->workdir = c->workdir;
+        a->ws->places = (const char *const *)c->places;
+        a->ws->env = (const char *const *)c->env;
         if (o->run_limits)
             a->ws->run_lim = *o->run_limits;
         case_limits(&a->ws->run_lim, c);

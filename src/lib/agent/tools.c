@@ -452,7 +452,8 @@ static int t_run_start(up_workspace *w, const json_t *a, up_tool_pending **p,
     const char *cmd = arg_str(a, "command", &len);
     up_sandbox_run *r = NULL;
     up_sandbox_limits lim = run_limits(w);
-    up_sandbox_extra x = {NULL, NULL, NULL, w->workdir, NULL, NULL};
+    up_sandbox_extra x = {NULL, NULL, w->env,   w->workdir,
+                          NULL, NULL, w->places};
     up_error err;
 
     *p = NULL;

@@ -206,20 +206,54 @@ static int under(const char *p, const char *wd, const char **rel)
     return 1;
 }
 
+/* The place outside the WORKDIR wd that holds absolute path p ("/data"
+ * of "/data/x") into place; its reason when it cannot be one
+ * (up_sandbox_place_why), else NULL. */
+static const char *place_of(const char *p, const char *wd, up_buf *place)
+{
+    up_buf_reset(place);
+    up_buf_add(place, p, 1 + strcspn(p + 1, "/"));
+    return up_sandbox_place_why(place->data, wd);
+}
+
+/* Where absolute path p is seeded in the workspace, into rel: under
+ * the WORKDIR wd, or in a place outside it (UP_SANDBOX_PLACES/...);
+ * 0 when neither can hold it. */
+static int seed_path(const char *p, const char *wd, up_buf *rel)
+{
+    const char *r;
+
+    up_buf_reset(rel);
+    if (under(p, wd, &r)) {
+        up_buf_adds(rel, r);
+        return 1;
+    }
+    if (place_of(p, wd, rel))
+        return 0;
+    up_buf_reset(rel);
+    up_buf_addf(rel, "%s%s", UP_SANDBOX_PLACES, p);
+    return 1;
+}
+
 static void check_copies(up_harbor_task *k, const up_docker *d)
 {
-    const char *rel;
-    up_buf b = UP_BUF_INIT;
+    const char *rel, *no;
+    up_buf b = UP_BUF_INIT, place = UP_BUF_INIT;
 
     for (size_t i = 0; i < d->ncopies; i++) {
         up_error e;
 
         up_buf_reset(&b);
-        if (!under(d->copies[i].dest, k->workdir, &rel))
+        if (!under(d->copies[i].dest, k->workdir, &rel) &&
+            (no = place_of(d->copies[i].dest, k->workdir, &place)) != NULL)
             up_buf_addf(&b,
                         "COPY to '%.200s', outside WORKDIR %s, is not "
-                        "emulated",
-                        d->copies[i].dest, k->workdir);
+                        "emulated (%s: %s)",
+                        d->copies[i].dest, k->workdir, place.data, no);
+        else if (under(d->copies[i].dest, k->workdir, &rel) &&
+                 !strncmp(rel, UP_SANDBOX_PLACES, strlen(UP_SANDBOX_PLACES)))
+            up_buf_addf(&b, "COPY to '%.200s': %s is upskill's own folder",
+                        d->copies[i].dest, UP_SANDBOX_PLACES);
         else if (strcmp(d->copies[i].src, ".") &&
                  up_fs_check_relative(d->copies[i].src, &e))
             up_buf_addf(&b, "COPY of '%.200s': %s", d->copies[i].src, e.msg);
@@ -227,6 +261,7 @@ static void check_copies(up_harbor_task *k, const up_docker *d)
             why(k, b.data);
     }
     up_buf_release(&b);
+    up_buf_release(&place);
 }
 
 static void check_packages(up_harbor_task *k, const up_docker *d)
@@ -368,11 +403,11 @@ static int copy_one(struct files *f, const char *env, const char *workdir,
 {
     char *host = strcmp(cp->src, ".") ? path2(env, cp->src) : up_xstrdup(env);
     up_buf r = UP_BUF_INIT, base = UP_BUF_INIT;
-    const char *rel = "";
+    char *rel;
     int rc = 0;
 
-    under(cp->dest, workdir, &rel);
-    up_buf_adds(&r, rel);
+    seed_path(cp->dest, workdir, &r); /* check_copies took it */
+    rel = up_xstrdup(r.data ? r.data : "");
     /* a file copied into a folder (or onto the WORKDIR itself, a folder)
      * keeps its name */
     if ((cp->into || !rel[0]) && !up_fs_is_dir(host)) {
@@ -383,6 +418,7 @@ static int copy_one(struct files *f, const char *env, const char *workdir,
         else
             up_buf_adds(&r, base.data);
     }
+    free(rel);
     if (up_fs_exists(host) && !inside(host, env))
         rc = up_error_set(err, UP_EUNSAFE,
                           "COPY of '%s': it leads outside environment/",
@@ -402,7 +438,7 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
     char *given = path2(k->dir, "environment");
     char *env = realpath(given, NULL);
     char *skills = k->skills_dir ? realpath(k->skills_dir, NULL) : NULL;
-    const char *rel;
+    up_buf rel = UP_BUF_INIT;
     int rc = 0;
 
     /* COPY . must not seed the skills (walk compares resolved paths) */
@@ -410,11 +446,12 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
     if (!env && d->ncopies)
         rc = up_error_set(err, UP_ENOTFOUND, "'%s': no such folder", given);
     for (size_t i = 0; !rc && i < d->nmkdirs; i++)
-        if (under(d->mkdirs[i], k->workdir, &rel) && rel[0])
-            rc = add_entry(f, rel, NULL, err);
+        if (seed_path(d->mkdirs[i], k->workdir, &rel) && rel.len)
+            rc = add_entry(f, rel.data, NULL, err);
     for (size_t i = 0; !rc && i < d->ncopies; i++)
         rc = copy_one(f, env, k->workdir, &d->copies[i], err);
     f->skip = NULL;
+    up_buf_release(&rel);
     free(given);
     free(env);
     free(skills);
@@ -432,7 +469,7 @@ static char *test_sh(const up_fs_entry *v, size_t n)
 }
 
 /* The task's one verifier assertion into a, as JSON: its threshold, and
- * the offline pytest command when test.sh installs from the network. */
+ * the offline test.sh when it installs from the network. */
 static void verifier_json(up_buf *a, const up_harbor_task *k,
                           const up_fs_entry *tests, size_t n)
 {
@@ -451,6 +488,47 @@ static void verifier_json(up_buf *a, const up_harbor_task *k,
     json_decref(l);
     up_buf_release(&cmd);
     free(sh);
+}
+
+/* The places outside the WORKDIR the case's seed holds (each
+ * UP_SANDBOX_PLACES/<name> of seed[0..n)), in the suite's memory,
+ * NULL-ended; NULL when none. */
+static char **case_places(up_suite *s, const up_fs_entry *seed, size_t n)
+{
+    const size_t k = strlen(UP_SANDBOX_PLACES);
+    char **v = NULL;
+    size_t m = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *p = seed[i].path, *name = p + k;
+        size_t len = strcspn(name + (*name == '/'), "/") + 1;
+        int seen = 0;
+
+        if (strncmp(p, UP_SANDBOX_PLACES, k) || name[0] != '/' || len < 2)
+            continue;
+        for (size_t j = 0; j < m; j++)
+            seen |= strlen(v[j]) == len && !strncmp(v[j], name, len);
+        if (seen)
+            continue;
+        if (!v) /* a place per seed entry at most */
+            v = up_arena_alloc(&s->mem, (n + 1) * sizeof(*v));
+        v[m++] = up_arena_strndup(&s->mem, name, len);
+        v[m] = NULL;
+    }
+    return v;
+}
+
+/* The Dockerfile's ENV words in the suite's memory, or NULL. */
+static char **case_env(up_suite *s, const up_docker *d)
+{
+    char **v =
+        d->nenv ? up_arena_alloc(&s->mem, (d->nenv + 1) * sizeof(*v)) : NULL;
+
+    for (size_t i = 0; i < d->nenv; i++)
+        v[i] = up_arena_strndup(&s->mem, d->env[i], strlen(d->env[i]));
+    if (v)
+        v[d->nenv] = NULL;
+    return v;
 }
 
 static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
@@ -500,6 +578,8 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
             up_arena_strndup(&s->mem, text.len ? text.data : "", text.len);
         c.assert_json = up_arena_strndup(&s->mem, a.data, a.len);
         c.workdir = up_arena_strndup(&s->mem, k->workdir, strlen(k->workdir));
+        c.places = case_places(s, c.seed, c.nseed);
+        c.env = case_env(s, d);
         c.run_wall_s = k->agent_s;
         c.check_wall_s = k->verifier_s;
         c.skills = k->loaded;

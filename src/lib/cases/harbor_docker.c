@@ -28,6 +28,25 @@ static const char *const network[] = {
 static const char *const harmless[] = {"true",   ":",  "echo",  "set",
                                        "export", "cd", "chmod", NULL};
 
+/* Variables an ENV may not set: the sandbox's own (its HOME, TMPDIR,
+ * the checks' Python settings, the verifier's pytest plugin) and those
+ * that would run or load a file before the program does (the dynamic
+ * loader's, bash's start-up file, Python's home). */
+static const char *const env_kept[] = {"HOME",
+                                       "TMPDIR",
+                                       "BASH_ENV",
+                                       "ENV",
+                                       "PYTHONHOME",
+                                       "PYTHONSAFEPATH",
+                                       "PYTHONNOUSERSITE",
+                                       "PYTEST_PLUGINS",
+                                       "PYTHONSTARTUP",
+                                       NULL};
+
+/* The sandbox's PATH (sandbox_argv.c), what $PATH expands to first. */
+#define SANDBOX_PATH                                                           \
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 /* apt-get subcommands that change nothing offline. */
 static const char *const apt_quiet[] = {"update", "clean", "autoclean",
                                         "autoremove", NULL};
@@ -54,7 +73,8 @@ static const struct {
 };
 
 /* pip's packaging tools, and the verifiers' report plugin (the offline
- * verifier drops its --ctrf, harbor_offline.c): nothing a task needs. */
+ * verifier drops its --ctrf, harbor_offline.c, and a test.sh run as it
+ * is gets our own stand-in, check_ctrf.c): nothing a task needs. */
 static const char *const pip_tools[] = {"pip", "setuptools", "wheel",
                                         "pytest-json-ctrf", NULL};
 
@@ -309,10 +329,53 @@ static void run(up_docker *d, const char *args, int line)
     up_strv_free(w);
 }
 
+/* The exec (JSON) form's words, `["a b", "/root/"]`, into a NULL-ended
+ * heap strv; NULL (and *n 0) when args is not an array of strings. */
+static char **json_words(const char *s, size_t *n)
+{
+    char **v = NULL;
+    size_t cap = 0;
+    up_buf w = UP_BUF_INIT;
+
+    *n = 0;
+    s += strspn(s, " \t");
+    s += *s == '[';
+    s += strspn(s, " \t");
+    while (*s == '"') {
+        up_buf_reset(&w);
+        for (s++; *s && *s != '"'; s++) {
+            if (*s == '\\' && s[1])
+                s++;
+            up_buf_addc(&w, *s);
+        }
+        if (*s++ != '"')
+            break;
+        strv_add(&v, n, &cap, w.data ? w.data : "");
+        s += strspn(s, " \t");
+        s += *s == ',';
+        s += strspn(s, " \t");
+    }
+    up_buf_release(&w);
+    UP_GROW(v, cap, *n + 1);
+    v[*n] = NULL;
+    if (*s != ']' || s[1 + strspn(s + 1, " \t")]) {
+        up_strv_free(v);
+        *n = 0;
+        return NULL;
+    }
+    return v;
+}
+
 static void copy(up_docker *d, const char *args, int line, int add)
 {
     size_t n, i = 0;
-    char **w = words(args, &n);
+    char **w = args[0] == '[' ? json_words(args, &n) : words(args, &n);
+
+    if (!w) {
+        block(d, line, add ? "ADD [...]" : "COPY [...]",
+              "is not a JSON array of strings");
+        return;
+    }
 
     while (i < n && !strncmp(w[i], "--", 2)) {
         if (!strncmp(w[i], "--from", 6))
@@ -346,6 +409,104 @@ static void copy(up_docker *d, const char *args, int line, int add)
     up_strv_free(w);
 }
 
+/* The value of variable name[0..n) for an expansion: an earlier ENV's,
+ * the sandbox's PATH, or "" (unset). */
+static const char *env_value(const up_docker *d, const char *name, size_t n)
+{
+    for (size_t i = 0; i < d->nenv; i++)
+        if (!strncmp(d->env[i], name, n) && d->env[i][n] == '=')
+            return d->env[i] + n + 1;
+    return n == 4 && !strncmp(name, "PATH", 4) ? SANDBOX_PATH : "";
+}
+
+/* s with $NAME and ${NAME} expanded (env_value) into out; 0 when out
+ * grew past UP_HARBOR_ENV_BYTES. */
+static int expand(const up_docker *d, const char *s, up_buf *out)
+{
+    while (*s && out->len <= UP_HARBOR_ENV_BYTES) {
+        int brace = s[0] == '$' && s[1] == '{';
+        const char *name = s + 1 + brace;
+        size_t n = s[0] == '$' ? strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "abcdefghijklmnopqrstuvwxyz"
+                                              "0123456789_")
+                               : 0;
+
+        if (!n || (brace && name[n] != '}')) {
+            up_buf_addc(out, *s++);
+            continue;
+        }
+        up_buf_adds(out, env_value(d, name, n));
+        s = name + n + brace;
+    }
+    return out->len <= UP_HARBOR_ENV_BYTES;
+}
+
+/* NAME=value (value expanded) into d->env, over an earlier NAME. */
+static void env_set(up_docker *d, const char *name, size_t n, const char *v,
+                    int line)
+{
+    up_buf b = UP_BUF_INIT;
+    char kw[64];
+
+    snprintf(kw, sizeof(kw), "ENV %.*s", (int)(n < 50 ? n : 50), name);
+    if (!n ||
+        strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                     "0123456789_") != n) {
+        block(d, line, kw, "is not a variable's name");
+        return;
+    }
+    up_buf_add(&b, name, n);
+    if (in(env_kept, b.data) || !strncmp(name, "LD_", 3)) {
+        block(d, line, kw, "would change the sandbox (not emulated)");
+        up_buf_release(&b);
+        return;
+    }
+    up_buf_addc(&b, '=');
+    if (!expand(d, v, &b)) {
+        block(d, line, kw, "is over UP_HARBOR_ENV_BYTES (65536 bytes)");
+        up_buf_release(&b);
+        return;
+    }
+    for (size_t i = 0; i < d->nenv; i++)
+        if (!strncmp(d->env[i], b.data, n + 1)) {
+            free(d->env[i]);
+            d->env[i] = up_buf_detach(&b);
+            return;
+        }
+    if (d->nenv >= UP_HARBOR_ENV_MAX) {
+        block(d, line, kw, "is one over UP_HARBOR_ENV_MAX (256 variables)");
+        up_buf_release(&b);
+        return;
+    }
+    UP_GROW(d->env, d->env_cap, d->nenv + 2);
+    d->env[d->nenv++] = up_buf_detach(&b);
+    d->env[d->nenv] = NULL;
+}
+
+/* `ENV NAME=value ...` (quotes removed) or `ENV NAME value`. */
+static void env(up_docker *d, const char *args, int line)
+{
+    size_t n, k = strcspn(args, " \t=");
+    char **w;
+
+    if (args[k] != '=') { /* the old form: the rest of the line */
+        const char *v = args + k + strspn(args + k, " \t");
+
+        env_set(d, args, k, v, line);
+        return;
+    }
+    w = words(args, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(w[i], '=');
+
+        if (eq)
+            env_set(d, w[i], (size_t)(eq - w[i]), eq + 1, line);
+        else
+            block(d, line, "ENV", "expects NAME=value");
+    }
+    up_strv_free(w);
+}
+
 /* One instruction (its keyword in kw, the rest in args). */
 static void instruction(up_docker *d, const char *kw, const char *args,
                         int line)
@@ -362,9 +523,11 @@ static void instruction(up_docker *d, const char *kw, const char *args,
             run(d, args, line);
     } else if (!strcasecmp(kw, "COPY") || !strcasecmp(kw, "ADD")) {
         copy(d, args, line, kw[0] == 'A' || kw[0] == 'a');
+    } else if (!strcasecmp(kw, "ENV")) {
+        env(d, args, line);
     }
-    /* FROM, ENV, USER, CMD, ENTRYPOINT, ARG, LABEL...: not emulated,
-     * and not needed by a workspace (docs/harbor.md) */
+    /* FROM, USER, CMD, ENTRYPOINT, ARG, LABEL...: not emulated, and not
+     * needed by a workspace (docs/harbor.md) */
 }
 
 /* Joined logical line (backslash continuations) from *p into b; its
@@ -446,6 +609,9 @@ void up_docker_release(up_docker *d)
     for (size_t i = 0; i < d->napt; i++)
         free(d->apt[i]);
     free(d->apt);
+    for (size_t i = 0; i < d->nenv; i++)
+        free(d->env[i]);
+    free(d->env);
     up_buf_release(&d->blocked);
     memset(d, 0, sizeof(*d));
 }

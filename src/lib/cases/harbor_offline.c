@@ -2,36 +2,51 @@
  * What a Harbor task needs to run offline beyond its Dockerfile
  * (harbor.h, docs/harbor.md): the places its Dockerfile copies the
  * skills to, for the oracle; and, for a tests/test.sh that installs its
- * tools from the network and grades by pytest's exit, the pytest command
- * it would run, with Debian's pytest.
+ * tools from the network, the same script without those steps, running
+ * Debian's tools (pytest, python3) instead.
  */
 #include <string.h>
 
 #include "upskill/harbor.h"
 
-/* Words that start a network install step in a test.sh; after uvx,
- * those that never run the tests themselves. */
+/* Words that start a network install step in a test.sh. */
 static const char *const installers[] = {
     "uvx ", "pip ",           "pip3 ",           "uv ", "curl ", "wget ",
     "npm ", "python -m pip ", "python3 -m pip ", NULL};
 
-/* The reward lines of a pass/fail verifier: 1 on pytest's success
- * (each, in one of two spellings). */
-static const char *const binary_reward[][2] = {
-    {"echo 1 > /logs/verifier/reward.txt",
-     "echo \"1\" > /logs/verifier/reward.txt"},
-    {"echo 0 > /logs/verifier/reward.txt",
-     "echo \"0\" > /logs/verifier/reward.txt"},
-};
+/* Steps the offline test.sh skips (each line starting so): the
+ * installers (not uvx, rewritten) and what only serves them. */
+static const char *const skipped[] = {"pip ",
+                                      "pip3 ",
+                                      "uv ",
+                                      "curl ",
+                                      "wget ",
+                                      "npm ",
+                                      "python -m pip ",
+                                      "python3 -m pip ",
+                                      "apt-get ",
+                                      "apt ",
+                                      "source $HOME/.local/bin/env",
+                                      ". $HOME/.local/bin/env",
+                                      "source \"$HOME/.local/bin/env\"",
+                                      ". \"$HOME/.local/bin/env\"",
+                                      "export PATH=\"$HOME/.local/bin",
+                                      NULL};
 
-/* 1 when s writes both rewards. */
-static int binary(const char *s)
-{
-    for (size_t i = 0; i < 2; i++)
-        if (!strstr(s, binary_reward[i][0]) && !strstr(s, binary_reward[i][1]))
-            return 0;
-    return 1;
-}
+/* uvx's (and uv run's) options that take a value. */
+static const char *const uvx_valued[] = {"--with",
+                                         "-w",
+                                         "--from",
+                                         "--python",
+                                         "-p",
+                                         "--with-requirements",
+                                         "--with-editable",
+                                         "--index-url",
+                                         "--extra-index-url",
+                                         NULL};
+
+/* Bytes of an offline test.sh at most (one argument of bash -c). */
+#define OFFLINE_MAX ((size_t)64 << 10)
 
 /* 1 when l starts with one of v. */
 static int starts(const char *l, const char *const *v)
@@ -51,99 +66,147 @@ static int line_starts(const char *s, const char *const *v)
     return 0;
 }
 
-/* s with its backslash-newline continuations joined, into out. */
-static void join_lines(up_buf *out, const char *s)
+static int in(const char *const *v, const char *w, size_t n)
 {
-    for (; *s; s++) {
-        if (s[0] == '\\' && s[1] == '\n')
-            s++;
-        else
-            up_buf_addc(out, *s);
-    }
+    for (size_t i = 0; v[i]; i++)
+        if (strlen(v[i]) == n && !strncmp(v[i], w, n))
+            return 1;
+    return 0;
 }
 
-/* The word "pytest" in line l that starts pytest's arguments (not a
- * `--with pytest` of uvx), or NULL. */
-static const char *pytest_word(const char *l, size_t n)
+/* The length of the word at s (up to a blank or the line's end). */
+static size_t word(const char *s)
 {
-    for (const char *p = l; p && p < l + n; p++) {
-        p = strstr(p, "pytest");
-        if (!p || p >= l + n)
-            return NULL;
-        if ((p == l || strchr(" \t", p[-1])) && strchr(" \t\n", p[6]) &&
-            (p - l < 7 || strncmp(p - 7, "--with ", 7)))
-            return p;
-    }
-    return NULL;
+    return strcspn(s, " \t\n");
 }
 
-/* pytest's arguments in args (up to a pipe, a list or a redirection),
- * without --ctrf FILE (a plugin installed from the network) into out. */
-static void pytest_args(up_buf *out, const char *args, size_t n)
+/* Line l[0..n) into out with each `uvx [options]` and `uv run
+ * [options]` cut down to the command they run (Debian's, offline). */
+static void rewrite_uvx(up_buf *out, const char *l, size_t n)
 {
-    size_t end = strcspn(args, "|;&>\n");
+    const char *e = l + n;
 
-    if (end > n)
-        end = n;
-    for (size_t i = 0; i < end;) {
-        size_t sp = strspn(args + i, " \t"), w;
+    while (l < e) {
+        int at_word = 1;
+        size_t k = 0;
 
-        i += sp;
-        w = strcspn(args + i, " \t");
-        if (w > end - i)
-            w = end - i;
-        if (i + w == end && args[end] == '>' &&
-            strspn(args + i, "0123456789") == w)
-            break; /* the 2 of 2>&1 */
-        if (w == 6 && !strncmp(args + i, "--ctrf", 6)) {
-            i += w;
-            i += strspn(args + i, " \t");
-            i += strcspn(args + i, " \t"); /* its file */
+        if (out->len)
+            at_word = strchr(" \t\n;&|(", out->data[out->len - 1]) != NULL;
+        if (at_word && !strncmp(l, "uvx ", 4))
+            k = 4;
+        else if (at_word && !strncmp(l, "uv run ", 7))
+            k = 7;
+        if (!k) {
+            up_buf_addc(out, *l++);
             continue;
         }
-        if (w) {
-            up_buf_addc(out, ' ');
-            up_buf_add(out, args + i, w);
+        l += k;
+        for (;;) {
+            size_t w;
+
+            l += strspn(l, " \t");
+            w = word(l);
+            if (l >= e || *l != '-')
+                break;
+            if (in(uvx_valued, l, w)) { /* its value too */
+                l += w;
+                l += strspn(l, " \t");
+                w = word(l);
+            }
+            l += w;
         }
-        i += w;
     }
+}
+
+/* The delimiter of a here-document that line l[0..n) opens, into d
+ * (empty when none). */
+static void heredoc(const char *l, size_t n, up_buf *d)
+{
+    const char *p = l;
+
+    up_buf_reset(d);
+    while ((p = strstr(p, "<<")) != NULL && p < l + n) {
+        p += 2;
+        if (*p == '<') { /* a here-string */
+            p++;
+            continue;
+        }
+        p += *p == '-';
+        p += strspn(p, " \t");
+        for (; p < l + n && !strchr(" \t;&|<>)", *p); p++)
+            if (*p != '\'' && *p != '"')
+                up_buf_addc(d, *p);
+        return;
+    }
+}
+
+/* test.sh s made offline into out: lines joined at a backslash; the
+ * install steps skipped (`:`); uvx's options cut; here-documents as
+ * they are. */
+static void offline_script(up_buf *out, const char *s)
+{
+    up_buf d = UP_BUF_INIT, j = UP_BUF_INIT;
+
+    for (const char *p = s; *p;) {
+        size_t n = strcspn(p, "\n");
+        const char *l = p + strspn(p, " \t");
+
+        while (d.len == 0 && n && p[n - 1] == '\\' && p[n] == '\n') {
+            n++; /* a continuation: the logical line goes on */
+            n += strcspn(p + n, "\n");
+        }
+        if (d.len) { /* inside a here-document */
+            up_buf_add(out, p, n);
+            if ((size_t)(l - p) + d.len == n && !strncmp(l, d.data, d.len))
+                up_buf_reset(&d);
+        } else if (starts(l, skipped)) {
+            up_buf_add(out, p, (size_t)(l - p));
+            up_buf_addc(out, ':');
+        } else { /* its continuations joined */
+            up_buf_reset(&j);
+            for (size_t i = 0; i < n; i++) {
+                int cont = p[i] == '\\' && i + 1 < n && p[i + 1] == '\n';
+
+                up_buf_addc(&j, cont ? ' ' : p[i]);
+                i += cont;
+            }
+            rewrite_uvx(out, j.data ? j.data : "", j.len);
+            heredoc(j.data ? j.data : "", j.len, &d);
+        }
+        up_buf_addc(out, '\n');
+        p += n + (p[n] == '\n');
+    }
+    up_buf_release(&d);
+    up_buf_release(&j);
 }
 
 int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd)
 {
-    up_buf j = UP_BUF_INIT, args = UP_BUF_INIT;
-    const char *found = NULL, *at = NULL;
-    int n = 0;
+    up_buf sc = UP_BUF_INIT;
+    int ok;
 
-    if (!test_sh || !line_starts(test_sh, installers) || !binary(test_sh))
+    if (!test_sh || !line_starts(test_sh, installers))
         return 0;
-    join_lines(&j, test_sh);
-    for (const char *p = j.data; p && *p;
-         p = strchr(p, '\n'), p = p ? p + 1 : p) {
-        size_t len = strcspn(p, "\n");
-        const char *l = p + strspn(p, " \t");
-
-        if (*l == '#' || starts(l, installers + 1))
-            continue; /* an install step, not the tests */
-        if ((at = pytest_word(l, len - (size_t)(l - p))) != NULL) {
-            n++;
-            found = at;
-        }
+    /* the images' `python`, where Debian has only python3 */
+    up_buf_adds(&sc, "command -v python >/dev/null || python() { python3 "
+                     "\"$@\"; }\n");
+    offline_script(&sc, test_sh);
+    ok = sc.len <= OFFLINE_MAX;
+    if (ok && strstr(sc.data, "pytest"))
+        up_buf_adds(cmd, "python3 -c 'import pytest' 2>/dev/null || { echo "
+                         "'pytest is not installed (apt-get install "
+                         "python3-pytest)' >&2; exit 1; }; ");
+    if (ok) {
+        up_buf_adds(cmd, "exec bash -c '");
+        for (size_t i = 0; i < sc.len; i++)
+            if (sc.data[i] == '\'')
+                up_buf_adds(cmd, "'\\''");
+            else
+                up_buf_addc(cmd, sc.data[i]);
+        up_buf_adds(cmd, "' /tests/test.sh");
     }
-    if (n == 1)
-        pytest_args(&args, found + 6, strcspn(found + 6, "\n"));
-    if (n == 1)
-        up_buf_addf(cmd,
-                    "python3 -c 'import pytest' 2>/dev/null || { echo "
-                    "'pytest is not installed (apt-get install "
-                    "python3-pytest)' >&2; exit 1; }; "
-                    "python3 -m pytest -p no:cacheprovider%s; "
-                    "if [ $? -eq 0 ]; then echo 1; else echo 0; fi > "
-                    "/logs/verifier/reward.txt",
-                    args.len ? args.data : "");
-    up_buf_release(&j);
-    up_buf_release(&args);
-    return n == 1;
+    up_buf_release(&sc);
+    return ok;
 }
 
 void up_harbor_skill_links(up_buf *out, const up_docker *d, const char *workdir)

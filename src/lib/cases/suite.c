@@ -917,6 +917,10 @@ static void sha_harbor(up_sha256 *h, const up_case *c)
     sha_entries(h, c->seed, c->nseed);
     sha_entries(h, c->check_files, c->ncheck_files);
     sha_field(h, c->workdir, c->workdir ? strlen(c->workdir) : 0);
+    for (size_t i = 0; c->places && c->places[i]; i++)
+        sha_field(h, c->places[i], strlen(c->places[i]));
+    for (size_t i = 0; c->env && c->env[i]; i++)
+        sha_field(h, c->env[i], strlen(c->env[i]));
     snprintf(lim, sizeof(lim), "%u/%u", c->run_wall_s, c->check_wall_s);
     sha_field(h, lim, strlen(lim));
     for (size_t i = 0; i < c->nskills; i++) {

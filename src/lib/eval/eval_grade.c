@@ -225,6 +225,8 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
                                   c->workdir,
                                   c->check_wall_s,
                                   NULL,
+                                  (const char *const *)c->places,
+                                  (const char *const *)c->env,
                                   0};
             (*at)++;
             return 1;

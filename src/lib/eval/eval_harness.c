@@ -173,7 +173,9 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
             &c->run,
             &(up_harness_run_args){c->spec, c->dir, c->ws->path, prompt, ep,
                                    wall_ms(p, k), skill.len ? skill.data : NULL,
-                                   p->agent_opts.run_limits, k->workdir},
+                                   p->agent_opts.run_limits, k->workdir,
+                                   (const char *const *)k->places,
+                                   (const char *const *)k->env},
             err);
     up_buf_release(&skill);
     if (rc && err)

@@ -437,6 +437,8 @@ static int oracle_start(struct slot *sl, const up_case *c)
         .ws_at = c->workdir,
         .wall_s = c->run_wall_s,
         .files_at = ORACLE_DIR,
+        .places = (const char *const *)c->places,
+        .env = (const char *const *)c->env,
         .student_env = 1};
     if (!c->nsolution) {
         sl->oracle.status = UP_ASSERT_FAIL;

@@ -147,6 +147,20 @@ static int ws_inside(const char **at, const char *want, const char *prefix,
     return 0;
 }
 
+/* The case's places (up_sandbox_places_ok), none holding or inside the
+ * CLI's install folder prefix. */
+static int places_ok(const char *ws, const char *at, const char *const *places,
+                     const char *prefix, up_error *err)
+{
+    for (size_t i = 0; places[i]; i++)
+        if (nested(places[i], prefix))
+            return up_error_set(err, UP_EUNSAFE,
+                                "place '%s' cannot be bound beside a "
+                                "coding-agent CLI installed in '%s'",
+                                places[i], prefix);
+    return up_sandbox_places_ok(ws, at, places, err);
+}
+
 const char *up_harness_skills_folder(const up_harness_spec *spec)
 {
     return spec->skills;
@@ -202,6 +216,8 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
         rc = cli_find(c->spec, &bin, &prefix, err);
     if (!rc)
         rc = ws_inside(&at, ra->ws_inside, prefix.data, err);
+    if (!rc && ra->places)
+        rc = places_ok(ra->ws, at, ra->places, prefix.data, err);
     up_fs_join(&home, ra->dir, "home");
     if (!rc && mkdir(home.data, 0700) != 0)
         rc = up_error_set(err, UP_EIO, "'%s': cannot make a folder: %s",
@@ -211,14 +227,14 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
     if (!rc)
         rc = open_proxy(c, ra, &sock, &url, err);
     if (!rc)
-        rc = launch(
-            &c->proc,
-            &(cli_run_args){c->spec, bin.data, prefix.data, ra->ws, at,
-                            home.data, CLI_HOME_INSIDE, ra->prompt,
-                            ra->ep->model, url.data, CLI_DUMMY_KEY,
-                            c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND"),
-                            exe.data, sock.data, lim.nproc},
-            &lim, err);
+        rc = launch(&c->proc,
+                    &(cli_run_args){
+                        c->spec, bin.data, prefix.data, ra->ws, at, home.data,
+                        CLI_HOME_INSIDE, ra->prompt, ra->ep->model, url.data,
+                        CLI_DUMMY_KEY,
+                        c->spec->bin ? NULL : getenv("UPSKILL_CLI_COMMAND"),
+                        exe.data, sock.data, lim.nproc, ra->places, ra->env},
+                    &lim, err);
     up_buf_release(&bin);
     up_buf_release(&prefix);
     up_buf_release(&home);

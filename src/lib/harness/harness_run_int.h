@@ -46,6 +46,9 @@ typedef struct cli_run_args {
     const char *exe;      /* upskill's own binary (the forwarder) */
     const char *sock;     /* the proxy's socket on the host */
     unsigned nproc;       /* its processes (sandbox.processes), 0: no cap */
+    const char *const *places; /* the case's places outside ws_inside
+                                  (up_sandbox_extra), or NULL */
+    const char *const *env;    /* the task's NAME=value words, or NULL */
 } cli_run_args;
 
 /* Write the CLI's config files into a->home. */

@@ -632,6 +632,37 @@ int cli_write_config(const cli_run_args *a, up_error *err)
     return a->spec->config(a, err);
 }
 
+/* The index in v of variable word's NAME, or v->n. */
+static size_t env_find(const cli_strv *v, const char *word)
+{
+    size_t k = strcspn(word, "=") + 1;
+
+    for (size_t i = 0; i < v->n; i++)
+        if (!strncmp(v->v[i], word, k))
+            return i;
+    return v->n;
+}
+
+/* The task's ENV words into v: PATH after the CLI's install folder's
+ * bin; any other name upskill set itself (HOME, the key, the CLI's
+ * settings) stays upskill's. */
+static void task_env(const cli_run_args *a, cli_strv *v)
+{
+    for (size_t i = 0; a->env && a->env[i]; i++) {
+        size_t at = env_find(v, a->env[i]);
+        up_buf b = UP_BUF_INIT;
+
+        if (!strncmp(a->env[i], "PATH=", 5) && at < v->n) {
+            up_buf_addf(&b, "PATH=%s/bin:%s", a->prefix, a->env[i] + 5);
+            free(v->v[at]);
+            v->v[at] = up_buf_detach(&b);
+        } else if (at == v->n) {
+            strv_add(v, a->env[i]);
+        }
+        up_buf_release(&b);
+    }
+}
+
 void cli_envp(const cli_run_args *a, cli_strv *v)
 {
     up_buf path = UP_BUF_INIT;
@@ -647,6 +678,7 @@ void cli_envp(const cli_run_args *a, cli_strv *v)
     /* a dummy key: the proxy puts the real one on the way out */
     strv_addf(v, a->spec->key_env, CLI_DUMMY_KEY);
     a->spec->env(a, v);
+    task_env(a, v);
 }
 
 void cli_command(const cli_run_args *a, cli_strv *v)
@@ -666,18 +698,20 @@ static void add_word(void *ud, const char *w)
 void cli_bwrap(const cli_run_args *a, cli_strv *v)
 {
     up_sandbox_bwrap_base(add_word, v);
-    const char *tail[] = {"--ro-bind", a->prefix,    a->prefix,
-                          "--bind",    a->ws,        a->ws_inside,
-                          "--bind",    a->home,      CLI_HOME_INSIDE,
-                          "--ro-bind", a->exe,       CLI_FORWARD_INSIDE,
-                          "--bind",    a->sock,      CLI_SOCK_INSIDE,
-                          "--chdir",   a->ws_inside, "--",
-                          NULL};
+    const char *tail[] = {
+        "--ro-bind",     a->prefix,    a->prefix,       "--bind",
+        a->ws,           a->ws_inside, "--bind",        a->home,
+        CLI_HOME_INSIDE, "--ro-bind",  a->exe,          CLI_FORWARD_INSIDE,
+        "--bind",        a->sock,      CLI_SOCK_INSIDE, NULL};
     const char *forward[] = {CLI_FORWARD_INSIDE, "__forward", CLI_PORT_INSIDE,
                              CLI_SOCK_INSIDE,    "--",        NULL};
 
     for (size_t i = 0; tail[i]; i++)
         strv_add(v, tail[i]);
+    up_sandbox_places_args(add_word, v, a->ws, a->ws_inside, a->places);
+    strv_add(v, "--chdir");
+    strv_add(v, a->ws_inside);
+    strv_add(v, "--");
     up_sandbox_nproc_wrap(add_word, v, a->nproc);
     for (size_t i = 0; forward[i]; i++)
         strv_add(v, forward[i]);

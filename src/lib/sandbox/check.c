@@ -270,6 +270,105 @@ struct up_check_run {
 static const char *const check_env[] = {"HOME=/tmp", "PYTHONSAFEPATH=1",
                                         "PYTHONNOUSERSITE=1", NULL};
 
+/* A verifier's, after the task's: the check's, and upskill's pytest
+ * --ctrf plugin (check_ctrf.c) loaded by every pytest it runs (its
+ * folder first on PYTHONPATH, verifier_envp). */
+static const char *const verifier_env[] = {
+    "HOME=/tmp", "PYTHONSAFEPATH=1", "PYTHONNOUSERSITE=1",
+    "PYTEST_PLUGINS=" UP_CHECK_CTRF_MODULE, NULL};
+
+/* Where a verifier imports the plugin from. */
+#define CTRF_AT UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR
+
+/* The task's variables whose entries name folders to run or import
+ * from: those the student can write are dropped for the verifier. */
+static const char *const search_vars[] = {"PATH=", "PYTHONPATH=", NULL};
+
+/* 1 when folder p is dir or under it. */
+static int holds(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+
+    return !strncmp(p, dir, n) && (!p[n] || p[n] == '/');
+}
+
+/* 1 when entry e[0..n) of a search path is one the student can write
+ * (relative, under the workspace's place or one of the places). */
+static int student_entry(const up_check_item *it, const char *e, size_t n)
+{
+    char *p = up_xstrndup(e, n);
+    int bad =
+        p[0] != '/' || holds(it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE, p);
+
+    for (size_t i = 0; !bad && it->places && it->places[i]; i++)
+        bad = holds(it->places[i], p);
+    free(p);
+    return bad;
+}
+
+/* Search path word w ("PATH=a:b") without the student's entries, after
+ * prefix (NULL: none) into b. */
+static void search_path(const up_check_item *it, const char *w,
+                        const char *prefix, up_buf *b)
+{
+    const char *v = strchr(w, '=') + 1;
+    size_t k = 0;
+
+    up_buf_add(b, w, (size_t)(v - w));
+    if (prefix) {
+        up_buf_adds(b, prefix);
+        k = 1;
+    }
+    for (; *v; v += *v == ':') {
+        size_t n = strcspn(v, ":");
+
+        if (n && !student_entry(it, v, n)) {
+            if (k++)
+                up_buf_addc(b, ':');
+            up_buf_add(b, v, n);
+        }
+        v += n;
+    }
+}
+
+static void strv_push(char ***v, size_t *n, size_t *cap, char *s)
+{
+    UP_GROW(*v, *cap, *n + 2);
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
+}
+
+/* A verifier's environment (a heap strv): the task's words (a search
+ * path without the student's entries: the student's files never shadow
+ * the verifier's programs or modules), then verifier_env; PYTHONPATH
+ * starts with the plugin's folder. */
+static char **verifier_envp(const up_check_item *it)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    int pp = 0;
+
+    for (size_t i = 0; it->env && it->env[i]; i++) {
+        const char *w = it->env[i];
+        int is_pp = !strncmp(w, "PYTHONPATH=", 11), search = is_pp;
+        up_buf b = UP_BUF_INIT;
+
+        for (size_t s = 0; search_vars[s]; s++)
+            search |= !strncmp(w, search_vars[s], strlen(search_vars[s]));
+        if (search)
+            search_path(it, w, is_pp ? CTRF_AT : NULL, &b);
+        else
+            up_buf_adds(&b, w);
+        pp |= is_pp;
+        strv_push(&v, &n, &cap, up_buf_detach(&b));
+    }
+    if (!pp)
+        strv_push(&v, &n, &cap, up_xstrdup("PYTHONPATH=" CTRF_AT));
+    for (size_t i = 0; verifier_env[i]; i++)
+        strv_push(&v, &n, &cap, up_xstrdup(verifier_env[i]));
+    return v;
+}
+
 /* The command line of check a: PATH widened when its program is in
  * CUDA's prefix (under /usr: visible, not on PATH); 0 when its program
  * is not installed (r settled as ungradable). */
@@ -313,12 +412,19 @@ static int private_dir(char **dir, const up_check_item *it, const char *what,
     return 0;
 }
 
-/* A private folder into *dir, holding the check's hidden files. */
+/* A private folder into *dir, holding the check's hidden files (and a
+ * verifier's pytest plugin, in UP_CHECK_CTRF_DIR). */
 static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
 {
-    if (private_dir(dir, it, "tests", e))
+    const char *py = up_check_ctrf_plugin();
+    up_fs_entry plugin = {UP_CHECK_CTRF_DIR "/" UP_CHECK_CTRF_MODULE ".py", py,
+                          strlen(py)};
+
+    if (private_dir(dir, it, "tests", e) ||
+        up_fs_put_files(*dir, it->files, it->nfiles, e))
         return -1;
-    return up_fs_put_files(*dir, it->files, it->nfiles, e);
+    return up_assert_is_verifier(it->a) ? up_fs_put_files(*dir, &plugin, 1, e)
+                                        : 0;
 }
 
 /* The check's files made ready: those it owns put back into the
@@ -377,19 +483,25 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_buf_reset(&r->output);
     limits(&lim, it->wall_s);
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
-        up_sandbox_extra x = {
-            tests,
-            it->files_at ? it->files_at : UP_CHECK_TESTS_DIR,
-            it->student_env ? NULL : check_env + (mode == UP_SANDBOX_NONE),
-            it->ws_at,
-            logs,
-            UP_CHECK_LOGS_DIR};
+        char **venv = up_assert_is_verifier(it->a) && !it->student_env
+                          ? verifier_envp(it)
+                          : NULL;
+        up_sandbox_extra x = {tests,
+                              it->files_at ? it->files_at : UP_CHECK_TESTS_DIR,
+                              it->student_env ? it->env
+                              : venv          ? (const char *const *)venv
+                                     : check_env + (mode == UP_SANDBOX_NONE),
+                              it->ws_at,
+                              logs,
+                              UP_CHECK_LOGS_DIR,
+                              it->places};
 
         if (up_sandbox_start_with(&proc, mode, it->ws, cmd.data, &lim, &x,
                                   &e)) {
             r->status = UP_ASSERT_FAIL;
             up_buf_addf(&r->message, "the check could not start: %s", e.msg);
         }
+        up_strv_free(venv);
     }
     if (proc) {
         c = up_xcalloc(1, sizeof(*c));

@@ -334,11 +334,12 @@ static int start_run(up_sandbox_run **out, up_sandbox_run *r, char *const *argv,
 static int extra_ok(up_sandbox_mode mode, const up_sandbox_extra *x,
                     up_error *err)
 {
-    const char *at = !x          ? NULL
-                     : x->ro_dir ? x->ro_at
-                     : x->rw_dir ? x->rw_at
-                     : x->ws_at  ? x->ws_at
-                                 : NULL;
+    const char *at = !x                        ? NULL
+                     : x->ro_dir               ? x->ro_at
+                     : x->rw_dir               ? x->rw_at
+                     : x->ws_at                ? x->ws_at
+                     : x->places && *x->places ? *x->places
+                                               : NULL;
 
     if (x && x->ws_at && !up_sandbox_workdir_ok(x->ws_at))
         return up_error_set(err, UP_EUNSAFE,
@@ -372,8 +373,9 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
                           const up_sandbox_extra *x, up_error *err)
 {
     char ws[PATH_MAX], ro[PATH_MAX], rw[PATH_MAX];
-    sbx_binds b = {x ? x->ws_at : NULL, NULL, x ? x->ro_at : NULL, NULL,
-                   x ? x->rw_at : NULL};
+    sbx_binds b = {x ? x->ws_at : NULL, NULL,
+                   x ? x->ro_at : NULL, NULL,
+                   x ? x->rw_at : NULL, x ? x->places : NULL};
     char **argv, **envp;
     up_sandbox_run *r;
     int rc;
@@ -388,6 +390,8 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
         rc = bind_dir(&b.ro, ro, x->ro_dir, err);
     if (!rc && x)
         rc = bind_dir(&b.rw, rw, x->rw_dir, err);
+    if (!rc && x && x->places)
+        rc = up_sandbox_places_ok(ws, x->ws_at, x->places, err);
     if (rc)
         return rc;
     r = run_new(mode, lim);

@@ -10,6 +10,7 @@
  * and /etc/gshadow are not in the sandbox at all (permission bits protect
  * nothing when the caller is root).
  */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -66,16 +67,13 @@ static const char *const sys_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
 
 /* The only /etc entries programs get; bound read-only when present. */
 static const char *const etc_files[] = {
-    "/etc/passwd",          "/etc/group",
-    "/etc/hosts",           "/etc/nsswitch.conf",
-    "/etc/host.conf",       "/etc/ld.so.cache",
-    "/etc/ld.so.conf",      "/etc/ld.so.conf.d",
-    "/etc/localtime",       "/etc/alternatives",
-    "/etc/os-release",      "/etc/debian_version",
-    "/etc/mime.types",      "/etc/protocols",
-    "/etc/services",        "/etc/ssl/certs",
-    "/etc/ca-certificates", "/etc/fonts",
-    "/etc/libreoffice",     NULL};
+    "/etc/passwd",        "/etc/group",           "/etc/hosts",
+    "/etc/nsswitch.conf", "/etc/host.conf",       "/etc/ld.so.cache",
+    "/etc/ld.so.conf",    "/etc/ld.so.conf.d",    "/etc/localtime",
+    "/etc/alternatives",  "/etc/os-release",      "/etc/debian_version",
+    "/etc/mime.types",    "/etc/protocols",       "/etc/services",
+    "/etc/ssl/certs",     "/etc/ca-certificates", "/etc/fonts",
+    "/etc/libreoffice",   "/etc/matplotlibrc",    NULL};
 
 static void strv_push(char ***v, size_t *n, size_t *cap, const char *s)
 {
@@ -188,6 +186,84 @@ int up_sandbox_workdir_ok(const char *path)
     return 1;
 }
 
+/* Places a task may not have: the CLIs' home and upskill's /run. */
+static const char *const places_kept[] = {"/home", "/run", NULL};
+
+/* 1 when folder a is b, or one holds the other. */
+static int nested(const char *a, const char *b)
+{
+    size_t n = strlen(a), k = strlen(b), m = n < k ? n : k;
+
+    return !strncmp(a, b, m) && (n == k || (n < k ? b[n] : a[k]) == '/');
+}
+
+const char *up_sandbox_place_why(const char *p, const char *ws_at)
+{
+    if (p[0] != '/' || strchr(p + 1, '/'))
+        return "not one folder at the root";
+    if (!up_sandbox_workdir_ok(p))
+        return "a system folder the sandbox mounts itself";
+    for (size_t i = 0; places_kept[i]; i++)
+        if (!strcmp(p, places_kept[i]))
+            return "a folder the sandbox keeps for itself";
+    if (nested(p, ws_at))
+        return "it holds the working folder";
+    return NULL;
+}
+
+int up_sandbox_places_ok(const char *ws, const char *ws_at,
+                         const char *const *places, up_error *err)
+{
+    char root[PATH_MAX], got[PATH_MAX];
+    up_buf b = UP_BUF_INIT;
+    int rc = 0;
+
+    if (!realpath(ws, root))
+        return up_error_set(err, UP_ENOTFOUND, "sandbox: '%s': %s", ws,
+                            strerror(errno));
+    for (size_t i = 0; !rc && places && places[i]; i++) {
+        const char *why = up_sandbox_place_why(
+            places[i], ws_at ? ws_at : UP_SANDBOX_WORKSPACE);
+
+        up_buf_reset(&b);
+        up_buf_addf(&b, "%s/%s", root, UP_SANDBOX_PLACES);
+        if (!why) { /* made when missing; a symlink is refused below */
+            (void)mkdir(b.data, 0755);
+            up_buf_adds(&b, places[i]);
+            (void)mkdir(b.data, 0755);
+        }
+        if (!why && (!realpath(b.data, got) || strcmp(got, b.data)))
+            why = "its folder in the workspace is not a folder of it";
+        if (why)
+            rc = up_error_set(err, UP_EUNSAFE, "sandbox: place '%.200s': %s",
+                              places[i], why);
+    }
+    up_buf_release(&b);
+    return rc;
+}
+
+void up_sandbox_places_args(void (*add)(void *ud, const char *w), void *ud,
+                            const char *ws, const char *ws_at,
+                            const char *const *places)
+{
+    up_buf b = UP_BUF_INIT;
+
+    for (size_t i = 0; places && places[i]; i++) {
+        up_buf_reset(&b);
+        up_buf_addf(&b, "%s/%s%s", ws, UP_SANDBOX_PLACES, places[i]);
+        add(ud, "--bind");
+        add(ud, b.data);
+        add(ud, places[i]);
+    }
+    if (places && places[0]) {
+        up_buf_reset(&b);
+        up_buf_addf(&b, "%s/%s", ws_at, UP_SANDBOX_PLACES);
+        add(ud, "--tmpfs");
+        add(ud, b.data);
+    }
+    up_buf_release(&b);
+}
+
 static void push_bind(struct strv *s, const char *opt, const char *from,
                       const char *at)
 {
@@ -213,8 +289,9 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
     push_bind(&s, "--ro-bind", b->ro, b->ro_at);
     push_bind(&s, "--bind", b->rw, b->rw_at);
     snprintf(fd, sizeof(fd), "%d", SBX_INFO_FD);
-    const char *tail[] = {"--bind",    ws, at,   "--chdir", at,
-                          "--info-fd", fd, "--", NULL};
+    const char *tail[] = {"--chdir", at, "--info-fd", fd, "--", NULL};
+    push_bind(&s, "--bind", ws, at);
+    up_sandbox_places_args(strv_add_word, &s, ws, at, b->places);
     for (size_t i = 0; tail[i]; i++)
         strv_add_word(&s, tail[i]);
     push_inner(&s, cmd, nproc);

@@ -38,6 +38,7 @@ typedef struct sbx_binds {
     const char *ro_at;
     const char *rw; /* bound writable at rw_at */
     const char *rw_at;
+    const char *const *places; /* up_sandbox_places_args, or NULL */
 } sbx_binds;
 
 /*
