@@ -86,6 +86,14 @@ grep -v '^sound' "$T/verdicts" >"$T/partial"
 run "$UPSKILL" eval --tasks "$H" -m null --sound "$T/partial" --no-log-runs
 is "$rc" 3 "no sound task left: exit 3"
 like "$err" "no task here runs and has a skill" "nothing left to run, said"
+# a task the file does not name, whose Dockerfile copies a file that is
+# missing, is not runnable here (as --check says), not "not checked"
+cp -R "$H" "$T/hm" && cp -R "$H/sound" "$T/hm/gone-file"
+printf 'COPY data.csv /root/\n' >>"$T/hm/gone-file/environment/Dockerfile"
+run "$UPSKILL" eval --tasks "$T/hm" -m null --sound "$T/verdicts" --no-log-runs
+like "$err" "(1 left out: not runnable here or without skills; --check says why)" \
+    "a task with a missing file: not runnable, with --sound too"
+unlike "$err" "gone-file (not checked)" "not 'not checked'"
 # without --sound: every runnable task runs, with a warning
 run "$UPSKILL" eval --tasks "$H" -m null --no-log-runs --json
 like "$err" "warning: soundness not checked: every runnable task is in the lift figures (run --check --sound FILE, then --sound FILE; docs/harbor.md)" \

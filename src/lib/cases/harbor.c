@@ -685,6 +685,24 @@ static char *verdict_of(const char *text, const char *name)
     return up_xstrdup("not checked");
 }
 
+/* A task left out for want of a verdict (not checked: the verdicts file
+ * does not name it) is read all the same, into a suite of its own, so one
+ * that cannot run (a file its Dockerfile copies is missing) says so
+ * rather than "not checked". */
+static void unverdicted(up_harbor_task *k, const up_docker *d)
+{
+    up_suite t;
+    up_error e;
+
+    up_suite_init(&t);
+    if (add_case(&t, k, d, &e)) {
+        why(k, e.msg);
+        free(k->left_out);
+        k->left_out = NULL;
+    }
+    up_suite_release(&t);
+}
+
 /* Read task folder dir into k (classified), and when it can run, into
  * s as a case: every runnable task when check (the case then dropped,
  * so --check sees what an eval would refuse), else those with skills
@@ -713,6 +731,8 @@ static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
     if (k->runnable && (check || (k->nskills && !k->left_out)) &&
         add_case(s, k, &d, &e))
         why(k, e.msg);
+    else if (k->runnable && k->left_out && !strcmp(k->left_out, "not checked"))
+        unverdicted(k, &d);
     up_docker_release(&d);
 }
 
