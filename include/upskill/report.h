@@ -108,6 +108,11 @@ typedef struct up_report_opts {
     int has_seed;
     double margin; /* a share: 0.05 for 5 points */
     int has_margin;
+    /* a sweep's folder: each run number's skill (up_report_run_skills,
+     * read once for all its views), borrowed; NULL: a view reads each
+     * run's record to learn its skill */
+    char *const *run_skill;
+    size_t nrun_skill;
 } up_report_opts;
 
 int up_report_batch_load2(up_report_batch *b, const char *dir,
@@ -133,6 +138,11 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
  */
 #define UP_REPORT_SWEEP_MAX 500
 void up_report_sweep_skills(char ***names, size_t *n, const char *dir);
+
+/* Each run_N's skill (run_result.json's skill_name) in folder dir, into
+ * a heap vector indexed by N (NULL where none; up_strv-style, freed by
+ * the caller entry by entry); returns its length. */
+size_t up_report_run_skills(char ***names, const char *dir);
 
 /* 1 when run_N of the folder belongs to b (every run, unless b views
  * one skill of a sweep). */

@@ -68,6 +68,13 @@ static size_t views(char **dirs, size_t n, char ***vdir, char ***vskill)
     return k;
 }
 
+static void free_runs(char **runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(runs[i]);
+    free(runs);
+}
+
 static int render(char **dirs, size_t ndirs, up_error *err)
 {
     char **vdir = NULL, **vskill = NULL;
@@ -76,13 +83,23 @@ static int render(char **dirs, size_t ndirs, up_error *err)
     up_buf page = UP_BUF_INIT;
     size_t loaded = 0;
     int rc = 0;
-    up_report_opts o = {(uint64_t)seed, seed >= 0, margin / 100, margin >= 0};
+    up_report_opts o = {(uint64_t)seed, seed >= 0, margin / 100,
+                        margin >= 0,    NULL,      0};
+    char **runs = NULL;
+    size_t nruns = 0;
 
     for (; loaded < n && !rc; loaded++) {
+        if (vskill[loaded] && (!loaded || vdir[loaded] != vdir[loaded - 1])) {
+            free_runs(runs, nruns); /* a sweep's runs, read once */
+            nruns = up_report_run_skills(&runs, vdir[loaded]);
+        }
+        o.run_skill = vskill[loaded] ? runs : NULL;
+        o.nrun_skill = nruns;
         rc = up_report_batch_load_skill(&b[loaded], vdir[loaded],
                                         vskill[loaded], &o, err);
         b[loaded].cfg = cli_config();
     }
+    free_runs(runs, nruns);
     if (!rc)
         rc = up_report_html(&page, b, n, err);
     if (!rc)

@@ -256,9 +256,46 @@ int up_report_run_in(const up_report_batch *b, int run)
            (run > 0 && (size_t)run < b->nrun_in && b->run_in[run]);
 }
 
+size_t up_report_run_skills(char ***names, const char *dir)
+{
+    char **runs = NULL;
+    size_t n = 0, len = 0;
+    up_error e = {0};
+
+    *names = NULL;
+    if (up_fs_list(&runs, &n, dir, &e))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        int run = run_number(runs[i]);
+        up_buf p = UP_BUF_INIT;
+        json_t *o = NULL;
+        const char *s;
+
+        if (run <= 0)
+            continue;
+        up_buf_addf(&p, "%s/%s/run_result.json", dir, runs[i]);
+        if (up_json_load_file(&o, p.data, &e) == 0 &&
+            (s = up_json_str(o, "skill_name")) != NULL) {
+            if ((size_t)run >= len) {
+                *names =
+                    up_xrealloc(*names, ((size_t)run + 1) * sizeof(**names));
+                memset(*names + len, 0,
+                       ((size_t)run + 1 - len) * sizeof(**names));
+                len = (size_t)run + 1;
+            }
+            (*names)[run] = up_xstrdup(s);
+        }
+        json_decref(o);
+        up_buf_release(&p);
+    }
+    up_strv_free(runs);
+    return len;
+}
+
 /* A sweep's view of one skill: 1 when the run at path (its
  * run_result.json) is that skill's, noted in b->run_in. */
-static int take_run(up_report_batch *b, const char *path, int run)
+static int take_run(up_report_batch *b, const char *path, int run,
+                    const up_report_opts *ro)
 {
     json_t *o = NULL;
     up_error e = {0};
@@ -267,11 +304,17 @@ static int take_run(up_report_batch *b, const char *path, int run)
 
     if (!b->only_skill)
         return 1;
-    if (up_json_load_file(&o, path, &e) != 0)
+    if (ro->run_skill) { /* the folder's runs, read once */
+        name =
+            run > 0 && (size_t)run < ro->nrun_skill ? ro->run_skill[run] : NULL;
+        yes = name && !strcmp(name, b->only_skill);
+    } else if (up_json_load_file(&o, path, &e) == 0) {
+        name = up_json_str(o, "skill_name");
+        yes = name && !strcmp(name, b->only_skill);
+        json_decref(o);
+    } else {
         return 0;
-    name = up_json_str(o, "skill_name");
-    yes = name && !strcmp(name, b->only_skill);
-    json_decref(o);
+    }
     if (yes && (size_t)run >= b->nrun_in) {
         b->run_in = up_xrealloc(b->run_in, (size_t)run + 1);
         memset(b->run_in + b->nrun_in, 0, (size_t)run + 1 - b->nrun_in);
@@ -282,13 +325,14 @@ static int take_run(up_report_batch *b, const char *path, int run)
     return yes;
 }
 
-static int load_run(up_report_batch *b, const char *name, up_error *err)
+static int load_run(up_report_batch *b, const char *name,
+                    const up_report_opts *o, up_error *err)
 {
     up_buf p = UP_BUF_INIT;
     int rc;
 
     up_buf_addf(&p, "%s/%s/run_result.json", b->dir, name);
-    if (!take_run(b, p.data, run_number(name))) {
+    if (!take_run(b, p.data, run_number(name), o)) {
         up_buf_release(&p);
         return 0;
     }
@@ -339,7 +383,7 @@ static int load_upstream(up_report_batch *b, up_error *err)
 int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
                          up_error *err)
 {
-    up_report_opts o = {seed, 1, UP_STATS_MARGIN, 1};
+    up_report_opts o = {seed, 1, UP_STATS_MARGIN, 1, NULL, 0};
 
     return up_report_batch_load_skill(b, dir, NULL, &o, err);
 }
@@ -411,10 +455,11 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
         goto out;
     qsort(names, n, sizeof(*names), cmp_runs);
     load_plan(b);
-    load_kept(b);
+    if (!skill) /* a sweep never generates: no kept attempt */
+        load_kept(b);
     for (size_t i = 0; i < n && !rc; i++)
         if (run_number(names[i]) > 0)
-            rc = load_run(b, names[i], err);
+            rc = load_run(b, names[i], o, err);
     if (!rc && !b->ncases)
         rc = load_upstream(b, err);
     if (!rc && b->ncases)
