@@ -206,12 +206,13 @@ Test(harbor, packages_checked_against_dpkg_status)
 
 Test(harbor, workspace_places_in_the_sandbox)
 {
-    static const char *const ok[] = {"/root", "/app", "/home/user/work",
-                                     "/opt/task"};
+    static const char *const ok[] = {"/root",     "/app", "/home/user/work",
+                                     "/opt/task", "/x",   "/ab"};
     static const char *const bad[] = {
-        "/",     "/usr",       "/usr/src/app", "/tmp/x", "/tests",
-        "/logs", "/etc/app",   "relative",     "/app/",  "/a/../b",
-        "/a//b", "/proc/self", "/lib64",       "/app/."};
+        "/",      "/usr",    "/usr/src/app", "/tmp/x",
+        "/tests", "/logs",   "/etc/app",     "relative",
+        "/app/",  "/a/../b", "/a//b",        "/proc/self",
+        "/lib64", "/app/.",  "/app/..",      "/.."};
 
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
         cr_expect(up_sandbox_workdir_ok(ok[i]), "%s", ok[i]);

@@ -175,7 +175,7 @@ int up_sandbox_workdir_ok(const char *path)
 
     if (path[0] != '/' || n < 2 || n > 256 || path[n - 1] == '/' ||
         strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../") ||
-        !strcmp(path + n - 2, "/.") || !strcmp(path + n - 3, "/.."))
+        !strcmp(path + n - 2, "/.") || (n >= 3 && !strcmp(path + n - 3, "/..")))
         return 0;
     for (size_t i = 0; reserved[i]; i++) {
         size_t k = strlen(reserved[i]);
