@@ -7,7 +7,9 @@
  * SKILL.md's body in the system prompt), which shares the first one's
  * baseline.  Each writes its own batch and prints its report; then, per
  * model, each lift over the shared baseline and preloading against
- * discovery, paired per case with the project's statistics.
+ * discovery, paired per case with the project's statistics.  With
+ * --json each eval leaves its document (eval_args.json_into) and one
+ * document holds both and the comparisons.
  */
 #include <stdlib.h>
 #include <string.h>
