@@ -57,6 +57,8 @@ struct eval_args {
     size_t nsweep;
     int upstream_lines; /* eval: upstream's "Loaded N test case(s) from"
                            and "Recommendation:" lines on stdout */
+    json_t **json_into; /* --inject both --json: the eval's document is
+                           left here (a new reference), not printed */
 };
 
 /* The options eval and benchmark share, for a struct eval_args a. */
@@ -212,8 +214,12 @@ void eval_report_table(const up_eval_summary *s, size_t n);
 /* --plan: the power plan for suite at a's runs, baseline and target on
  * stdout (one JSON document with --json); returns the exit code. */
 int eval_report_plan(const up_suite *suite, const struct eval_args *a);
-void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
-                      const char *batch_id, json_t *tasks);
+/* --json's document of an eval (a new reference; it takes tasks). */
+json_t *eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
+                         const char *batch_id, json_t *tasks);
+/* Into o, comparison c's verdict and the numbers behind it (verdict,
+ * lift, lift_ci, p_value, ...: docs/statistics.md). */
+void eval_report_verdict_json(json_t *o, const up_comparison *c);
 /* Model m's answers cut at the output cap, as that document's
  * cut_conversations (a new reference). */
 json_t *eval_report_cut_json(const up_eval_plan *p, size_t m);

@@ -219,6 +219,17 @@ static json_t *tasks_json(const up_eval_session *e, const struct eval_args *a)
                      "soundness_checked", a->sound != NULL, "left_out", out);
 }
 
+/* --json: print the document, or leave it to --inject both. */
+static void emit_json(const struct eval_args *a, json_t *doc)
+{
+    if (a->json_into) {
+        *a->json_into = doc;
+        return;
+    }
+    out_json(doc);
+    json_decref(doc);
+}
+
 int eval_outcome(const up_eval_session *e, const struct eval_args *a,
                  up_error *err)
 {
@@ -232,8 +243,8 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
     rc = up_eval_session_summarize(e, (uint64_t)a->seed, &s, &dead, err);
 
     if (!rc && a->json)
-        eval_report_json(&e->plan, s, e->s.batch_id.data,
-                         a->tasks ? tasks_json(e, a) : NULL);
+        emit_json(a, eval_report_json(&e->plan, s, e->s.batch_id.data,
+                                      a->tasks ? tasks_json(e, a) : NULL));
     else if (!rc)
         for (size_t m = 0; m < n; m++)
             if (!dead[m]) /* no bars from errors */

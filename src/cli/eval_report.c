@@ -293,8 +293,7 @@ static json_t *arm_json(const up_arm_totals *t)
     return o;
 }
 
-/* The verdict and the numbers behind it (docs/statistics.md). */
-static void verdict_json(json_t *o, const up_comparison *c)
+void eval_report_verdict_json(json_t *o, const up_comparison *c)
 {
     const char *id = up_stats_verdict_id(c->verdict);
     up_buf text = UP_BUF_INIT;
@@ -335,7 +334,7 @@ json_t *eval_report_model_json(const up_eval_summary *s)
     if (!s->has_baseline)
         return o;
     json_object_set_new(o, "baseline", arm_json(&s->arm[UP_ARM_BASELINE]));
-    verdict_json(o, c);
+    eval_report_verdict_json(o, c);
     json_object_set_new(o, "token_change", json_real(c->token_change));
     json_object_set_new(o, "token_savings", json_real(c->token_savings));
     json_object_set_new(o, "is_beneficial", json_boolean(c->is_beneficial));
@@ -363,8 +362,8 @@ json_t *eval_report_cut_json(const up_eval_plan *p, size_t m)
     return v;
 }
 
-void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
-                      const char *batch_id, json_t *tasks)
+json_t *eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
+                         const char *batch_id, json_t *tasks)
 {
     json_t *models = json_array();
     json_t *doc;
@@ -387,8 +386,7 @@ void eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
                   "output_tokens", (json_int_t)p->judge_usage.output));
     if (tasks)
         json_object_set_new(doc, "tasks", tasks);
-    out_json(doc);
-    json_decref(doc);
+    return doc;
 }
 
 /* One row of the summary table, as heap strings in cells[0..8). */
