@@ -102,6 +102,9 @@ typedef struct up_fs_entry {
     const char *path; /* relative: up_fs_check_relative holds */
     const char *data; /* len bytes */
     size_t len;
+    int executable; /* 1: the owner's run bit (a Harbor task's COPY keeps
+                       it, as Docker's does; up_workspace_seed gives 0755).
+                       up_fs_put_files ignores it */
 } up_fs_entry;
 
 /*

@@ -5,8 +5,10 @@
 # folder; in the skill arm every skill of the task in the CLI's own skill
 # folder (.claude/skills); /tests out of reach; the verifier grades what
 # they wrote.  The task's [agent] timeout_sec is the CLI's wall clock.
-# Then, when `make clis` installed it (CLIS, as in t1410), the real
-# Claude Code scripted by fake-llm does the same.
+# A task's ENV (PATH too) and places (/data, /output) reach the CLI's
+# shell, and a script it COPYs executable runs by name.  Then, when
+# `make clis` installed it (CLIS, as in t1410), the real Claude Code
+# scripted by fake-llm does the same: its Bash tool keeps them.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -104,6 +106,58 @@ like "$arts" "SRV=14 GREETING=hi PATH=$G/claude-code/bin:/opt/tools:/usr/local/s
     "the CLI sees the place and the ENV, its own bin first on PATH"
 like "$arts" "PLACES=0" "the workspace's folder of places is empty for it"
 
+# ---- a script COPY'd executable to a place on the ENV's PATH ----
+# a task with ENV GREETING and a PATH naming /opt/tools, where it COPYs
+# an executable script, a place /data (COPY) and one /output (mkdir):
+# the CLI's shell reads /data/input.txt, writes /data and /output,
+# echoes $GREETING and runs the script by name; the verifier checks them
+E=$T/envtask/env-place
+mkdir -p "$E/environment/data" "$E/environment/tools" "$E/tests" \
+    "$E/environment/skills/greeter"
+printf -- '---\nname: greeter\ndescription: Greets. Use when a task greets.\n---\n\nRun greet.\n' \
+    >"$E/environment/skills/greeter/SKILL.md"
+printf 'version = "1.0"\n[agent]\ntimeout_sec = 120.0\n' >"$E/task.toml"
+printf 'Write /data/result.txt, /output/greeting.txt and /output/tool.txt.\n' \
+    >"$E/instruction.md"
+printf 'abc\n' >"$E/environment/data/input.txt"
+printf '#!/bin/sh\necho "greet says $GREETING"\n' >"$E/environment/tools/greet"
+chmod +x "$E/environment/tools/greet"
+cat >"$E/environment/Dockerfile" <<'EOF'
+FROM ubuntu:24.04
+WORKDIR /app
+COPY data /data
+COPY tools/greet /opt/tools/greet
+RUN mkdir -p /output
+ENV GREETING=hello PATH="/opt/tools:$PATH"
+EOF
+cat >"$E/tests/test.sh" <<'EOF'
+#!/bin/bash
+mkdir -p /logs/verifier
+ok=1
+for f in /data/result.txt:ABC /output/greeting.txt:hello \
+    "/output/tool.txt:greet says hello"; do
+    got=$(cat "${f%%:*}")
+    [ "$got" = "${f#*:}" ] || { echo "${f%%:*} holds '$got'"; ok=0; }
+done
+echo "verifier GREETING=$GREETING"
+echo $ok >/logs/verifier/reward.txt
+EOF
+K=$T/envclis
+mkdir -p "$K/claude-code/bin"
+cat >"$K/claude-code/bin/claude" <<'SH'
+#!/bin/sh
+tr a-z A-Z </data/input.txt >/data/result.txt
+echo "$GREETING" >/output/greeting.txt
+greet >/output/tool.txt 2>&1
+printf '{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":1,"result":"%s","usage":{"input_tokens":1,"output_tokens":1}}\n' "$(cat /output/tool.txt)"
+SH
+chmod +x "$K/claude-code/bin/claude"
+run env UPSKILL_CLIS="$K" "$UPSKILL" eval --no-cache --tasks "$T/envtask" \
+    -m cli.claude-code --base-url "$FAKE_URL" --runs-dir "$T/runs7" -v \
+    --no-baseline
+like "$out" "checks passed: 1 of 1 with skill" \
+    "a CLI runs the task's script by name on the ENV's PATH, run bit kept"
+
 # ---- the real Claude Code (make clis), scripted by fake-llm ----
 CLIS=${CLIS:-$TOP/build-clis}
 if [ ! -x "$CLIS/claude-code/bin/claude" ]; then
@@ -133,4 +187,33 @@ like "$out" "checks passed: 0 of 1 baseline, 1 of 1 with skill" \
 arts=$(cat "$T"/runs4/*/run_*/cases/transcripts.jsonl)
 like "$arts" '"content":"/app\nbyte-counter\nreport-writer\nls: cannot access '"'/tests'" \
     "real Claude Code: at /app, both skills in .claude/skills, no /tests"
+
+# the same task (above) with the real Claude Code: its Bash tool keeps
+# the task's ENV and PATH, and reaches its places
+cat >"$T/sc2.json" <<'JSON'
+{"rules": [
+ {"name": "side", "match": {"tools": false}, "reply": {"text": "ok", "usage": {"input_tokens": 5, "output_tokens": 1}}},
+ {"name": "run", "match": {"path": "/v1/messages", "tools": true, "assistant_turns": 0},
+  "reply": {"tool_calls": [{"name": "Bash", "arguments": {"command": "tr a-z A-Z < /data/input.txt > /data/result.txt; echo \"$GREETING\" > /output/greeting.txt; greet > /output/tool.txt; echo \"SHELL-SAW GREETING=$GREETING PATH=$PATH\"", "description": "write"}}],
+            "usage": {"input_tokens": 1000, "output_tokens": 10}}},
+ {"name": "done", "match": {"path": "/v1/messages", "tools": true, "assistant_turns": 1}, "reply": {"text": "Done.", "usage": {"input_tokens": 1100, "output_tokens": 5}}}
+]}
+JSON
+fake_start "$T/sc2.json" || fake_skip_all "fake-llm did not start"
+run env UPSKILL_CLIS="$CLIS" "$UPSKILL" eval --no-cache --tasks "$T/envtask" \
+    -m cli.claude-code --base-url "$FAKE_URL" --runs-dir "$T/runs6" -v \
+    --no-baseline
+is "$rc" 0 "the real Claude Code runs a task with ENV and places"
+like "$out" "checks passed: 1 of 1 with skill" \
+    "real Claude Code: the verifier passes what its shell wrote"
+arts=$(cat "$T"/runs6/*/run_*/cases/transcripts.jsonl)
+like "$arts" "SHELL-SAW GREETING=hello PATH=$CLIS/claude-code/bin:/opt/tools:/usr/local/sbin:" \
+    "real Claude Code: its Bash tool has the task's ENV, PATH and all"
+unlike "$arts" "Permission denied" \
+    "real Claude Code: the script COPY'd executable runs by name"
+like "$arts" '"path":".upskill-places/output/tool.txt","size":17,"content":"greet says hello\n"' \
+    "real Claude Code: the script, run by name, saw the ENV too"
+like "$arts" '"path":".upskill-places/data/result.txt","size":4,"content":"ABC\n"' \
+    "real Claude Code: it read /data/input.txt and wrote /data/result.txt"
+like "$arts" "verifier GREETING=hello" "the verifier has the task's ENV too"
 done_testing

@@ -288,8 +288,9 @@ static void put(const char *path, const char *text)
 
 Test(check, owned_files_are_put_back_over_what_the_student_left)
 {
-    static const up_fs_entry owned[] = {
-        {"t.py", "T1", 2}, {"sub/x.py", "X1", 2}, {"d/e/f.py", "F1", 2}};
+    static const up_fs_entry owned[] = {{"t.py", "T1", 2, 0},
+                                        {"sub/x.py", "X1", 2, 0},
+                                        {"d/e/f.py", "F1", 2, 0}};
     char out[128], p[128], q[192];
     up_check_item it = {.ws = p, .owned = owned, .nowned = 3};
     up_assert_result *r;
@@ -321,7 +322,7 @@ Test(check, owned_files_are_put_back_over_what_the_student_left)
 
 Test(check, a_bad_owned_path_fails_the_check)
 {
-    static const up_fs_entry owned[] = {{"../t.py", "T", 1}};
+    static const up_fs_entry owned[] = {{"../t.py", "T", 1, 0}};
     up_check_item it = {.ws = dir, .owned = owned, .nowned = 1};
     up_assert_result *r = run_item(&it, "true", UP_SANDBOX_NONE);
 
@@ -333,7 +334,7 @@ Test(check, a_bad_owned_path_fails_the_check)
 
 Test(check, hidden_files_need_the_sandbox)
 {
-    static const up_fs_entry files[] = {{"test_h.py", "H", 1}};
+    static const up_fs_entry files[] = {{"test_h.py", "H", 1, 0}};
     up_check_item it = {.ws = dir, .files = files, .nfiles = 1};
     up_assert_result *r = run_item(&it, "true", UP_SANDBOX_NONE);
 
@@ -355,8 +356,8 @@ Test(check, the_environment_keeps_python_off_the_workspace)
 
 Test(check, hidden_files_are_read_only_at_tests_and_go_after)
 {
-    static const up_fs_entry files[] = {{"test_h.py", "HIDDEN", 6},
-                                        {"data/in.txt", "IN", 2}};
+    static const up_fs_entry files[] = {{"test_h.py", "HIDDEN", 6, 0},
+                                        {"data/in.txt", "IN", 2, 0}};
     char ws[160];
     up_check_item it = {.ws = ws, .files = files, .nfiles = 2};
     up_assert_result *r;

@@ -402,8 +402,8 @@ int up_workspace_seed(up_workspace *w, const up_fs_entry *v, size_t n,
         int fd = -1;
 
         if (v[i].data) {
-            rc = up_workspace_add_file(w, v[i].path, v[i].data, v[i].len, 0,
-                                       err);
+            rc = up_workspace_add_file(w, v[i].path, v[i].data, v[i].len,
+                                       v[i].executable, err);
             continue;
         }
         fd = up_ws_open_dir(w, v[i].path, 1, &why);

@@ -43,9 +43,9 @@ static char *path2(const char *a, const char *b)
     return up_buf_detach(&p);
 }
 
-/* One entry (data NULL: a folder) at rel into f. */
+/* One entry (data NULL: a folder) at rel into f, executable when x. */
 static int add_entry(struct files *f, const char *rel, const up_buf *data,
-                     up_error *err)
+                     int x, up_error *err)
 {
     int rc = up_fs_check_relative(rel, err);
 
@@ -62,6 +62,7 @@ static int add_entry(struct files *f, const char *rel, const up_buf *data,
         data ? up_arena_strndup(f->mem, data->len ? data->data : "", data->len)
              : NULL;
     f->v[f->n].len = data ? data->len : 0;
+    f->v[f->n].executable = x;
     f->bytes += f->v[f->n++].len;
     return 0;
 }
@@ -69,8 +70,9 @@ static int add_entry(struct files *f, const char *rel, const up_buf *data,
 static int walk(struct files *f, const char *host, const char *rel, int depth,
                 up_error *err);
 
-/* The file or folder at host (regular files and folders only: a
- * symlink or device is left out) into f as rel. */
+/* The file or folder at host (regular files, their owner's run bit
+ * kept as Docker's COPY keeps it, and folders only: a symlink or device
+ * is left out) into f as rel. */
 static int walk_one(struct files *f, const char *host, const char *rel,
                     int depth, up_error *err)
 {
@@ -85,14 +87,14 @@ static int walk_one(struct files *f, const char *host, const char *rel,
                             host);
     if (S_ISDIR(st.st_mode)) {
         if (rel[0])
-            rc = add_entry(f, rel, NULL, err);
+            rc = add_entry(f, rel, NULL, 0, err);
         return rc ? rc : walk(f, host, rel, depth + 1, err);
     }
     if (!S_ISREG(st.st_mode))
         return 0;
     rc = up_fs_read(&data, host, f->max_bytes - f->bytes + 1, err);
     if (!rc)
-        rc = add_entry(f, rel, &data, err);
+        rc = add_entry(f, rel, &data, !!(st.st_mode & S_IXUSR), err);
     up_buf_release(&data);
     return rc;
 }
@@ -447,7 +449,7 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
         rc = up_error_set(err, UP_ENOTFOUND, "'%s': no such folder", given);
     for (size_t i = 0; !rc && i < d->nmkdirs; i++)
         if (seed_path(d->mkdirs[i], k->workdir, &rel) && rel.len)
-            rc = add_entry(f, rel.data, NULL, err);
+            rc = add_entry(f, rel.data, NULL, 0, err);
     for (size_t i = 0; !rc && i < d->ncopies; i++)
         rc = copy_one(f, env, k->workdir, &d->copies[i], err);
     f->skip = NULL;

@@ -364,9 +364,9 @@ static int f_check_files(struct walk *w, json_t *v, up_case *c)
             return fail(w, "a case's check files take at most %zu MiB in all",
                         UP_CASE_CHECK_BYTES >> 20);
         path_pop(w, old);
-        f->path = up_arena_strndup(w->mem, name, strlen(name));
-        f->data = keep(w, content);
-        f->len = json_string_length(content);
+        *f = (up_fs_entry){.path = up_arena_strndup(w->mem, name, strlen(name)),
+                           .data = keep(w, content),
+                           .len = json_string_length(content)};
         c->ncheck_files++;
     }
     return 0;
@@ -394,7 +394,8 @@ static int f_check_owned(struct walk *w, json_t *v, up_case *c)
         if (!json_is_string(item))
             return fail(w, "expected a string (a file of context.files)");
         path_pop(w, old);
-        c->check_owned[c->ncheck_owned++].path = keep(w, item);
+        c->check_owned[c->ncheck_owned++] =
+            (up_fs_entry){.path = keep(w, item)};
     }
     return 0;
 }
@@ -901,6 +902,8 @@ static void sha_entries(up_sha256 *h, const up_fs_entry *v, size_t n)
             sha_field(h, v[i].data, v[i].len);
         else /* a folder: a mark no "N:" length prefix begins with */
             up_sha256_update(h, "folder", 6);
+        if (v[i].executable) /* Harbor files only: others hash as before */
+            up_sha256_update(h, "x", 1);
     }
 }
 

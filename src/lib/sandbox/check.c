@@ -418,7 +418,7 @@ static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
 {
     const char *py = up_check_ctrf_plugin();
     up_fs_entry plugin = {UP_CHECK_CTRF_DIR "/" UP_CHECK_CTRF_MODULE ".py", py,
-                          strlen(py)};
+                          strlen(py), 0};
 
     if (private_dir(dir, it, "tests", e) ||
         up_fs_put_files(*dir, it->files, it->nfiles, e))
