@@ -891,7 +891,7 @@ static void split_think(up_buf *text, up_buf *reasoning)
     *text = rest;
 }
 
-static long est_tokens(size_t chars)
+long up_usage_estimate(size_t chars)
 {
     return (long)((chars + 3) / 4);
 }
@@ -925,7 +925,7 @@ static size_t request_chars(const up_request *rq)
 
 int up_reply_prompt_cut(const up_reply *r, const up_request *rq, up_buf *msg)
 {
-    long est = est_tokens(request_chars(rq));
+    long est = up_usage_estimate(request_chars(rq));
     up_buf base = UP_BUF_INIT, url = UP_BUF_INIT;
 
     if (!r->has_usage || r->usage.input <= 0 || est <= CUT_MIN ||
@@ -971,18 +971,18 @@ static void fill_usage(up_reply *r, const up_request *rq)
     if (!received(r))
         return;
     if (!r->has_usage) {
-        r->usage.input = est_tokens(request_chars(rq));
-        r->usage.output = est_tokens(r->text.len + r->tool.len +
-                                     r->reasoning.len + calls_chars(r));
+        r->usage.input = up_usage_estimate(request_chars(rq));
+        r->usage.output = up_usage_estimate(r->text.len + r->tool.len +
+                                            r->reasoning.len + calls_chars(r));
         r->usage.estimated = 1;
     }
     if (!r->has_rtokens && r->reasoning.len) {
-        r->usage.reasoning = est_tokens(r->reasoning.len);
+        r->usage.reasoning = up_usage_estimate(r->reasoning.len);
         r->usage.estimated = 1;
     }
 }
 
-static void add_usage(up_usage *to, const up_usage *u)
+void up_usage_add(up_usage *to, const up_usage *u)
 {
     to->input += u->input;
     to->output += u->output;
@@ -1042,7 +1042,7 @@ void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
 
     split_think(&r->text, &r->reasoning);
     fill_usage(r, rq);
-    add_usage(&out->usage, &r->usage);
+    up_usage_add(&out->usage, &r->usage);
     if (tools)
         finish_tools(r, out);
     free(out->text);
