@@ -545,6 +545,16 @@ static void dump_body(const struct up_provider_ops *ops, json_t *j,
     up_buf_addc(out, '}');
 }
 
+/* Copies of the "Name: value" lines of v (NULL-ended, or NULL) into h. */
+static void add_lines(up_hdrs *h, const char *const *v)
+{
+    for (size_t i = 0; v && v[i]; i++) {
+        UP_GROW(h->v, h->cap, h->n + 2);
+        h->v[h->n++] = up_xstrdup(v[i]);
+        h->v[h->n] = NULL;
+    }
+}
+
 int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
                       up_hdrs *h, up_buf *body, up_error *err)
 {
@@ -564,11 +574,7 @@ int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
     ops->url(ep, url);
     ops->headers(ep, h);
     up_hdrs_add(h, "Content-Type", "application/json");
-    for (size_t i = 0; ep->headers && ep->headers[i]; i++) {
-        UP_GROW(h->v, h->cap, h->n + 2);
-        h->v[h->n++] = up_xstrdup(ep->headers[i]);
-        h->v[h->n] = NULL;
-    }
+    add_lines(h, ep->headers);
     j = ops->body(ep, rq);
     dump_body(ops, j, rq, body);
     json_decref(j);
@@ -595,16 +601,8 @@ int up_provider_raw_headers(const up_endpoint *ep, const up_raw_request *raw,
 {
     if (up_endpoint_check(ep, err))
         return UP_EPARSE;
-    for (size_t i = 0; raw->headers && raw->headers[i]; i++) {
-        UP_GROW(h->v, h->cap, h->n + 2);
-        h->v[h->n++] = up_xstrdup(raw->headers[i]);
-        h->v[h->n] = NULL;
-    }
-    for (size_t i = 0; ep->headers && ep->headers[i]; i++) {
-        UP_GROW(h->v, h->cap, h->n + 2);
-        h->v[h->n++] = up_xstrdup(ep->headers[i]);
-        h->v[h->n] = NULL;
-    }
+    add_lines(h, raw->headers);
+    add_lines(h, ep->headers);
     raw_auth(ep, raw, h);
     return 0;
 }
