@@ -950,9 +950,10 @@ static int received(const up_reply *r)
            r->reasoning.len || r->tool.len || r->ncalls;
 }
 
-static size_t calls_chars(const up_reply *r)
+/* Characters of what the model wrote: text, reasoning and tool calls. */
+static size_t output_chars(const up_reply *r)
 {
-    size_t n = 0;
+    size_t n = r->text.len + r->tool.len + r->reasoning.len;
 
     for (size_t i = 0; i < r->ncalls; i++)
         n += r->calls[i].name.len + r->calls[i].args.len;
@@ -970,8 +971,7 @@ static void fill_usage(up_reply *r, const up_request *rq)
         return;
     if (!r->has_usage) {
         r->usage.input = up_usage_estimate(request_chars(rq));
-        r->usage.output = up_usage_estimate(r->text.len + r->tool.len +
-                                            r->reasoning.len + calls_chars(r));
+        r->usage.output = up_usage_estimate(output_chars(r));
         r->usage.estimated = 1;
     }
     if (!r->has_rtokens && r->reasoning.len) {
@@ -1115,9 +1115,7 @@ int up_provider_body_usage(int wire, const char *body, size_t len,
     w->has_usage = r.has_usage;
     w->has_rtokens = r.has_rtokens;
     w->thought = r.reasoning.len;
-    w->out = r.text.len + r.tool.len + r.reasoning.len;
-    for (size_t i = 0; i < r.ncalls; i++)
-        w->out += r.calls[i].name.len + r.calls[i].args.len;
+    w->out = output_chars(&r);
     up_reply_release(&r);
     up_buf_release(&msg);
     return 0;
