@@ -337,20 +337,17 @@ int up_provider_streams(const up_endpoint *ep, const up_request *rq)
     return !(rq && rq->ntools && memo_check(&no_tool_stream, ep, 0));
 }
 
-/* 1 when the first len bytes of body hold word in any case. */
+/* 1 when the first len bytes of body (up to a NUL) hold word in any
+ * case. */
 static int mentions(const char *body, size_t len, const char *word)
 {
-    up_buf low = UP_BUF_INIT, w = UP_BUF_INIT;
-    int hit;
+    size_t n = strlen(word);
 
-    for (size_t i = 0; body && i < len; i++)
-        up_buf_addc(&low, (char)tolower((unsigned char)body[i]));
-    for (; *word; word++)
-        up_buf_addc(&w, (char)tolower((unsigned char)*word));
-    hit = low.len && strstr(low.data, w.data) != NULL;
-    up_buf_release(&low);
-    up_buf_release(&w);
-    return hit;
+    len = body ? strnlen(body, len) : 0;
+    for (size_t i = 0; i + n <= len; i++)
+        if (strncasecmp(body + i, word, n) == 0)
+            return 1;
+    return 0;
 }
 
 /*
