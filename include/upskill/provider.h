@@ -177,6 +177,12 @@ typedef struct up_usage {
     int estimated;    /* 1 when some count is a chars/4 estimate */
 } up_usage;
 
+/* The chars/4 estimate of the tokens of chars characters. */
+long up_usage_estimate(size_t chars);
+
+/* Add u's counts to *to (estimated when either is). */
+void up_usage_add(up_usage *to, const up_usage *u);
+
 /* What one response body, as a server sent it (JSON or a stream), tells
  * of its tokens: for a proxy that relays bytes it did not ask for. */
 typedef struct up_body_usage {

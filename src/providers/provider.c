@@ -337,20 +337,17 @@ int up_provider_streams(const up_endpoint *ep, const up_request *rq)
     return !(rq && rq->ntools && memo_check(&no_tool_stream, ep, 0));
 }
 
-/* 1 when the first len bytes of body hold word in any case. */
+/* 1 when the first len bytes of body (up to a NUL) hold word in any
+ * case. */
 static int mentions(const char *body, size_t len, const char *word)
 {
-    up_buf low = UP_BUF_INIT, w = UP_BUF_INIT;
-    int hit;
+    size_t n = strlen(word);
 
-    for (size_t i = 0; body && i < len; i++)
-        up_buf_addc(&low, (char)tolower((unsigned char)body[i]));
-    for (; *word; word++)
-        up_buf_addc(&w, (char)tolower((unsigned char)*word));
-    hit = low.len && strstr(low.data, w.data) != NULL;
-    up_buf_release(&low);
-    up_buf_release(&w);
-    return hit;
+    len = body ? strnlen(body, len) : 0;
+    for (size_t i = 0; i + n <= len; i++)
+        if (strncasecmp(body + i, word, n) == 0)
+            return 1;
+    return 0;
 }
 
 /*
@@ -545,6 +542,16 @@ static void dump_body(const struct up_provider_ops *ops, json_t *j,
     up_buf_addc(out, '}');
 }
 
+/* Copies of the "Name: value" lines of v (NULL-ended, or NULL) into h. */
+static void add_lines(up_hdrs *h, const char *const *v)
+{
+    for (size_t i = 0; v && v[i]; i++) {
+        UP_GROW(h->v, h->cap, h->n + 2);
+        h->v[h->n++] = up_xstrdup(v[i]);
+        h->v[h->n] = NULL;
+    }
+}
+
 int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
                       up_hdrs *h, up_buf *body, up_error *err)
 {
@@ -564,11 +571,7 @@ int up_provider_build(const up_endpoint *ep, const up_request *rq, up_buf *url,
     ops->url(ep, url);
     ops->headers(ep, h);
     up_hdrs_add(h, "Content-Type", "application/json");
-    for (size_t i = 0; ep->headers && ep->headers[i]; i++) {
-        UP_GROW(h->v, h->cap, h->n + 2);
-        h->v[h->n++] = up_xstrdup(ep->headers[i]);
-        h->v[h->n] = NULL;
-    }
+    add_lines(h, ep->headers);
     j = ops->body(ep, rq);
     dump_body(ops, j, rq, body);
     json_decref(j);
@@ -595,16 +598,8 @@ int up_provider_raw_headers(const up_endpoint *ep, const up_raw_request *raw,
 {
     if (up_endpoint_check(ep, err))
         return UP_EPARSE;
-    for (size_t i = 0; raw->headers && raw->headers[i]; i++) {
-        UP_GROW(h->v, h->cap, h->n + 2);
-        h->v[h->n++] = up_xstrdup(raw->headers[i]);
-        h->v[h->n] = NULL;
-    }
-    for (size_t i = 0; ep->headers && ep->headers[i]; i++) {
-        UP_GROW(h->v, h->cap, h->n + 2);
-        h->v[h->n++] = up_xstrdup(ep->headers[i]);
-        h->v[h->n] = NULL;
-    }
+    add_lines(h, raw->headers);
+    add_lines(h, ep->headers);
     raw_auth(ep, raw, h);
     return 0;
 }
@@ -891,7 +886,7 @@ static void split_think(up_buf *text, up_buf *reasoning)
     *text = rest;
 }
 
-static long est_tokens(size_t chars)
+long up_usage_estimate(size_t chars)
 {
     return (long)((chars + 3) / 4);
 }
@@ -925,7 +920,7 @@ static size_t request_chars(const up_request *rq)
 
 int up_reply_prompt_cut(const up_reply *r, const up_request *rq, up_buf *msg)
 {
-    long est = est_tokens(request_chars(rq));
+    long est = up_usage_estimate(request_chars(rq));
     up_buf base = UP_BUF_INIT, url = UP_BUF_INIT;
 
     if (!r->has_usage || r->usage.input <= 0 || est <= CUT_MIN ||
@@ -952,9 +947,10 @@ static int received(const up_reply *r)
            r->reasoning.len || r->tool.len || r->ncalls;
 }
 
-static size_t calls_chars(const up_reply *r)
+/* Characters of what the model wrote: text, reasoning and tool calls. */
+static size_t output_chars(const up_reply *r)
 {
-    size_t n = 0;
+    size_t n = r->text.len + r->tool.len + r->reasoning.len;
 
     for (size_t i = 0; i < r->ncalls; i++)
         n += r->calls[i].name.len + r->calls[i].args.len;
@@ -971,18 +967,17 @@ static void fill_usage(up_reply *r, const up_request *rq)
     if (!received(r))
         return;
     if (!r->has_usage) {
-        r->usage.input = est_tokens(request_chars(rq));
-        r->usage.output = est_tokens(r->text.len + r->tool.len +
-                                     r->reasoning.len + calls_chars(r));
+        r->usage.input = up_usage_estimate(request_chars(rq));
+        r->usage.output = up_usage_estimate(output_chars(r));
         r->usage.estimated = 1;
     }
     if (!r->has_rtokens && r->reasoning.len) {
-        r->usage.reasoning = est_tokens(r->reasoning.len);
+        r->usage.reasoning = up_usage_estimate(r->reasoning.len);
         r->usage.estimated = 1;
     }
 }
 
-static void add_usage(up_usage *to, const up_usage *u)
+void up_usage_add(up_usage *to, const up_usage *u)
 {
     to->input += u->input;
     to->output += u->output;
@@ -1042,7 +1037,7 @@ void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
 
     split_think(&r->text, &r->reasoning);
     fill_usage(r, rq);
-    add_usage(&out->usage, &r->usage);
+    up_usage_add(&out->usage, &r->usage);
     if (tools)
         finish_tools(r, out);
     free(out->text);
@@ -1117,9 +1112,7 @@ int up_provider_body_usage(int wire, const char *body, size_t len,
     w->has_usage = r.has_usage;
     w->has_rtokens = r.has_rtokens;
     w->thought = r.reasoning.len;
-    w->out = r.text.len + r.tool.len + r.reasoning.len;
-    for (size_t i = 0; i < r.ncalls; i++)
-        w->out += r.calls[i].name.len + r.calls[i].args.len;
+    w->out = output_chars(&r);
     up_reply_release(&r);
     up_buf_release(&msg);
     return 0;

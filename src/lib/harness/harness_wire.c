@@ -74,11 +74,6 @@ struct up_harness_obs {
     up_usage total;
 };
 
-static long est_tokens(size_t chars)
-{
-    return (long)((chars + 3) / 4);
-}
-
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' ||
@@ -360,27 +355,17 @@ static void read_usage(const up_harness_obs *o, const char *resp, size_t len,
     *u = w.u;
     if (!w.has_usage) {
         memset(u, 0, sizeof(*u));
-        u->input = est_tokens(req_chars);
-        u->output = est_tokens(w.out);
+        u->input = up_usage_estimate(req_chars);
+        u->output = up_usage_estimate(w.out);
         u->estimated = 1;
     }
     if (!w.has_rtokens && w.thought) {
-        u->reasoning = est_tokens(w.thought);
+        u->reasoning = up_usage_estimate(w.thought);
         u->estimated = 1;
     }
 }
 
 /* ---- one exchange ----------------------------------------------------- */
-
-static void add_usage(up_usage *to, const up_usage *u)
-{
-    to->input += u->input;
-    to->output += u->output;
-    to->cached += u->cached;
-    to->cache_write += u->cache_write;
-    to->reasoning += u->reasoning;
-    to->estimated |= u->estimated;
-}
 
 /* The record of the next exchange, or NULL past WIRE_MAX_LOG. */
 static wire_rec *new_rec(up_harness_obs *o, const char *path, long status)
@@ -421,7 +406,7 @@ void up_harness_obs_add(up_harness_obs *o, const char *path, const char *req,
     scan(o, &text, rec);
     read_usage(o, resp ? resp : "", capped(resp, resp_len), ctype, text.len,
                &u);
-    add_usage(&o->total, &u);
+    up_usage_add(&o->total, &u);
     if (rec)
         rec->u = u;
     up_buf_release(&text);
