@@ -648,6 +648,8 @@ size_t up_harbor_missing_packages(const char *status_path,
     size_t k = 0;
     up_error e;
 
+    if (!n) /* most tasks install nothing: dpkg's status is megabytes */
+        return 0;
     if (up_fs_read(&status, status_path ? status_path : UP_HARBOR_DPKG_STATUS,
                    (size_t)256 << 20, &e))
         up_buf_reset(&status);
