@@ -115,10 +115,7 @@ static int walk(struct files *f, const char *host, const char *rel, int depth,
         char *h = path2(host, names[i]);
         up_buf r = UP_BUF_INIT;
 
-        if (rel[0])
-            up_fs_join(&r, rel, names[i]);
-        else
-            up_buf_adds(&r, names[i]);
+        up_fs_join(&r, rel, names[i]); /* just the name when rel is "" */
         rc = walk_one(f, h, r.data, depth, err);
         free(h);
         up_buf_release(&r);
@@ -415,10 +412,7 @@ static int copy_one(struct files *f, const char *env, const char *workdir,
     if ((cp->into || !rel[0]) && !up_fs_is_dir(host)) {
         up_fs_basename(&base, host);
         up_buf_reset(&r);
-        if (rel[0])
-            up_fs_join(&r, rel, base.data);
-        else
-            up_buf_adds(&r, base.data);
+        up_fs_join(&r, rel, base.data);
     }
     free(rel);
     if (up_fs_exists(host) && !inside(host, env))
