@@ -241,15 +241,16 @@ static void check_copies(up_harbor_task *k, const up_docker *d)
 
     for (size_t i = 0; i < d->ncopies; i++) {
         up_error e;
+        int in_wd = under(d->copies[i].dest, k->workdir, &rel);
 
         up_buf_reset(&b);
-        if (!under(d->copies[i].dest, k->workdir, &rel) &&
+        if (!in_wd &&
             (no = place_of(d->copies[i].dest, k->workdir, &place)) != NULL)
             up_buf_addf(&b,
                         "COPY to '%.200s', outside WORKDIR %s, is not "
                         "emulated (%s: %s)",
                         d->copies[i].dest, k->workdir, place.data, no);
-        else if (under(d->copies[i].dest, k->workdir, &rel) &&
+        else if (in_wd &&
                  !strncmp(rel, UP_SANDBOX_PLACES, strlen(UP_SANDBOX_PLACES)))
             up_buf_addf(&b, "COPY to '%.200s': %s is upskill's own folder",
                         d->copies[i].dest, UP_SANDBOX_PLACES);
