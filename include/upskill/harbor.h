@@ -124,6 +124,7 @@ void up_docker_release(up_docker *d);
  * list as installed ("Status: install ok installed").  An architecture
  * suffix (":amd64") and a version ("=1.2") are ignored.  Returns how
  * many are missing; an unreadable status file makes them all missing.
+ * With no package (n 0) the status file is not read.
  */
 size_t up_harbor_missing_packages(const char *status_path,
                                   const char *const *pkgs, size_t n,

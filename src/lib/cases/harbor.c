@@ -115,10 +115,7 @@ static int walk(struct files *f, const char *host, const char *rel, int depth,
         char *h = path2(host, names[i]);
         up_buf r = UP_BUF_INIT;
 
-        if (rel[0])
-            up_fs_join(&r, rel, names[i]);
-        else
-            up_buf_adds(&r, names[i]);
+        up_fs_join(&r, rel, names[i]); /* just the name when rel is "" */
         rc = walk_one(f, h, r.data, depth, err);
         free(h);
         up_buf_release(&r);
@@ -244,15 +241,16 @@ static void check_copies(up_harbor_task *k, const up_docker *d)
 
     for (size_t i = 0; i < d->ncopies; i++) {
         up_error e;
+        int in_wd = under(d->copies[i].dest, k->workdir, &rel);
 
         up_buf_reset(&b);
-        if (!under(d->copies[i].dest, k->workdir, &rel) &&
+        if (!in_wd &&
             (no = place_of(d->copies[i].dest, k->workdir, &place)) != NULL)
             up_buf_addf(&b,
                         "COPY to '%.200s', outside WORKDIR %s, is not "
                         "emulated (%s: %s)",
                         d->copies[i].dest, k->workdir, place.data, no);
-        else if (under(d->copies[i].dest, k->workdir, &rel) &&
+        else if (in_wd &&
                  !strncmp(rel, UP_SANDBOX_PLACES, strlen(UP_SANDBOX_PLACES)))
             up_buf_addf(&b, "COPY to '%.200s': %s is upskill's own folder",
                         d->copies[i].dest, UP_SANDBOX_PLACES);
@@ -415,10 +413,7 @@ static int copy_one(struct files *f, const char *env, const char *workdir,
     if ((cp->into || !rel[0]) && !up_fs_is_dir(host)) {
         up_fs_basename(&base, host);
         up_buf_reset(&r);
-        if (rel[0])
-            up_fs_join(&r, rel, base.data);
-        else
-            up_buf_adds(&r, base.data);
+        up_fs_join(&r, rel, base.data);
     }
     free(rel);
     if (up_fs_exists(host) && !inside(host, env))

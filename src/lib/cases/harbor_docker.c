@@ -295,6 +295,8 @@ static int rm_cache(char **w, size_t n)
 /* One simple command of a RUN step: w[0..n), VAR=value words skipped. */
 static void command(up_docker *d, char **w, size_t n, int line)
 {
+    size_t pi;
+
     while (n && strchr(w[0], '=') && w[0][0] != '=') {
         w++;
         n--;
@@ -307,8 +309,8 @@ static void command(up_docker *d, char **w, size_t n, int line)
         mkdirs(d, w, n);
     else if (!strcmp(w[0], "rm") && rm_cache(w, n))
         return;
-    else if (pip_install(w, n))
-        pip(d, w + pip_install(w, n), n - pip_install(w, n), line);
+    else if ((pi = pip_install(w, n)) != 0)
+        pip(d, w + pi, n - pi, line);
     else if (in(network, w[0]) || (n > 2 && !strncmp(w[0], "python", 6) &&
                                    !strcmp(w[1], "-m") && in(network, w[2])))
         block(d, line, w[0], "needs the network");
@@ -648,6 +650,8 @@ size_t up_harbor_missing_packages(const char *status_path,
     size_t k = 0;
     up_error e;
 
+    if (!n) /* most tasks install nothing: dpkg's status is megabytes */
+        return 0;
     if (up_fs_read(&status, status_path ? status_path : UP_HARBOR_DPKG_STATUS,
                    (size_t)256 << 20, &e))
         up_buf_reset(&status);
