@@ -96,6 +96,11 @@ int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err);
  */
 int up_fs_check_relative(const char *rel, up_error *err);
 
+/* 1 when path p is folder dir or below it, by their text (both
+ * normalised: no ".", ".." or trailing slash): "/data" holds "/data"
+ * and "/data/x", not "/database". */
+int up_fs_holds(const char *dir, const char *p);
+
 /* A file given as bytes: its path relative to a folder, and its content
  * (a case's hidden check files, the files its checks own).  Borrowed. */
 typedef struct up_fs_entry {

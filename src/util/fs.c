@@ -274,6 +274,13 @@ int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err)
     return 0;
 }
 
+int up_fs_holds(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+
+    return !strncmp(p, dir, n) && (!p[n] || p[n] == '/');
+}
+
 int up_fs_check_relative(const char *rel, up_error *err)
 {
     const char *p = rel, *seg = rel;

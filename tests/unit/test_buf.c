@@ -59,6 +59,15 @@ static const struct {
     {"..a", 1},
 };
 
+Test(fs, holds_by_whole_components)
+{
+    cr_assert(up_fs_holds("/data", "/data"));
+    cr_assert(up_fs_holds("/data", "/data/x/y"));
+    cr_assert_not(up_fs_holds("/data", "/database"));
+    cr_assert_not(up_fs_holds("/data/x", "/data"));
+    cr_assert_not(up_fs_holds("/data", "data"));
+}
+
 Test(fs, check_relative)
 {
     for (size_t i = 0; i < sizeof(rel_cases) / sizeof(rel_cases[0]); i++) {

@@ -282,24 +282,16 @@ static const char *const check_env[] = {"HOME=/tmp", "PYTHONSAFEPATH=1",
  * from: those the student can write are dropped for the verifier. */
 static const char *const search_vars[] = {"PATH=", "PYTHONPATH=", NULL};
 
-/* 1 when folder p is dir or under it. */
-static int holds(const char *dir, const char *p)
-{
-    size_t n = strlen(dir);
-
-    return !strncmp(p, dir, n) && (!p[n] || p[n] == '/');
-}
-
 /* 1 when entry e[0..n) of a search path is one the student can write
  * (relative, under the workspace's place or one of the places). */
 static int student_entry(const up_check_item *it, const char *e, size_t n)
 {
     char *p = up_xstrndup(e, n);
-    int bad =
-        p[0] != '/' || holds(it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE, p);
+    int bad = p[0] != '/' ||
+              up_fs_holds(it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE, p);
 
     for (size_t i = 0; !bad && it->places && it->places[i]; i++)
-        bad = holds(it->places[i], p);
+        bad = up_fs_holds(it->places[i], p);
     free(p);
     return bad;
 }
