@@ -96,6 +96,18 @@ int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err);
  */
 int up_fs_check_relative(const char *rel, up_error *err);
 
+/*
+ * 1 when name reads "<prefix><pid>-..." (a leftover that names the
+ * process which made it) and that pid is no live process; 0 otherwise,
+ * also for a name without a pid.
+ */
+int up_fs_name_of_dead(const char *name, const char *prefix);
+
+/* 1 when path p is folder dir or below it, by their text (both
+ * normalised: no ".", ".." or trailing slash): "/data" holds "/data"
+ * and "/data/x", not "/database". */
+int up_fs_holds(const char *dir, const char *p);
+
 /* A file given as bytes: its path relative to a folder, and its content
  * (a case's hidden check files, the files its checks own).  Borrowed. */
 typedef struct up_fs_entry {

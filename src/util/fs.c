@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +273,27 @@ int up_fs_list(char ***names, size_t *count, const char *dir, up_error *err)
     if (count)
         *count = n;
     return 0;
+}
+
+int up_fs_name_of_dead(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    const char *p = name + n;
+    char *end;
+    long pid;
+
+    if (strncmp(name, prefix, n) || *p < '1' || *p > '9')
+        return 0;
+    pid = strtol(p, &end, 10);
+    return *end == '-' && pid <= 0x3fffffff && kill((pid_t)pid, 0) != 0 &&
+           errno == ESRCH;
+}
+
+int up_fs_holds(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+
+    return !strncmp(p, dir, n) && (!p[n] || p[n] == '/');
 }
 
 int up_fs_check_relative(const char *rel, up_error *err)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "upskill/upskill.h"
@@ -58,6 +59,36 @@ static const struct {
     {"a/b/", 0},
     {"..a", 1},
 };
+
+Test(fs, holds_by_whole_components)
+{
+    cr_assert(up_fs_holds("/data", "/data"));
+    cr_assert(up_fs_holds("/data", "/data/x/y"));
+    cr_assert_not(up_fs_holds("/data", "/database"));
+    cr_assert_not(up_fs_holds("/data/x", "/data"));
+    cr_assert_not(up_fs_holds("/data", "data"));
+}
+
+Test(fs, name_of_dead_reads_the_pid_after_the_prefix)
+{
+    up_buf name = UP_BUF_INIT;
+    pid_t dead = fork();
+
+    cr_assert_geq(dead, 0);
+    if (dead == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(dead, NULL, 0), dead);
+    up_buf_addf(&name, "x-%ld-abc", (long)dead);
+    cr_assert(up_fs_name_of_dead(name.data, "x-"));
+    cr_assert_not(up_fs_name_of_dead(name.data, "y-"));
+    up_buf_reset(&name);
+    up_buf_addf(&name, "x-%ld-abc", (long)getpid());
+    cr_assert_not(up_fs_name_of_dead(name.data, "x-"), "we live");
+    cr_assert_not(up_fs_name_of_dead("x-abc", "x-"), "no pid");
+    cr_assert_not(up_fs_name_of_dead("x--5-a", "x-"), "no pid");
+    cr_assert_not(up_fs_name_of_dead("x-99999999999999999999-a", "x-"));
+    up_buf_release(&name);
+}
 
 Test(fs, check_relative)
 {

@@ -707,6 +707,23 @@ Test(sandbox, background_job_dies_with_the_call_in_none_mode)
     background_job_dies(UP_SANDBOX_NONE);
 }
 
+/* A job left in the command's group is an orphan of upskill (its
+ * subreaper) once killed: the call reaps it instead of waiting the whole
+ * second kill_strays allows for it to go. */
+Test(sandbox, a_killed_background_job_is_reaped_without_waiting)
+{
+    up_sandbox_result r;
+    up_error e = {0};
+
+    cr_assert_eq(up_sandbox_exec(&r, UP_SANDBOX_NONE, ws.data,
+                                 "sleep 100000 >/dev/null 2>&1 & echo started",
+                                 NULL, &e),
+                 0, "%s", e.msg);
+    cr_assert_str_eq(r.out.data, "started\n");
+    cr_assert_lt(r.wall_ms, 1000, "took %.0f ms", r.wall_ms);
+    up_sandbox_result_release(&r);
+}
+
 Test(sandbox, closed_output_then_hang_hits_the_wall_clock)
 {
     up_sandbox_limits l;

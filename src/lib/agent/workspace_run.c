@@ -14,9 +14,7 @@
  * pid (other programs', older versions') are left alone.
  */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,34 +27,15 @@
 
 #define RUN_PREFIX "upskill-run-"
 
-/* The pid in a run folder's name, or 0 when it has none. */
-static pid_t name_pid(const char *name)
-{
-    const char *p = name + strlen(RUN_PREFIX);
-    char *end;
-    long pid;
-
-    if (strncmp(name, RUN_PREFIX, strlen(RUN_PREFIX)) || *p < '1' || *p > '9')
-        return 0;
-    pid = strtol(p, &end, 10);
-    return *end == '-' && pid > 0 && pid <= 0x3fffffff ? (pid_t)pid : 0;
-}
-
-/* 1 when pid is a live process we can see (EPERM: alive, not ours). */
-static int alive(pid_t pid)
-{
-    return kill(pid, 0) == 0 || errno == EPERM;
-}
-
 /* Remove run folder name of rootfd when it is stale; 1 when removed. */
 static int sweep_one(int rootfd, const char *root, const char *name)
 {
-    pid_t pid = name_pid(name);
     struct stat st;
     up_buf path = UP_BUF_INIT;
     int fd, gone = 0;
 
-    if (!pid || alive(pid) || fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+    if (!up_fs_name_of_dead(name, RUN_PREFIX) ||
+        fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
         !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
         return 0;
     fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -35,6 +35,17 @@ static const char *real_env(const up_config *cfg, const char *name)
     return v && *v ? v : NULL;
 }
 
+/* s into out, a leading ~ as $HOME (of the process environment). */
+static void add_path(const up_config *cfg, const char *s, up_buf *out)
+{
+    const char *home = real_env(cfg, "HOME");
+
+    if (s[0] == '~' && (s[1] == '/' || !s[1]) && home)
+        up_buf_addf(out, "%s%s", home, s + 1);
+    else
+        up_buf_adds(out, s);
+}
+
 /* The user's own config file into out: $UPSKILL_CONFIG, else
  * $HOME/.config/upskill/config.yaml; 0 when neither can be named. */
 static int user_config_path(const up_config *cfg, up_buf *out)
@@ -42,10 +53,8 @@ static int user_config_path(const up_config *cfg, up_buf *out)
     const char *env = real_env(cfg, "UPSKILL_CONFIG");
     const char *home = real_env(cfg, "HOME");
 
-    if (env && env[0] == '~' && (env[1] == '/' || !env[1]) && home)
-        up_buf_addf(out, "%s%s", home, env + 1);
-    else if (env)
-        up_buf_adds(out, env);
+    if (env)
+        add_path(cfg, env, out);
     else if (home)
         up_fs_join(out, home, ".config/upskill/config.yaml");
     return out->len > 0;
@@ -65,13 +74,9 @@ int up_config_src_is_project(const up_config *cfg, const up_source *src)
  * not absolute. */
 static int entry_path(const up_config *cfg, const char *entry, up_buf *out)
 {
-    const char *home = real_env(cfg, "HOME");
     char real[PATH_MAX];
 
-    if (entry[0] == '~' && (entry[1] == '/' || !entry[1]) && home)
-        up_buf_addf(out, "%s%s", home, entry + 1);
-    else
-        up_buf_adds(out, entry);
+    add_path(cfg, entry, out);
     if (out->data[0] != '/')
         return 0;
     if (realpath(out->data, real)) {

@@ -270,12 +270,10 @@ struct up_check_run {
 static const char *const check_env[] = {"HOME=/tmp", "PYTHONSAFEPATH=1",
                                         "PYTHONNOUSERSITE=1", NULL};
 
-/* A verifier's, after the task's: the check's, and upskill's pytest
+/* A verifier's, after the task's and check_env: upskill's pytest
  * --ctrf plugin (check_ctrf.c) loaded by every pytest it runs (its
  * folder first on PYTHONPATH, verifier_envp). */
-static const char *const verifier_env[] = {
-    "HOME=/tmp", "PYTHONSAFEPATH=1", "PYTHONNOUSERSITE=1",
-    "PYTEST_PLUGINS=" UP_CHECK_CTRF_MODULE, NULL};
+#define CTRF_PLUGINS "PYTEST_PLUGINS=" UP_CHECK_CTRF_MODULE
 
 /* Where a verifier imports the plugin from. */
 #define CTRF_AT UP_CHECK_TESTS_DIR "/" UP_CHECK_CTRF_DIR
@@ -284,24 +282,16 @@ static const char *const verifier_env[] = {
  * from: those the student can write are dropped for the verifier. */
 static const char *const search_vars[] = {"PATH=", "PYTHONPATH=", NULL};
 
-/* 1 when folder p is dir or under it. */
-static int holds(const char *dir, const char *p)
-{
-    size_t n = strlen(dir);
-
-    return !strncmp(p, dir, n) && (!p[n] || p[n] == '/');
-}
-
 /* 1 when entry e[0..n) of a search path is one the student can write
  * (relative, under the workspace's place or one of the places). */
 static int student_entry(const up_check_item *it, const char *e, size_t n)
 {
     char *p = up_xstrndup(e, n);
-    int bad =
-        p[0] != '/' || holds(it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE, p);
+    int bad = p[0] != '/' ||
+              up_fs_holds(it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE, p);
 
     for (size_t i = 0; !bad && it->places && it->places[i]; i++)
-        bad = holds(it->places[i], p);
+        bad = up_fs_holds(it->places[i], p);
     free(p);
     return bad;
 }
@@ -340,8 +330,8 @@ static void strv_push(char ***v, size_t *n, size_t *cap, char *s)
 
 /* A verifier's environment (a heap strv): the task's words (a search
  * path without the student's entries: the student's files never shadow
- * the verifier's programs or modules), then verifier_env; PYTHONPATH
- * starts with the plugin's folder. */
+ * the verifier's programs or modules), then check_env and the plugin;
+ * PYTHONPATH starts with the plugin's folder. */
 static char **verifier_envp(const up_check_item *it)
 {
     char **v = NULL;
@@ -364,8 +354,9 @@ static char **verifier_envp(const up_check_item *it)
     }
     if (!pp)
         strv_push(&v, &n, &cap, up_xstrdup("PYTHONPATH=" CTRF_AT));
-    for (size_t i = 0; verifier_env[i]; i++)
-        strv_push(&v, &n, &cap, up_xstrdup(verifier_env[i]));
+    for (size_t i = 0; check_env[i]; i++)
+        strv_push(&v, &n, &cap, up_xstrdup(check_env[i]));
+    strv_push(&v, &n, &cap, up_xstrdup(CTRF_PLUGINS));
     return v;
 }
 

@@ -706,15 +706,22 @@ static void fill_status(up_sandbox_result *res, int status)
 }
 
 /* The none mode has no pid namespace: kill what is left in the command's
- * process group and wait (up to about 1 s) until init has reaped it. */
+ * process group and wait (up to about 1 s) until it is reaped: by init,
+ * or here, as the orphans of the group are our children once upskill is
+ * their subreaper (sandbox_reap.c); unreaped, a zombie keeps the group
+ * alive and the wait would run its whole second. */
 static void kill_strays(pid_t pgid)
 {
     struct timespec ms = {0, 1000000};
 
     if (kill(-pgid, SIGKILL) != 0)
         return;
-    for (int i = 0; i < 1000 && kill(-pgid, 0) == 0; i++)
-        nanosleep(&ms, NULL);
+    for (int i = 0; i < 1000 && kill(-pgid, 0) == 0; i++) {
+        while (waitpid(-pgid, NULL, WNOHANG) > 0)
+            ;
+        if (kill(-pgid, 0) == 0)
+            nanosleep(&ms, NULL);
+    }
 }
 
 int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)

@@ -177,25 +177,14 @@ int up_sandbox_workdir_ok(const char *path)
         strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../") ||
         !strcmp(path + n - 2, "/.") || (n >= 3 && !strcmp(path + n - 3, "/..")))
         return 0;
-    for (size_t i = 0; reserved[i]; i++) {
-        size_t k = strlen(reserved[i]);
-
-        if (!strncmp(path, reserved[i], k) && (!path[k] || path[k] == '/'))
+    for (size_t i = 0; reserved[i]; i++)
+        if (up_fs_holds(reserved[i], path))
             return 0;
-    }
     return 1;
 }
 
 /* Places a task may not have: the CLIs' home and upskill's /run. */
 static const char *const places_kept[] = {"/home", "/run", NULL};
-
-/* 1 when folder a is b, or one holds the other. */
-static int nested(const char *a, const char *b)
-{
-    size_t n = strlen(a), k = strlen(b), m = n < k ? n : k;
-
-    return !strncmp(a, b, m) && (n == k || (n < k ? b[n] : a[k]) == '/');
-}
 
 const char *up_sandbox_place_why(const char *p, const char *ws_at)
 {
@@ -206,7 +195,7 @@ const char *up_sandbox_place_why(const char *p, const char *ws_at)
     for (size_t i = 0; places_kept[i]; i++)
         if (!strcmp(p, places_kept[i]))
             return "a folder the sandbox keeps for itself";
-    if (nested(p, ws_at))
+    if (up_fs_holds(p, ws_at) || up_fs_holds(ws_at, p))
         return "it holds the working folder";
     return NULL;
 }

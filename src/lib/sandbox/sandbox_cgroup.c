@@ -166,20 +166,6 @@ static void open_memory(sbx_cgroup *cg, const up_sandbox_limits *lim)
         cg->has_pids = 0;
 }
 
-/* 1 when "upskill-sandbox-PID-N" names a pid that is no live process. */
-static int dead_owner(const char *name)
-{
-    static const char prefix[] = "upskill-sandbox-";
-    char *end;
-    long pid;
-
-    if (strncmp(name, prefix, sizeof(prefix) - 1))
-        return 0;
-    pid = strtol(name + sizeof(prefix) - 1, &end, 10);
-    return end != name + sizeof(prefix) - 1 && *end == '-' && pid > 0 &&
-           pid <= 0x3fffffff && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-}
-
 /*
  * Remove the empty cgroups a dead process left under base (a run killed
  * before sbx_cgroup_close); rmdir fails on one that still holds a
@@ -197,7 +183,7 @@ static void sweep_base(const char *base)
         return;
     }
     while ((e = readdir(d)))
-        if (dead_owner(e->d_name))
+        if (up_fs_name_of_dead(e->d_name, "upskill-sandbox-"))
             (void)unlinkat(fd, e->d_name, AT_REMOVEDIR);
     closedir(d);
 }

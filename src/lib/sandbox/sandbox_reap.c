@@ -111,36 +111,37 @@ int sbx_proc_stat(long pid, struct sbx_pstat *st)
     return rc;
 }
 
-/* The sessions of a sweep: the call's, and those of what it killed. */
-struct sessions {
+/* A list of pids: the processes to look at, or the sessions of a sweep
+ * (the call's, and those of what it killed). */
+struct pids {
     long *v;
     size_t n, cap;
 };
 
-static int in_sessions(const struct sessions *ss, long sid)
+static void pids_add(struct pids *ps, long pid)
 {
-    for (size_t i = 0; i < ss->n; i++)
-        if (ss->v[i] == sid)
+    UP_GROW(ps->v, ps->cap, ps->n + 1);
+    ps->v[ps->n++] = pid;
+}
+
+static int pids_has(const struct pids *ps, long pid)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        if (ps->v[i] == pid)
             return 1;
     return 0;
 }
 
 /* 1 when st (pid) is an escaped process of the call (file comment). */
 static int escaped(long pid, const struct sbx_pstat *st,
-                   unsigned long long since, const struct sessions *ss)
+                   unsigned long long since, const struct pids *ss)
 {
     if (st->ppid != (long)getpid() || st->start < since)
         return 0;
-    if (st->sid != pid && !in_sessions(ss, st->sid))
+    if (st->sid != pid && !pids_has(ss, st->sid))
         return 0;
     return !is_live_locked((pid_t)pid, (pid_t)st->pgrp);
 }
-
-/* A list of pids to look at. */
-struct pids {
-    long *v;
-    size_t n, cap;
-};
 
 static void pids_add_text(struct pids *ps, const char *text)
 {
@@ -151,10 +152,8 @@ static void pids_add_text(struct pids *ps, const char *text)
 
         if (end == p)
             break;
-        if (pid > 0) {
-            UP_GROW(ps->v, ps->cap, ps->n + 1);
-            ps->v[ps->n++] = pid;
-        }
+        if (pid > 0)
+            pids_add(ps, pid);
     }
 }
 
@@ -200,7 +199,7 @@ static void all_processes(struct pids *ps)
 }
 
 /* One round: kill and reap the escaped processes seen; how many. */
-static int sweep_once(unsigned long long since, struct sessions *ss)
+static int sweep_once(unsigned long long since, struct pids *ss)
 {
     struct pids ps = {NULL, 0, 0};
     int n = 0;
@@ -217,8 +216,7 @@ static int sweep_once(unsigned long long since, struct sessions *ss)
             continue;
         kill((pid_t)pid, SIGKILL);
         waitpid((pid_t)pid, NULL, 0);
-        UP_GROW(ss->v, ss->cap, ss->n + 1);
-        ss->v[ss->n++] = pid; /* its session's members are next */
+        pids_add(ss, pid); /* its session's members are next */
         n++;
     }
     free(ps.v);
@@ -227,7 +225,7 @@ static int sweep_once(unsigned long long since, struct sessions *ss)
 
 void sbx_sweep(unsigned long long since, pid_t sid)
 {
-    struct sessions ss = {NULL, 0, 0};
+    struct pids ss = {NULL, 0, 0};
     int on;
 
     pthread_mutex_lock(&live_lock);
@@ -235,8 +233,7 @@ void sbx_sweep(unsigned long long since, pid_t sid)
     pthread_mutex_unlock(&live_lock);
     if (!on)
         return;
-    UP_GROW(ss.v, ss.cap, 1);
-    ss.v[ss.n++] = (long)sid;
+    pids_add(&ss, (long)sid);
     for (int i = 0; i < SWEEP_ROUNDS && sweep_once(since, &ss) > 0; i++)
         ;
     free(ss.v);
