@@ -186,3 +186,54 @@ Test(report, new_strings_inert_and_errored_arm_unmeasured)
     up_buf_release(&p);
     up_fs_rm_tree(dir);
 }
+
+/* 1 when s is well-formed UTF-8 (lead bytes followed by their
+ * continuation bytes, no stray continuation byte). */
+static int valid_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        size_t n = *p < 0x80             ? 0
+                   : (*p & 0xE0) == 0xC0 ? 1
+                   : (*p & 0xF0) == 0xE0 ? 2
+                   : (*p & 0xF8) == 0xF0 ? 3
+                                         : 9;
+
+        if (n == 9)
+            return 0;
+        p++;
+        for (size_t i = 0; i < n; i++, p++)
+            if ((*p & 0xC0) != 0x80)
+                return 0;
+    }
+    return 1;
+}
+
+/* A long name is cut to fit a chart's label, never inside a UTF-8
+ * character: the cost chart's label "NAME (base)" is cut at 34 bytes,
+ * here between the two bytes of the 'é' at bytes 33-34. */
+Test(report, labels_cut_on_a_character_boundary)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    const char *model = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9tude";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    f = open_cases(&p, dir, 1);
+    line(f, model, "baseline", 0, 1);
+    line(f, model, "with_skill", 0, 1);
+    fclose(f);
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert(strstr(page.data, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…"),
+              "the label is cut before the 'é'");
+    cr_assert(valid_utf8(page.data), "the page is valid UTF-8");
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}
