@@ -388,12 +388,6 @@ int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
     return up_report_batch_load_skill(b, dir, NULL, &o, err);
 }
 
-int up_report_batch_load2(up_report_batch *b, const char *dir,
-                          const up_report_opts *o, up_error *err)
-{
-    return up_report_batch_load_skill(b, dir, NULL, o, err);
-}
-
 /* 1 when name is among names[0..n). */
 static int listed(char *const *names, size_t n, const char *name)
 {
