@@ -110,8 +110,8 @@ typedef struct up_report_opts {
     double margin; /* a share: 0.05 for 5 points */
     int has_margin;
     /* a sweep's folder: each run number's skill (up_report_run_skills,
-     * read once for all its views), borrowed; NULL: a view reads each
-     * run's record to learn its skill */
+     * read once for all its views), borrowed; NULL: a view of one skill
+     * reads them itself */
     char *const *run_skill;
     size_t nrun_skill;
 } up_report_opts;

@@ -237,3 +237,34 @@ Test(report, labels_cut_on_a_character_boundary)
     up_buf_release(&p);
     up_fs_rm_tree(dir);
 }
+
+/* A sweep's view of one skill, without the caller's table of the runs'
+ * skills: the loader reads each run's skill itself and pools only that
+ * skill's runs. */
+Test(report, skill_view_reads_its_runs_alone)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    up_buf p = UP_BUF_INIT;
+    up_report_opts o = {1, 1, 0.05, 1, NULL, 0};
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    for (int run = 1; run <= 2; run++) {
+        f = open_cases(&p, dir, run);
+        line(f, "m", "with_skill", 0, run == 2);
+        fclose(f);
+    }
+    write_file(dir, "run_1/run_result.json", "{\"skill_name\":\"x\"}");
+    write_file(dir, "run_2/run_result.json", "{\"skill_name\":\"y\"}");
+    cr_assert_eq(up_report_batch_load_skill(&b, dir, "y", &o, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(b.models[0].cmp.skill.trials, 1, "run_1 is x's");
+    cr_assert_eq(b.models[0].cmp.skill.successes, 1);
+    cr_assert(!up_report_run_in(&b, 1));
+    cr_assert(up_report_run_in(&b, 2));
+    up_report_batch_release(&b);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}

@@ -292,29 +292,18 @@ size_t up_report_run_skills(char ***names, const char *dir)
     return len;
 }
 
-/* A sweep's view of one skill: 1 when the run at path (its
- * run_result.json) is that skill's, noted in b->run_in. */
-static int take_run(up_report_batch *b, const char *path, int run,
-                    const up_report_opts *ro)
+/* A sweep's view of one skill: 1 when run_N is that skill's (by the
+ * folder's run_skill[N], nrun_skill long), noted in b->run_in. */
+static int take_run(up_report_batch *b, int run, char *const *run_skill,
+                    size_t nrun_skill)
 {
-    json_t *o = NULL;
-    up_error e = {0};
     const char *name;
     int yes;
 
     if (!b->only_skill)
         return 1;
-    if (ro->run_skill) { /* the folder's runs, read once */
-        name =
-            run > 0 && (size_t)run < ro->nrun_skill ? ro->run_skill[run] : NULL;
-        yes = name && !strcmp(name, b->only_skill);
-    } else if (up_json_load_file(&o, path, &e) == 0) {
-        name = up_json_str(o, "skill_name");
-        yes = name && !strcmp(name, b->only_skill);
-        json_decref(o);
-    } else {
-        return 0;
-    }
+    name = run > 0 && (size_t)run < nrun_skill ? run_skill[run] : NULL;
+    yes = name && !strcmp(name, b->only_skill);
     if (yes && (size_t)run >= b->nrun_in) {
         b->run_in = up_xrealloc(b->run_in, (size_t)run + 1);
         memset(b->run_in + b->nrun_in, 0, (size_t)run + 1 - b->nrun_in);
@@ -326,16 +315,14 @@ static int take_run(up_report_batch *b, const char *path, int run,
 }
 
 static int load_run(up_report_batch *b, const char *name,
-                    const up_report_opts *o, up_error *err)
+                    char *const *run_skill, size_t nrun_skill, up_error *err)
 {
     up_buf p = UP_BUF_INIT;
     int rc;
 
-    up_buf_addf(&p, "%s/%s/run_result.json", b->dir, name);
-    if (!take_run(b, p.data, run_number(name), o)) {
-        up_buf_release(&p);
+    if (!take_run(b, run_number(name), run_skill, nrun_skill))
         return 0;
-    }
+    up_buf_addf(&p, "%s/%s/run_result.json", b->dir, name);
     load_result(b, p.data);
     up_buf_reset(&p);
     up_buf_addf(&p, "%s/%s/cases/transcripts.jsonl", b->dir, name);
@@ -427,11 +414,16 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
                                const char *skill, const up_report_opts *o,
                                up_error *err)
 {
-    char **names = NULL;
-    size_t n = 0;
+    char **names = NULL, **own = NULL; /* own: run skills read here */
+    char *const *run_skill = o->run_skill;
+    size_t n = 0, nrun_skill = o->nrun_skill;
     int rc;
 
     memset(b, 0, sizeof(*b));
+    if (skill && !run_skill) { /* each run's skill, read once */
+        nrun_skill = up_report_run_skills(&own, dir);
+        run_skill = own;
+    }
     b->only_skill = skill ? up_xstrdup(skill) : NULL;
     b->dir = up_xstrdup(dir);
     b->seed = o->has_seed ? o->seed : 1;
@@ -453,12 +445,15 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
         load_kept(b);
     for (size_t i = 0; i < n && !rc; i++)
         if (run_number(names[i]) > 0)
-            rc = load_run(b, names[i], o, err);
+            rc = load_run(b, names[i], run_skill, nrun_skill, err);
     if (!rc && !b->ncases)
         rc = load_upstream(b, err);
     if (!rc && b->ncases)
         rc = compare_all(b, err);
 out:
+    for (size_t i = 0; own && i < nrun_skill; i++)
+        free(own[i]);
+    free(own);
     up_strv_free(names);
     return rc;
 }
