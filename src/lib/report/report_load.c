@@ -33,6 +33,19 @@ static int cmp_runs(const void *a, const void *b)
     return run_number(*(char *const *)a) - run_number(*(char *const *)b);
 }
 
+/* Grow *v, *len elements of elem bytes, to hold index i; the new
+ * elements are zeroed. */
+static void grow_zeroed(void **v, size_t *len, size_t i, size_t elem)
+{
+    if (i < *len)
+        return;
+    *v = up_xrealloc(*v, (i + 1) * elem);
+    memset((char *)*v + *len * elem, 0, (i + 1 - *len) * elem);
+    *len = i + 1;
+}
+#define GROW_ZEROED(v, len, i)                                                 \
+    grow_zeroed((void **)&(v), &(len), (i), sizeof(*(v)))
+
 /* The model entry for name, added when new. */
 static up_report_model *model_for(up_report_batch *b, const char *name)
 {
@@ -55,11 +68,9 @@ static void grow_cases(up_report_batch *b, size_t ci)
     if (ci < b->ncases)
         return;
     for (size_t i = 0; i < b->nmodels; i++) {
-        up_report_model *m = &b->models[i];
+        size_t len = b->ncases; /* every model's cells are ncases long */
 
-        m->cells = up_xrealloc(m->cells, (ci + 1) * sizeof(*m->cells));
-        memset(m->cells + b->ncases, 0,
-               (ci + 1 - b->ncases) * sizeof(*m->cells));
+        GROW_ZEROED(b->models[i].cells, len, ci);
     }
     b->ncases = ci + 1;
 }
@@ -77,12 +88,7 @@ static void keep_text(up_report_batch *b, size_t ci, const char *input)
 {
     if (!input)
         return;
-    if (!b->case_text || b->ntext <= ci) {
-        b->case_text = up_xrealloc(b->case_text, (ci + 1) * sizeof(char *));
-        memset(b->case_text + b->ntext, 0,
-               (ci + 1 - b->ntext) * sizeof(char *));
-        b->ntext = ci + 1;
-    }
+    GROW_ZEROED(b->case_text, b->ntext, ci);
     if (!b->case_text[ci])
         b->case_text[ci] = up_xstrdup(input);
 }
@@ -276,13 +282,7 @@ size_t up_report_run_skills(char ***names, const char *dir)
         up_buf_addf(&p, "%s/%s/run_result.json", dir, runs[i]);
         if (up_json_load_file(&o, p.data, &e) == 0 &&
             (s = up_json_str(o, "skill_name")) != NULL) {
-            if ((size_t)run >= len) {
-                *names =
-                    up_xrealloc(*names, ((size_t)run + 1) * sizeof(**names));
-                memset(*names + len, 0,
-                       ((size_t)run + 1 - len) * sizeof(**names));
-                len = (size_t)run + 1;
-            }
+            GROW_ZEROED(*names, len, (size_t)run);
             (*names)[run] = up_xstrdup(s);
         }
         json_decref(o);
@@ -304,13 +304,10 @@ static int take_run(up_report_batch *b, int run, char *const *run_skill,
         return 1;
     name = run > 0 && (size_t)run < nrun_skill ? run_skill[run] : NULL;
     yes = name && !strcmp(name, b->only_skill);
-    if (yes && (size_t)run >= b->nrun_in) {
-        b->run_in = up_xrealloc(b->run_in, (size_t)run + 1);
-        memset(b->run_in + b->nrun_in, 0, (size_t)run + 1 - b->nrun_in);
-        b->nrun_in = (size_t)run + 1;
-    }
-    if (yes)
+    if (yes) {
+        GROW_ZEROED(b->run_in, b->nrun_in, (size_t)run);
         b->run_in[run] = 1;
+    }
     return yes;
 }
 
