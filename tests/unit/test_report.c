@@ -268,3 +268,32 @@ Test(report, skill_view_reads_its_runs_alone)
     up_buf_release(&p);
     up_fs_rm_tree(dir);
 }
+
+/* A measured arm with some errored conversations: its rate over the
+ * answered ones, the errored counted inside its cell. */
+Test(report, rate_cell_counts_the_errored)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    f = open_cases(&p, dir, 1);
+    line(f, "m", "baseline", 0, 1);
+    line(f, "m", "with_skill", 0, 1);
+    fputs("{\"case\":2,\"case_index\":1,\"repeat\":1,\"arm\":\"baseline\","
+          "\"model\":\"m\",\"run_number\":1,\"passed\":false,\"error\":"
+          "\"http 500\",\"usage\":{}}\n",
+          f);
+    fclose(f);
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert(
+        strstr(page.data, "(1/1) <span class=\"mut\">1 errored</span></td>"));
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}

@@ -191,13 +191,17 @@ size_t up_report_trials(const up_report_model *m, size_t ncases, int skill)
     return k;
 }
 
-static void rate_cell(up_buf *out, const up_rate *r)
+/* A rate's cell, and its errored conversations when there were some. */
+static void rate_cell(up_buf *out, const up_rate *r, size_t errors)
 {
     up_buf_addf(out,
                 "<td data-rate=\"%.4f\">%.0f%% <span class=\"mut\">[%.0f–"
-                "%.0f%%]</span> (%zu/%zu)</td>",
+                "%.0f%%]</span> (%zu/%zu)",
                 r->rate, r->rate * 100, r->lo * 100, r->hi * 100, r->successes,
                 r->trials);
+    if (errors)
+        up_buf_addf(out, " <span class=\"mut\">%zu errored</span>", errors);
+    up_buf_adds(out, "</td>");
 }
 
 static void td_name(up_buf *out, const char *s)
@@ -228,12 +232,7 @@ static void arm_rate(up_buf *out, const up_report_batch *b,
         td_unmeasured(out, m, skill, 1);
         return;
     }
-    rate_cell(out, skill ? &m->cmp.skill : &m->cmp.base);
-    if (m->errors[skill]) { /* inside the cell, before its </td> */
-        up_buf_truncate(out, out->len - strlen("</td>"));
-        up_buf_addf(out, " <span class=\"mut\">%zu errored</span></td>",
-                    m->errors[skill]);
-    }
+    rate_cell(out, skill ? &m->cmp.skill : &m->cmp.base, m->errors[skill]);
 }
 
 static void lift_head(up_buf *out, const up_report_batch *b, size_t bi)
