@@ -92,38 +92,37 @@ typedef struct up_report_batch {
 /*
  * Load the batch folder dir: every run_N's run_result.json and
  * cases/transcripts.jsonl, pooled per model and case, and the comparison
- * per model (seed for the statistics).  In a generate batch only the
- * kept attempt's runs count (kept_attempt).  Errors: UP_ENOTFOUND when dir
- * has no run with case artifacts, UP_EPARSE naming the file and line,
- * UP_EIO.  Release with up_report_batch_release.
+ * per model (seed for the statistics, at eval's default margin).  In a
+ * generate batch only the kept attempt's runs count (kept_attempt).  A
+ * batch without case artifacts holds its run records instead (runs,
+ * upstream).  Errors: UP_ENOTFOUND when dir has neither, UP_EPARSE naming
+ * the file and line, UP_EIO.  Release with up_report_batch_release.
  */
 int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
                          up_error *err);
 
-/* The caller's statistics settings for up_report_batch_load2: a value not
- * given (has_* 0) is the batch's own (batch_plan.json's "seed" and
- * "margin"), else eval's default. */
+/* The caller's statistics settings for up_report_batch_load_skill: a
+ * value not given (has_* 0) is the batch's own (batch_plan.json's "seed"
+ * and "margin"), else eval's default. */
 typedef struct up_report_opts {
     uint64_t seed;
     int has_seed;
     double margin; /* a share: 0.05 for 5 points */
     int has_margin;
     /* a sweep's folder: each run number's skill (up_report_run_skills,
-     * read once for all its views), borrowed; NULL: a view reads each
-     * run's record to learn its skill */
+     * read once for all its views), borrowed; NULL: a view of one skill
+     * reads them itself */
     char *const *run_skill;
     size_t nrun_skill;
 } up_report_opts;
 
-int up_report_batch_load2(up_report_batch *b, const char *dir,
-                          const up_report_opts *o, up_error *err);
 void up_report_batch_release(up_report_batch *b);
 
 /*
  * A sweep batch's view of one skill: as up_report_batch_load, reading
  * only the runs whose run_result.json names skill (b->only_skill), so
  * that the page shows each skill of the batch as its own batch.  skill
- * NULL: the whole folder (up_report_batch_load2).
+ * NULL: the whole folder, at o's seed and margin.
  */
 int up_report_batch_load_skill(up_report_batch *b, const char *dir,
                                const char *skill, const up_report_opts *o,

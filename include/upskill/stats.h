@@ -251,6 +251,9 @@ const char *up_stats_fmt_num(char *out, size_t size, double v, int digits,
  * "+12", "-3.2" at a margin of 0.03, "+0.5".  Every printed bound of a
  * lift goes through here.  Returns out.
  */
+const char *up_stats_fmt_bound(char *out, size_t size, double share,
+                               double margin);
+
 /*
  * Dollars, the one format of every price and cost upskill prints: two
  * decimals from $1 (and for 0), else three significant digits in fixed
@@ -258,9 +261,6 @@ const char *up_stats_fmt_num(char *out, size_t size, double v, int digits,
  * Returns out.
  */
 const char *up_stats_fmt_usd(char *out, size_t size, double v);
-
-const char *up_stats_fmt_bound(char *out, size_t size, double share,
-                               double margin);
 
 /* "beneficial", "harmful", "token_saver", "trade_off", "no_effect",
  * "inconclusive" (for JSON); NULL for UP_VERDICT_NOT_MEASURED. */

@@ -144,6 +144,10 @@ const char *render_ci(char *out, size_t n, const up_paired *l, double margin);
 void render_thousands(char *out, size_t n, long v);
 /* "  baseline   <bar>    60%<tail>" */
 void render_arm(FILE *fp, const char *label, double rate, const char *tail);
+/* An arm's notes on stdout: "  NAME: 3 of 20 conversations errored,
+ * excluded ...", and those that failed as their request outgrew the
+ * context; nothing when neither happened. */
+void render_arm_errors(const char *name, const up_arm_totals *t);
 
 /*
  * A box-drawn table: head has ncols cells, cells nrows x ncols (row by

@@ -100,16 +100,7 @@ static void arm_notes(const up_eval_summary *s)
     for (int a = 0; a < 2; a++) {
         const up_arm_totals *t = &s->arm[a];
 
-        if (t->errors)
-            printf("  %s%s: %zu of %zu conversations errored, excluded from "
-                   "the rates and the verdict%s\n",
-                   out_c(C_YELLOW), names[a], t->errors, t->jobs,
-                   out_c(C_RESET));
-        if (t->outgrew)
-            printf("  %s%s: %zu of %zu conversations failed: %s (counted "
-                   "as failures)%s\n",
-                   out_c(C_YELLOW), names[a], t->outgrew, t->jobs,
-                   up_strerror(UP_ECONTEXT), out_c(C_RESET));
+        render_arm_errors(names[a], t);
         if (t->agent_jobs)
             printf("  %s: SKILL.md read in %zu of %zu conversations\n",
                    names[a], t->skill_reads, t->agent_jobs);

@@ -83,18 +83,8 @@ static void error_lines(const up_eval_summary *s)
 {
     static const char *const names[2] = {"baseline", "with skill"};
 
-    for (int a = 0; a < 2; a++) {
-        if (s->arm[a].errors)
-            printf("  %s%s: %zu of %zu conversations errored, excluded from "
-                   "the rates and the verdict%s\n",
-                   out_c(C_YELLOW), names[a], s->arm[a].errors, s->arm[a].jobs,
-                   out_c(C_RESET));
-        if (s->arm[a].outgrew)
-            printf("  %s%s: %zu of %zu conversations failed: %s (counted "
-                   "as failures)%s\n",
-                   out_c(C_YELLOW), names[a], s->arm[a].outgrew, s->arm[a].jobs,
-                   up_strerror(UP_ECONTEXT), out_c(C_RESET));
-    }
+    for (int a = 0; a < 2; a++)
+        render_arm_errors(names[a], &s->arm[a]);
 }
 
 /* Conversations whose checks could not run (a program is missing). */

@@ -52,6 +52,19 @@ const char *render_ci(char *out, size_t n, const up_paired *l, double margin)
     return out;
 }
 
+void render_arm_errors(const char *name, const up_arm_totals *t)
+{
+    if (t->errors)
+        printf("  %s%s: %zu of %zu conversations errored, excluded from "
+               "the rates and the verdict%s\n",
+               out_c(C_YELLOW), name, t->errors, t->jobs, out_c(C_RESET));
+    if (t->outgrew)
+        printf("  %s%s: %zu of %zu conversations failed: %s (counted as "
+               "failures)%s\n",
+               out_c(C_YELLOW), name, t->outgrew, t->jobs,
+               up_strerror(UP_ECONTEXT), out_c(C_RESET));
+}
+
 void render_thousands(char *out, size_t n, long v)
 {
     char tmp[32];

@@ -186,3 +186,114 @@ Test(report, new_strings_inert_and_errored_arm_unmeasured)
     up_buf_release(&p);
     up_fs_rm_tree(dir);
 }
+
+/* 1 when s is well-formed UTF-8 (lead bytes followed by their
+ * continuation bytes, no stray continuation byte). */
+static int valid_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        size_t n = *p < 0x80             ? 0
+                   : (*p & 0xE0) == 0xC0 ? 1
+                   : (*p & 0xF0) == 0xE0 ? 2
+                   : (*p & 0xF8) == 0xF0 ? 3
+                                         : 9;
+
+        if (n == 9)
+            return 0;
+        p++;
+        for (size_t i = 0; i < n; i++, p++)
+            if ((*p & 0xC0) != 0x80)
+                return 0;
+    }
+    return 1;
+}
+
+/* A long name is cut to fit a chart's label, never inside a UTF-8
+ * character: the cost chart's label "NAME (base)" is cut at 34 bytes,
+ * here between the two bytes of the 'é' at bytes 33-34. */
+Test(report, labels_cut_on_a_character_boundary)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    const char *model = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9tude";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    f = open_cases(&p, dir, 1);
+    line(f, model, "baseline", 0, 1);
+    line(f, model, "with_skill", 0, 1);
+    fclose(f);
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert(strstr(page.data, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…"),
+              "the label is cut before the 'é'");
+    cr_assert(valid_utf8(page.data), "the page is valid UTF-8");
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}
+
+/* A sweep's view of one skill, without the caller's table of the runs'
+ * skills: the loader reads each run's skill itself and pools only that
+ * skill's runs. */
+Test(report, skill_view_reads_its_runs_alone)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    up_buf p = UP_BUF_INIT;
+    up_report_opts o = {1, 1, 0.05, 1, NULL, 0};
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    for (int run = 1; run <= 2; run++) {
+        f = open_cases(&p, dir, run);
+        line(f, "m", "with_skill", 0, run == 2);
+        fclose(f);
+    }
+    write_file(dir, "run_1/run_result.json", "{\"skill_name\":\"x\"}");
+    write_file(dir, "run_2/run_result.json", "{\"skill_name\":\"y\"}");
+    cr_assert_eq(up_report_batch_load_skill(&b, dir, "y", &o, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(b.models[0].cmp.skill.trials, 1, "run_1 is x's");
+    cr_assert_eq(b.models[0].cmp.skill.successes, 1);
+    cr_assert(!up_report_run_in(&b, 1));
+    cr_assert(up_report_run_in(&b, 2));
+    up_report_batch_release(&b);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}
+
+/* A measured arm with some errored conversations: its rate over the
+ * answered ones, the errored counted inside its cell. */
+Test(report, rate_cell_counts_the_errored)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    f = open_cases(&p, dir, 1);
+    line(f, "m", "baseline", 0, 1);
+    line(f, "m", "with_skill", 0, 1);
+    fputs("{\"case\":2,\"case_index\":1,\"repeat\":1,\"arm\":\"baseline\","
+          "\"model\":\"m\",\"run_number\":1,\"passed\":false,\"error\":"
+          "\"http 500\",\"usage\":{}}\n",
+          f);
+    fclose(f);
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert(
+        strstr(page.data, "(1/1) <span class=\"mut\">1 errored</span></td>"));
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}

@@ -92,6 +92,19 @@ void up_report_esc(up_buf *out, const char *s)
     }
 }
 
+void up_report_esc_cut(up_buf *out, const char *s, size_t max)
+{
+    size_t n = s ? strlen(s) : 0, keep = n > max ? max : n;
+    char *cut;
+
+    while (keep < n && keep && ((unsigned char)s[keep] & 0xC0) == 0x80)
+        keep--; /* s[keep] starts the first character left out */
+    cut = up_xstrndup(s ? s : "", keep);
+    up_report_esc(out, cut);
+    up_buf_adds(out, keep < n ? "…" : "");
+    free(cut);
+}
+
 /* Dollars, one format for every price and cost on the page and in the
  * text (up_stats_fmt_usd). */
 void up_report_usd(up_buf *out, double v)
@@ -178,13 +191,17 @@ size_t up_report_trials(const up_report_model *m, size_t ncases, int skill)
     return k;
 }
 
-static void rate_cell(up_buf *out, const up_rate *r)
+/* A rate's cell, and its errored conversations when there were some. */
+static void rate_cell(up_buf *out, const up_rate *r, size_t errors)
 {
     up_buf_addf(out,
                 "<td data-rate=\"%.4f\">%.0f%% <span class=\"mut\">[%.0f–"
-                "%.0f%%]</span> (%zu/%zu)</td>",
+                "%.0f%%]</span> (%zu/%zu)",
                 r->rate, r->rate * 100, r->lo * 100, r->hi * 100, r->successes,
                 r->trials);
+    if (errors)
+        up_buf_addf(out, " <span class=\"mut\">%zu errored</span>", errors);
+    up_buf_adds(out, "</td>");
 }
 
 static void td_name(up_buf *out, const char *s)
@@ -215,12 +232,7 @@ static void arm_rate(up_buf *out, const up_report_batch *b,
         td_unmeasured(out, m, skill, 1);
         return;
     }
-    rate_cell(out, skill ? &m->cmp.skill : &m->cmp.base);
-    if (m->errors[skill]) { /* inside the cell, before its </td> */
-        up_buf_truncate(out, out->len - strlen("</td>"));
-        up_buf_addf(out, " <span class=\"mut\">%zu errored</span></td>",
-                    m->errors[skill]);
-    }
+    rate_cell(out, skill ? &m->cmp.skill : &m->cmp.base, m->errors[skill]);
 }
 
 static void lift_head(up_buf *out, const up_report_batch *b, size_t bi)
@@ -438,25 +450,18 @@ static void matrix_cell(up_buf *out, const up_report_cell *c, int s, size_t bi,
 static void case_cell(up_buf *out, const up_report_batch *b, size_t ci)
 {
     const char *t = ci < b->ntext ? b->case_text[ci] : NULL;
-    size_t n = t ? strlen(t) : 0, keep = n;
-    char *line;
+    char *line = up_xstrdup(t ? t : "");
 
     up_buf_addf(out, "<tr data-case=\"%zu\"><td class=\"text\" title=\"",
                 ci + 1);
     up_report_esc(out, t);
     up_buf_addf(out, "\"><b class=\"nw\">case %zu</b> ", ci + 1);
-    if (keep > CASE_SHOWN) {
-        keep = CASE_SHOWN;
-        while (keep && ((unsigned char)t[keep] & 0xC0) == 0x80)
-            keep--;
-    }
-    line = up_xstrndup(t ? t : "", keep);
     for (char *p = line; *p; p++)
         if (*p == '\n' || *p == '\r' || *p == '\t')
             *p = ' ';
     up_buf_adds(out, "<span class=\"mut\">");
-    up_report_esc(out, line);
-    up_buf_adds(out, keep < n ? "…</span></td>" : "</span></td>");
+    up_report_esc_cut(out, line, CASE_SHOWN);
+    up_buf_adds(out, "</span></td>");
     free(line);
 }
 

@@ -15,6 +15,10 @@ size_t up_report_passes(const up_report_model *m, size_t ncases, int skill);
 /* Answered runs of one arm. */
 size_t up_report_trials(const up_report_model *m, size_t ncases, int skill);
 
+/* s escaped (up_report_esc), cut to at most max bytes on a UTF-8
+ * character boundary, with "…" when cut: a long name or text shown in
+ * short (the whole belongs in a title).  s NULL: nothing. */
+void up_report_esc_cut(up_buf *out, const char *s, size_t max);
 /* Dollars in the page's one format ($0.000562, $15.00). */
 void up_report_usd(up_buf *out, double v);
 /* An arm's name: "baseline", "with skill", or a compare batch's

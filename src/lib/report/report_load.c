@@ -33,6 +33,19 @@ static int cmp_runs(const void *a, const void *b)
     return run_number(*(char *const *)a) - run_number(*(char *const *)b);
 }
 
+/* Grow *v, *len elements of elem bytes, to hold index i; the new
+ * elements are zeroed. */
+static void grow_zeroed(void **v, size_t *len, size_t i, size_t elem)
+{
+    if (i < *len)
+        return;
+    *v = up_xrealloc(*v, (i + 1) * elem);
+    memset((char *)*v + *len * elem, 0, (i + 1 - *len) * elem);
+    *len = i + 1;
+}
+#define GROW_ZEROED(v, len, i)                                                 \
+    grow_zeroed((void **)&(v), &(len), (i), sizeof(*(v)))
+
 /* The model entry for name, added when new. */
 static up_report_model *model_for(up_report_batch *b, const char *name)
 {
@@ -55,11 +68,9 @@ static void grow_cases(up_report_batch *b, size_t ci)
     if (ci < b->ncases)
         return;
     for (size_t i = 0; i < b->nmodels; i++) {
-        up_report_model *m = &b->models[i];
+        size_t len = b->ncases; /* every model's cells are ncases long */
 
-        m->cells = up_xrealloc(m->cells, (ci + 1) * sizeof(*m->cells));
-        memset(m->cells + b->ncases, 0,
-               (ci + 1 - b->ncases) * sizeof(*m->cells));
+        GROW_ZEROED(b->models[i].cells, len, ci);
     }
     b->ncases = ci + 1;
 }
@@ -77,12 +88,7 @@ static void keep_text(up_report_batch *b, size_t ci, const char *input)
 {
     if (!input)
         return;
-    if (!b->case_text || b->ntext <= ci) {
-        b->case_text = up_xrealloc(b->case_text, (ci + 1) * sizeof(char *));
-        memset(b->case_text + b->ntext, 0,
-               (ci + 1 - b->ntext) * sizeof(char *));
-        b->ntext = ci + 1;
-    }
+    GROW_ZEROED(b->case_text, b->ntext, ci);
     if (!b->case_text[ci])
         b->case_text[ci] = up_xstrdup(input);
 }
@@ -276,13 +282,7 @@ size_t up_report_run_skills(char ***names, const char *dir)
         up_buf_addf(&p, "%s/%s/run_result.json", dir, runs[i]);
         if (up_json_load_file(&o, p.data, &e) == 0 &&
             (s = up_json_str(o, "skill_name")) != NULL) {
-            if ((size_t)run >= len) {
-                *names =
-                    up_xrealloc(*names, ((size_t)run + 1) * sizeof(**names));
-                memset(*names + len, 0,
-                       ((size_t)run + 1 - len) * sizeof(**names));
-                len = (size_t)run + 1;
-            }
+            GROW_ZEROED(*names, len, (size_t)run);
             (*names)[run] = up_xstrdup(s);
         }
         json_decref(o);
@@ -292,50 +292,34 @@ size_t up_report_run_skills(char ***names, const char *dir)
     return len;
 }
 
-/* A sweep's view of one skill: 1 when the run at path (its
- * run_result.json) is that skill's, noted in b->run_in. */
-static int take_run(up_report_batch *b, const char *path, int run,
-                    const up_report_opts *ro)
+/* A sweep's view of one skill: 1 when run_N is that skill's (by the
+ * folder's run_skill[N], nrun_skill long), noted in b->run_in. */
+static int take_run(up_report_batch *b, int run, char *const *run_skill,
+                    size_t nrun_skill)
 {
-    json_t *o = NULL;
-    up_error e = {0};
     const char *name;
     int yes;
 
     if (!b->only_skill)
         return 1;
-    if (ro->run_skill) { /* the folder's runs, read once */
-        name =
-            run > 0 && (size_t)run < ro->nrun_skill ? ro->run_skill[run] : NULL;
-        yes = name && !strcmp(name, b->only_skill);
-    } else if (up_json_load_file(&o, path, &e) == 0) {
-        name = up_json_str(o, "skill_name");
-        yes = name && !strcmp(name, b->only_skill);
-        json_decref(o);
-    } else {
-        return 0;
-    }
-    if (yes && (size_t)run >= b->nrun_in) {
-        b->run_in = up_xrealloc(b->run_in, (size_t)run + 1);
-        memset(b->run_in + b->nrun_in, 0, (size_t)run + 1 - b->nrun_in);
-        b->nrun_in = (size_t)run + 1;
-    }
-    if (yes)
+    name = run > 0 && (size_t)run < nrun_skill ? run_skill[run] : NULL;
+    yes = name && !strcmp(name, b->only_skill);
+    if (yes) {
+        GROW_ZEROED(b->run_in, b->nrun_in, (size_t)run);
         b->run_in[run] = 1;
+    }
     return yes;
 }
 
 static int load_run(up_report_batch *b, const char *name,
-                    const up_report_opts *o, up_error *err)
+                    char *const *run_skill, size_t nrun_skill, up_error *err)
 {
     up_buf p = UP_BUF_INIT;
     int rc;
 
-    up_buf_addf(&p, "%s/%s/run_result.json", b->dir, name);
-    if (!take_run(b, p.data, run_number(name), o)) {
-        up_buf_release(&p);
+    if (!take_run(b, run_number(name), run_skill, nrun_skill))
         return 0;
-    }
+    up_buf_addf(&p, "%s/%s/run_result.json", b->dir, name);
     load_result(b, p.data);
     up_buf_reset(&p);
     up_buf_addf(&p, "%s/%s/cases/transcripts.jsonl", b->dir, name);
@@ -388,12 +372,6 @@ int up_report_batch_load(up_report_batch *b, const char *dir, uint64_t seed,
     return up_report_batch_load_skill(b, dir, NULL, &o, err);
 }
 
-int up_report_batch_load2(up_report_batch *b, const char *dir,
-                          const up_report_opts *o, up_error *err)
-{
-    return up_report_batch_load_skill(b, dir, NULL, o, err);
-}
-
 /* 1 when name is among names[0..n). */
 static int listed(char *const *names, size_t n, const char *name)
 {
@@ -433,11 +411,16 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
                                const char *skill, const up_report_opts *o,
                                up_error *err)
 {
-    char **names = NULL;
-    size_t n = 0;
+    char **names = NULL, **own = NULL; /* own: run skills read here */
+    char *const *run_skill = o->run_skill;
+    size_t n = 0, nrun_skill = o->nrun_skill;
     int rc;
 
     memset(b, 0, sizeof(*b));
+    if (skill && !run_skill) { /* each run's skill, read once */
+        nrun_skill = up_report_run_skills(&own, dir);
+        run_skill = own;
+    }
     b->only_skill = skill ? up_xstrdup(skill) : NULL;
     b->dir = up_xstrdup(dir);
     b->seed = o->has_seed ? o->seed : 1;
@@ -459,12 +442,15 @@ int up_report_batch_load_skill(up_report_batch *b, const char *dir,
         load_kept(b);
     for (size_t i = 0; i < n && !rc; i++)
         if (run_number(names[i]) > 0)
-            rc = load_run(b, names[i], o, err);
+            rc = load_run(b, names[i], run_skill, nrun_skill, err);
     if (!rc && !b->ncases)
         rc = load_upstream(b, err);
     if (!rc && b->ncases)
         rc = compare_all(b, err);
 out:
+    for (size_t i = 0; own && i < nrun_skill; i++)
+        free(own[i]);
+    free(own);
     up_strv_free(names);
     return rc;
 }

@@ -52,23 +52,14 @@ static void axis(up_buf *out, int y0, int y1, double lo, double hi, double step,
 /* A model's name left of its row, cut to fit (the whole in a title). */
 static void label(up_buf *out, int y, const char *s)
 {
-    size_t n = strlen(s), keep = n > NAME_SHOWN ? NAME_SHOWN : n;
-
-    while (keep < n && keep && ((unsigned char)s[keep] & 0xC0) == 0x80)
-        keep--;
     up_buf_addf(out,
                 "<text class=\"lab\" x=\"%d\" y=\"%d\" "
                 "text-anchor=\"end\"><title>",
                 LEFT - 8, y);
     up_report_esc(out, s);
     up_buf_adds(out, "</title>");
-    {
-        char *cut = up_xstrndup(s, keep);
-
-        up_report_esc(out, cut);
-        free(cut);
-    }
-    up_buf_adds(out, keep < n ? "…</text>" : "</text>");
+    up_report_esc_cut(out, s, NAME_SHOWN);
+    up_buf_adds(out, "</text>");
 }
 
 static void bar(up_buf *out, int y, const up_rate *r, const char *cls)
@@ -428,15 +419,11 @@ static void point_label(up_buf *out, const struct pt *p,
                         const up_report_batch *b)
 {
     up_buf full = UP_BUF_INIT;
-    char *cut;
 
     up_buf_addf(&full, "%s (%s)", b->models[p->m].model,
                 b->arm_name[p->skill] ? b->arm_name[p->skill]
                 : p->skill            ? "skill"
                                       : "base");
-    cut = up_xstrndup(full.data, LCHARS);
-    while (strlen(cut) && ((unsigned char)cut[strlen(cut) - 1] & 0xC0) == 0x80)
-        cut[strlen(cut) - 1] = '\0'; /* not inside a UTF-8 character */
     up_buf_addf(out,
                 "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%d\" "
                 "y2=\"%.1f\"/><circle class=\"%s\" cx=\"%d\" cy=\"%.1f\" "
@@ -445,9 +432,8 @@ static void point_label(up_buf *out, const struct pt *p,
                 LABX + 4, p->ly - 4, LABX + 12, p->ly);
     up_report_esc(out, full.data);
     up_buf_adds(out, "</title>");
-    up_report_esc(out, cut);
-    up_buf_adds(out, strlen(cut) < full.len ? "…</text>" : "</text>");
-    free(cut);
+    up_report_esc_cut(out, full.data, LCHARS);
+    up_buf_adds(out, "</text>");
     up_buf_release(&full);
 }
 
