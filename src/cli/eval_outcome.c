@@ -178,8 +178,7 @@ int eval_outcome_failures(const up_eval_session *e, const char *dead)
     return failure_exit(e);
 }
 
-/* The comparison table, without the models that answered nothing. */
-static void table(const up_eval_summary *s, const char *dead, size_t n)
+void eval_outcome_table(const up_eval_summary *s, const char *dead, size_t n)
 {
     up_eval_summary *live = up_xcalloc(n, sizeof(*live));
     size_t k = 0;
@@ -250,7 +249,7 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
             if (!dead[m]) /* no bars from errors */
                 eval_report_text(&e->plan, &s[m], a->verbose);
     if (!rc && !a->json && n > 1)
-        table(s, dead, n);
+        eval_outcome_table(s, dead, n);
     if (!rc && a->upstream_lines && n == 1 && !dead[0])
         recommendation(&s[0]);
     eval_outcome_cut_note(e);
