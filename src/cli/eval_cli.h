@@ -180,6 +180,9 @@ int eval_sweep_outcome(const up_eval_session *e, const struct eval_args *a,
 /* The gates (--fail-under, --require-lift) over n summaries: EXIT_GATE
  * with each failure printed, else EXIT_OK. */
 int eval_gates(const struct eval_args *a, const up_eval_summary *s, size_t n);
+/* The comparison table of n summaries, without the models that
+ * answered nothing (dead[m]). */
+void eval_outcome_table(const up_eval_summary *s, const char *dead, size_t n);
 /* Say how many answers stopped at the output cap, if any. */
 void eval_outcome_cut_note(const up_eval_session *e);
 /*

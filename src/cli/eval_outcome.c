@@ -132,14 +132,15 @@ static const char *job_error(const up_eval_job *j)
 
 /* EXIT_PROVIDER when a provider's error ended some conversation, else
  * the exit code of the students' own agents' failure (UP_EAGENT: a
- * coding-agent CLI that failed or hung is no provider error). */
+ * coding-agent CLI that failed or hung is no provider error).  A request
+ * that outgrew the context is no failure (up_eval_job_errored). */
 static int failure_exit(const up_eval_session *e)
 {
     const up_eval_plan *p;
 
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
         for (size_t i = 0; i < p->njobs; i++)
-            if (p->jobs[i].done && p->jobs[i].error &&
+            if (p->jobs[i].done && up_eval_job_errored(&p->jobs[i]) &&
                 p->jobs[i].error != UP_EAGENT)
                 return EXIT_PROVIDER;
     return up_exit_code(UP_EAGENT);
@@ -178,8 +179,7 @@ int eval_outcome_failures(const up_eval_session *e, const char *dead)
     return failure_exit(e);
 }
 
-/* The comparison table, without the models that answered nothing. */
-static void table(const up_eval_summary *s, const char *dead, size_t n)
+void eval_outcome_table(const up_eval_summary *s, const char *dead, size_t n)
 {
     up_eval_summary *live = up_xcalloc(n, sizeof(*live));
     size_t k = 0;
@@ -250,7 +250,7 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
             if (!dead[m]) /* no bars from errors */
                 eval_report_text(&e->plan, &s[m], a->verbose);
     if (!rc && !a->json && n > 1)
-        table(s, dead, n);
+        eval_outcome_table(s, dead, n);
     if (!rc && a->upstream_lines && n == 1 && !dead[0])
         recommendation(&s[0]);
     eval_outcome_cut_note(e);

@@ -173,20 +173,6 @@ static void sweep_json(const struct board *b, const up_eval_session *e)
     json_decref(doc);
 }
 
-/* The model table without the models that answered nothing (views). */
-static void live_table(const up_eval_summary *s, const char *dead, size_t n)
-{
-    up_eval_summary *live = up_xcalloc(n, sizeof(*live));
-    size_t k = 0;
-
-    for (size_t m = 0; m < n; m++)
-        if (!dead[m])
-            live[k++] = s[m];
-    if (k)
-        eval_report_table(live, k);
-    free(live);
-}
-
 /* Each skill as its own eval reports it: its models, then the table. */
 static void skills_text(const struct board *b, const up_eval_session *e,
                         const struct eval_args *a)
@@ -198,7 +184,7 @@ static void skills_text(const struct board *b, const up_eval_session *e,
             if (!b->dead[i][m])
                 eval_report_text(&e->sweep[i].plan, &b->sums[i][m], a->verbose);
         if (b->nmodels > 1)
-            live_table(b->sums[i], b->dead[i], b->nmodels);
+            eval_outcome_table(b->sums[i], b->dead[i], b->nmodels);
     }
 }
 

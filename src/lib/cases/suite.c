@@ -894,10 +894,16 @@ static void sha_field(up_sha256 *h, const void *p, size_t n)
     up_sha256_update(h, p ? p : "", n);
 }
 
+/* sha_field of string str (NULL: as "") */
+static void sha_str(up_sha256 *h, const char *str)
+{
+    sha_field(h, str, str ? strlen(str) : 0);
+}
+
 static void sha_entries(up_sha256 *h, const up_fs_entry *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        sha_field(h, v[i].path, strlen(v[i].path));
+        sha_str(h, v[i].path);
         if (v[i].data)
             sha_field(h, v[i].data, v[i].len);
         else /* a folder: a mark no "N:" length prefix begins with */
@@ -919,22 +925,21 @@ static void sha_harbor(up_sha256 *h, const up_case *c)
         return;
     sha_entries(h, c->seed, c->nseed);
     sha_entries(h, c->check_files, c->ncheck_files);
-    sha_field(h, c->workdir, c->workdir ? strlen(c->workdir) : 0);
+    sha_str(h, c->workdir);
     for (size_t i = 0; c->places && c->places[i]; i++)
-        sha_field(h, c->places[i], strlen(c->places[i]));
+        sha_str(h, c->places[i]);
     for (size_t i = 0; c->env && c->env[i]; i++)
-        sha_field(h, c->env[i], strlen(c->env[i]));
+        sha_str(h, c->env[i]);
     snprintf(lim, sizeof(lim), "%u/%u", c->run_wall_s, c->check_wall_s);
-    sha_field(h, lim, strlen(lim));
+    sha_str(h, lim);
     for (size_t i = 0; i < c->nskills; i++) {
         const up_skill *k = &c->skills[i];
 
-        sha_field(h, k->name, k->name ? strlen(k->name) : 0);
-        sha_field(h, k->description,
-                  k->description ? strlen(k->description) : 0);
-        sha_field(h, k->body, k->body ? strlen(k->body) : 0);
+        sha_str(h, k->name);
+        sha_str(h, k->description);
+        sha_str(h, k->body);
         for (size_t f = 0; f < k->nfiles; f++) {
-            sha_field(h, k->files[f].path, strlen(k->files[f].path));
+            sha_str(h, k->files[f].path);
             sha_field(h, k->files[f].data, k->files[f].len);
         }
     }

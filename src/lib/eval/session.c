@@ -363,29 +363,46 @@ static void cache_note(const up_session *s)
     session_note(s, UP_SESSION_WARN, msg);
 }
 
+/* 0 when case c's own skills (a Harbor task's) fit in a workspace's
+ * quota beside the case's seed files. */
+static int case_skills_fit(const up_session *s, const up_case *c, up_error *err)
+{
+    size_t bytes = 0;
+    int rc = 0;
+
+    for (size_t k = 0; k < c->nseed; k++)
+        bytes += c->seed[k].len;
+    for (size_t k = 0; !rc && k < c->nskills; k++)
+        rc = up_workspace_skill_fits(&c->skills[k], &s->ws_lim, bytes, c->nseed,
+                                     err);
+    return rc;
+}
+
 /* 0 when the skill each job of the skill arm installs (p's, or its
  * case's own: a Harbor task's, beside the task's files) fits in a
  * workspace's quota: a skill too large fails before any request, not
- * once per conversation. */
+ * once per conversation.  Each case is checked once, not once per
+ * model and repeat (a check renders the skill). */
 static int skill_fits(const up_session *s, const up_eval_plan *p, up_error *err)
 {
+    char *seen = up_xcalloc(p->suite->ncases + 1, 1);
     int rc = 0;
 
     for (size_t i = 0; !rc && p->skill && i < p->njobs; i++) {
-        const up_case *c = &p->suite->cases[p->jobs[i].kase];
-        size_t bytes = 0;
+        const up_eval_job *j = &p->jobs[i];
+        const up_case *c = &p->suite->cases[j->kase];
 
-        if (p->jobs[i].arm != UP_ARM_SKILL ||
-            !up_eval_job_is_agent(p, &p->jobs[i]))
+        if (j->arm != UP_ARM_SKILL || !up_eval_job_is_agent(p, j) ||
+            seen[j->kase])
             continue;
-        if (!c->nskills)
-            return up_workspace_skill_fits(p->skill, &s->ws_lim, 0, 0, err);
-        for (size_t k = 0; k < c->nseed; k++)
-            bytes += c->seed[k].len;
-        for (size_t k = 0; !rc && k < c->nskills; k++)
-            rc = up_workspace_skill_fits(&c->skills[k], &s->ws_lim, bytes,
-                                         c->nseed, err);
+        seen[j->kase] = 1;
+        if (!c->nskills) { /* the arm's skill: the same for every case */
+            rc = up_workspace_skill_fits(p->skill, &s->ws_lim, 0, 0, err);
+            break;
+        }
+        rc = case_skills_fit(s, c, err);
     }
+    free(seen);
     return rc;
 }
 

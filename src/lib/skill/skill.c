@@ -28,6 +28,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/skill.h"
+#include "lib/skill/skill_int.h"
 #include "skill_legacy.h"
 #include "util/yaml.h"
 
@@ -87,6 +88,13 @@ void up_skill_release(up_skill *s)
     free(s->tests_json);
     up_strv_free(s->warnings);
     up_skill_init(s);
+}
+
+void skill_warn(up_skill *s, up_buf *msg)
+{
+    UP_GROW(s->warnings, s->warnings_cap, s->nwarnings + 2);
+    s->warnings[s->nwarnings++] = up_buf_detach(msg);
+    s->warnings[s->nwarnings] = NULL; /* for up_strv_free */
 }
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629), or 0. */

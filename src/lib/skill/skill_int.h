@@ -50,6 +50,10 @@ void skill_clean_saves(const char *parent, const char *base, const char *dir);
 int skill_swap_in(const char *tmp, const char *dir, const char *parent,
                   const char *base, up_error *err);
 
+/* Append msg's text (detached: msg is left empty) to s->warnings, kept
+ * NULL-terminated for up_strv_free. */
+void skill_warn(up_skill *s, up_buf *msg);
+
 /*
  * Set root's "tests" to tests with upstream's TestCase keys only, and
  * root's "upskill_c".tests to the other keys of each test (the key is

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/skill/skill_int.h"
 #include "upskill/alloc.h"
 #include "skill_legacy.h"
 #include "util/yaml.h"
@@ -221,9 +222,7 @@ static void add_warnings(up_skill *s, const struct fixes *f, const char *file)
                     "upstream upskill does; ",
                     file, f->v[i].line, f->v[i].why);
         add_hint(&b, &f->v[i]);
-        UP_GROW(s->warnings, s->warnings_cap, s->nwarnings + 2);
-        s->warnings[s->nwarnings++] = up_buf_detach(&b);
-        s->warnings[s->nwarnings] = NULL; /* for up_strv_free */
+        skill_warn(s, &b);
     }
 }
 
@@ -343,9 +342,7 @@ static void add_reading(void *ud, int line, const char *msg)
     up_buf b = UP_BUF_INIT;
 
     up_buf_addf(&b, "'%s':%d: %s", w->file, line, msg);
-    UP_GROW(s->warnings, s->warnings_cap, s->nwarnings + 2);
-    s->warnings[s->nwarnings++] = up_buf_detach(&b);
-    s->warnings[s->nwarnings] = NULL; /* for up_strv_free */
+    skill_warn(s, &b);
 }
 
 void up_skill_legacy_check(up_skill *s, const up_ynode *root, const char *fm,

@@ -90,9 +90,7 @@ static void warn(up_skill *s, const char *path, size_t n, size_t m)
                 "tests were edited by another tool): their assertions are "
                 "left out; save the tests again to pair them",
                 path, m, n);
-    UP_GROW(s->warnings, s->warnings_cap, s->nwarnings + 2);
-    s->warnings[s->nwarnings++] = up_buf_detach(&b);
-    s->warnings[s->nwarnings] = NULL; /* for up_strv_free */
+    skill_warn(s, &b);
 }
 
 json_t *skill_meta_get_tests(json_t *root, up_skill *s, const char *path)
