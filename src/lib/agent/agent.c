@@ -262,16 +262,6 @@ const up_request *up_agent_first(up_agent *a)
     return &a->rq;
 }
 
-static void add_usage(up_usage *sum, const up_usage *u)
-{
-    sum->input += u->input;
-    sum->output += u->output;
-    sum->cached += u->cached;
-    sum->cache_write += u->cache_write;
-    sum->reasoning += u->reasoning;
-    sum->estimated |= u->estimated;
-}
-
 static up_msg *push(up_agent *a)
 {
     UP_GROW(a->msgs, a->cap, a->nmsgs + 1);
@@ -414,7 +404,7 @@ const up_request *up_agent_next(up_agent *a, up_response *res)
     size_t n;
 
     a->turns++;
-    add_usage(&a->usage, &res->usage);
+    up_usage_add(&a->usage, &res->usage);
     a->llm_ms += (double)res->latency_ms;
     a->truncated = res->truncated || res->stop == UP_STOP_LENGTH;
     t = take_turn(a, res);
@@ -469,7 +459,7 @@ const up_request *up_agent_resume(up_agent *a)
 void up_agent_failed(up_agent *a, const up_response *res)
 {
     if (!res->usage.estimated)
-        add_usage(&a->usage, &res->usage);
+        up_usage_add(&a->usage, &res->usage);
 }
 
 void up_agent_outcome_get(const up_agent *a, up_agent_outcome *out)

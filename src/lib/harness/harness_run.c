@@ -118,14 +118,6 @@ static int launch(up_sandbox_run **proc, const cli_run_args *a,
     return rc;
 }
 
-/* 1 when folder a is b, or one holds the other. */
-static int nested(const char *a, const char *b)
-{
-    size_t n = strlen(a), k = strlen(b), m = n < k ? n : k;
-
-    return !strncmp(a, b, m) && (n == k || (n < k ? b[n] : a[k]) == '/');
-}
-
 /* Where the workspace appears (NULL: /workspace) into *at: a folder the
  * sandbox does not mount itself, apart from the CLI's own binds (its
  * home, upskill's /run/upskill, its install folder). */
@@ -136,7 +128,7 @@ static int ws_inside(const char **at, const char *want, const char *prefix,
     int ok = up_sandbox_workdir_ok(want ? want : CLI_WS_INSIDE);
 
     for (size_t i = 0; ok && want && i < sizeof(mine) / sizeof(*mine); i++)
-        ok = !nested(want, mine[i]);
+        ok = !(up_fs_holds(want, mine[i]) || up_fs_holds(mine[i], want));
     *at = want ? want : CLI_WS_INSIDE;
     if (!ok)
         return up_error_set(err, UP_EUNSAFE,
@@ -153,7 +145,7 @@ static int places_ok(const char *ws, const char *at, const char *const *places,
                      const char *prefix, up_error *err)
 {
     for (size_t i = 0; places[i]; i++)
-        if (nested(places[i], prefix))
+        if (up_fs_holds(places[i], prefix) || up_fs_holds(prefix, places[i]))
             return up_error_set(err, UP_EUNSAFE,
                                 "place '%s' cannot be bound beside a "
                                 "coding-agent CLI installed in '%s'",
