@@ -971,19 +971,22 @@ static const struct {
     double share, margin;
     const char *want;
 } bound_cases[] = {
-    {0.0047, 0.05, "+0.5"},    /* significant: not "+0" */
-    {-0.0047, 0.05, "-0.5"},   /* not "-0" */
-    {0.00004, 0.05, "+0.004"}, /* as many decimals as it takes */
-    {1e-12, 0.05, "+1e-10"},   /* past the decimals: %g */
-    {0.0, 0.05, "+0"},         /* on the bar: no more digits */
-    {-0.0, 0.05, "+0"},        /* never "-0" */
-    {-0.0316, 0.03, "-3.2"},   /* just beyond -margin */
-    {-0.0296, 0.03, "-2.96"},  /* just inside -margin: not "-3", "-3.0" */
-    {0.0304, 0.03, "+3.04"},   /* just beyond +margin */
-    {-0.03, 0.03, "-3"},       /* on the margin */
-    {0.297, 0.05, "+30"},      /* nowhere near a bar: whole points */
-    {-0.004, 0.0, "-0.4"},     /* margin 0: 0 is the only bar */
-    {0.0449, 0.05, "+4"},      /* inside the margin, clear of it */
+    {0.0047, 0.05, "+0.5"},        /* significant: not "+0" */
+    {-0.0047, 0.05, "-0.5"},       /* not "-0" */
+    {0.00004, 0.05, "+0.004"},     /* as many decimals as it takes */
+    {2e-11, 0.05, "+0.000000002"}, /* more decimals, never an exponent */
+    {1e-16, 0.05, "+0"},           /* rounding noise is no side (issue 31) */
+    {-1e-16, 0.05, "+0"},          /* 0.5333 - 0.5333 in floating point */
+    {0.05 + 1e-16, 0.05, "+5"},    /* noise about a margin: on it */
+    {0.0, 0.05, "+0"},             /* on the bar: no more digits */
+    {-0.0, 0.05, "+0"},            /* never "-0" */
+    {-0.0316, 0.03, "-3.2"},       /* just beyond -margin */
+    {-0.0296, 0.03, "-2.96"},      /* just inside -margin: not "-3", "-3.0" */
+    {0.0304, 0.03, "+3.04"},       /* just beyond +margin */
+    {-0.03, 0.03, "-3"},           /* on the margin */
+    {0.297, 0.05, "+30"},          /* nowhere near a bar: whole points */
+    {-0.004, 0.0, "-0.4"},         /* margin 0: 0 is the only bar */
+    {0.0449, 0.05, "+4"},          /* inside the margin, clear of it */
 };
 
 Test(stats, fmt_bound_keeps_its_side)
@@ -1013,6 +1016,25 @@ Test(stats, fmt_num_unsigned_and_digits)
                      "0"); /* no bar, still never "-0" */
     cr_expect_str_eq(up_stats_fmt_num(t, sizeof(t), 0.4, 0, 0, &zero, 1),
                      "0.4");
+}
+
+/* Issue 31, item 3: rates of equal counts, summed in another order,
+ * make a lift of exactly 0, not -1e-14 (8/15 as 0.5333 on both sides). */
+Test(stats, lift_of_equal_counts_is_zero)
+{
+    up_stats_case c[15];
+    up_paired l;
+
+    static const unsigned b[15] = {3, 2, 2, 3, 2, 0, 3, 1, 1, 3, 0, 3, 2, 1, 3};
+    static const unsigned s[15] = {3, 3, 2, 2, 3, 2, 3, 0, 1, 3, 2, 3, 0, 1, 1};
+
+    for (size_t i = 0; i < 15; i++) /* the same counts, another order */
+        c[i] = (up_stats_case){.base_runs = 3,
+                               .skill_runs = 3,
+                               .base_pass = b[i],
+                               .skill_pass = s[i]};
+    up_stats_lift(&l, c, 15);
+    cr_expect_eq(l.diff, 0.0, "diff %g", l.diff);
 }
 
 /* The verdict sentences print bounds the same way: 12 of 16 discordant

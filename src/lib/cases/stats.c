@@ -22,6 +22,7 @@
  * reproducible across libcs.  Every output is finite for every input,
  * including n = 0.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +449,19 @@ static int check_finite(const double *x, size_t n, const char *arm,
     return 0;
 }
 
+/*
+ * a - b, two means of n shares each, or 0 when they differ by no more
+ * than the rounding of their sums can (n ulps of 1 each): rates made of
+ * counts that are equal print as a lift of exactly 0, not -1e-14, and
+ * no real difference of counts is that small.
+ */
+static double mean_diff(double a, double b, size_t n)
+{
+    double d = a - b;
+
+    return fabs(d) <= 2.0 * (double)(n + 1) * DBL_EPSILON ? 0.0 : d;
+}
+
 /* Means, counts and m2 of the differences, which go into d. */
 static void describe(up_paired *out, const double *base, const double *skill,
                      double *d, size_t n)
@@ -464,7 +478,7 @@ static void describe(up_paired *out, const double *base, const double *skill,
     }
     out->base_mean = sb / (double)n;
     out->skill_mean = ss / (double)n;
-    out->diff = out->skill_mean - out->base_mean;
+    out->diff = mean_diff(out->skill_mean, out->base_mean, n);
     out->m2 = s2 / (double)n;
 }
 
@@ -744,7 +758,7 @@ void up_stats_skillsbench(up_sbview *out, const up_stats_case *c, size_t n)
     if (k) {
         out->with /= (double)k;
         out->without /= (double)k;
-        out->diff = out->with - out->without;
+        out->diff = mean_diff(out->with, out->without, k);
         out->has_g = out->without < 1.0;
         out->g = out->has_g ? out->diff / (1.0 - out->without) : 0.0;
     }
@@ -866,12 +880,26 @@ const char *up_stats_verdict_label(up_verdict v)
 
 /* ---- numbers as printed ---- */
 
-#define FMT_MORE 4 /* decimals past the asked ones before %g */
+#define FMT_MOST 12   /* the most decimals printed: never an exponent */
+#define FMT_SNAP 1e-9 /* within this of a bar, a value is on it */
 
 /* -1, 0, 1: a below, at, above b. */
 static int side_of(double a, double b)
 {
     return (a > b) - (a < b);
+}
+
+/*
+ * v, or the bar it is within FMT_SNAP of: values computed in floating
+ * point (0.5333 - 0.5333 = -1e-14) carry rounding noise many orders
+ * below any difference counts can make, and noise is not a side.
+ */
+static double snap_to_bar(double v, const double *bars, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fabs(v - bars[i]) <= FMT_SNAP * fmax(1.0, fabs(bars[i])))
+            return bars[i];
+    return v;
 }
 
 /* 1 when text, read back, is on v's side of every bar. */
@@ -888,15 +916,11 @@ static int keeps_sides(const char *text, double v, const double *bars, size_t n)
 const char *up_stats_fmt_num(char *out, size_t size, double v, int digits,
                              int plus, const double *bars, size_t nbars)
 {
-    int d = digits;
+    int most = digits > FMT_MOST ? digits : FMT_MOST;
 
-    for (; d <= digits + FMT_MORE; d++) {
+    v = snap_to_bar(v, bars, nbars);
+    for (int d = digits; d <= most; d++) {
         snprintf(out, size, plus ? "%+.*f" : "%.*f", d, v);
-        if (keeps_sides(out, v, bars, nbars))
-            break;
-    }
-    for (int g = 1; d > digits + FMT_MORE && g <= 17; g++) {
-        snprintf(out, size, plus ? "%+.*g" : "%.*g", g, v); /* 1e-09 */
         if (keeps_sides(out, v, bars, nbars))
             break;
     }
