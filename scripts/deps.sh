@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential pkg-config perl curl python3 clang clang-format \
 libcurl4-openssl-dev libjansson-dev libyaml-dev libsqlite3-dev \
 libpcre2-dev libutf8proc-dev libcriterion-dev libmicrohttpd-dev \
-bubblewrap ripgrep chromium slurm-wlm munge python3-yaml jq"
+bubblewrap ripgrep chromium slurm-wlm munge python3-yaml jq python3-pytest"
 
 # chromium: headless, for tests/e2e/t1600-report.sh (the HTML report
 # rendered in a real browser; the test skips where it is absent).
@@ -21,6 +21,11 @@ bubblewrap ripgrep chromium slurm-wlm munge python3-yaml jq"
 # python3-yaml: tests/e2e/t1805-shard-docs.sh parses the Kubernetes and
 # GitHub Actions examples of docs/sharding.md.  jq: the end-to-end tests
 # that compare batches (t1630, t1800, ...) read their JSON with it.
+# python3-pytest: the Harbor tasks of tests/e2e/t1730-harbor-emulate.sh
+# run pytest in their verifier, offline, as SkillsBench's do.
+# Every program and Python module the tests run must come from a package
+# here (or the base system), or the test must skip without it: `make
+# lint` checks it with scripts/test_needs.py.
 
 # node and npm, for `make clis` (the coding-agent CLIs, docs/agent-clis.md),
 # only when missing: a machine with nodesource's nodejs already has both,

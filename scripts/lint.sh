@@ -2,7 +2,8 @@
 # Lint: formatting must match .clang-format; banned functions must not
 # appear in the sources; no profiler or trace output is committed; every
 # end-to-end script has a number of its own; the providers include no
-# header of src/lib; one function reads the monotonic clock.
+# header of src/lib; one function reads the monotonic clock; every
+# program a test runs is installed by scripts/deps.sh or skipped for.
 set -u
 status=0
 files=$(find src include tests bench -path bench/node_modules -prune -o -name '*.[ch]' -print | sort)
@@ -65,6 +66,12 @@ fi
 dups=$(ls tests/e2e | sed -n 's/^\(t[0-9]\{4\}\)-.*/\1/p' | sort | uniq -d)
 if [ -n "$dups" ]; then
     echo "lint: e2e scripts share a number: $dups" >&2
+    status=1
+fi
+# Every program and Python module a test runs comes from a package
+# scripts/deps.sh installs, or the test skips without it (issue 31).
+if ! python3 scripts/test_needs.py; then
+    echo "lint: a test needs what scripts/deps.sh does not install (above)" >&2
     status=1
 fi
 exit $status

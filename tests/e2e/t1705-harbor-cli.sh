@@ -110,6 +110,7 @@ like "$arts" "PLACES=0" "the workspace's folder of places is empty for it"
 # a task with ENV GREETING and a PATH naming /opt/tools, where it COPYs
 # an executable script, a place /data (COPY) and one /output (mkdir):
 # the CLI's shell reads /data/input.txt, writes /data and /output,
+# test-needs: not greet (the task's own script, COPY'd onto its PATH)
 # echoes $GREETING and runs the script by name; the verifier checks them
 E=$T/envtask/env-place
 mkdir -p "$E/environment/data" "$E/environment/tools" "$E/tests" \

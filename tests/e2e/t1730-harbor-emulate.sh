@@ -114,6 +114,7 @@ like "$out" "env: not runnable: line 3: ENV LD_PRELOAD would change the sandbox 
 # (the install steps skipped; uvx's options cut, Debian's pytest runs; its
 # other steps kept: a copy of the expected output, a here-document whose
 # line `pip = ...` is Python, not a step)
+# test-needs: not uvx pip3 (install steps the offline rewrite replaces)
 task offline 'FROM ubuntu:24.04\nWORKDIR /root\n' \
     '#!/bin/bash\necho 42 >/root/out.txt\n' \
     '#!/bin/bash
