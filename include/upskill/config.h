@@ -204,6 +204,15 @@ const char *up_config_getenv_src(const up_config *cfg, const char *name,
                                  up_source *src);
 
 /*
+ * A variable of the process environment alone (through cfg's hook; ""
+ * counts as unset), never a fallback file's: what places files or
+ * decides trust (HOME, TMPDIR, XDG_CACHE_HOME, UPSKILL_TRUST_CONFIG) is
+ * read with it.  A .env line setting such a variable is dropped with a
+ * warning naming it.
+ */
+const char *up_config_host_env(const up_config *cfg, const char *name);
+
+/*
  * Read the fallback files in dir, highest first: fastagent.secrets.yaml
  * and fastagent.config.yaml (fast-agent's provider sections: api_key and
  * base_url of anthropic, openai, generic, hf and the other providers'
@@ -282,6 +291,27 @@ void up_config_load_trust(up_config *cfg);
 int up_config_check_key(const up_config *cfg, const char *url,
                         const up_source *url_src, const char *key_env,
                         up_error *err);
+
+/*
+ * The host-safety settings (docs/config.md, "A folder's files and your
+ * machine"): each one of the guards table (workspace_dir, the workspace
+ * quotas, sandbox.*, concurrency and the byte caps held in memory) that
+ * a file of the current folder sets must not take more of the host than
+ * the user's own value (see up_config_load_user); when it would,
+ * UP_EUSAGE naming the file, line, key, both values and the ways to
+ * trust the folder, or, when cfg->trust is set, a warning and 0.  A
+ * lower limit is always fine.  up_config_load calls it last.
+ */
+int up_config_check_limits(up_config *cfg, up_error *err);
+
+/*
+ * The user's own settings into mine (initialised here; release it):
+ * the defaults, then the user's own config file path (NULL: none) when
+ * it exists and parses, with cfg's environment hook; never a file of
+ * the current folder.  A file that does not parse counts as none.
+ */
+void up_config_load_user(up_config *mine, const up_config *cfg,
+                         const char *path);
 
 /* The target of a config-file alias, or NULL. */
 const up_alias *up_config_alias(const up_config *cfg, const char *name);

@@ -69,7 +69,8 @@ static int run(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--trust-config")) {
             /* read where the config is (config_trust.c): the user's say
-             * that this folder's files may receive the user's key */
+             * that this folder's files may receive the user's key and
+             * raise the host limits */
             setenv("UPSKILL_TRUST_CONFIG", "1", 1);
             continue;
         }

@@ -593,6 +593,35 @@ Test(config, dotenv_common_format)
     up_config_release(&cfg);
 }
 
+/* A folder's .env never sets what places files or decides trust (issue
+ * 35, item 3): dropped with a warning naming the variable. */
+Test(config, dotenv_host_variables_ignored)
+{
+    static const char text[] = "HOME=/dev/shm\n"
+                               "XDG_CACHE_HOME=/dev/shm/c\n"
+                               "export TMPDIR=/dev/shm\n"
+                               "UPSKILL_TRUST_CONFIG=1\n"
+                               "OPENAI_API_KEY=sk-kept\n";
+    struct fake_env env = {{{"HOME", "/home/u"}}};
+    up_config cfg;
+
+    up_config_init(&cfg);
+    up_config_set_env(&cfg, fake_getenv, &env);
+    up_config_parse_dotenv(&cfg, text, strlen(text), ".env");
+    cr_assert_str_eq(up_config_getenv(&cfg, "HOME"), "/home/u");
+    cr_assert_null(up_config_getenv(&cfg, "XDG_CACHE_HOME"));
+    cr_assert_null(up_config_getenv(&cfg, "TMPDIR"));
+    cr_assert_null(up_config_host_env(&cfg, "UPSKILL_TRUST_CONFIG"));
+    cr_assert_str_eq(up_config_getenv(&cfg, "OPENAI_API_KEY"), "sk-kept",
+                     "a key still comes from .env");
+    cr_assert_eq(cfg.nwarnings, 4);
+    cr_assert_str_eq(cfg.warnings[1],
+                     "'.env':2: XDG_CACHE_HOME is read from your environment "
+                     "only, never from a folder's .env; ignored");
+    cr_assert(strstr(cfg.warnings[2], "'.env':3: TMPDIR "));
+    up_config_release(&cfg);
+}
+
 Test(config, fastagent_providers_map_onto_ours)
 {
     static const char secrets[] = "openai:\n"

@@ -207,7 +207,7 @@ static void set_str(up_cfg_str *s, const char *value, up_source src)
 /* value with a leading "~" or "~/" replaced by $HOME, as a heap string. */
 static char *expand_tilde(const up_config *cfg, const char *value)
 {
-    const char *home = up_config_getenv(cfg, "HOME");
+    const char *home = up_config_host_env(cfg, "HOME");
     up_buf b = UP_BUF_INIT;
 
     if (!home || value[0] != '~' || (value[1] && value[1] != '/'))
@@ -920,9 +920,9 @@ void up_config_apply_env(up_config *cfg)
  * fallback file (.env) makes it a file of the folder (config_trust.c). */
 static void find_file(up_config *cfg)
 {
-    up_source es, hs;
+    up_source es;
     const char *env = up_config_getenv_src(cfg, "UPSKILL_CONFIG", &es);
-    const char *home = up_config_getenv_src(cfg, "HOME", &hs);
+    const char *home = up_config_host_env(cfg, "HOME");
     up_buf b = UP_BUF_INIT;
 
     if (env) {
@@ -938,7 +938,6 @@ static void find_file(up_config *cfg)
         if (up_fs_is_file(b.data)) {
             cfg->path = up_buf_detach(&b);
             cfg->why = "legacy user config";
-            cfg->path_project = hs.kind != UP_SRC_ENV;
         }
     }
     cfg->path_exists = cfg->path && up_fs_is_file(cfg->path);
@@ -948,8 +947,8 @@ static void find_file(up_config *cfg)
 /* The response cache defaults to the user's cache folder. */
 static void default_cache_path(up_config *cfg)
 {
-    const char *xdg = up_config_getenv(cfg, "XDG_CACHE_HOME");
-    const char *home = up_config_getenv(cfg, "HOME");
+    const char *xdg = up_config_host_env(cfg, "XDG_CACHE_HOME");
+    const char *home = up_config_host_env(cfg, "HOME");
     up_buf b = UP_BUF_INIT;
 
     if (cfg->cache_path.value || cfg->cache_path.src.kind != UP_SRC_DEFAULT)
@@ -968,9 +967,9 @@ static void default_cache_path(up_config *cfg)
  * never /dev/shm (RAM) unless the user names it. */
 static void default_workspace_dir(up_config *cfg)
 {
-    const char *tmp = up_config_getenv(cfg, "TMPDIR");
-    const char *xdg = up_config_getenv(cfg, "XDG_CACHE_HOME");
-    const char *home = up_config_getenv(cfg, "HOME");
+    const char *tmp = up_config_host_env(cfg, "TMPDIR");
+    const char *xdg = up_config_host_env(cfg, "XDG_CACHE_HOME");
+    const char *home = up_config_host_env(cfg, "HOME");
     up_buf b = UP_BUF_INIT;
 
     if (cfg->workspace_dir.value ||
@@ -1007,10 +1006,31 @@ int up_config_load(up_config *cfg, up_error *err)
         default_cache_path(cfg);
         up_config_load_trust(cfg);
         default_workspace_dir(cfg);
+        rc = up_config_check_limits(cfg, err);
     }
     free(path);
     up_buf_release(&text);
     return rc;
+}
+
+void up_config_load_user(up_config *mine, const up_config *cfg,
+                         const char *path)
+{
+    up_buf text = UP_BUF_INIT;
+    up_error err = {0};
+
+    up_config_init(mine);
+    up_config_set_env(mine, cfg->getenv_fn, cfg->getenv_ctx);
+    if (path && up_fs_is_file(path) &&
+        !up_fs_read(&text, path, CONFIG_MAX_READ, &err) &&
+        up_config_parse(mine, text.data, text.len, path, &err)) {
+        /* half a file is not the user's setting: the defaults then */
+        up_config_release(mine);
+        up_config_init(mine);
+        up_config_set_env(mine, cfg->getenv_fn, cfg->getenv_ctx);
+    }
+    default_workspace_dir(mine);
+    up_buf_release(&text);
 }
 
 /* ---- flags and lookups ------------------------------------------------ */

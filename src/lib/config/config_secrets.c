@@ -85,6 +85,42 @@ static void add_var(up_config *cfg, const char *name, const char *value,
     v->value = up_xstrdup(value);
 }
 
+/*
+ * Variables upskill reads from the process environment only: they place
+ * files (workspaces, the cache, the user's config) or decide trust, so a
+ * folder's .env setting one is ignored with a warning.  Any other name a
+ * .env sets is looked up only as a key, a base URL or UPSKILL_CONFIG.
+ */
+static const char *const env_only[] = {
+    "HOME",
+    "TMPDIR",
+    "XDG_CACHE_HOME",
+    "UPSKILL_TRUST_CONFIG",
+    "PATH",
+    "UPSKILL_CLIS",
+    "UPSKILL_CLI_COMMAND",
+    "UPSKILL_CLI_FORMAT",
+    "NO_COLOR",
+    "TMP",
+    "TEMP",
+    "XDG_CONFIG_HOME",
+};
+
+static int is_env_only(const char *name)
+{
+    for (size_t i = 0; i < sizeof(env_only) / sizeof(env_only[0]); i++)
+        if (!strcmp(env_only[i], name))
+            return 1;
+    return 0;
+}
+
+const char *up_config_host_env(const up_config *cfg, const char *name)
+{
+    const char *v = cfg->getenv_fn(name, cfg->getenv_ctx);
+
+    return v && *v ? v : NULL;
+}
+
 const char *up_config_getenv_src(const up_config *cfg, const char *name,
                                  up_source *src)
 {
@@ -264,7 +300,13 @@ static int dotenv_line(up_config *cfg, const char *p, const char *end,
     } else {
         unquoted(&value, p, end);
     }
-    add_var(cfg, name.data, value.len ? value.data : "", path, line);
+    if (is_env_only(name.data))
+        up_config_warn(cfg,
+                       "'%s':%d: %s is read from your environment only, "
+                       "never from a folder's .env; ignored",
+                       path, line, name.data);
+    else
+        add_var(cfg, name.data, value.len ? value.data : "", path, line);
     rc = 1;
 out:
     up_buf_release(&name);

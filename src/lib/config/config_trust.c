@@ -13,8 +13,16 @@
  * decides trust is read from the process environment and the user's
  * file only, never from a file of the folder being judged (a .env could
  * otherwise set HOME, UPSKILL_CONFIG or UPSKILL_TRUST_CONFIG).
+ *
+ * The same trust guards the host: a setting that bounds what a run may
+ * take of the machine (the guards table: workspace place and quotas,
+ * sandbox limits, the memory cgroup's size, sizes held in memory,
+ * requests at once) from a file of the current folder may lower the
+ * user's own value (the user's config file, else the default) but not
+ * raise it, nor move the workspaces, unless the folder is trusted.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +38,7 @@
 /* A variable of the process environment only (no fallback file). */
 static const char *real_env(const up_config *cfg, const char *name)
 {
-    const char *v = cfg->getenv_fn(name, cfg->getenv_ctx);
-
-    return v && *v ? v : NULL;
+    return up_config_host_env(cfg, name);
 }
 
 /* s into out, a leading ~ as $HOME (of the process environment). */
@@ -182,25 +188,178 @@ void up_config_load_trust(up_config *cfg)
     up_buf_release(&why);
 }
 
+/* What the user types to trust the folder, after a refusal. */
+static void trust_hint(up_buf *b)
+{
+    char cwd[PATH_MAX];
+
+    if (!realpath(".", cwd))
+        snprintf(cwd, sizeof(cwd), "%s", "this folder");
+    up_buf_addf(b,
+                "If you trust this folder, run 'upskill --trust-config "
+                "<command> ...' or add '%.300s' to trusted_folders in your "
+                "own config (~/.config/upskill/config.yaml; see "
+                "docs/config.md)",
+                cwd);
+}
+
+static int refuse(up_buf *b, up_error *err)
+{
+    trust_hint(b);
+    return up_error_set(err, UP_EUSAGE, "%s", b->data);
+}
+
 int up_config_check_key(const up_config *cfg, const char *url,
                         const up_source *url_src, const char *key_env,
                         up_error *err)
 {
     up_source ks;
-    char cwd[PATH_MAX];
+    up_buf b = UP_BUF_INIT;
+    int rc;
 
     if (cfg->trust || !up_config_src_is_project(cfg, url_src) || !key_env ||
         !up_config_getenv_src(cfg, key_env, &ks) ||
         up_config_src_is_project(cfg, &ks))
         return 0;
-    if (!realpath(".", cwd))
-        snprintf(cwd, sizeof(cwd), "%s", "this folder");
-    return up_error_set(
-        err, UP_EUSAGE,
-        "'%s':%d: base URL '%.200s' comes from a file in this folder, "
-        "and the key in %s from your environment; nothing was sent. "
-        "If you trust this folder, run 'upskill --trust-config <command> "
-        "...' or add '%.300s' to trusted_folders in your own config "
-        "(~/.config/upskill/config.yaml; see docs/config.md)",
-        url_src->what, url_src->line, url, key_env, cwd);
+    up_buf_addf(&b,
+                "'%s':%d: base URL '%.200s' comes from a file in this "
+                "folder, and the key in %s from your environment; nothing "
+                "was sent. ",
+                url_src->what, url_src->line, url, key_env);
+    rc = refuse(&b, err);
+    up_buf_release(&b);
+    return rc;
+}
+
+/* ---- host-safety settings ----------------------------------------------- */
+
+enum guard_kind {
+    G_LIMIT, /* an up_cfg_int whose larger value takes more of the host */
+    G_PLACE  /* an up_cfg_str naming where files go (NULL: $TMPDIR) */
+};
+
+#define GCFG(f) offsetof(up_config, f)
+
+/* The host-safety keys: every key of docs/config.md that bounds a
+ * resource of the machine, or says where the workspaces go. */
+static const struct guard {
+    const char *name; /* the key, as docs/config.md names it */
+    enum guard_kind kind;
+    size_t off; /* of the setting in up_config */
+} guards[] = {
+    {"concurrency", G_LIMIT, GCFG(concurrency)},
+    {"max_answer_bytes", G_LIMIT, GCFG(max_answer_bytes)},
+    {"artifact_max_bytes", G_LIMIT, GCFG(artifact_max_bytes)},
+    {"max_history_bytes", G_LIMIT, GCFG(max_history_bytes)},
+    {"workspace_dir", G_PLACE, GCFG(workspace_dir)},
+    {"workspace_max_bytes", G_LIMIT, GCFG(workspace_max_bytes)},
+    {"workspace_max_files", G_LIMIT, GCFG(workspace_max_files)},
+    {"sandbox.cpu_seconds", G_LIMIT, GCFG(sandbox_cpu_s)},
+    {"sandbox.wall_seconds", G_LIMIT, GCFG(sandbox_wall_s)},
+    {"sandbox.memory_mb", G_LIMIT, GCFG(sandbox_memory_mb)},
+    {"sandbox.call_memory_mb", G_LIMIT, GCFG(sandbox_call_memory_mb)},
+    {"sandbox.file_size_mb", G_LIMIT, GCFG(sandbox_file_size_mb)},
+    {"sandbox.processes", G_LIMIT, GCFG(sandbox_processes)},
+    {"sandbox.output_kb", G_LIMIT, GCFG(sandbox_output_kb)},
+};
+
+/* What a weaker value does, by kind. */
+static const char *const guard_does[] = {
+    [G_LIMIT] = "raises a host limit",
+    [G_PLACE] = "moves the workspaces",
+};
+
+static const up_source *guard_src(const struct guard *g, const up_config *c)
+{
+    const char *slot = (const char *)c + g->off;
+
+    return g->kind == G_LIMIT ? &((const up_cfg_int *)(const void *)slot)->src
+                              : &((const up_cfg_str *)(const void *)slot)->src;
+}
+
+/* The value of g in c, as a message shows it, into out. */
+static void guard_text(const struct guard *g, const up_config *c, up_buf *out)
+{
+    const void *slot = (const char *)c + g->off;
+    const char *s;
+
+    if (g->kind == G_LIMIT) {
+        up_buf_addf(out, "%ld", ((const up_cfg_int *)slot)->value);
+        return;
+    }
+    s = ((const up_cfg_str *)slot)->value;
+    if (s)
+        up_buf_addf(out, "'%.300s'", s);
+    else
+        up_buf_adds(out, "$TMPDIR or /tmp");
+}
+
+/* 1 when cfg's value of g takes more of the host than the user's own. */
+static int weaker(const struct guard *g, const up_config *cfg,
+                  const up_config *mine)
+{
+    const void *a = (const char *)cfg + g->off;
+    const void *b = (const char *)mine + g->off;
+    const char *sa, *sb;
+
+    if (g->kind == G_LIMIT)
+        return ((const up_cfg_int *)a)->value > ((const up_cfg_int *)b)->value;
+    sa = ((const up_cfg_str *)a)->value;
+    sb = ((const up_cfg_str *)b)->value;
+    return sa && sb ? strcmp(sa, sb) != 0 : sa != sb;
+}
+
+/* "'file':N: key VALUE comes from ... (yours: MINE)" into b. */
+static void guard_say(const struct guard *g, const up_config *cfg,
+                      const up_config *mine, const char *how, up_buf *b)
+{
+    const up_source *src = guard_src(g, cfg);
+
+    up_buf_addf(b, "'%s':%d: %s ", src->what, src->line, g->name);
+    guard_text(g, cfg, b);
+    up_buf_addf(b, " comes from %s and %s (yours: ", how, guard_does[g->kind]);
+    guard_text(g, mine, b);
+    up_buf_adds(b, ")");
+}
+
+/* Check every guard against the user's own settings in mine. */
+static int check_guards(up_config *cfg, const up_config *mine, up_error *err)
+{
+    up_buf b = UP_BUF_INIT;
+    int rc = 0;
+
+    for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]) && !rc; i++) {
+        const struct guard *g = &guards[i];
+
+        if (!up_config_src_is_project(cfg, guard_src(g, cfg)) ||
+            !weaker(g, cfg, mine))
+            continue;
+        up_buf_reset(&b);
+        if (cfg->trust) {
+            guard_say(g, cfg, mine, "this folder", &b);
+            up_config_warn(cfg, "%s (trusted by %s)", b.data, cfg->trust);
+            continue;
+        }
+        guard_say(g, cfg, mine, "a file in this folder", &b);
+        up_buf_adds(&b, "; nothing was run. ");
+        rc = refuse(&b, err);
+    }
+    up_buf_release(&b);
+    return rc;
+}
+
+int up_config_check_limits(up_config *cfg, up_error *err)
+{
+    up_config mine;
+    up_buf path = UP_BUF_INIT;
+    int rc;
+
+    if (!cfg->path_project)
+        return 0; /* only a config file sets these; .env cannot */
+    user_config_path(cfg, &path);
+    up_config_load_user(&mine, cfg, path.len ? path.data : NULL);
+    rc = check_guards(cfg, &mine, err);
+    up_config_release(&mine);
+    up_buf_release(&path);
+    return rc;
 }
