@@ -14,12 +14,15 @@ upskill 0.2.1's Skill.load does: SkillMetadata for "metadata" (unknown
 keys ignored), TestCase with extra="forbid" for every entry of "tests"
 (ExpectedSpec and TestCaseContext forbid unknown keys too), other
 top-level keys ignored, and SKILL.md's frontmatter read line by line with
-the name 1 to 64 and the description 1 to 1024 characters.  Prints one
+the name 1 to 64 characters matching ^[a-z0-9]+(-[a-z0-9]+)*$ (so a
+quoted name fails, as upstream keeps the quotes) and the description 1 to
+1024 characters.  Prints one
 line per fault and exits 1 when there is any.  No pydantic needed.
 """
 import datetime
 import json
 import os
+import re
 import sys
 
 faults = []
@@ -114,6 +117,9 @@ def check_skill_md(path):
                         description = v.strip()
     if not 1 <= len(name) <= 64:
         fault(path, "name: 1 to 64 characters")
+    elif not re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", name):
+        fault(path, f"name {name!r}: must be lowercase alphanumeric with "
+              "hyphens (Skill.validate_name)")
     if not 1 <= len(description) <= 1024:
         fault(path, "description: 1 to 1024 characters")
 
