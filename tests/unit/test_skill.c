@@ -137,6 +137,35 @@ Test(skill, render_quotes_only_when_needed)
     up_buf_release(&out);
 }
 
+/* Upstream keeps quotes: a name YAML reads as text is never quoted. */
+Test(skill, render_name_plain_for_upstream)
+{
+    static const struct {
+        const char *name, *line;
+    } rows[] = {
+        {"1st-step", "name: 1st-step\n"},
+        {"3d-printing", "name: 3d-printing\n"},
+        {"2024-01-01-notes", "name: 2024-01-01-notes\n"},
+        {"123", "name: \"123\"\n"},
+        {"on", "name: \"on\"\n"},
+        {"2024-01-01", "name: \"2024-01-01\"\n"},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+        up_skill s;
+        up_buf out = UP_BUF_INIT;
+
+        up_skill_init(&s);
+        s.name = up_xstrdup(rows[i].name);
+        s.description = up_xstrdup("d");
+        up_skill_render(&s, &out);
+        cr_assert(strstr(out.data, rows[i].line), "%s rendered:\n%s",
+                  rows[i].name, out.data);
+        up_skill_release(&s);
+        up_buf_release(&out);
+    }
+}
+
 Test(skill, render_long_key)
 {
     up_skill s, t;

@@ -535,7 +535,10 @@ static void add_optional(up_buf *out, const char *key, const char *value)
 void up_skill_render(const up_skill *s, up_buf *out)
 {
     up_buf_adds(out, "---\n");
-    add_pair(out, "", "name", s->name);
+    if (s->name && up_skill_name_plain(s->name))
+        up_buf_addf(out, "name: %s\n", s->name);
+    else
+        add_pair(out, "", "name", s->name);
     add_pair(out, "", "description", s->description);
     add_optional(out, "license", s->license);
     add_optional(out, "compatibility", s->compatibility);
