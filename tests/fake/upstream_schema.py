@@ -3,6 +3,11 @@
 
 Usage: upstream_schema.py SKILL_DIR_OR_META_JSON...
        upstream_schema.py --tree DIR
+       upstream_schema.py --tests TESTS_JSON...
+
+--tests checks a tests file (eval -t) as upstream's eval reads it: when
+the top level holds "cases", every entry of it is a TestCase (the other
+keys are ignored), else the top level is the list of TestCases.
 
 --tree checks every skill_meta.json under DIR that upskill wrote (it
 starts as our writer starts it: '{\n  "metadata": {\n    "version": '),
@@ -168,7 +173,22 @@ def tree(top):
     return n
 
 
-if sys.argv[1:2] == ["--tree"]:
+def check_tests_file(path):
+    try:
+        data = json.load(open(path, encoding="utf-8"))
+    except ValueError as e:
+        return fault(path, f"not JSON: {e}")
+    cases = data["cases"] if "cases" in data else data
+    if not isinstance(cases, list):
+        return fault(path, "cases: expected a list")
+    for i, t in enumerate(cases):
+        check_test(f"{path}: cases[{i}]", t)
+
+
+if sys.argv[1:2] == ["--tests"]:
+    for a in sys.argv[2:]:
+        check_tests_file(a)
+elif sys.argv[1:2] == ["--tree"]:
     n = tree(sys.argv[2])
     if n and not faults:
         print(f"checked {n}")
