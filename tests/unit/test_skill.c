@@ -237,6 +237,34 @@ Test(skill, parse_crlf)
     up_skill_release(&s);
 }
 
+/* Upstream reads "description: {a: b}" line by line: the text "{a: b}". */
+Test(skill, parse_flow_value_as_upstream_text)
+{
+    static const struct {
+        const char *text, *description;
+    } rows[] = {
+        {"---\nname: a\ndescription: {Use when: x}\n---\n", "{Use when: x}"},
+        {"---\nname: a\ndescription: [PRs, notes]  \n---\n", "[PRs, notes]"},
+        {"---\r\nname: a\r\ndescription: [x]\r\n---\r\n", "[x]"},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+        up_skill s;
+        up_error err;
+
+        up_skill_init(&s);
+        cr_assert_eq(up_skill_parse(&s, rows[i].text, strlen(rows[i].text),
+                                    "x/SKILL.md", &err),
+                     0, "row %zu: %s", i, err.msg);
+        cr_assert_str_eq(s.description, rows[i].description);
+        cr_assert_eq(s.nwarnings, 1, "row %zu", i);
+        cr_assert(strstr(s.warnings[0], "'x/SKILL.md':3: YAML reads "
+                                        "description as a "),
+                  "%s", s.warnings[0]);
+        up_skill_release(&s);
+    }
+}
+
 static const struct {
     const char *text;
     const char *msg;
@@ -248,7 +276,9 @@ static const struct {
     {"---\nname: a\ndescription: b\n  c: d\n---\n", "'x/SKILL.md':4: "},
     {"---\nname: a\ndescription: \"open\n---\n", "'x/SKILL.md':"},
     {"---\n- a\n- b\n---\n", "'x/SKILL.md':2: frontmatter must be a mapping"},
-    {"---\nname: [a]\n---\n", "'x/SKILL.md':2: 'name' must be a string"},
+    {"---\nname:\n  - a\n---\n", "'x/SKILL.md':3: 'name' must be a string"},
+    {"---\ndescription:\n  a: b\n---\n",
+     "'x/SKILL.md':3: 'description' must be a string"},
     {"---\nmetadata: x\n---\n", "'x/SKILL.md':2: 'metadata' must be a map"},
     {"---\nmetadata:\n  k: [1]\n---\n", "'x/SKILL.md':3: 'k' must be"},
     {"---\nallowed-tools:\n  a: b\n---\n", "'x/SKILL.md':3: 'allowed-tools'"},
