@@ -51,7 +51,7 @@ def check_metadata(where, m):
     if m.get("version", "1.0") is None:
         fault(where, "metadata.version: null is not a string")
     at = m.get("generated_at")
-    if at is not None:
+    if at is not None and not isinstance(at, (int, float)):  # Unix time
         try:
             datetime.datetime.fromisoformat(str(at).replace("Z", "+00:00"))
         except ValueError:

@@ -374,6 +374,41 @@ static void add_file(up_skill *s, const char *path, const char *data, int x)
     s->files[s->nfiles++].executable = x;
 }
 
+/* What upstream's pydantic models accept (issue 38, breaking 7). */
+Test(skill, load_meta_as_pydantic, .init = mk_tmp, .fini = rm_tmp)
+{
+    up_skill s;
+    up_error err = {0};
+
+    put("SKILL.md", "---\nname: demo\ndescription: d\n---\n# Hi\n", 0644);
+    put("skill_meta.json",
+        "{\"metadata\": {\"generated_by\": \"a\", \"generated_by\": \"b\", "
+        "\"generated_at\": 1769087430, \"test_pass_rate\": \" 0.5 \"}, "
+        "\"tests\": []}",
+        0644);
+    up_skill_init(&s);
+    cr_assert_eq(up_skill_load(&s, tmp, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(s.meta.generated_by, "b", "the last duplicate wins");
+    cr_assert_str_eq(s.meta.generated_at, "2026-01-22T13:10:30Z");
+    cr_assert(s.meta.has_test_pass_rate);
+    cr_assert_float_eq(s.meta.test_pass_rate, 0.5, 1e-12);
+    up_skill_release(&s);
+    put("skill_meta.json",
+        "{\"metadata\": {\"generated_at\": 1769087430123.0}}", 0644);
+    up_skill_init(&s);
+    cr_assert_eq(up_skill_load(&s, tmp, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(s.meta.generated_at, "2026-01-22T13:10:30Z",
+                     "milliseconds above 2e10");
+    up_skill_release(&s);
+    put("skill_meta.json", "{\"metadata\": {\"test_pass_rate\": \"half\"}}",
+        0644);
+    up_skill_init(&s);
+    cr_assert_neq(up_skill_load(&s, tmp, &err), 0);
+    cr_assert(strstr(err.msg, "metadata.test_pass_rate must be a number"), "%s",
+              err.msg);
+    up_skill_release(&s);
+}
+
 Test(skill, load_save_roundtrip, .init = mk_tmp, .fini = rm_tmp)
 {
     up_skill s, t;
