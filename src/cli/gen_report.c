@@ -277,8 +277,7 @@ void gen_report_text(const up_gen *g)
     /* upstream's line, the path alone: scripts take it from there */
     printf("\nSaved to %s\n", out_safe(g->output.data));
     if (g->suite.ncases)
-        printf("Tests: %zu test case(s) in skill_meta.json\n",
-               g->suite.ncases);
+        printf("Tests: %zu test case(s) in skill_meta.json\n", g->suite.ncases);
     if (g->session.batch_dir.len)
         printf("Run log: %s\n", out_safe(g->session.batch_dir.data));
 }
