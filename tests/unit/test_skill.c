@@ -277,6 +277,7 @@ static const struct {
     {"---\nname: a\ndescription: \"open\n---\n", "'x/SKILL.md':"},
     {"---\n- a\n- b\n---\n", "'x/SKILL.md':2: frontmatter must be a mapping"},
     {"---\nname:\n  - a\n---\n", "'x/SKILL.md':3: 'name' must be a string"},
+    {"---\nname: [a]\n---\n", "'x/SKILL.md':2: 'name' must be a string"},
     {"---\ndescription:\n  a: b\n---\n",
      "'x/SKILL.md':3: 'description' must be a string"},
     {"---\nmetadata: x\n---\n", "'x/SKILL.md':2: 'metadata' must be a map"},

@@ -300,9 +300,9 @@ static char *line_reading(const struct front *fr, int line)
     return up_xstrndup(p, (size_t)(end - p));
 }
 
-/* A string field written as a YAML flow collection on its key's line
- * (description: {a: b}) is text to upstream's line reader: take that
- * text, with a warning.  0 when taken. */
+/* A text field but the name written as a YAML flow collection on its
+ * key's line (description: {a: b}) is text to upstream's line reader:
+ * take that text, with a warning.  0 when taken. */
 static int flow_as_text(up_skill *s, char **slot, const char *key,
                         const up_ynode *k, const up_ynode *v,
                         const struct front *fr)
@@ -310,8 +310,8 @@ static int flow_as_text(up_skill *s, char **slot, const char *key,
     up_buf w = UP_BUF_INIT;
     char *text;
 
-    if (!v->flow || v->line != k->line)
-        return -1;
+    if (!v->flow || v->line != k->line || !strcmp(key, "name"))
+        return -1; /* a name "[a]" is refused upstream too */
     text = line_reading(fr, v->line);
     if (!text)
         return -1;
