@@ -101,9 +101,27 @@ int up_skill_parse(up_skill *s, const char *text, size_t len, const char *file,
  * Render s's frontmatter and body as SKILL.md text into out: name,
  * description, then license, compatibility, allowed-tools, metadata and
  * extra keys, each value quoted only when YAML needs it so that parsing
- * the output gives back the same values; LF endings, final newline.
+ * the output gives back the same values (a name up_skill_name_plain
+ * accepts is never quoted, so upstream reads it too); LF endings, final
+ * newline.
  */
 void up_skill_render(const up_skill *s, up_buf *out);
+
+/*
+ * What a YAML reader makes of name written plain when that is not text:
+ * "a number" (123, 0x1f, 1e5), "a boolean" (on, yes, true...), "null" or
+ * "a date" (2024-01-01); NULL when YAML reads it as the text it is.
+ * Such a name has no spelling that both YAML and upstream upskill's line
+ * reader (which keeps quotes) read as the name, so validate refuses it.
+ */
+const char *up_skill_name_yaml_type(const char *name);
+
+/*
+ * 1 when name (lowercase letters, digits, hyphens, not starting with a
+ * hyphen, not typed by YAML) is written plain, which YAML and upstream
+ * read alike; 0 when it must be quoted.
+ */
+int up_skill_name_plain(const char *name);
 
 /*
  * Check the name rel of a file in a skill folder (relative to it, e.g.

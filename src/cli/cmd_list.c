@@ -4,7 +4,9 @@
  * Each sub-folder of DIR that holds a SKILL.md is loaded with the library
  * (up_catalog_scan: up_skill_load, tests counted with up_suite_parse).  A
  * skill that fails to load is listed with its error instead of stopping
- * the listing; the exit code is then 3.  Rendering: list_report.c.
+ * the listing.  Exit 0 then, and for a missing folder, as upstream's list
+ * (validate is the command whose exit code judges skills).  Rendering:
+ * list_report.c.
  */
 #include <stdlib.h>
 
@@ -30,10 +32,23 @@ const struct cmd_spec cmd_list_spec = {
     "list skills in a folder",
     "Every sub-folder of DIR holding a SKILL.md is listed by folder name with\n"
     "its description.  A skill that fails to load is listed with its error\n"
-    "and the exit code is 3.  Token counts are estimates (words x 1.3).",
+    "(exit 0, as upstream; 'upskill validate DIR' exits 3 on it).  Token\n"
+    "counts are estimates (words x 1.3).",
     opts,
     0,
     0};
+
+/* Upstream's line and exit 0; --json gets an empty listing. */
+static int missing_dir(up_catalog *l)
+{
+    if (as_json) {
+        out_warn("no skills directory found at '%s'", dir);
+        list_print_json(l, dir);
+    } else {
+        printf("No skills directory found at %s\n", out_safe(dir));
+    }
+    return EXIT_OK;
+}
 
 int cmd_list(int argc, char **argv)
 {
@@ -46,8 +61,10 @@ int cmd_list(int argc, char **argv)
     if (rc)
         return rc < 0 ? EXIT_USAGE : EXIT_OK;
     dir = cli_config_dir(dir, 0, "./skills");
+    if (!up_fs_exists(dir))
+        return missing_dir(&l);
     if (!up_fs_is_dir(dir)) {
-        out_error("no skills directory found at '%s'", dir);
+        out_error("'%s' is not a folder", dir);
         return EXIT_INPUT;
     }
     if (up_catalog_scan(&l, dir, &err)) {
@@ -64,9 +81,10 @@ int cmd_list(int argc, char **argv)
     else
         list_print_tree(&l, dir, verbose);
     if (l.failed)
-        out_error("%zu skill%s could not be loaded", l.failed,
-                  l.failed == 1 ? "" : "s");
-    rc = l.failed ? EXIT_INPUT : EXIT_OK;
+        out_warn("%zu skill%s could not be loaded (upskill validate '%s' "
+                 "tells why and exits 3)",
+                 l.failed, l.failed == 1 ? "" : "s", dir);
+    rc = EXIT_OK;
 out:
     up_catalog_release(&l);
     return rc;

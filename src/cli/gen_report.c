@@ -274,10 +274,10 @@ void gen_report_text(const up_gen *g)
                "validate %s'%s\n",
                out_c(C_YELLOW), g->saved.nerrors, g->saved.nwarnings,
                out_safe(g->output.data), out_c(C_RESET));
-    printf("\nSaved to %s", out_safe(g->output.data));
+    /* upstream's line, the path alone: scripts take it from there */
+    printf("\nSaved to %s\n", out_safe(g->output.data));
     if (g->suite.ncases)
-        printf(" (%zu test case(s) in skill_meta.json)", g->suite.ncases);
-    printf("\n");
+        printf("Tests: %zu test case(s) in skill_meta.json\n", g->suite.ncases);
     if (g->session.batch_dir.len)
         printf("Run log: %s\n", out_safe(g->session.batch_dir.data));
 }

@@ -24,12 +24,13 @@ like "$out" "│   ├── references/
 like "$out" "    └── tests (5 cases)" "-v counts tests from skill_meta.json"
 
 run "$UPSKILL" list -d "$LF" -v
-is "$rc" 3 "a broken skill makes the exit code 3"
+is "$rc" 0 "a broken skill is listed, exit 0 as upstream (issue 38)"
 like "$out" "├── broken-skill
 │   └── error: '$LF/broken-skill/SKILL.md'" "broken skill is listed with its error"
 like "$out" "'$LF/bad-tests/skill_meta.json': tests[0].expected.contains: expected a string or a list of strings" \
     "bad tests are reported with their JSON path"
-like "$err" "2 skills could not be loaded" "stderr says how many failed"
+like "$err" "2 skills could not be loaded (upskill validate '$LF' tells why and exits 3)" \
+    "stderr says how many failed and what tells why"
 like "$out" "│   ├── Exactly sixty characters long for the truncation test here!!
 " "60 characters are shown whole, without ..."
 like "$out" "Short one. Use when testing.
@@ -43,9 +44,11 @@ like "$out" "│   ├── scripts/
 │   └── tests (1 case)" "scripts, assets and a single test case"
 unlike "$out" "not-a-skill" "folders without SKILL.md are not skills"
 like "$out" "5 skills (2 failed to load), ~" "footer counts failures"
+run "$UPSKILL" validate "$LF"
+is "$rc" 3 "validate is the command whose exit code judges them"
 
 run "$UPSKILL" list -d "$LF" --json
-is "$rc" 3 "--json with a broken skill exits 3"
+is "$rc" 0 "--json with a broken skill exits 0"
 like "$out" '"folder": "broken-skill"' "--json lists the broken skill"
 like "$out" '"error": "'"'$LF/broken-skill/SKILL.md'" "--json carries its error"
 like "$out" '"path": "references/guide.md"' "--json lists files"
@@ -57,8 +60,16 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 
 run "$UPSKILL" list -d "$T/nowhere"
-is "$rc" 3 "missing folder exits 3"
-like "$err" "no skills directory found at '$T/nowhere'" "missing folder is named"
+is "$rc" 0 "missing folder exits 0, as upstream (issue 38)"
+is "$out" "No skills directory found at $T/nowhere" "upstream's line, on stdout"
+run "$UPSKILL" list -d "$T/nowhere" --json
+is "$rc" 0 "missing folder with --json exits 0"
+like "$out" '"count": 0' "an empty listing"
+like "$err" "no skills directory found at '$T/nowhere'" "and a warning naming it"
+: > "$T/a-file"
+run "$UPSKILL" list -d "$T/a-file"
+is "$rc" 3 "a file given as the folder is bad input"
+like "$err" "'$T/a-file' is not a folder" "and says so"
 
 mkdir -p "$T/empty/not-a-skill"
 run "$UPSKILL" list -d "$T/empty"

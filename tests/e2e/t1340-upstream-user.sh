@@ -25,6 +25,8 @@ cd "$T/proj" || exit 1
 
 cat > "$T/s.json" <<'JSON'
 {"rules": [
+ {"name": "skill-1st", "match": {"system": "You are a skill author", "user": "first steps"},
+  "reply": {"text": "{\"files\": {\"SKILL.md\": \"---\\nname: 1st-steps\\ndescription: Greets new users. Use when asked for first steps.\\n---\\n\\n# First steps\\n\\nWrite Summary, Motivation and Testing.\\n\"}}"}},
  {"name": "skill", "match": {"system": "You are a skill author"},
   "reply": {"text": "{\"files\": {\"SKILL.md\": \"---\\nname: pr-notes\\ndescription: Describes pull requests. Use when asked to describe a PR.\\n---\\n\\n# PR notes\\n\\nWrite Summary, Motivation and Testing.\\n\"}}"}},
  {"name": "tests", "match": {"system": "You write test cases"},
@@ -95,12 +97,40 @@ run "$UPSKILL" plot
 is "$rc" 0 "plot, upstream's chart command"
 
 # --- the round trip: a skill generated here, in upstream's schema ----------
+# (issue 38, breaking 1-4: the shipped examples, a name starting with a
+# digit, a tests file with a key beside "cases", the "Saved to" line)
 run "$UPSKILL" generate "describe pull requests" -o skills/pr-notes
 is "$rc" 0 "generate in the user's folder"
 like "$(cat skills/pr-notes/skill_meta.json)" '"upskill_c"' \
     "our assertions are kept beside upstream's tests"
+saved=$(printf '%s\n' "$out" | sed -n 's/^Saved to //p')
+is "$saved" "skills/pr-notes" "upstream's 'Saved to' line holds the path alone"
+[ -f "$saved/SKILL.md" ]
+ok $? "a script that takes the path from it finds the skill"
+like "$out" "Tests: 3 test case(s) in skill_meta.json" \
+    "the test count on a line of its own"
+run "$UPSKILL" generate "first steps for new users" -o skills/1st-steps
+is "$rc" 0 "generate a skill whose name starts with a digit"
+like "$(cat skills/1st-steps/SKILL.md)" "name: 1st-steps
+" "its name is written plain, as upstream reads it"
+cp -R "$TOP/examples/skills/h100-cuda-kernels" \
+    "$TOP/examples/skills/incident-report" \
+    "$TOP/examples/skills/python-slugify" skills/
 python3 "$TOP/tests/fake/upstream_schema.py" skills/* > "$T/schema.txt" 2>&1
 ok $? "every skill of the folder loads in upstream's schema $(head -3 "$T/schema.txt")"
+run "$UPSKILL" list
+is "$rc" 0 "list reads the shipped examples"
+like "$out" "python-slugify" "(the example with check_owned among them)"
+cat > "$T/named-suite.json" <<'JSON'
+{"name": "pr suite", "version": 2,
+ "cases": [{"input": "describe PR one", "expected": {"contains": ["Summary"]}}]}
+JSON
+python3 "$TOP/tests/fake/upstream_schema.py" --tests "$T/named-suite.json" \
+    > "$T/schema-t.txt" 2>&1
+ok $? "a tests file with keys beside cases loads in upstream $(head -3 "$T/schema-t.txt")"
+run "$UPSKILL" eval skills/pr-notes -m generic.local -t "$T/named-suite.json"
+is "$rc" 0 "and here"
+like "$err" '2 fields beside "cases" ignored' "with a note of what was ignored"
 run "$UPSKILL" eval skills/pr-notes -m generic.local
 is "$rc" 0 "and back here"
 like "$err" "3 case(s)" "with its saved tests"

@@ -3,6 +3,11 @@
 
 Usage: upstream_schema.py SKILL_DIR_OR_META_JSON...
        upstream_schema.py --tree DIR
+       upstream_schema.py --tests TESTS_JSON...
+
+--tests checks a tests file (eval -t) as upstream's eval reads it: when
+the top level holds "cases", every entry of it is a TestCase (the other
+keys are ignored), else the top level is the list of TestCases.
 
 --tree checks every skill_meta.json under DIR that upskill wrote (it
 starts as our writer starts it: '{\n  "metadata": {\n    "version": '),
@@ -14,12 +19,15 @@ upskill 0.2.1's Skill.load does: SkillMetadata for "metadata" (unknown
 keys ignored), TestCase with extra="forbid" for every entry of "tests"
 (ExpectedSpec and TestCaseContext forbid unknown keys too), other
 top-level keys ignored, and SKILL.md's frontmatter read line by line with
-the name 1 to 64 and the description 1 to 1024 characters.  Prints one
+the name 1 to 64 characters matching ^[a-z0-9]+(-[a-z0-9]+)*$ (so a
+quoted name fails, as upstream keeps the quotes) and the description 1 to
+1024 characters.  Prints one
 line per fault and exits 1 when there is any.  No pydantic needed.
 """
 import datetime
 import json
 import os
+import re
 import sys
 
 faults = []
@@ -43,7 +51,7 @@ def check_metadata(where, m):
     if m.get("version", "1.0") is None:
         fault(where, "metadata.version: null is not a string")
     at = m.get("generated_at")
-    if at is not None:
+    if at is not None and not isinstance(at, (int, float)):  # Unix time
         try:
             datetime.datetime.fromisoformat(str(at).replace("Z", "+00:00"))
         except ValueError:
@@ -114,6 +122,9 @@ def check_skill_md(path):
                         description = v.strip()
     if not 1 <= len(name) <= 64:
         fault(path, "name: 1 to 64 characters")
+    elif not re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", name):
+        fault(path, f"name {name!r}: must be lowercase alphanumeric with "
+              "hyphens (Skill.validate_name)")
     if not 1 <= len(description) <= 1024:
         fault(path, "description: 1 to 1024 characters")
 
@@ -162,7 +173,22 @@ def tree(top):
     return n
 
 
-if sys.argv[1:2] == ["--tree"]:
+def check_tests_file(path):
+    try:
+        data = json.load(open(path, encoding="utf-8"))
+    except ValueError as e:
+        return fault(path, f"not JSON: {e}")
+    cases = data["cases"] if "cases" in data else data
+    if not isinstance(cases, list):
+        return fault(path, "cases: expected a list")
+    for i, t in enumerate(cases):
+        check_test(f"{path}: cases[{i}]", t)
+
+
+if sys.argv[1:2] == ["--tests"]:
+    for a in sys.argv[2:]:
+        check_tests_file(a)
+elif sys.argv[1:2] == ["--tree"]:
     n = tree(sys.argv[2])
     if n and not faults:
         print(f"checked {n}")

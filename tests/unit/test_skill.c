@@ -137,6 +137,35 @@ Test(skill, render_quotes_only_when_needed)
     up_buf_release(&out);
 }
 
+/* Upstream keeps quotes: a name YAML reads as text is never quoted. */
+Test(skill, render_name_plain_for_upstream)
+{
+    static const struct {
+        const char *name, *line;
+    } rows[] = {
+        {"1st-step", "name: 1st-step\n"},
+        {"3d-printing", "name: 3d-printing\n"},
+        {"2024-01-01-notes", "name: 2024-01-01-notes\n"},
+        {"123", "name: \"123\"\n"},
+        {"on", "name: \"on\"\n"},
+        {"2024-01-01", "name: \"2024-01-01\"\n"},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+        up_skill s;
+        up_buf out = UP_BUF_INIT;
+
+        up_skill_init(&s);
+        s.name = up_xstrdup(rows[i].name);
+        s.description = up_xstrdup("d");
+        up_skill_render(&s, &out);
+        cr_assert(strstr(out.data, rows[i].line), "%s rendered:\n%s",
+                  rows[i].name, out.data);
+        up_skill_release(&s);
+        up_buf_release(&out);
+    }
+}
+
 Test(skill, render_long_key)
 {
     up_skill s, t;
@@ -208,6 +237,34 @@ Test(skill, parse_crlf)
     up_skill_release(&s);
 }
 
+/* Upstream reads "description: {a: b}" line by line: the text "{a: b}". */
+Test(skill, parse_flow_value_as_upstream_text)
+{
+    static const struct {
+        const char *text, *description;
+    } rows[] = {
+        {"---\nname: a\ndescription: {Use when: x}\n---\n", "{Use when: x}"},
+        {"---\nname: a\ndescription: [PRs, notes]  \n---\n", "[PRs, notes]"},
+        {"---\r\nname: a\r\ndescription: [x]\r\n---\r\n", "[x]"},
+    };
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+        up_skill s;
+        up_error err;
+
+        up_skill_init(&s);
+        cr_assert_eq(up_skill_parse(&s, rows[i].text, strlen(rows[i].text),
+                                    "x/SKILL.md", &err),
+                     0, "row %zu: %s", i, err.msg);
+        cr_assert_str_eq(s.description, rows[i].description);
+        cr_assert_eq(s.nwarnings, 1, "row %zu", i);
+        cr_assert(strstr(s.warnings[0], "'x/SKILL.md':3: YAML reads "
+                                        "description as a "),
+                  "%s", s.warnings[0]);
+        up_skill_release(&s);
+    }
+}
+
 static const struct {
     const char *text;
     const char *msg;
@@ -219,7 +276,10 @@ static const struct {
     {"---\nname: a\ndescription: b\n  c: d\n---\n", "'x/SKILL.md':4: "},
     {"---\nname: a\ndescription: \"open\n---\n", "'x/SKILL.md':"},
     {"---\n- a\n- b\n---\n", "'x/SKILL.md':2: frontmatter must be a mapping"},
+    {"---\nname:\n  - a\n---\n", "'x/SKILL.md':3: 'name' must be a string"},
     {"---\nname: [a]\n---\n", "'x/SKILL.md':2: 'name' must be a string"},
+    {"---\ndescription:\n  a: b\n---\n",
+     "'x/SKILL.md':3: 'description' must be a string"},
     {"---\nmetadata: x\n---\n", "'x/SKILL.md':2: 'metadata' must be a map"},
     {"---\nmetadata:\n  k: [1]\n---\n", "'x/SKILL.md':3: 'k' must be"},
     {"---\nallowed-tools:\n  a: b\n---\n", "'x/SKILL.md':3: 'allowed-tools'"},
@@ -313,6 +373,41 @@ static void add_file(up_skill *s, const char *path, const char *data, int x)
     s->files[s->nfiles].data = up_xstrdup(data);
     s->files[s->nfiles].len = strlen(data);
     s->files[s->nfiles++].executable = x;
+}
+
+/* What upstream's pydantic models accept (issue 38, breaking 7). */
+Test(skill, load_meta_as_pydantic, .init = mk_tmp, .fini = rm_tmp)
+{
+    up_skill s;
+    up_error err = {0};
+
+    put("SKILL.md", "---\nname: demo\ndescription: d\n---\n# Hi\n", 0644);
+    put("skill_meta.json",
+        "{\"metadata\": {\"generated_by\": \"a\", \"generated_by\": \"b\", "
+        "\"generated_at\": 1769087430, \"test_pass_rate\": \" 0.5 \"}, "
+        "\"tests\": []}",
+        0644);
+    up_skill_init(&s);
+    cr_assert_eq(up_skill_load(&s, tmp, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(s.meta.generated_by, "b", "the last duplicate wins");
+    cr_assert_str_eq(s.meta.generated_at, "2026-01-22T13:10:30Z");
+    cr_assert(s.meta.has_test_pass_rate);
+    cr_assert_float_eq(s.meta.test_pass_rate, 0.5, 1e-12);
+    up_skill_release(&s);
+    put("skill_meta.json",
+        "{\"metadata\": {\"generated_at\": 1769087430123.0}}", 0644);
+    up_skill_init(&s);
+    cr_assert_eq(up_skill_load(&s, tmp, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(s.meta.generated_at, "2026-01-22T13:10:30Z",
+                     "milliseconds above 2e10");
+    up_skill_release(&s);
+    put("skill_meta.json", "{\"metadata\": {\"test_pass_rate\": \"half\"}}",
+        0644);
+    up_skill_init(&s);
+    cr_assert_neq(up_skill_load(&s, tmp, &err), 0);
+    cr_assert(strstr(err.msg, "metadata.test_pass_rate must be a number"), "%s",
+              err.msg);
+    up_skill_release(&s);
 }
 
 Test(skill, load_save_roundtrip, .init = mk_tmp, .fini = rm_tmp)

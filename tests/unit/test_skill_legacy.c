@@ -65,7 +65,7 @@ static const char *const keeps_error[] = {
     "---\nname: pr\n  description: a: b\n---\nB\n",
     "---\nname: pr\n- a: b\n---\nB\n",
     "---\nname: pr\ndescription: ok\nmetadata:\n  a: b: c\n---\nB\n",
-    "---\nname: pr\ndescription: [a, b]\n---\nB\n",
+    "---\nname: pr\ndescription:\n  - a\n---\nB\n", /* [a, b]: test_skill.c */
     "name: pr\ndescription: a: b\n",
     "---\nname: pr\ndescription: a: b\n",
 };

@@ -493,6 +493,7 @@ void up_suite_init(up_suite *s)
     s->cases = NULL;
     s->ncases = 0;
     s->from = UP_SUITE_FROM_OTHER;
+    s->nignored = 0;
     up_arena_init(&s->mem);
 }
 
@@ -535,12 +536,13 @@ static int parse_cases(struct walk *w, json_t *arr, up_suite *s)
     return 0;
 }
 
-/* The top level: a list of cases, or an object whose only field is
- * "cases" (an empty object is an empty suite, as upstream's default). */
+/* The top level: a list of cases, or an object with "cases" (an empty
+ * object is an empty suite, as upstream's default).  Other fields beside
+ * "cases" are counted and ignored, as upstream ignores them; an object
+ * with fields but no "cases" is refused (upstream crashes on it). */
 static int parse_top(struct walk *w, json_t *root, up_suite *s)
 {
-    const char *key;
-    json_t *val;
+    json_t *cases = json_object_get(root, "cases");
     size_t old;
     int rc;
 
@@ -549,17 +551,17 @@ static int parse_top(struct walk *w, json_t *root, up_suite *s)
     if (!json_is_object(root))
         return fail(w, "expected a list of test cases or an object with "
                        "\"cases\"");
-    json_object_foreach(root, key, val)
-    {
-        old = path_key(w, key);
-        if (strcmp(key, "cases"))
-            return fail(w, "unknown field (expected only \"cases\")");
-        rc = parse_cases(w, val, s);
-        if (rc)
-            return rc;
+    if (!cases)
+        return json_object_size(root)
+                   ? fail(w, "no \"cases\" field (expected a list of test "
+                             "cases or an object with \"cases\")")
+                   : 0;
+    s->nignored = json_object_size(root) - 1;
+    old = path_key(w, "cases");
+    rc = parse_cases(w, cases, s);
+    if (!rc)
         path_pop(w, old);
-    }
-    return 0;
+    return rc;
 }
 
 /* The whole text as one tree: the reference parse, and the one whose
@@ -709,6 +711,7 @@ static void suite_append(up_suite *dst, up_suite *src)
         UP_SHRINK(dst->cases, cap, dst->ncases + src->ncases);
     }
     dst->ncases += src->ncases;
+    dst->nignored += src->nignored;
     up_arena_adopt(&dst->mem, &src->mem);
     free(src->cases);
     up_suite_init(src);

@@ -242,6 +242,11 @@ int up_suite_find(up_suite *s, up_buf *src, const char *tests_file,
     if (tests_file) {
         rc = up_suite_load(s, tests_file, err);
         up_buf_addf(src, "'%s'", tests_file);
+        if (s->nignored)
+            up_buf_addf(src,
+                        " (%zu field%s beside \"cases\" ignored, as "
+                        "upstream ignores them)",
+                        s->nignored, s->nignored == 1 ? "" : "s");
         s->from = UP_SUITE_FROM_FILE;
     } else if (skill->tests_json) {
         rc = from_meta(s, src, skill, skill_dir, err);

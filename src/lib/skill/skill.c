@@ -265,11 +265,76 @@ static char *join_tools(const up_ynode *seq)
     return up_buf_detach(&b);
 }
 
-static int set_text(up_skill *s, const struct field *f, const up_ynode *v,
-                    const char *file, up_error *err)
+static int is_space(char c);
+static void add_quoted(up_buf *out, const char *s);
+
+/* The frontmatter text, for reading a line as upstream reads it. */
+struct front {
+    const char *fm; /* the frontmatter, without its --- lines */
+    size_t len;
+    int first_line; /* the file line of fm's first line */
+    const char *file;
+};
+
+/* Upstream's reading of file line `line`: the text after its first ':',
+ * stripped; NULL when there is no such line. */
+static char *line_reading(const struct front *fr, int line)
+{
+    const char *p = fr->fm, *end = fr->fm + fr->len, *nl, *colon;
+
+    if (!memchr(p, '\n', fr->len)) /* CR-only lines: not counted here */
+        return NULL;
+    for (int l = fr->first_line; p < end && l < line; l++) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    nl = memchr(p, '\n', (size_t)(end - p));
+    end = nl ? nl : end;
+    colon = memchr(p, ':', (size_t)(end - p));
+    if (p >= end || !colon)
+        return NULL;
+    for (p = colon + 1; p < end && is_space(*p); p++)
+        ;
+    while (end > p && is_space(end[-1]))
+        end--;
+    return up_xstrndup(p, (size_t)(end - p));
+}
+
+/* A text field but the name written as a YAML flow collection on its
+ * key's line (description: {a: b}) is text to upstream's line reader:
+ * take that text, with a warning.  0 when taken. */
+static int flow_as_text(up_skill *s, char **slot, const char *key,
+                        const up_ynode *k, const up_ynode *v,
+                        const struct front *fr)
+{
+    up_buf w = UP_BUF_INIT;
+    char *text;
+
+    if (!v->flow || v->line != k->line || !strcmp(key, "name"))
+        return -1; /* a name "[a]" is refused upstream too */
+    text = line_reading(fr, v->line);
+    if (!text)
+        return -1;
+    up_buf_addf(&w,
+                "'%s':%d: YAML reads %s as %s; read as upstream upskill "
+                "reads it, the text '%s'; quote the value: %s: ",
+                fr->file, v->line, key, up_yaml_kind_name(v), text, key);
+    add_quoted(&w, text);
+    skill_warn(s, &w);
+    free(*slot);
+    *slot = text;
+    return 0;
+}
+
+static int set_text(up_skill *s, const struct field *f, const up_ynode *k,
+                    const up_ynode *v, const struct front *fr, up_error *err)
 {
     char **slot = (char **)(void *)((char *)s + f->off);
+    const char *file = fr->file;
 
+    if (f->type == F_STR && v->kind != UP_Y_SCALAR &&
+        !flow_as_text(s, slot, f->key, k, v, fr))
+        return 0;
     if (f->type == F_STR && v->kind != UP_Y_SCALAR)
         return wrong_shape(err, file, f->key, v, "a string");
     if (v->kind == UP_Y_MAP)
@@ -313,9 +378,10 @@ static const struct field *find_field(const char *key)
     return NULL;
 }
 
-static int fill_fields(up_skill *s, const up_ynode *root, const char *file,
-                       up_error *err)
+static int fill_fields(up_skill *s, const up_ynode *root,
+                       const struct front *fr, up_error *err)
 {
+    const char *file = fr->file;
     size_t xcap = 0;
     int rc = 0;
 
@@ -333,7 +399,7 @@ static int fill_fields(up_skill *s, const up_ynode *root, const char *file,
         if (f && f->type == F_META)
             rc = set_meta(s, v, file, err);
         else if (f)
-            rc = set_text(s, f, v, file, err);
+            rc = set_text(s, f, k, v, fr, err);
         else if (v->kind == UP_Y_SCALAR)
             add_kv(&s->extra, &s->nextra, &xcap, k->value, v->value);
     }
@@ -388,7 +454,12 @@ int up_skill_parse(up_skill *s, const char *text, size_t len, const char *file,
         rc = yaml_error(err, file);
         goto out;
     }
-    rc = fill_fields(s, doc.root, file, err);
+    if (!rc) {
+        struct front fr = {text + sp.fm_start, sp.fm_end - sp.fm_start, 2,
+                           file};
+
+        rc = fill_fields(s, doc.root, &fr, err);
+    }
     if (!rc)
         set_body(s, text + sp.body_start, len - sp.body_start,
                  sp.close_line + 1);
@@ -535,7 +606,10 @@ static void add_optional(up_buf *out, const char *key, const char *value)
 void up_skill_render(const up_skill *s, up_buf *out)
 {
     up_buf_adds(out, "---\n");
-    add_pair(out, "", "name", s->name);
+    if (s->name && up_skill_name_plain(s->name))
+        up_buf_addf(out, "name: %s\n", s->name);
+    else
+        add_pair(out, "", "name", s->name);
     add_pair(out, "", "description", s->description);
     add_optional(out, "license", s->license);
     add_optional(out, "compatibility", s->compatibility);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "lib/skill/skill_int.h"
 #include "upskill/alloc.h"
@@ -181,35 +182,83 @@ static int meta_error(up_error *err, const char *path, const char *key,
                         key, want);
 }
 
+/* Pydantic's datetime from a number: Unix seconds, or milliseconds
+ * above 2e10; written back as ISO 8601 text.  NULL when out of range. */
+static char *unix_time_text(double t)
+{
+    char text[32];
+    struct tm tm;
+    time_t sec;
+
+    if (t > 2e10 || t < -2e10)
+        t /= 1000;
+    if (!(t > -1e11 && t < 1e11))
+        return NULL;
+    sec = (time_t)t;
+    if (!gmtime_r(&sec, &tm) ||
+        !strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        return NULL;
+    return up_xstrdup(text);
+}
+
+/* Pydantic's lax float from text: "0.5", " 1 ". */
+static int number_text(const char *s, double *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtod(s, &end);
+    while (end != s && (*end == ' ' || *end == '\t' || *end == '\n'))
+        end++;
+    return end != s && !*end && !errno;
+}
+
+static int fill_rate(up_skill_meta *m, json_t *rate, const char *path,
+                     up_error *err)
+{
+    double v = 0;
+
+    if (json_is_string(rate) && !number_text(json_string_value(rate), &v))
+        return meta_error(err, path, "test_pass_rate",
+                          "a number (or a number's text) or null");
+    if (rate && !json_is_number(rate) && !json_is_null(rate) &&
+        !json_is_string(rate))
+        return meta_error(err, path, "test_pass_rate", "a number or null");
+    m->has_test_pass_rate = json_is_number(rate) || json_is_string(rate);
+    m->test_pass_rate = json_is_number(rate) ? json_number_value(rate) : v;
+    return 0;
+}
+
+/* Read as upstream's SkillMetadata (pydantic, lax): strings or null; a
+ * number for generated_at is a Unix time, text for test_pass_rate a
+ * number. */
 static int fill_meta(up_skill_meta *m, json_t *obj, const char *path,
                      up_error *err)
 {
-    json_t *rate = json_object_get(obj, "test_pass_rate");
-
     for (size_t i = 0; i < sizeof(meta_strings) / sizeof(meta_strings[0]);
          i++) {
         json_t *v = json_object_get(obj, meta_strings[i].key);
         char **slot = (char **)(void *)((char *)m + meta_strings[i].off);
+        char *when = NULL;
 
-        if (v && !json_is_string(v) && !json_is_null(v))
+        if (json_is_number(v) &&
+            slot == &m->generated_at) /* the one datetime */
+            when = unix_time_text(json_number_value(v));
+        if (v && !json_is_string(v) && !json_is_null(v) && !when)
             return meta_error(err, path, meta_strings[i].key,
                               "a string or null");
         free(*slot);
-        *slot = json_is_string(v) ? up_xstrdup(json_string_value(v)) : NULL;
+        *slot = json_is_string(v) ? up_xstrdup(json_string_value(v)) : when;
     }
-    if (rate && !json_is_number(rate) && !json_is_null(rate))
-        return meta_error(err, path, "test_pass_rate", "a number or null");
-    m->has_test_pass_rate = json_is_number(rate);
-    m->test_pass_rate = json_is_number(rate) ? json_number_value(rate) : 0;
-    return 0;
+    return fill_rate(m, json_object_get(obj, "test_pass_rate"), path, err);
 }
 
 static int parse_meta(up_skill *s, const up_buf *text, const char *path,
                       up_error *err)
 {
     json_error_t je;
-    json_t *root =
-        json_loadb(text->data, text->len, JSON_REJECT_DUPLICATES, &je);
+    /* no JSON_REJECT_DUPLICATES: the last one wins, as in Python */
+    json_t *root = json_loadb(text->data, text->len, 0, &je);
     json_t *meta, *tests = NULL;
     int rc = 0;
 
@@ -716,7 +765,7 @@ static int meta_root(json_t **root, const char *path, mode_t *mode,
         *mode = st.st_mode & 0777;
     rc = up_fs_read(&text, path, UP_FS_MAX_READ, err);
     if (!rc)
-        *root = json_loadb(text.data, text.len, JSON_REJECT_DUPLICATES, &je);
+        *root = json_loadb(text.data, text.len, 0, &je); /* as parse_meta */
     if (!rc && !json_is_object(*root)) {
         json_decref(*root);
         *root = NULL;

@@ -21,6 +21,7 @@
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
 #include "upskill/fs.h"
+#include "upskill/skill.h"
 
 enum ftype { F_NAME, F_DESC, F_COMPAT, F_STR, F_TOOLS, F_LIST, F_BOOL, F_MAP };
 
@@ -273,6 +274,20 @@ static void dir_name(up_buf *out, const char *dir)
     }
 }
 
+/* Ours, not skills-ref's (StrictYAML reads every value as text). */
+static void yaml_typed_name(struct vctx *c, const char *name, int line)
+{
+    const char *what = up_skill_name_yaml_type(name);
+
+    if (what)
+        vfind(c, NULL, line, UP_V_ERROR, "name-yaml-typed",
+              "Skill name '%s' reads as %s in YAML: written plain, YAML "
+              "readers get %s; quoted, upstream upskill keeps the quotes "
+              "and refuses the name. Choose a name with a letter, such as "
+              "'skill-%s'",
+              name, what, what, name);
+}
+
 /* skills-ref #11-#15 on the stripped, NFKC-normalised name. */
 static void name_rules(struct vctx *c, const char *name, int line)
 {
@@ -296,6 +311,7 @@ static void name_rules(struct vctx *c, const char *name, int line)
               "Skill name '%s' contains invalid characters. Only letters, "
               "digits, and hyphens are allowed.",
               name);
+    yaml_typed_name(c, name, line);
 }
 
 static void check_name(struct vctx *c, const up_ynode *root)
