@@ -13,7 +13,7 @@ command -v python3 >/dev/null 2>&1 || {
 cd "$TOP" || exit 1
 # Broken on purpose: `list` shows a skill whose tests do not load.
 BROKEN="tests/fixtures/list/bad-tests/skill_meta.json"
-if [ -d .git ] || [ -f .git ]; then
+if { [ -d .git ] || [ -f .git ]; } && command -v git >/dev/null 2>&1; then
     git ls-files '*skill_meta.json' > "$T/all.txt"
 else
     find . -name skill_meta.json ! -path './build/*' | sed 's|^\./||' |
