@@ -265,6 +265,8 @@ void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
     res->text = up_xstrdup(oc.r.answer ? oc.r.answer : "");
     res->usage = oc.usage; /* from the wire: every request it sent */
     take_agent_part(up_eval_job_agent(j), &oc, skill);
+    up_eval_job_agent(j)->limit = oc.limit; /* the case fails, graded */
+    oc.limit = NULL;
     if (c->ws)
         up_eval_job_agent(j)->workspace_json = snapshot(c);
     up_eval_job_set_workspace(j, c->ws);

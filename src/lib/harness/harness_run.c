@@ -453,11 +453,6 @@ static void judge_exit(const up_harness_run *c, const up_harness_result *r,
 
     if (c->interrupted)
         up_error_set(e, UP_EINTR, "interrupted");
-    else if (c->res.limit == UP_SANDBOX_QUOTA)
-        up_error_set(e, UP_EAGENT,
-                     "'%s': the CLI broke the sandbox's limit on %s: it was "
-                     "stopped, and what it wrote was discarded",
-                     model, lt);
     else if (c->res.limit == UP_SANDBOX_WALL)
         up_error_set(e, UP_EAGENT,
                      "'%s': the CLI ran over its wall clock (%ld s) and was "
@@ -484,7 +479,17 @@ int up_harness_run_outcome(up_harness_run *c, const char *model,
     up_harness_parse(&oc->r, c->fmt, skill, so->data ? so->data : "", so->len,
                      &oc->err);
     oc->err.code = 0;
-    judge_exit(c, &oc->r, model, &oc->err);
+    if (c->res.limit == UP_SANDBOX_QUOTA && !c->interrupted) {
+        /* the student's own doing: a failed case, not an error */
+        up_buf lim = UP_BUF_INIT;
+
+        up_buf_addf(&lim,
+                    "'%s': the CLI broke the sandbox's limit on %s: it was "
+                    "stopped, and what it wrote was discarded",
+                    model, c->res.limit_text);
+        oc->limit = up_buf_detach(&lim);
+    } else
+        judge_exit(c, &oc->r, model, &oc->err);
     if (c->obs) {
         const char *const *names;
 
@@ -503,6 +508,7 @@ void up_harness_outcome_release(up_harness_outcome *oc)
     up_harness_result_release(&oc->r);
     json_decref(oc->tools_json);
     json_decref(oc->transcript);
+    free(oc->limit);
     memset(oc, 0, sizeof(*oc));
 }
 
