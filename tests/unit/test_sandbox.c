@@ -786,7 +786,7 @@ Test(sandbox, a_reaped_program_s_leftovers_are_killed_alone)
     l.wall_ms = 300;
     l.out_cap = 4096;
     cr_assert_eq(up_sandbox_spawn(
-                     &r, &(up_sandbox_proc){argv, envp, ws.data, 0}, &l, &err),
+                     &r, &(up_sandbox_proc){argv, envp, ws.data, 0, NULL, 0}, &l, &err),
                  0, "%s", err.msg);
     while (!up_sandbox_step(r)) {
         struct pollfd p[3];
@@ -815,7 +815,7 @@ Test(sandbox, spawn_needs_an_absolute_program)
     up_sandbox_run *r;
     up_error err;
 
-    cr_expect_eq(up_sandbox_spawn(&r, &(up_sandbox_proc){argv, envp, NULL, 0},
+    cr_expect_eq(up_sandbox_spawn(&r, &(up_sandbox_proc){argv, envp, NULL, 0, NULL, 0},
                                   NULL, &err),
                  UP_ENOTFOUND);
     cr_expect_null(r);
