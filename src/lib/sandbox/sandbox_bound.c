@@ -247,6 +247,8 @@ static void walk_sub(struct walk *w, int src, int dst, const char *name,
         w->over = 1; /* what cannot be counted does not fit */
         return;
     }
+    if ((st->st_mode & 0700) != 0700) /* readable, not searchable */
+        (void)fchmod(in, (st->st_mode & 07777) | 0700);
     if (dst >= 0 &&
         (mkdirat(dst, name, 0700) != 0 ||
          (out = openat(dst, name,
@@ -265,8 +267,10 @@ static void walk_entry(struct walk *w, int src, int dst, const char *name,
 {
     struct stat st;
 
-    if (fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    if (fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        w->over = errno != ENOENT; /* what cannot be counted does not fit */
         return;
+    }
     w->files++;
     if (!S_ISDIR(st.st_mode))
         w->bytes += (size_t)st.st_size;
