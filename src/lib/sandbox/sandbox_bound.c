@@ -233,6 +233,62 @@ static void copy_link(struct walk *w, int src, int dst, const char *name)
 
 static void walk_dir(struct walk *w, int src, int dst, int depth);
 
+/* Remove entry name of folder dir (d its stat): a folder with all it
+ * holds. */
+static void remove_entry(int dir, const char *name, const struct stat *d)
+{
+    int fd;
+
+    if (!S_ISDIR(d->st_mode)) {
+        (void)unlinkat(dir, name, 0);
+        return;
+    }
+    fd = open_owned(dir, name, O_RDONLY | O_DIRECTORY, 0700);
+    if (fd >= 0) {
+        (void)up_fs_rm_contents(fd, name);
+        close(fd);
+    }
+    (void)unlinkat(dir, name, AT_REMOVEDIR);
+}
+
+/* 1 when file d is file s unchanged: same size, time and mode (what
+ * the copy in kept; a command that forges them only loses its own
+ * change). */
+static int same_file(const struct stat *s, const struct stat *d)
+{
+    return S_ISREG(s->st_mode) && S_ISREG(d->st_mode) &&
+           s->st_size == d->st_size &&
+           s->st_mtim.tv_sec == d->st_mtim.tv_sec &&
+           s->st_mtim.tv_nsec == d->st_mtim.tv_nsec &&
+           (s->st_mode & 01777) == (d->st_mode & 01777);
+}
+
+/* Remove from dst what src does not hold (the command removed it). */
+static void prune(struct walk *w, int src, int dst)
+{
+    int fd = openat(dst, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *e;
+
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        w->failed = errno ? errno : EIO;
+        return;
+    }
+    while ((e = readdir(d))) {
+        struct stat st, gone;
+
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            fstatat(src, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+            errno != ENOENT ||
+            fstatat(dst, e->d_name, &gone, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        remove_entry(dst, e->d_name, &gone);
+    }
+    closedir(d);
+}
+
 static void walk_sub(struct walk *w, int src, int dst, const char *name,
                      const struct stat *st, int depth)
 {
@@ -250,9 +306,8 @@ static void walk_sub(struct walk *w, int src, int dst, const char *name,
     if ((st->st_mode & 0700) != 0700) /* readable, not searchable */
         (void)fchmod(in, (st->st_mode & 07777) | 0700);
     if (dst >= 0 &&
-        (mkdirat(dst, name, 0700) != 0 ||
-         (out = openat(dst, name,
-                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0))
+        ((mkdirat(dst, name, 0700) != 0 && errno != EEXIST) ||
+         (out = open_owned(dst, name, O_RDONLY | O_DIRECTORY, 0700)) < 0))
         w->failed = errno;
     walk_dir(w, in, out, depth - 1); /* closes in */
     if (out >= 0) {
@@ -261,11 +316,12 @@ static void walk_sub(struct walk *w, int src, int dst, const char *name,
     }
 }
 
-/* Count (and, when dst >= 0, copy into dst) entry name of src. */
+/* Count (and, when dst >= 0, bring dst's entry name up to it) entry
+ * name of src. */
 static void walk_entry(struct walk *w, int src, int dst, const char *name,
                        int depth)
 {
-    struct stat st;
+    struct stat st, old;
 
     if (fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         w->over = errno != ENOENT; /* what cannot be counted does not fit */
@@ -279,6 +335,12 @@ static void walk_entry(struct walk *w, int src, int dst, const char *name,
         w->over = 1;
         return;
     }
+    if (dst >= 0 && fstatat(dst, name, &old, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (same_file(&st, &old))
+            return;
+        if (!S_ISDIR(st.st_mode) || !S_ISDIR(old.st_mode))
+            remove_entry(dst, name, &old);
+    }
     if (S_ISDIR(st.st_mode))
         walk_sub(w, src, dst, name, &st, depth);
     else if (dst < 0)
@@ -290,7 +352,9 @@ static void walk_entry(struct walk *w, int src, int dst, const char *name,
     /* fifos and sockets are counted, not copied */
 }
 
-/* Walk folder src (closed here) into dst (-1: count only). */
+/* Walk folder src (closed here) into dst (-1: count only): dst ends up
+ * holding what src holds, files unchanged since the copy in left as
+ * they are. */
 static void walk_dir(struct walk *w, int src, int dst, int depth)
 {
     DIR *d = fdopendir(src);
@@ -304,6 +368,8 @@ static void walk_dir(struct walk *w, int src, int dst, int depth)
     while (!w->over && !w->failed && (e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
             walk_entry(w, src, dst, e->d_name, depth);
+    if (dst >= 0 && !w->over && !w->failed)
+        prune(w, src, dst);
     closedir(d);
 }
 
@@ -409,10 +475,8 @@ static int back_one(sbx_bound *x, up_buf *why)
     if (w.over)
         return 1;
     host = open(x->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (host < 0 || up_fs_rm_contents(host, x->dir) != 0) {
-        up_buf_addf(why, "'%s': cannot be replaced", x->dir);
-        if (host >= 0)
-            close(host);
+    if (host < 0) {
+        up_buf_addf(why, "'%s': %s", x->dir, strerror(errno));
         return 1;
     }
     walk_root(&w, x, x->fd, host);
