@@ -48,8 +48,7 @@ static double call(const char *ws, const char *cmd, size_t quota,
     l.ws_files = quota ? 10000 : 0;
     l.wall_ms = 60000;
     l.cpu_s = 60;
-    if (up_sandbox_exec(r ? r : &own, UP_SANDBOX_BWRAP, ws, cmd, &l, &e) <
-        0) {
+    if (up_sandbox_exec(r ? r : &own, UP_SANDBOX_BWRAP, ws, cmd, &l, &e) < 0) {
         fprintf(stderr, "bench-quota: %s\n", e.msg);
         exit(1);
     }
@@ -136,10 +135,11 @@ static void bomb_row(size_t k)
     if (du)
         pclose(du);
     line[strcspn(line, "\n")] = '\0';
+    if (r.out.data)
+        r.out.data[strcspn(r.out.data, "\n")] = '\0';
     printf("%-22s %7.0f ms; its tmpfs at the end (bytes, inodes): %s; "
            "limit: %s; the host folder after: %s bytes\n",
-           bombs[k].name, ms, r.out.data ? strtok(r.out.data, "\n") : "",
-           r.limit_text, line);
+           bombs[k].name, ms, r.out.data ? r.out.data : "", r.limit_text, line);
     up_sandbox_result_release(&r);
     sh("rm -rf %s", ws);
 }

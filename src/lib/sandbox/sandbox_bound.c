@@ -257,8 +257,7 @@ static void remove_entry(int dir, const char *name, const struct stat *d)
 static int same_file(const struct stat *s, const struct stat *d)
 {
     return S_ISREG(s->st_mode) && S_ISREG(d->st_mode) &&
-           s->st_size == d->st_size &&
-           s->st_mtim.tv_sec == d->st_mtim.tv_sec &&
+           s->st_size == d->st_size && s->st_mtim.tv_sec == d->st_mtim.tv_sec &&
            s->st_mtim.tv_nsec == d->st_mtim.tv_nsec &&
            (s->st_mode & 01777) == (d->st_mode & 01777);
 }
