@@ -421,7 +421,9 @@ int sbx_bounds_fill(sbx_bounds *b, up_error *err)
             return up_error_set(err, UP_EUNSAFE,
                                 "sandbox: cannot give '%s' a file system of "
                                 "its own (a user and mount namespace with a "
-                                "sized tmpfs): the quota could not be kept",
+                                "sized tmpfs): the workspace quota could "
+                                "not be kept (user namespaces must be open "
+                                "to upskill as to bubblewrap)",
                                 x->dir);
         host = open(x->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (host < 0)
