@@ -12,8 +12,10 @@
  *
  * The quota (lim.quota_bytes, quota_files) is what the folder holds:
  * up_workspace_usage measures it with a bounded walk (at setup and after
- * each run command), the tools keep used_bytes / used_files up to date
- * as they write.  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
+ * each run command) that leaves nothing out (too deep or unreadable is a
+ * breach), the tools keep used_bytes / used_files up to date as they
+ * write; under bwrap a run command works in a tmpfs of the quota's size
+ * (sandbox_bound.c).  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
  * files and counts the rest, so its size does not follow the folder's.
  */
 #define _GNU_SOURCE

@@ -13,7 +13,11 @@
  * bwrap exits only once that namespace is gone.  In the none mode a
  * process that left the group may hold the pipes: a killed call stops
  * reading once its own child is reaped, and the sweep of sandbox_reap.c
- * kills such processes when the call ends.
+ * kills such processes when the call ends.  A bounded folder (the
+ * workspace with a quota, sandbox_bound.c) is a tmpfs of its own for
+ * the call: the child mounts it in a namespace of its own before it
+ * execs bwrap, the parent fills it and, once the call is over, copies
+ * it back when it fits.
  */
 #define _GNU_SOURCE /* pipe2: no fd leaks to another thread's fork */
 #include <errno.h>
