@@ -308,6 +308,8 @@ static void walk_sub(struct walk *w, int src, int dst, const char *name,
         ((mkdirat(dst, name, 0700) != 0 && errno != EEXIST) ||
          (out = open_owned(dst, name, O_RDONLY | O_DIRECTORY, 0700)) < 0))
         w->failed = errno;
+    if (out >= 0) /* fillable while it is filled; its mode comes after */
+        (void)fchmod(out, 0700);
     walk_dir(w, in, out, depth - 1); /* closes in */
     if (out >= 0) {
         keep_meta(out, st);
