@@ -128,6 +128,10 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
                : r->argsfd >= 0 ? SBX_ARGS_FD + 1
                : info >= 0      ? SBX_INFO_FD + 1
                                 : 3);
+    if (bound && info < 0) /* below SBX_BOUND_FD: close what is unused */
+        close(SBX_INFO_FD);
+    if (bound && r->argsfd < 0)
+        close(SBX_ARGS_FD);
     set_limit(RLIMIT_CPU, r->lim.cpu_s, r->lim.cpu_s ? r->lim.cpu_s + 1 : 0);
     set_limit(RLIMIT_AS, r->lim.mem_bytes, r->lim.mem_bytes);
     set_limit(RLIMIT_FSIZE, r->lim.fsize_bytes, r->lim.fsize_bytes);
