@@ -144,6 +144,9 @@ typedef struct up_harness_outcome {
     int skill_read;      /* SKILL.md's body reached the model */
     size_t refs_read;    /* references of the skill that reached it */
     int disagree;        /* 1: the events say otherwise about skill_read */
+    char *limit;         /* a limit the student caused (the workspace
+                            quota): the conversation fails, graded, with
+                            err.code 0; owned, or NULL */
 } up_harness_outcome;
 
 /*

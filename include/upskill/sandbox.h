@@ -45,18 +45,25 @@ typedef struct up_sandbox_limits {
     size_t out_cap;     /* bytes kept per stream (default 64 KiB) */
     size_t err_cap;     /* bytes of stderr kept when not out_cap (0) */
     size_t out_kill;    /* total output that kills the command (8 MiB) */
+    size_t ws_bytes;    /* bwrap mode: the workspace is, for the call, a
+                           file system of its own holding at most this
+                           many bytes of files (0: bound as it is) */
+    size_t ws_files;    /* and at most this many entries (0: no cap) */
 } up_sandbox_limits;
 
 /* The limit a call broke. */
 typedef enum up_sandbox_limit {
     UP_SANDBOX_OK = 0,
-    UP_SANDBOX_CPU,       /* "cpu time limit (10 s)" */
-    UP_SANDBOX_WALL,      /* "wall clock (30 s)" */
-    UP_SANDBOX_OUTPUT,    /* "output cap": killed for printing over out_kill */
-    UP_SANDBOX_FSIZE,     /* "file size" */
-    UP_SANDBOX_MEMORY,    /* "memory" */
-    UP_SANDBOX_NPROC,     /* "processes" */
-    UP_SANDBOX_MEMORY_ALL /* "memory of the call": the cgroup's OOM kill */
+    UP_SANDBOX_CPU,        /* "cpu time limit (10 s)" */
+    UP_SANDBOX_WALL,       /* "wall clock (30 s)" */
+    UP_SANDBOX_OUTPUT,     /* "output cap": killed for printing over out_kill */
+    UP_SANDBOX_FSIZE,      /* "file size" */
+    UP_SANDBOX_MEMORY,     /* "memory" */
+    UP_SANDBOX_NPROC,      /* "processes" */
+    UP_SANDBOX_MEMORY_ALL, /* "memory of the call": the cgroup's OOM kill */
+    UP_SANDBOX_QUOTA       /* "workspace quota": a bounded folder filled or
+                              ended over its quota; the call's writes to it
+                              were discarded */
 } up_sandbox_limit;
 
 /* What a call did.  Release with up_sandbox_result_release. */
@@ -74,6 +81,16 @@ typedef struct up_sandbox_result {
 
 /* A command under way (opaque). */
 typedef struct up_sandbox_run up_sandbox_run;
+
+/* A host folder that is, for one call in mode bwrap, a file system of
+ * its own (a tmpfs sized from its quota): its contents are copied in
+ * before the program starts and back once every process of the call is
+ * dead, when they fit; docs/sandbox.md, "The workspace quota". */
+typedef struct up_sandbox_bound {
+    const char *dir;  /* borrowed: the host folder */
+    size_t max_bytes; /* bytes of its files */
+    size_t max_files; /* files, folders and symlinks (0: no cap) */
+} up_sandbox_bound;
 
 /* Fill l with the defaults listed in up_sandbox_limits. */
 void up_sandbox_limits_default(up_sandbox_limits *l);
@@ -205,10 +222,13 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err);
  * else the program runs in a session of its own, killed as a group.
  */
 typedef struct up_sandbox_proc {
-    char *const *argv; /* borrowed, NULL-ended */
-    char *const *envp; /* borrowed, NULL-ended */
-    const char *cwd;   /* borrowed, or NULL */
-    int bwrap;         /* 1: argv is a bwrap command line */
+    char *const *argv;              /* borrowed, NULL-ended */
+    char *const *envp;              /* borrowed, NULL-ended */
+    const char *cwd;                /* borrowed, or NULL */
+    int bwrap;                      /* 1: argv is a bwrap command line */
+    const up_sandbox_bound *bounds; /* bwrap 1: folders its line binds
+                                       that are bounded (at most 2) */
+    size_t nbounds;
 } up_sandbox_proc;
 
 /*

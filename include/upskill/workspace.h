@@ -169,9 +169,13 @@ int up_workspace_skill_fits(const up_skill *s, const up_ws_limits *lim,
  * symlinks' sizes) and w->used_files (every entry below the root),
  * never following a link.  The walk stops one entry past the file
  * quota (a command may have made millions), so a breach is seen at a
- * bounded cost.  Returns 0 within the quota, or 1 with the breach
- * ("the workspace holds N bytes, over its quota of M bytes (config
- * workspace_max_bytes)") appended to why.
+ * bounded cost.  Nothing is left out: a folder its owner cannot read
+ * or enter (chmod 000) is given u+rwx first, and anything more than 256
+ * folders deep, or still unreadable, is a breach that the quota cannot
+ * count (used_files is then set past the file quota, so run and the
+ * tools' writes are refused as for any breach).  Returns 0 within the
+ * quota, or 1 with the breach ("the workspace holds N bytes, over its
+ * quota of M bytes (config workspace_max_bytes)") appended to why.
  */
 int up_workspace_usage(up_workspace *w, up_buf *why);
 

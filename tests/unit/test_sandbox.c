@@ -785,9 +785,10 @@ Test(sandbox, a_reaped_program_s_leftovers_are_killed_alone)
     memset(&l, 0, sizeof(l));
     l.wall_ms = 300;
     l.out_cap = 4096;
-    cr_assert_eq(up_sandbox_spawn(
-                     &r, &(up_sandbox_proc){argv, envp, ws.data, 0}, &l, &err),
-                 0, "%s", err.msg);
+    cr_assert_eq(
+        up_sandbox_spawn(
+            &r, &(up_sandbox_proc){argv, envp, ws.data, 0, NULL, 0}, &l, &err),
+        0, "%s", err.msg);
     while (!up_sandbox_step(r)) {
         struct pollfd p[3];
         int fds[3], n = up_sandbox_pollfds(r, fds);
@@ -815,9 +816,10 @@ Test(sandbox, spawn_needs_an_absolute_program)
     up_sandbox_run *r;
     up_error err;
 
-    cr_expect_eq(up_sandbox_spawn(&r, &(up_sandbox_proc){argv, envp, NULL, 0},
-                                  NULL, &err),
-                 UP_ENOTFOUND);
+    cr_expect_eq(
+        up_sandbox_spawn(&r, &(up_sandbox_proc){argv, envp, NULL, 0, NULL, 0},
+                         NULL, &err),
+        UP_ENOTFOUND);
     cr_expect_null(r);
 }
 

@@ -321,6 +321,55 @@ Test(workspace, usage_names_a_byte_breach)
     up_workspace_free(w);
 }
 
+/* Issue 36 item 4: a tree deeper than the walk goes is a breach, not
+ * bytes left out (543 MB were held that way). */
+Test(workspace, usage_sees_past_256_folders)
+{
+    up_workspace *w = make_quota(1u << 20, 1000);
+    up_buf why = UP_BUF_INIT;
+    int fd = dup(w->dirfd), f;
+
+    for (int i = 0; i < 300; i++) {
+        int sub;
+
+        cr_assert_eq(mkdirat(fd, "d", 0755), 0);
+        sub = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+        cr_assert_geq(sub, 0);
+        close(fd);
+        fd = sub;
+    }
+    f = openat(fd, "deep.bin", O_WRONLY | O_CREAT, 0644);
+    cr_assert_eq(ftruncate(f, 2 << 20), 0); /* 2 MiB, over the quota */
+    close(f);
+    close(fd);
+    cr_assert_eq(up_workspace_usage(w, &why), 1);
+    cr_assert_str_eq(why.data, "the workspace holds folders more than 256 "
+                               "deep, which its quota cannot count");
+    cr_expect_gt(w->used_files, w->lim.quota_files, "so run is refused");
+    up_buf_release(&why);
+    up_workspace_free(w);
+}
+
+/* Issue 36 item 4: a folder its owner made unreadable is counted (as
+ * root it is readable anyway: t1942 runs this as nobody). */
+Test(workspace, usage_opens_a_folder_made_unreadable)
+{
+    up_workspace *w = make_quota(65536, 100);
+    up_buf why = UP_BUF_INIT;
+    char *big = up_xcalloc(70000, 1);
+    up_error err;
+
+    up_workspace_add_file(w, "h/big", big, 70000, 0, &err);
+    cr_assert_eq(fchmodat(w->dirfd, "h", 0, 0), 0);
+    cr_assert_eq(up_workspace_usage(w, &why), 1);
+    cr_assert_str_eq(why.data, "the workspace holds 70000 bytes, over its "
+                               "quota of 65536 bytes (config "
+                               "workspace_max_bytes)");
+    free(big);
+    up_buf_release(&why);
+    up_workspace_free(w);
+}
+
 Test(workspace, a_skill_over_the_quota_is_refused_before_any_file)
 {
     up_workspace *w = make_quota(65536, 100);

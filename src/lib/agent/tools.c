@@ -427,6 +427,10 @@ static up_sandbox_limits run_limits(const up_workspace *w)
 
     if (!l.fsize_bytes || l.fsize_bytes > room)
         l.fsize_bytes = room;
+    /* under bwrap the workspace is a file system of the quota's size
+     * while the call runs: no write gets past it (sandbox_bound.c) */
+    l.ws_bytes = w->lim.quota_bytes;
+    l.ws_files = w->lim.quota_files;
     return l;
 }
 
@@ -488,8 +492,12 @@ static void add_stream(up_buf *out, const char *name, const up_buf *b, int cut)
 static int run_text(const up_sandbox_result *res, up_buf *out)
 {
     if (res->limit != UP_SANDBOX_OK)
-        up_buf_addf(out, "the command broke a limit: %s; it was stopped\n",
-                    res->limit_text);
+        up_buf_addf(out, "the command broke a limit: %s; it was stopped%s\n",
+                    res->limit_text,
+                    res->limit == UP_SANDBOX_QUOTA
+                        ? ", and what it wrote in the workspace in this "
+                          "call was discarded"
+                        : "");
     up_buf_addf(out, "exit code: %d", res->exit_code);
     if (res->signal)
         up_buf_addf(out, " (killed by signal %d)", res->signal);

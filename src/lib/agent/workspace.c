@@ -12,8 +12,10 @@
  *
  * The quota (lim.quota_bytes, quota_files) is what the folder holds:
  * up_workspace_usage measures it with a bounded walk (at setup and after
- * each run command), the tools keep used_bytes / used_files up to date
- * as they write.  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
+ * each run command) that leaves nothing out (too deep or unreadable is a
+ * breach), the tools keep used_bytes / used_files up to date as they
+ * write; under bwrap a run command works in a tmpfs of the quota's size
+ * (sandbox_bound.c).  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
  * files and counts the rest, so its size does not follow the folder's.
  */
 #define _GNU_SOURCE
@@ -531,46 +533,104 @@ out:
 
 /* ---- the quota ---- */
 
-/* Folders below the root the usage walk descends (as removal does). */
+/* Folders below the root the usage walk descends (as removal does);
+ * a folder deeper down that holds anything is a breach, not left out. */
 #define USAGE_DEPTH 256
 
+/* What a usage walk could not count: too deep, or not readable. */
+#define USAGE_DEEP   1
+#define USAGE_UNREAD 2
+
+/* Open folder name of fd; one its owner cannot read or enter (a
+ * non-root `chmod 000`) is made rwx for the owner first, so that no
+ * byte hides from the count (the call that made it is over). */
+static int open_counted(int fd, const char *name)
+{
+    int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int sub = openat(fd, name, flags);
+    struct stat st;
+
+    if (sub < 0 && errno == EACCES &&
+        !fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+        !fchmodat(fd, name, (st.st_mode & 07777) | 0700, 0))
+        sub = openat(fd, name, flags);
+    if (sub >= 0 && !fstat(sub, &st) && (st.st_mode & 0700) != 0700)
+        (void)fchmod(sub, (st.st_mode & 07777) | 0700);
+    return sub;
+}
+
 /* Add what folder fd (closed here) holds to w's counts; stop once the
- * entries pass the quota. */
-static void usage_dir(up_workspace *w, int fd, int depth)
+ * entries pass the quota.  Returns what could not be counted (USAGE_*
+ * bits). */
+static int usage_dir(up_workspace *w, int fd, int depth)
 {
     DIR *d = fdopendir(fd);
     struct dirent *e;
+    int lost = 0;
 
     if (!d) {
         close(fd);
-        return;
+        return USAGE_UNREAD;
     }
     while ((e = readdir(d)) && w->used_files <= w->lim.quota_files) {
         struct stat st;
+        int sub;
 
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-            fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+            lost |= errno == ENOENT ? 0 : USAGE_UNREAD;
+            continue;
+        }
         w->used_files++;
-        if (!S_ISDIR(st.st_mode))
+        if (!S_ISDIR(st.st_mode)) {
             w->used_bytes += (size_t)st.st_size;
-        else if (depth > 0) {
-            int sub = openat(fd, e->d_name,
-                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            continue;
+        }
+        sub = open_counted(fd, e->d_name);
+        if (sub < 0)
+            lost |= USAGE_UNREAD;
+        else if (depth > 0)
+            lost |= usage_dir(w, sub, depth - 1);
+        else { /* too deep to walk: a breach when it holds anything */
+            DIR *deep = fdopendir(sub);
+            struct dirent *x;
 
-            if (sub >= 0)
-                usage_dir(w, sub, depth - 1);
+            while (deep && (x = readdir(deep)))
+                if (strcmp(x->d_name, ".") && strcmp(x->d_name, ".."))
+                    lost |= USAGE_DEEP;
+            if (deep)
+                closedir(deep);
+            else
+                close(sub);
         }
     }
     closedir(d);
+    return lost;
 }
 
 int up_workspace_usage(up_workspace *w, up_buf *why)
 {
+    int lost = 0;
+
     w->used_bytes = 0;
     w->used_files = 0;
-    if (w->dirfd >= 0)
-        usage_dir(w, open_root(w), USAGE_DEPTH);
+    if (w->dirfd >= 0) {
+        (void)fchmod(w->dirfd, 0700); /* a `chmod 000 .` hides nothing */
+        lost = usage_dir(w, open_root(w), USAGE_DEPTH);
+    }
+    if (lost) {
+        /* what cannot be counted counts as over: run and the tools'
+         * writes are refused as for any breach */
+        w->used_files = w->lim.quota_files + 1;
+        if (why)
+            up_buf_addf(why,
+                        "the workspace holds %s, which its quota cannot "
+                        "count",
+                        lost & USAGE_DEEP ? "folders more than 256 deep"
+                                          : "folders or files it cannot read");
+        return 1;
+    }
     if (w->used_files > w->lim.quota_files) {
         if (why)
             up_buf_addf(why,

@@ -139,6 +139,19 @@ static int make_dirs(eval_harness *c, const up_eval_plan *p, up_error *err)
     return up_workspace_new(&c->ws, c->dir, p->agent_opts.limits, err);
 }
 
+/* The sandbox's limits for a CLI: run's (NULL: the defaults) with the
+ * workspace's quota kept while it runs (issue 36 item 2). */
+static void quota_limits(up_sandbox_limits *l, const up_sandbox_limits *run,
+                         const up_workspace *ws)
+{
+    if (run)
+        *l = *run;
+    else
+        up_sandbox_limits_default(l);
+    l->ws_bytes = ws->lim.quota_bytes;
+    l->ws_files = ws->lim.quota_files;
+}
+
 /* The CLI's wall clock: the case's own (a Harbor task's agent
  * timeout_sec), else the eval's; --time-limit holds either. */
 static long wall_ms(const up_eval_plan *p, const up_case *k)
@@ -158,6 +171,7 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
     const up_case *k = &p->suite->cases[j->kase];
     char *prompt = up_agent_user(k);
     up_buf skill = UP_BUF_INIT;
+    up_sandbox_limits lim;
     int rc;
 
     *out = c;
@@ -168,14 +182,15 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
         rc = fill(c, p, j, err);
     if (!rc && c->ws->skill_dir)
         up_fs_join(&skill, c->ws->path, c->ws->skill_dir);
+    if (!rc) /* the run tool's limits and the workspace's quota */
+        quota_limits(&lim, p->agent_opts.run_limits, c->ws);
     if (!rc)
         rc = up_harness_run_start(
             &c->run,
-            &(up_harness_run_args){c->spec, c->dir, c->ws->path, prompt, ep,
-                                   wall_ms(p, k), skill.len ? skill.data : NULL,
-                                   p->agent_opts.run_limits, k->workdir,
-                                   (const char *const *)k->places,
-                                   (const char *const *)k->env},
+            &(up_harness_run_args){
+                c->spec, c->dir, c->ws->path, prompt, ep, wall_ms(p, k),
+                skill.len ? skill.data : NULL, &lim, k->workdir,
+                (const char *const *)k->places, (const char *const *)k->env},
             err);
     up_buf_release(&skill);
     if (rc && err)
@@ -250,6 +265,8 @@ void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
     res->text = up_xstrdup(oc.r.answer ? oc.r.answer : "");
     res->usage = oc.usage; /* from the wire: every request it sent */
     take_agent_part(up_eval_job_agent(j), &oc, skill);
+    up_eval_job_agent(j)->limit = oc.limit; /* the case fails, graded */
+    oc.limit = NULL;
     if (c->ws)
         up_eval_job_agent(j)->workspace_json = snapshot(c);
     up_eval_job_set_workspace(j, c->ws);

@@ -67,6 +67,8 @@ static void limits(up_sandbox_limits *l, long wall_ms,
     l->nproc = run->nproc;
     l->fsize_bytes = run->fsize_bytes;
     l->mem_total = run->mem_total; /* a memory cgroup where one can be made */
+    l->ws_bytes = run->ws_bytes;   /* the workspace's quota, in the call */
+    l->ws_files = run->ws_files;
 }
 
 /* url's origin ("scheme://host[:port]") and its path after it (no
@@ -99,18 +101,25 @@ static int own_exe(up_buf *exe, up_error *err)
     return 0;
 }
 
-/* The argv, environment and config of run a; spawned into *proc. */
+/* The argv, environment and config of run a; spawned into *proc.  With
+ * a workspace quota the workspace and the home (which holds as much at
+ * most) are each a file system of their own while the CLI runs: every
+ * place it can write outlives it only within the quota. */
 static int launch(up_sandbox_run **proc, const cli_run_args *a,
                   const up_sandbox_limits *lim, up_error *err)
 {
     cli_strv argv = {0}, envp = {0};
+    const up_sandbox_bound b[] = {{a->ws, lim->ws_bytes, lim->ws_files},
+                                  {a->home, lim->ws_bytes, lim->ws_files}};
     int rc = cli_write_config(a, err);
 
     if (!rc) {
         cli_bwrap(a, &argv);
         cli_command(a, &argv);
         cli_envp(a, &envp);
-        rc = up_sandbox_spawn(proc, &(up_sandbox_proc){argv.v, envp.v, NULL, 1},
+        rc = up_sandbox_spawn(proc,
+                              &(up_sandbox_proc){argv.v, envp.v, NULL, 1, b,
+                                                 lim->ws_bytes ? 2 : 0},
                               lim, err);
     }
     cli_strv_free(&argv);
@@ -470,7 +479,17 @@ int up_harness_run_outcome(up_harness_run *c, const char *model,
     up_harness_parse(&oc->r, c->fmt, skill, so->data ? so->data : "", so->len,
                      &oc->err);
     oc->err.code = 0;
-    judge_exit(c, &oc->r, model, &oc->err);
+    if (c->res.limit == UP_SANDBOX_QUOTA && !c->interrupted) {
+        /* the student's own doing: a failed case, not an error */
+        up_buf lim = UP_BUF_INIT;
+
+        up_buf_addf(&lim,
+                    "'%s': the CLI broke the sandbox's limit on %s: it was "
+                    "stopped, and what it wrote was discarded",
+                    model, c->res.limit_text);
+        oc->limit = up_buf_detach(&lim);
+    } else
+        judge_exit(c, &oc->r, model, &oc->err);
     if (c->obs) {
         const char *const *names;
 
@@ -489,6 +508,7 @@ void up_harness_outcome_release(up_harness_outcome *oc)
     up_harness_result_release(&oc->r);
     json_decref(oc->tools_json);
     json_decref(oc->transcript);
+    free(oc->limit);
     memset(oc, 0, sizeof(*oc));
 }
 

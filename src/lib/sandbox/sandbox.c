@@ -13,7 +13,11 @@
  * bwrap exits only once that namespace is gone.  In the none mode a
  * process that left the group may hold the pipes: a killed call stops
  * reading once its own child is reaped, and the sweep of sandbox_reap.c
- * kills such processes when the call ends.
+ * kills such processes when the call ends.  A bounded folder (the
+ * workspace with a quota, sandbox_bound.c) is a tmpfs of its own for
+ * the call: the child mounts it in a namespace of its own before it
+ * execs bwrap, the parent fills it and, once the call is over, copies
+ * it back when it fits.
  */
 #define _GNU_SOURCE /* pipe2: no fd leaks to another thread's fork */
 #include <errno.h>
@@ -25,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h> /* memfd_create */
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,6 +58,8 @@ struct up_sandbox_run {
     int pidfd;             /* readable when pid exits; -1 if unsupported */
     int argsfd;            /* bwrap's options for --args, or -1 */
     sbx_cgroup cg;         /* per-call cgroups, when available */
+    sbx_bounds bounds;     /* folders that are a tmpfs for the call */
+    int bound_sock;        /* the child's end of bounds.sock, or -1 */
     unsigned long long start_ticks; /* when our child started (/proc) */
 };
 
@@ -73,6 +80,8 @@ void up_sandbox_limits_default(up_sandbox_limits *l)
     l->out_cap = 64 << 10;
     l->out_kill = (size_t)8 << 20;
     l->err_cap = 0;
+    l->ws_bytes = 0;
+    l->ws_files = 0;
 }
 
 /* ---- the child ---------------------------------------------------------- */
@@ -104,7 +113,7 @@ static void close_from(int lo)
 static void child(const up_sandbox_run *r, int out, int err, int info,
                   const char *cwd, char *const *argv, char *const *envp)
 {
-    int devnull = open("/dev/null", O_RDONLY);
+    int devnull = open("/dev/null", O_RDONLY), bound = r->bounds.n > 0;
 
     setsid();
     /* first: the cgroups' fds may be low ones the dup2s below replace */
@@ -112,16 +121,29 @@ static void child(const up_sandbox_run *r, int out, int err, int info,
         _exit(127);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
         dup2(err, 2) < 0 || (info >= 0 && dup2(info, SBX_INFO_FD) < 0) ||
-        (r->argsfd >= 0 && dup2(r->argsfd, SBX_ARGS_FD) < 0))
+        (r->argsfd >= 0 && dup2(r->argsfd, SBX_ARGS_FD) < 0) ||
+        (bound && dup2(r->bound_sock, SBX_BOUND_FD) < 0))
         _exit(127);
-    close_from(r->argsfd >= 0 ? SBX_ARGS_FD + 1
-               : info >= 0    ? SBX_INFO_FD + 1
-                              : 3);
+    close_from(bound            ? SBX_BOUND_FD + 1
+               : r->argsfd >= 0 ? SBX_ARGS_FD + 1
+               : info >= 0      ? SBX_INFO_FD + 1
+                                : 3);
+    if (bound && info < 0) /* below SBX_BOUND_FD: close what is unused */
+        close(SBX_INFO_FD);
+    if (bound && r->argsfd < 0)
+        close(SBX_ARGS_FD);
     set_limit(RLIMIT_CPU, r->lim.cpu_s, r->lim.cpu_s ? r->lim.cpu_s + 1 : 0);
     set_limit(RLIMIT_AS, r->lim.mem_bytes, r->lim.mem_bytes);
     set_limit(RLIMIT_FSIZE, r->lim.fsize_bytes, r->lim.fsize_bytes);
     if (r->mode == UP_SANDBOX_NONE)
         set_limit(RLIMIT_NPROC, r->lim.nproc, r->lim.nproc);
+    if (bound && sbx_bounds_child(&r->bounds, SBX_BOUND_FD) != 0) {
+        static const char m[] = "sandbox: cannot give the workspace a file "
+                                "system of its own\n";
+
+        (void)!write(2, m, sizeof(m) - 1);
+        _exit(127);
+    }
     if (cwd && chdir(cwd) != 0)
         _exit(127);
     execve(argv[0], argv, envp);
@@ -163,6 +185,8 @@ static up_sandbox_run *run_new(up_sandbox_mode mode,
         r->fd[i] = -1;
     r->pidfd = -1;
     r->argsfd = -1;
+    r->bound_sock = -1;
+    sbx_bounds_init(&r->bounds);
     /* before the command line: without a memory cgroup the limits of
      * the call are lowered (sandbox_cgroup.c) */
     sbx_cgroup_open(&r->cg, &r->lim);
@@ -179,6 +203,9 @@ static void run_free(up_sandbox_run *r)
     if (r->argsfd >= 0)
         close(r->argsfd);
     sbx_cgroup_close(&r->cg);
+    sbx_bounds_release(&r->bounds);
+    if (r->bound_sock >= 0)
+        close(r->bound_sock);
     up_buf_release(&r->out);
     up_buf_release(&r->err);
     up_buf_release(&r->info);
@@ -266,6 +293,47 @@ static int args_via_fd(up_sandbox_run *r, char *const *argv, char ***out,
     return 0;
 }
 
+/* The socket to the child's bounded folders (none: 0), its end above
+ * the descriptors the child dup2s onto. */
+static int bound_socket(up_sandbox_run *r, up_error *err)
+{
+    int sv[2];
+
+    if (!r->bounds.n)
+        return 0;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return up_error_set(err, UP_EIO, "sandbox: socketpair: %s",
+                            strerror(errno));
+    r->bounds.sock = sv[0];
+    r->bound_sock = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+    close(sv[1]);
+    if (r->bound_sock < 0)
+        return up_error_set(err, UP_EIO, "sandbox: socket: %s",
+                            strerror(errno));
+    return 0;
+}
+
+/* The child's bounded folders filled and let go; on failure the child
+ * is killed and reaped. */
+static int bound_start(up_sandbox_run *r, up_error *err)
+{
+    int rc;
+
+    if (!r->bounds.n)
+        return 0;
+    close(r->bound_sock);
+    r->bound_sock = -1;
+    rc = sbx_bounds_fill(&r->bounds, err);
+    if (rc) {
+        kill(r->pid, SIGKILL);
+        while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+            ;
+        sbx_live_remove(r->pid);
+        r->reaped = 1;
+    }
+    return rc;
+}
+
 /* Fork and exec argv with envp in cwd (NULL: ours); bwrap's status on
  * the info pipe when r runs bubblewrap. */
 static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
@@ -282,6 +350,9 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
                 up_error_set(err, UP_EIO, "sandbox: pipe: %s", strerror(errno));
             goto out;
         }
+    rc = bound_socket(r, err);
+    if (rc)
+        goto out;
     r->t0 = now_ms();
     r->deadline = r->lim.wall_ms ? r->t0 + r->lim.wall_ms : 0;
     if (r->mode == UP_SANDBOX_NONE) /* before any orphan can appear */
@@ -305,6 +376,7 @@ static int spawn(up_sandbox_run *r, char *const *argv, char *const *envp,
         r->fd[i] = p[i][0];
         p[i][0] = -1;
     }
+    rc = bound_start(r, err);
 out:
     close_pipes(p); /* every end not handed to r, also on failure */
     return rc;
@@ -395,6 +467,8 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
     if (rc)
         return rc;
     r = run_new(mode, lim);
+    if (mode == UP_SANDBOX_BWRAP && r->lim.ws_bytes)
+        sbx_bounds_add(&r->bounds, ws, r->lim.ws_bytes, r->lim.ws_files);
     argv = sbx_argv(mode, ws, cmd, r->lim.nproc, &b);
     envp = sbx_envp(mode == UP_SANDBOX_BWRAP
                         ? (b.ws_at ? b.ws_at : UP_SANDBOX_WORKSPACE)
@@ -433,20 +507,47 @@ static char **with_info_fd(char *const *argv)
     return v;
 }
 
+/* p's bounded folders into r (bwrap only): 0, or UP_ENOTFOUND. */
+static int add_bounds(up_sandbox_run *r, const up_sandbox_proc *p,
+                      up_error *err)
+{
+    char dir[PATH_MAX];
+
+    if (p->nbounds > SBX_BOUND_MAX || (p->nbounds && !p->bwrap))
+        return up_error_set(err, UP_EUNSAFE,
+                            "sandbox: at most %d bounded folders, under "
+                            "bubblewrap",
+                            SBX_BOUND_MAX);
+    for (size_t i = 0; i < p->nbounds; i++) {
+        const up_sandbox_bound *b = &p->bounds[i];
+
+        if (!realpath(b->dir, dir) || !up_fs_is_dir(dir))
+            return up_error_set(err, UP_ENOTFOUND,
+                                "sandbox: '%s' is not a folder", b->dir);
+        sbx_bounds_add(&r->bounds, dir, b->max_bytes, b->max_files);
+    }
+    return 0;
+}
+
 int up_sandbox_spawn(up_sandbox_run **out, const up_sandbox_proc *p,
                      const up_sandbox_limits *lim, up_error *err)
 {
     char **argv = p->bwrap ? with_info_fd(p->argv) : NULL;
+    up_sandbox_run *r;
     int rc;
 
     *out = NULL;
-    if (!p->argv || !p->argv[0] || p->argv[0][0] != '/')
-        rc = up_error_set(err, UP_ENOTFOUND,
-                          "sandbox: the program to run is no absolute path");
+    if (!p->argv || !p->argv[0] || p->argv[0][0] != '/') {
+        up_strv_free(argv);
+        return up_error_set(err, UP_ENOTFOUND,
+                            "sandbox: the program to run is no absolute path");
+    }
+    r = run_new(p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim);
+    rc = add_bounds(r, p, err);
+    if (rc)
+        run_free(r);
     else
-        rc = start_run(
-            out, run_new(p->bwrap ? UP_SANDBOX_BWRAP : UP_SANDBOX_NONE, lim),
-            argv ? argv : p->argv, p->envp, p->cwd, err);
+        rc = start_run(out, r, argv ? argv : p->argv, p->envp, p->cwd, err);
     up_strv_free(argv);
     return rc;
 }
@@ -582,6 +683,8 @@ int up_sandbox_step(up_sandbox_run *r)
         kill_all(r, UP_SANDBOX_OUTPUT);
     if (r->deadline > 0 && now_ms() >= r->deadline)
         kill_all(r, UP_SANDBOX_WALL);
+    if (r->bounds.n && !r->reaped && sbx_bounds_full(&r->bounds))
+        kill_all(r, UP_SANDBOX_QUOTA);
     if (r->hit != UP_SANDBOX_OK && !r->reaped &&
         waitpid(r->pid, &r->status, WNOHANG) == r->pid)
         r->reaped = 1;
@@ -684,6 +787,10 @@ static void limit_text(char *dst, size_t cap, up_sandbox_limit l,
         snprintf(dst, cap, "memory of the call (%s)",
                  size_text(sz, lim->mem_total));
         break;
+    case UP_SANDBOX_QUOTA:
+        snprintf(dst, cap, "workspace quota (%s, %zu files)",
+                 size_text(sz, lim->ws_bytes), lim->ws_files);
+        break;
     case UP_SANDBOX_OK:
         dst[0] = '\0';
         break;
@@ -724,6 +831,25 @@ static void kill_strays(pid_t pgid)
     }
 }
 
+/* Every process of the call is dead: its bounded folders copied back,
+ * or (filled, or over their quota) discarded, a QUOTA breach. */
+static void bound_end(up_sandbox_run *r)
+{
+    up_buf why = UP_BUF_INIT;
+    int full = r->hit == UP_SANDBOX_QUOTA;
+
+    if (!r->bounds.n)
+        return;
+    if (sbx_bounds_full(&r->bounds))
+        full = 1;
+    if (sbx_bounds_back(&r->bounds, full, &why) || full)
+        r->hit = UP_SANDBOX_QUOTA;
+    /* the text names the first folder's quota: the workspace's */
+    r->lim.ws_bytes = r->bounds.v[0].max_bytes;
+    r->lim.ws_files = r->bounds.v[0].max_files;
+    up_buf_release(&why);
+}
+
 int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
 {
     (void)err;
@@ -734,6 +860,7 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
     sbx_live_remove(r->pid);
     if (r->mode == UP_SANDBOX_NONE) /* what left the group, if anything */
         sbx_sweep(r->start_ticks, r->pid);
+    bound_end(r);
     res->wall_ms = now_ms() - r->t0;
     fill_status(res, r->status);
     res->out = r->out;

@@ -347,6 +347,7 @@ int sbx_probe(const char *bwrap, up_error *err)
     char tmpl[] = "/tmp/upskill-sandbox-probe-XXXXXX";
     char why[256];
     up_sandbox_result res;
+    up_sandbox_limits lim;
     int rc;
 
     if (access(bwrap, X_OK) != 0)
@@ -356,7 +357,12 @@ int sbx_probe(const char *bwrap, up_error *err)
                             bwrap);
     if (!mkdtemp(tmpl))
         return up_error_set(err, UP_EIO, "sandbox: cannot make '%s'", tmpl);
-    rc = up_sandbox_exec(&res, UP_SANDBOX_BWRAP, tmpl, "true", NULL, err);
+    /* with a bounded workspace, as the run tool and the CLIs have it: a
+     * machine that cannot keep the quota is told so here, not per call */
+    up_sandbox_limits_default(&lim);
+    lim.ws_bytes = (size_t)1 << 20;
+    lim.ws_files = 16;
+    rc = up_sandbox_exec(&res, UP_SANDBOX_BWRAP, tmpl, "true", &lim, err);
     up_fs_rm_tree(tmpl);
     if (rc < 0)
         return rc;

@@ -6,6 +6,9 @@
 
 #include <sys/types.h>
 
+#include "upskill/buf.h"
+#include "upskill/error.h"
+
 #include "upskill/sandbox.h"
 
 /* The fd bwrap writes its JSON status ("child-pid") to, in the child. */
@@ -13,6 +16,60 @@
 
 /* The fd bwrap reads its options from (--args), in the child. */
 #define SBX_ARGS_FD 4
+
+/* The fd of the bounded folders' socket, in the child. */
+#define SBX_BOUND_FD 5
+
+/* Bounded folders a call may have (the workspace, a CLI's home). */
+#define SBX_BOUND_MAX 2
+
+/* A host folder that is a tmpfs of its own for one call
+ * (sandbox_bound.c). */
+typedef struct sbx_bound {
+    char *dir;        /* the host folder, resolved, owned */
+    size_t max_bytes; /* its quota: bytes of its files */
+    size_t max_files; /* and its entries (0: no cap) */
+    char data[96];    /* the tmpfs's mount options */
+    int fd;           /* the tmpfs's root in the parent, -1 until sent */
+} sbx_bound;
+
+/* A call's bounded folders. */
+typedef struct sbx_bounds {
+    sbx_bound v[SBX_BOUND_MAX];
+    size_t n;
+    int sock;                      /* the parent's end, -1 when none */
+    char uid_map[48], gid_map[48]; /* "ID ID 1": ours only */
+} sbx_bounds;
+
+/* Empty b (no folder). */
+void sbx_bounds_init(sbx_bounds *b);
+
+/* Add dir (resolved) with its quota to b: 0, or -1 when b is full or
+ * max_bytes is 0. */
+int sbx_bounds_add(sbx_bounds *b, const char *dir, size_t max_bytes,
+                   size_t max_files);
+
+/* In the child, before exec: a user and mount namespace of its own, a
+ * sized tmpfs over each folder, their roots sent on sock; then wait for
+ * the parent's go.  0, or -1.  Async-signal-safe. */
+int sbx_bounds_child(const sbx_bounds *b, int sock);
+
+/* In the parent after fork: receive each tmpfs, copy its folder in,
+ * say go.  0, or an error (UP_EUNSAFE: no tmpfs could be made;
+ * UP_ETOOBIG: the folder does not fit its quota; UP_EIO). */
+int sbx_bounds_fill(sbx_bounds *b, up_error *err);
+
+/* 1 when a tmpfs of b is full (bytes or entries). */
+int sbx_bounds_full(const sbx_bounds *b);
+
+/* Once every process of the call is dead: each tmpfs copied back over
+ * its folder when it fits its quota (discard 0); 1 when one does not
+ * (that folder is left as it was; why says which), else 0.  The tmpfs
+ * mounts are let go either way. */
+int sbx_bounds_back(sbx_bounds *b, int discard, up_buf *why);
+
+/* Free what b holds; b is empty again. */
+void sbx_bounds_release(sbx_bounds *b);
 
 /* One folder of a per-call cgroup. */
 typedef struct sbx_cg_dir {
