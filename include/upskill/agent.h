@@ -74,6 +74,8 @@ typedef struct up_agent_outcome {
     double llm_ms;  /* the turns' durations, summed */
     double tool_ms; /* time in tool handlers */
     int truncated;  /* the last turn stopped at the output cap */
+    size_t not_utf8; /* bytes of replies and tool results that were not
+                        UTF-8, kept as U+FFFD */
 } up_agent_outcome;
 
 /*
