@@ -63,8 +63,10 @@ int up_json_write_file(const char *path, const json_t *v, up_error *err)
     up_buf b = UP_BUF_INIT;
     int rc;
 
-    if (!s)
-        return up_error_set(err, UP_EIO, "'%s': cannot encode JSON", path);
+    if (!s) /* not a full disk: a text jansson refuses (never UP_EIO) */
+        return up_error_set(err, UP_EPARSE,
+                            "'%s': cannot encode JSON: a text is not UTF-8",
+                            path);
     up_buf_adds(&b, s);
     up_buf_addc(&b, '\n');
     free(s);

@@ -174,14 +174,12 @@ static json_t *verdicts_json(const up_eval_job_live *lv)
 
     for (size_t i = 0; i < lv->asserts.n; i++) {
         const up_assert_result *r = &lv->results[i];
-        json_t *e = json_pack(
-            "{s:i, s:o}", "status", r->status, "message",
-            up_json_textn(r->message.data, r->message.len));
+        json_t *e = json_pack("{s:i, s:o}", "status", r->status, "message",
+                              up_json_textn(r->message.data, r->message.len));
 
         if (e && r->check)
-            json_object_set_new(
-                e, "output",
-                up_json_textn(r->output.data, r->output.len));
+            json_object_set_new(e, "output",
+                                up_json_textn(r->output.data, r->output.len));
         json_array_append_new(v, e ? e : json_null());
     }
     return v;

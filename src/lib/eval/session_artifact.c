@@ -54,9 +54,9 @@ static json_t *system_msg(const char *system)
 static json_t *answer_msg(const up_eval_job *j)
 {
     const up_eval_job_live *lv = up_eval_job_live_view(j);
-    json_t *m = json_pack("{s:s, s:o, s:n, s:[]}", "role", "assistant",
-                          "content", up_json_text(lv->answer), "reasoning",
-                          "tool_calls");
+    json_t *m =
+        json_pack("{s:s, s:o, s:n, s:[]}", "role", "assistant", "content",
+                  up_json_text(lv->answer), "reasoning", "tool_calls");
 
     if (j->cut) {
         json_object_set_new(m, "content_bytes",
@@ -163,14 +163,14 @@ static json_t *or_null(json_t *v)
 static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
                         int attempt)
 {
-    json_t *o = json_pack(
-        "{s:I, s:I, s:i, s:s, s:s, s:i, s:o, s:o, s:o}", "case",
-        (json_int_t)j->kase + 1, "case_index", (json_int_t)j->kase, "repeat",
-        j->repeat, "arm", arm_names[j->arm], "model", p->models[j->model],
-        "run_number", run, "attempt",
-        attempt > 0 ? json_integer(attempt) : json_null(), "input",
-        up_json_text(p->suite->cases[j->kase].input), "messages",
-        messages(p, j));
+    json_t *o =
+        json_pack("{s:I, s:I, s:i, s:s, s:s, s:i, s:o, s:o, s:o}", "case",
+                  (json_int_t)j->kase + 1, "case_index", (json_int_t)j->kase,
+                  "repeat", j->repeat, "arm", arm_names[j->arm], "model",
+                  p->models[j->model], "run_number", run, "attempt",
+                  attempt > 0 ? json_integer(attempt) : json_null(), "input",
+                  up_json_text(p->suite->cases[j->kase].input), "messages",
+                  messages(p, j));
 
     json_object_set_new(
         o, "error",

@@ -23,6 +23,7 @@
 #include "upskill/sandbox.h"
 #include "lib/harness/harness_run_int.h"
 #include "lib/harness/harness_wire.h"
+#include "util/json.h"
 
 /* Bytes of stderr kept (for the error message and the artifact). */
 #define ERR_KEEP ((size_t)16 << 10)
@@ -410,7 +411,7 @@ static json_t *tools_json(const up_harness_run *c, const up_harness_outcome *oc,
     json_object_set_new(o, "cli_model",
                         r->model ? json_string(r->model) : json_null());
     json_object_set_new(o, "skipped_lines", json_integer(r->skipped));
-    json_object_set_new(o, "stderr", json_stringn_nocheck(se->data, se->len));
+    json_object_set_new(o, "stderr", up_json_textn(se->data, se->len));
     json_object_set_new(o, "sandbox_limit",
                         c->res.limit ? json_string(c->res.limit_text)
                                      : json_null());
@@ -426,7 +427,7 @@ static json_t *raw_transcript(const up_buf *so)
 
     json_object_set_new(m, "role", json_string("cli-events"));
     json_object_set_new(m, "content",
-                        json_stringn(so->data ? so->data : "", len));
+                        up_json_textn(so->data ? so->data : "", len));
     json_object_set_new(m, "truncated", json_boolean(len < so->len));
     json_array_append_new(a, m);
     return a;
