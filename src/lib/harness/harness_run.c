@@ -175,6 +175,10 @@ static int open_proxy(up_harness_run *c, const up_harness_run_args *ra,
     up_fs_join(sock, ra->dir, "model.sock");
     rc = cli_proxy_open(&c->proxy, sock->data, origin.data, c->spec->key_header,
                         err);
+    if (!rc) { /* its model's endpoints only, and never the key back */
+        cli_proxy_relay_only(c->proxy, c->spec->wire, path.data);
+        cli_proxy_redact(c->proxy, ra->ep->api_key);
+    }
     if (!rc &&
         !(c->obs = up_harness_obs_new(ra->skill_dir, c->spec->wire, err)))
         rc = err ? err->code : UP_EIO;
@@ -305,10 +309,9 @@ void up_harness_run_free(up_harness_run *c)
     free(c);
 }
 
-/* Replace every copy of key in b by "<redacted>". */
-static void redact(up_buf *b, const char *key)
+/* Replace every copy of the klen bytes at key in b by "<redacted>". */
+static void redact_bytes(up_buf *b, const char *key, size_t klen)
 {
-    size_t klen = key ? strlen(key) : 0;
     up_buf o = UP_BUF_INIT;
     const char *at, *from;
 
@@ -323,6 +326,62 @@ static void redact(up_buf *b, const char *key)
     up_buf_add(&o, from, b->len - (size_t)(from - b->data));
     up_buf_release(b);
     *b = o;
+}
+
+/* Standard base64 of n bytes of s into out. */
+static void base64(up_buf *out, const unsigned char *s, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+                              "wxyz0123456789+/";
+
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16;
+
+        v |= i + 1 < n ? (unsigned)s[i + 1] << 8 : 0;
+        v |= i + 2 < n ? s[i + 2] : 0;
+        up_buf_addc(out, abc[(v >> 18) & 63]);
+        up_buf_addc(out, abc[(v >> 12) & 63]);
+        up_buf_addc(out, i + 1 < n ? abc[(v >> 6) & 63] : '=');
+        up_buf_addc(out, i + 2 < n ? abc[v & 63] : '=');
+    }
+}
+
+/*
+ * The key's base64 form where it starts at byte off (0..2) of a 3-byte
+ * group of a longer text: the characters that depend on the key's bytes
+ * only, so a copy is found whatever came before or after it.
+ */
+static void base64_core(up_buf *out, const char *key, size_t klen, size_t off)
+{
+    up_buf in = UP_BUF_INIT, enc = UP_BUF_INIT;
+    size_t from = (off * 8 + 5) / 6, to = (off + klen) * 8 / 6;
+
+    for (size_t i = 0; i < off; i++)
+        up_buf_addc(&in, '\0');
+    up_buf_add(&in, key, klen);
+    base64(&enc, (const unsigned char *)in.data, in.len);
+    up_buf_add(out, enc.data + from, to - from);
+    up_buf_release(&in);
+    up_buf_release(&enc);
+}
+
+/* Replace every copy of key in b, and of its base64 forms, by
+ * "<redacted>". */
+static void redact(up_buf *b, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+
+    if (klen < 4 || !b->len)
+        return;
+    redact_bytes(b, key, klen);
+    for (size_t off = 0; off < 3; off++) {
+        up_buf core = UP_BUF_INIT;
+
+        base64_core(&core, key, klen, off);
+        if (core.len >= 12) /* shorter ones would hit other text */
+            redact_bytes(b, core.data, core.len);
+        up_buf_release(&core);
+    }
 }
 
 static json_t *tool_map(const up_harness_result *r, int errors)
