@@ -470,6 +470,7 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
                                up_error *err)
 {
     up_buf dir = UP_BUF_INIT, path = UP_BUF_INIT, md = UP_BUF_INIT;
+    up_buf data = UP_BUF_INIT;
     int rc;
 
     if (!s->name || !*s->name || strchr(s->name, '/') ||
@@ -492,10 +493,13 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
     for (size_t i = 0; !rc && i < s->nfiles; i++) {
         up_buf_reset(&path);
         up_fs_join(&path, dir.data, s->files[i].path);
-        rc =
-            up_workspace_add_file(w, path.data, s->files[i].data,
-                                  s->files[i].len, s->files[i].executable, err);
+        /* a sweep's skill holds no contents: one file read at a time */
+        rc = up_skill_file_read(s, i, &data, err);
+        if (!rc)
+            rc = up_workspace_add_file(w, path.data, data.data, data.len,
+                                       s->files[i].executable, err);
     }
+    up_buf_release(&data);
     if (!rc) {
         free(w->skill_dir);
         w->skill_dir = up_buf_detach(&dir);

@@ -87,6 +87,7 @@ void up_skill_release(up_skill *s)
     free(m->compatibility);
     free(s->tests_json);
     up_strv_free(s->warnings);
+    free(s->files_dir);
     up_skill_init(s);
 }
 
