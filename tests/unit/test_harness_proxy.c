@@ -361,3 +361,52 @@ Test(harness_proxy, the_keys_base64_forms_are_redacted_at_every_alignment)
         up_buf_release(&b);
     }
 }
+
+/* Read fd until the proxy closes it; the bytes read. */
+static size_t drain(int fd)
+{
+    char buf[65536];
+    size_t n = 0;
+    ssize_t k;
+
+    while ((k = read(fd, buf, sizeof(buf))) > 0) {
+        n += (size_t)k;
+        cli_proxy_step(px);
+    }
+    return n;
+}
+
+/* Replies the CLI does not read hold at most 32 MiB (and the one in
+ * flight): past it the proxy relays nothing more until it reads. */
+Test(harness_proxy, unread_replies_are_bounded)
+{
+    size_t big = (size_t)30 << 20;
+    char *body = malloc(big + 1);
+    int fd[3];
+    up_response r;
+
+    memset(body, 'x', big);
+    body[big] = '\0';
+    for (int i = 0; i < 3; i++) {
+        fd[i] = dial();
+        say(fd[i], "POST /v1/chat/completions HTTP/1.1\r\n\r\n");
+    }
+    for (int i = 0; i < 2; i++) {
+        cr_assert_not_null(cli_proxy_next(px, 0), "reply %d is relayed", i);
+        up_response_init(&r);
+        r.http_status = 200;
+        r.raw_body = strdup(body);
+        r.raw_len = big;
+        cli_proxy_reply(px, &r);
+        up_response_release(&r);
+    }
+    cr_assert_null(cli_proxy_next(px, 0),
+                   "nothing more while 60 MiB of replies are unread");
+    cr_assert_gt(drain(fd[0]), big, "the first reply is read whole");
+    cr_assert_gt(drain(fd[1]), big);
+    cli_proxy_step(px);
+    cr_assert_not_null(cli_proxy_next(px, 0), "then the third goes out");
+    for (int i = 0; i < 3; i++)
+        close(fd[i]);
+    free(body);
+}

@@ -46,6 +46,10 @@
 /* Bytes held over all connections (requests waiting, replies going out):
  * past it no connection is read until some are done. */
 #define PROXY_MAX_HELD ((size_t)96 << 20)
+/* Bytes of replies the CLI has not read yet: past it no more requests
+ * are relayed until it reads, so unread replies hold at most this and
+ * the one in flight (16 unread 20 MB replies held 585 MB, issue 36). */
+#define PROXY_MAX_UNREAD ((size_t)32 << 20)
 
 enum { C_READ, C_READY, C_BUSY, C_SEND };
 
@@ -671,11 +675,22 @@ void cli_proxy_step(cli_proxy *p)
     }
 }
 
+/* The bytes of p's replies not yet written to the CLI. */
+static size_t unread(const cli_proxy *p)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        if (p->c[i]->state == C_SEND)
+            n += p->c[i]->out.len - p->c[i]->out_off;
+    return n;
+}
+
 const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms)
 {
     pconn *c = NULL;
 
-    if (!p || p->busy)
+    if (!p || p->busy || unread(p) >= PROXY_MAX_UNREAD)
         return NULL;
     for (size_t i = 0; i < p->n && !c; i++)
         if (p->c[i]->state == C_READY)

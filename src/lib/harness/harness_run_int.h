@@ -97,7 +97,7 @@ int cli_proxy_fds(const cli_proxy *p, int *fds, int max);
 void cli_proxy_step(cli_proxy *p);
 /* The next complete request, relayed (borrowed until cli_proxy_reply),
  * to be answered by deadline_ms (up_http_now_ms(); 0: none), or NULL:
- * none, or one is already out. */
+ * none, one is already out, or the CLI has not read 32 MiB of replies. */
 const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms);
 /* The relayed request's reply, written back to the CLI. */
 void cli_proxy_reply(cli_proxy *p, const up_response *res);
