@@ -189,6 +189,34 @@ static int open_proxy(up_harness_run *c, const up_harness_run_args *ra,
     return rc;
 }
 
+/* The CLI's install folder prefix (bound into every conversation's
+ * sandbox) holding none of the conversation's own folders on the host:
+ * they sit beside the other conversations' (in TMPDIR), which the CLI
+ * could then read, the baseline its skill arm's. */
+static int prefix_apart(const char *prefix, const up_harness_run_args *ra,
+                        up_error *err)
+{
+    const char *mine[] = {ra->dir, ra->ws};
+    char *real = realpath(prefix, NULL);
+    int rc = 0;
+
+    for (size_t i = 0; !rc && i < sizeof(mine) / sizeof(*mine); i++) {
+        char *m = mine[i] ? realpath(mine[i], NULL) : NULL;
+
+        if (m && up_fs_holds(real ? real : prefix, m))
+            rc = up_error_set(err, UP_EUNSAFE,
+                              "the CLI's install folder '%s' holds '%s', "
+                              "where upskill keeps this conversation beside "
+                              "the others (TMPDIR): every conversation could "
+                              "read the others'; set TMPDIR outside it or "
+                              "install the CLI elsewhere",
+                              prefix, mine[i]);
+        free(m);
+    }
+    free(real);
+    return rc;
+}
+
 int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
                          up_error *err)
 {
@@ -211,6 +239,8 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
         rc = up_harness_format_parse(fmt, &c->fmt, err);
     if (!rc)
         rc = cli_find(c->spec, &bin, &prefix, err);
+    if (!rc)
+        rc = prefix_apart(prefix.data, ra, err);
     if (!rc)
         rc = ws_inside(&at, ra->ws_inside, prefix.data, err);
     if (!rc && ra->places)
