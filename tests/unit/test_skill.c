@@ -910,3 +910,39 @@ Test(skill, dropped_files_are_read_back_and_checked, .init = mk_tmp,
     up_buf_release(&b);
     up_skill_release(&s);
 }
+
+/* A key short in bytes but over YAML's 1024-character implicit-key
+ * limit once escaped (fuzz_skill's abort, issue 36): rendered with "? ",
+ * it parses back to the same fields. */
+Test(skill, render_a_key_long_once_escaped)
+{
+    up_skill s, t;
+    up_buf out = UP_BUF_INIT;
+    up_error err = {0};
+    char key[301];
+
+    memset(key, '\x01', 300);
+    key[300] = '\0';
+    up_skill_init(&s);
+    up_skill_init(&t);
+    s.name = up_xstrdup("a");
+    s.description = up_xstrdup("b");
+    s.metadata = up_xcalloc(1, sizeof(*s.metadata));
+    s.metadata[0].key = up_xstrdup(key);
+    s.metadata[0].value = up_xstrdup("v");
+    s.nmetadata = 1;
+    s.extra = up_xcalloc(1, sizeof(*s.extra));
+    s.extra[0].key = up_xstrdup(key);
+    s.extra[0].value = up_xstrdup("w");
+    s.nextra = 1;
+    up_skill_render(&s, &out);
+    cr_assert_eq(up_skill_parse(&t, out.data, out.len, "r", &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(t.nmetadata, 1);
+    cr_assert_str_eq(t.metadata[0].key, key);
+    cr_assert_eq(t.nextra, 1);
+    cr_assert_str_eq(t.extra[0].key, key);
+    up_buf_release(&out);
+    up_skill_release(&s);
+    up_skill_release(&t);
+}
