@@ -72,7 +72,7 @@ cat > "$T/s2.json" <<'JSON'
 {"rules": [
   {"match": {"assistant_turns": 0},
    "reply": {"tool_calls": [{"name": "run",
-     "arguments": {"command": "printf 'bad\\377\\376 bytes'"}}]}},
+     "arguments": {"command": "printf 'bad\\377\\376 bytes'; echo x > \"$(printf 'f\\377.txt')\""}}]}},
   {"match": {"assistant_turns": 1},
    "reply": {"text": "GOOD caf\u00e9 \u00ff", "latin1": true}}]}
 JSON
@@ -87,6 +87,8 @@ ok "$(valid "$art"; echo $?)" "its artifacts are JSON in UTF-8"
 like "$(cat "$art")" "\"content\":\"GOOD caf$FFFD $FFFD\"" \
     "the reply's bad bytes are U+FFFD"
 like "$(cat "$art")" '"not_utf8_bytes":2' "and counted"
+like "$(cat "$art")" "{\"path\":\"f$FFFD.txt\"" \
+    "a file name a command made is listed with U+FFFD"
 like "$(cat "$art")" "\"output\":\"--- stdout ---\\nout$FFFD\\n\"" \
     "the check's output is stored with U+FFFD"
 cp "$art" "$T/agent-art.jsonl"

@@ -32,6 +32,7 @@
 #include "lib/agent/workspace_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "util/json.h"
 
 void up_ws_limits_default(up_ws_limits *l)
 {
@@ -663,7 +664,8 @@ static void snap_file(struct snap *sn, int dir, const char *name,
     if (fd >= 0)
         close(fd);
     sn->left -= kept;
-    json_object_set_new(f, "path", json_string(rel));
+    /* a name a command made may be any bytes */
+    json_object_set_new(f, "path", up_json_text(rel));
     json_object_set_new(f, "size", json_integer((json_int_t)size));
     json_object_set_new(f, "content", content ? content : json_null());
     json_object_set_new(f, "truncated",
@@ -748,7 +750,8 @@ static void snap_entry(struct snap *sn, int fd, const char *name,
         up_buf_release(&dir);
     } else if (S_ISLNK(st.st_mode)) {
         json_array_append_new(
-            sn->files, json_pack("{s:s, s:b}", "path", rel, "symlink", 1));
+            sn->files,
+            json_pack("{s:o, s:b}", "path", up_json_text(rel), "symlink", 1));
     } else if (S_ISREG(st.st_mode)) {
         snap_file(sn, fd, name, rel);
     }
