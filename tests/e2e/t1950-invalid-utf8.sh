@@ -63,6 +63,15 @@ is "$(head -2 "$art")" "$(head -2 "$T/chat-art.jsonl")" \
     "--resume rebuilds the answered conversations' artifacts, U+FFFD and counts"
 like "$(sed -n 3p "$art")" "refused $FFFD here" "and the failed one is asked again"
 
+# --- the Anthropic wire, streamed and whole ----------------------------
+run env ANTHROPIC_BASE_URL="$FAKE_URL" ANTHROPIC_API_KEY=sk-ant-fake \
+    "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" \
+    -m anthropic.claude-haiku-4-5 -j 1 --runs-dir "$T/anth"
+is "$rc" 4 "the Anthropic wire: the same outcome"
+art=$(cat "$T"/anth/*/run_1/cases/transcripts.jsonl)
+like "$art" "\"content\":\"GOOD caf$FFFD $FFFD$FFFD end\"" "a whole Anthropic reply's bytes are U+FFFD"
+like "$art" "\"content\":\"GOOD streamed $FFFD$FFFD$FFFD\"" "and a streamed one's"
+
 # --- agent mode: a command's output and the final reply ----------------
 cat > "$T/a.json" <<'JSON'
 {"cases": [{"input": "question one", "expected": {"contains": ["GOOD"]},
