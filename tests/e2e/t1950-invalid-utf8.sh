@@ -132,5 +132,9 @@ SH
         "its artifacts are JSON in UTF-8"
     like "$(cat "$B/run_1/cases/transcripts.jsonl")" "warn $FFFD$FFFD" \
         "its stderr is stored with U+FFFD"
+    like "$(cat "$B/run_1/cases/transcripts.jsonl")" '"passed":true' \
+        "its result event is read, its bad byte as U+FFFD (not skipped)"
+    like "$(cat "$B/run_1/cases/transcripts.jsonl")" '"not_utf8_bytes":1' \
+        "and counted"
 fi
 done_testing

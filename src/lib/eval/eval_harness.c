@@ -259,7 +259,8 @@ void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
                                        sk ? sk->name : NULL, skill, &oc);
     res->err = oc.err;
     res->text = clean_answer(oc.r.answer, &res->not_utf8);
-    res->usage = oc.usage; /* from the wire: every request it sent */
+    res->not_utf8 += oc.r.not_utf8; /* its events' */
+    res->usage = oc.usage;          /* from the wire: every request it sent */
     take_agent_part(up_eval_job_agent(j), &oc, skill);
     if (c->ws)
         up_eval_job_agent(j)->workspace_json = snapshot(c);
