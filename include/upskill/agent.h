@@ -71,9 +71,11 @@ typedef struct up_agent_outcome {
     int turns;          /* model turns answered */
     long tool_calls;
     long tool_errors;
-    double llm_ms;  /* the turns' durations, summed */
-    double tool_ms; /* time in tool handlers */
-    int truncated;  /* the last turn stopped at the output cap */
+    double llm_ms;   /* the turns' durations, summed */
+    double tool_ms;  /* time in tool handlers */
+    int truncated;   /* the last turn stopped at the output cap */
+    size_t not_utf8; /* bytes of replies and tool results that were not
+                        UTF-8, kept as U+FFFD */
 } up_agent_outcome;
 
 /*

@@ -47,6 +47,8 @@ typedef struct up_error {
 /*
  * Store code and a printf-style message in err (which may be NULL) and
  * return code, so callers can write `return up_error_set(err, ...)`.
+ * The message is always valid UTF-8 (a reply's bytes quoted in it that
+ * are not are stored as U+FFFD), so any writer can store it.
  */
 int up_error_set(up_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -120,6 +120,8 @@ static inline uint16_t up_eval_count16(size_t n)
 typedef struct up_eval_job_live {
     char *answer;        /* graded text (reasoning kept out), or NULL */
     size_t answer_bytes; /* the answer's size as received */
+    size_t not_utf8;     /* bytes the model (or a tool) sent that were
+                            not UTF-8, stored as U+FFFD; 0: none */
     /* filled by up_eval_grade */
     up_assert_list asserts;    /* the case's assertions, parsed for this
                                   job (up_eval_job_asserts): a plan keeps

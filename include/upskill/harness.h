@@ -161,8 +161,10 @@ int up_harness_run_outcome(up_harness_run *c, const char *model,
 
 void up_harness_outcome_release(up_harness_outcome *oc);
 
-/* Replace every copy of key (4 characters or more) in b by
- * "<redacted>": a CLI's tool may have printed its environment. */
+/* Replace every copy of key (4 characters or more) in b, and of its
+ * base64 forms (at each of the 3 alignments, where 12 characters or more
+ * depend on the key alone), by "<redacted>": a CLI's tool may have
+ * printed its environment, an endpoint may echo the key. */
 void up_harness_redact(up_buf *b, const char *key);
 
 /*

@@ -73,6 +73,8 @@ typedef struct up_harness_result {
     long lines;       /* non-blank lines read */
     long skipped;     /* of those, skipped: not an event we can read */
     char *first_skip; /* why the first was skipped, or NULL */
+    size_t not_utf8;  /* bytes of its lines that were not UTF-8, read as
+                         U+FFFD (a CLI may print any bytes) */
 } up_harness_result;
 
 /*

@@ -234,6 +234,8 @@ typedef struct up_response {
     char *raw_body; /* owned, NUL-terminated, raw_len bytes */
     size_t raw_len;
     char raw_ctype[64]; /* its content type, "" when none */
+    size_t not_utf8;    /* bytes of the replies that were not UTF-8, each
+                           read as U+FFFD (summed over turns) */
 } up_response;
 
 void up_response_init(up_response *r);

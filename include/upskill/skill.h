@@ -41,9 +41,11 @@ typedef struct up_kv {
 
 typedef struct up_skill_file {
     char *path;     /* relative to the skill folder: "references/api.md" */
-    char *data;     /* contents, NUL-terminated, may hold other NULs */
+    char *data;     /* contents, NUL-terminated, may hold other NULs; NULL
+                       once dropped (up_skill_files_drop) */
     size_t len;     /* bytes in data */
     int executable; /* the owner's run bit; kept on save */
+    unsigned char sha256[32]; /* of data, set when it is dropped */
 } up_skill_file;
 
 /* skill_meta.json "metadata" (upstream's SkillMetadata). */
@@ -83,6 +85,7 @@ typedef struct up_skill {
      * YAML (...), read line by line as upstream upskill does; quote ..." */
     char **warnings;
     size_t nwarnings, warnings_cap;
+    char *files_dir; /* where dropped files are read back from, or NULL */
 } up_skill;
 
 void up_skill_init(up_skill *s);
@@ -153,6 +156,23 @@ int up_skill_load(up_skill *s, const char *dir, up_error *err);
  * the rest of the folder; else the loader's error and message.
  */
 int up_skill_check_folder(const char *dir, up_error *err);
+
+/*
+ * Free the contents of s's resource files (s loaded from dir), keeping
+ * each one's path, size, run bit and SHA-256, so a sweep of many skills
+ * holds their metadata, not their references (issue 36: 40 skills of
+ * 48 MiB took 1.98 GB); up_skill_file_read brings one back for the job
+ * that installs it.  A file already dropped is left as it is.
+ */
+void up_skill_files_drop(up_skill *s, const char *dir);
+
+/*
+ * The contents of s's file i into out (reset first): its data when held,
+ * else read again from the folder it was loaded from; UP_EIO (naming the
+ * skill and the file) when it changed since (size or SHA-256), else
+ * up_fs_read's errors.
+ */
+int up_skill_file_read(const up_skill *s, size_t i, up_buf *out, up_error *err);
 
 /*
  * Save s as the folder dir, as a whole: SKILL.md, skill_meta.json and

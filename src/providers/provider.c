@@ -25,6 +25,8 @@
 #include "upskill/alloc.h"
 #include "upskill/http.h"
 #include "upskill/preset.h"
+#include "util/json.h"
+#include "util/utf8.h"
 
 #define RAW_HEAD       200 /* first stream bytes kept for an error message */
 #define ERROR_TEXT_MAX 500 /* bytes of an in-band error's message shown */
@@ -606,6 +608,29 @@ int up_provider_raw_headers(const up_endpoint *ep, const up_raw_request *raw,
 
 /* ---- the reply -------------------------------------------------------- */
 
+/*
+ * The JSON of len bytes of a reply: bytes that are not UTF-8 (a server
+ * may send any) are read as U+FFFD and counted in r->not_utf8 rather
+ * than losing the reply (jansson refuses them); they can only sit inside
+ * strings, since JSON's own syntax is ASCII.
+ */
+static json_t *load_text(up_reply *r, const char *data, size_t len,
+                         json_error_t *je)
+{
+    up_buf fixed = UP_BUF_INIT;
+    size_t bad = up_utf8_bad(data, len);
+    json_t *j;
+
+    if (!bad)
+        return json_loadb(data, len, 0, je);
+    up_utf8_add(&fixed, data, len);
+    j = json_loadb(fixed.data, fixed.len, 0, je);
+    up_buf_release(&fixed);
+    if (j)
+        r->not_utf8 += bad;
+    return j;
+}
+
 static int on_event(void *ud, const char *event, const char *data, size_t len)
 {
     up_reply *r = ud;
@@ -617,9 +642,9 @@ static int on_event(void *ud, const char *event, const char *data, size_t len)
         r->ended = 1;
         return 0;
     }
-    j = json_loadb(data, len, 0, NULL);
+    j = load_text(r, data, len, NULL);
     if (!j && strcmp(event, "error") == 0)
-        j = json_stringn_nocheck(data, len); /* a bare message */
+        j = up_json_textn(data, len); /* a bare message */
     if (!j)
         return 0; /* not ours to judge: unknown events may be anything */
     r->events++;
@@ -725,6 +750,7 @@ void up_reply_reset(up_reply *r)
     r->inband = 0;
     r->shape = REPLY_UNKNOWN;
     r->events = 0;
+    r->not_utf8 = 0;
     r->model[0] = '\0';
 }
 
@@ -821,7 +847,7 @@ int up_reply_end(up_reply *r, const char *ctype, up_error *err)
 int up_reply_parse(up_reply *r, const char *body, size_t len, up_error *err)
 {
     json_error_t je;
-    json_t *j = json_loadb(body, len, 0, &je);
+    json_t *j = load_text(r, body, len, &je);
     int rc;
 
     if (!j) {
@@ -1046,6 +1072,8 @@ void up_reply_finish(up_reply *r, const up_request *rq, up_response *out)
     out->text = up_buf_detach(r->tool.len && !tools ? &r->tool : &r->text);
     out->reasoning = up_buf_detach(&r->reasoning);
     out->stop_reason = up_buf_detach(&r->stop);
+    out->not_utf8 += r->not_utf8;
+    r->not_utf8 = 0;
     if (r->model[0])
         memcpy(out->model, r->model, sizeof(out->model));
     out->max_tokens = up_provider_max_tokens(r->ep);

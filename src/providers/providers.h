@@ -62,6 +62,8 @@ typedef struct up_reply {
     int blk_index;   /* ... its index */
     size_t blk_from; /* ... where its thinking began in reasoning */
     up_buf sig;      /* ... its signature, joined */
+    size_t not_utf8; /* bytes of the body that were not UTF-8, each
+                        parsed as U+FFFD */
 } up_reply;
 
 /* The kind of block a stream has open (up_reply.blk). */

@@ -5,7 +5,27 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "upskill/buf.h"
 #include "upskill/error.h"
+#include "util/utf8.h"
+
+/* msg made valid UTF-8 (a reply's raw bytes may be quoted in it), cut
+ * on a character boundary to fit. */
+static void fix_utf8(char *msg, size_t size)
+{
+    up_buf b = UP_BUF_INIT;
+    size_t n = strlen(msg), keep;
+
+    if (!up_utf8_bad(msg, n))
+        return;
+    up_utf8_add(&b, msg, n);
+    keep = b.len < size ? b.len : size - 1;
+    while (keep && ((unsigned char)b.data[keep] & 0xc0) == 0x80)
+        keep--; /* never half a character */
+    memcpy(msg, b.data, keep);
+    msg[keep] = '\0';
+    up_buf_release(&b);
+}
 
 int up_error_set(up_error *err, int code, const char *fmt, ...)
 {
@@ -17,6 +37,7 @@ int up_error_set(up_error *err, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
     va_end(ap);
+    fix_utf8(err->msg, sizeof(err->msg));
     return code;
 }
 
@@ -39,6 +60,7 @@ void up_error_prefix(up_error *err, const char *fmt, ...)
     memcpy(err->msg, head, hn);
     snprintf(err->msg + hn, sizeof(err->msg) - hn, "%.*s",
              (int)(sizeof(err->msg) - hn - 1), old);
+    fix_utf8(err->msg, sizeof(err->msg));
 }
 
 static const struct {

@@ -9,6 +9,7 @@
 #include "upskill/buf.h"
 #include "upskill/fs.h"
 #include "util/json.h"
+#include "util/utf8.h"
 
 /* jansson's texts that name its options -> what they mean to a user. */
 static const struct {
@@ -62,8 +63,10 @@ int up_json_write_file(const char *path, const json_t *v, up_error *err)
     up_buf b = UP_BUF_INIT;
     int rc;
 
-    if (!s)
-        return up_error_set(err, UP_EIO, "'%s': cannot encode JSON", path);
+    if (!s) /* not a full disk: a text jansson refuses (never UP_EIO) */
+        return up_error_set(err, UP_EPARSE,
+                            "'%s': cannot encode JSON: a text is not UTF-8",
+                            path);
     up_buf_adds(&b, s);
     up_buf_addc(&b, '\n');
     free(s);
@@ -95,13 +98,25 @@ double up_json_num(const json_t *obj, const char *key, double dflt)
     return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-json_t *up_json_str_or_null(const char *s)
+json_t *up_json_textn(const char *s, size_t n)
 {
+    up_buf b = UP_BUF_INIT;
     json_t *v;
 
-    if (!s)
-        return json_null();
-    v = json_string(s);
-    /* Bytes that are not UTF-8 are kept rather than silently dropped. */
-    return v ? v : json_string_nocheck(s);
+    if (!up_utf8_bad(s, n))
+        return json_stringn(s, n);
+    up_utf8_add(&b, s, n);
+    v = json_stringn(b.data, b.len);
+    up_buf_release(&b);
+    return v;
+}
+
+json_t *up_json_text(const char *s)
+{
+    return s ? up_json_textn(s, strlen(s)) : json_string("");
+}
+
+json_t *up_json_str_or_null(const char *s)
+{
+    return s ? up_json_textn(s, strlen(s)) : json_null();
 }

@@ -30,8 +30,16 @@ long up_json_long(const json_t *obj, const char *key, long dflt);
 /* The number at key (integer or real), or dflt. */
 double up_json_num(const json_t *obj, const char *key, double dflt);
 
-/* A JSON string, or null when s is NULL; never NULL itself (text that
- * is not valid UTF-8 is kept as it is). */
+/*
+ * A JSON string of n bytes of outside text (a model's reply, a CLI's
+ * output): never NULL, whatever the bytes; each byte that is not valid
+ * UTF-8, and each NUL, is stored as U+FFFD (util/utf8.h).  Every writer
+ * of run files, journal, cache and trace builds such text through these.
+ */
+json_t *up_json_textn(const char *s, size_t n);
+/* The same for a C string; NULL gives "". */
+json_t *up_json_text(const char *s);
+/* The same, null when s is NULL. */
 json_t *up_json_str_or_null(const char *s);
 
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The llm-rubric judge: its verdict is the last JSON object of its reply
-# (a judge that quotes the answer's {"pass": true} before its own
-# {"pass": false} has failed it), the answer sits inside a fence it cannot
+# The llm-rubric judge: its verdict is the JSON object of its reply with
+# "pass" (a judge that quotes the answer's {"pass": true} before its own
+# {"pass": false} gives no verdict: the case fails), the answer sits inside a fence it cannot
 # close, and the judge never learns which arm wrote the answer or the skill.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
@@ -30,7 +30,7 @@ fake_start "$T/s.json" --record "$T/rec.jsonl"
 run "$UPSKILL" eval --no-cache "$SKILL" -t "$T/tests.json" -m local \
     --base-url "$FAKE_URL/v1" --no-log-runs --json
 is "$rc" 0 "eval runs"
-like "$out" '"passed": 0,' "the judge's last verdict decides: fail"
+like "$out" '"passed": 0,' "verdicts that disagree fail the case"
 unlike "$out" '"passed": 1,' "the quoted {\"pass\": true} is not a verdict"
 
 grep '<rubric>' "$T/rec.jsonl" > "$T/judge.jsonl"

@@ -128,6 +128,8 @@ struct fake_reply {
     json_t *owned;           /* per-request JSON (an agent's calls), owned
                                 by the connection; NULL when none */
     const char *agent;       /* an agent student's step, for the record */
+    int latin1;              /* send U+0080..U+00FF of the body as the
+                                single bytes 0x80..0xFF (not UTF-8) */
 };
 
 /* Per-rule scripted behaviour; see docs/fake-llm.md. */

@@ -426,6 +426,32 @@ static const build_fn builders[FAKE_FAULT_COUNT] = {
     [FAKE_FAULT_STALL] = build_stall,
 };
 
+/*
+ * The body with each UTF-8 encoded U+0080..U+00FF (C2/C3 and one byte)
+ * turned into that single byte, so a scenario can script bytes that are
+ * not UTF-8; the event marks move with the bytes they follow.
+ */
+static void to_latin1(struct fake_out *o)
+{
+    unsigned char *p = (unsigned char *)o->body.data;
+    size_t in = 0, out = 0, m = 0;
+
+    for (; in < o->body.len; out++) {
+        for (; m < o->nmarks && o->marks[m] == in; m++)
+            o->marks[m] = out;
+        if ((p[in] == 0xc2 || p[in] == 0xc3) && in + 1 < o->body.len) {
+            p[out] = (unsigned char)(((p[in] & 1) << 6) | (p[in + 1] & 0x3f));
+            p[out] |= 0x80;
+            in += 2;
+        } else {
+            p[out] = p[in++];
+        }
+    }
+    for (; m < o->nmarks; m++)
+        o->marks[m] = out;
+    up_buf_truncate(&o->body, out);
+}
+
 void fake_reply_build(struct fake_out *o, const struct fake_request *rq,
                       const struct fake_reply *r, const json_t *models)
 {
@@ -437,6 +463,8 @@ void fake_reply_build(struct fake_out *o, const struct fake_request *rq,
     if (r->stream >= 0)
         as.stream = r->stream;
     builders[r->fault](o, &as, r, models);
+    if (r->latin1)
+        to_latin1(o);
     request_id(id, sizeof(id), rq);
     fake_out_header(
         o, rq->api == FAKE_API_ANTHROPIC ? "request-id" : "x-request-id", id);

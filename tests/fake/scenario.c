@@ -279,6 +279,7 @@ static const struct field reply_fields[] = {
     {"bytes", p_long, R(bytes)},
     {"retry_after", p_strnum, R(retry_after)},
     {"tool_calls", p_tool_calls, R(tool_calls)},
+    {"latin1", p_bool, R(latin1)},
     {NULL, NULL, 0},
 };
 #undef R

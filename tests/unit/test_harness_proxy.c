@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/harness/harness_run_int.h"
+#include "lib/harness/harness_wire.h"
 #include "upskill/upskill.h"
 
 static char dir[64], sock[96];
@@ -257,4 +258,155 @@ Test(harness_proxy, a_client_that_half_closes_still_gets_its_reply)
                                "application/json\r\nContent-Length: 2\r\n"
                                "Connection: close\r\n\r\n{}");
     close(fd);
+}
+
+/* A request the relay table refuses: the proxy's own 404, counted. */
+static void not_relayed(const char *request)
+{
+    refused(request, "HTTP/1.1 404 ");
+}
+
+/* A request the relay table lets through, to url. */
+static void relayed_to(const char *request, const char *url)
+{
+    int fd = dial();
+    const up_request *rq;
+
+    say(fd, request);
+    rq = cli_proxy_next(px, 0);
+    cr_assert_not_null(rq, "%s is relayed", request);
+    cr_assert_str_eq(rq->raw->url, url);
+    answer(200, "application/json", "{}");
+    close(fd);
+}
+
+Test(harness_proxy, only_the_wires_model_endpoints_are_relayed)
+{
+    cli_proxy_relay_only(px, UP_WIRE_ANTHROPIC, "/api");
+    relayed_to("POST /api/v1/messages?beta=true HTTP/1.1\r\n\r\n",
+               "http://origin.test/api/v1/messages?beta=true");
+    relayed_to("POST /api/v1/messages/count_tokens HTTP/1.1\r\n\r\n",
+               "http://origin.test/api/v1/messages/count_tokens");
+    not_relayed("POST /api/v1/files HTTP/1.1\r\n\r\n");
+    not_relayed("GET /api/v1/messages HTTP/1.1\r\n\r\n");
+    not_relayed("GET / HTTP/1.1\r\n\r\n");
+    not_relayed("POST /v1/messages HTTP/1.1\r\n\r\n"); /* not below /api */
+    not_relayed("POST /api/v1/messages/batches HTTP/1.1\r\n\r\n");
+    not_relayed(
+        "POST /api/v1/fine_tuning/jobs?x=/v1/messages HTTP/1.1\r\n\r\n");
+    not_relayed("POST /api/v1/files%2f..%2fmessages HTTP/1.1\r\n\r\n");
+    not_relayed("POST /api/v1/files#/v1/messages HTTP/1.1\r\n\r\n");
+    not_relayed("POST /key/info HTTP/1.1\r\n\r\n");
+    cr_assert_eq(cli_proxy_refused(px), 9);
+
+    cli_proxy_relay_only(px, UP_WIRE_GEMINI, "");
+    relayed_to("POST /v1beta/models/gemini-2.5-flash:streamGenerateContent"
+               "?alt=sse HTTP/1.1\r\n\r\n",
+               "http://origin.test/v1beta/models/"
+               "gemini-2.5-flash:streamGenerateContent?alt=sse");
+    not_relayed("POST /v1beta/models/a/b:generateContent HTTP/1.1\r\n\r\n");
+    not_relayed("POST /v1beta/files HTTP/1.1\r\n\r\n");
+    cli_proxy_relay_only(px, UP_WIRE_RESPONSES, "/v1");
+    relayed_to("POST /v1/responses HTTP/1.1\r\n\r\n",
+               "http://origin.test/v1/responses");
+    not_relayed("POST /v1/chat/completions HTTP/1.1\r\n\r\n");
+    cli_proxy_relay_only(px, UP_WIRE_OPENAI, "/v1");
+    relayed_to("POST /v1/chat/completions HTTP/1.1\r\n\r\n",
+               "http://origin.test/v1/chat/completions");
+    relayed_to("GET /v1/models HTTP/1.1\r\n\r\n",
+               "http://origin.test/v1/models");
+    not_relayed("POST /v1/models HTTP/1.1\r\n\r\n");
+    not_relayed("GET /v1/chat/completions HTTP/1.1\r\n\r\n");
+}
+
+Test(harness_proxy, a_reply_that_echoes_the_key_reaches_the_cli_redacted)
+{
+    /* "sk-echo-0123456789abcdef" and its base64 at two alignments */
+    static const char *const key = "sk-echo-0123456789abcdef";
+    int fd = dial();
+    char *got;
+
+    cli_proxy_redact(px, key);
+    say(fd, "POST /v1/chat/completions HTTP/1.1\r\n\r\n");
+    cr_assert_not_null(cli_proxy_next(px, 0));
+    answer(200, "application/json",
+           "{\"key\":\"sk-echo-0123456789abcdef\","
+           "\"b64\":\"c2stZWNoby0wMTIzNDU2Nzg5YWJjZGVm\","
+           "\"basic\":\"dTpzay1lY2hvLTAxMjM0NTY3ODlhYmNkZWY=\"}");
+    got = hear(fd);
+    cr_assert_null(strstr(got, key), "%s", got);
+    cr_assert_null(strstr(got, "c2stZWNoby0wMTIzNDU2Nzg5YWJjZGVm"), "%s", got);
+    cr_assert_null(strstr(got, "zay1lY2hvLTAxMjM0NTY3ODlhYmNkZW"), "%s", got);
+    cr_assert(strstr(got, "<redacted>"));
+    cr_assert(strstr(got, "Content-Length: "), "the length is the new one");
+    close(fd);
+}
+
+Test(harness_proxy, the_keys_base64_forms_are_redacted_at_every_alignment)
+{
+    static const char *const key = "sk-echo-0123456789abcdef";
+    static const char *const texts[] = {
+        "c2stZWNoby0wMTIzNDU2Nzg5YWJjZGVm",         /* the key alone */
+        "dTpzay1lY2hvLTAxMjM0NTY3ODlhYmNkZWY=",     /* "u:" + key */
+        "eDpBc2stZWNoby0wMTIzNDU2Nzg5YWJjZGVmIQ==", /* "x:A" + key + "!" */
+    };
+
+    for (size_t i = 0; i < 3; i++) {
+        up_buf b = UP_BUF_INIT;
+
+        up_buf_addf(&b, "auth %s end", texts[i]);
+        up_harness_redact(&b, key);
+        cr_assert(strstr(b.data, "<redacted>"), "%zu: %s", i, b.data);
+        cr_assert(strncmp(b.data, "auth ", 5) == 0);
+        up_buf_release(&b);
+    }
+}
+
+/* Read fd until the proxy closes it; the bytes read. */
+static size_t drain(int fd)
+{
+    char buf[65536];
+    size_t n = 0;
+    ssize_t k;
+
+    while ((k = read(fd, buf, sizeof(buf))) > 0) {
+        n += (size_t)k;
+        cli_proxy_step(px);
+    }
+    return n;
+}
+
+/* Replies the CLI does not read hold at most 32 MiB (and the one in
+ * flight): past it the proxy relays nothing more until it reads. */
+Test(harness_proxy, unread_replies_are_bounded)
+{
+    size_t big = (size_t)30 << 20;
+    char *body = malloc(big + 1);
+    int fd[3];
+    up_response r;
+
+    memset(body, 'x', big);
+    body[big] = '\0';
+    for (int i = 0; i < 3; i++) {
+        fd[i] = dial();
+        say(fd[i], "POST /v1/chat/completions HTTP/1.1\r\n\r\n");
+    }
+    for (int i = 0; i < 2; i++) {
+        cr_assert_not_null(cli_proxy_next(px, 0), "reply %d is relayed", i);
+        up_response_init(&r);
+        r.http_status = 200;
+        r.raw_body = strdup(body);
+        r.raw_len = big;
+        cli_proxy_reply(px, &r);
+        up_response_release(&r);
+    }
+    cr_assert_null(cli_proxy_next(px, 0),
+                   "nothing more while 60 MiB of replies are unread");
+    cr_assert_gt(drain(fd[0]), big, "the first reply is read whole");
+    cr_assert_gt(drain(fd[1]), big);
+    cli_proxy_step(px);
+    cr_assert_not_null(cli_proxy_next(px, 0), "then the third goes out");
+    for (int i = 0; i < 3; i++)
+        close(fd[i]);
+    free(body);
 }

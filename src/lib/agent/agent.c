@@ -13,6 +13,8 @@
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/http.h"
+#include "util/json.h"
+#include "util/utf8.h"
 
 #define TOOLS_PROMPT                                                           \
     "\n\nYou work in a folder through tools: list_files, read_file, "          \
@@ -55,6 +57,8 @@ struct up_agent {
     double llm_ms;
     long t0;
     int truncated;
+    size_t not_utf8; /* bytes of replies and tool results that were not
+                        UTF-8, kept as U+FFFD */
     /* the turn whose calls are being made */
     turn_parts *cur;
     size_t next_call, ncall_lim;  /* next call to make, calls to make */
@@ -296,6 +300,9 @@ static void add_result(up_agent *a, const up_tool_call *c, int rc, up_buf *out)
 
     a->tool_calls++;
     a->tool_errors += rc != 0;
+    /* a command's output may be any bytes: the history (sent back to the
+       model and stored) holds text */
+    a->not_utf8 += up_utf8_fix(out);
     UP_GROW(a->results, a->results_cap, a->nresults + 1);
     a->history += out->len;
     a->results[a->nresults] = up_buf_detach(out);
@@ -404,6 +411,7 @@ const up_request *up_agent_next(up_agent *a, up_response *res)
     size_t n;
 
     a->turns++;
+    a->not_utf8 += res->not_utf8;
     up_usage_add(&a->usage, &res->usage);
     a->llm_ms += (double)res->latency_ms;
     a->truncated = res->truncated || res->stop == UP_STOP_LENGTH;
@@ -468,6 +476,7 @@ void up_agent_outcome_get(const up_agent *a, up_agent_outcome *out)
     out->answer = a->answer;
     out->limit = a->limit.len ? a->limit.data : NULL;
     out->usage = a->usage;
+    out->not_utf8 = a->not_utf8;
     out->turns = a->turns;
     out->tool_calls = a->tool_calls;
     out->tool_errors = a->tool_errors;
@@ -484,12 +493,11 @@ const up_workspace *up_agent_workspace(const up_agent *a)
 
 /* ---- transcript ---- */
 
-/* Set key to text (NULL: null) cut to cap bytes, marking a cut or a text
- * that is not UTF-8 on o. */
+/* Set key to text (NULL: null) cut to cap bytes, marking a cut on o, and
+ * the bytes that were not UTF-8 (stored as U+FFFD) as "not_utf8_bytes". */
 static void set_text(json_t *o, const char *key, const char *text, size_t cap)
 {
-    size_t len = text ? strlen(text) : 0, keep = len;
-    json_t *v;
+    size_t len = text ? strlen(text) : 0, keep = len, bad;
 
     if (!text) {
         json_object_set_new(o, key, json_null());
@@ -504,10 +512,9 @@ static void set_text(json_t *o, const char *key, const char *text, size_t cap)
         snprintf(cut, sizeof(cut), "%s_cut", key);
         json_object_set_new(o, cut, json_true());
     }
-    v = json_stringn(text, keep);
-    if (!v)
-        json_object_set_new(o, "binary", json_true());
-    json_object_set_new(o, key, v ? v : json_null());
+    if ((bad = up_utf8_bad(text, keep)))
+        json_object_set_new(o, "not_utf8_bytes", json_integer((json_int_t)bad));
+    json_object_set_new(o, key, up_json_textn(text, keep));
 }
 
 static json_t *turn_json(const char *role, const char *text, size_t cap)

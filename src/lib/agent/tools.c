@@ -29,6 +29,7 @@
 #include "upskill/esc.h"
 #include "upskill/fs.h"
 #include "upskill/http.h"
+#include "util/json.h"
 
 /* ---- argument access (the checker has validated them) ---- */
 
@@ -826,7 +827,7 @@ static json_t *strv_json(char **v, size_t n)
     json_t *a = json_array();
 
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(v[i]));
+        json_array_append_new(a, up_json_text(v[i]));
     return a;
 }
 

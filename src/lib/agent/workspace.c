@@ -34,6 +34,7 @@
 #include "lib/agent/workspace_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "util/json.h"
 
 void up_ws_limits_default(up_ws_limits *l)
 {
@@ -472,6 +473,7 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
                                up_error *err)
 {
     up_buf dir = UP_BUF_INIT, path = UP_BUF_INIT, md = UP_BUF_INIT;
+    up_buf data = UP_BUF_INIT;
     int rc;
 
     if (!s->name || !*s->name || strchr(s->name, '/') ||
@@ -494,10 +496,13 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
     for (size_t i = 0; !rc && i < s->nfiles; i++) {
         up_buf_reset(&path);
         up_fs_join(&path, dir.data, s->files[i].path);
-        rc =
-            up_workspace_add_file(w, path.data, s->files[i].data,
-                                  s->files[i].len, s->files[i].executable, err);
+        /* a sweep's skill holds no contents: one file read at a time */
+        rc = up_skill_file_read(s, i, &data, err);
+        if (!rc)
+            rc = up_workspace_add_file(w, path.data, data.data, data.len,
+                                       s->files[i].executable, err);
     }
+    up_buf_release(&data);
     if (!rc) {
         free(w->skill_dir);
         w->skill_dir = up_buf_detach(&dir);
@@ -719,7 +724,8 @@ static void snap_file(struct snap *sn, int dir, const char *name,
     if (fd >= 0)
         close(fd);
     sn->left -= kept;
-    json_object_set_new(f, "path", json_string(rel));
+    /* a name a command made may be any bytes */
+    json_object_set_new(f, "path", up_json_text(rel));
     json_object_set_new(f, "size", json_integer((json_int_t)size));
     json_object_set_new(f, "content", content ? content : json_null());
     json_object_set_new(f, "truncated",
@@ -804,7 +810,8 @@ static void snap_entry(struct snap *sn, int fd, const char *name,
         up_buf_release(&dir);
     } else if (S_ISLNK(st.st_mode)) {
         json_array_append_new(
-            sn->files, json_pack("{s:s, s:b}", "path", rel, "symlink", 1));
+            sn->files,
+            json_pack("{s:o, s:b}", "path", up_json_text(rel), "symlink", 1));
     } else if (S_ISREG(st.st_mode)) {
         snap_file(sn, fd, name, rel);
     }

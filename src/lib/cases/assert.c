@@ -1243,9 +1243,8 @@ int up_assert_rubric_prompt(const up_assert *a, const char *answer, up_buf *out)
     up_buf_adds(out, answer);
     up_buf_addf(out,
                 "\n</answer-%s>\n\n"
-                "Reply with one JSON object and nothing else; if you write "
-                "anything else, the last JSON object of your reply is your "
-                "verdict:\n"
+                "Reply with one JSON object and nothing else (a reply whose "
+                "JSON objects disagree on \"pass\" is no verdict):\n"
                 "{\"pass\": true or false, \"reason\": \"one short sentence "
                 "saying why\"}\n",
                 f);
@@ -1272,9 +1271,11 @@ static int verdict(json_t *o, int *pass, up_buf *reason)
 }
 
 /*
- * The judge's verdict is the last top-level JSON object of its reply with
- * a usable "pass": a judge that quotes the answer's {"pass": true} before
- * its own {"pass": false} has failed it.  An object that parses is
+ * The judge's verdict is the top-level JSON object of its reply with a
+ * usable "pass".  Several such objects must agree (the reason is the
+ * last one's): two that disagree are no verdict, so neither a quoted
+ * {"pass": true} before the judge's {"pass": false}, nor one an answer
+ * made the judge write after it, decides.  An object that parses is
  * skipped whole, so what it nests is never a verdict.  At most
  * JUDGE_TRIES objects are tried (each try may read to the end of the
  * reply); a reply with more is unreadable rather than read in part.
@@ -1284,7 +1285,7 @@ int up_assert_rubric_parse(const char *judge_reply, int *pass, up_buf *reason,
 {
     const char *p = judge_reply ? judge_reply : "";
     up_buf why = UP_BUF_INIT, last = UP_BUF_INIT;
-    int tries = 0, found = 0, got = 0;
+    int tries = 0, seen[2] = {0, 0}, got = 0;
 
     while ((p = strchr(p, '{')) && tries++ < JUDGE_TRIES) {
         json_error_t je;
@@ -1292,28 +1293,33 @@ int up_assert_rubric_parse(const char *judge_reply, int *pass, up_buf *reason,
 
         up_buf_reset(&why);
         if (o && !verdict(o, &got, &why)) {
-            found = 1;
-            *pass = got;
+            seen[got != 0]++;
             up_buf_reset(&last);
             up_buf_add(&last, why.data, why.len);
         }
         p += o && je.position > 0 ? (size_t)je.position : 1;
         json_decref(o);
     }
-    if (p) /* stopped by JUDGE_TRIES: a later verdict may follow */
-        found = 0;
-    if (found)
+    if (!p && (seen[0] != 0) != (seen[1] != 0)) {
+        *pass = seen[1] != 0;
         up_buf_add(reason, last.data, last.len);
+    }
     up_buf_release(&why);
     up_buf_release(&last);
-    if (found)
-        return 0;
-    if (p)
+    if (p) /* stopped by JUDGE_TRIES: a later verdict may follow */
         return up_error_set(err, UP_EPARSE,
                             "judge reply: more than %d '{' to read",
                             JUDGE_TRIES);
-    return up_error_set(err, UP_EPARSE,
-                        "judge reply: no JSON object with a boolean \"pass\"");
+    if (seen[0] && seen[1])
+        return up_error_set(err, UP_EPARSE,
+                            "judge reply: %d verdicts with \"pass\": true "
+                            "and %d with false: ambiguous, no verdict",
+                            seen[1], seen[0]);
+    if (!seen[1] && !seen[0])
+        return up_error_set(err, UP_EPARSE,
+                            "judge reply: no JSON object "
+                            "with a boolean \"pass\"");
+    return 0;
 }
 
 int up_assert_result_judge(up_assert_result *r, const char *judge_reply,

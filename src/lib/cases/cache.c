@@ -76,14 +76,16 @@ static const char schema_sql[] =
 
 /* ---- the key ----------------------------------------------------------- */
 
-/* Strings go in unchecked: a prompt with bad UTF-8 still gets a key. */
+/* Strings go in through up_json_text: a prompt with bad UTF-8 still gets
+ * a key (its bad bytes as U+FFFD; prompts are UTF-8 by the time they get
+ * here: tests files are checked, tool results repaired). */
 static json_t *base_url_json(const char *url)
 {
     size_t n = url ? strlen(url) : 0;
 
     while (n > 0 && url[n - 1] == '/')
         n--;
-    return url ? json_stringn_nocheck(url, n) : json_null();
+    return url ? up_json_textn(url, n) : json_null();
 }
 
 static json_t *messages_json(const up_request *rq)

@@ -943,7 +943,11 @@ static void sha_harbor(up_sha256 *h, const up_case *c)
         sha_str(h, k->body);
         for (size_t f = 0; f < k->nfiles; f++) {
             sha_str(h, k->files[f].path);
-            sha_field(h, k->files[f].data, k->files[f].len);
+            if (k->files[f].data)
+                sha_field(h, k->files[f].data, k->files[f].len);
+            else /* dropped (a sweep's): its SHA-256 stands for it */
+                sha_field(h, (const char *)k->files[f].sha256,
+                          sizeof(k->files[f].sha256));
         }
     }
 }

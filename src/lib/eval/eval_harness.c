@@ -17,6 +17,7 @@
 #include "upskill/fs.h"
 #include "upskill/workspace.h"
 #include "lib/eval/eval_int.h"
+#include "util/utf8.h"
 
 struct eval_harness {
     const up_harness_spec *spec;
@@ -238,6 +239,16 @@ static json_t *snapshot(const eval_harness *c)
     return o;
 }
 
+/* A CLI's answer (its raw output, or a text of its events; NULL: "") as
+ * valid UTF-8, the bytes that were not counted in *bad. */
+static char *clean_answer(const char *answer, size_t *bad)
+{
+    up_buf b = UP_BUF_INIT;
+
+    *bad = up_utf8_add(&b, answer ? answer : "", answer ? strlen(answer) : 0);
+    return up_buf_detach(&b);
+}
+
 void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
                        up_response *res)
 {
@@ -262,8 +273,9 @@ void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
     res->code = up_harness_run_outcome(c->run, p->models[j->model],
                                        sk ? sk->name : NULL, skill, &oc);
     res->err = oc.err;
-    res->text = up_xstrdup(oc.r.answer ? oc.r.answer : "");
-    res->usage = oc.usage; /* from the wire: every request it sent */
+    res->text = clean_answer(oc.r.answer, &res->not_utf8);
+    res->not_utf8 += oc.r.not_utf8; /* its events' */
+    res->usage = oc.usage;          /* from the wire: every request it sent */
     take_agent_part(up_eval_job_agent(j), &oc, skill);
     up_eval_job_agent(j)->limit = oc.limit; /* the case fails, graded */
     oc.limit = NULL;

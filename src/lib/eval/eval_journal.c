@@ -136,12 +136,6 @@ static json_t *or_null(json_t *v)
     return v ? json_incref(v) : json_null();
 }
 
-/* v, a new reference, or null when it could not be made. */
-static json_t *own_or_null(json_t *v)
-{
-    return v ? v : json_null();
-}
-
 /* The tool rows x used: {"read_file": [calls, errors], ...}. */
 static json_t *tool_rows_json(const up_eval_agent_job *x)
 {
@@ -173,21 +167,19 @@ static json_t *agent_json(const up_eval_agent_job *x)
 }
 
 /* Each assertion's verdict as grading left it: status, message and a
- * check's output (text that is not UTF-8 makes it null: re-run). */
+ * check's output (bytes that are not UTF-8 kept as U+FFFD). */
 static json_t *verdicts_json(const up_eval_job_live *lv)
 {
     json_t *v = json_array();
 
     for (size_t i = 0; i < lv->asserts.n; i++) {
         const up_assert_result *r = &lv->results[i];
-        json_t *e = json_pack(
-            "{s:i, s:o}", "status", r->status, "message",
-            own_or_null(json_stringn(r->message.data, r->message.len)));
+        json_t *e = json_pack("{s:i, s:o}", "status", r->status, "message",
+                              up_json_textn(r->message.data, r->message.len));
 
         if (e && r->check)
-            json_object_set_new(
-                e, "output",
-                own_or_null(json_stringn(r->output.data, r->output.len)));
+            json_object_set_new(e, "output",
+                                up_json_textn(r->output.data, r->output.len));
         json_array_append_new(v, e ? e : json_null());
     }
     return v;
@@ -205,6 +197,9 @@ static json_t *entry_json(const up_eval_plan *p, const up_eval_job *job)
     }
     if (job->cut_at)
         json_object_set_new(o, "cut_at", json_integer(job->cut_at));
+    if (lv->not_utf8)
+        json_object_set_new(o, "not_utf8_bytes",
+                            json_integer((json_int_t)lv->not_utf8));
     /* A tool loop's workspace is gone once it lands: what grading took
      * from it goes here, so a resume need not run it again. */
     if (job->agent && job->ag && !job->error && lv->results) {
@@ -426,6 +421,9 @@ static void restore(const up_eval_plan *p, up_eval_job *j, const json_t *o)
         up_eval_job_live_of(j)->answer_bytes =
             (size_t)up_json_long(o, "answer_bytes", 0);
     }
+    if (up_json_long(o, "not_utf8_bytes", 0) > 0)
+        up_eval_job_live_of(j)->not_utf8 =
+            (size_t)up_json_long(o, "not_utf8_bytes", 0);
     up_eval_job_set_usage(j, &usage);
     j->latency_ms = up_eval_latency(up_json_num(o, "latency_ms", 0));
     j->attempts = up_eval_attempts(up_json_long(o, "attempts", 0));

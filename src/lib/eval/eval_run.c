@@ -96,6 +96,8 @@ static int record(up_eval_job *j, const up_eval_run_opts *o,
     else
         up_eval_keep_answer(p, j, res->text ? res->text : "",
                             res->text ? strlen(res->text) : 0);
+    if (res->not_utf8)
+        up_eval_job_live_of(j)->not_utf8 = res->not_utf8;
     return 1;
 }
 
@@ -159,6 +161,7 @@ static void take_agent(up_eval_job *j, up_agent *a, up_response *res,
     res->text = up_xstrdup(oc.answer);
     res->usage = oc.usage;
     res->truncated = oc.truncated;
+    res->not_utf8 = oc.not_utf8;
     j->agent = 1;
     x->limit = oc.limit && !res->code ? up_xstrdup(oc.limit) : NULL;
     x->turns = up_eval_count32(oc.turns);

@@ -54,8 +54,9 @@ static json_t *system_msg(const char *system)
 static json_t *answer_msg(const up_eval_job *j)
 {
     const up_eval_job_live *lv = up_eval_job_live_view(j);
-    json_t *m = json_pack("{s:s, s:s, s:n, s:[]}", "role", "assistant",
-                          "content", lv->answer, "reasoning", "tool_calls");
+    json_t *m =
+        json_pack("{s:s, s:o, s:n, s:[]}", "role", "assistant", "content",
+                  up_json_text(lv->answer), "reasoning", "tool_calls");
 
     if (j->cut) {
         json_object_set_new(m, "content_bytes",
@@ -74,8 +75,8 @@ static json_t *messages(const up_eval_plan *p, const up_eval_job *j)
         json_array_extend(v, j->ag->transcript);
         return v;
     }
-    json_array_append_new(v, json_pack("{s:s, s:s}", "role", "user", "content",
-                                       p->user[j->kase]));
+    json_array_append_new(v, json_pack("{s:s, s:o}", "role", "user", "content",
+                                       up_json_text(p->user[j->kase])));
     if (up_eval_job_live_view(j)->answer && !j->error)
         json_array_append_new(v, answer_msg(j));
     return v;
@@ -89,7 +90,7 @@ static json_t *assert_value(const up_assert *a)
         return up_json_str_or_null(a->value);
     v = json_array();
     for (size_t i = 0; i < a->nlist; i++)
-        json_array_append_new(v, json_string(a->list[i]));
+        json_array_append_new(v, up_json_text(a->list[i]));
     return v;
 }
 
@@ -115,7 +116,7 @@ static json_t *verdict(const up_assert *a, const up_assert_result *r,
     if (r && !failed_job && r->check) /* an executable check's output */
         json_object_set_new(
             v, "output",
-            json_stringn(r->output.len ? r->output.data : "", r->output.len));
+            up_json_textn(r->output.len ? r->output.data : "", r->output.len));
     return v;
 }
 
@@ -162,14 +163,14 @@ static json_t *or_null(json_t *v)
 static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
                         int attempt)
 {
-    json_t *o = json_pack(
-        "{s:I, s:I, s:i, s:s, s:s, s:i, s:o, s:s, s:o}", "case",
-        (json_int_t)j->kase + 1, "case_index", (json_int_t)j->kase, "repeat",
-        j->repeat, "arm", arm_names[j->arm], "model", p->models[j->model],
-        "run_number", run, "attempt",
-        attempt > 0 ? json_integer(attempt) : json_null(), "input",
-        p->suite->cases[j->kase].input ? p->suite->cases[j->kase].input : "",
-        "messages", messages(p, j));
+    json_t *o =
+        json_pack("{s:I, s:I, s:i, s:s, s:s, s:i, s:o, s:o, s:o}", "case",
+                  (json_int_t)j->kase + 1, "case_index", (json_int_t)j->kase,
+                  "repeat", j->repeat, "arm", arm_names[j->arm], "model",
+                  p->models[j->model], "run_number", run, "attempt",
+                  attempt > 0 ? json_integer(attempt) : json_null(), "input",
+                  up_json_text(p->suite->cases[j->kase].input), "messages",
+                  messages(p, j));
 
     json_object_set_new(
         o, "error",
@@ -193,6 +194,10 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
                         or_null(up_eval_job_agent_view(j)->workspace_json));
     json_object_set_new(o, "tools",
                         or_null(up_eval_job_agent_view(j)->tools_json));
+    if (up_eval_job_live_view(j)->not_utf8) /* stored as U+FFFD */
+        json_object_set_new(
+            o, "not_utf8_bytes",
+            json_integer((json_int_t)up_eval_job_live_view(j)->not_utf8));
     return o;
 }
 
@@ -259,12 +264,24 @@ static int cut_more(json_t *o, json_t *cut, size_t over, size_t *texts,
     return 1;
 }
 
+/* o's line (owned); a tree jansson cannot encode (every text is built
+ * through up_json_text, so none should be) gives a line that says so,
+ * never NULL. */
+static char *dump_line(const json_t *o)
+{
+    char *text = json_dumps(o, JSON_COMPACT);
+
+    return text ? text
+                : up_xstrdup("{\"error\":\"the artifact could not be "
+                             "encoded as JSON\"}");
+}
+
 /* o (texts bytes of text left once cut to cap) dumped in at most cap
  * bytes where cuts can make it so, marked "artifact_cut": {bytes,
  * dropped} (owned). */
 static char *fit_line(json_t *o, size_t cap, size_t texts)
 {
-    char *text = json_dumps(o, JSON_COMPACT);
+    char *text = dump_line(o);
     size_t len = strlen(text), next = 0;
     json_t *cut = NULL;
 
@@ -276,7 +293,7 @@ static char *fit_line(json_t *o, size_t cap, size_t texts)
         if (!cut_more(o, cut, len - cap, &texts, &next))
             break;
         free(text);
-        text = json_dumps(o, JSON_COMPACT);
+        text = dump_line(o);
         len = strlen(text);
     }
     return text;

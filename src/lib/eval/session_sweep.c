@@ -59,6 +59,10 @@ static int load_one(up_eval_session *e, up_sweep_skill *sw, const char *tests,
                           "pass -t FILE",
                           sw->path, sw->path);
     sw->tests_src = up_buf_detach(&src);
+    /* only the metadata stays: a job reads the files it installs, so the
+     * sweep's memory is bounded by the jobs under way, not the registry */
+    if (!rc)
+        up_skill_files_drop(&sw->skill, sw->path);
     return rc;
 }
 

@@ -26,6 +26,7 @@
 #include "trace_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
+#include "util/utf8.h"
 
 #define TEXT_CHUNK    2000 /* bytes after which a blank line ends a chunk */
 #define CALL_LOOKBACK 512  /* events searched for a tool call's name */
@@ -83,60 +84,12 @@ void up_trace_release(up_trace *t)
 
 /* ---- events ---------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), or 0. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-    size_t len = p[0] < 0x80   ? 1
-                 : p[0] < 0xc2 ? 0
-                 : p[0] < 0xe0 ? 2
-                 : p[0] < 0xf0 ? 3
-                 : p[0] < 0xf5 ? 4
-                               : 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-
-    if (!len || len > n || !p[0])
-        return 0;
-    if (p[0] == 0xe0)
-        lo = 0xa0;
-    else if (p[0] == 0xed)
-        hi = 0x9f;
-    else if (p[0] == 0xf0)
-        lo = 0x90;
-    else if (p[0] == 0xf4)
-        hi = 0x8f;
-    for (size_t i = 1; i < len; i++, lo = 0x80, hi = 0xbf)
-        if (p[i] < lo || p[i] > hi)
-            return 0;
-    return len;
-}
-
-/* Append s as valid UTF-8: bad bytes and NULs become U+FFFD. */
-static void add_utf8(up_buf *b, const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0, run = 0;
-
-    while (i + run < n) {
-        size_t k = utf8_seq(p + i + run, n - i - run);
-
-        if (k) {
-            run += k;
-            continue;
-        }
-        up_buf_add(b, s + i, run);
-        up_buf_adds(b, "\xef\xbf\xbd");
-        i += run + 1;
-        run = 0;
-    }
-    up_buf_add(b, s + i, run);
-}
-
 /* A heap copy of s in valid UTF-8. */
 static char *clean_copy(const char *s)
 {
     up_buf b = UP_BUF_INIT;
 
-    add_utf8(&b, s, strlen(s));
+    up_utf8_add(&b, s, strlen(s));
     return up_buf_detach(&b);
 }
 
@@ -153,7 +106,7 @@ void trace_add(up_trace *t, enum up_trace_kind kind, const char *name,
             skip = i + 1;
     text += skip;
     len -= skip;
-    add_utf8(&b, text, len);
+    up_utf8_add(&b, text, len);
     up_buf_rtrim(&b);
     if (!b.len && kind != UP_TEV_TOOL_CALL) {
         up_buf_release(&b);
@@ -173,7 +126,7 @@ static void keep_warning(up_trace *t, up_buf *b)
 {
     up_buf clean = UP_BUF_INIT;
 
-    add_utf8(&clean, b->data, b->len);
+    up_utf8_add(&clean, b->data, b->len);
     up_buf_release(b);
     UP_GROW(t->warnings, t->warnings_cap, t->nwarnings + 1);
     t->warnings[t->nwarnings++] = up_buf_detach(&clean);

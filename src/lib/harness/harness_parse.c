@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "upskill/alloc.h"
+#include "util/utf8.h"
 
 #include "harness_int.h"
 
@@ -289,6 +290,8 @@ static void one_line(cli_state *st, cli_event_fn event, const char *line,
 {
     json_error_t je;
     json_t *ev;
+    up_buf fixed = UP_BUF_INIT;
+    size_t bad;
 
     while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
         n--;
@@ -299,7 +302,15 @@ static void one_line(cli_state *st, cli_event_fn event, const char *line,
         skip(st, "line too long", NULL);
         return;
     }
+    if ((bad = up_utf8_bad(line, n))) { /* read as U+FFFD, not lost */
+        up_utf8_add(&fixed, line, n);
+        line = fixed.data;
+        n = fixed.len;
+    }
     ev = json_loadb(line, n, 0, &je);
+    up_buf_release(&fixed);
+    if (ev)
+        st->r->not_utf8 += bad;
     if (!ev)
         skip(st, "not JSON", &je);
     else if (!json_is_object(ev))

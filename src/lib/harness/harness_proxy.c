@@ -18,6 +18,7 @@
  * request gets its 4xx at once and is counted, never relayed.
  */
 #define _GNU_SOURCE /* memmem, accept4 */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,8 +30,10 @@
 #include <unistd.h>
 
 #include "upskill/alloc.h"
+#include "upskill/harness.h"
 #include "upskill/http.h"
 #include "lib/harness/harness_run_int.h"
+#include "lib/harness/harness_wire.h"
 
 /* Connections of one conversation at once; more wait in the backlog. */
 #define PROXY_MAX_CONNS 16
@@ -43,6 +46,10 @@
 /* Bytes held over all connections (requests waiting, replies going out):
  * past it no connection is read until some are done. */
 #define PROXY_MAX_HELD ((size_t)96 << 20)
+/* Bytes of replies the CLI has not read yet: past it no more requests
+ * are relayed until it reads, so unread replies hold at most this and
+ * the one in flight (16 unread 20 MB replies held 585 MB, issue 36). */
+#define PROXY_MAX_UNREAD ((size_t)32 << 20)
 
 enum { C_READ, C_READY, C_BUSY, C_SEND };
 
@@ -72,7 +79,11 @@ struct cli_proxy {
     up_raw_request raw;
     up_request rq;
     up_buf url;
-    size_t refused; /* requests answered 4xx by the proxy itself */
+    size_t refused;           /* requests answered 4xx by the proxy itself */
+    const char *const *paths; /* the relayed paths (below base), or NULL:
+                                 any (cli_proxy_relay_only) */
+    char *base;               /* the path of the CLI's base URL */
+    const char *key;          /* redacted from replies, or NULL */
     cli_exchange_fn on_exchange;
     void *on_exchange_ud;
 };
@@ -90,6 +101,100 @@ static const char *const relayed[] = {"content-type",
                                       "x-goog-api-client",
                                       "x-stainless-retry-count",
                                       NULL};
+
+/*
+ * The model endpoints a CLI's traffic needs, per wire, as "METHOD PATH"
+ * with the path below the base URL's path (no query): each wire's
+ * generation call and, where a CLI sends it, its token count; the
+ * OpenAI-style wires also the model list (Codex looks its model up).  "*"
+ * is one path segment (a model name).  The rest of a provider's API
+ * (files, fine-tuning, batches, keys, admin) is refused: the proxy holds
+ * the user's real key.  OpenAI-style paths are listed with and without
+ * /v1, as a plain command may add it to a base URL that has none.
+ */
+static const char *const anthropic_paths[] = {
+    "POST /v1/messages", "POST /v1/messages/count_tokens", NULL};
+static const char *const openai_paths[] = {
+    "POST /chat/completions", "POST /v1/chat/completions", "GET /models",
+    "GET /v1/models", NULL};
+static const char *const responses_paths[] = {
+    "POST /responses", "POST /v1/responses", "GET /models", "GET /v1/models",
+    NULL};
+static const char *const gemini_paths[] = {
+    "POST /v1beta/models/*:generateContent",
+    "POST /v1beta/models/*:streamGenerateContent",
+    "POST /v1beta/models/*:countTokens", NULL};
+
+static const struct {
+    int wire;
+    const char *const *paths;
+} relay_tables[] = {
+    {UP_WIRE_ANTHROPIC, anthropic_paths},
+    {UP_WIRE_OPENAI, openai_paths},
+    {UP_WIRE_RESPONSES, responses_paths},
+    {UP_WIRE_GEMINI, gemini_paths},
+};
+
+void cli_proxy_relay_only(cli_proxy *p, int wire, const char *base)
+{
+    static const char *const none[] = {NULL};
+
+    p->paths = none; /* an unknown wire relays nothing */
+    for (size_t i = 0; i < sizeof(relay_tables) / sizeof(*relay_tables); i++)
+        if (relay_tables[i].wire == wire)
+            p->paths = relay_tables[i].paths;
+    free(p->base);
+    p->base = up_xstrdup(base ? base : "");
+}
+
+void cli_proxy_redact(cli_proxy *p, const char *key)
+{
+    p->key = key;
+}
+
+/* 1 when the n bytes at s match pattern pat, where "*" stands for one
+ * non-empty path segment of letters, digits, '.', '-' and '_'. */
+static int path_match(const char *pat, const char *s, size_t n)
+{
+    size_t i = 0;
+
+    for (; *pat; pat++) {
+        if (*pat != '*') {
+            if (i >= n || s[i++] != *pat)
+                return 0;
+            continue;
+        }
+        size_t k = i;
+
+        while (k < n && (isalnum((unsigned char)s[k]) || s[k] == '.' ||
+                         s[k] == '-' || s[k] == '_'))
+            k++;
+        if (k == i)
+            return 0;
+        i = k;
+    }
+    return i == n;
+}
+
+/* 1 when p relays method to target (its path, without the query: the
+ * base URL's path then one of the wire's paths, for that method). */
+static int relayed_path(const cli_proxy *p, const char *method,
+                        const char *target)
+{
+    size_t n = strcspn(target, "?"), blen, mlen = strlen(method);
+
+    if (!p->paths)
+        return 1;
+    blen = strlen(p->base);
+    if (strchr(target, '#') || memchr(target, '%', n) || n < blen ||
+        strncmp(target, p->base, blen))
+        return 0; /* model calls have plain paths */
+    for (size_t i = 0; p->paths[i]; i++)
+        if (!strncmp(p->paths[i], method, mlen) && p->paths[i][mlen] == ' ' &&
+            path_match(p->paths[i] + mlen + 1, target + blen, n - blen))
+            return 1;
+    return 0;
+}
 
 int cli_proxy_open(cli_proxy **out, const char *path, const char *origin,
                    const char *key_header, up_error *err)
@@ -165,6 +270,7 @@ void cli_proxy_free(cli_proxy *p)
         unlink(p->path);
     free(p->path);
     free(p->origin);
+    free(p->base);
     up_buf_release(&p->url);
     free(p);
 }
@@ -215,8 +321,10 @@ static void reply(pconn *c, long status, const char *ctype, const char *body,
     c->state = C_SEND;
 }
 
-/* The proxy's own answer to a request it will not relay. */
-static void refuse(cli_proxy *p, pconn *c, long status, const char *why)
+/* The proxy's own answer to a request it will not relay (its body into
+ * kept too, when not NULL). */
+static void refuse_kept(cli_proxy *p, pconn *c, long status, const char *why,
+                        up_buf *kept)
 {
     up_buf b = UP_BUF_INIT;
 
@@ -225,8 +333,39 @@ static void refuse(cli_proxy *p, pconn *c, long status, const char *why)
                 "\"upskill's model proxy: %s\"}}",
                 why);
     reply(c, status, "application/json", b.data, b.len);
+    if (kept)
+        up_buf_add(kept, b.data, b.len);
     up_buf_release(&b);
     p->refused++;
+}
+
+static void refuse(cli_proxy *p, pconn *c, long status, const char *why)
+{
+    refuse_kept(p, c, status, why, NULL);
+}
+
+/* The refusal of a request for an endpoint that is not relayed: a 404
+ * saying so, seen by the exchange function too (the CLI's wire record,
+ * so the artifact shows it). */
+static void refuse_path(cli_proxy *p, pconn *c)
+{
+    up_buf why = UP_BUF_INIT, body = UP_BUF_INIT;
+    size_t n = strcspn(c->target, "?");
+
+    up_buf_addf(&why,
+                "%s %.*s is not relayed: a coding-agent CLI reaches only "
+                "its model's endpoints",
+                c->method, (int)(n > 200 ? 200 : n), c->target);
+    for (char *q = why.data; *q; q++)
+        if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20 ||
+            (unsigned char)*q >= 0x80)
+            *q = '_'; /* the JSON text stays JSON */
+    refuse_kept(p, c, 404, why.data, &body);
+    if (p->on_exchange)
+        p->on_exchange(p->on_exchange_ud, c->target, NULL, 0, 404,
+                       "application/json", body.data, body.len);
+    up_buf_release(&why);
+    up_buf_release(&body);
 }
 
 /* Write what c's reply has left; 1 once it is all out (or the CLI has
@@ -390,6 +529,10 @@ static int take_request(cli_proxy *p, pconn *c)
         refuse(p, c, st, h.why);
         return 0;
     }
+    if (!relayed_path(p, c->method, c->target)) {
+        refuse_path(p, c);
+        return 0;
+    }
     if (h.expect && !c->continued) {
         c->continued = 1;
         if (send(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25, MSG_NOSIGNAL)) {
@@ -532,11 +675,22 @@ void cli_proxy_step(cli_proxy *p)
     }
 }
 
+/* The bytes of p's replies not yet written to the CLI. */
+static size_t unread(const cli_proxy *p)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        if (p->c[i]->state == C_SEND)
+            n += p->c[i]->out.len - p->c[i]->out_off;
+    return n;
+}
+
 const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms)
 {
     pconn *c = NULL;
 
-    if (!p || p->busy)
+    if (!p || p->busy || unread(p) >= PROXY_MAX_UNREAD)
         return NULL;
     for (size_t i = 0; i < p->n && !c; i++)
         if (p->c[i]->state == C_READY)
@@ -561,16 +715,19 @@ const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms)
 void cli_proxy_reply(cli_proxy *p, const up_response *res)
 {
     pconn *c = p ? p->busy : NULL;
+    up_buf body = UP_BUF_INIT;
 
     if (!c)
         return;
     p->busy = NULL;
+    up_buf_add(&body, res->raw_body ? res->raw_body : "", res->raw_len);
+    up_harness_redact(&body, p->key); /* an endpoint may echo the key */
     if (p->on_exchange)
         p->on_exchange(p->on_exchange_ud, c->target, c->body.data, c->body.len,
-                       res->http_status, res->raw_ctype, res->raw_body,
-                       res->raw_len);
+                       res->http_status, res->raw_ctype, body.data, body.len);
     reply(c, res->http_status ? res->http_status : 502, res->raw_ctype,
-          res->raw_body, res->raw_len);
+          body.data, body.len);
+    up_buf_release(&body);
     for (size_t i = 0; i < p->n; i++)
         if (p->c[i] == c && flush(c))
             conn_drop(p, i);

@@ -23,6 +23,7 @@
 #include "upskill/sandbox.h"
 #include "lib/harness/harness_run_int.h"
 #include "lib/harness/harness_wire.h"
+#include "util/json.h"
 
 /* Bytes of stderr kept (for the error message and the artifact). */
 #define ERR_KEEP ((size_t)16 << 10)
@@ -183,6 +184,10 @@ static int open_proxy(up_harness_run *c, const up_harness_run_args *ra,
     up_fs_join(sock, ra->dir, "model.sock");
     rc = cli_proxy_open(&c->proxy, sock->data, origin.data, c->spec->key_header,
                         err);
+    if (!rc) { /* its model's endpoints only, and never the key back */
+        cli_proxy_relay_only(c->proxy, c->spec->wire, path.data);
+        cli_proxy_redact(c->proxy, ra->ep->api_key);
+    }
     if (!rc &&
         !(c->obs = up_harness_obs_new(ra->skill_dir, c->spec->wire, err)))
         rc = err ? err->code : UP_EIO;
@@ -190,6 +195,34 @@ static int open_proxy(up_harness_run *c, const up_harness_run_args *ra,
         cli_proxy_on_exchange(c->proxy, observe, c->obs);
     up_buf_release(&origin);
     up_buf_release(&path);
+    return rc;
+}
+
+/* The CLI's install folder prefix (bound into every conversation's
+ * sandbox) holding none of the conversation's own folders on the host:
+ * they sit beside the other conversations' (in TMPDIR), which the CLI
+ * could then read, the baseline its skill arm's. */
+static int prefix_apart(const char *prefix, const up_harness_run_args *ra,
+                        up_error *err)
+{
+    const char *mine[] = {ra->dir, ra->ws};
+    char *real = realpath(prefix, NULL);
+    int rc = 0;
+
+    for (size_t i = 0; !rc && i < sizeof(mine) / sizeof(*mine); i++) {
+        char *m = mine[i] ? realpath(mine[i], NULL) : NULL;
+
+        if (m && up_fs_holds(real ? real : prefix, m))
+            rc = up_error_set(err, UP_EUNSAFE,
+                              "the CLI's install folder '%s' holds '%s', "
+                              "where upskill keeps this conversation beside "
+                              "the others (TMPDIR): every conversation could "
+                              "read the others'; set TMPDIR outside it or "
+                              "install the CLI elsewhere",
+                              prefix, mine[i]);
+        free(m);
+    }
+    free(real);
     return rc;
 }
 
@@ -215,6 +248,8 @@ int up_harness_run_start(up_harness_run **out, const up_harness_run_args *ra,
         rc = up_harness_format_parse(fmt, &c->fmt, err);
     if (!rc)
         rc = cli_find(c->spec, &bin, &prefix, err);
+    if (!rc)
+        rc = prefix_apart(prefix.data, ra, err);
     if (!rc)
         rc = ws_inside(&at, ra->ws_inside, prefix.data, err);
     if (!rc && ra->places)
@@ -313,10 +348,9 @@ void up_harness_run_free(up_harness_run *c)
     free(c);
 }
 
-/* Replace every copy of key in b by "<redacted>". */
-static void redact(up_buf *b, const char *key)
+/* Replace every copy of the klen bytes at key in b by "<redacted>". */
+static void redact_bytes(up_buf *b, const char *key, size_t klen)
 {
-    size_t klen = key ? strlen(key) : 0;
     up_buf o = UP_BUF_INIT;
     const char *at, *from;
 
@@ -331,6 +365,62 @@ static void redact(up_buf *b, const char *key)
     up_buf_add(&o, from, b->len - (size_t)(from - b->data));
     up_buf_release(b);
     *b = o;
+}
+
+/* Standard base64 of n bytes of s into out. */
+static void base64(up_buf *out, const unsigned char *s, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+                              "wxyz0123456789+/";
+
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16;
+
+        v |= i + 1 < n ? (unsigned)s[i + 1] << 8 : 0;
+        v |= i + 2 < n ? s[i + 2] : 0;
+        up_buf_addc(out, abc[(v >> 18) & 63]);
+        up_buf_addc(out, abc[(v >> 12) & 63]);
+        up_buf_addc(out, i + 1 < n ? abc[(v >> 6) & 63] : '=');
+        up_buf_addc(out, i + 2 < n ? abc[v & 63] : '=');
+    }
+}
+
+/*
+ * The key's base64 form where it starts at byte off (0..2) of a 3-byte
+ * group of a longer text: the characters that depend on the key's bytes
+ * only, so a copy is found whatever came before or after it.
+ */
+static void base64_core(up_buf *out, const char *key, size_t klen, size_t off)
+{
+    up_buf in = UP_BUF_INIT, enc = UP_BUF_INIT;
+    size_t from = (off * 8 + 5) / 6, to = (off + klen) * 8 / 6;
+
+    for (size_t i = 0; i < off; i++)
+        up_buf_addc(&in, '\0');
+    up_buf_add(&in, key, klen);
+    base64(&enc, (const unsigned char *)in.data, in.len);
+    up_buf_add(out, enc.data + from, to - from);
+    up_buf_release(&in);
+    up_buf_release(&enc);
+}
+
+/* Replace every copy of key in b, and of its base64 forms, by
+ * "<redacted>". */
+static void redact(up_buf *b, const char *key)
+{
+    size_t klen = key ? strlen(key) : 0;
+
+    if (klen < 4 || !b->len)
+        return;
+    redact_bytes(b, key, klen);
+    for (size_t off = 0; off < 3; off++) {
+        up_buf core = UP_BUF_INIT;
+
+        base64_core(&core, key, klen, off);
+        if (core.len >= 12) /* shorter ones would hit other text */
+            redact_bytes(b, core.data, core.len);
+        up_buf_release(&core);
+    }
 }
 
 static json_t *tool_map(const up_harness_result *r, int errors)
@@ -419,7 +509,7 @@ static json_t *tools_json(const up_harness_run *c, const up_harness_outcome *oc,
     json_object_set_new(o, "cli_model",
                         r->model ? json_string(r->model) : json_null());
     json_object_set_new(o, "skipped_lines", json_integer(r->skipped));
-    json_object_set_new(o, "stderr", json_stringn_nocheck(se->data, se->len));
+    json_object_set_new(o, "stderr", up_json_textn(se->data, se->len));
     json_object_set_new(o, "sandbox_limit",
                         c->res.limit ? json_string(c->res.limit_text)
                                      : json_null());
@@ -435,7 +525,7 @@ static json_t *raw_transcript(const up_buf *so)
 
     json_object_set_new(m, "role", json_string("cli-events"));
     json_object_set_new(m, "content",
-                        json_stringn(so->data ? so->data : "", len));
+                        up_json_textn(so->data ? so->data : "", len));
     json_object_set_new(m, "truncated", json_boolean(len < so->len));
     json_array_append_new(a, m);
     return a;

@@ -79,6 +79,17 @@ typedef void (*cli_exchange_fn)(void *ud, const char *path, const char *req,
 int cli_proxy_open(cli_proxy **out, const char *path, const char *origin,
                    const char *key_header, up_error *err);
 void cli_proxy_on_exchange(cli_proxy *p, cli_exchange_fn fn, void *ud);
+/*
+ * Relay only the model endpoints of wire (enum up_wire_kind or
+ * UP_WIRE_GEMINI: one table each, harness_proxy.c) below base, the path
+ * the CLI's base URL has (borrowed; "" for none); every other request is
+ * answered 404 by the proxy, counted and seen by the exchange function.
+ * Without this call every path is relayed (the HTTP tests only).
+ */
+void cli_proxy_relay_only(cli_proxy *p, int wire, const char *base);
+/* Replace key (borrowed; NULL or under 4 bytes: nothing), and its base64
+ * forms, by "<redacted>" in every reply before the CLI gets it. */
+void cli_proxy_redact(cli_proxy *p, const char *key);
 /* Its fds for the scheduler's parked-job wait (at most max; writers or'ed
  * with UP_FD_WRITE). */
 int cli_proxy_fds(const cli_proxy *p, int *fds, int max);
@@ -86,7 +97,7 @@ int cli_proxy_fds(const cli_proxy *p, int *fds, int max);
 void cli_proxy_step(cli_proxy *p);
 /* The next complete request, relayed (borrowed until cli_proxy_reply),
  * to be answered by deadline_ms (up_http_now_ms(); 0: none), or NULL:
- * none, or one is already out. */
+ * none, one is already out, or the CLI has not read 32 MiB of replies. */
 const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms);
 /* The relayed request's reply, written back to the CLI. */
 void cli_proxy_reply(cli_proxy *p, const up_response *res);

@@ -450,9 +450,11 @@ static json_t *rec_json(const up_harness_obs *o, const wire_rec *rec)
 
     for (size_t i = 0; i < rec->nrefs; i++)
         json_array_append_new(refs, json_string(o->files[rec->refs[i]].name));
-    return json_pack("{ss sI so sb so}", "path", rec->path, "status",
-                     (json_int_t)rec->status, "tokens", tokens_json(&rec->u),
-                     "skill_read", rec->skill, "refs", refs);
+    /* the path is the CLI's (any bytes) */
+    return json_pack("{so sI so sb so}", "path", up_json_text(rec->path),
+                     "status", (json_int_t)rec->status, "tokens",
+                     tokens_json(&rec->u), "skill_read", rec->skill, "refs",
+                     refs);
 }
 
 json_t *up_harness_obs_json(const up_harness_obs *o)

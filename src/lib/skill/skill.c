@@ -87,6 +87,7 @@ void up_skill_release(up_skill *s)
     free(m->compatibility);
     free(s->tests_json);
     up_strv_free(s->warnings);
+    free(s->files_dir);
     up_skill_init(s);
 }
 
@@ -580,19 +581,25 @@ static void add_scalar(up_buf *out, const char *s)
         up_buf_adds(out, s);
 }
 
-/* YAML limits implicit keys to 1024 characters; longer ones use "? ". */
+/* YAML limits implicit keys to 1024 characters as written, escapes
+ * included (a 300-byte key of control characters is 1,800 written):
+ * longer ones use "? ". */
 static void add_pair(up_buf *out, const char *indent, const char *key,
                      const char *value)
 {
+    up_buf k = UP_BUF_INIT;
+
+    add_scalar(&k, key);
     up_buf_adds(out, indent);
-    if (strlen(key) > 1000) {
+    if (k.len > 1000) {
         up_buf_adds(out, "? ");
         add_quoted(out, key);
         up_buf_addf(out, "\n%s: ", indent);
     } else {
-        add_scalar(out, key);
+        up_buf_add(out, k.data, k.len);
         up_buf_adds(out, ": ");
     }
+    up_buf_release(&k);
     add_scalar(out, value);
     up_buf_addc(out, '\n');
 }

@@ -35,6 +35,7 @@
 #include "upskill/skill.h"
 #include "skill_legacy.h"
 #include "util/json.h"
+#include "util/sha256.h"
 
 static const char *const resource_dirs[] = {"references", "scripts", "assets"};
 
@@ -118,8 +119,10 @@ static int check_total(struct walk *w, size_t len, up_error *err)
     if (w->total + len > UP_SKILL_MAX_TOTAL)
         return up_error_set(err, UP_ETOOBIG,
                             "'%s': resource files are larger than %u bytes "
-                            "together",
-                            w->dir, UP_SKILL_MAX_TOTAL);
+                            "together (a skill's cap, UP_SKILL_MAX_TOTAL: "
+                            "%u MiB)",
+                            w->dir, UP_SKILL_MAX_TOTAL,
+                            UP_SKILL_MAX_TOTAL >> 20);
     w->total += len;
     return 0;
 }
@@ -446,6 +449,55 @@ int up_skill_check_folder(const char *dir, up_error *err)
     up_skill_init(&s);
     rc = load(&s, dir, 0, err);
     up_skill_release(&s);
+    return rc;
+}
+
+/* ---- dropped files ---- */
+
+void up_skill_files_drop(up_skill *s, const char *dir)
+{
+    if (!s->files_dir)
+        s->files_dir = up_xstrdup(dir);
+    for (size_t i = 0; i < s->nfiles; i++) {
+        up_skill_file *f = &s->files[i];
+        up_sha256 h;
+
+        if (!f->data)
+            continue;
+        up_sha256_init(&h);
+        up_sha256_update(&h, f->data, f->len);
+        up_sha256_final(&h, f->sha256);
+        free(f->data);
+        f->data = NULL;
+    }
+}
+
+int up_skill_file_read(const up_skill *s, size_t i, up_buf *out, up_error *err)
+{
+    const up_skill_file *f = &s->files[i];
+    up_buf path = UP_BUF_INIT;
+    unsigned char sha[32];
+    up_sha256 h;
+    int rc;
+
+    up_buf_reset(out);
+    if (f->data) {
+        up_buf_add(out, f->data, f->len);
+        return 0;
+    }
+    up_fs_join(&path, s->files_dir ? s->files_dir : ".", f->path);
+    rc = up_fs_read(out, path.data, UP_FS_MAX_READ, err);
+    if (!rc) {
+        up_sha256_init(&h);
+        up_sha256_update(&h, out->data, out->len);
+        up_sha256_final(&h, sha);
+        if (out->len != f->len || memcmp(sha, f->sha256, sizeof(sha)))
+            rc = up_error_set(err, UP_EIO,
+                              "skill '%s': '%s' changed since the skill was "
+                              "loaded; run again",
+                              s->name ? s->name : "", path.data);
+    }
+    up_buf_release(&path);
     return rc;
 }
 
