@@ -7,6 +7,7 @@
  * covered end to end by tests/e2e/t1510-checks.sh.
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,4 +384,75 @@ Test(check, hidden_files_are_read_only_at_tests_and_go_after)
     cr_expect_eq(n, 1, "the hidden files' folder is removed at the end");
     up_strv_free(names);
     up_assert_results_free(r, 1);
+}
+
+/* A verifier's reward is read only from files test.sh can have written,
+ * and only once no other process of its sandbox is left (issue 35 item
+ * 1): each command leaves /logs/verifier one way; the status it gets
+ * and a part of its message. */
+Test(check, a_planted_reward_is_a_grading_error)
+{
+    static const struct {
+        const char *cmd, *why;
+        int status;
+    } cases[] = {
+        {"echo 1 > /logs/verifier/reward.txt; exit 3", "reward 1, at least",
+         UP_ASSERT_PASS},
+        {"echo 1 > /logs/verifier/reward.txt; "
+         "printf '{\"reward\": 1.0}' > /logs/verifier/reward.json",
+         "reward 1, at least", UP_ASSERT_PASS},
+        {"echo 1 > /logs/verifier/reward.txt; "
+         "printf '{\"reward\": 0}' > /logs/verifier/reward.json",
+         "reward.txt and reward.json disagree", UP_ASSERT_UNGRADABLE},
+        {"echo 1 > /logs/verifier/reward.txt; "
+         "chmod 444 /logs/verifier/reward.txt",
+         "reward.txt is a read-only file", UP_ASSERT_UNGRADABLE},
+        {"echo 1 > /logs/verifier/one; "
+         "ln /logs/verifier/one /logs/verifier/reward.txt",
+         "reward.txt is a file with several links", UP_ASSERT_UNGRADABLE},
+        {"mkfifo /logs/verifier/reward.txt",
+         "reward.txt is not a regular file", UP_ASSERT_UNGRADABLE},
+        {"mkdir /logs/verifier/reward.txt; "
+         "printf '{\"reward\": 1}' > /logs/verifier/reward.json",
+         "reward.txt is a folder", UP_ASSERT_UNGRADABLE},
+        {"printf '{\"reward\": 1}' > /logs/verifier/reward.json; "
+         "chmod 500 /logs/verifier",
+         "/logs/verifier was changed", UP_ASSERT_UNGRADABLE},
+        {"sleep 30 >/dev/null 2>&1 & echo 1 > /logs/verifier/reward.txt",
+         "was still running when it ended", UP_ASSERT_UNGRADABLE},
+    };
+    char ws[160];
+    up_error e;
+
+    if (up_sandbox_check(&e) < 0) {
+        teardown();
+        cr_skip_test("no sandbox here: %s", e.msg);
+    }
+    snprintf(ws, sizeof(ws), "%s/ws", dir);
+    cr_assert_eq(mkdir(ws, 0700), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *v = json_pack("[{s:s, s:s}]", "type", "verifier", "value",
+                              cases[i].cmd);
+        char *text = json_dumps(v, 0);
+        up_check_item it = {.ws = ws};
+        up_assert_result *r = up_assert_results_new(1);
+        up_assert_list l;
+        up_check_run *c;
+
+        up_assert_list_init(&l);
+        cr_assert_eq(up_assert_list_parse(&l, text, "t.json", NULL, &e), 0,
+                     "%s", e.msg);
+        it.a = &l.items[0];
+        it.res = r;
+        c = up_check_start(&it, UP_SANDBOX_BWRAP);
+        drive(&c, c ? 1 : 0);
+        cr_expect_eq(r->status, cases[i].status, "%s: %s", cases[i].cmd,
+                     r->message.data);
+        cr_expect(strstr(r->message.data, cases[i].why), "%s: %s",
+                  cases[i].cmd, r->message.data);
+        up_assert_results_free(r, 1);
+        up_assert_list_release(&l);
+        free(text);
+        json_decref(v);
+    }
 }
