@@ -410,8 +410,8 @@ Test(check, a_planted_reward_is_a_grading_error)
         {"echo 1 > /logs/verifier/one; "
          "ln /logs/verifier/one /logs/verifier/reward.txt",
          "reward.txt is a file with several links", UP_ASSERT_UNGRADABLE},
-        {"mkfifo /logs/verifier/reward.txt",
-         "reward.txt is not a regular file", UP_ASSERT_UNGRADABLE},
+        {"mkfifo /logs/verifier/reward.txt", "reward.txt is not a regular file",
+         UP_ASSERT_UNGRADABLE},
         {"mkdir /logs/verifier/reward.txt; "
          "printf '{\"reward\": 1}' > /logs/verifier/reward.json",
          "reward.txt is a folder", UP_ASSERT_UNGRADABLE},
@@ -448,8 +448,8 @@ Test(check, a_planted_reward_is_a_grading_error)
         drive(&c, c ? 1 : 0);
         cr_expect_eq(r->status, cases[i].status, "%s: %s", cases[i].cmd,
                      r->message.data);
-        cr_expect(strstr(r->message.data, cases[i].why), "%s: %s",
-                  cases[i].cmd, r->message.data);
+        cr_expect(strstr(r->message.data, cases[i].why), "%s: %s", cases[i].cmd,
+                  r->message.data);
         up_assert_results_free(r, 1);
         up_assert_list_release(&l);
         free(text);
