@@ -456,3 +456,51 @@ Test(check, a_planted_reward_is_a_grading_error)
         json_decref(v);
     }
 }
+
+/* Before a check, the workspace is the student's own bytes (issue 37
+ * item 2): symlinks (to a file, to a folder, dangling) and FIFOs gone,
+ * never followed; hard-linked files each with an inode of its own and
+ * their bytes; plain files and folders kept; a nest past
+ * UP_CHECK_OWN_DEPTH refused. */
+Test(check, the_workspace_is_made_the_students_own_bytes)
+{
+    char cmd[1024];
+    struct stat a, b;
+    up_buf p = UP_BUF_INIT, q = UP_BUF_INIT;
+    up_error e;
+
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && mkdir -p sub/deep out && echo truth > out/t.json && "
+             "ln out/t.json pred.json && ln -s out/t.json link.json && "
+             "ln -s sub dirlink && ln -s /nowhere dangling && "
+             "mkfifo sub/fifo && echo keep > sub/deep/k.txt && "
+             "ln -s /etc/passwd sub/deep/pw",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(up_check_own_bytes(dir, &e), 0, "%s", e.msg);
+    up_fs_join(&p, dir, "pred.json");
+    up_fs_join(&q, dir, "out/t.json");
+    cr_assert_eq(lstat(p.data, &a), 0);
+    cr_assert_eq(lstat(q.data, &b), 0);
+    cr_expect(S_ISREG(a.st_mode) && a.st_nlink == 1 && b.st_nlink == 1);
+    cr_expect_neq(a.st_ino, b.st_ino, "each name has its own inode");
+    up_buf_reset(&p);
+    cr_assert_eq(up_fs_read(&p, q.data, 64, &e), 0);
+    cr_expect_str_eq(p.data, "truth\n", "the bytes are kept");
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && test ! -e link.json && test ! -L link.json && "
+             "test ! -L dirlink && test ! -L dangling && test ! -e sub/fifo "
+             "&& test ! -L sub/deep/pw && test -f sub/deep/k.txt && "
+             "test -d sub && test -e /etc/passwd",
+             dir);
+    cr_expect_eq(system(cmd), 0, "links and the FIFO are gone, files kept");
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && d=n; for i in $(seq 70); do d=$d/n; done; "
+             "mkdir -p .$d",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(up_check_own_bytes(dir, &e), UP_ETOOBIG);
+    cr_expect(strstr(e.msg, "nest deeper than 64"), "%s", e.msg);
+    up_buf_release(&p);
+    up_buf_release(&q);
+}

@@ -458,6 +458,19 @@ static void search_path(const up_check_item *it, const char *w,
     }
 }
 
+/* UP_CHECK_STUDENT_DIRS=<ws_at>:<place>... (a heap string): the
+ * folders whose entries an offline test.sh moves behind the others. */
+static char *student_dirs(const up_check_item *it)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_buf_addf(&b, "%s=%s", UP_CHECK_STUDENT_DIRS,
+                it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE);
+    for (size_t i = 0; it->places && it->places[i]; i++)
+        up_buf_addf(&b, ":%s", it->places[i]);
+    return up_buf_detach(&b);
+}
+
 static void strv_push(char ***v, size_t *n, size_t *cap, char *s)
 {
     UP_GROW(*v, *cap, *n + 2);
@@ -491,6 +504,7 @@ static char **verifier_envp(const up_check_item *it)
     }
     if (!pp)
         strv_push(&v, &n, &cap, up_xstrdup("PYTHONPATH=" CTRF_AT));
+    strv_push(&v, &n, &cap, student_dirs(it));
     for (size_t i = 0; check_env[i]; i++)
         strv_push(&v, &n, &cap, up_xstrdup(check_env[i]));
     strv_push(&v, &n, &cap, up_xstrdup(CTRF_PLUGINS));
@@ -547,14 +561,15 @@ static int private_dir(char **dir, const up_check_item *it, const char *what,
  * verifier's pytest plugin, in UP_CHECK_CTRF_DIR). */
 static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
 {
-    const char *py = up_check_ctrf_plugin();
-    up_fs_entry plugin = {UP_CHECK_CTRF_DIR "/" UP_CHECK_CTRF_MODULE ".py", py,
-                          strlen(py), 0};
+    const char *py = up_check_ctrf_plugin(), *site = up_check_sitecustomize();
+    up_fs_entry plugin[] = {
+        {UP_CHECK_CTRF_DIR "/" UP_CHECK_CTRF_MODULE ".py", py, strlen(py), 0},
+        {UP_CHECK_CTRF_DIR "/sitecustomize.py", site, strlen(site), 0}};
 
     if (private_dir(dir, it, "tests", e) ||
         up_fs_put_files(*dir, it->files, it->nfiles, e))
         return -1;
-    return up_assert_is_verifier(it->a) ? up_fs_put_files(*dir, &plugin, 1, e)
+    return up_assert_is_verifier(it->a) ? up_fs_put_files(*dir, plugin, 2, e)
                                         : 0;
 }
 
@@ -576,7 +591,14 @@ static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
                     UP_CHECK_TESTS_DIR);
         return -1;
     }
-    rc = up_fs_put_files(it->ws, it->owned, it->nowned, &e);
+    if (it->ws && !it->student_env) { /* a check, not the oracle */
+        what = "the workspace is not the student's own bytes";
+        rc = up_check_own_bytes(it->ws, &e);
+    }
+    if (!rc) {
+        what = "the files the check owns could not be put back";
+        rc = up_fs_put_files(it->ws, it->owned, it->nowned, &e);
+    }
     if (!rc && it->nfiles) {
         what = "the check files could not be written";
         rc = hidden_dir(tests, it, &e);

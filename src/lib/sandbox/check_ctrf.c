@@ -83,3 +83,28 @@ const char *up_check_ctrf_plugin(void)
 {
     return plugin;
 }
+
+/* The sitecustomize.py beside the plugin (first on a verifier's
+ * PYTHONPATH, so every python3 of the verifier imports it, and never a
+ * student's): the student's folders an offline test.sh put on
+ * PYTHONPATH (moved into UPSKILL_PYTHONPATH_LATE, harbor_offline.c)
+ * join sys.path after the system's folders; then the system's own
+ * sitecustomize runs, when there is one. */
+static const char site[] =
+    "# upskill's (docs/harbor.md): the student's folders come last\n"
+    "import os\n"
+    "import sys\n"
+    "\n"
+    "for _p in os.environ.get('UPSKILL_PYTHONPATH_LATE', '').split(':'):\n"
+    "    if _p and _p not in sys.path:\n"
+    "        sys.path.append(_p)\n"
+    "_own = os.path.join(os.path.dirname(os.__file__), 'sitecustomize.py')\n"
+    "if os.path.isfile(_own):\n"
+    "    with open(_own) as _f:\n"
+    "        exec(compile(_f.read(), _own, 'exec'),\n"
+    "             {'__name__': 'sitecustomize'})\n";
+
+const char *up_check_sitecustomize(void)
+{
+    return site;
+}
