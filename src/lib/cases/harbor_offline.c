@@ -243,6 +243,8 @@ static int rewrite_search(up_buf *out, const char *l, size_t n)
             c += w ? w : 1;
             c += strspn(c, " \t");
         }
+        while (c > l && (c[-1] == ' ' || c[-1] == '\t'))
+            c--; /* the blanks before what follows stay after */
         up_buf_add(out, l, (size_t)(c - l));
         up_buf_adds(out, "; __upskill_paths");
     }
