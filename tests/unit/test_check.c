@@ -398,6 +398,8 @@ Test(check, a_planted_reward_is_a_grading_error)
     } cases[] = {
         {"echo 1 > /logs/verifier/reward.txt; exit 3", "reward 1, at least",
          UP_ASSERT_PASS},
+        {"chmod 777 /logs/verifier; echo 0.5 > /logs/verifier/reward.txt",
+         "reward 0.5, below", UP_ASSERT_FAIL},
         {"echo 1 > /logs/verifier/reward.txt; "
          "printf '{\"reward\": 1.0}' > /logs/verifier/reward.json",
          "reward 1, at least", UP_ASSERT_PASS},
@@ -417,7 +419,7 @@ Test(check, a_planted_reward_is_a_grading_error)
          "reward.txt is a folder", UP_ASSERT_UNGRADABLE},
         {"printf '{\"reward\": 1}' > /logs/verifier/reward.json; "
          "chmod 500 /logs/verifier",
-         "/logs/verifier was changed", UP_ASSERT_UNGRADABLE},
+         "/logs/verifier was made read-only", UP_ASSERT_UNGRADABLE},
         {"sleep 30 >/dev/null 2>&1 & echo 1 > /logs/verifier/reward.txt",
          "was still running when it ended", UP_ASSERT_UNGRADABLE},
     };

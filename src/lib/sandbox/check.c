@@ -264,17 +264,18 @@ static int json_reward(const up_buf *t, double *reward, up_buf *why)
     return rc;
 }
 
-/* 0 when the log folder logs (open as dirfd) is still the one upskill
- * made (a folder of mode 0700), else -1 with why: a folder made
- * read-only keeps test.sh from writing the reward. */
+/* 0 when the log folder (open as dirfd) is still a folder its owner
+ * can write and enter (a test.sh may chmod 777 it), else -1 with why:
+ * one made read-only keeps test.sh from writing the reward, and a
+ * reward planted before it was is not test.sh's. */
 static int logs_intact(int dirfd, up_buf *why)
 {
     struct stat st;
 
     if (dirfd >= 0 && !fstat(dirfd, &st) && S_ISDIR(st.st_mode) &&
-        (st.st_mode & 07777) == 0700)
+        (st.st_mode & S_IRWXU) == S_IRWXU)
         return 0;
-    up_buf_addf(why, "%s was changed (not the folder upskill made)",
+    up_buf_addf(why, "%s was made read-only (not the folder upskill made)",
                 UP_CHECK_LOGS_DIR);
     return -1;
 }

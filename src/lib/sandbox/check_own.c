@@ -57,7 +57,7 @@ static int own_copy(struct own *o, int dirfd, const char *name,
 {
     char tmp[64], buf[65536];
     int in, out = -1, rc = 0;
-    ssize_t n;
+    ssize_t n = 0;
 
     if ((size_t)st->st_size > UP_CHECK_OWN_BYTES - o->bytes)
         return own_fail(o, UP_ETOOBIG,
@@ -145,9 +145,11 @@ static int own_entry(struct own *o, int dirfd, const char *name, unsigned depth)
                         "the workspace's folders nest deeper than 64 "
                         "(UP_CHECK_OWN_DEPTH)",
                         NULL);
-    /* a folder the student made unreadable is theirs: opened again */
-    (void)fchmodat(dirfd, name, (st.st_mode & 07777) | S_IRWXU, 0);
     sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0 && errno == EACCES && /* the student's: opened again */
+        !fchmodat(dirfd, name, (st.st_mode & 07777) | S_IRWXU, 0))
+        sub = openat(dirfd, name,
+                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub < 0)
         return own_fail(o, UP_EIO, "cannot open the folder", name);
     return own_dir(o, sub, depth + 1); /* closes sub */
