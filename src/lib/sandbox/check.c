@@ -178,9 +178,10 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
  * ended, no other process of the sandbox may be left (the sandbox's
  * /proc holds its own processes: pid 1, bwrap's init, and this shell);
  * one left could rewrite the reward after test.sh wrote it, so the
- * guard names it and exits VERIFIER_LEFT.  It exits 0 only once it saw
- * none, after saying test.sh's exit code; a guard killed or stopped
- * ends otherwise (settle_reward).  The scan forks nothing.
+ * guard names it and exits VERIFIER_LEFT (a zombie, dead, does not
+ * count).  It exits 0 only once it saw none, after saying test.sh's
+ * exit code; a guard killed or stopped ends otherwise (settle_reward).
+ * The scan forks nothing.
  */
 #define VERIFIER_LEFT   86
 #define VERIFIER_LEFT_S "86"
@@ -188,9 +189,10 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
 #define VERIFIER_GUARD                                                         \
     "(\n%s\n)\necho \"" VERIFIER_SAID                                          \
     "$?\" >&2\nfor p in /proc/[0-9]*; do case $p in /proc/1|/proc/$$) "        \
-    ";; *) echo \"upskill: a process of the verifier (pid ${p#/proc/}) was "   \
-    "still running when test.sh ended\" >&2; exit " VERIFIER_LEFT_S            \
-    ";; esac; "                                                                \
+    "continue;; esac; read -r l 2>/dev/null < $p/stat || continue; "           \
+    "l=${l##*) }; [ \"${l%%%% *}\" = Z ] && continue; "                        \
+    "echo \"upskill: a process of the verifier (pid ${p#/proc/}) was "         \
+    "still running when test.sh ended\" >&2; exit " VERIFIER_LEFT_S "; "       \
     "done\nexit 0\n"
 
 /* How one reward file was found (reward_file). */
