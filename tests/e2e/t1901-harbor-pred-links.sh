@@ -9,6 +9,7 @@
 # a symlink to a wrong pred file that cp writes through.  Before the
 # verifier runs, the workspace is made the student's own bytes (no
 # symlinks, no shared inodes): none passes.  An honest answer still does.
+# A Claude Code stand-in (cli.claude-code) leaving a hard link fails too.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -53,4 +54,23 @@ n=$(printf '%s\n' "$arts" | grep -c '"message":"reward 0, below the threshold 1"
 is "$n" 4 "each of the four links is graded as the student's own bytes: reward 0"
 like "$arts" "No such file or directory: '/root/pred_answer.json'" \
     "a symlinked pred file is gone for the verifier"
+
+# --- through a CLI: a Claude Code stand-in leaves the hard link -----------
+C="$T/fakeclis"
+mkdir -p "$C/claude-code/bin" "$T/cli"
+cat >"$C/claude-code/bin/claude" <<'SH'
+#!/bin/sh
+: > answer.json
+ln answer.json pred_answer.json
+ln -s answer.json other.json
+printf '{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":1,"result":"linked","usage":{"input_tokens":1,"output_tokens":1}}\n'
+SH
+chmod +x "$C/claude-code/bin/claude"
+cp -R "$F" "$T/cli/pred-links"
+run env UPSKILL_CLIS="$C" "$UPSKILL" eval --no-cache --tasks "$T/cli" \
+    -m cli.claude-code --base-url "$FAKE_URL" --runs-dir "$T/runs2" -v
+like "$out" "checks passed: 0 of 1 baseline, 0 of 1 with skill" \
+    "a CLI's hard link forges no reward either"
+like "$(cat "$T"/runs2/*/run_*/cases/transcripts.jsonl)" \
+    '"message":"reward 0, below the threshold 1"' "the CLI's links are graded as its own bytes"
 done_testing
