@@ -147,7 +147,14 @@ int up_check_step(up_check_run *c);
  * private folder it had at UP_CHECK_LOGS_DIR; PASS when the reward is
  * at least the assertion's threshold, FAIL below it, and
  * UP_ASSERT_UNGRADABLE (an errored trial, never a fail) when neither
- * file holds a number, saying why.  kill 1: it is given up
+ * file holds a number, saying why -- and when the reward may not be
+ * the verifier's own: a process of its sandbox was left when its
+ * command ended, a limit stopped it, a reward file is not a regular
+ * file with one link its owner can write, the folder was made
+ * read-only, or reward.txt and reward.json disagree (docs/assertions.md,
+ * "The reward is the verifier's").  Before any check but the oracle's
+ * (student_env), the workspace is made the student's own bytes
+ * (up_check_own_bytes).  kill 1: it is given up
  * on (an interrupt), killed if it still runs, and nothing is settled:
  * the job stays to do.
  */
