@@ -49,6 +49,29 @@
 /* The plugin's Python source (check_ctrf.c). */
 const char *up_check_ctrf_plugin(void);
 
+/* The sitecustomize.py written beside it (check_ctrf.c): the folders in
+ * UPSKILL_PYTHONPATH_LATE appended to sys.path, then the system's own
+ * sitecustomize.  UPSKILL_STUDENT_DIRS, in a verifier's environment, is
+ * the folders the student can write (its WORKDIR, its places). */
+const char *up_check_sitecustomize(void);
+#define UP_CHECK_STUDENT_DIRS "UPSKILL_STUDENT_DIRS"
+
+/* Limits of up_check_own_bytes: entries walked, folders deep, bytes
+ * copied to break hard links. */
+#define UP_CHECK_OWN_ENTRIES 100000u
+#define UP_CHECK_OWN_DEPTH   64u
+#define UP_CHECK_OWN_BYTES   ((size_t)256 << 20)
+
+/*
+ * Make the workspace ws (a host folder) the student's own bytes before a
+ * check grades it (check_own.c): every symlink, FIFO, socket and device
+ * under it removed (never followed), every regular file with several
+ * links given a copy of its own, every sitecustomize and usercustomize
+ * removed.  0, or UP_ETOOBIG past a limit above,
+ * UP_EIO / UP_ENOTFOUND, err saying what.
+ */
+int up_check_own_bytes(const char *ws, up_error *err);
+
 /* One check to run: command assertion a in the workspace folder ws. */
 typedef struct up_check_item {
     const up_assert *a;        /* borrowed, a command assertion */
@@ -124,7 +147,14 @@ int up_check_step(up_check_run *c);
  * private folder it had at UP_CHECK_LOGS_DIR; PASS when the reward is
  * at least the assertion's threshold, FAIL below it, and
  * UP_ASSERT_UNGRADABLE (an errored trial, never a fail) when neither
- * file holds a number, saying why.  kill 1: it is given up
+ * file holds a number, saying why -- and when the reward may not be
+ * the verifier's own: a process of its sandbox was left when its
+ * command ended, a limit stopped it, a reward file is not a regular
+ * file with one link its owner can write, the folder was made
+ * read-only, or reward.txt and reward.json disagree (docs/assertions.md,
+ * "The reward is the verifier's").  Before any check but the oracle's
+ * (student_env), the workspace is made the student's own bytes
+ * (up_check_own_bytes).  kill 1: it is given up
  * on (an interrupt), killed if it still runs, and nothing is settled:
  * the job stays to do.
  */

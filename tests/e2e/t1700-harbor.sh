@@ -132,7 +132,7 @@ run "$UPSKILL" eval --no-cache --tasks "$T/evil" -m qwen2.5-coder-7b-instruct \
 like "$out" "2 of 2 conversations not gradable" "neither reward is read"
 unlike "$out" "checks passed: 1" "and neither passes"
 arts=$(cat "$T"/runs2/*/run_*/cases/transcripts.jsonl)
-like "$arts" "the verifier wrote no reward" \
+like "$arts" "reward.txt is a symlink, not a reward test.sh wrote" \
     "a reward.txt symlinked to a host file holding 1 is not read"
 like "$arts" "reward.txt does not hold a number" "an empty reward.txt is none"
 like "$arts" '"--- stderr ---\nhint\nDockerfile\nhint.txt\n' \

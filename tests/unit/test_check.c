@@ -7,6 +7,7 @@
  * covered end to end by tests/e2e/t1510-checks.sh.
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,4 +384,142 @@ Test(check, hidden_files_are_read_only_at_tests_and_go_after)
     cr_expect_eq(n, 1, "the hidden files' folder is removed at the end");
     up_strv_free(names);
     up_assert_results_free(r, 1);
+}
+
+/* A verifier's reward is read only from files test.sh can have written,
+ * and only once no other process of its sandbox is left (issue 35 item
+ * 1): each command leaves /logs/verifier one way; the status it gets
+ * and a part of its message. */
+Test(check, a_planted_reward_is_a_grading_error)
+{
+    static const struct {
+        const char *cmd, *why;
+        int status;
+    } cases[] = {
+        {"echo 1 > /logs/verifier/reward.txt; exit 3", "reward 1, at least",
+         UP_ASSERT_PASS},
+        {"chmod 777 /logs/verifier; echo 0.5 > /logs/verifier/reward.txt",
+         "reward 0.5, below", UP_ASSERT_FAIL},
+        {"echo 1 > /logs/verifier/reward.txt; "
+         "printf '{\"reward\": 1.0}' > /logs/verifier/reward.json",
+         "reward 1, at least", UP_ASSERT_PASS},
+        {"echo 1 > /logs/verifier/reward.txt; "
+         "printf '{\"reward\": 0}' > /logs/verifier/reward.json",
+         "reward.txt and reward.json disagree", UP_ASSERT_UNGRADABLE},
+        {"echo 1 > /logs/verifier/reward.txt; "
+         "chmod 444 /logs/verifier/reward.txt",
+         "reward.txt is a read-only file", UP_ASSERT_UNGRADABLE},
+        {"echo 1 > /logs/verifier/one; "
+         "ln /logs/verifier/one /logs/verifier/reward.txt",
+         "reward.txt is a file with several links", UP_ASSERT_UNGRADABLE},
+        {"mkfifo /logs/verifier/reward.txt", "reward.txt is not a regular file",
+         UP_ASSERT_UNGRADABLE},
+        {"mkdir /logs/verifier/reward.txt; "
+         "printf '{\"reward\": 1}' > /logs/verifier/reward.json",
+         "reward.txt is a folder", UP_ASSERT_UNGRADABLE},
+        {"printf '{\"reward\": 1}' > /logs/verifier/reward.json; "
+         "chmod 500 /logs/verifier",
+         "/logs/verifier was made read-only", UP_ASSERT_UNGRADABLE},
+        {"sleep 30 >/dev/null 2>&1 & echo 1 > /logs/verifier/reward.txt",
+         "was still running when it ended", UP_ASSERT_UNGRADABLE},
+    };
+    char ws[160];
+    up_error e;
+
+    if (up_sandbox_check(&e) < 0) {
+        teardown();
+        cr_skip_test("no sandbox here: %s", e.msg);
+    }
+    snprintf(ws, sizeof(ws), "%s/ws", dir);
+    cr_assert_eq(mkdir(ws, 0700), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *v = json_pack("[{s:s, s:s}]", "type", "verifier", "value",
+                              cases[i].cmd);
+        char *text = json_dumps(v, 0);
+        up_check_item it = {.ws = ws};
+        up_assert_result *r = up_assert_results_new(1);
+        up_assert_list l;
+        up_check_run *c;
+
+        up_assert_list_init(&l);
+        cr_assert_eq(up_assert_list_parse(&l, text, "t.json", NULL, &e), 0,
+                     "%s", e.msg);
+        it.a = &l.items[0];
+        it.res = r;
+        c = up_check_start(&it, UP_SANDBOX_BWRAP);
+        drive(&c, c ? 1 : 0);
+        cr_expect_eq(r->status, cases[i].status, "%s: %s", cases[i].cmd,
+                     r->message.data);
+        cr_expect(strstr(r->message.data, cases[i].why), "%s: %s", cases[i].cmd,
+                  r->message.data);
+        up_assert_results_free(r, 1);
+        up_assert_list_release(&l);
+        free(text);
+        json_decref(v);
+    }
+}
+
+/* Before a check, the workspace is the student's own bytes (issue 37
+ * item 2): symlinks (to a file, to a folder, dangling) and FIFOs gone,
+ * never followed; hard-linked files each with an inode of its own and
+ * their bytes; plain files and folders kept; a nest past
+ * UP_CHECK_OWN_DEPTH refused. */
+Test(check, the_workspace_is_made_the_students_own_bytes)
+{
+    char cmd[1024];
+    struct stat a, b;
+    up_buf p = UP_BUF_INIT, q = UP_BUF_INIT;
+    up_error e;
+
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && mkdir -p sub/deep out && echo truth > out/t.json && "
+             "ln out/t.json pred.json && ln -s out/t.json link.json && "
+             "ln -s sub dirlink && ln -s /nowhere dangling && "
+             "mkfifo sub/fifo && echo keep > sub/deep/k.txt && "
+             "ln -s /etc/passwd sub/deep/pw",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(up_check_own_bytes(dir, &e), 0, "%s", e.msg);
+    up_fs_join(&p, dir, "pred.json");
+    up_fs_join(&q, dir, "out/t.json");
+    cr_assert_eq(lstat(p.data, &a), 0);
+    cr_assert_eq(lstat(q.data, &b), 0);
+    cr_expect(S_ISREG(a.st_mode) && a.st_nlink == 1 && b.st_nlink == 1);
+    cr_expect_neq(a.st_ino, b.st_ino, "each name has its own inode");
+    up_buf_reset(&p);
+    cr_assert_eq(up_fs_read(&p, q.data, 64, &e), 0);
+    cr_expect_str_eq(p.data, "truth\n", "the bytes are kept");
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && test ! -e link.json && test ! -L link.json && "
+             "test ! -L dirlink && test ! -L dangling && test ! -e sub/fifo "
+             "&& test ! -L sub/deep/pw && test -f sub/deep/k.txt && "
+             "test -d sub && test -e /etc/passwd",
+             dir);
+    cr_expect_eq(system(cmd), 0, "links and the FIFO are gone, files kept");
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && d=n; for i in $(seq 70); do d=$d/n; done; "
+             "mkdir -p .$d",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(up_check_own_bytes(dir, &e), UP_ETOOBIG);
+    cr_expect(strstr(e.msg, "nest deeper than 64"), "%s", e.msg);
+    up_buf_release(&p);
+    up_buf_release(&q);
+}
+
+/* The walk's bytes bound (UP_CHECK_OWN_BYTES): hard links that would
+ * copy more than 256 MiB (a sparse file: nothing is copied before the
+ * refusal).  (UP_CHECK_OWN_ENTRIES is not tested here: making 100,000
+ * files takes 10 to 30 s on a shared disk; the walk of them took 0.8 to
+ * 1.6 s.) */
+Test(check, the_own_bytes_walk_is_bounded)
+{
+    char cmd[512];
+    up_error e;
+
+    snprintf(cmd, sizeof(cmd), "cd '%s' && truncate -s 300M big && ln big big2",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(up_check_own_bytes(dir, &e), UP_ETOOBIG);
+    cr_expect(strstr(e.msg, "would copy more than 256 MiB"), "%s", e.msg);
 }

@@ -412,3 +412,43 @@ Test(harbor, env_is_read_expanded_and_bounded)
     up_docker_release(&d);
     up_buf_release(&big);
 }
+
+/* A test.sh that sets PATH or PYTHONPATH itself is rewritten even
+ * without a network step (issue 37 item 3): each exported or plain
+ * setting is followed by __upskill_paths, a setting for one command
+ * runs it through __upskill_run; a here-document and a line that only
+ * reads the variable are kept as they are. */
+Test(harbor, offline_verifier_moves_what_test_sh_exports)
+{
+    static const struct {
+        const char *line, *want;
+    } cases[] = {
+        {"export PYTHONPATH=\"/root/src:$PYTHONPATH\"\n",
+         "\nexport PYTHONPATH=\"/root/src:$PYTHONPATH\"; __upskill_paths\n"},
+        {"export PATH=/root/bin:$PATH PYTHONPATH=/x && pytest\n",
+         "\nexport PATH=/root/bin:$PATH PYTHONPATH=/x; __upskill_paths && "
+         "pytest\n"},
+        {"PYTHONPATH=/root/src python3 /tests/g.py\n",
+         "\nPYTHONPATH=/root/src __upskill_run python3 /tests/g.py\n"},
+        {"  PATH=\"$(pwd)/bin:$PATH\"\n",
+         "\n  PATH=\"$(pwd)/bin:$PATH\"; __upskill_paths\n"},
+        {"echo $PYTHONPATH\n", "\necho $PYTHONPATH\n"},
+        {"cat <<EOF\nexport PATH=/root/bin\nEOF\n",
+         "\ncat <<EOF\nexport PATH=/root/bin\nEOF\n"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        up_buf cmd = UP_BUF_INIT, sh = UP_BUF_INIT;
+        int moved = strstr(cases[i].line, "PATH=") != NULL;
+
+        up_buf_addf(&sh, "#!/bin/bash\n%s", cases[i].line);
+        cr_expect_eq(up_harbor_offline_verifier(sh.data, &cmd), moved, "%s",
+                     cases[i].line);
+        if (moved) {
+            cr_expect(strstr(cmd.data, cases[i].want), "%s", cmd.data);
+            cr_expect(strstr(cmd.data, "__upskill_paths() {"), "%s", cmd.data);
+        }
+        up_buf_release(&cmd);
+        up_buf_release(&sh);
+    }
+}

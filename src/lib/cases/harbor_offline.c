@@ -45,6 +45,42 @@ static const char *const uvx_valued[] = {"--with",
                                          "--extra-index-url",
                                          NULL};
 
+/* A test.sh line setting one of these (after an optional `export `)
+ * gets its student entries moved (search_prelude): the student's files
+ * never shadow the verifier's programs or modules, whatever test.sh
+ * exports (issue 37 item 3). */
+static const char *const search_sets[] = {"PYTHONPATH=", "PATH=", NULL};
+
+/*
+ * Defined first in an offline test.sh that sets PATH or PYTHONPATH:
+ * __upskill_paths moves each entry of both that the student can write
+ * (relative, or under a folder of $UPSKILL_STUDENT_DIRS, which the
+ * verifier's environment sets: the WORKDIR and the places) behind the
+ * others -- PATH's to its end, PYTHONPATH's into
+ * UPSKILL_PYTHONPATH_LATE, which upskill's sitecustomize (first on
+ * PYTHONPATH, check.c) appends to sys.path after the system's folders;
+ * __upskill_run runs a command with them moved (a `PYTHONPATH=x cmd`).
+ */
+static const char search_prelude[] =
+    "__upskill_mine() { case $1 in /*) ;; *) return 0;; esac; "
+    "__upskill_i=$IFS; IFS=:; set -- \"$1\" ${UPSKILL_STUDENT_DIRS-}; "
+    "IFS=$__upskill_i; __upskill_e=$1; shift; for __upskill_d; do "
+    "case $__upskill_e in \"$__upskill_d\"|\"$__upskill_d\"/*) return 0;; "
+    "esac; done; return 1; }\n"
+    "__upskill_split() { __upskill_k=$2; __upskill_l=$3; __upskill_i=$IFS; "
+    "IFS=:; set -f; for __upskill_x in $1; do IFS=$__upskill_i; "
+    "[ \"$__upskill_x\" = /tests/.upskill-pytest ] && continue; "
+    "if __upskill_mine \"$__upskill_x\"; then "
+    "__upskill_l=${__upskill_l:+$__upskill_l:}$__upskill_x; else "
+    "__upskill_k=${__upskill_k:+$__upskill_k:}$__upskill_x; fi; done; "
+    "set +f; IFS=$__upskill_i; }\n"
+    "__upskill_paths() { __upskill_split \"${PYTHONPATH-}\" "
+    "/tests/.upskill-pytest \"${UPSKILL_PYTHONPATH_LATE-}\"; "
+    "export PYTHONPATH=$__upskill_k UPSKILL_PYTHONPATH_LATE=$__upskill_l; "
+    "__upskill_split \"${PATH-}\" \"\" \"\"; "
+    "PATH=$__upskill_k${__upskill_l:+:$__upskill_l}; export PATH; }\n"
+    "__upskill_run() ( __upskill_paths; \"$@\" )\n";
+
 /* Bytes of an offline test.sh at most (one argument of bash -c). */
 #define OFFLINE_MAX ((size_t)64 << 10)
 
@@ -140,12 +176,88 @@ static void heredoc(const char *l, size_t n, up_buf *d)
     }
 }
 
+/* The length of the shell word at s: quotes, backslashes and $(...)
+ * kept whole, up to a blank or an operator outside them. */
+static size_t shell_word(const char *s)
+{
+    size_t i = 0;
+    int depth = 0;
+
+    for (char q = 0; s[i]; i++) {
+        if (q) {
+            if (s[i] == '\\' && q == '"' && s[i + 1])
+                i++;
+            else if (s[i] == q)
+                q = 0;
+        } else if (s[i] == '\\' && s[i + 1]) {
+            i++;
+        } else if (s[i] == '\'' || s[i] == '"') {
+            q = s[i];
+        } else if (s[i] == '$' && s[i + 1] == '(') {
+            depth++;
+            i++;
+        } else if (s[i] == ')' && depth) {
+            depth--;
+        } else if (!depth && strchr(" \t\n;&|<>()", s[i])) {
+            break;
+        }
+    }
+    return i;
+}
+
+/* 1 when word w is an assignment (NAME=...). */
+static int assignment(const char *w)
+{
+    size_t k = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                         "0123456789_");
+
+    return k && w[k] == '=' && !(w[0] >= '0' && w[0] <= '9');
+}
+
+/* Line l[0..n) into out: when its first simple command sets PATH or
+ * PYTHONPATH (search_sets; `export` or plain assignments), followed by
+ * `; __upskill_paths`, or, when those assignments are for one command,
+ * that command run through __upskill_run.  1 when it did. */
+static int rewrite_search(up_buf *out, const char *l, size_t n)
+{
+    const char *p = l + strspn(l, " \t"), *c;
+    int exp = !strncmp(p, "export ", 7), set = 0;
+
+    c = exp ? p + 7 : p;
+    for (;;) { /* its assignment words */
+        c += strspn(c, " \t");
+        if (!*c || strchr(";&|\n", *c) || !assignment(c))
+            break;
+        set |= starts(c, search_sets);
+        c += shell_word(c);
+    }
+    if (!set)
+        return 0;
+    if (!exp && *c && !strchr(";&|\n", *c)) { /* a command: run through */
+        up_buf_add(out, l, (size_t)(c - l));
+        up_buf_adds(out, "__upskill_run ");
+    } else {
+        while (*c && !strchr(";&|\n", *c)) { /* export's other words */
+            size_t w = shell_word(c);
+
+            c += w ? w : 1;
+            c += strspn(c, " \t");
+        }
+        while (c > l && (c[-1] == ' ' || c[-1] == '\t'))
+            c--; /* the blanks before what follows stay after */
+        up_buf_add(out, l, (size_t)(c - l));
+        up_buf_adds(out, "; __upskill_paths");
+    }
+    up_buf_add(out, c, n - (size_t)(c - l));
+    return 1;
+}
+
 /* test.sh s made offline into out: lines joined at a backslash; the
  * install steps skipped (`:`); uvx's options cut; here-documents as
  * they are. */
 static void offline_script(up_buf *out, const char *s)
 {
-    up_buf d = UP_BUF_INIT, j = UP_BUF_INIT;
+    up_buf d = UP_BUF_INIT, j = UP_BUF_INIT, k = UP_BUF_INIT;
 
     for (const char *p = s; *p;) {
         size_t n = strcspn(p, "\n");
@@ -170,7 +282,10 @@ static void offline_script(up_buf *out, const char *s)
                 up_buf_addc(&j, cont ? ' ' : p[i]);
                 i += cont;
             }
-            rewrite_uvx(out, j.data ? j.data : "", j.len);
+            up_buf_reset(&k);
+            if (!rewrite_search(&k, j.data ? j.data : "", j.len))
+                up_buf_add(&k, j.data ? j.data : "", j.len);
+            rewrite_uvx(out, k.data ? k.data : "", k.len);
             heredoc(j.data ? j.data : "", j.len, &d);
         }
         up_buf_addc(out, '\n');
@@ -178,18 +293,26 @@ static void offline_script(up_buf *out, const char *s)
     }
     up_buf_release(&d);
     up_buf_release(&j);
+    up_buf_release(&k);
 }
+
+/* Lines that set a search path (after blanks): a test.sh holding one
+ * is rewritten even without a network step. */
+static const char *const search_lines[] = {
+    "export PYTHONPATH=", "PYTHONPATH=", "export PATH=", "PATH=", NULL};
 
 int up_harbor_offline_verifier(const char *test_sh, up_buf *cmd)
 {
     up_buf sc = UP_BUF_INIT;
     int ok;
 
-    if (!test_sh || !line_starts(test_sh, installers))
+    if (!test_sh || (!line_starts(test_sh, installers) &&
+                     !line_starts(test_sh, search_lines)))
         return 0;
     /* the images' `python`, where Debian has only python3 */
     up_buf_adds(&sc, "command -v python >/dev/null || python() { python3 "
                      "\"$@\"; }\n");
+    up_buf_adds(&sc, search_prelude);
     offline_script(&sc, test_sh);
     ok = sc.len <= OFFLINE_MAX;
     if (ok && strstr(sc.data, "pytest"))

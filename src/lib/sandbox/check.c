@@ -15,6 +15,7 @@
  * that could not start is a FAIL saying why.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -172,78 +173,216 @@ static void settle(up_assert_result *r, const up_sandbox_result *sr)
     add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
 }
 
-/* Read the reward file path into text: a regular file only (what the
- * verifier left may be a symlink to a file of ours), at most REWARD_MAX
- * bytes; 0, or -1. */
-static int reward_file(const char *path, up_buf *text)
+/*
+ * A verifier's command %s in a subshell, then the guard: when it has
+ * ended, no other process of the sandbox may be left (the sandbox's
+ * /proc holds its own processes: pid 1, bwrap's init, and this shell);
+ * one left could rewrite the reward after test.sh wrote it, so the
+ * guard names it and exits VERIFIER_LEFT (a zombie, dead, does not
+ * count).  It exits 0 only once it saw none, after saying test.sh's
+ * exit code; a guard killed or stopped ends otherwise (settle_reward).
+ * The scan forks nothing.
+ */
+#define VERIFIER_LEFT   86
+#define VERIFIER_LEFT_S "86"
+#define VERIFIER_SAID   "upskill: test.sh exit "
+#define VERIFIER_GUARD                                                         \
+    "(\n%s\n)\necho \"" VERIFIER_SAID                                          \
+    "$?\" >&2\nfor p in /proc/[0-9]*; do case $p in /proc/1|/proc/$$) "        \
+    "continue;; esac; read -r l 2>/dev/null < $p/stat || continue; "           \
+    "l=${l##*) }; [ \"${l%%%% *}\" = Z ] && continue; "                        \
+    "echo \"upskill: a process of the verifier (pid ${p#/proc/}) was "         \
+    "still running when test.sh ended\" >&2; exit " VERIFIER_LEFT_S "; "       \
+    "done\nexit 0\n"
+
+/* How one reward file was found (reward_file). */
+enum { RW_ABSENT, RW_READ, RW_PLANTED };
+
+/* Read the reward file name of the folder open as dirfd into text: a
+ * regular file with one link that its owner can write, at most
+ * REWARD_MAX bytes, opened without following a symlink nor blocking on
+ * a FIFO.  RW_READ, RW_ABSENT, or RW_PLANTED with why (anything else:
+ * a folder, a symlink, a FIFO, a read-only or hard-linked file is not
+ * what test.sh writes, but what a process of the student's left). */
+static int reward_file(int dirfd, const char *name, up_buf *text, up_buf *why)
+{
+    int fd = openat(dirfd, name,
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    char chunk[REWARD_MAX];
+    ssize_t n;
+    const char *bad = NULL;
+
+    if (fd < 0 && errno == ENOENT)
+        return RW_ABSENT;
+    if (fd < 0)
+        bad = errno == ELOOP ? "a symlink" : "not a file that can be read";
+    else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+        bad = S_ISDIR(st.st_mode) ? "a folder" : "not a regular file";
+    else if (st.st_nlink != 1)
+        bad = "a file with several links";
+    else if (!(st.st_mode & S_IWUSR))
+        bad = "a read-only file";
+    else if ((size_t)st.st_size > REWARD_MAX)
+        bad = "over 4 KiB";
+    if (!bad && (n = read(fd, chunk, sizeof(chunk))) >= 0)
+        up_buf_add(text, chunk, (size_t)n);
+    else if (!bad)
+        bad = "not a file that can be read";
+    if (fd >= 0)
+        close(fd);
+    if (!bad)
+        return RW_READ;
+    up_buf_addf(why, "%s/%s is %s, not a reward test.sh wrote",
+                UP_CHECK_LOGS_DIR, name, bad);
+    return RW_PLANTED;
+}
+
+/* The number of reward.txt's text t into *reward: 0, or -1 with why. */
+static int txt_reward(const up_buf *t, double *reward, up_buf *why)
+{
+    const char *s = t->len ? t->data : "";
+    char *end = NULL;
+
+    *reward = strtod(s, &end);
+    if (end != s && !end[strspn(end, " \t\r\n")])
+        return 0;
+    up_buf_addf(why, "%s does not hold a number", UP_CHECK_REWARD_TXT);
+    return -1;
+}
+
+/* The "reward" of reward.json's text t into *reward: 0, or -1 with why. */
+static int json_reward(const up_buf *t, double *reward, up_buf *why)
+{
+    json_t *doc = json_loadb(t->data ? t->data : "", t->len, 0, NULL);
+    json_t *v = json_object_get(doc, "reward");
+    int rc = json_is_number(v) ? 0 : -1;
+
+    if (!rc)
+        *reward = json_number_value(v);
+    else
+        up_buf_addf(why, "%s holds no number \"reward\"", UP_CHECK_REWARD_JSON);
+    json_decref(doc);
+    return rc;
+}
+
+/* 0 when the log folder (open as dirfd) is still a folder its owner
+ * can write and enter (a test.sh may chmod 777 it), else -1 with why:
+ * one made read-only keeps test.sh from writing the reward, and a
+ * reward planted before it was is not test.sh's. */
+static int logs_intact(int dirfd, up_buf *why)
 {
     struct stat st;
-    up_error e;
 
-    if (lstat(path, &st) || !S_ISREG(st.st_mode))
-        return -1;
-    return up_fs_read(text, path, REWARD_MAX, &e) ? -1 : 0;
+    if (dirfd >= 0 && !fstat(dirfd, &st) && S_ISDIR(st.st_mode) &&
+        (st.st_mode & S_IRWXU) == S_IRWXU)
+        return 0;
+    up_buf_addf(why, "%s was made read-only (not the folder upskill made)",
+                UP_CHECK_LOGS_DIR);
+    return -1;
 }
 
 /* The reward a verifier left in folder logs into *reward: 0, or -1
- * with why the check errored in why. */
+ * with why the check errored in why.  reward.txt, else reward.json;
+ * when both are there they must agree; either one planted (see
+ * reward_file) is an error, whatever the other holds. */
 static int read_reward(const char *logs, double *reward, up_buf *why)
 {
-    up_buf p = UP_BUF_INIT, text = UP_BUF_INIT;
-    json_t *doc = NULL;
-    char *end = NULL;
-    int rc = -1;
+    up_buf txt = UP_BUF_INIT, js = UP_BUF_INIT;
+    int dirfd = open(logs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int t = RW_PLANTED, j = RW_PLANTED, rc = -1;
+    double rj = 0;
 
-    up_fs_join(&p, logs, UP_CHECK_REWARD_TXT);
-    if (!reward_file(p.data, &text)) {
-        const char *t = text.len ? text.data : "";
-
-        *reward = strtod(t, &end);
-        rc = end != t && !end[strspn(end, " \t\r\n")] ? 0 : -1;
-        if (rc)
-            up_buf_addf(why, "%s does not hold a number", UP_CHECK_REWARD_TXT);
-    } else {
-        up_buf_reset(&p);
-        up_fs_join(&p, logs, UP_CHECK_REWARD_JSON);
-        up_buf_reset(&text);
-        if (!reward_file(p.data, &text))
-            doc = json_loadb(text.data, text.len, 0, NULL);
-        if (json_is_number(json_object_get(doc, "reward"))) {
-            *reward = json_number_value(json_object_get(doc, "reward"));
-            rc = 0;
-        } else {
-            up_buf_addf(why,
-                        "the verifier wrote no reward (%s/%s or %s "
-                        "with a number \"reward\")",
-                        UP_CHECK_LOGS_DIR, UP_CHECK_REWARD_TXT,
-                        UP_CHECK_REWARD_JSON);
-        }
+    if (!logs_intact(dirfd, why)) {
+        t = reward_file(dirfd, UP_CHECK_REWARD_TXT, &txt, why);
+        j = t == RW_PLANTED
+                ? RW_PLANTED
+                : reward_file(dirfd, UP_CHECK_REWARD_JSON, &js, why);
     }
+    if (t == RW_READ)
+        rc = txt_reward(&txt, reward, why);
+    if (j == RW_READ && t == RW_ABSENT)
+        rc = json_reward(&js, reward, why);
+    else if (!rc && j == RW_READ &&
+             (json_reward(&js, &rj, why) || rj != *reward)) {
+        up_buf_reset(why);
+        up_buf_addf(why, "%s and %s disagree", UP_CHECK_REWARD_TXT,
+                    UP_CHECK_REWARD_JSON);
+        rc = -1;
+    }
+    if (t == RW_ABSENT && j == RW_ABSENT)
+        up_buf_addf(why,
+                    "the verifier wrote no reward (%s/%s or %s "
+                    "with a number \"reward\")",
+                    UP_CHECK_LOGS_DIR, UP_CHECK_REWARD_TXT,
+                    UP_CHECK_REWARD_JSON);
     if (!rc && !isfinite(*reward)) {
         up_buf_adds(why, "the reward is not a finite number");
         rc = -1;
     }
-    json_decref(doc);
-    up_buf_release(&p);
-    up_buf_release(&text);
+    if (dirfd >= 0)
+        close(dirfd);
+    up_buf_release(&txt);
+    up_buf_release(&js);
     return rc;
 }
 
-/* Settle a verifier's result r by the reward it left in logs. */
+/* The verifier's stderr sr without the guard's line saying test.sh's
+ * exit code (VERIFIER_GUARD: its last but one at most) into err, and
+ * that code, or -1 (then sr's own).  For the message only. */
+static int said_exit(const up_sandbox_result *sr, up_buf *err)
+{
+    const char *p = sr->err.len ? sr->err.data : "", *q, *last = NULL;
+    int code = sr->exit_code;
+
+    while ((q = strstr(p, VERIFIER_SAID)) != NULL) {
+        last = q;
+        p = q + 1;
+    }
+    if (!last) {
+        up_buf_add(err, sr->err.data, sr->err.len);
+        return code;
+    }
+    up_buf_add(err, sr->err.data, (size_t)(last - sr->err.data));
+    code = (int)strtol(last + strlen(VERIFIER_SAID), NULL, 10);
+    last += strcspn(last, "\n");
+    if (*last)
+        up_buf_adds(err, last + 1);
+    return code;
+}
+
+/* 0 when the verifier's guard ended clean (test.sh ended with no other
+ * process of its sandbox left, sr exit 0), else -1 with why. */
+static int guard_clean(const up_sandbox_result *sr, up_buf *why)
+{
+    if (sr->limit)
+        up_buf_addf(why, "stopped: %s", sr->limit_text);
+    else if (sr->exit_code == VERIFIER_LEFT)
+        up_buf_adds(why, "a process test.sh started (the student's code) "
+                         "was still running when it ended, and could "
+                         "rewrite the reward");
+    else if (sr->exit_code)
+        up_buf_addf(why,
+                    "the verifier's shell ended with %d before it could "
+                    "see that test.sh left no process running",
+                    sr->exit_code);
+    return why->len ? -1 : 0;
+}
+
+/* Settle a verifier's result r by the reward it left in logs: read only
+ * when its guard ended clean (then every other process of its sandbox
+ * had ended), and only from files test.sh can have written. */
 static void settle_reward(up_assert_result *r, const up_assert *a,
                           const up_sandbox_result *sr, const char *logs)
 {
-    up_buf why = UP_BUF_INIT;
+    up_buf why = UP_BUF_INIT, err = UP_BUF_INIT;
     double reward = 0;
+    int code = said_exit(sr, &err);
 
-    if (read_reward(logs, &reward, &why)) {
+    if (guard_clean(sr, &why) || read_reward(logs, &reward, &why)) {
         r->status = UP_ASSERT_UNGRADABLE;
-        up_buf_addf(&r->message, "not gradable: %s (exit %d", why.data,
-                    sr->exit_code);
-        if (sr->limit)
-            up_buf_addf(&r->message, ", stopped: %s", sr->limit_text);
-        up_buf_addc(&r->message, ')');
-        first_line(&r->message, sr->err.len ? &sr->err : &sr->out);
+        up_buf_addf(&r->message, "not gradable: %s (exit %d)", why.data, code);
+        first_line(&r->message, err.len ? &err : &sr->out);
     } else {
         r->status = reward >= a->threshold ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
         up_buf_addf(&r->message, "reward %g%s the threshold %g", reward,
@@ -251,8 +390,9 @@ static void settle_reward(up_assert_result *r, const up_assert *a,
                     a->threshold);
     }
     add_stream(&r->output, "stdout", &sr->out, sr->out_cut);
-    add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
+    add_stream(&r->output, "stderr", &err, sr->err_cut);
     up_buf_release(&why);
+    up_buf_release(&err);
 }
 
 struct up_check_run {
@@ -321,6 +461,19 @@ static void search_path(const up_check_item *it, const char *w,
     }
 }
 
+/* UP_CHECK_STUDENT_DIRS=<ws_at>:<place>... (a heap string): the
+ * folders whose entries an offline test.sh moves behind the others. */
+static char *student_dirs(const up_check_item *it)
+{
+    up_buf b = UP_BUF_INIT;
+
+    up_buf_addf(&b, "%s=%s", UP_CHECK_STUDENT_DIRS,
+                it->ws_at ? it->ws_at : UP_SANDBOX_WORKSPACE);
+    for (size_t i = 0; it->places && it->places[i]; i++)
+        up_buf_addf(&b, ":%s", it->places[i]);
+    return up_buf_detach(&b);
+}
+
 static void strv_push(char ***v, size_t *n, size_t *cap, char *s)
 {
     UP_GROW(*v, *cap, *n + 2);
@@ -354,6 +507,7 @@ static char **verifier_envp(const up_check_item *it)
     }
     if (!pp)
         strv_push(&v, &n, &cap, up_xstrdup("PYTHONPATH=" CTRF_AT));
+    strv_push(&v, &n, &cap, student_dirs(it));
     for (size_t i = 0; check_env[i]; i++)
         strv_push(&v, &n, &cap, up_xstrdup(check_env[i]));
     strv_push(&v, &n, &cap, up_xstrdup(CTRF_PLUGINS));
@@ -377,7 +531,10 @@ static int command_line(up_buf *cmd, const up_assert *a, up_assert_result *r)
     } else {
         if (dir.len)
             up_buf_addf(cmd, "PATH=%s:$PATH; export PATH; ", dir.data);
-        up_buf_adds(cmd, a->value);
+        if (up_assert_is_verifier(a))
+            up_buf_addf(cmd, VERIFIER_GUARD, a->value);
+        else
+            up_buf_adds(cmd, a->value);
     }
     up_buf_release(&dir);
     up_buf_release(&prog);
@@ -407,14 +564,15 @@ static int private_dir(char **dir, const up_check_item *it, const char *what,
  * verifier's pytest plugin, in UP_CHECK_CTRF_DIR). */
 static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
 {
-    const char *py = up_check_ctrf_plugin();
-    up_fs_entry plugin = {UP_CHECK_CTRF_DIR "/" UP_CHECK_CTRF_MODULE ".py", py,
-                          strlen(py), 0};
+    const char *py = up_check_ctrf_plugin(), *site = up_check_sitecustomize();
+    up_fs_entry plugin[] = {
+        {UP_CHECK_CTRF_DIR "/" UP_CHECK_CTRF_MODULE ".py", py, strlen(py), 0},
+        {UP_CHECK_CTRF_DIR "/sitecustomize.py", site, strlen(site), 0}};
 
     if (private_dir(dir, it, "tests", e) ||
         up_fs_put_files(*dir, it->files, it->nfiles, e))
         return -1;
-    return up_assert_is_verifier(it->a) ? up_fs_put_files(*dir, &plugin, 1, e)
+    return up_assert_is_verifier(it->a) ? up_fs_put_files(*dir, plugin, 2, e)
                                         : 0;
 }
 
@@ -436,7 +594,14 @@ static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
                     UP_CHECK_TESTS_DIR);
         return -1;
     }
-    rc = up_fs_put_files(it->ws, it->owned, it->nowned, &e);
+    if (it->ws && !it->student_env) { /* a check, not the oracle */
+        what = "the workspace is not the student's own bytes";
+        rc = up_check_own_bytes(it->ws, &e);
+    }
+    if (!rc) {
+        what = "the files the check owns could not be put back";
+        rc = up_fs_put_files(it->ws, it->owned, it->nowned, &e);
+    }
     if (!rc && it->nfiles) {
         what = "the check files could not be written";
         rc = hidden_dir(tests, it, &e);

@@ -8,13 +8,19 @@
  * pending, other, start, stop, in ms) and one entry per test (name,
  * status, duration).  A test whose setup or teardown fails counts as
  * failed, as the original counts it; an xfail counts as skipped.  When
- * another plugin already defines --ctrf, this one stands aside.
+ * another plugin already defines --ctrf, this one stands aside.  The
+ * report is written to a new file beside FILE, then renamed onto it: a
+ * symlink the student left at FILE is replaced, never followed, and a
+ * folder there fails the run (no report: the reward test.sh computes
+ * from it cannot be planted that way).
  */
 #include "upskill/check.h"
 
 static const char plugin[] =
     "# upskill's stand-in for pytest-json-ctrf (docs/harbor.md)\n"
     "import json\n"
+    "import os\n"
+    "import tempfile\n"
     "import time\n"
     "\n"
     "_ours = False\n"
@@ -60,11 +66,45 @@ static const char plugin[] =
     "               'stop': int(time.time() * 1000)}\n"
     "    tests = [{'name': k, 'status': v[0],\n"
     "              'duration': int(v[1] * 1000)} for k, v in _tests.items()]\n"
-    "    with open(path, 'w') as f:\n"
-    "        json.dump({'results': {'tool': {'name': 'pytest'},\n"
-    "                               'summary': summary, 'tests': tests}}, f)\n";
+    "    fd, tmp = tempfile.mkstemp(\n"
+    "        prefix='.ctrf-', dir=os.path.dirname(os.path.abspath(path)))\n"
+    "    try:\n"
+    "        with os.fdopen(fd, 'w') as f:\n"
+    "            json.dump({'results': {'tool': {'name': 'pytest'},\n"
+    "                                   'summary': summary,\n"
+    "                                   'tests': tests}}, f)\n"
+    "        os.chmod(tmp, 0o644)\n"
+    "        os.replace(tmp, path)\n"
+    "    except BaseException:\n"
+    "        os.unlink(tmp)\n"
+    "        raise\n";
 
 const char *up_check_ctrf_plugin(void)
 {
     return plugin;
+}
+
+/* The sitecustomize.py beside the plugin (first on a verifier's
+ * PYTHONPATH, so every python3 of the verifier imports it, and never a
+ * student's): the student's folders an offline test.sh put on
+ * PYTHONPATH (moved into UPSKILL_PYTHONPATH_LATE, harbor_offline.c)
+ * join sys.path after the system's folders; then the system's own
+ * sitecustomize runs, when there is one. */
+static const char site[] =
+    "# upskill's (docs/harbor.md): the student's folders come last\n"
+    "import os\n"
+    "import sys\n"
+    "\n"
+    "for _p in os.environ.get('UPSKILL_PYTHONPATH_LATE', '').split(':'):\n"
+    "    if _p and _p not in sys.path:\n"
+    "        sys.path.append(_p)\n"
+    "_own = os.path.join(os.path.dirname(os.__file__), 'sitecustomize.py')\n"
+    "if os.path.isfile(_own):\n"
+    "    with open(_own) as _f:\n"
+    "        exec(compile(_f.read(), _own, 'exec'),\n"
+    "             {'__name__': 'sitecustomize'})\n";
+
+const char *up_check_sitecustomize(void)
+{
+    return site;
 }

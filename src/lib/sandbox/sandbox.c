@@ -9,8 +9,9 @@
  * the rest (a command printing forever never blocks on a full pipe), and
  * kills the sandbox at the wall-clock deadline or when the total output
  * passes out_kill.  Under bwrap, killing the pid namespace's init (whose
- * pid bwrap reports on --info-fd) kills every process of the sandbox, and
- * bwrap exits only once that namespace is gone.  In the none mode a
+ * pid bwrap reports on --info-fd) kills every process of the sandbox;
+ * bwrap itself exits when the command does, and the call's end waits
+ * until that namespace is gone (wait_ns_gone).  In the none mode a
  * process that left the group may hold the pipes: a killed call stops
  * reading once its own child is reaped, and the sweep of sandbox_reap.c
  * kills such processes when the call ends.  A bounded folder (the
@@ -23,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,11 +45,18 @@
 
 enum { S_OUT, S_ERR, S_INFO, S_N };
 
+/* How long a call's end waits at most for its pid namespace to be gone
+ * (wait_ns_gone); the kernel takes well under a millisecond unless a
+ * process sleeps where SIGKILL cannot reach it. */
+#define SBX_NS_WAIT_MS 5000.0
+
 struct up_sandbox_run {
     up_sandbox_mode mode;  /* bwrap or none */
     up_sandbox_limits lim; /* the limits of this call */
     pid_t pid;             /* our child: bwrap, or sh for none */
     pid_t inner;           /* bwrap's pid-namespace init, 0 until known */
+    int innerfd;           /* a pidfd of inner (checked: in the call's
+                              pid namespace), or -1 */
     int fd[S_N];           /* read ends; -1 once at EOF */
     up_buf out, err, info; /* captured stdout, stderr, bwrap's status */
     int out_cut, err_cut;  /* 1 when a stream passed out_cap */
@@ -184,6 +193,7 @@ static up_sandbox_run *run_new(up_sandbox_mode mode,
     for (int i = 0; i < S_N; i++)
         r->fd[i] = -1;
     r->pidfd = -1;
+    r->innerfd = -1;
     r->argsfd = -1;
     r->bound_sock = -1;
     sbx_bounds_init(&r->bounds);
@@ -200,6 +210,8 @@ static void run_free(up_sandbox_run *r)
             close(r->fd[i]);
     if (r->pidfd >= 0)
         close(r->pidfd);
+    if (r->innerfd >= 0)
+        close(r->innerfd);
     if (r->argsfd >= 0)
         close(r->argsfd);
     sbx_cgroup_close(&r->cg);
@@ -608,18 +620,75 @@ void up_sandbox_kill(up_sandbox_run *r)
     kill_all(r, UP_SANDBOX_WALL);
 }
 
-/* bwrap's --info-fd JSON: {"child-pid": N}. */
+/* A pidfd of the init inner of the pid namespace ns (bwrap's inode
+ * number), or -1: the process behind the pidfd is checked to be in ns,
+ * so a pid used again by another process is never waited on. */
+static int open_inner(pid_t inner, unsigned long long ns)
+{
+    int fd = -1;
+#ifdef SYS_pidfd_open
+    char path[64], link[64], want[64];
+    ssize_t n;
+
+    fd = ns ? (int)syscall(SYS_pidfd_open, inner, 0) : -1;
+    snprintf(path, sizeof(path), "/proc/%ld/ns/pid", (long)inner);
+    snprintf(want, sizeof(want), "pid:[%llu]", ns);
+    n = fd >= 0 ? readlink(path, link, sizeof(link) - 1) : -1;
+    if (n > 0)
+        link[n] = '\0';
+    if (fd >= 0 && (n <= 0 || strcmp(link, want))) {
+        close(fd);
+        fd = -1;
+    }
+#else
+    (void)inner;
+    (void)ns;
+#endif
+    return fd;
+}
+
+/* The number after "key": in bwrap's --info-fd JSON, or 0. */
+static unsigned long long info_num(const char *info, const char *key)
+{
+    const char *p = strstr(info, key);
+
+    p = p ? strchr(p, ':') : NULL;
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* bwrap's --info-fd JSON: {"child-pid": N, "pid-namespace": I, ...};
+ * the pidfd once it is whole (innerfd -2: tried, none). */
 static void parse_info(up_sandbox_run *r)
 {
-    const char *p = strstr(r->info.data, "\"child-pid\"");
-    long pid;
+    unsigned long long pid = info_num(r->info.data, "\"child-pid\"");
 
-    if (!p || r->inner > 0)
-        return;
-    p = strchr(p, ':');
-    pid = p ? strtol(p + 1, NULL, 10) : 0;
-    if (pid > 0)
+    if (pid && r->inner <= 0)
         r->inner = (pid_t)pid;
+    if (r->inner > 0 && r->innerfd == -1 && strchr(r->info.data, '}')) {
+        r->innerfd =
+            open_inner(r->inner, info_num(r->info.data, "\"pid-namespace\""));
+        if (r->innerfd < 0)
+            r->innerfd = -2;
+    }
+}
+
+/* Wait (at most SBX_NS_WAIT_MS) until the call's pid namespace is gone:
+ * its init exits only once the kernel has killed and reaped every
+ * other process of it, so no process of the call outlives its end
+ * (without a cgroup to kill them, --die-with-parent alone kills them a
+ * moment after bwrap has exited). */
+static void wait_ns_gone(up_sandbox_run *r)
+{
+    struct pollfd p = {r->innerfd, POLLIN, 0};
+    double end = now_ms() + SBX_NS_WAIT_MS;
+
+    if (r->innerfd < 0)
+        return;
+#ifdef SYS_pidfd_send_signal
+    (void)syscall(SYS_pidfd_send_signal, r->innerfd, SIGKILL, NULL, 0);
+#endif
+    while (now_ms() < end && poll(&p, 1, (int)(end - now_ms()) + 1) < 1)
+        ;
 }
 
 static void keep(up_sandbox_run *r, int s, const char *data, size_t n)
@@ -855,6 +924,8 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
     (void)err;
     memset(res, 0, sizeof(*res));
     end_now(r);
+    parse_info(r); /* what close_output read last */
+    wait_ns_gone(r);
     if (r->mode == UP_SANDBOX_NONE)
         kill_strays(r->pid);
     sbx_live_remove(r->pid);
