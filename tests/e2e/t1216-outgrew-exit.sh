@@ -25,10 +25,11 @@ if ! bwrap --unshare-user --ro-bind / / true 2>/dev/null; then
     done_testing
     exit 0
 fi
-mkdir -p "$T/bin"
-printf '#!/bin/sh\necho broken >&2\nexit 3\n' >"$T/bin/broken"
-chmod +x "$T/bin/broken"
-run env UPSKILL_CLI_COMMAND="$T/bin/broken {prompt} {base_url}" \
+# the stand-in's install folder ($T/cli) must not hold TMPDIR ($T/tmp)
+mkdir -p "$T/cli/bin"
+printf '#!/bin/sh\necho broken >&2\nexit 3\n' >"$T/cli/bin/broken"
+chmod +x "$T/cli/bin/broken"
+run env UPSKILL_CLI_COMMAND="$T/cli/bin/broken {prompt} {base_url}" \
     "$UPSKILL" eval --no-cache "$SKILL" -t "$T/t.json" -m local -m cli.command \
     --base-url "$FAKE_URL/v1" --no-log-runs
 like "$err" "the CLI failed" "the CLI's conversations fail with the reason"
