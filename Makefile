@@ -67,7 +67,7 @@ FAKE_BIN = $(BUILD)/fake-llm
 BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
-        clean demo demo-agent demo-cuda clis
+        print-depflags clean demo demo-agent demo-cuda clis
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -117,6 +117,11 @@ sanitize:
 
 lint:
 	sh scripts/lint.sh
+
+# The flags that decide what a source includes (scripts/arrows.sh runs
+# $(CC) -MM with them to read the real include closures).
+print-depflags:
+	@echo $(CPPFLAGS) $(filter -I% -D% -std=%,$(CFLAGS))
 
 FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all \
