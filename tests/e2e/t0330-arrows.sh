@@ -4,6 +4,8 @@
 # through another header (public or its own private one) is an arrow
 # docs/architecture.md forbids, and `--check` (the lint's step) fails.
 . "$TOP/tests/e2e/lib.sh"
+# a make of its own, not a job of the make running the suite
+unset MAKEFLAGS MFLAGS MAKELEVEL
 command -v cc >/dev/null 2>&1 || { echo "1..0 # SKIP no cc"; exit 0; }
 ARROWS="$TOP/scripts/arrows.sh"
 

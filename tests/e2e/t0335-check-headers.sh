@@ -2,6 +2,8 @@
 # `make check-headers` (a step of `make lint`) compiles each public header
 # alone with -Werror: one that leans on its includer's includes fails.
 . "$TOP/tests/e2e/lib.sh"
+# a make of its own, not a job of the make running the suite
+unset MAKEFLAGS MFLAGS MAKELEVEL
 command -v make >/dev/null 2>&1 || { echo "1..0 # SKIP no make"; exit 0; }
 mkdir -p "$T/inc/upskill"
 printf '#include <stddef.h>\nsize_t up_good(void);\n' > "$T/inc/upskill/good.h"
