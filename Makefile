@@ -4,6 +4,7 @@
 #   make check           unit + end-to-end tests
 #   make sanitize        the whole suite under ASan+UBSan (in build-san/)
 #   make lint            clang-format check and banned functions
+#   make check-headers   each public header compiles alone (lint runs it)
 #   make fuzz            libFuzzer targets (clang; not part of check)
 #   make bench           benchmarks in bench/
 #   make clis            the coding-agent CLIs from npm, pinned (build-clis/)
@@ -67,7 +68,7 @@ FAKE_BIN = $(BUILD)/fake-llm
 BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
-        clean demo demo-agent demo-cuda clis
+        print-depflags check-headers clean demo demo-agent demo-cuda clis
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -115,8 +116,24 @@ check-e2e: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
 sanitize:
 	$(MAKE) BUILD=build-san SAN=1 check
 
-lint:
+lint: check-headers
 	sh scripts/lint.sh
+
+# Every public header compiles alone: an empty translation unit including
+# only it, with the project's flags and -Werror (a header that leans on
+# what its includer happened to include first fails here).
+HEADERS = $(sort $(wildcard include/upskill/*.h))
+check-headers:
+	@bad=0; for h in $(HEADERS); do \
+	    printf '#include "upskill/%s"\ntypedef int up_tu_;\n' "$${h##*/}" | \
+	    $(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) -Werror \
+	        -fsyntax-only -x c - || { echo "check-headers: $$h" >&2; bad=1; }; \
+	done; exit $$bad
+
+# The flags that decide what a source includes (scripts/arrows.sh runs
+# $(CC) -MM with them to read the real include closures).
+print-depflags:
+	@echo $(CPPFLAGS) $(filter -I% -D% -std=%,$(CFLAGS))
 
 FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all \

@@ -172,4 +172,9 @@ struct json_t *up_agent_transcript(const up_agent *a, size_t cap);
 /* The conversation's workspace (for grading), or NULL. */
 const up_workspace *up_agent_workspace(const up_agent *a);
 
+/* The neutral system prompt every conversation starts from: an eval's
+ * both arms, a tool loop's (defined in src/lib/agent/agent.c, so agent/
+ * needs nothing of eval's). */
+extern const char up_eval_neutral_prompt[];
+
 #endif

@@ -63,4 +63,19 @@ const char *up_strerror(int code);
 /* The process exit code for a library code (architecture §7). */
 int up_exit_code(int code);
 
+/*
+ * Warnings a library call cannot return through an up_error (best-effort
+ * cleanup that left files behind, yet succeeded at what it was for): one
+ * line, no "upskill: warning: " and no newline, handed to the sink the
+ * program set.  Only src/cli prints: it sets a sink that writes them to
+ * stderr; without one (a library user, a test) they are dropped.  Set the
+ * sink once, before any thread starts; NULL removes it.
+ */
+typedef void (*up_warn_fn)(void *ud, const char *msg);
+void up_warn_set_sink(up_warn_fn fn, void *ud);
+
+/* Format a warning (printf-style, at most UP_ERROR_MAX bytes) and hand
+ * it to the sink. */
+void up_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

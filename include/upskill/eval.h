@@ -484,9 +484,6 @@ const up_skill *up_eval_arm_skill(const up_eval_plan *p, enum up_arm arm);
 /* The system prompt of a job's arm. */
 const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j);
 
-/* The neutral system prompt both arms share. */
-extern const char up_eval_neutral_prompt[];
-
 /*
  * Grade every done job against its case's assertions (after
  * up_eval_prepare).  Jobs with an error fail all their assertions;
@@ -789,5 +786,18 @@ void up_eval_run_error(up_run_record *r, const up_eval_plan *p, size_t m,
 
 /* Token count of an answer when the provider gives none (chars / 4). */
 long up_eval_estimate_tokens(const char *text);
+
+/*
+ * `eval --trigger` (src/lib/eval/eval_trigger.c): replace suite s by its inputs
+ * alone (prompts that should trigger the skill, *npos of them, first) followed
+ * by a fixed set of unrelated prompts that should not; no assertions.  Errors:
+ * those of up_suite_parse.
+ */
+int up_harness_trigger_suite(up_suite *s, size_t *npos, up_error *err);
+
+/* One line for model m of a --trigger run: how often the skill was
+ * loaded for each kind of prompt, and a sentence when that is wrong. */
+void up_harness_trigger_text(up_buf *out, const up_eval_plan *p, size_t m,
+                             size_t npos);
 
 #endif

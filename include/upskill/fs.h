@@ -64,9 +64,9 @@ int up_fs_check_input(const char *path, up_error *err);
  * Remove path and, when it is a folder, everything below it, at any
  * depth (fs_rm.c): symlinks are removed, never followed; a folder that
  * cannot be read or emptied is given mode 0700 first.  Best effort: what
- * cannot be removed stays, and a warning on stderr names the first such
- * path and its errno.  0 when all is gone (or path never existed), -1
- * otherwise.
+ * cannot be removed stays, and a warning (up_warn: the CLI prints it)
+ * names the first such path and its errno.  0 when all is gone (or path never
+ * existed), -1 otherwise.
  */
 int up_fs_rm_tree(const char *path);
 

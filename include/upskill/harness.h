@@ -26,9 +26,9 @@
 #include "upskill/harness_events.h"
 #include "upskill/buf.h"
 #include "upskill/error.h"
-#include "upskill/eval.h"
 #include "upskill/model.h"
 #include "upskill/provider.h"
+#include "upskill/sandbox.h"
 #include "upskill/suite.h"
 
 /* One coding-agent CLI: a row of harness_spec.c's table, its fields
@@ -166,18 +166,5 @@ void up_harness_outcome_release(up_harness_outcome *oc);
  * depend on the key alone), by "<redacted>": a CLI's tool may have
  * printed its environment, an endpoint may echo the key. */
 void up_harness_redact(up_buf *b, const char *key);
-
-/*
- * `eval --trigger`: replace suite s by its inputs alone (prompts that
- * should trigger the skill, *npos of them, first) followed by a fixed set
- * of unrelated prompts that should not; no assertions.  Errors: those of
- * up_suite_parse.
- */
-int up_harness_trigger_suite(up_suite *s, size_t *npos, up_error *err);
-
-/* One line for model m of a --trigger run: how often the skill was
- * loaded for each kind of prompt, and a sentence when that is wrong. */
-void up_harness_trigger_text(up_buf *out, const up_eval_plan *p, size_t m,
-                             size_t npos);
 
 #endif

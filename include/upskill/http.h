@@ -256,13 +256,18 @@ size_t up_http_run(up_http_client *c, long max_wait_ms);
 #define UP_FD_WRITE 0x40000000
 
 /*
- * The same, also waking up when one of fds (at most 256 are watched) is
- * readable (writable: fd | UP_FD_WRITE): other work of the caller's loop (a
+ * The same, also waking up when one of fds (all nfds are watched: the
+ * poll set grows to the most ever asked, no fixed cap) is readable
+ * (writable: fd | UP_FD_WRITE): other work of the caller's loop (a
  * sandboxed command's pipes) shares the wait.  With no transfer pending it
  * polls fds alone (for max_wait_ms; not at all when nfds is 0).
  */
 size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
                        size_t nfds);
+
+/* How many waits of c's ended at their timeout with nothing ready (the
+ * loop's tick rather than a descriptor or a socket woke it). */
+size_t up_http_client_timeouts(const up_http_client *c);
 
 /* End x now; its done callback runs at once with code UP_EINTR. */
 void up_http_cancel(up_http_client *c, up_http_xfer *x);

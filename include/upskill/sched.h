@@ -172,6 +172,8 @@ typedef struct up_sched_stats {
     size_t broken;   /* of failed: ended by a tripped breaker */
     int min_limit;   /* lowest concurrency the 429s pushed it to */
     long elapsed_ms; /* wall time of the run */
+    size_t timeouts; /* waits that ended at their timeout (the 100 ms tick,
+                        a job's or a retry's), no fd or socket ready */
 } up_sched_stats;
 
 /* Fill o with defaults. */

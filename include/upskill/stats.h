@@ -267,6 +267,10 @@ const char *up_stats_fmt_usd(char *out, size_t size, double v);
 const char *up_stats_verdict_id(up_verdict v);
 /* "beneficial", ..., "no meaningful effect", "not measured". */
 const char *up_stats_verdict_label(up_verdict v);
+/* The same in `compare`'s words, skill A the baseline: "B is better",
+ * "B is worse", "B saves tokens", else as up_stats_verdict_label (the
+ * CLI's and the report's one table). */
+const char *up_stats_verdict_ab_label(up_verdict v);
 
 /*
  * Append to out the verdict in words with what backs it, e.g.

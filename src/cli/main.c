@@ -92,6 +92,13 @@ static int run(int argc, char **argv)
     return EXIT_USAGE;
 }
 
+/* The library's warnings (up_warn), printed as the CLI's own. */
+static void print_warning(void *ud, const char *msg)
+{
+    (void)ud;
+    out_warn("%s", msg);
+}
+
 int main(int argc, char **argv)
 {
     int rc;
@@ -99,6 +106,7 @@ int main(int argc, char **argv)
     /* Over a file-size limit (ulimit -f), a write must fail with EFBIG
      * and be reported like a full disk, not kill the process. */
     signal(SIGXFSZ, SIG_IGN);
+    up_warn_set_sink(print_warning, NULL);
     rc = run(argc, argv);
 
     if (out_finish() && rc == 0)

@@ -30,6 +30,7 @@
 
 #define RAW_HEAD       200 /* first stream bytes kept for an error message */
 #define ERROR_TEXT_MAX 500 /* bytes of an in-band error's message shown */
+#define ERROR_CODE_MAX 64  /* bytes of its code word ("rate_limit_exceeded") */
 
 static const struct up_provider_ops *const ops_table[] = {
     &up_anthropic_ops,
@@ -659,11 +660,14 @@ int up_reply_error(up_reply *r, json_t *e, int status)
     const char *msg =
         json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
     json_int_t st = json_is_integer(code) ? json_integer_value(code) : 0;
+    const char *word = json_is_string(code) ? json_string_value(code) : "";
 
     if (st < 400 || st >= 600)
         st = 0;
     if (r->msg && st)
         up_buf_addf(r->msg, "stream error %d: ", (int)st);
+    else if (r->msg && *word)
+        up_buf_addf(r->msg, "stream error %.*s: ", ERROR_CODE_MAX, word);
     else if (r->msg)
         up_buf_adds(r->msg, "stream error: ");
     if (r->msg)

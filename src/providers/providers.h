@@ -73,10 +73,11 @@ enum { BLK_NONE, BLK_THINKING, BLK_OTHER };
 up_reply_call *up_reply_call_at(up_reply *r, int index);
 
 /*
- * An in-band error e (an object with "message" and maybe an integer
- * "code", or a bare string): "stream error <code>: <message>" appended to
- * r->msg (the code when it is an HTTP status; the message cut at 500
- * bytes).  Returns that code, else status.
+ * An in-band error e (an object with "message" and maybe a "code", or a
+ * bare string): "stream error <code>: <message>" appended to r->msg (the
+ * code when it is an HTTP status or a word, the word cut at 64 bytes;
+ * the message cut at 500), the one wording of every wire's.  Returns the
+ * code when it is an HTTP status, else status.
  */
 int up_reply_error(up_reply *r, json_t *e, int status);
 

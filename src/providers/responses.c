@@ -245,26 +245,18 @@ static const struct {
 };
 
 /* e: an error object (its code a word or an HTTP status), or a bare
-   message (an old llama.cpp "error:" line). */
+   message (an old llama.cpp "error:" line): up_reply_error's words, the
+   status of a word code from the table above (else 500). */
 static int inband_error(up_reply *r, json_t *e)
 {
     const char *code = up_json_str(e, "code");
-    const char *msg =
-        json_is_string(e) ? json_string_value(e) : up_json_str(e, "message");
-    json_t *num = json_object_get(e, "code");
     int st = 500;
 
     for (size_t i = 0; code && i < sizeof(error_codes) / sizeof(*error_codes);
          i++)
         if (!strcmp(error_codes[i].code, code))
             st = error_codes[i].status;
-    if (json_is_integer(num) && json_integer_value(num) >= 400 &&
-        json_integer_value(num) < 600)
-        st = (int)json_integer_value(num);
-    if (r->msg)
-        up_buf_addf(r->msg, "stream error: %s%s%.500s", code ? code : "",
-                    code ? ": " : "", msg ? msg : "unknown");
-    return st;
+    return up_reply_error(r, e, st);
 }
 
 static int output_index(json_t *data)

@@ -763,6 +763,7 @@ int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
     s.active = up_xcalloc((size_t)s.max, sizeof(job *));
     s.fds = up_xcalloc((size_t)s.max * UP_JOB_MAX_FDS, sizeof(int));
     loop(&s);
+    s.st.timeouts = up_http_client_timeouts(s.client);
     free(s.fds);
     up_http_client_free(s.client);
     free(s.active);

@@ -63,6 +63,28 @@ void up_error_prefix(up_error *err, const char *fmt, ...)
     fix_utf8(err->msg, sizeof(err->msg));
 }
 
+static up_warn_fn warn_sink;
+static void *warn_ud;
+
+void up_warn_set_sink(up_warn_fn fn, void *ud)
+{
+    warn_sink = fn;
+    warn_ud = ud;
+}
+
+void up_warn(const char *fmt, ...)
+{
+    char msg[UP_ERROR_MAX];
+    va_list ap;
+
+    if (!warn_sink)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    warn_sink(warn_ud, msg);
+}
+
 static const struct {
     int code;
     int exit;

@@ -11,8 +11,8 @@
  * steering it outside); each folder is read once, its subfolders' names
  * kept in memory (frame.subs) until they are done; a folder that cannot
  * be opened is given mode 0700 first (fchmodat, which a non-root owner
- * may do).  What cannot be removed is reported on stderr, the first
- * failure by path and errno.
+ * may do).  What cannot be removed is reported through up_warn (the
+ * CLI prints it), the first failure by path and errno.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "upskill/alloc.h"
-#include "upskill/esc.h"
+#include "upskill/error.h"
 #include "upskill/fs.h"
 
 /* One folder on the way down: its name in its parent, its identity and
@@ -43,7 +43,8 @@ struct walk {
     size_t depth, cap; /* fr[depth] is the folder open in cur */
     int cur;
     size_t failed; /* entries left behind */
-    up_buf first;  /* the first failure, "path: reason" */
+    up_buf first;  /* the first failure's path */
+    int first_errno;
 };
 
 /* Record a failure on entry name (NULL: the current folder). */
@@ -55,7 +56,7 @@ static void fail(struct walk *w, const char *name, int e)
             up_buf_addf(&w->first, "/%s", w->fr[i].name);
         if (name)
             up_buf_addf(&w->first, "/%s", name);
-        up_buf_addf(&w->first, "': %s", strerror(e));
+        w->first_errno = e;
     }
 }
 
@@ -184,20 +185,20 @@ static void walk_tree(struct walk *w)
     }
 }
 
-static void warn(const struct walk *w)
+/* The warning for path, its errno e, and how many entries stayed (0:
+ * path alone).  The printer escapes control characters. */
+static void warn(const char *path, int e, size_t left)
 {
-    up_buf safe = UP_BUF_INIT;
-
-    up_esc_ctrl(&safe, w->first.data, w->first.len, 0);
-    fprintf(stderr,
-            "upskill: warning: cannot remove '%s (%zu entr%s left behind)\n",
-            safe.data, w->failed, w->failed == 1 ? "y" : "ies");
-    up_buf_release(&safe);
+    if (left)
+        up_warn("cannot remove '%s': %s (%zu entr%s left behind)", path,
+                strerror(e), left, left == 1 ? "y" : "ies");
+    else
+        up_warn("cannot remove '%s': %s", path, strerror(e));
 }
 
 int up_fs_rm_contents(int dirfd, const char *path)
 {
-    struct walk w = {path, NULL, 0, 0, -1, 0, UP_BUF_INIT};
+    struct walk w = {path, NULL, 0, 0, -1, 0, UP_BUF_INIT, 0};
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     UP_GROW(w.fr, w.cap, 1);
@@ -215,7 +216,7 @@ int up_fs_rm_contents(int dirfd, const char *path)
     if (w.cur >= 0)
         close(w.cur);
     if (w.failed)
-        warn(&w);
+        warn(w.first.data, w.first_errno, w.failed);
     free(w.fr);
     up_buf_release(&w.first);
     return w.failed ? -1 : 0;
@@ -229,11 +230,11 @@ int up_fs_rm_tree(const char *path)
     if (lstat(path, &st))
         return errno == ENOENT ? 0 : -1;
     if (!S_ISDIR(st.st_mode)) {
-        rc = unlink(path);
-        if (rc && errno != ENOENT)
-            fprintf(stderr, "upskill: warning: cannot remove '%s': %s\n", path,
-                    strerror(errno));
-        return rc && errno != ENOENT ? -1 : 0;
+        int e = unlink(path) ? errno : 0;
+
+        if (e && e != ENOENT)
+            warn(path, e, 0);
+        return e && e != ENOENT ? -1 : 0;
     }
     fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == EACCES && chmod(path, 0700) == 0)
@@ -244,7 +245,6 @@ int up_fs_rm_tree(const char *path)
     if (rmdir(path) == 0 || errno == ENOENT)
         return 0;
     if (!rc) /* else a failure inside was reported already */
-        fprintf(stderr, "upskill: warning: cannot remove '%s': %s\n", path,
-                strerror(errno));
+        warn(path, errno, 0);
     return -1;
 }

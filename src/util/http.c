@@ -533,6 +533,9 @@ struct up_http_client {
     up_http_log_fn log;
     void *log_ud;
     unsigned long long rng;
+    struct pollfd *pfd; /* the wait's poll set, grown to the most asked */
+    size_t pfd_cap;
+    size_t timeouts; /* waits that ended at their timeout, nothing ready */
 };
 
 long up_http_now_ms(void)
@@ -1226,15 +1229,30 @@ static struct pollfd caller_fd(int fd)
                            (short)(fd & UP_FD_WRITE ? POLLOUT : POLLIN), 0};
 }
 
-static void poll_fds(const int *fds, size_t nfds, long ms)
+/* c's poll set with room for n entries (grown, never capped). */
+static struct pollfd *poll_set(up_http_client *c, size_t n)
 {
-    struct pollfd p[256];
-    size_t n = nfds < 256 ? nfds : 256;
+    if (n > c->pfd_cap) {
+        c->pfd = up_xrealloc(c->pfd, n * sizeof(*c->pfd));
+        c->pfd_cap = n;
+    }
+    return c->pfd;
+}
 
-    for (size_t i = 0; i < n; i++)
+/* poll p for ms (> 0), counting a wait that ended with nothing ready. */
+static void wait_on(up_http_client *c, struct pollfd *p, size_t n, long ms)
+{
+    if (ms > 0 && poll(p, (nfds_t)n, (int)ms) == 0)
+        c->timeouts++;
+}
+
+static void poll_fds(up_http_client *c, const int *fds, size_t nfds, long ms)
+{
+    struct pollfd *p = poll_set(c, nfds);
+
+    for (size_t i = 0; i < nfds; i++)
         p[i] = caller_fd(fds[i]);
-    if (ms > 0)
-        poll(p, (nfds_t)n, (int)ms);
+    wait_on(c, p, nfds, ms);
 }
 
 /* Run curl's timers when one is due (a new transfer's is due at once). */
@@ -1256,17 +1274,17 @@ static void run_timers(up_http_client *c)
 static void run_ready(up_http_client *c, long ms, const int *fds, size_t n)
 {
     struct epoll_event ev[256];
-    struct pollfd p[257];
     int k, running;
 
     if (ms < 0)
         ms = 0;
     if (n) {
+        struct pollfd *p = poll_set(c, n + 1);
+
         p[0] = (struct pollfd){c->ep, POLLIN, 0};
         for (size_t i = 0; i < n; i++)
             p[i + 1] = caller_fd(fds[i]);
-        if (ms > 0)
-            poll(p, (nfds_t)n + 1, (int)ms);
+        wait_on(c, p, n + 1, ms);
         ms = 0;
     }
     k = epoll_wait(c->ep, ev, 256, (int)ms);
@@ -1290,10 +1308,9 @@ size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
                        size_t nfds)
 {
     long wait, ct = -1;
-    size_t n = nfds < 256 ? nfds : 256;
 
     if (!c->n) {
-        poll_fds(fds, nfds, nfds ? max_wait_ms : 0);
+        poll_fds(c, fds, nfds, nfds ? max_wait_ms : 0);
         return 0;
     }
     wait = start_due(c, max_wait_ms < 0 ? 0 : max_wait_ms);
@@ -1305,10 +1322,15 @@ size_t up_http_run_fds(up_http_client *c, long max_wait_ms, const int *fds,
     curl_multi_timeout(c->multi, &ct);
     if (ct >= 0 && ct < wait)
         wait = ct;
-    run_ready(c, wait, fds, n);
+    run_ready(c, wait, fds, nfds);
     run_timers(c);
     drain(c);
     return c->n;
+}
+
+size_t up_http_client_timeouts(const up_http_client *c)
+{
+    return c->timeouts;
 }
 
 size_t up_http_run(up_http_client *c, long max_wait_ms)
@@ -1335,6 +1357,7 @@ void up_http_client_free(up_http_client *c)
     }
     curl_multi_cleanup(c->multi);
     close(c->ep);
+    free(c->pfd);
     free(c);
 }
 

@@ -2,8 +2,8 @@
 # upskill report (docs/report.md) of a `compare` batch (docs/compare.md):
 # the arms are the two skills, named with their versions ("A: student
 # 1.0", "B: student 2.0"), never "baseline" and "with skill"; the verdict
-# says "B is better than A" (or worse), never "beneficial"; A is named in
-# the heading, the charts and the provenance.  Checked in the file and in
+# says "B is better" (or worse), as compare does, never "beneficial"; A is
+# named in the heading, the charts and the provenance.  Checked in the file and in
 # headless Chromium's DOM.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
@@ -55,20 +55,20 @@ like "$page" "<h2>compare A: student 1.0 with B: student 2.0" \
     "the heading names A and B with their versions"
 like "$page" "<th>A: student 1.0</th><th>B: student 2.0</th><th>lift (B − A)" \
     "the table's arms are A and B"
-like "$page" '<td class="verdict">B is better than A: a lift of' "the verdict: B is better than A"
+like "$page" '<td class="verdict">B is better: a lift of' "the verdict: B is better"
 unlike "$page" "beneficial:" "never eval's 'beneficial'"
 unlike "$page" "<th>baseline</th>" "no 'baseline' column"
 unlike "$page" ">with skill</text>" "no 'with skill' in the chart legend"
 like "$page" ">A: student 1.0</text>" "the legend names A"
 like "$page" "Lift of B over A per model" "the forest plot is B over A"
-like "$page" "B is better than A. </desc>" "its description says B is better than A"
+like "$page" "B is better. </desc>" "its description says B is better"
 like "$page" "<td>compare: skill A (baseline runs)</td><td>A: student 1.0</td>" \
     "the provenance names A"
 like "$page" "generic.stu (A: student 1.0)" "the cost chart labels the points by skill"
 
 run "$UPSKILL" report "$T/ba" -o "$T/ba.html"
-like "$(cat "$T/ba.html")" '<td class="verdict">B is worse than A: a drop of' \
-    "swapped: B is worse than A"
+like "$(cat "$T/ba.html")" '<td class="verdict">B is worse: a drop of' \
+    "swapped: B is worse"
 like "$(cat "$T/ba.html")" "<h2>compare A: student 2.0 with B: student 1.0" \
     "and the heading says which is which"
 
@@ -81,6 +81,6 @@ like "$(cat "$T/ev.html")" "<th>baseline</th><th>with skill</th><th>lift</th>" \
 
 browser_or_skip
 dom=$(browse --dump-dom "file://$T/ab.html")
-like "$dom" "B is better than A: a lift of" "the DOM: B is better than A"
+like "$dom" "B is better: a lift of" "the DOM: B is better"
 like "$dom" "A: student 1.0" "the DOM names A"
 done_testing

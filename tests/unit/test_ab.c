@@ -10,6 +10,7 @@
 
 #include <criterion/criterion.h>
 
+#include "lib/report/report_int.h"
 #include "upskill/upskill.h"
 
 #define C(ap, ar, bp, br)                                                      \
@@ -243,4 +244,21 @@ Test(ab_plan, skill_size_is_the_skill_arms_block)
     cr_expect_lt(s.skill_tokens, 100);
     abplan_release(&t);
     abplan_release(&e);
+}
+
+/* compare's words and its report's come from one table: they agree on
+ * every verdict (an eval batch's report keeps eval's words). */
+Test(ab, the_report_words_a_compare_verdict_as_compare_does)
+{
+    up_report_batch b;
+    char a[] = "A: s 1.0";
+
+    memset(&b, 0, sizeof(b));
+    for (int v = 0; v < UP_VERDICT_COUNT; v++)
+        cr_expect_str_eq(up_report_verdict_label(&b, (up_verdict)v),
+                         up_stats_verdict_label((up_verdict)v));
+    b.arm_name[0] = a;
+    for (int v = 0; v < UP_VERDICT_COUNT; v++)
+        cr_expect_str_eq(up_report_verdict_label(&b, (up_verdict)v),
+                         up_ab_verdict_label((up_verdict)v), "verdict %d", v);
 }

@@ -13,6 +13,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
+#include "upskill/error.h"
 #include "upskill/fs.h"
 #include "upskill/workspace.h"
 
@@ -136,9 +137,27 @@ static void chown_tree(const char *path, uid_t uid)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* A warning sink as the CLI's: one "upskill: warning: " line on stderr. */
+static void to_stderr(void *ud, const char *msg)
+{
+    (void)ud;
+    fprintf(stderr, "upskill: warning: %s\n", msg);
+}
+
+static int rm_sink(const char *path, uid_t uid, const char *errfile,
+                   up_warn_fn sink);
+
 /* up_fs_rm_tree(path) in a child that drops to uid when root (mode 000
- * stops only a non-root walk), its stderr into errfile; its result. */
+ * stops only a non-root walk), its warnings (to_stderr) and stderr into
+ * errfile; its result. */
 static int rm_as(const char *path, uid_t uid, const char *errfile)
+{
+    return rm_sink(path, uid, errfile, to_stderr);
+}
+
+/* The same with the warning sink given (NULL: none). */
+static int rm_sink(const char *path, uid_t uid, const char *errfile,
+                   up_warn_fn sink)
 {
     pid_t pid = fork();
     int status;
@@ -148,6 +167,7 @@ static int rm_as(const char *path, uid_t uid, const char *errfile)
         int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
         dup2(fd, 2);
+        up_warn_set_sink(sink, NULL);
         if (geteuid() == 0 && (setgid(uid) || setuid(uid)))
             _exit(99);
         _exit(up_fs_rm_tree(path) == 0 ? 0 : 1);
@@ -217,6 +237,38 @@ Test(fs_rm, what_stays_is_named)
     cr_assert_not_null(strstr(text.data, "left behind"), "%s", text.data);
     path_in(&want, "home/tree/a.txt");
     cr_assert_neq(access(want.data, F_OK), 0, "the rest went");
+    up_buf_release(&dir);
+    up_buf_release(&out);
+    up_buf_release(&err);
+    up_buf_release(&text);
+    up_buf_release(&want);
+}
+
+/* The library prints nothing itself (only src/cli prints): without a sink
+ * the warning is dropped, with one it is a line whose quotes pair up. */
+Test(fs_rm, the_warning_goes_to_the_sink_not_stderr)
+{
+    up_buf dir = UP_BUF_INIT, out = UP_BUF_INIT, err = UP_BUF_INIT;
+    up_buf text = UP_BUF_INIT, want = UP_BUF_INIT;
+    size_t quotes = 0;
+
+    if (geteuid() != 0)
+        cr_skip_test("needs root to make a folder another user cannot open");
+    paths(&dir, &out, &err);
+    hostile_tree(dir.data, parent);
+    chown_tree(dir.data, NOBODY);
+    path_in(&want, "home/tree/locked");
+    cr_assert_eq(chown(want.data, 0, 0), 0);
+    cr_assert_eq(rm_sink(dir.data, NOBODY, err.data, NULL), 1);
+    cr_assert_eq(up_fs_read(&text, err.data, 65536, NULL), 0);
+    cr_assert_eq(text.len, 0, "a library call printed: %s", text.data);
+    up_buf_reset(&text);
+    cr_assert_eq(rm_as(dir.data, NOBODY, err.data), 1);
+    cr_assert_eq(up_fs_read(&text, err.data, 65536, NULL), 0);
+    for (size_t i = 0; i < text.len; i++)
+        quotes += text.data[i] == '\'';
+    cr_assert_eq(quotes, 2, "the path is quoted, both ends: %s", text.data);
+    cr_assert_not_null(strstr(text.data, "locked': "), "%s", text.data);
     up_buf_release(&dir);
     up_buf_release(&out);
     up_buf_release(&err);

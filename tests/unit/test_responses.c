@@ -354,6 +354,9 @@ Test(responses, stream_incomplete_and_failures)
         "event: error\n"
         "data: {\"type\":\"error\",\"code\":\"server_error\",\"message\":"
         "\"boom\"}\n\n";
+    static const char status[] =
+        "event: error\n"
+        "data: {\"type\":\"error\",\"code\":503,\"message\":\"busy\"}\n\n";
     got g;
     up_buf msg = UP_BUF_INIT;
 
@@ -363,12 +366,16 @@ Test(responses, stream_incomplete_and_failures)
     cr_assert_eq(up_response_cut_at(&g.res, &g.ep), 64);
     got_release(&g);
     cr_assert_eq(parse_stream(&g, failed, 3, &msg), 429);
-    cr_assert(strstr(msg.data, "rate_limit_exceeded: slow down"), "%s",
-              msg.data);
+    cr_assert_str_eq(msg.data, "stream error rate_limit_exceeded: slow down");
     got_release(&g);
     up_buf_reset(&msg);
     cr_assert_eq(parse_stream(&g, error, 3, &msg), 500);
-    cr_assert(strstr(msg.data, "boom"), "%s", msg.data);
+    cr_assert_str_eq(msg.data, "stream error server_error: boom");
+    got_release(&g);
+    up_buf_reset(&msg);
+    /* an HTTP status as the code: the words of every other wire's */
+    cr_assert_eq(parse_stream(&g, status, 3, &msg), 503);
+    cr_assert_str_eq(msg.data, "stream error 503: busy");
     got_release(&g);
     up_buf_release(&msg);
 }

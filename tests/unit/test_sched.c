@@ -1,6 +1,9 @@
 /* Unit tests for the scheduler's circuit breaker and connection caps. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "upskill/http.h"
 #include "upskill/sched.h"
@@ -382,4 +385,114 @@ Test(sched_source, the_stop_flag_ends_the_jobs_left_with_eintr)
     cr_assert_eq(g.st.stopped, N - 2);
     cr_assert_eq(g.st.failed, 2);
     up_breaker_release(&g.br);
+}
+
+/* ---- parked jobs: every descriptor is watched (no fixed cap) ---------- */
+
+/*
+ * 64 jobs park at once, each on UP_JOB_MAX_FDS pipes of its own; only the
+ * last pipe of job k is ever written, by job k-1 as it ends (job 0's at
+ * the start, once all have parked).  Each round so has one ready descriptor,
+ * somewhere in the 1,536 the loop is handed: a loop that watched only some
+ * would find none ready and wait out its 100 ms tick (stats.timeouts), and the
+ * jobs wait for an hour of their own, so no wait but a descriptor's ends early.
+ */
+enum { PJOBS = 64 };
+
+struct pjob {
+    struct pjobs *all;
+    int rd[UP_JOB_MAX_FDS], wr[UP_JOB_MAX_FDS];
+    int done;
+};
+
+struct pjobs {
+    struct pjob j[PJOBS];
+    up_endpoint ep;
+    int all_parked;
+};
+
+static void pjob_open(struct pjob *p)
+{
+    for (int i = 0; i < UP_JOB_MAX_FDS; i++) {
+        int fd[2];
+
+        cr_assert_eq(pipe(fd), 0, "pipe: %s", strerror(errno));
+        p->rd[i] = fd[0];
+        p->wr[i] = fd[1];
+    }
+}
+
+static void pjob_close(struct pjob *p)
+{
+    for (int i = 0; i < UP_JOB_MAX_FDS; i++) {
+        close(p->rd[i]);
+        close(p->wr[i]);
+    }
+}
+
+static void pjob_kick(struct pjob *p)
+{
+    cr_assert_eq(write(p->wr[UP_JOB_MAX_FDS - 1], "x", 1), 1);
+}
+
+static const up_request *pjob_next(void *ud, size_t index, up_response *res)
+{
+    struct pjobs *a = ud;
+    struct pjob *p = &a->j[index];
+    struct pollfd q = {p->rd[UP_JOB_MAX_FDS - 1], POLLIN, 0};
+
+    (void)res;
+    if (index + 1 == PJOBS && !a->all_parked) { /* the last one starts */
+        a->all_parked = 1;
+        pjob_kick(&a->j[0]);
+    }
+    if (poll(&q, 1, 0) != 1)
+        return UP_JOB_PARKED;
+    if (index + 1 < PJOBS)
+        pjob_kick(&a->j[index + 1]);
+    return NULL;
+}
+
+static int pjob_wait(void *ud, size_t index, int *fds, int max, int *ms)
+{
+    struct pjobs *a = ud;
+
+    cr_assert_eq(max, UP_JOB_MAX_FDS);
+    memcpy(fds, a->j[index].rd, sizeof(a->j[index].rd));
+    *ms = 3600 * 1000;
+    return UP_JOB_MAX_FDS;
+}
+
+static void pjob_done(void *ud, size_t index, up_response *res)
+{
+    struct pjobs *a = ud;
+
+    (void)res;
+    a->j[index].done++;
+}
+
+Test(sched_parked, every_descriptor_of_64_full_jobs_wakes_its_job)
+{
+    static struct pjobs a;
+    up_job jobs[PJOBS];
+    up_sched_opts o;
+    up_sched_stats st;
+    up_error err;
+
+    up_endpoint_init(&a.ep, UP_WIRE_OPENAI);
+    for (size_t i = 0; i < PJOBS; i++) {
+        pjob_open(&a.j[i]);
+        jobs[i] = (up_job){&a.ep, NULL, pjob_done, &a, pjob_next, pjob_wait};
+    }
+    up_sched_opts_init(&o);
+    o.jobs = PJOBS;
+    cr_assert_eq(up_sched_run(jobs, PJOBS, &o, &st, &err), 0);
+    for (size_t i = 0; i < PJOBS; i++) {
+        cr_assert_eq(a.j[i].done, 1, "job %zu: %d done calls", i, a.j[i].done);
+        pjob_close(&a.j[i]);
+    }
+    cr_assert_eq(st.ok, PJOBS);
+    cr_assert_eq(st.timeouts, 0,
+                 "%zu rounds woke on the tick, not on a descriptor",
+                 st.timeouts);
 }

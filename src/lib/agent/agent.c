@@ -11,10 +11,13 @@
 
 #include "upskill/agent.h"
 #include "upskill/alloc.h"
-#include "upskill/eval.h"
 #include "upskill/http.h"
 #include "util/json.h"
 #include "util/utf8.h"
+
+const char up_eval_neutral_prompt[] =
+    "You are a capable assistant. Answer the user's request directly and "
+    "completely.";
 
 #define TOOLS_PROMPT                                                           \
     "\n\nYou work in a folder through tools: list_files, read_file, "          \

@@ -837,17 +837,22 @@ static const struct {
     {UP_VERDICT_NO_EFFECT, is_no_effect},
 };
 
+/* Each verdict's JSON id, its words in eval's output and in compare's
+ * (skill A in the baseline slot): the one table of them all. */
 static const struct {
     const char *id;
     const char *label;
+    const char *ab;
 } verdict_names[UP_VERDICT_COUNT] = {
-    [UP_VERDICT_NOT_MEASURED] = {NULL, "not measured"},
-    [UP_VERDICT_BENEFICIAL] = {"beneficial", "beneficial"},
-    [UP_VERDICT_HARMFUL] = {"harmful", "harmful"},
-    [UP_VERDICT_TOKEN_SAVER] = {"token_saver", "token saver"},
-    [UP_VERDICT_TRADE_OFF] = {"trade_off", "trade-off"},
-    [UP_VERDICT_NO_EFFECT] = {"no_effect", "no meaningful effect"},
-    [UP_VERDICT_INCONCLUSIVE] = {"inconclusive", "inconclusive"},
+    [UP_VERDICT_NOT_MEASURED] = {NULL, "not measured", "not measured"},
+    [UP_VERDICT_BENEFICIAL] = {"beneficial", "beneficial", "B is better"},
+    [UP_VERDICT_HARMFUL] = {"harmful", "harmful", "B is worse"},
+    [UP_VERDICT_TOKEN_SAVER] = {"token_saver", "token saver", "B saves tokens"},
+    [UP_VERDICT_TRADE_OFF] = {"trade_off", "trade-off", "trade-off"},
+    [UP_VERDICT_NO_EFFECT] = {"no_effect", "no meaningful effect",
+                              "no meaningful effect"},
+    [UP_VERDICT_INCONCLUSIVE] = {"inconclusive", "inconclusive",
+                                 "inconclusive"},
 };
 
 up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens,
@@ -876,6 +881,11 @@ const char *up_stats_verdict_id(up_verdict v)
 const char *up_stats_verdict_label(up_verdict v)
 {
     return verdict_names[verdict_index(v)].label;
+}
+
+const char *up_stats_verdict_ab_label(up_verdict v)
+{
+    return verdict_names[verdict_index(v)].ab;
 }
 
 /* ---- numbers as printed ---- */

@@ -9,19 +9,9 @@
 
 #include "upskill/ab.h"
 
-static const char *const labels[UP_VERDICT_COUNT] = {
-    [UP_VERDICT_NOT_MEASURED] = "not measured",
-    [UP_VERDICT_BENEFICIAL] = "B is better",
-    [UP_VERDICT_HARMFUL] = "B is worse",
-    [UP_VERDICT_TOKEN_SAVER] = "B saves tokens",
-    [UP_VERDICT_TRADE_OFF] = "trade-off",
-    [UP_VERDICT_NO_EFFECT] = "no meaningful effect",
-    [UP_VERDICT_INCONCLUSIVE] = "inconclusive",
-};
-
 const char *up_ab_verdict_label(up_verdict v)
 {
-    return labels[(unsigned)v < UP_VERDICT_COUNT ? v : UP_VERDICT_NOT_MEASURED];
+    return up_stats_verdict_ab_label(v);
 }
 
 void up_ab_verdict_text(up_buf *out, const up_comparison *c)

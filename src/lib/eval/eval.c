@@ -18,10 +18,6 @@
 #include "upskill/eval.h"
 #include "util/sha256.h"
 
-const char up_eval_neutral_prompt[] =
-    "You are a capable assistant. Answer the user's request directly and "
-    "completely.";
-
 static void add_escaped(up_buf *b, const char *s)
 {
     static const struct {

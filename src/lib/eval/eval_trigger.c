@@ -10,6 +10,7 @@
 
 #include "upskill/harness.h"
 #include "upskill/alloc.h"
+#include "upskill/eval.h"
 
 /* Prompts no skill under test should be loaded for. */
 static const char *const unrelated[] = {

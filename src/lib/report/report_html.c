@@ -139,20 +139,10 @@ void up_report_unmeasured(up_buf *out, const up_report_model *m, int skill)
 }
 
 /* A compare batch's verdict in A/B words (docs/compare.md), else eval's. */
-static const char *const ab_labels[UP_VERDICT_COUNT] = {
-    [UP_VERDICT_NOT_MEASURED] = "not measured",
-    [UP_VERDICT_BENEFICIAL] = "B is better than A",
-    [UP_VERDICT_HARMFUL] = "B is worse than A",
-    [UP_VERDICT_TOKEN_SAVER] = "B saves tokens over A",
-    [UP_VERDICT_TRADE_OFF] = "trade-off",
-    [UP_VERDICT_NO_EFFECT] = "no meaningful effect",
-    [UP_VERDICT_INCONCLUSIVE] = "inconclusive",
-};
-
 const char *up_report_verdict_label(const up_report_batch *b, up_verdict v)
 {
-    if (b->arm_name[0] && v < UP_VERDICT_COUNT)
-        return ab_labels[v];
+    if (b->arm_name[0])
+        return up_stats_verdict_ab_label(v);
     return up_stats_verdict_label(v);
 }
 
@@ -164,8 +154,8 @@ static void verdict_text(up_buf *out, const up_report_batch *b,
 
     up_stats_verdict_text(&v, c);
     rest = strchr(v.data ? v.data : "", ':');
-    if (b->arm_name[0] && c->verdict < UP_VERDICT_COUNT) {
-        up_buf_adds(out, ab_labels[c->verdict]);
+    if (b->arm_name[0]) {
+        up_buf_adds(out, up_stats_verdict_ab_label(c->verdict));
         up_buf_adds(out, rest ? rest : "");
     } else {
         up_buf_adds(out, v.data ? v.data : "");

@@ -1,0 +1,27 @@
+#!/bin/sh
+# `make check-headers` (a step of `make lint`) compiles each public header
+# alone with -Werror: one that leans on its includer's includes fails.
+. "$TOP/tests/e2e/lib.sh"
+# a make of its own, not a job of the make running the suite
+unset MAKEFLAGS MFLAGS MAKELEVEL
+command -v make >/dev/null 2>&1 || { echo "1..0 # SKIP no make"; exit 0; }
+mkdir -p "$T/inc/upskill"
+printf '#include <stddef.h>\nsize_t up_good(void);\n' > "$T/inc/upskill/good.h"
+printf 'size_t up_bad(void);\n' > "$T/inc/upskill/bad.h"
+printf '#define UP_ONLY_A_MACRO 1\n' > "$T/inc/upskill/macro.h"
+hdrs() { run make -s -C "$TOP" check-headers CPPFLAGS="-I$T/inc" HEADERS="$*"; }
+
+hdrs "$T/inc/upskill/good.h" "$T/inc/upskill/macro.h"
+is "$rc" 0 "self-contained headers pass (a header of macros alone too): $err"
+hdrs "$T/inc/upskill/good.h" "$T/inc/upskill/bad.h"
+isnt_zero=$([ "$rc" -ne 0 ] && echo failed)
+is "$isnt_zero" failed "a header that does not compile alone fails"
+like "$err" "check-headers: $T/inc/upskill/bad.h" "and is named"
+unlike "$err" "good.h" "the good one is not"
+
+run make -s -C "$TOP" check-headers
+is "$rc" 0 "every header of include/upskill compiles alone: $err"
+like "$(sed -n 's/^lint:\(.*\)/\1/p' "$TOP/Makefile")" "check-headers" \
+    "make lint runs it"
+
+done_testing
