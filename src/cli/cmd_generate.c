@@ -45,7 +45,9 @@ static const struct opt opts[] = {
     {0, "eval-api-key-env", OPT_STRING, &o.eval_api_key_env, "NAME",
      "variable holding that endpoint's key"},
     {'o', "output", OPT_STRING, &o.output, "DIR",
-     "where to save (skills_dir/NAME)"},
+     "where to save, named after DIR (skills_dir/NAME)"},
+    {0, "force", OPT_FLAG, &o.force, NULL,
+     "replace an existing folder (the old one kept as DIR.bak-TIME)"},
     {0, "no-eval", OPT_FLAG, &o.no_eval, NULL, "save without tests or eval"},
     {0, "runs-dir", OPT_STRING, &o.runs_dir, "DIR", "where runs are logged"},
     {0, "no-log-runs", OPT_FLAG, &o.no_log, NULL, "write no run log"},
@@ -163,6 +165,9 @@ static int run(up_config *cfg, up_gen *g, up_error *err)
         return rc;
     gen_report_plan(g);
     rc = up_gen_run(g, err);
+    if (g->backup.len)
+        fprintf(stderr, "The previous '%s' is kept as '%s'\n",
+                out_safe(g->output.data), out_safe(g->backup.data));
     if (json_out)
         gen_report_json(g, rc < 0 ? err : NULL);
     else if (up_gen_skill(g) && g->output.len)

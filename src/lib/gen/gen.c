@@ -140,6 +140,8 @@ int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
     } else if (!rc && o->from) {
         rc = load_trace(g, err);
     }
+    if (!rc) /* the folder rule, before anything is spent */
+        rc = gen_check_target(g, g->has_source ? g->source.name : NULL, err);
     return rc;
 }
 
@@ -159,6 +161,7 @@ void up_gen_release(up_gen *g)
     up_suite_release(&g->suite);
     up_buf_release(&g->trace);
     up_buf_release(&g->output);
+    up_buf_release(&g->backup);
     up_validate_release(&g->saved);
     memset(g, 0, sizeof(*g));
 }
