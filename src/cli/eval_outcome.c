@@ -267,20 +267,31 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
 }
 
 /*
- * The journal could not be written (a full disk): no more was sent.
- * Print what was answered, then the cause; run files wait for the resume
- * that completes the batch.
+ * The journal or the run files could not be written (a full disk): print
+ * what was answered, then the cause; run files wait for the resume that
+ * completes the batch.  "No more requests were sent" only when some were
+ * left to send.
  */
 int eval_outcome_unsaved(const up_eval_session *e, const struct eval_args *a,
                          up_error *err)
 {
     up_error cause = *err;
+    size_t left = 0;
     int rc = eval_outcome(e, a, err);
 
     if (rc < 0)
         out_fail(err);
-    out_error("%s; no more requests were sent and what was answered is "
-              "shown above: free some space, then resume with --resume %s",
-              cause.msg, e->s.batch_id.data);
+    for (size_t i = 0; i < e->plan.njobs; i++)
+        left += !e->plan.jobs[i].done;
+    if (left)
+        out_error("%s; no more requests were sent (%zu left) and what was "
+                  "answered is shown above: free some space, then resume "
+                  "with --resume %s",
+                  cause.msg, left, e->s.batch_id.data);
+    else
+        out_error("%s; every request was answered (shown above) but the "
+                  "run files are not all written: free some space, then "
+                  "write them with --resume %s",
+                  cause.msg, e->s.batch_id.data);
     return EXIT_IO;
 }
