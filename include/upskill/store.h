@@ -255,12 +255,17 @@ typedef struct up_compare {
     const char *error;   /* their first error_message, or NULL */
     const up_sbview *sb; /* the batch's SkillsBench view (its with-skill
                             runs' "skillsbench"), or NULL: none */
+    /* a compare batch (docs/compare.md): the skills its arms A (the
+     * "baseline" runs) and B ran with; both NULL in any other batch */
+    const char *arm_a, *arm_b;
 } up_compare;
 
 /*
  * Pair runs into comparisons, one per (model, skill), after filtering by
  * the given skills and models (NULL/0: all).  best = 0 keeps the latest
- * batch (its kept generate attempt, its repeats pooled); when it has no
+ * batch (its kept generate attempt, its repeats pooled) in which the
+ * model answered something: a later batch whose with-skill runs all
+ * errored does not hide an earlier answered one; when it has no
  * baseline run, the latest earlier baseline is used and its batch named
  * in base_batch.  best = 1 is
  * upstream's pick exactly: each with-skill run on its own (superseded

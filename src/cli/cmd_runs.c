@@ -42,28 +42,101 @@ const struct cmd_spec cmd_runs_spec = {
     0,
     0};
 
-/* The -m models through the alias table (NULL-terminated): aliases and
- * resolved ids are one model, in the runs and in the filter alike. */
-static char **model_keys(const up_config *cfg)
+/* 1 when key is model without its provider: "llama-3.1-8b" for
+ * "generic.llama-3.1-8b". */
+static int bare_match(const char *model, const char *key)
 {
-    char **keys = up_xcalloc(models.n + 1, sizeof(*keys));
+    const char *dot = model ? strchr(model, '.') : NULL;
 
-    for (size_t i = 0; i < models.n; i++)
-        keys[i] = up_store_model_key(models.v[i], cfg);
+    return dot && !strcmp(dot + 1, key);
+}
+
+/* Add k to the NULL-terminated keys (of *nk) unless it is there. */
+static void add_key(char ***keys, size_t *nk, size_t *cap, char *k)
+{
+    for (size_t i = 0; i < *nk; i++)
+        if (!strcmp((*keys)[i], k)) {
+            free(k);
+            return;
+        }
+    UP_GROW(*keys, *cap, *nk + 2);
+    (*keys)[(*nk)++] = k;
+    (*keys)[*nk] = NULL;
+}
+
+/* The -m models through the alias table (NULL-terminated): aliases and
+ * resolved ids are one model, in the runs and in the filter alike.  A
+ * name that no run has as such matches the runs' models that are it with
+ * a provider prefix (-m llama-3.1-8b finds generic.llama-3.1-8b). */
+static char **model_keys(const up_config *cfg, const up_run_record *runs,
+                         size_t n, size_t *nkeys)
+{
+    char **keys = up_xcalloc(1, sizeof(*keys));
+    size_t nk = 0, cap = 1;
+
+    for (size_t i = 0; i < models.n; i++) {
+        char *k = up_store_model_key(models.v[i], cfg);
+        size_t before = nk;
+
+        for (size_t r = 0; r < n; r++) {
+            char *mk =
+                up_store_model_key(runs[r].model ? runs[r].model : "", cfg);
+
+            if (!strcmp(mk, k) || bare_match(mk, models.v[i]) ||
+                bare_match(mk, k))
+                add_key(&keys, &nk, &cap, mk);
+            else
+                free(mk);
+        }
+        if (nk == before) /* no run: the filter as typed, matching none */
+            add_key(&keys, &nk, &cap, k);
+        else
+            free(k);
+    }
+    *nkeys = nk;
     return keys;
+}
+
+/* Nothing matched -m / -s: say what the runs folder has. */
+static void list_existing(const up_run_record *runs, size_t n)
+{
+    const up_config *cfg = cli_config();
+    char **ms = NULL, **ss = NULL;
+    size_t nm = 0, ns = 0, cm = 0, cs = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        add_key(
+            &ms, &nm, &cm,
+            up_store_model_key(runs[i].model ? runs[i].model : "unknown", cfg));
+        add_key(
+            &ss, &ns, &cs,
+            up_xstrdup(runs[i].skill_name ? runs[i].skill_name : "unknown"));
+    }
+    printf("Models in '%s':", out_safe(dir));
+    for (size_t i = 0; i < nm; i++)
+        printf("%s %s", i ? "," : "", out_safe(ms[i]));
+    printf("\nSkills in '%s':", out_safe(dir));
+    for (size_t i = 0; i < ns; i++)
+        printf("%s %s", i ? "," : "", out_safe(ss[i]));
+    printf("\n");
+    up_strv_free(ms);
+    up_strv_free(ss);
 }
 
 static int show(up_run_record *runs, size_t n, char *const *skipped)
 {
     const up_config *cfg = cli_config();
     up_compare *v = NULL;
-    char **keys = model_keys(cfg);
+    size_t nk = 0;
+    char **keys = model_keys(cfg, runs, n, &nk);
     size_t nv = 0;
 
     up_store_key_models(runs, n, cfg);
     up_store_compare(&v, &nv, runs, n, skills.v, skills.n,
-                     (const char *const *)keys, models.n, best);
+                     (const char *const *)keys, nk, best);
     runs_print(v, nv, n, !strcmp(metric, "tokens"), json, skipped);
+    if (!nv && n && !json)
+        list_existing(runs, n);
     free(v);
     up_strv_free(keys);
     return 0;
@@ -73,14 +146,15 @@ static int show(up_run_record *runs, size_t n, char *const *skipped)
 static int export_csv(const up_run_record *runs, size_t n, up_error *err)
 {
     const up_config *cfg = cli_config();
-    char **keys = model_keys(cfg);
+    size_t nk = 0;
+    char **keys = model_keys(cfg, runs, n, &nk);
     up_run_record *sel = NULL;
     size_t nsel = n;
     int rc;
 
     if (models.n)
-        sel = up_store_pick_models(runs, n, (const char *const *)keys, models.n,
-                                   cfg, &nsel);
+        sel = up_store_pick_models(runs, n, (const char *const *)keys, nk, cfg,
+                                   &nsel);
     rc = up_store_csv(csv, sel ? sel : runs, nsel, skills.v, skills.n, NULL, 0,
                       err);
     if (!rc)
@@ -150,10 +224,11 @@ int cmd_runs(int argc, char **argv)
         goto out;
     }
     if (kase != LONG_MIN) {
-        char **keys = model_keys(cli_config());
+        size_t nk = 0;
+        char **keys = model_keys(cli_config(), NULL, 0, &nk);
 
-        rc = runs_case(dir, batch, kase, (const char *const *)keys, models.n,
-                       json, &err);
+        rc = runs_case(dir, batch, kase, (const char *const *)keys, nk, json,
+                       &err);
         up_strv_free(keys);
         goto fail;
     }
