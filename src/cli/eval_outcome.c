@@ -35,14 +35,33 @@ void eval_loaded_line(const struct eval_args *a, const up_suite *s)
         printf("%s\n", from ? from : "elsewhere");
 }
 
+/* 1 when our verdict says the skill is worth keeping. */
+static int verdict_keeps(up_verdict v)
+{
+    return v == UP_VERDICT_BENEFICIAL || v == UP_VERDICT_TOKEN_SAVER;
+}
+
 /* Upstream's closing line of a one-model eval with a baseline, by its
- * own rule (is_beneficial); our verdict above says more. */
+ * own rule (is_beneficial), kept as upstream prints it for scripts; when
+ * our verdict above disagrees, a second line says both plainly. */
 static void recommendation(const up_eval_summary *s)
 {
-    if (s->has_baseline)
-        printf("\nRecommendation: %s\n", s->cmp.is_beneficial
-                                             ? "keep skill"
-                                             : "skill may not be beneficial");
+    const up_comparison *c = &s->cmp;
+
+    if (!s->has_baseline)
+        return;
+    printf("\nRecommendation: %s\n",
+           c->is_beneficial ? "keep skill" : "skill may not be beneficial");
+    if (c->verdict == UP_VERDICT_NOT_MEASURED ||
+        !c->is_beneficial == !verdict_keeps(c->verdict))
+        return;
+    printf("  (that is upstream's rule: a lift above 5 points, or no loss "
+           "and fewer tokens; the verdict above, %s, %s)\n",
+           up_stats_verdict_label(c->verdict),
+           c->is_beneficial ? "says the evidence does not show that the skill "
+                              "helps: run more cases or --runs before "
+                              "keeping it on this result"
+                            : "says it helps: keep it");
 }
 
 void eval_note(void *ud, enum up_session_note kind, const char *text)
