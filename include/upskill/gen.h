@@ -233,6 +233,10 @@ typedef struct up_gen_opts {
     /* The evaluation session's warnings (upskill/session.h), with
      * event_ud; may be NULL. */
     void (*note)(void *ud, enum up_session_note kind, const char *text);
+    /* The evaluations' progress (up_eval_run_opts.progress), with
+     * event_ud; may be NULL. */
+    void (*progress)(void *ud, const up_eval_plan *p, size_t done,
+                     const up_eval_job *job);
     /* Agent mode of the students' evaluations (up_session_agent_opts):
      * --agent, --inject (NULL: the catalogue), --max-turns,
      * --token-budget, --time-limit in ms; 0: the defaults. */

@@ -142,6 +142,7 @@ static void fill_opts(void)
     o.stop = &stop;
     o.event = gen_report_event;
     o.waiting = eval_cli_wait_note;
+    o.progress = gen_report_progress;
     o.note = gen_note;
 }
 
@@ -165,6 +166,7 @@ static int run(up_config *cfg, up_gen *g, up_error *err)
         return rc;
     gen_report_plan(g);
     rc = up_gen_run(g, err);
+    gen_report_call_done(); /* an error may end a call without an event */
     if (g->backup.len)
         fprintf(stderr, "The previous '%s' is kept as '%s'\n",
                 out_safe(g->output.data), out_safe(g->backup.data));

@@ -43,6 +43,8 @@ static void session_opts(up_gen *g, up_session_opts *so, const char *tests)
     so->note_ud = o->event_ud;
     so->waiting = o->waiting;
     so->waiting_ud = o->event_ud;
+    so->progress = o->progress;
+    so->progress_ud = o->event_ud;
     up_session_agent_opts(so, o->agent, o->inject, o->max_turns,
                           o->token_budget, o->wall_ms);
 }
