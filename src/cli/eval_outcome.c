@@ -172,6 +172,41 @@ static int failure_exit(const up_eval_session *e)
  * that answered nothing (dead[m]) also gets its own line naming the model, the
  * endpoint and the cause.
  */
+/* A 404 from a base URL without /v1: most OpenAI-compatible servers
+ * (llama.cpp, Ollama, vLLM) serve their API under /v1. */
+static void base_url_hint(const up_eval_session *e, size_t m, const char *msg)
+{
+    const char *url = m < e->s.ntargets ? e->s.targets[m].ep.base_url : NULL;
+
+    const char *su;
+    size_t n;
+
+    if (!url || !strstr(msg, "http 404") || strstr(url, "/v1"))
+        return;
+    su = out_safe(url);
+    n = strlen(su);
+    n -= n && su[n - 1] == '/';
+    fprintf(stderr,
+            "hint: the base URL '%s' has no /v1; OpenAI-compatible servers "
+            "usually answer at '%.*s/v1'\n",
+            su, (int)n, su);
+}
+
+/* Failed conversations of models that are not dead (whose failure has
+ * no line of its own). */
+static size_t unexplained(const up_eval_session *e, const char *dead)
+{
+    const up_eval_plan *p;
+    size_t n = 0;
+
+    for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
+        for (size_t i = 0; i < p->njobs; i++)
+            n +=
+                p->jobs[i].done && up_eval_job_errored(&p->jobs[i]) &&
+                !(p->jobs[i].model < e->plan.nmodels && dead[p->jobs[i].model]);
+    return n;
+}
+
 int eval_outcome_failures(const up_eval_session *e, const char *dead)
 {
     const up_eval_job *first, *last;
@@ -183,10 +218,13 @@ int eval_outcome_failures(const up_eval_session *e, const char *dead)
         for (size_t k = 0; dead[m] && (p = up_eval_session_part(e, k)); k++)
             if (up_eval_unanswered(p, m, &err)) {
                 out_error("%s", err.msg);
+                base_url_hint(e, m, err.msg);
                 break;
             }
     if (!n)
         return EXIT_OK;
+    if (!unexplained(e, dead)) /* each said above, once */
+        return failure_exit(e);
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
         all += p->njobs;
     /* the last names a breaker that gave up on the rest, if one did */
