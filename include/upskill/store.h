@@ -116,6 +116,15 @@ void up_store_batch_unlock(int fd);
  */
 size_t up_store_batch_clean(const char *batch_dir);
 
+/*
+ * `runs --prune`: remove the batch folders of runs_dir in which nothing
+ * was answered (no run file with a case that did not error, no journal
+ * line with an answer), unless a running command holds one.  *removed
+ * gets their paths (NULL-terminated, free with up_strv_free).  Errors:
+ * those of listing runs_dir.
+ */
+int up_store_prune(char ***removed, const char *runs_dir, up_error *err);
+
 /* Write run_N/run_metadata.json and run_N/run_result.json for r. */
 int up_store_run_write(const char *batch_dir, const up_run_record *r,
                        up_error *err);

@@ -11,7 +11,7 @@
 
 static const char *dir, *metric = "success", *csv, *batch;
 static struct strlist skills, models;
-static int best, json;
+static int best, json, prune;
 static long kase = LONG_MIN; /* --case; LONG_MIN: not given */
 
 static const struct opt opts[] = {
@@ -27,6 +27,8 @@ static const struct opt opts[] = {
     {0, "case", OPT_INT, &kase, "N", "show case N's transcripts and verdicts"},
     {0, "batch", OPT_STRING, &batch, "ID",
      "--case: the batch to read (default: the newest)"},
+    {0, "prune", OPT_FLAG, &prune, NULL,
+     "remove the batch folders in which nothing was answered"},
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
 
@@ -37,7 +39,9 @@ const struct cmd_spec cmd_runs_spec = {
     "Shows the latest batch per (model, skill); --best shows upstream's\n"
     "best-ever pick instead.  --case N shows what the students of case N\n"
     "(numbered from 1, the Nth line of run_N/cases/transcripts.jsonl) were\n"
-    "sent and answered, and why each assertion passed or failed.",
+    "sent and answered, and why each assertion passed or failed.  --prune\n"
+    "removes the batch folders that failed runs left with nothing answered\n"
+    "(see docs/runs-format.md).",
     opts,
     0,
     0};
@@ -181,6 +185,23 @@ static int case_conflicts(void)
     return EXIT_USAGE;
 }
 
+/* --prune: each removed folder said, then how many. */
+static int do_prune(void)
+{
+    char **gone = NULL;
+    size_t k = 0;
+    up_error err;
+    int rc = up_store_prune(&gone, dir, &err);
+
+    for (; !rc && gone[k]; k++)
+        printf("removed '%s': nothing in it was answered\n", out_safe(gone[k]));
+    if (!rc)
+        printf("%zu batch folder%s removed from '%s'\n", k, k == 1 ? "" : "s",
+               out_safe(dir));
+    up_strv_free(gone);
+    return rc ? out_fail(&err) : EXIT_OK;
+}
+
 /* Corrupt run files are left out of the results, never silently. */
 static void warn_skipped(char *const *skipped)
 {
@@ -218,9 +239,19 @@ int cmd_runs(int argc, char **argv)
     }
     if ((rc = case_conflicts()))
         goto out;
+    if (prune &&
+        (kase != LONG_MIN || csv || json || best || skills.n || models.n)) {
+        out_error("--prune takes only -d/--dir");
+        rc = EXIT_USAGE;
+        goto out;
+    }
     if (!up_fs_is_dir(dir)) {
         out_error("no runs folder found at '%s'", dir);
         rc = EXIT_INPUT;
+        goto out;
+    }
+    if (prune) {
+        rc = do_prune();
         goto out;
     }
     if (kase != LONG_MIN) {
