@@ -1,7 +1,9 @@
 #!/bin/sh
 # Small things a newcomer hits (issue 34 item 11): "did you mean" for an
 # unknown flag, config key and model name; a hint when a base URL lacks
-# /v1; a dead model's failure said once, not twice.
+# /v1; a dead model's failure said once, not twice; the fake server
+# answers GET /v1/models without a catch-all rule (it sent an empty
+# reply).
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 fake_need_curl
@@ -43,5 +45,14 @@ is "$(printf '%s\n' "$err" | grep -c 'http 404')" 1 "the failure is said once"
 run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "$FAKE_URL/v1" --no-log-runs
 is "$rc" 0 "with /v1 it works"
 unlike "$err" "hint:" "and no hint"
+
+# --- the fake server's GET /v1/models without a catch-all rule ---------------
+printf '{"models": ["fake-a"], "rules": [{"match": {"user": "zzz"}, "reply": {"text": "x"}}]}\n' \
+    > "$T/nomatch.json"
+fake_start "$T/nomatch.json"
+code=$(curl -sS -o "$T/models.json" -w '%{http_code}' "$FAKE_URL/v1/models" 2> "$T/curl.err")
+is "$code" 200 "GET /v1/models answers 200 with no rule matching it"
+like "$(cat "$T/models.json")" '{"object":"list","data":[{"id":"fake-a"' \
+    "with the scenario's models"
 
 done_testing
