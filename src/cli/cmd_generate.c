@@ -89,7 +89,10 @@ const struct cmd_spec cmd_generate_spec = {
     "generate",
     "TASK",
     "have a teacher model write a skill, then measure and refine it",
-    "See docs/generate.md.",
+    "The skill goes to -o DIR, named after DIR, else to skills_dir/NAME.\n"
+    "A folder already there is never replaced without --force (the old one\n"
+    "is kept as DIR.bak-TIME); a run that an error or Ctrl-C ends saves\n"
+    "beside it (DIR.new-TIME).  See docs/generate.md.",
     opts,
     1,
     1};

@@ -142,6 +142,15 @@ like "$err" "'Change_Log' is not a skill name" "saying why"
 is "$(nreq)" 0 "before any request"
 ok "$([ -e "$T/out/Change_Log" ] && echo 1 || echo 0)" "nothing is written"
 
+# --- --help says the rules ---------------------------------------------------
+run "$UPSKILL" generate --help
+like "$out" "The skill goes to -o DIR, named after DIR, else to skills_dir/NAME." \
+    "--help states the folder rule"
+like "$out" "A folder already there is never replaced without --force" \
+    "and the overwrite rule"
+run "$UPSKILL" runs --help
+like "$out" "--prune" "runs --help names --prune"
+
 # --- docs/generate.md's examples are what the command prints --------------
 doc() { grep -F "$1" "$TOP/docs/generate.md" | head -n 1; }
 old_skill "$T/skills/commit-helper"
