@@ -139,9 +139,9 @@ static int render(char **dirs, size_t ndirs, size_t *nshown, up_error *err)
         rc =
             up_report_batch_load_skill(&b[loaded], vdir[i], vskill[i], &o, err);
         b[loaded].cfg = cli_config();
-        if (!rc)
-            loaded++;
-        else if (skippable(vdir[i], rc)) {
+        if (!rc || !skippable(vdir[i], rc)) {
+            loaded++; /* released below, also when it failed */
+        } else {
             skipped += vdir[i] != last_skipped;
             last_skipped = vdir[i];
             up_report_batch_release(&b[loaded]);
