@@ -623,6 +623,7 @@ static void fill_upstream(up_compare *c, const up_run_record *runs, size_t n,
 {
     const up_run_record *b = upstream_baseline(runs, n, w);
 
+    memset(c, 0, sizeof(*c)); /* --best is upstream's pick: no A/B names */
     c->model = w->model ? w->model : "unknown";
     c->skill = skill_of(w);
     c->batch_id = w->batch_id;
