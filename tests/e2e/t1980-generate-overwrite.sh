@@ -69,6 +69,14 @@ like "$(cat "$SKILLS/commit-helper/SKILL.md")" "SKILL-V1" "the new one is saved"
 run "$UPSKILL" validate "$SKILLS/commit-helper"
 is "$rc" 0 "and valid"
 
+rm -rf "$SKILLS"/commit-helper.bak-*
+gen plain -o "$SKILLS/commit-helper/" --force --max-refine 1
+is "$rc" 0 "-o DIR/ with a trailing slash and --force"
+ok "$(ls -d "$SKILLS"/commit-helper.bak-* > /dev/null 2>&1 && echo 0 || echo 1)" \
+    "keeps the old folder beside it"
+ok "$(ls -A "$SKILLS/commit-helper" | grep -q bak && echo 1 || echo 0)" \
+    "not inside it"
+
 # --- Ctrl-C never overwrites what was there --------------------------------
 slow() {
     awk -v n="$1" '/"reply": \{/ { if (++k == n) sub(/"reply": \{/, "\"reply\": {\"delay_ms\": 20000,") } { print }' \

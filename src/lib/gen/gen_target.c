@@ -51,6 +51,8 @@ void gen_target(const up_gen *g, const char *name, up_buf *out)
         up_buf_adds(out, g->o->output);
     else
         up_fs_join(out, dir, name);
+    while (out->len > 1 && out->data[out->len - 1] == '/')
+        up_buf_truncate(out, out->len - 1); /* NAME.bak beside, not in it */
 }
 
 void gen_output_name(const up_gen *g, up_buf *out)
