@@ -1070,8 +1070,11 @@ int up_config_set(up_config *cfg, const char *key, const char *value,
     void *base;
     const struct key *k = flag_key(cfg, key, &base);
 
+    char hint[UP_NEAR_MAX + 32];
+
     if (!k || k->type >= V_MAP)
-        return up_error_set(err, UP_EUSAGE, "unknown setting '%s'", key);
+        return up_error_set(err, UP_EUSAGE, "unknown setting '%s'%s", key,
+                            near_key(hint, sizeof(hint), top_keys, key));
     v.value = (char *)value;
     return apply_one(&ld, base, k, &v, key);
 }
