@@ -201,7 +201,7 @@ typedef struct up_gen_opts {
     const char *const *examples; /* -e, nexamples of them */
     size_t nexamples;
     const char *from;   /* NULL, a skill folder or a trace file */
-    const char *output; /* NULL: skills_dir/<name>, as upstream */
+    const char *output; /* NULL: skills_dir/<name>; names the skill */
     const char *model;  /* -m: NULL: config or "sonnet" */
     const char *test_gen_model;
     const char *const *eval_models; /* --eval-model, neval_models */
@@ -210,6 +210,7 @@ typedef struct up_gen_opts {
     const char *eval_api_key_env; /* its key variable, or NULL */
     const char *runs_dir;         /* NULL: config's, or "runs" */
     int no_eval;                  /* save the skill without tests */
+    int force;                    /* replace a folder already there */
     int no_log;                   /* write no run log */
     int no_cache;                 /* evaluations skip the response cache */
     int max_attempts;             /* evaluations; 0: config's */
@@ -232,6 +233,10 @@ typedef struct up_gen_opts {
     /* The evaluation session's warnings (upskill/session.h), with
      * event_ud; may be NULL. */
     void (*note)(void *ud, enum up_session_note kind, const char *text);
+    /* The evaluations' progress (up_eval_run_opts.progress), with
+     * event_ud; may be NULL. */
+    void (*progress)(void *ud, const up_eval_plan *p, size_t done,
+                     const up_eval_job *job);
     /* Agent mode of the students' evaluations (up_session_agent_opts):
      * --agent, --inject (NULL: the catalogue), --max-turns,
      * --token-budget, --time-limit in ms; 0: the defaults. */
@@ -271,6 +276,7 @@ typedef struct up_gen {
     up_gen_cost testing;      /* the test-gen model writing the tests */
     int min_tests, max_tests; /* cases asked for, resolved at init */
     up_buf output;            /* the folder the skill was saved to */
+    up_buf backup;            /* --force: the old folder's copy, or "" */
     up_vreport saved;         /* validation of the saved folder */
 } up_gen;
 

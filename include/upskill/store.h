@@ -116,6 +116,15 @@ void up_store_batch_unlock(int fd);
  */
 size_t up_store_batch_clean(const char *batch_dir);
 
+/*
+ * `runs --prune`: remove the batch folders of runs_dir in which nothing
+ * was answered (no run file with a case that did not error, no journal
+ * line with an answer), unless a running command holds one.  *removed
+ * gets their paths (NULL-terminated, free with up_strv_free).  Errors:
+ * those of listing runs_dir.
+ */
+int up_store_prune(char ***removed, const char *runs_dir, up_error *err);
+
 /* Write run_N/run_metadata.json and run_N/run_result.json for r. */
 int up_store_run_write(const char *batch_dir, const up_run_record *r,
                        up_error *err);
@@ -255,12 +264,17 @@ typedef struct up_compare {
     const char *error;   /* their first error_message, or NULL */
     const up_sbview *sb; /* the batch's SkillsBench view (its with-skill
                             runs' "skillsbench"), or NULL: none */
+    /* a compare batch (docs/compare.md): the skills its arms A (the
+     * "baseline" runs) and B ran with; both NULL in any other batch */
+    const char *arm_a, *arm_b;
 } up_compare;
 
 /*
  * Pair runs into comparisons, one per (model, skill), after filtering by
  * the given skills and models (NULL/0: all).  best = 0 keeps the latest
- * batch (its kept generate attempt, its repeats pooled); when it has no
+ * batch (its kept generate attempt, its repeats pooled) in which the
+ * model answered something: a later batch whose with-skill runs all
+ * errored does not hide an earlier answered one; when it has no
  * baseline run, the latest earlier baseline is used and its batch named
  * in base_batch.  best = 1 is
  * upstream's pick exactly: each with-skill run on its own (superseded

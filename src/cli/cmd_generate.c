@@ -45,7 +45,9 @@ static const struct opt opts[] = {
     {0, "eval-api-key-env", OPT_STRING, &o.eval_api_key_env, "NAME",
      "variable holding that endpoint's key"},
     {'o', "output", OPT_STRING, &o.output, "DIR",
-     "where to save (skills_dir/NAME)"},
+     "where to save, named after DIR (skills_dir/NAME)"},
+    {0, "force", OPT_FLAG, &o.force, NULL,
+     "replace an existing folder (the old one kept as DIR.bak-TIME)"},
     {0, "no-eval", OPT_FLAG, &o.no_eval, NULL, "save without tests or eval"},
     {0, "runs-dir", OPT_STRING, &o.runs_dir, "DIR", "where runs are logged"},
     {0, "no-log-runs", OPT_FLAG, &o.no_log, NULL, "write no run log"},
@@ -87,7 +89,10 @@ const struct cmd_spec cmd_generate_spec = {
     "generate",
     "TASK",
     "have a teacher model write a skill, then measure and refine it",
-    "See docs/generate.md.",
+    "The skill goes to -o DIR, named after DIR, else to skills_dir/NAME.\n"
+    "A folder already there is never replaced without --force (the old one\n"
+    "is kept as DIR.bak-TIME); a run that an error or Ctrl-C ends saves\n"
+    "beside it (DIR.new-TIME).  See docs/generate.md.",
     opts,
     1,
     1};
@@ -140,6 +145,7 @@ static void fill_opts(void)
     o.stop = &stop;
     o.event = gen_report_event;
     o.waiting = eval_cli_wait_note;
+    o.progress = gen_report_progress;
     o.note = gen_note;
 }
 
@@ -163,6 +169,10 @@ static int run(up_config *cfg, up_gen *g, up_error *err)
         return rc;
     gen_report_plan(g);
     rc = up_gen_run(g, err);
+    gen_report_call_done(); /* an error may end a call without an event */
+    if (g->backup.len)
+        fprintf(stderr, "The previous '%s' is kept as '%s'\n",
+                out_safe(g->output.data), out_safe(g->backup.data));
     if (json_out)
         gen_report_json(g, rc < 0 ? err : NULL);
     else if (up_gen_skill(g) && g->output.len)

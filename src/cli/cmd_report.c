@@ -5,6 +5,7 @@
  * number from the run files (src/lib/report_*.c, docs/report.md).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -33,10 +34,25 @@ const struct cmd_spec cmd_report_spec = {
     0,
     -1};
 
+static char **named; /* the arguments, for skippable() */
+static int nnamed;
+
+/* 1 when dir is a batch folder named on the command line. */
+static int is_named(const char *dir)
+{
+    for (int i = 0; i < nnamed; i++)
+        if (!strcmp(named[i], dir))
+            return 1;
+    return 0;
+}
+
 static int find_all(char ***dirs, size_t *n, char **args, int nargs,
                     up_error *err)
 {
     int rc = 0;
+
+    named = args;
+    nnamed = nargs;
 
     if (!nargs)
         return up_report_find_batches(dirs, n, cli_config_dir(NULL, 1, "runs"),
@@ -75,33 +91,72 @@ static void free_runs(char **runs, size_t n)
     free(runs);
 }
 
-static int render(char **dirs, size_t ndirs, up_error *err)
+/*
+ * A batch found by scanning a runs folder that has no results yet (an
+ * eval interrupted or stopped by a full disk) is skipped with a warning
+ * saying how to finish or delete it; a batch named on the command line
+ * stays an error.  1 when dir was skipped.
+ */
+static int skippable(const char *dir, int rc)
+{
+    up_buf base = UP_BUF_INIT, parent = UP_BUF_INIT;
+
+    if (rc != UP_ENOTFOUND || is_named(dir))
+        return 0;
+    up_fs_basename(&base, dir);
+    up_fs_dirname(&parent, dir);
+    out_warn("skipping '%s': no results yet (an eval interrupted or "
+             "stopped before it finished): finish it with 'upskill eval "
+             "SKILL ... --runs-dir %s --resume %s' (its first arguments), "
+             "or delete the folder",
+             out_safe(dir), out_safe(parent.data), out_safe(base.data));
+    up_buf_release(&base);
+    up_buf_release(&parent);
+    return 1;
+}
+
+static int render(char **dirs, size_t ndirs, size_t *nshown, up_error *err)
 {
     char **vdir = NULL, **vskill = NULL;
     size_t n = views(dirs, ndirs, &vdir, &vskill);
     up_report_batch *b = up_xcalloc(n ? n : 1, sizeof(*b));
     up_buf page = UP_BUF_INIT;
-    size_t loaded = 0;
+    size_t loaded = 0, skipped = 0;
+    const char *last_skipped = NULL;
     int rc = 0;
     up_report_opts o = {(uint64_t)seed, seed >= 0, margin / 100,
                         margin >= 0,    NULL,      0};
     char **runs = NULL;
     size_t nruns = 0;
 
-    for (; loaded < n && !rc; loaded++) {
-        if (vskill[loaded] && (!loaded || vdir[loaded] != vdir[loaded - 1])) {
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (vskill[i] && (!i || vdir[i] != vdir[i - 1])) {
             free_runs(runs, nruns); /* a sweep's runs, read once */
-            nruns = up_report_run_skills(&runs, vdir[loaded]);
+            nruns = up_report_run_skills(&runs, vdir[i]);
         }
-        o.run_skill = vskill[loaded] ? runs : NULL;
+        o.run_skill = vskill[i] ? runs : NULL;
         o.nrun_skill = nruns;
-        rc = up_report_batch_load_skill(&b[loaded], vdir[loaded],
-                                        vskill[loaded], &o, err);
+        rc =
+            up_report_batch_load_skill(&b[loaded], vdir[i], vskill[i], &o, err);
         b[loaded].cfg = cli_config();
+        if (!rc || !skippable(vdir[i], rc)) {
+            loaded++; /* released below, also when it failed */
+        } else {
+            skipped += vdir[i] != last_skipped;
+            last_skipped = vdir[i];
+            up_report_batch_release(&b[loaded]);
+            memset(&b[loaded], 0, sizeof(b[loaded]));
+            rc = 0;
+        }
     }
     free_runs(runs, nruns);
+    *nshown = ndirs - skipped;
+    if (!rc && !loaded)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "no finished batch to report (every one was "
+                          "skipped above)");
     if (!rc)
-        rc = up_report_html(&page, b, n, err);
+        rc = up_report_html(&page, b, loaded, err);
     if (!rc)
         rc = up_fs_write_atomic(output, page.data, page.len, 0644, err);
     for (size_t i = 0; i < loaded; i++)
@@ -118,7 +173,7 @@ static int render(char **dirs, size_t ndirs, up_error *err)
 int cmd_report(int argc, char **argv)
 {
     char **args = NULL, **dirs = NULL;
-    size_t n = 0;
+    size_t n = 0, shown = 0;
     int nargs, rc;
     up_error err;
 
@@ -132,11 +187,12 @@ int cmd_report(int argc, char **argv)
     }
     rc = find_all(&dirs, &n, args, nargs, &err);
     if (!rc)
-        rc = render(dirs, n, &err);
+        rc = render(dirs, n, &shown, &err);
     if (rc < 0)
         rc = out_fail(&err);
     else
-        printf("Report: %s (%zu batch%s)\n", output, n, n == 1 ? "" : "es");
+        printf("Report: %s (%zu batch%s)\n", output, shown,
+               shown == 1 ? "" : "es");
 out:
     up_strv_free(dirs);
     free(args);

@@ -9,6 +9,7 @@
  * meets the goal, like --fail-under, or when one that meets it has no
  * price and --allow-unpriced is not given.  See docs/select.md.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,72 @@ const struct cmd_spec cmd_select_spec = {
     1,
     1};
 
+#define OTHER_RUNS_MAX 8 /* distinct --runs values looked at */
+
+/* The distinct "runs" of the batch plans in dir other than ours, in v. */
+static size_t other_runs_values(const char *dir, int *v)
+{
+    char **names = NULL;
+    size_t n = 0, k = 0;
+    up_buf path = UP_BUF_INIT;
+
+    if (up_fs_list(&names, &n, dir, NULL))
+        return 0;
+    for (size_t i = 0; i < n && k < OTHER_RUNS_MAX; i++) {
+        json_t *plan;
+        json_int_t r;
+        size_t j = 0;
+
+        up_buf_reset(&path);
+        up_buf_addf(&path, "%s/%s/%s", dir, names[i], UP_EVAL_BATCH_PLAN);
+        plan = json_load_file(path.data, 0, NULL);
+        r = json_integer_value(json_object_get(plan, "runs"));
+        json_decref(plan);
+        while (j < k && v[j] != r)
+            j++;
+        if (r > 0 && r <= INT_MAX && r != a.runs && j == k)
+            v[k++] = (int)r;
+    }
+    up_strv_free(names);
+    up_buf_release(&path);
+    return k;
+}
+
+/*
+ * For the models no batch covers: a finished batch that would, at
+ * another --runs, is said with the flag that reuses it (the lookup is
+ * the library's, at that --runs).
+ */
+static void other_runs(up_select_pool *p, up_eval_session *e, const char *dir)
+{
+    int v[OTHER_RUNS_MAX];
+    size_t k = other_runs_values(dir, v);
+
+    for (size_t r = 0; r < k; r++) {
+        json_t *id = up_select_identity(&e->skill, &e->suite, v[r],
+                                        up_session_chat_inject(NULL));
+        up_select_model *ev = up_xcalloc(p->n, sizeof(*ev));
+        char **notes = NULL;
+        up_error err;
+
+        if (!up_select_reuse(ev, &notes, p->want, p->n, dir, id,
+                             e->suite.ncases, &err))
+            for (size_t i = 0; i < p->n; i++)
+                if (!p->ev[i].reused && ev[i].reused)
+                    fprintf(stderr,
+                            "a finished batch covers %s at --runs %d: '%s' "
+                            "(this select asks for --runs %ld); add --runs "
+                            "%d to reuse it instead of running it now\n",
+                            out_safe(p->want[i].id), v[r],
+                            out_safe(ev[i].batch), a.runs, v[r]);
+        for (size_t i = 0; i < p->n; i++)
+            up_select_model_release(&ev[i]);
+        free(ev);
+        up_strv_free(notes);
+        json_decref(id);
+    }
+}
+
 /* The evidence already in the runs folder, said on stderr. */
 static int reuse(up_select_pool *p, up_eval_session *e, up_error *err)
 {
@@ -87,6 +154,8 @@ static int reuse(up_select_pool *p, up_eval_session *e, up_error *err)
         if (p->ev[i].reused)
             fprintf(stderr, "reused %s for %s\n", out_safe(p->ev[i].batch),
                     out_safe(p->want[i].id));
+    if (!rc && !fresh)
+        other_runs(p, e, dir);
     for (size_t i = 0; !rc && i < p->n; i++)
         if (!p->ev[i].reused)
             fprintf(stderr, "running %s now: %s\n", out_safe(p->want[i].id),

@@ -142,6 +142,9 @@ struct eval_progress {
     long tokens;    /* tokens so far */
     int tty;        /* a live line; else a plain line per quarter done */
     int quarter;    /* not a TTY: quarters reported so far */
+    size_t before;  /* jobs done before this run (--resume, the cache):
+                       left out of the ETA's rate */
+    int started;    /* a first call was seen */
 };
 
 /* Run the eval described by a; returns the process exit code. */

@@ -35,14 +35,33 @@ void eval_loaded_line(const struct eval_args *a, const up_suite *s)
         printf("%s\n", from ? from : "elsewhere");
 }
 
+/* 1 when our verdict says the skill is worth keeping. */
+static int verdict_keeps(up_verdict v)
+{
+    return v == UP_VERDICT_BENEFICIAL || v == UP_VERDICT_TOKEN_SAVER;
+}
+
 /* Upstream's closing line of a one-model eval with a baseline, by its
- * own rule (is_beneficial); our verdict above says more. */
+ * own rule (is_beneficial), kept as upstream prints it for scripts; when
+ * our verdict above disagrees, a second line says both plainly. */
 static void recommendation(const up_eval_summary *s)
 {
-    if (s->has_baseline)
-        printf("\nRecommendation: %s\n", s->cmp.is_beneficial
-                                             ? "keep skill"
-                                             : "skill may not be beneficial");
+    const up_comparison *c = &s->cmp;
+
+    if (!s->has_baseline)
+        return;
+    printf("\nRecommendation: %s\n",
+           c->is_beneficial ? "keep skill" : "skill may not be beneficial");
+    if (c->verdict == UP_VERDICT_NOT_MEASURED ||
+        !c->is_beneficial == !verdict_keeps(c->verdict))
+        return;
+    printf("  (that is upstream's rule: a lift above 5 points, or no loss "
+           "and fewer tokens; the verdict above, %s, %s)\n",
+           up_stats_verdict_label(c->verdict),
+           c->is_beneficial ? "says the evidence does not show that the skill "
+                              "helps: run more cases or --runs before "
+                              "keeping it on this result"
+                            : "says it helps: keep it");
 }
 
 void eval_note(void *ud, enum up_session_note kind, const char *text)
@@ -153,6 +172,41 @@ static int failure_exit(const up_eval_session *e)
  * that answered nothing (dead[m]) also gets its own line naming the model, the
  * endpoint and the cause.
  */
+/* A 404 from a base URL without /v1: most OpenAI-compatible servers
+ * (llama.cpp, Ollama, vLLM) serve their API under /v1. */
+static void base_url_hint(const up_eval_session *e, size_t m, const char *msg)
+{
+    const char *url = m < e->s.ntargets ? e->s.targets[m].ep.base_url : NULL;
+
+    const char *su;
+    size_t n;
+
+    if (!url || !strstr(msg, "http 404") || strstr(url, "/v1"))
+        return;
+    su = out_safe(url);
+    n = strlen(su);
+    n -= n && su[n - 1] == '/';
+    fprintf(stderr,
+            "hint: the base URL '%s' has no /v1; OpenAI-compatible servers "
+            "usually answer at '%.*s/v1'\n",
+            su, (int)n, su);
+}
+
+/* Failed conversations of models that are not dead (whose failure has
+ * no line of its own). */
+static size_t unexplained(const up_eval_session *e, const char *dead)
+{
+    const up_eval_plan *p;
+    size_t n = 0;
+
+    for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
+        for (size_t i = 0; i < p->njobs; i++)
+            n +=
+                p->jobs[i].done && up_eval_job_errored(&p->jobs[i]) &&
+                !(p->jobs[i].model < e->plan.nmodels && dead[p->jobs[i].model]);
+    return n;
+}
+
 int eval_outcome_failures(const up_eval_session *e, const char *dead)
 {
     const up_eval_job *first, *last;
@@ -164,10 +218,13 @@ int eval_outcome_failures(const up_eval_session *e, const char *dead)
         for (size_t k = 0; dead[m] && (p = up_eval_session_part(e, k)); k++)
             if (up_eval_unanswered(p, m, &err)) {
                 out_error("%s", err.msg);
+                base_url_hint(e, m, err.msg);
                 break;
             }
     if (!n)
         return EXIT_OK;
+    if (!unexplained(e, dead)) /* each said above, once */
+        return failure_exit(e);
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
         all += p->njobs;
     /* the last names a breaker that gave up on the rest, if one did */
@@ -267,20 +324,31 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
 }
 
 /*
- * The journal could not be written (a full disk): no more was sent.
- * Print what was answered, then the cause; run files wait for the resume
- * that completes the batch.
+ * The journal or the run files could not be written (a full disk): print
+ * what was answered, then the cause; run files wait for the resume that
+ * completes the batch.  "No more requests were sent" only when some were
+ * left to send.
  */
 int eval_outcome_unsaved(const up_eval_session *e, const struct eval_args *a,
                          up_error *err)
 {
     up_error cause = *err;
+    size_t left = 0;
     int rc = eval_outcome(e, a, err);
 
     if (rc < 0)
         out_fail(err);
-    out_error("%s; no more requests were sent and what was answered is "
-              "shown above: free some space, then resume with --resume %s",
-              cause.msg, e->s.batch_id.data);
+    for (size_t i = 0; i < e->plan.njobs; i++)
+        left += !e->plan.jobs[i].done;
+    if (left)
+        out_error("%s; no more requests were sent (%zu left) and what was "
+                  "answered is shown above: free some space, then resume "
+                  "with --resume %s",
+                  cause.msg, left, e->s.batch_id.data);
+    else
+        out_error("%s; every request was answered (shown above) but the "
+                  "run files are not all written: free some space, then "
+                  "write them with --resume %s",
+                  cause.msg, e->s.batch_id.data);
     return EXIT_IO;
 }

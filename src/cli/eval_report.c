@@ -440,8 +440,17 @@ void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
 {
     struct eval_progress *c = ud;
     double el = (double)(up_http_now_ms() - c->start) / 1000;
-    double eta = done ? el * (double)(p->njobs - done) / (double)done : 0;
+    char eta[32] = "-", before[64] = "";
 
+    if (!job && !c->started) /* restored by --resume, answered from cache */
+        c->before = done;
+    c->started = 1;
+    if (done > c->before) /* the rate of this run's own jobs only */
+        snprintf(eta, sizeof(eta), "%.0fs",
+                 el * (double)(p->njobs - done) / (double)(done - c->before));
+    if (c->before)
+        snprintf(before, sizeof(before), ", %zu answered before this run",
+                 c->before);
     if (!job) {
         c->passing = 0;
         c->tokens = 0;
@@ -463,9 +472,9 @@ void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
     }
     fprintf(stderr,
             "%s  %zu/%zu done, %zu passing, %ld tokens, %.0fs elapsed, "
-            "ETA %.0fs%s",
+            "ETA %s%s%s",
             c->tty ? "\r" : "", done, p->njobs, c->passing, c->tokens, el, eta,
-            c->tty ? "   " : "\n");
+            before, c->tty ? "   " : "\n");
     if (c->tty && done == p->njobs)
         fputc('\n', stderr);
 }

@@ -8,13 +8,91 @@
  * same facts as one document instead (docs/generate.md), each model's
  * entry from eval_report_model_json.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "eval_cli.h"
 #include "gen_report.h"
 
 /* ---- progress --------------------------------------------------------- */
+
+/*
+ * A call to the teacher (or the test writer) blocks the main thread for
+ * as long as the model writes; on a TTY a small thread rewrites one line
+ * with its elapsed time each second, and the next event (or the end of
+ * the run) ends it with the total.  Nothing else prints while it runs:
+ * every event stops it first.
+ */
+static struct {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int on;
+    long start; /* up_http_now_ms */
+    char what[200];
+} tick = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void *tick_main(void *arg)
+{
+    struct timespec at;
+
+    (void)arg;
+    pthread_mutex_lock(&tick.mu);
+    clock_gettime(CLOCK_REALTIME, &at);
+    while (tick.on) {
+        at.tv_sec++;
+        pthread_cond_timedwait(&tick.cv, &tick.mu, &at);
+        if (tick.on)
+            fprintf(stderr, "\r  %s: %lds elapsed", tick.what,
+                    (up_http_now_ms() - tick.start) / 1000);
+    }
+    pthread_mutex_unlock(&tick.mu);
+    return NULL;
+}
+
+static void call_start(const char *who, const char *model)
+{
+    if (!out_err_is_tty())
+        return;
+    snprintf(tick.what, sizeof(tick.what), "waiting for the %s (%s)", who,
+             out_safe(model));
+    tick.start = up_http_now_ms();
+    tick.on = 1;
+    if (pthread_create(&tick.th, NULL, tick_main, NULL))
+        tick.on = 0;
+}
+
+void gen_report_call_done(void)
+{
+    if (!tick.on)
+        return;
+    pthread_mutex_lock(&tick.mu);
+    tick.on = 0;
+    pthread_cond_signal(&tick.cv);
+    pthread_mutex_unlock(&tick.mu);
+    pthread_join(tick.th, NULL);
+    fprintf(stderr, "\r  %s: answered in %.1fs\n", tick.what,
+            (double)(up_http_now_ms() - tick.start) / 1000);
+}
+
+void gen_report_progress(void *ud, const up_eval_plan *p, size_t done,
+                         const up_eval_job *job)
+{
+    static struct eval_progress pr;
+    static const up_eval_plan *last;
+
+    (void)ud;
+    if (p != last) { /* a new evaluation: counted afresh */
+        memset(&pr, 0, sizeof(pr));
+        pr.tty = out_err_is_tty();
+        pr.start = up_http_now_ms();
+        last = p;
+    }
+    if (pr.tty || p->njobs >= 200) /* eval's rule (eval_cli.c) */
+        eval_report_progress(&pr, p, done, job);
+}
 
 /* Teacher replies, trace text and messages: outside text, escaped. */
 static void print_lines(const char *text, enum color col)
@@ -52,10 +130,11 @@ static void ev_tests(const up_gen_event *ev)
 {
     const up_gen *g = ev->gen;
 
-    if (!ev->detail)
+    if (!ev->detail) {
         fprintf(stderr, "Generating test cases with %s...\n",
                 out_safe(ev->model));
-    else if (!strcmp(ev->detail, "reused"))
+        call_start("test writer", ev->model);
+    } else if (!strcmp(ev->detail, "reused"))
         fprintf(stderr, "Reusing %zu test case(s) from skill_meta.json\n",
                 g->suite.ncases);
     else {
@@ -87,6 +166,7 @@ static void ev_attempt(const up_gen_event *ev)
 void gen_report_event(void *ud, const up_gen_event *ev)
 {
     (void)ud;
+    gen_report_call_done();
     switch (ev->stage) {
     case UP_GEN_EV_TRACE:
         fprintf(stderr, "Read trace %s:\n", out_safe(ev->gen->o->from));
@@ -94,11 +174,14 @@ void gen_report_event(void *ud, const up_gen_event *ev)
         break;
     case UP_GEN_EV_SKILL:
         ev_skill(ev);
+        call_start("teacher", ev->model);
         break;
     case UP_GEN_EV_REPAIR:
         fprintf(stderr, "%sInvalid skill from the teacher; sent back:%s\n",
                 out_c(C_YELLOW), out_c(C_RESET));
         print_lines(ev->detail, C_YELLOW);
+        if (ev->model)
+            call_start("teacher", ev->model);
         break;
     case UP_GEN_EV_WARNINGS:
         fprintf(stderr, "Skill accepted with warnings:\n");
@@ -115,6 +198,7 @@ void gen_report_event(void *ud, const up_gen_event *ev)
         break;
     case UP_GEN_EV_REFINE:
         fprintf(stderr, "Refining... (attempt %d)\n", ev->attempt);
+        call_start("teacher", ev->model);
         break;
     case UP_GEN_EV_STOP:
         /* an interrupt is said once, by the error line */

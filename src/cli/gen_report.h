@@ -10,6 +10,18 @@
 /* up_gen_opts.event: one progress line (or a few) per event, on stderr. */
 void gen_report_event(void *ud, const up_gen_event *ev);
 
+/*
+ * up_gen_opts.progress: eval's live line (eval_report_progress) during
+ * each evaluation, on a TTY (or a plain line per quarter for 200
+ * conversations or more), counted afresh for each plan.
+ */
+void gen_report_progress(void *ud, const up_eval_plan *p, size_t done,
+                         const up_eval_job *job);
+
+/* A teacher or test-gen call in flight shows its elapsed time on a TTY;
+ * this ends that line (every event does; call it when the run ends). */
+void gen_report_call_done(void);
+
 /* "Resolved model plan:" and the models, on stderr. */
 void gen_report_plan(const up_gen *g);
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "upskill/near.h"
 
 static const struct opt common[] = {
     {'h', "help", OPT_FLAG, NULL, NULL, "show this help and exit"},
@@ -76,6 +77,29 @@ static const struct opt *find_long(const struct opt *t, const char *name,
     return NULL;
 }
 
+/* The long option of spec (or a common one) nearest to name[0..len), as
+ * " (did you mean '--NAME'?)" in out, or "" when none is near. */
+static void did_you_mean(char *out, size_t size, const struct cmd_spec *spec,
+                         const char *name, size_t len)
+{
+    const char *v[128], *pick;
+    char word[UP_NEAR_MAX + 1];
+    size_t n = 0;
+
+    *out = '\0';
+    if (len > UP_NEAR_MAX)
+        return;
+    memcpy(word, name, len);
+    word[len] = '\0';
+    for (const struct opt *t = spec->opts; t->longname && n < 120; t++)
+        v[n++] = t->longname;
+    for (const struct opt *t = common; t->longname && n < 128; t++)
+        v[n++] = t->longname;
+    pick = up_nearest(word, v, n);
+    if (pick)
+        snprintf(out, size, " (did you mean '--%s'?)", pick);
+}
+
 static const struct opt *find_short(const struct opt *t, char c)
 {
     for (; t->longname; t++)
@@ -97,6 +121,14 @@ static int usage_err(const struct cmd_spec *spec, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\ntry 'upskill %s --help'\n", spec->name);
     return -1;
+}
+
+static int unknown_long(const struct cmd_spec *spec, const char *a, size_t len)
+{
+    char hint[UP_NEAR_MAX + 32];
+
+    did_you_mean(hint, sizeof(hint), spec, a + 2, len);
+    return usage_err(spec, "unknown option '%s'%s", out_safe(a), hint);
 }
 
 /* "--jobs expects a whole number from 1 to 10000, got '0'" */
@@ -219,7 +251,7 @@ static int parse_one(const struct cmd_spec *spec, int argc, char **argv, int *i)
         if (!o)
             o = find_long(common, a + 2, len);
         if (!o)
-            return usage_err(spec, "unknown option '%s'", out_safe(a));
+            return unknown_long(spec, a, len);
         if (eq && o->kind == OPT_FLAG)
             return usage_err(spec, "option '%s' takes no value", out_safe(a));
         val = eq ? eq + 1 : NULL;

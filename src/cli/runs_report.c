@@ -38,6 +38,9 @@ static void block(const up_compare *c, const char *label, int tokens)
     char tail[64], lift[16], from[160] = "";
     double m =
         c->with_tokens > c->base_tokens ? c->with_tokens : c->base_tokens;
+    int ab = c->arm_a || c->arm_b;
+    const char *base_label = ab ? "skill A" : "baseline";
+    const char *with_label = ab ? "skill B" : "with skill";
 
     printf("%s%s%s\n", out_c(C_BOLD), out_safe(label), out_c(C_RESET));
     if (c->error)
@@ -47,24 +50,28 @@ static void block(const up_compare *c, const char *label, int tokens)
     if (c->base_batch) /* upstream shows no baseline here: say whose */
         snprintf(from, sizeof(from), "  %s(batch %s)%s", out_c(C_DIM),
                  out_safe(c->base_batch), out_c(C_RESET));
+    if (ab) /* a compare batch: its arms are two skills, not +/- one */
+        printf("  %scompare: A = %s, B = %s%s\n", out_c(C_DIM),
+               out_safe(c->arm_a ? c->arm_a : "?"),
+               out_safe(c->arm_b ? c->arm_b : "?"), out_c(C_RESET));
     if (!tokens) {
         if (c->has_baseline)
-            arm_line("baseline", c->base_rate, c->base_errored, from);
+            arm_line(base_label, c->base_rate, c->base_errored, from);
         render_lift(lift, sizeof(lift), c->with_rate - c->base_rate);
         snprintf(tail, sizeof(tail), "  %s(%s)%s",
                  out_c(c->with_rate >= c->base_rate ? C_GREEN : C_RED),
                  c->has_baseline ? lift : "no baseline", out_c(C_RESET));
-        arm_line("with skill", c->with_rate, c->with_errored, tail);
+        arm_line(with_label, c->with_rate, c->with_errored, tail);
         sb_line(c);
         return;
     }
     m = m < 1 ? 1 : m;
     if (c->has_baseline) {
-        printf("  %-10s ", "baseline");
+        printf("  %-10s ", base_label);
         render_bar(stdout, c->base_tokens / m);
         printf("  %6.0f%s\n", c->base_tokens, from);
     }
-    printf("  %-10s ", "with skill");
+    printf("  %-10s ", with_label);
     render_bar(stdout, c->with_tokens / m);
     if (c->has_baseline && c->base_tokens > 0)
         printf("  %6.0f  (%+.0f%%)\n", c->with_tokens,
@@ -124,11 +131,13 @@ static char *cell(const up_compare *c, int tokens)
     if (!c->has_baseline)
         up_buf_addf(&b, "%s-%s\u2192%s", out_c(C_DIM), out_c(C_RESET), y);
     else
-        up_buf_addf(&b, "%s%s%s\u2192%s%s",
+        up_buf_addf(&b, "%s%s%s%s\u2192%s%s%s",
                     out_c(from == to ? C_RESET
                           : better   ? C_GREEN
                                      : C_RED),
-                    x, c->base_batch ? "*" : "", y, out_c(C_RESET));
+                    c->arm_a || c->arm_b ? "A " : "", x,
+                    c->base_batch ? "*" : "", c->arm_a || c->arm_b ? "B " : "",
+                    y, out_c(C_RESET));
     return up_buf_detach(&b);
 }
 
@@ -189,7 +198,8 @@ static void print_json(const up_compare *v, size_t n, char *const *skipped)
         json_array_append_new(
             a,
             json_pack(
-                "{s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:o, s:I, s:s?, s:o}",
+                "{s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:o, s:I, s:s?, s:o, "
+                "s:o}",
                 "skill", v[i].skill, "model", v[i].model, "batch_id",
                 v[i].batch_id, "baseline_batch_id", v[i].base_batch,
                 "with_skill_rate",
@@ -202,7 +212,11 @@ static void print_json(const up_compare *v, size_t n, char *const *skipped)
                 v[i].has_baseline ? json_real(v[i].base_tokens) : json_null(),
                 "runs", (json_int_t)v[i].nruns, "error", v[i].error,
                 "skillsbench",
-                v[i].sb ? up_store_sb_json(v[i].sb) : json_null()));
+                v[i].sb ? up_store_sb_json(v[i].sb) : json_null(), "compare",
+                v[i].arm_a || v[i].arm_b
+                    ? json_pack("{s:s, s:s}", "a", v[i].arm_a ? v[i].arm_a : "",
+                                "b", v[i].arm_b ? v[i].arm_b : "")
+                    : json_null()));
     for (; skipped && *skipped; skipped++)
         json_array_append_new(s, json_string(*skipped));
     doc = json_pack("{s:o, s:I, s:o}", "results", a, "skipped_files",

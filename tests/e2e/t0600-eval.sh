@@ -168,7 +168,8 @@ like "$(cat "$T/k.err")" "no API key for 'anthropic.claude-haiku-4-5': set ANTHR
 run "$UPSKILL" eval --no-cache "$SKILL" -m local --base-url "http://127.0.0.1:1/v1" \
     --no-log-runs --json
 is "$rc" 4 "an unreachable endpoint exits 4"
-like "$err" "60 of 60 conversation(s) failed after retries" "and says how many failed"
+like "$err" "no conversation was answered (60 failed)" "and says how many failed"
+is "$(printf '%s\n' "$err" | grep -c 'failed')" 1 "once (issue 34: not twice)"
 like "$out" '"errors": 30' "the results still show the errors"
 
 # --- -v shows each retried attempt, without secrets ------------------------

@@ -32,12 +32,13 @@ open(sys.argv[2] + "/deep.json", "w").write(
     s.replace('\\"references/types.md\\":', deep + '\\"references/types.md\\":'))
 PY
 
-gen() { # gen SCENARIO [ARGS...]: generate commit-helper into $S, run
+gen() { # gen SCENARIO [ARGS...]: generate commit-helper into $S (--force:
+    # it replaces the earlier version), run
     sc=$1 # through $WRAP (a command prefix) when set
     shift
     fake_start "$sc" --record "$T/rec.jsonl"
     GENERIC_BASE_URL="$FAKE_URL/v1" run $WRAP "$UPSKILL" generate \
-        "write commit messages" -m generic.teacher -o "$S" --no-log-runs \
+        "write commit messages" -m generic.teacher -o "$S" --force --no-log-runs \
         --eval-model student --eval-base-url "$FAKE_URL/v1" "$@"
 }
 # limited CMD...: run CMD with files capped at 256 blocks (128 or 256 KiB),

@@ -108,7 +108,7 @@ is "$(printf '%s' "$out" | jq -r '[.candidates[] | select(.model == "generic.mid
 run "$UPSKILL" select --no-cache "$T/sk" -t "$T/t3.json" --base-url "$FAKE_URL/v1" \
     -m big -m ghost --target 0.5 --runs-dir "$T/runs"
 is "$rc" 4 "a model that answered nothing: exit 4, as eval"
-like "$err" "failed after retries" "the failures are said"
+like "$err" "no conversation was answered (6 failed)" "the failures are said (once: issue 34)"
 
 # --- usage ---------------------------------------------------------------
 sel "$T/t3.json"

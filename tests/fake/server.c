@@ -256,6 +256,8 @@ static int decide(struct fake_server *s, struct fake_request *rq,
     } else if (!fake_scenario_pick(&s->sc, rq, r)) {
         return 1;
     } else if (rq->api == FAKE_API_MODELS) {
+        r->status = 200; /* no rule: the scenario's models, not a zero
+                            status (an empty reply) */
         fake_reply_build(o, rq, r, s->sc.models);
     } else {
         fprintf(stderr, "fake-llm: no rule matched request %ld (%s %s)\n",

@@ -224,9 +224,11 @@ Test(config, unknown_keys_warn_with_line)
                  0, "%s", err.msg);
     cr_assert_eq(cfg.nwarnings, 6);
     cr_assert_str_eq(cfg.warnings[0],
-                     "'upskill.config.yaml':2: unknown key 'modle'");
+                     "'upskill.config.yaml':2: unknown key 'modle' (did you "
+                     "mean 'model'?)");
     cr_assert_str_eq(cfg.warnings[1], "'upskill.config.yaml':5: unknown key "
-                                      "'providers.openai.base_ulr'");
+                                      "'providers.openai.base_ulr' (did you "
+                                      "mean 'base_url'?)");
     cr_assert_str_eq(cfg.warnings[2],
                      "'upskill.config.yaml':6: unknown provider 'mistral' "
                      "(known: anthropic, openai, generic, hf)");

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,6 +26,7 @@
 #include "upskill/alloc.h"
 #include "upskill/config.h"
 #include "upskill/fs.h"
+#include "upskill/near.h"
 #include "upskill/provider.h"
 #include "util/yaml.h"
 
@@ -445,6 +447,22 @@ static const struct key *find_key(const struct key *tab, const char *name)
     return NULL;
 }
 
+/* " (did you mean 'KEY'?)" for the key of tab nearest to name, or "". */
+static const char *near_key(char *out, size_t size, const struct key *tab,
+                            const char *name)
+{
+    const char *v[64], *pick;
+    size_t n = 0;
+
+    for (; tab->name && n < 64; tab++)
+        v[n++] = tab->name;
+    pick = up_nearest(name, v, n);
+    *out = '\0';
+    if (pick)
+        snprintf(out, size, " (did you mean '%s'?)", pick);
+    return out;
+}
+
 static const char *key_text(const up_ynode *map, size_t i)
 {
     const up_ynode *k = map->keys[i];
@@ -476,9 +494,12 @@ static int walk(struct loader *ld, void *base, const struct key *tab,
         const struct key *k = find_key(tab, key_text(map, i));
 
         join_name(&name, section, key_text(map, i));
+        char hint[UP_NEAR_MAX + 32];
+
         if (!k)
-            up_config_warn(ld->cfg, "'%s':%d: unknown key '%s'", ld->src.what,
-                           map->keys[i]->line, name.data);
+            up_config_warn(ld->cfg, "'%s':%d: unknown key '%s'%s", ld->src.what,
+                           map->keys[i]->line, name.data,
+                           near_key(hint, sizeof(hint), tab, key_text(map, i)));
         else
             rc = apply_one(ld, base, k, map->items[i], name.data);
     }
@@ -1069,8 +1090,11 @@ int up_config_set(up_config *cfg, const char *key, const char *value,
     void *base;
     const struct key *k = flag_key(cfg, key, &base);
 
+    char hint[UP_NEAR_MAX + 32];
+
     if (!k || k->type >= V_MAP)
-        return up_error_set(err, UP_EUSAGE, "unknown setting '%s'", key);
+        return up_error_set(err, UP_EUSAGE, "unknown setting '%s'%s", key,
+                            near_key(hint, sizeof(hint), top_keys, key));
     v.value = (char *)value;
     return apply_one(&ld, base, k, &v, key);
 }

@@ -16,6 +16,7 @@
  * error instead of a silent fallback.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,6 +24,7 @@
 #include "upskill/harness.h"
 #include "upskill/alloc.h"
 #include "upskill/model.h"
+#include "upskill/near.h"
 #include "upskill/preset.h"
 
 #define MAX_ALIAS_DEPTH 8
@@ -369,6 +371,23 @@ static int named_prov(const char *base, int sep, const char **model,
     return k;
 }
 
+/* "did you mean 'ALIAS'? or " for the built-in alias nearest to name. */
+static const char *near_alias(char *out, size_t size, const char *name)
+{
+    size_t n = 0;
+    const up_builtin_alias *t = up_model_builtin_aliases(&n);
+    const char *v[256], *pick;
+    size_t k = 0;
+
+    for (size_t i = 0; i < n && k < 256; i++)
+        v[k++] = t[i].name;
+    pick = up_nearest(name, v, k);
+    *out = '\0';
+    if (pick)
+        snprintf(out, size, "did you mean '%s'? or ", pick);
+    return out;
+}
+
 /* Set out->provider and the model id from p: "provider/model" (checked
  * first, as fast-agent does), "provider.model", else a bare name. */
 static int pick_provider(up_model *out, const struct parts *p, up_error *err)
@@ -378,6 +397,7 @@ static int pick_provider(up_model *out, const struct parts *p, up_error *err)
     const char *model = base;
     up_buf s = UP_BUF_INIT;
     int k = named_prov(base, '/', &model, &row);
+    char hint[UP_NEAR_MAX + 32];
 
     if (k < 0 && !row)
         k = named_prov(base, '.', &model, &row);
@@ -388,9 +408,9 @@ static int pick_provider(up_model *out, const struct parts *p, up_error *err)
     if (k < 0) {
         subject(&s, out, p);
         up_error_set(err, UP_EPARSE,
-                     "%s: unknown model or provider (write provider.model, "
+                     "%s: unknown model or provider (%swrite provider.model, "
                      "e.g. generic.%s, or give a base URL)",
-                     s.data, base);
+                     s.data, near_alias(hint, sizeof(hint), base), base);
         up_buf_release(&s);
         return UP_EPARSE;
     }

@@ -552,7 +552,7 @@ int session_log_cases(const up_session *s, const up_eval_plan *p, size_t m,
                           "run_%d: its case artifacts were streamed as "
                           "run_%d",
                           run, run_number(p, st->base, m, repeat, arm));
-    if (!rc && st && !(rc = stream_flush(st)))
+    if (!rc && st && stream_flush(st)) /* its message, not a bare code */
         rc = stream_failed(st, err);
     if (!rc)
         rc = up_store_cases_open(&w, s->batch_dir.data, run, err);

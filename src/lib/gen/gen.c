@@ -43,6 +43,8 @@ static void session_opts(up_gen *g, up_session_opts *so, const char *tests)
     so->note_ud = o->event_ud;
     so->waiting = o->waiting;
     so->waiting_ud = o->event_ud;
+    so->progress = o->progress;
+    so->progress_ud = o->event_ud;
     up_session_agent_opts(so, o->agent, o->inject, o->max_turns,
                           o->token_budget, o->wall_ms);
 }
@@ -140,6 +142,8 @@ int up_gen_init(up_gen *g, const up_gen_opts *o, const up_config *cfg,
     } else if (!rc && o->from) {
         rc = load_trace(g, err);
     }
+    if (!rc) /* the folder rule, before anything is spent */
+        rc = gen_check_target(g, g->has_source ? g->source.name : NULL, err);
     return rc;
 }
 
@@ -159,6 +163,7 @@ void up_gen_release(up_gen *g)
     up_suite_release(&g->suite);
     up_buf_release(&g->trace);
     up_buf_release(&g->output);
+    up_buf_release(&g->backup);
     up_validate_release(&g->saved);
     memset(g, 0, sizeof(*g));
 }

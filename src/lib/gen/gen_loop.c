@@ -404,13 +404,11 @@ static int loop(up_gen *g, up_error *err)
 
 /* ---- saving ----------------------------------------------------------- */
 
-static int save(up_gen *g, up_error *err)
+static int save(up_gen *g, int finished, up_error *err)
 {
     up_gen_attempt *a = &g->attempts[g->best];
     up_skill *s = &a->skill;
-    up_buf tests = UP_BUF_INIT;
-    const char *dir =
-        g->cfg->skills_dir.value ? g->cfg->skills_dir.value : "skills";
+    up_buf tests = UP_BUF_INIT, name = UP_BUF_INIT;
     int rc;
 
     if (g->suite.ncases) {
@@ -422,14 +420,22 @@ static int save(up_gen *g, up_error *err)
         s->meta.test_pass_rate = a->sums[0].arm[UP_ARM_SKILL].rate.rate;
         s->meta.has_test_pass_rate = 1;
     }
-    up_buf_reset(&g->output);
-    if (g->o->output)
-        up_buf_adds(&g->output, g->o->output);
-    else
-        up_fs_join(&g->output, dir, s->name);
-    rc = up_skill_save(s, g->output.data, err);
+    gen_output_name(g, &name);
+    if (name.len) { /* -o DIR: the skill is named after DIR */
+        free(s->name);
+        s->name = up_buf_detach(&name);
+    }
+    gen_target(g, s->name, &g->output);
+    rc = gen_make_room(g, finished, &g->output, err);
+    if (!rc)
+        rc = up_skill_save(s, g->output.data, err);
+    if (rc && g->backup.len) { /* the old version is still in place */
+        up_fs_rm_tree(g->backup.data);
+        up_buf_reset(&g->backup);
+    }
     if (!rc)
         up_validate_path(&g->saved, g->output.data);
+    up_buf_release(&name);
     return rc;
 }
 
@@ -452,6 +458,23 @@ static int summary(up_gen *g, up_error *err)
 }
 
 /* The error that ends the run, once the best version is saved. */
+/* A run that did not finish and saved beside an existing folder says so. */
+static void beside_note(up_gen *g, up_error *err)
+{
+    up_buf target = UP_BUF_INIT;
+    char msg[UP_ERROR_MAX];
+
+    gen_target(g, g->attempts[g->best].skill.name, &target);
+    if (strcmp(target.data, g->output.data)) {
+        memcpy(msg, err->msg, sizeof(msg));
+        up_error_set(err, err->code,
+                     "%.700s ('%s' was there before this run and is left "
+                     "as it was)",
+                     msg, target.data);
+    }
+    up_buf_release(&target);
+}
+
 static void saved_note(up_gen *g, int rc, up_error *err)
 {
     char msg[UP_ERROR_MAX];
@@ -472,6 +495,7 @@ static void saved_note(up_gen *g, int rc, up_error *err)
                      "interrupted; the best version so far is saved to "
                      "'%s'",
                      g->output.data);
+    beside_note(g, err);
 }
 
 int up_gen_run(up_gen *g, up_error *err)
@@ -492,15 +516,17 @@ int up_gen_run(up_gen *g, up_error *err)
         return rc;
     }
     g->nattempts = 1;
+    if (!g->o->output && (rc = gen_check_target(g, a->skill.name, err)))
+        return rc; /* the name says where: the folder rule, now */
     if (!g->o->no_eval)
         rc = loop(g, err);
     if (summary(g, rc ? &e2 : err) && !rc)
         return err->code;
     if (!rc)
-        return save(g, err);
+        return save(g, 1, err);
     if (rc == UP_EINTR)
         up_error_set(err, rc, "interrupted; nothing saved");
-    if (!save(g, &e2))
+    if (!save(g, 0, &e2))
         saved_note(g, rc, err);
     return rc;
 }

@@ -29,4 +29,26 @@ void gen_clear(up_gen *g, const up_gen_opts *o, const up_config *cfg);
 /* Generate g->suite with the test-gen model (one retry when unusable). */
 int gen_tests(up_gen *g, up_error *err);
 
+/* The folder the skill named name goes to (-o, else skills_dir/name). */
+void gen_target(const up_gen *g, const char *name, up_buf *out);
+
+/* The name -o DIR gives the skill (DIR's last component), or "". */
+void gen_output_name(const up_gen *g, up_buf *out);
+
+/*
+ * The folder rule, checked before spending: -o DIR's last component must
+ * be a skill name, and the folder (for name, or -o DIR when name is
+ * NULL) must not exist unless --force.  Errors: UP_EUSAGE, naming the
+ * folder and the flags.
+ */
+int gen_check_target(up_gen *g, const char *name, up_error *err);
+
+/*
+ * Before saving to *path: nothing there, fine; there without --force,
+ * UP_EUSAGE; with --force, a finished run copies the old folder (hard
+ * links) to path.bak-<time> (g->backup), an unfinished one points *path at a
+ * free path.new-<time> beside it and leaves the old folder be.  UP_EIO.
+ */
+int gen_make_room(up_gen *g, int finished, up_buf *path, up_error *err);
+
 #endif

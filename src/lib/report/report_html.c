@@ -43,6 +43,8 @@ static const char css[] =
     "pre,summary,h2,p{overflow-wrap:anywhere}.chart{max-width:none}"
     ".nm{color:var(--mut);font-style:italic}.chart .nm{fill:var(--mut)}"
     ".band{fill:var(--line);opacity:.6}"
+    ".headline{font-size:1.05em;margin:.3em 0 1em;padding-left:1.2em}"
+    ".headline li{overflow-wrap:anywhere}"
     ".v-beneficial .pt,.v-beneficial .val{fill:var(--pass)}"
     ".v-beneficial .ci{stroke:var(--pass)}"
     ".v-harmful .pt,.v-harmful .val{fill:var(--fail)}"
@@ -672,6 +674,61 @@ static void heading(up_buf *out, const up_report_batch *b, size_t bi)
                          "baseline's place, the lift is B − A.</p>");
 }
 
+/* The headline's words around the model's name, by verdict. */
+static const struct {
+    const char *pre, *post;
+} say[UP_VERDICT_COUNT] = {
+    [UP_VERDICT_NOT_MEASURED] = {"", ": not measured"},
+    [UP_VERDICT_BENEFICIAL] = {"the skill helps ", ""},
+    [UP_VERDICT_HARMFUL] = {"the skill hurts ", ""},
+    [UP_VERDICT_TOKEN_SAVER] = {"the skill saves ", " tokens"},
+    [UP_VERDICT_TRADE_OFF] = {"the skill saves ",
+                              " tokens but may cost passes"},
+    [UP_VERDICT_NO_EFFECT] = {"the skill makes no meaningful difference to ",
+                              ""},
+    [UP_VERDICT_INCONCLUSIVE] = {"not clear yet whether the skill helps ",
+                                 " (more cases or runs would tell)"},
+};
+
+/*
+ * The batch at a glance: one sentence per model, its verdict and lift
+ * with the interval ("the skill helps X: +53 points [+9, +98]"); a
+ * compare batch's in A/B words.
+ */
+static void headline(up_buf *out, const up_report_batch *b)
+{
+    up_buf_adds(out, "<ul class=\"headline\">");
+    for (size_t i = 0; i < b->nmodels; i++) {
+        const up_comparison *c = &b->models[i].cmp;
+        up_verdict v = c->paired && c->verdict < UP_VERDICT_COUNT
+                           ? c->verdict
+                           : UP_VERDICT_NOT_MEASURED;
+        char fd[UP_STATS_FMT_LEN], fl[UP_STATS_FMT_LEN], fh[UP_STATS_FMT_LEN];
+
+        up_buf_adds(out, "<li>");
+        if (b->arm_name[0]) {
+            up_buf_adds(out, "for ");
+            up_report_esc(out, b->models[i].model);
+            up_buf_adds(out, ": ");
+            up_report_esc(out, ab_labels[v]);
+        } else {
+            up_buf_adds(out, say[v].pre);
+            up_buf_adds(out, "<b>");
+            up_report_esc(out, b->models[i].model);
+            up_buf_adds(out, "</b>");
+            up_buf_adds(out, say[v].post);
+        }
+        if (v != UP_VERDICT_NOT_MEASURED)
+            up_buf_addf(
+                out, ": %s points [%s, %s]",
+                up_stats_fmt_bound(fd, sizeof(fd), c->lift.diff, c->margin),
+                up_stats_fmt_bound(fl, sizeof(fl), c->lift.ci_lo, c->margin),
+                up_stats_fmt_bound(fh, sizeof(fh), c->lift.ci_hi, c->margin));
+        up_buf_adds(out, "</li>");
+    }
+    up_buf_adds(out, "</ul>");
+}
+
 static int batch(up_buf *out, const up_report_batch *b, size_t bi,
                  up_error *err)
 {
@@ -689,6 +746,7 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
     }
 
     heading(out, b, bi);
+    headline(out, b);
     up_buf_adds(out, "<h3>Pass rates</h3>");
     up_report_svg_rates(out, b, bi);
     up_buf_adds(out, "<h3>Lift and verdict</h3>");

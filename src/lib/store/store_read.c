@@ -22,6 +22,17 @@ static char *dup_or_null(const char *s)
     return s ? up_xstrdup(s) : NULL;
 }
 
+/* A compare batch's "compare": {"arm": "A"|"B", "skill_name": NAME}. */
+static void read_compare(up_run_record *r, const json_t *c)
+{
+    const char *arm = up_json_str(c, "arm");
+
+    if (!json_is_object(c) || !arm || (strcmp(arm, "A") && strcmp(arm, "B")))
+        return;
+    r->compare_arm = !strcmp(arm, "A") ? "A" : "B";
+    r->arm_skill = dup_or_null(up_json_str(c, "skill_name"));
+}
+
 /* A share in [lo, 1] into *out; 0 when x is not such a number. */
 static int share(const json_t *x, double lo, double *out)
 {
@@ -111,6 +122,7 @@ static void record_from_json(up_run_record *r, const json_t *o)
     r->cost_usd = up_json_num(o, "cost_usd", -1);
     r->has_sb = json_is_object(json_object_get(o, "skillsbench")) &&
                 sb_from_json(&r->sb, json_object_get(o, "skillsbench"));
+    read_compare(r, json_object_get(o, "compare"));
 }
 
 struct loader {
@@ -571,6 +583,16 @@ static void fill_compare(up_compare *c, const up_run_record *runs, size_t n,
     c->base_errored = b.runs && pool_errored(b);
     c->error = c->with_errored ? w.error : c->base_errored ? b.error : NULL;
     c->sb = w.sb;
+    c->arm_a = c->arm_b = NULL;
+    for (size_t i = 0; key->compare_arm && i < n; i++)
+        if (same(runs[i].batch_id, key->batch_id) &&
+            same(runs[i].model, key->model) && runs[i].compare_arm) {
+            const char **to =
+                !strcmp(runs[i].compare_arm, "A") ? &c->arm_a : &c->arm_b;
+
+            if (!*to)
+                *to = runs[i].arm_skill ? runs[i].arm_skill : "";
+        }
 }
 
 static int cmp_compare(const void *a, const void *b)
@@ -601,6 +623,7 @@ static void fill_upstream(up_compare *c, const up_run_record *runs, size_t n,
 {
     const up_run_record *b = upstream_baseline(runs, n, w);
 
+    memset(c, 0, sizeof(*c)); /* --best is upstream's pick: no A/B names */
     c->model = w->model ? w->model : "unknown";
     c->skill = skill_of(w);
     c->batch_id = w->batch_id;
@@ -679,8 +702,8 @@ void up_store_compare(up_compare **out, size_t *nout, const up_run_record *runs,
         if (!old) {
             UP_GROW(v, cap, nv + 1);
             v[nv++] = c;
-        } else {
-            *old = c;
+        } else if (!c.with_errored || old->with_errored) {
+            *old = c; /* a later batch that answered nothing hides none */
         }
     }
     if (nv)
