@@ -391,8 +391,11 @@ int up_eval_session_sweep_summarize(const up_eval_session *e, size_t i,
 const up_eval_plan *up_eval_session_part(const up_eval_session *e, size_t i);
 
 /* Conversations that failed after every retry, with the first and the
- * last of them (NULL when none); not those whose request outgrew the
- * context (up_eval_job_outgrew): they are results, failed ones. */
+ * last of them (NULL when none): those outside the student's reach
+ * (up_eval_job_errored) and coding-agent CLIs' own failures (UP_EAGENT:
+ * counted as failed in the rates, still named); not those whose request
+ * outgrew the context (up_eval_job_outgrew): they are results, failed
+ * ones. */
 size_t up_eval_session_failed(const up_eval_session *e,
                               const up_eval_job **first,
                               const up_eval_job **last);

@@ -254,6 +254,8 @@ static json_t *arm_json(const up_arm_totals *t)
 
     json_object_set_new(o, "outgrew_context",
                         json_integer((json_int_t)t->outgrew));
+    json_object_set_new(o, "own_failures",
+                        json_integer((json_int_t)t->own_failed));
     json_object_set_new(o, "tokens_estimated",
                         json_boolean(t->usage.estimated));
     json_object_set_new(o, "cut_answers", json_integer((json_int_t)t->cut));

@@ -108,6 +108,7 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->passed += j->passed != 0 && !j->error;
     t->errors += up_eval_job_errored(j);
     t->outgrew += up_eval_job_outgrew(j);
+    t->own_failed += up_eval_job_own_failure(j) && !up_eval_job_outgrew(j);
     if (!j->error && j->ungradable && !t->ungradable++)
         t->ungradable_why = j->ungradable;
     t->checks_passed += j->ungradable ? 0 : j->checks_passed;
@@ -174,8 +175,9 @@ up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)
         if (j->model != m || up_eval_job_errored(j) || j->ungradable ||
             !j->done)
             continue; /* errors are no evidence either way, nor are
-                         checks that could not run; a request that
-                         outgrew the context is a failure of its arm */
+                         checks that could not run; a failure the
+                         student caused (up_eval_job_own_failure) is a
+                         failure of its arm */
         if (up_eval_job_outgrew(j)) /* failed, its tokens untold */
             tokens = 0.0;
         if (j->arm == UP_ARM_SKILL) {

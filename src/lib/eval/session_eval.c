@@ -317,7 +317,8 @@ size_t up_eval_session_failed(const up_eval_session *e,
     *first = *last = NULL;
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
         for (size_t i = 0; i < p->njobs; i++)
-            if (up_eval_job_errored(&p->jobs[i])) {
+            if (up_eval_job_errored(&p->jobs[i]) ||
+                p->jobs[i].error == UP_EAGENT) {
                 *first = *first ? *first : &p->jobs[i];
                 *last = &p->jobs[i];
                 n++;

@@ -72,7 +72,9 @@ struct cli_proxy {
     up_raw_request raw;
     up_request rq;
     up_buf url;
-    size_t refused; /* requests answered 4xx by the proxy itself */
+    size_t refused;       /* requests answered 4xx by the proxy itself */
+    long provider_failed; /* the last provider reply's status when it
+                             was 429 or 5xx, else 0 */
     cli_exchange_fn on_exchange;
     void *on_exchange_ud;
 };
@@ -128,6 +130,11 @@ void cli_proxy_on_exchange(cli_proxy *p, cli_exchange_fn fn, void *ud)
 size_t cli_proxy_refused(const cli_proxy *p)
 {
     return p ? p->refused : 0;
+}
+
+long cli_proxy_provider_failed(const cli_proxy *p)
+{
+    return p ? p->provider_failed : 0;
 }
 
 static void conn_free(pconn *c)
@@ -565,6 +572,12 @@ void cli_proxy_reply(cli_proxy *p, const up_response *res)
     if (!c)
         return;
     p->busy = NULL;
+    /* the provider's last status, when it failed (0, no reply: the
+     * CLI's wall clock cut the relay short, its own budget) */
+    if (res->http_status)
+        p->provider_failed = res->http_status == 429 || res->http_status >= 500
+                                 ? res->http_status
+                                 : 0;
     if (p->on_exchange)
         p->on_exchange(p->on_exchange_ud, c->target, c->body.data, c->body.len,
                        res->http_status, res->raw_ctype, res->raw_body,

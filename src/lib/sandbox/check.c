@@ -14,7 +14,9 @@
  * a missing compiler is not mistaken for a student's error); a sandbox
  * that could not start is a FAIL saying why.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +30,10 @@
 
 /* Bytes of a reward file read at most. */
 #define REWARD_MAX 4096
+
+/* Folders deep the workspace is searched for FIFOs, sockets and
+ * devices before a check runs (drop_special). */
+#define SPECIAL_DEPTH 64
 
 /* The sandbox's PATH (sandbox_argv.c), then CUDA's prefix. */
 static const char *const search_dirs[] = {
@@ -236,13 +242,22 @@ static void settle_reward(up_assert_result *r, const up_assert *a,
     up_buf why = UP_BUF_INIT;
     double reward = 0;
 
-    if (read_reward(logs, &reward, &why)) {
+    if (read_reward(logs, &reward, &why) && sr->limit) {
+        /* what the verifier ran on was the student's: a verifier stopped
+         * by its limits grades the student's outputs (a program of its
+         * that loops, a file too big to read) as failed, never as "not
+         * gradable", which would leave the trial out of the rates */
+        r->status = UP_ASSERT_FAIL;
+        up_buf_addf(&r->message,
+                    "the verifier was stopped before it wrote a reward "
+                    "(stopped: %s; exit %d): counted as the student's "
+                    "failure",
+                    sr->limit_text, sr->exit_code);
+        first_line(&r->message, sr->err.len ? &sr->err : &sr->out);
+    } else if (why.len) {
         r->status = UP_ASSERT_UNGRADABLE;
-        up_buf_addf(&r->message, "not gradable: %s (exit %d", why.data,
+        up_buf_addf(&r->message, "not gradable: %s (exit %d)", why.data,
                     sr->exit_code);
-        if (sr->limit)
-            up_buf_addf(&r->message, ", stopped: %s", sr->limit_text);
-        up_buf_addc(&r->message, ')');
         first_line(&r->message, sr->err.len ? &sr->err : &sr->out);
     } else {
         r->status = reward >= a->threshold ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
@@ -418,9 +433,74 @@ static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
                                         : 0;
 }
 
-/* The check's files made ready: those it owns put back into the
- * workspace, its hidden ones into *tests.  0, or -1 with r a FAIL
- * saying why. */
+/* Remove every FIFO, socket and device under folder fd (rel its path
+ * in the workspace, "" at the top), depth folders deep at most, never
+ * following a symlink; the first one's path into first.  Returns how
+ * many were removed. */
+static size_t drop_special(int fd, const char *rel, int depth, up_buf *first)
+{
+    int dfd = dup(fd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    struct dirent *e;
+    size_t n = 0;
+
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return 0;
+    }
+    while ((e = readdir(d))) {
+        struct stat st;
+        up_buf path = UP_BUF_INIT;
+
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+            continue;
+        up_fs_join(&path, rel, e->d_name);
+        if (S_ISDIR(st.st_mode) && depth > 0) {
+            int sub = openat(fd, e->d_name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+            if (sub >= 0) {
+                n += drop_special(sub, path.data, depth - 1, first);
+                close(sub);
+            }
+        } else if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+                    S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) &&
+                   !unlinkat(fd, e->d_name, 0) && !n++) {
+            up_buf_adds(first, path.data);
+        }
+        up_buf_release(&path);
+    }
+    closedir(d);
+    return n;
+}
+
+/* The student's FIFOs, sockets and devices out of workspace ws before
+ * a check reads it (a FIFO left as an output would block the check
+ * until its wall clock), said in r's output. */
+static void drop_specials(const char *ws, up_assert_result *r)
+{
+    int fd = open(ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    up_buf first = UP_BUF_INIT;
+    size_t n;
+
+    if (fd < 0)
+        return;
+    n = drop_special(fd, "", SPECIAL_DEPTH, &first);
+    close(fd);
+    if (n)
+        up_buf_addf(&r->output,
+                    "--- upskill ---\nremoved %zu FIFO(s), socket(s) or "
+                    "device(s) of the student's before the check ran, the "
+                    "first '%s': a check reads regular files only\n",
+                    n, first.data);
+    up_buf_release(&first);
+}
+
+/* The check's files made ready: the student's FIFOs and sockets
+ * removed, those it owns put back into the workspace, its hidden ones
+ * into *tests.  0, or -1 with r a FAIL saying why. */
 static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
                    char **logs, up_assert_result *r)
 {
@@ -436,6 +516,7 @@ static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
                     UP_CHECK_TESTS_DIR);
         return -1;
     }
+    drop_specials(it->ws, r);
     rc = up_fs_put_files(it->ws, it->owned, it->nowned, &e);
     if (!rc && it->nfiles) {
         what = "the check files could not be written";
