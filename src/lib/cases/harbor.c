@@ -359,6 +359,66 @@ static int load_skills(up_harbor_task *k, up_error *err)
 }
 
 /* Read task folder dir into k and classify it. */
+/* The paths of a task that are read, relative to its folder. */
+static const char *const task_paths[] = {
+    "task.toml", "instruction.md", "environment", "environment/Dockerfile",
+    "environment/skills", "tests", "tests/test.sh", "solution",
+    "solution/solve.sh", NULL};
+
+/* UP_EUNSAFE naming the path when path (in task k, resolved root) leads
+ * outside the task's folder: a symlink to a host file would be sent to
+ * the model, stored in the run files, or run as the verifier. */
+static int leaves(const char *root, const char *path, up_error *err)
+{
+    struct stat st;
+
+    if (lstat(path, &st) || up_fs_resolves_inside(root, path))
+        return 0;
+    return up_error_set(err, UP_EUNSAFE,
+                        "'%s' leads outside the task folder (a symlink): "
+                        "refused, nothing of it is read",
+                        path);
+}
+
+/* Every path of task_paths checked by leaves(); tests/test.sh a
+ * symlink even inside the task is not runnable: the verifier's files are
+ * read without following links, so it would never run. */
+static int task_inside(up_harbor_task *k, const char *dir, up_error *err)
+{
+    char *root = realpath(dir, NULL), *t = path2(dir, "tests/test.sh");
+    struct stat st;
+    int rc = root ? 0
+                  : up_error_set(err, UP_ENOTFOUND, "'%s': cannot resolve it",
+                                 dir);
+
+    for (size_t i = 0; !rc && task_paths[i]; i++) {
+        char *p = path2(dir, task_paths[i]);
+
+        rc = leaves(root, p, err);
+        free(p);
+    }
+    if (!rc && !lstat(t, &st) && S_ISLNK(st.st_mode))
+        why(k, "tests/test.sh is a symlink: the verifier's files are read "
+               "without following links, so it could never run (make it a "
+               "file)");
+    free(root);
+    free(t);
+    return rc;
+}
+
+/* The skills' folders of task k (in dir) checked by leaves(). */
+static int skills_inside(const up_harbor_task *k, const char *dir,
+                         up_error *err)
+{
+    char *root = realpath(dir, NULL);
+    int rc = 0;
+
+    for (size_t i = 0; root && !rc && i < k->nskills; i++)
+        rc = leaves(root, k->skills[i], err);
+    free(root);
+    return rc;
+}
+
 static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
                      up_error *err)
 {
@@ -366,7 +426,9 @@ static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
     int rc;
 
     k->runnable = 1;
-    rc = read_toml(k, err);
+    rc = task_inside(k, dir, err);
+    if (!rc)
+        rc = read_toml(k, err);
     if (!rc)
         rc = classify(k, d, err);
     if (!rc && !up_fs_is_file(in))
@@ -375,6 +437,8 @@ static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
         why(k, "no tests/test.sh (the verifier)");
     if (!rc)
         find_skills(k);
+    if (!rc) /* its skills' folders too, once found */
+        rc = skills_inside(k, dir, err);
     if (!rc && k->nskills)
         rc = load_skills(k, err);
     free(t);
@@ -388,12 +452,7 @@ static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
  * a symlinked folder of the task must not seed a file of the host. */
 static int inside(const char *host, const char *root)
 {
-    char *h = realpath(host, NULL);
-    size_t n = strlen(root);
-    int ok = h && !strncmp(h, root, n) && (h[n] == '/' || !h[n]);
-
-    free(h);
-    return ok;
+    return up_fs_resolves_inside(root, host);
 }
 
 /* One COPY of environment/ (env, resolved) into f, at its place under
