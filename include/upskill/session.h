@@ -294,6 +294,9 @@ typedef struct up_eval_request {
     /* --sound FILE: only the tasks that file of --check verdicts marks
      * sound (harbor.h); NULL: every runnable task, with a warning */
     const char *sound;
+    /* --online-instructions: tasks whose instruction sends the student
+     * to the network run all the same (harbor.h, online_ok) */
+    int online_instructions;
     /* a sweep (docs/eval.md, "Many skills in one batch"): the skill
      * folders, each with its own tests, run as one plan; nsweep 0: one
      * skill (skill_path) */

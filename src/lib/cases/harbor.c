@@ -10,9 +10,11 @@
  * up_fs_check_relative, so a hostile task folder cannot make the
  * workspace or the check folder write outside themselves.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <jansson.h>
 #include <sys/stat.h>
 
@@ -361,9 +363,11 @@ static int load_skills(up_harbor_task *k, up_error *err)
 /* Read task folder dir into k and classify it. */
 /* The paths of a task that are read, relative to its folder. */
 static const char *const task_paths[] = {
-    "task.toml", "instruction.md", "environment", "environment/Dockerfile",
-    "environment/skills", "tests", "tests/test.sh", "solution",
-    "solution/solve.sh", NULL};
+    "task.toml",          "instruction.md",
+    "environment",        "environment/Dockerfile",
+    "environment/skills", "tests",
+    "tests/test.sh",      "solution",
+    "solution/solve.sh",  NULL};
 
 /* UP_EUNSAFE naming the path when path (in task k, resolved root) leads
  * outside the task's folder: a symlink to a host file would be sent to
@@ -387,9 +391,9 @@ static int task_inside(up_harbor_task *k, const char *dir, up_error *err)
 {
     char *root = realpath(dir, NULL), *t = path2(dir, "tests/test.sh");
     struct stat st;
-    int rc = root ? 0
-                  : up_error_set(err, UP_ENOTFOUND, "'%s': cannot resolve it",
-                                 dir);
+    int rc =
+        root ? 0
+             : up_error_set(err, UP_ENOTFOUND, "'%s': cannot resolve it", dir);
 
     for (size_t i = 0; !rc && task_paths[i]; i++) {
         char *p = path2(dir, task_paths[i]);
@@ -406,6 +410,81 @@ static int task_inside(up_harbor_task *k, const char *dir, up_error *err)
     return rc;
 }
 
+/* What in an instruction sends the student to the network (it cannot
+ * be reached offline): a URL, a website, an online database, an
+ * install.  case_ 1: matched as written, as a word (an acronym). */
+static const struct {
+    const char *text;
+    int case_;
+} online_marks[] = {
+    {"http://", 0},
+    {"https://", 0},
+    {"ftp://", 0},
+    {"www.", 0},
+    {"website", 0},
+    {"web site", 0},
+    {"web page", 0},
+    {"online database", 0},
+    {"from the internet", 0},
+    {"pip install", 0},
+    {"pip3 install", 0},
+    {"npm install", 0},
+    {"conda install", 0},
+    {"World Bank", 0},
+    {"World Economic Outlook", 0},
+    {"Yahoo Finance", 0},
+    {"PubChem", 0},
+    {"UniProt", 0},
+    {"WEO", 1},
+    {"FRED", 1},
+    {"NCBI", 1},
+};
+
+/* 1 when text[0..n) at p is mark m (as a word when case_). */
+static int mark_at(const char *text, const char *p, size_t i)
+{
+    const char *m = online_marks[i].text;
+    size_t n = strlen(m);
+
+    if (!online_marks[i].case_)
+        return !strncasecmp(p, m, n);
+    return !strncmp(p, m, n) && (p == text || !isalnum((unsigned char)p[-1])) &&
+           !isalnum((unsigned char)p[n]);
+}
+
+/* The line of text's first mark i, or 0 when it has none. */
+static int mark_line(const char *text, size_t i)
+{
+    int line = 1;
+
+    for (const char *p = text; *p; line += *p++ == '\n')
+        if (mark_at(text, p, i))
+            return line;
+    return 0;
+}
+
+/* When the instruction text sends the student to the network, why(k)
+ * says with which words, each at its first line. */
+static void online_why(up_harbor_task *k, const char *text)
+{
+    up_buf b = UP_BUF_INIT;
+    size_t n = 0;
+
+    up_buf_adds(&b, "instruction.md sends the student to the network: ");
+    for (size_t i = 0; i < sizeof(online_marks) / sizeof(*online_marks); i++) {
+        int line = mark_line(text, i);
+
+        if (line)
+            up_buf_addf(&b, "%s'%s' (line %d)", n++ ? ", " : "",
+                        online_marks[i].text, line);
+    }
+    up_buf_adds(&b, ": not reachable here (--online-instructions runs it "
+                    "all the same)");
+    if (n)
+        why(k, b.data);
+    up_buf_release(&b);
+}
+
 /* The skills' folders of task k (in dir) checked by leaves(). */
 static int skills_inside(const up_harbor_task *k, const char *dir,
                          up_error *err)
@@ -420,7 +499,7 @@ static int skills_inside(const up_harbor_task *k, const char *dir,
 }
 
 static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
-                     up_error *err)
+                     int online_ok, up_error *err)
 {
     char *t = path2(dir, "tests/test.sh"), *in = path2(dir, "instruction.md");
     int rc;
@@ -433,6 +512,14 @@ static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
         rc = classify(k, d, err);
     if (!rc && !up_fs_is_file(in))
         why(k, "no instruction.md");
+    else if (!rc && !online_ok) {
+        up_buf text = UP_BUF_INIT;
+
+        rc = up_fs_read(&text, in, UP_HARBOR_TEXT_MAX, err);
+        if (!rc && text.len && !memchr(text.data, 0, text.len))
+            online_why(k, text.data);
+        up_buf_release(&text);
+    }
     if (!rc && !up_fs_is_file(t))
         why(k, "no tests/test.sh (the verifier)");
     if (!rc)
@@ -765,7 +852,7 @@ static void unverdicted(up_harbor_task *k, const up_docker *d)
  * that verdicts (a verdicts file's text, or NULL: all) marks sound.
  * A task that cannot be read is not runnable, saying why. */
 static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
-                      int check, const char *verdicts)
+                      int check, const char *verdicts, int online_ok)
 {
     up_docker d = {0};
     up_buf b = UP_BUF_INIT;
@@ -775,7 +862,7 @@ static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
     k->dir = up_xstrdup(dir);
     k->name = up_buf_detach(&b);
     up_buf_init(&k->why);
-    if (read_task(k, dir, &d, &e)) {
+    if (read_task(k, dir, &d, online_ok, &e)) {
         why(k, e.msg);
     } else if (k->runnable && !check && k->nskills && verdicts) {
         k->left_out = verdict_of(verdicts, k->name);
@@ -816,8 +903,8 @@ int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
 
         up_suite_init(&scratch);
         load_task(&set->v[set->n++], dirs[i], s ? s : &scratch, !s,
-                  set->sound && s ? (verdicts.data ? verdicts.data : "")
-                                  : NULL);
+                  set->sound && s ? (verdicts.data ? verdicts.data : "") : NULL,
+                  set->online_ok);
         up_suite_release(&scratch);
     }
     for (size_t i = 0; i < n; i++)

@@ -100,6 +100,7 @@ static int tasks_load(up_eval_session *e, const up_eval_request *rq,
     int rc;
 
     e->harbor.sound = rq->sound;
+    e->harbor.online_ok = rq->online_instructions;
     rc = up_harbor_load(&e->harbor, &e->suite, rq->tasks, err);
     for (size_t i = 0; !rc && i < e->harbor.n; i++) {
         const up_harbor_task *k = &e->harbor.v[i];
