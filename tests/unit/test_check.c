@@ -384,3 +384,38 @@ Test(check, hidden_files_are_read_only_at_tests_and_go_after)
     up_strv_free(names);
     up_assert_results_free(r, 1);
 }
+
+/* up_check_reason: what a verifier's output says failed (issue 37 item
+ * 6), one row per shape of output. */
+static const struct {
+    const char *out, *want;
+} reasons[] = {
+    {"--- stdout ---\n___ test_a ___\nE   assert 1 == 2\n"
+     "FAILED t.py::test_a - assert 1 == 2\n== 1 failed in 0.01s ==\n",
+     ": FAILED t.py::test_a: assert 1 == 2"},
+    {"--- stdout ---\nFAILED t.py::test_a - AssertionError: x\n"
+     "FAILED t.py::test_b - AssertionError: y\n",
+     ": FAILED t.py::test_a - AssertionError: x (and 1 more)"},
+    {"--- stdout ---\n____ test_c ____\n    def test_c():\nE       "
+     "KeyError: 'k'\nprogress\n[cut at 8192 bytes]\n",
+     ": test_c: KeyError: 'k'"},
+    {"--- stderr ---\nFAIL: test_d (m.T.test_d)\nTraceback (most recent call "
+     "last):\n  File \"x\", line 1\nAssertionError: 3 != 4\n\nFAILED "
+     "(failures=1)\n",
+     ": FAIL: test_d (m.T.test_d): AssertionError: 3 != 4"},
+    {"--- stdout ---\nall done\n[cut at 8192 bytes]\n--- stderr ---\n",
+     ": all done"},
+    {"--- stdout ---\n", ""},
+};
+
+Test(check, reason_names_the_failing_test_and_its_assertion)
+{
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(*reasons); i++) {
+        up_buf why = UP_BUF_INIT;
+
+        up_check_reason(&why, reasons[i].out, strlen(reasons[i].out));
+        cr_expect_str_eq(why.len ? why.data : "", reasons[i].want, "row %zu",
+                         i);
+        up_buf_release(&why);
+    }
+}

@@ -117,7 +117,7 @@ int up_check_find(const char *cmd, up_buf *dir, up_buf *prog)
     return found;
 }
 
-static void limits(up_sandbox_limits *l, unsigned wall_s)
+static void limits(up_sandbox_limits *l, unsigned wall_s, int verifier)
 {
     unsigned s = wall_s ? wall_s : UP_CHECK_WALL_S;
 
@@ -128,17 +128,21 @@ static void limits(up_sandbox_limits *l, unsigned wall_s)
     /* the whole check: twice that, so that without a memory cgroup the
      * per-process limit stays at 8 GiB (sandbox_cgroup.c) */
     l->mem_total = (size_t)16 << 30;
-    l->out_cap = UP_CHECK_OUTPUT;
+    l->out_cap = verifier ? UP_CHECK_VERIFIER_SCAN : UP_CHECK_OUTPUT;
 }
 
-/* Append stream s (cut when cut) to out under a heading. */
+/* Append stream s (cut when cut, or when longer than UP_CHECK_OUTPUT)
+ * to out under a heading. */
 static void add_stream(up_buf *out, const char *name, const up_buf *s, int cut)
 {
+    size_t n = s->len < UP_CHECK_OUTPUT ? s->len : UP_CHECK_OUTPUT;
+
     if (!s->len)
         return;
+    cut |= n < s->len;
     up_buf_addf(out, "--- %s ---\n", name);
-    up_buf_add(out, s->data, s->len);
-    if (s->len && s->data[s->len - 1] != '\n')
+    up_buf_add(out, s->data, n);
+    if (s->data[n - 1] != '\n')
         up_buf_addc(out, '\n');
     if (cut)
         up_buf_addf(out, "[cut at %zu bytes]\n", UP_CHECK_OUTPUT);
@@ -235,6 +239,20 @@ static int read_reward(const char *logs, double *reward, up_buf *why)
     return rc;
 }
 
+/* What the verifier's whole output (UP_CHECK_VERIFIER_SCAN of each
+ * stream, not only the part kept) says failed, after message. */
+static void failed_because(up_buf *message, const up_sandbox_result *sr)
+{
+    up_buf all = UP_BUF_INIT;
+
+    up_buf_adds(&all, "--- stdout ---\n");
+    up_buf_add(&all, sr->out.data, sr->out.len);
+    up_buf_adds(&all, "\n--- stderr ---\n");
+    up_buf_add(&all, sr->err.data, sr->err.len);
+    up_check_reason(message, all.data, all.len);
+    up_buf_release(&all);
+}
+
 /* Settle a verifier's result r by the reward it left in logs. */
 static void settle_reward(up_assert_result *r, const up_assert *a,
                           const up_sandbox_result *sr, const char *logs)
@@ -264,6 +282,8 @@ static void settle_reward(up_assert_result *r, const up_assert *a,
         up_buf_addf(&r->message, "reward %g%s the threshold %g", reward,
                     r->status == UP_ASSERT_PASS ? ", at least" : ", below",
                     a->threshold);
+        if (r->status == UP_ASSERT_FAIL)
+            failed_because(&r->message, sr);
     }
     add_stream(&r->output, "stdout", &sr->out, sr->out_cut);
     add_stream(&r->output, "stderr", &sr->err, sr->err_cut);
@@ -553,7 +573,7 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
 
     up_buf_reset(&r->message);
     up_buf_reset(&r->output);
-    limits(&lim, it->wall_s);
+    limits(&lim, it->wall_s, up_assert_is_verifier(it->a));
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
         char **venv = up_assert_is_verifier(it->a) && !it->student_env
                           ? verifier_envp(it)
