@@ -209,7 +209,7 @@ static int sound_report(struct eval_args *a, up_error *err)
 
 int harbor_check_report(struct eval_args *a)
 {
-    up_harbor_set set = {.online_ok = a->online_instructions};
+    up_harbor_set set = {.online_ok = a->online};
     up_error err = {0, ""};
     size_t ok = 0, skilled = 0;
     int rc = up_harbor_load(&set, NULL, a->tasks, &err);
