@@ -702,7 +702,9 @@ double up_eval_job_cost(const up_price *price, const up_eval_job *j);
  * Append to out the activation of s's skill arm in agent mode: "skill
  * read in 14 of 20 conversations (70%)", and when it was never read, that
  * the description did not make the model open it.  Nothing without
- * agent-mode conversations in the skill arm.
+ * agent-mode conversations in the skill arm, nor for a reference
+ * student (oracle, null: up_model_reference), which reads no skill by
+ * design.
  */
 void up_eval_activation_text(up_buf *out, const up_eval_summary *s);
 

@@ -174,7 +174,7 @@ static void agent_line(const up_eval_summary *s)
     up_eval_activation_text(&b, s);
     if (b.len)
         printf("  %s\n", b.data);
-    if (w->agent_jobs)
+    if (w->agent_jobs && !up_model_reference(s->model)) /* no loop */
         printf("  agent: %.1f turns and %.1f tool calls per conversation "
                "with skill, %zu ended by a limit\n",
                (double)w->turns / (double)w->agent_jobs,

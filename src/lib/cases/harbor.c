@@ -11,6 +11,7 @@
  * workspace or the check folder write outside themselves.
  */
 #include <ctype.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,11 @@ struct files {
     const char *limit; /* the limit's name, for the message */
     const char *skip;  /* a host folder left out (the skills), or NULL */
 };
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static char *path2(const char *a, const char *b)
 {
@@ -574,6 +580,42 @@ static int copy_one(struct files *f, const char *env, const char *workdir,
     return rc;
 }
 
+/* A COPY whose source is a wildcard (`COPY *.cif /root/`), each match
+ * under env (resolved) copied in turn, as Docker does: into dest when
+ * there are several (or dest is a folder).  No match is an error, as in
+ * Docker. */
+static int copy_glob(struct files *f, const char *env, const char *workdir,
+                     const up_docker_copy *cp, up_error *err)
+{
+    char *pat = path2(env, cp->src);
+    size_t n = strlen(env) + 1;
+    glob_t g;
+    int grc = glob(pat, GLOB_NOSORT, NULL, &g), rc = 0;
+
+    if (grc == GLOB_NOMATCH)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "COPY of '%s': no file of environment/ matches it",
+                          cp->src);
+    else if (grc)
+        rc = up_error_set(err, UP_EIO, "COPY of '%s': cannot expand it",
+                          cp->src);
+    if (!rc)
+        qsort(g.gl_pathv, g.gl_pathc, sizeof(*g.gl_pathv), cmp_str);
+    for (size_t i = 0; !rc && i < g.gl_pathc; i++) {
+        up_docker_copy one = {g.gl_pathv[i] + n, cp->dest,
+                              cp->into || g.gl_pathc > 1};
+
+        rc = strncmp(g.gl_pathv[i], env, n - 1)
+                 ? up_error_set(err, UP_EUNSAFE,
+                                "COPY of '%s': it leads outside environment/",
+                                cp->src)
+                 : copy_one(f, env, workdir, &one, err);
+    }
+    globfree(&g);
+    free(pat);
+    return rc;
+}
+
 /* COPY'd files and mkdir'd folders under the WORKDIR into f. */
 static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
                 up_error *err)
@@ -592,7 +634,9 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
         if (seed_path(d->mkdirs[i], k->workdir, &rel) && rel.len)
             rc = add_entry(f, rel.data, NULL, 0, err);
     for (size_t i = 0; !rc && i < d->ncopies; i++)
-        rc = copy_one(f, env, k->workdir, &d->copies[i], err);
+        rc = strpbrk(d->copies[i].src, "*?[")
+                 ? copy_glob(f, env, k->workdir, &d->copies[i], err)
+                 : copy_one(f, env, k->workdir, &d->copies[i], err);
     f->skip = NULL;
     up_buf_release(&rel);
     free(given);

@@ -8,6 +8,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
+#include "upskill/model.h"
 
 long up_eval_estimate_tokens(const char *text)
 {
@@ -138,7 +139,9 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
 {
     const up_arm_totals *w = &s->arm[UP_ARM_SKILL];
 
-    if (!w->agent_jobs)
+    /* a reference student (oracle, null) reads no skill by design: its
+     * activation says nothing of the description */
+    if (!w->agent_jobs || up_model_reference(s->model))
         return;
     up_buf_addf(out, "skill read in %zu of %zu conversations (%.0f%%)",
                 w->skill_reads, w->agent_jobs,
