@@ -6,11 +6,11 @@
  * command gets only the fixed allow-list of sbx_envp and the words it is
  * given (a task's ENV, a CLI's settings), and bwrap itself is started
  * with the allow-list alone: the words are set inside the sandbox only
- * (--setenv), so neither a secret nor a GLIBC_TUNABLES or GCONV_PATH of
- * a task's reaches bwrap on the host.  Only the system folders, a short list of
- * /etc files and the workspace are mounted: /root, /home, the user's HOME,
- * /etc/shadow and /etc/gshadow are not in the sandbox at all (permission bits
- * protect nothing when the caller is root).
+ * (--setenv), so neither a secret nor a task's GLIBC_TUNABLES or
+ * GCONV_PATH reaches bwrap on the host.  Only the system folders, a
+ * short list of /etc files and the workspace are mounted: /root, /home,
+ * the user's HOME, /etc/shadow and /etc/gshadow are not in the sandbox
+ * at all (permission bits protect nothing when the caller is root).
  */
 #include <errno.h>
 #include <limits.h>
