@@ -417,11 +417,18 @@ static int task_inside(up_harbor_task *k, const char *dir, up_error *err)
 }
 
 /* What in an instruction sends the student to the network (it cannot
- * be reached offline): a URL, a website, an online database, an
- * install.  case_ 1: matched as written, as a word (an acronym). */
+ * be reached offline): a URL, a website, an online database named on a
+ * line that asks to fetch from it (fetch_verbs: a URL cited as a
+ * reference, "data from official websites is provided in /root/", asks
+ * nothing), or an install, wherever it is. */
+enum {
+    MARK_WORD = 1,
+    MARK_ALWAYS = 2
+}; /* as written, a whole word;
+     whatever the line asks */
 static const struct {
     const char *text;
-    int case_;
+    int flags;
 } online_marks[] = {
     {"http://", 0},
     {"https://", 0},
@@ -432,40 +439,76 @@ static const struct {
     {"web page", 0},
     {"online database", 0},
     {"from the internet", 0},
-    {"pip install", 0},
-    {"pip3 install", 0},
-    {"npm install", 0},
-    {"conda install", 0},
+    {"pip install", MARK_ALWAYS},
+    {"pip3 install", MARK_ALWAYS},
+    {"npm install", MARK_ALWAYS},
+    {"conda install", MARK_ALWAYS},
     {"World Bank", 0},
     {"World Economic Outlook", 0},
     {"Yahoo Finance", 0},
     {"PubChem", 0},
     {"UniProt", 0},
-    {"WEO", 1},
-    {"FRED", 1},
-    {"NCBI", 1},
+    {"WEO", MARK_WORD},
+    {"FRED", MARK_WORD},
+    {"NCBI", MARK_WORD},
 };
 
-/* 1 when text[0..n) at p is mark m (as a word when case_). */
+/* Words of a line that ask the student to fetch something (whole words,
+ * case aside). */
+static const char *const fetch_verbs[] = {
+    "download", "fetch", "collect", "retrieve", "look up", "scrape",
+    "crawl",    "visit", "browse",  "query",    "search",  "access",
+    "find",     "get",   "go to",   "use",      NULL};
+
+/* 1 when word w (case aside) is at p, whole, in text. */
+static int word_at(const char *text, const char *p, const char *w)
+{
+    size_t n = strlen(w);
+
+    return !strncasecmp(p, w, n) &&
+           (p == text || !isalnum((unsigned char)p[-1])) &&
+           !isalnum((unsigned char)p[n]);
+}
+
+/* 1 when text[0..n) at p is mark i (as a word when MARK_WORD). */
 static int mark_at(const char *text, const char *p, size_t i)
 {
     const char *m = online_marks[i].text;
     size_t n = strlen(m);
 
-    if (!online_marks[i].case_)
+    if (!(online_marks[i].flags & MARK_WORD))
         return !strncasecmp(p, m, n);
     return !strncmp(p, m, n) && (p == text || !isalnum((unsigned char)p[-1])) &&
            !isalnum((unsigned char)p[n]);
 }
 
-/* The line of text's first mark i, or 0 when it has none. */
+/* 1 when the line [a, b) of text asks to fetch (a fetch verb on it). */
+static int fetching(const char *text, const char *a, const char *b)
+{
+    for (const char *p = a; p < b; p++)
+        for (size_t v = 0; fetch_verbs[v]; v++)
+            if (word_at(text, p, fetch_verbs[v]))
+                return 1;
+    return 0;
+}
+
+/* The line of text's first mark i that counts (MARK_ALWAYS, or on a
+ * line that asks to fetch), or 0 when it has none. */
 static int mark_line(const char *text, size_t i)
 {
     int line = 1;
+    const char *start = text;
 
-    for (const char *p = text; *p; line += *p++ == '\n')
-        if (mark_at(text, p, i))
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            line++;
+            start = p + 1;
+        } else if (mark_at(text, p, i) &&
+                   ((online_marks[i].flags & MARK_ALWAYS) ||
+                    fetching(text, start, start + strcspn(start, "\n")))) {
             return line;
+        }
+    }
     return 0;
 }
 
