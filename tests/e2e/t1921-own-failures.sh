@@ -63,6 +63,18 @@ run "$UPSKILL" runs -d "$T/runs"
 like "$out" "SkillsBench view: with 50.0%, without 50.0%, +0.0 points, g = 0.00, 95% CI +/-0.0 points over 8 tasks" \
     "upskill runs reads them from the run files as failures (over all 8 tasks)"
 
+# --resume keeps them: a student's failure is a result, never run again
+# (before, every errored line was, so a student could resume until it
+# passed); the CLI that would pass now is not asked
+printf '#!/bin/sh\necho RIGHT\n' >"$T/bin/right"
+chmod +x "$T/bin/right"
+batch=$(ls "$T/runs")
+run env UPSKILL_CLI_COMMAND="$T/bin/right {prompt}" "$UPSKILL" eval "$SKILL" \
+    --tests "$T/tests.json" -m cli.command --base-url "$FAKE_URL" \
+    --runs-dir "$T/runs" --resume "$batch"
+like "$out" "with skill ██████████░░░░░░░░░░    50%" \
+    "--resume keeps the student's failures: still 50% with the skill"
+
 # a CLI that fails after the provider answered 500: outside the
 # student's reach, so left out of the rates (and retried), not its failure
 printf '[{"reply": {"status": 500, "text": "overloaded"}}]\n' >"$T/down.json"
