@@ -27,6 +27,10 @@
 
 /* Bytes of each stream of a check's output kept in the result. */
 #define UP_CHECK_OUTPUT ((size_t)8 << 10)
+/* Bytes of each stream of a verifier's output read for the reason it
+ * failed (up_check_reason: pytest's summary comes last); of them,
+ * UP_CHECK_OUTPUT are kept. */
+#define UP_CHECK_VERIFIER_SCAN ((size_t)1 << 20)
 /* Wall clock of one check, in seconds (a compile of a kernel fits). */
 #define UP_CHECK_WALL_S 300u
 /* CUDA's standard install prefix, searched after the sandbox's PATH. */
@@ -166,5 +170,21 @@ void up_check_end(up_check_run *c, int kill);
  * run on this machine, comma-separated ("none" when none is).
  */
 void up_check_programs_text(up_buf *out);
+
+/* Bytes of one line of a reason up_check_reason gives, at most. */
+#define UP_CHECK_REASON_LINE 200
+
+/*
+ * Why a check's output out[0..n) (a result's output: "--- stdout ---"
+ * and "--- stderr ---" sections) says it failed, appended to why: the
+ * first of pytest's summary lines "FAILED tests/x.py::name - message"
+ * or "ERROR tests/x.py - message" (and how many more there were); else
+ * the first failing test's name (its "____ name ____" header, or
+ * unittest's "FAIL: name") and its first "E   " line (unittest's first
+ * "SomeError: ..." line); else the last line that is not a marker of ours
+ * ("[cut at N bytes]", a section's header).  Each line at most
+ * UP_CHECK_REASON_LINE bytes.  Nothing when out has no such line.
+ */
+void up_check_reason(up_buf *why, const char *out, size_t n);
 
 #endif

@@ -432,11 +432,24 @@ static inline int up_eval_job_outgrew(const up_eval_job *j)
     return j->error == UP_ECONTEXT;
 }
 
-/* 1 when j ended in an error that says nothing of the arm (the provider,
- * the network, a CLI of its own): left out of the rates. */
+/*
+ * 1 when j ended in a failure the student (or its skill) caused, which
+ * counts as that conversation's failure in the rates (docs/statistics.md,
+ * "Errors are not evidence"): a request that outgrew the context, or a
+ * coding-agent CLI that exited non-zero, broke a sandbox limit or ran
+ * over its wall clock (UP_EAGENT).  Its tokens count (the outgrown
+ * request's are untold).
+ */
+static inline int up_eval_job_own_failure(const up_eval_job *j)
+{
+    return up_eval_job_outgrew(j) || j->error == UP_EAGENT;
+}
+
+/* 1 when j ended in an error outside the student's reach (the provider,
+ * the network, the host): left out of the rates. */
 static inline int up_eval_job_errored(const up_eval_job *j)
 {
-    return j->error && !up_eval_job_outgrew(j);
+    return j->error && !up_eval_job_own_failure(j);
 }
 
 /* The most models, or cases, a plan takes: a job holds their indexes in
@@ -611,15 +624,18 @@ struct json_t *up_eval_batch_identity(const up_eval_plan *p);
 
 /* One arm of one model, pooled over cases and repeats. */
 typedef struct up_arm_totals {
-    size_t cases;   /* distinct cases with a conversation in this arm */
-    size_t jobs;    /* conversations run (cases x runs) */
-    size_t passed;  /* conversations whose assertions all passed */
-    size_t errors;  /* conversations that ended in an error: left out of
-                       the pass rate, the token means and the verdict */
-    size_t outgrew; /* conversations whose request outgrew the context:
-                       counted as failed (up_eval_job_outgrew) */
-    size_t cached;  /* answers served from the response cache */
-    size_t cut;     /* answers that stopped at the output cap (cut_at) */
+    size_t cases;      /* distinct cases with a conversation in this arm */
+    size_t jobs;       /* conversations run (cases x runs) */
+    size_t passed;     /* conversations whose assertions all passed */
+    size_t errors;     /* conversations that ended in an error: left out of
+                          the pass rate, the token means and the verdict */
+    size_t outgrew;    /* conversations whose request outgrew the context:
+                          counted as failed (up_eval_job_outgrew) */
+    size_t own_failed; /* conversations whose CLI exited non-zero, broke
+                          a limit or ran over its wall clock: counted as
+                          failed (up_eval_job_own_failure) */
+    size_t cached;     /* answers served from the response cache */
+    size_t cut;        /* answers that stopped at the output cap (cut_at) */
     long asserts_passed;
     long asserts_total;
     up_usage usage;       /* summed */
@@ -685,7 +701,9 @@ double up_eval_job_cost(const up_price *price, const up_eval_job *j);
  * Append to out the activation of s's skill arm in agent mode: "skill
  * read in 14 of 20 conversations (70%)", and when it was never read, that
  * the description did not make the model open it.  Nothing without
- * agent-mode conversations in the skill arm.
+ * agent-mode conversations in the skill arm, nor for a reference
+ * student (oracle, null: up_model_reference), which reads no skill by
+ * design.
  */
 void up_eval_activation_text(up_buf *out, const up_eval_summary *s);
 

@@ -108,6 +108,12 @@ int up_fs_name_of_dead(const char *name, const char *prefix);
  * and "/data/x", not "/database". */
 int up_fs_holds(const char *dir, const char *p);
 
+/* 1 when path (which must exist) resolves, its symlinks followed, to
+ * root_real (a realpath()) or below it; 0 when it leads outside or
+ * cannot be resolved.  The one check of "a link out of a folder" that
+ * skills and Harbor tasks share. */
+int up_fs_resolves_inside(const char *root_real, const char *path);
+
 /* A file given as bytes: its path relative to a folder, and its content
  * (a case's hidden check files, the files its checks own).  Borrowed. */
 typedef struct up_fs_entry {

@@ -193,6 +193,10 @@ typedef struct up_harbor_set {
     const char *sound; /* in, or NULL: the verdicts file of `--check
                           --sound FILE` (below); only the tasks it marks
                           sound become cases */
+    int online_ok;     /* in: 1 (--online-instructions): an instruction
+                          that sends the student to the network (a URL,
+                          a website, an online database, an install)
+                          does not make its task not runnable */
 } up_harbor_set;
 
 /*

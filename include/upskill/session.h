@@ -294,6 +294,9 @@ typedef struct up_eval_request {
     /* --sound FILE: only the tasks that file of --check verdicts marks
      * sound (harbor.h); NULL: every runnable task, with a warning */
     const char *sound;
+    /* --online-instructions: tasks whose instruction sends the student
+     * to the network run all the same (harbor.h, online_ok) */
+    int online_instructions;
     /* a sweep (docs/eval.md, "Many skills in one batch"): the skill
      * folders, each with its own tests, run as one plan; nsweep 0: one
      * skill (skill_path) */
@@ -391,8 +394,11 @@ int up_eval_session_sweep_summarize(const up_eval_session *e, size_t i,
 const up_eval_plan *up_eval_session_part(const up_eval_session *e, size_t i);
 
 /* Conversations that failed after every retry, with the first and the
- * last of them (NULL when none); not those whose request outgrew the
- * context (up_eval_job_outgrew): they are results, failed ones. */
+ * last of them (NULL when none): those outside the student's reach
+ * (up_eval_job_errored) and coding-agent CLIs' own failures (UP_EAGENT:
+ * counted as failed in the rates, still named); not those whose request
+ * outgrew the context (up_eval_job_outgrew): they are results, failed
+ * ones. */
 size_t up_eval_session_failed(const up_eval_session *e,
                               const up_eval_job **first,
                               const up_eval_job **last);

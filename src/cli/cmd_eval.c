@@ -34,6 +34,9 @@ static const struct opt opts[] = {
     {0, "sound", OPT_STRING, &a.sound, "FILE",
      "with --tasks: only the tasks FILE marks sound; with --check: write "
      "the verdicts to FILE"},
+    {0, "online-instructions", OPT_FLAG, &a.online, NULL,
+     "with --tasks: run the tasks whose instruction sends the student to "
+     "the network (a URL, a website, an install) all the same"},
     EVAL_SHARED_OPTS(a),
     {0, NULL, OPT_FLAG, NULL, NULL, NULL},
 };
@@ -56,7 +59,7 @@ const struct cmd_spec cmd_eval_spec = {
 static int tasks_args(int nargs)
 {
     if ((a.tasks ? nargs != 0 : nargs < 1) ||
-        ((a.tasks_check || a.sound) && !a.tasks)) {
+        ((a.tasks_check || a.sound || a.online) && !a.tasks)) {
         out_error("%s", a.tasks ? "--tasks takes no SKILL_PATH"
                         : nargs ? "--check and --sound need --tasks DIR"
                                 : "missing SKILL_PATH (or --tasks DIR)");

@@ -120,6 +120,7 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->seed = a->seed;
     rq->tasks = a->tasks;
     rq->sound = a->tasks_check ? NULL : a->sound;
+    rq->online_instructions = a->online;
     rq->sweep_paths = a->sweep;
     rq->nsweep = a->nsweep;
 }

@@ -52,6 +52,8 @@ struct eval_args {
     int static_check;    /* --static: --check without oracle and null */
     const char *sound;   /* --sound FILE: --check writes its verdicts
                             there; an eval runs only the sound tasks */
+    int online; /* --online-instructions: run the tasks whose instruction
+                   sends the student to the network all the same */
     const char *const *sweep; /* eval SKILL...: the skill folders of a
                                  sweep (nsweep > 1), else NULL */
     size_t nsweep;

@@ -151,16 +151,16 @@ static const char *job_error(const up_eval_job *j)
 
 /* EXIT_PROVIDER when a provider's error ended some conversation, else
  * the exit code of the students' own agents' failure (UP_EAGENT: a
- * coding-agent CLI that failed or hung is no provider error).  A request
- * that outgrew the context is no failure (up_eval_job_errored). */
+ * coding-agent CLI that failed or hung is no provider error, and counts
+ * as a failed conversation in the rates).  A request that outgrew the
+ * context is no failure (up_eval_job_errored). */
 static int failure_exit(const up_eval_session *e)
 {
     const up_eval_plan *p;
 
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
         for (size_t i = 0; i < p->njobs; i++)
-            if (p->jobs[i].done && up_eval_job_errored(&p->jobs[i]) &&
-                p->jobs[i].error != UP_EAGENT)
+            if (p->jobs[i].done && up_eval_job_errored(&p->jobs[i]))
                 return EXIT_PROVIDER;
     return up_exit_code(UP_EAGENT);
 }

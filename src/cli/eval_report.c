@@ -174,7 +174,7 @@ static void agent_line(const up_eval_summary *s)
     up_eval_activation_text(&b, s);
     if (b.len)
         printf("  %s\n", b.data);
-    if (w->agent_jobs)
+    if (w->agent_jobs && !up_model_reference(s->model)) /* no loop */
         printf("  agent: %.1f turns and %.1f tool calls per conversation "
                "with skill, %zu ended by a limit\n",
                (double)w->turns / (double)w->agent_jobs,
@@ -254,6 +254,8 @@ static json_t *arm_json(const up_arm_totals *t)
 
     json_object_set_new(o, "outgrew_context",
                         json_integer((json_int_t)t->outgrew));
+    json_object_set_new(o, "own_failures",
+                        json_integer((json_int_t)t->own_failed));
     json_object_set_new(o, "tokens_estimated",
                         json_boolean(t->usage.estimated));
     json_object_set_new(o, "cut_answers", json_integer((json_int_t)t->cut));

@@ -57,7 +57,8 @@ static void last_line(up_buf *why, const char *s, size_t n)
 }
 
 /* Why job j missed, into why: its error, else its verifier's message
- * and output's last line (pytest's count of failures); for the oracle,
+ * (with what its output says failed, up_check_reason: pytest's failing
+ * test and its assertion); for the oracle,
  * how solve.sh ended when it did not exit 0, with its output's last
  * line (the error under a traceback). */
 static void miss_why(const up_eval_job *j, up_buf *why)
@@ -74,8 +75,6 @@ static void miss_why(const up_eval_job *j, up_buf *why)
         up_buf_adds(why, j->ungradable);
     else if (r && r[0].message.len)
         up_buf_adds(why, r[0].message.data);
-    if (!j->ungradable && r && r[0].output.len)
-        last_line(why, r[0].output.data, r[0].output.len);
     if (a && strncmp(a, ": exit 0\n", 9)) {
         size_t first = strcspn(a, "\n");
         up_buf end = UP_BUF_INIT;
@@ -210,7 +209,7 @@ static int sound_report(struct eval_args *a, up_error *err)
 
 int harbor_check_report(struct eval_args *a)
 {
-    up_harbor_set set = {0};
+    up_harbor_set set = {.online_ok = a->online};
     up_error err = {0, ""};
     size_t ok = 0, skilled = 0;
     int rc = up_harbor_load(&set, NULL, a->tasks, &err);

@@ -56,13 +56,19 @@ void render_arm_errors(const char *name, const up_arm_totals *t)
 {
     if (t->errors)
         printf("  %s%s: %zu of %zu conversations errored, excluded from "
-               "the rates and the verdict%s\n",
+               "the rates and the verdict (the provider's or the host's "
+               "errors, outside the student's reach)%s\n",
                out_c(C_YELLOW), name, t->errors, t->jobs, out_c(C_RESET));
     if (t->outgrew)
         printf("  %s%s: %zu of %zu conversations failed: %s (counted as "
                "failures)%s\n",
                out_c(C_YELLOW), name, t->outgrew, t->jobs,
                up_strerror(UP_ECONTEXT), out_c(C_RESET));
+    if (t->own_failed)
+        printf("  %s%s: %zu of %zu conversations failed by the student's "
+               "own doing: its CLI exited non-zero, broke a limit or ran "
+               "over its wall clock (counted as failures)%s\n",
+               out_c(C_YELLOW), name, t->own_failed, t->jobs, out_c(C_RESET));
 }
 
 void render_thousands(char *out, size_t n, long v)

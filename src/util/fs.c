@@ -296,6 +296,15 @@ int up_fs_holds(const char *dir, const char *p)
     return !strncmp(p, dir, n) && (!p[n] || p[n] == '/');
 }
 
+int up_fs_resolves_inside(const char *root_real, const char *path)
+{
+    char *real = realpath(path, NULL);
+    int ok = real && (up_fs_holds(root_real, real) || !strcmp(root_real, "/"));
+
+    free(real);
+    return ok;
+}
+
 int up_fs_check_relative(const char *rel, up_error *err)
 {
     const char *p = rel, *seg = rel;

@@ -154,5 +154,5 @@ arts=$(cat "$T"/runs3/*/run_*/cases/transcripts.jsonl)
 like "$arts" "wall clock (1 s)" "[agent] timeout_sec is the run tool's wall clock"
 unlike "$arts" "stdout ---\\nLATE" "the slow command was stopped"
 like "$arts" "stopped: wall clock (1 s)" \
-    "[verifier] timeout_sec is the verifier's wall clock (no reward: not gradable)"
+    "[verifier] timeout_sec is the verifier's wall clock (no reward: the student's failure)"
 done_testing

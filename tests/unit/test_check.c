@@ -405,23 +405,23 @@ Test(check, a_planted_reward_is_a_grading_error)
          "reward 1, at least", UP_ASSERT_PASS},
         {"echo 1 > /logs/verifier/reward.txt; "
          "printf '{\"reward\": 0}' > /logs/verifier/reward.json",
-         "reward.txt and reward.json disagree", UP_ASSERT_UNGRADABLE},
+         "reward.txt and reward.json disagree", UP_ASSERT_FAIL},
         {"echo 1 > /logs/verifier/reward.txt; "
          "chmod 444 /logs/verifier/reward.txt",
-         "reward.txt is a read-only file", UP_ASSERT_UNGRADABLE},
+         "reward.txt is a read-only file", UP_ASSERT_FAIL},
         {"echo 1 > /logs/verifier/one; "
          "ln /logs/verifier/one /logs/verifier/reward.txt",
-         "reward.txt is a file with several links", UP_ASSERT_UNGRADABLE},
+         "reward.txt is a file with several links", UP_ASSERT_FAIL},
         {"mkfifo /logs/verifier/reward.txt", "reward.txt is not a regular file",
-         UP_ASSERT_UNGRADABLE},
+         UP_ASSERT_FAIL},
         {"mkdir /logs/verifier/reward.txt; "
          "printf '{\"reward\": 1}' > /logs/verifier/reward.json",
-         "reward.txt is a folder", UP_ASSERT_UNGRADABLE},
+         "reward.txt is a folder", UP_ASSERT_FAIL},
         {"printf '{\"reward\": 1}' > /logs/verifier/reward.json; "
          "chmod 500 /logs/verifier",
-         "/logs/verifier was made read-only", UP_ASSERT_UNGRADABLE},
+         "/logs/verifier was made read-only", UP_ASSERT_FAIL},
         {"sleep 30 >/dev/null 2>&1 & echo 1 > /logs/verifier/reward.txt",
-         "was still running when it ended", UP_ASSERT_UNGRADABLE},
+         "was still running when it ended", UP_ASSERT_FAIL},
     };
     char ws[160];
     up_error e;
@@ -522,4 +522,39 @@ Test(check, the_own_bytes_walk_is_bounded)
     cr_assert_eq(system(cmd), 0);
     cr_expect_eq(up_check_own_bytes(dir, &e), UP_ETOOBIG);
     cr_expect(strstr(e.msg, "would copy more than 256 MiB"), "%s", e.msg);
+}
+
+/* up_check_reason: what a verifier's output says failed (issue 37 item
+ * 6), one row per shape of output. */
+static const struct {
+    const char *out, *want;
+} reasons[] = {
+    {"--- stdout ---\n___ test_a ___\nE   assert 1 == 2\n"
+     "FAILED t.py::test_a - assert 1 == 2\n== 1 failed in 0.01s ==\n",
+     ": FAILED t.py::test_a: assert 1 == 2"},
+    {"--- stdout ---\nFAILED t.py::test_a - AssertionError: x\n"
+     "FAILED t.py::test_b - AssertionError: y\n",
+     ": FAILED t.py::test_a - AssertionError: x (and 1 more)"},
+    {"--- stdout ---\n____ test_c ____\n    def test_c():\nE       "
+     "KeyError: 'k'\nprogress\n[cut at 8192 bytes]\n",
+     ": test_c: KeyError: 'k'"},
+    {"--- stderr ---\nFAIL: test_d (m.T.test_d)\nTraceback (most recent call "
+     "last):\n  File \"x\", line 1\nAssertionError: 3 != 4\n\nFAILED "
+     "(failures=1)\n",
+     ": FAIL: test_d (m.T.test_d): AssertionError: 3 != 4"},
+    {"--- stdout ---\nall done\n[cut at 8192 bytes]\n--- stderr ---\n",
+     ": all done"},
+    {"--- stdout ---\n", ""},
+};
+
+Test(check, reason_names_the_failing_test_and_its_assertion)
+{
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(*reasons); i++) {
+        up_buf why = UP_BUF_INIT;
+
+        up_check_reason(&why, reasons[i].out, strlen(reasons[i].out));
+        cr_expect_str_eq(why.len ? why.data : "", reasons[i].want, "row %zu",
+                         i);
+        up_buf_release(&why);
+    }
 }

@@ -10,9 +10,12 @@
  * up_fs_check_relative, so a hostile task folder cannot make the
  * workspace or the check folder write outside themselves.
  */
+#include <ctype.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <jansson.h>
 #include <sys/stat.h>
 
@@ -34,6 +37,11 @@ struct files {
     const char *limit; /* the limit's name, for the message */
     const char *skip;  /* a host folder left out (the skills), or NULL */
 };
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static char *path2(const char *a, const char *b)
 {
@@ -359,22 +367,214 @@ static int load_skills(up_harbor_task *k, up_error *err)
 }
 
 /* Read task folder dir into k and classify it. */
+/* The paths of a task that are read, relative to its folder. */
+static const char *const task_paths[] = {
+    "task.toml",          "instruction.md",
+    "environment",        "environment/Dockerfile",
+    "environment/skills", "tests",
+    "tests/test.sh",      "solution",
+    "solution/solve.sh",  NULL};
+
+/* UP_EUNSAFE naming the path when path (in task k, resolved root) leads
+ * outside the task's folder: a symlink to a host file would be sent to
+ * the model, stored in the run files, or run as the verifier. */
+static int leaves(const char *root, const char *path, up_error *err)
+{
+    struct stat st;
+
+    if (lstat(path, &st) || up_fs_resolves_inside(root, path))
+        return 0;
+    return up_error_set(err, UP_EUNSAFE,
+                        "'%s' leads outside the task folder (a symlink): "
+                        "refused, nothing of it is read",
+                        path);
+}
+
+/* Every path of task_paths checked by leaves(); tests/test.sh a
+ * symlink even inside the task is not runnable: the verifier's files are
+ * read without following links, so it would never run. */
+static int task_inside(up_harbor_task *k, const char *dir, up_error *err)
+{
+    char *root = realpath(dir, NULL), *t = path2(dir, "tests/test.sh");
+    struct stat st;
+    int rc =
+        root ? 0
+             : up_error_set(err, UP_ENOTFOUND, "'%s': cannot resolve it", dir);
+
+    for (size_t i = 0; !rc && task_paths[i]; i++) {
+        char *p = path2(dir, task_paths[i]);
+
+        rc = leaves(root, p, err);
+        free(p);
+    }
+    if (!rc && !lstat(t, &st) && S_ISLNK(st.st_mode))
+        why(k, "tests/test.sh is a symlink: the verifier's files are read "
+               "without following links, so it could never run (make it a "
+               "file)");
+    free(root);
+    free(t);
+    return rc;
+}
+
+/* What in an instruction sends the student to the network (it cannot
+ * be reached offline): a URL, a website, an online database named on a
+ * line that asks to fetch from it (fetch_verbs: a URL cited as a
+ * reference, "data from official websites is provided in /root/", asks
+ * nothing), or an install, wherever it is. */
+enum {
+    MARK_WORD = 1,
+    MARK_ALWAYS = 2
+}; /* as written, a whole word;
+     whatever the line asks */
+static const struct {
+    const char *text;
+    int flags;
+} online_marks[] = {
+    {"http://", 0},
+    {"https://", 0},
+    {"ftp://", 0},
+    {"www.", 0},
+    {"website", 0},
+    {"web site", 0},
+    {"web page", 0},
+    {"online database", 0},
+    {"from the internet", 0},
+    {"pip install", MARK_ALWAYS},
+    {"pip3 install", MARK_ALWAYS},
+    {"npm install", MARK_ALWAYS},
+    {"conda install", MARK_ALWAYS},
+    {"World Bank", 0},
+    {"World Economic Outlook", 0},
+    {"Yahoo Finance", 0},
+    {"PubChem", 0},
+    {"UniProt", 0},
+    {"WEO", MARK_WORD},
+    {"FRED", MARK_WORD},
+    {"NCBI", MARK_WORD},
+};
+
+/* Words of a line that ask the student to fetch something (whole words,
+ * case aside). */
+static const char *const fetch_verbs[] = {
+    "download", "fetch", "collect", "retrieve", "look up", "scrape",
+    "crawl",    "visit", "browse",  "query",    "search",  "access",
+    "find",     "get",   "go to",   "use",      NULL};
+
+/* 1 when word w (case aside) is at p, whole, in text. */
+static int word_at(const char *text, const char *p, const char *w)
+{
+    size_t n = strlen(w);
+
+    return !strncasecmp(p, w, n) &&
+           (p == text || !isalnum((unsigned char)p[-1])) &&
+           !isalnum((unsigned char)p[n]);
+}
+
+/* 1 when text[0..n) at p is mark i (as a word when MARK_WORD). */
+static int mark_at(const char *text, const char *p, size_t i)
+{
+    const char *m = online_marks[i].text;
+    size_t n = strlen(m);
+
+    if (!(online_marks[i].flags & MARK_WORD))
+        return !strncasecmp(p, m, n);
+    return !strncmp(p, m, n) && (p == text || !isalnum((unsigned char)p[-1])) &&
+           !isalnum((unsigned char)p[n]);
+}
+
+/* 1 when the line [a, b) of text asks to fetch (a fetch verb on it). */
+static int fetching(const char *text, const char *a, const char *b)
+{
+    for (const char *p = a; p < b; p++)
+        for (size_t v = 0; fetch_verbs[v]; v++)
+            if (word_at(text, p, fetch_verbs[v]))
+                return 1;
+    return 0;
+}
+
+/* The line of text's first mark i that counts (MARK_ALWAYS, or on a
+ * line that asks to fetch), or 0 when it has none. */
+static int mark_line(const char *text, size_t i)
+{
+    int line = 1;
+    const char *start = text;
+
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') {
+            line++;
+            start = p + 1;
+        } else if (mark_at(text, p, i) &&
+                   ((online_marks[i].flags & MARK_ALWAYS) ||
+                    fetching(text, start, start + strcspn(start, "\n")))) {
+            return line;
+        }
+    }
+    return 0;
+}
+
+/* When the instruction text sends the student to the network, why(k)
+ * says with which words, each at its first line. */
+static void online_why(up_harbor_task *k, const char *text)
+{
+    up_buf b = UP_BUF_INIT;
+    size_t n = 0;
+
+    up_buf_adds(&b, "instruction.md sends the student to the network: ");
+    for (size_t i = 0; i < sizeof(online_marks) / sizeof(*online_marks); i++) {
+        int line = mark_line(text, i);
+
+        if (line)
+            up_buf_addf(&b, "%s'%s' (line %d)", n++ ? ", " : "",
+                        online_marks[i].text, line);
+    }
+    up_buf_adds(&b, ": not reachable here (--online-instructions runs it "
+                    "all the same)");
+    if (n)
+        why(k, b.data);
+    up_buf_release(&b);
+}
+
+/* The skills' folders of task k (in dir) checked by leaves(). */
+static int skills_inside(const up_harbor_task *k, const char *dir,
+                         up_error *err)
+{
+    char *root = realpath(dir, NULL);
+    int rc = 0;
+
+    for (size_t i = 0; root && !rc && i < k->nskills; i++)
+        rc = leaves(root, k->skills[i], err);
+    free(root);
+    return rc;
+}
+
 static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
-                     up_error *err)
+                     int online_ok, up_error *err)
 {
     char *t = path2(dir, "tests/test.sh"), *in = path2(dir, "instruction.md");
     int rc;
 
     k->runnable = 1;
-    rc = read_toml(k, err);
+    rc = task_inside(k, dir, err);
+    if (!rc)
+        rc = read_toml(k, err);
     if (!rc)
         rc = classify(k, d, err);
     if (!rc && !up_fs_is_file(in))
         why(k, "no instruction.md");
+    else if (!rc && !online_ok) {
+        up_buf text = UP_BUF_INIT;
+
+        rc = up_fs_read(&text, in, UP_HARBOR_TEXT_MAX, err);
+        if (!rc && text.len && !memchr(text.data, 0, text.len))
+            online_why(k, text.data);
+        up_buf_release(&text);
+    }
     if (!rc && !up_fs_is_file(t))
         why(k, "no tests/test.sh (the verifier)");
     if (!rc)
         find_skills(k);
+    if (!rc) /* its skills' folders too, once found */
+        rc = skills_inside(k, dir, err);
     if (!rc && k->nskills)
         rc = load_skills(k, err);
     free(t);
@@ -388,12 +588,7 @@ static int read_task(up_harbor_task *k, const char *dir, up_docker *d,
  * a symlinked folder of the task must not seed a file of the host. */
 static int inside(const char *host, const char *root)
 {
-    char *h = realpath(host, NULL);
-    size_t n = strlen(root);
-    int ok = h && !strncmp(h, root, n) && (h[n] == '/' || !h[n]);
-
-    free(h);
-    return ok;
+    return up_fs_resolves_inside(root, host);
 }
 
 /* One COPY of environment/ (env, resolved) into f, at its place under
@@ -428,6 +623,42 @@ static int copy_one(struct files *f, const char *env, const char *workdir,
     return rc;
 }
 
+/* A COPY whose source is a wildcard (`COPY *.cif /root/`), each match
+ * under env (resolved) copied in turn, as Docker does: into dest when
+ * there are several (or dest is a folder).  No match is an error, as in
+ * Docker. */
+static int copy_glob(struct files *f, const char *env, const char *workdir,
+                     const up_docker_copy *cp, up_error *err)
+{
+    char *pat = path2(env, cp->src);
+    size_t n = strlen(env) + 1;
+    glob_t g;
+    int grc = glob(pat, GLOB_NOSORT, NULL, &g), rc = 0;
+
+    if (grc == GLOB_NOMATCH)
+        rc = up_error_set(err, UP_ENOTFOUND,
+                          "COPY of '%s': no file of environment/ matches it",
+                          cp->src);
+    else if (grc)
+        rc = up_error_set(err, UP_EIO, "COPY of '%s': cannot expand it",
+                          cp->src);
+    if (!rc)
+        qsort(g.gl_pathv, g.gl_pathc, sizeof(*g.gl_pathv), cmp_str);
+    for (size_t i = 0; !rc && i < g.gl_pathc; i++) {
+        up_docker_copy one = {g.gl_pathv[i] + n, cp->dest,
+                              cp->into || g.gl_pathc > 1};
+
+        rc = strncmp(g.gl_pathv[i], env, n - 1)
+                 ? up_error_set(err, UP_EUNSAFE,
+                                "COPY of '%s': it leads outside environment/",
+                                cp->src)
+                 : copy_one(f, env, workdir, &one, err);
+    }
+    globfree(&g);
+    free(pat);
+    return rc;
+}
+
 /* COPY'd files and mkdir'd folders under the WORKDIR into f. */
 static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
                 up_error *err)
@@ -446,7 +677,9 @@ static int seed(struct files *f, const up_harbor_task *k, const up_docker *d,
         if (seed_path(d->mkdirs[i], k->workdir, &rel) && rel.len)
             rc = add_entry(f, rel.data, NULL, 0, err);
     for (size_t i = 0; !rc && i < d->ncopies; i++)
-        rc = copy_one(f, env, k->workdir, &d->copies[i], err);
+        rc = strpbrk(d->copies[i].src, "*?[")
+                 ? copy_glob(f, env, k->workdir, &d->copies[i], err)
+                 : copy_one(f, env, k->workdir, &d->copies[i], err);
     f->skip = NULL;
     up_buf_release(&rel);
     free(given);
@@ -706,7 +939,7 @@ static void unverdicted(up_harbor_task *k, const up_docker *d)
  * that verdicts (a verdicts file's text, or NULL: all) marks sound.
  * A task that cannot be read is not runnable, saying why. */
 static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
-                      int check, const char *verdicts)
+                      int check, const char *verdicts, int online_ok)
 {
     up_docker d = {0};
     up_buf b = UP_BUF_INIT;
@@ -716,7 +949,7 @@ static void load_task(up_harbor_task *k, const char *dir, up_suite *s,
     k->dir = up_xstrdup(dir);
     k->name = up_buf_detach(&b);
     up_buf_init(&k->why);
-    if (read_task(k, dir, &d, &e)) {
+    if (read_task(k, dir, &d, online_ok, &e)) {
         why(k, e.msg);
     } else if (k->runnable && !check && k->nskills && verdicts) {
         k->left_out = verdict_of(verdicts, k->name);
@@ -757,8 +990,8 @@ int up_harbor_load(up_harbor_set *set, up_suite *s, const char *dir,
 
         up_suite_init(&scratch);
         load_task(&set->v[set->n++], dirs[i], s ? s : &scratch, !s,
-                  set->sound && s ? (verdicts.data ? verdicts.data : "")
-                                  : NULL);
+                  set->sound && s ? (verdicts.data ? verdicts.data : "") : NULL,
+                  set->online_ok);
         up_suite_release(&scratch);
     }
     for (size_t i = 0; i < n; i++)

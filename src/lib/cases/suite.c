@@ -807,14 +807,17 @@ static json_t *context_json(const up_case *c)
     return json_pack("{s:o}", "files", files);
 }
 
-/* The case's check files as {path: content}. */
+/* The case's check files as {path: content}.  A folder entry (data
+ * NULL: a Harbor task's tests/ holding folders) has no content to give:
+ * its files name it, and the suite's hash covers it (sha_harbor). */
 static json_t *check_files_json(const up_case *c)
 {
     json_t *o = json_object();
 
     for (size_t i = 0; i < c->ncheck_files; i++)
-        json_object_set_new(o, c->check_files[i].path,
-                            str_json(c->check_files[i].data));
+        if (c->check_files[i].data)
+            json_object_set_new(o, c->check_files[i].path,
+                                str_json(c->check_files[i].data));
     return o;
 }
 

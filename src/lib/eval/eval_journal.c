@@ -448,15 +448,19 @@ static int open_to_line(const up_eval_plan *p, const up_eval_job *j)
 }
 
 /* Restore the job line names, when it is one of p's and open to it (an
- * errored line only with keep_errors; an answered line also over an
- * errored one); 1 when that job was not done before. */
+ * errored line only with keep_errors, a student's own failure always;
+ * an answered line also over an errored one); 1 when that job was not
+ * done before. */
 static int replay_line(up_eval_plan *p, const char *line, size_t len,
                        int keep_errors)
 {
     json_t *o = json_loadb(line, len, 0, NULL);
     up_eval_job *j = o ? find_job(p, o) : NULL;
     int was = j && j->done;
-    int errored = json_integer_value(json_object_get(o, "error")) != 0;
+    json_int_t code = json_integer_value(json_object_get(o, "error"));
+    /* a failure the student caused (up_eval_job_own_failure) is a
+     * result, kept: run again, a student could resume until it passes */
+    int errored = code != 0 && code != UP_EAGENT && code != UP_ECONTEXT;
 
     if (j && (open_to_line(p, j) || (j->error && !errored)) &&
         (!errored || keep_errors))

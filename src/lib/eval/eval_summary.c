@@ -8,6 +8,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
+#include "upskill/model.h"
 
 long up_eval_estimate_tokens(const char *text)
 {
@@ -108,6 +109,7 @@ static void add_job(up_arm_totals *t, const up_eval_job *j,
     t->passed += j->passed != 0 && !j->error;
     t->errors += up_eval_job_errored(j);
     t->outgrew += up_eval_job_outgrew(j);
+    t->own_failed += up_eval_job_own_failure(j) && !up_eval_job_outgrew(j);
     if (!j->error && j->ungradable && !t->ungradable++)
         t->ungradable_why = j->ungradable;
     t->checks_passed += j->ungradable ? 0 : j->checks_passed;
@@ -137,7 +139,9 @@ void up_eval_activation_text(up_buf *out, const up_eval_summary *s)
 {
     const up_arm_totals *w = &s->arm[UP_ARM_SKILL];
 
-    if (!w->agent_jobs)
+    /* a reference student (oracle, null) reads no skill by design: its
+     * activation says nothing of the description */
+    if (!w->agent_jobs || up_model_reference(s->model))
         return;
     up_buf_addf(out, "skill read in %zu of %zu conversations (%.0f%%)",
                 w->skill_reads, w->agent_jobs,
@@ -174,8 +178,9 @@ up_stats_case *up_eval_cases(const up_eval_plan *p, size_t m)
         if (j->model != m || up_eval_job_errored(j) || j->ungradable ||
             !j->done)
             continue; /* errors are no evidence either way, nor are
-                         checks that could not run; a request that
-                         outgrew the context is a failure of its arm */
+                         checks that could not run; a failure the
+                         student caused (up_eval_job_own_failure) is a
+                         failure of its arm */
         if (up_eval_job_outgrew(j)) /* failed, its tokens untold */
             tokens = 0.0;
         if (j->arm == UP_ARM_SKILL) {

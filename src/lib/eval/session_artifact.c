@@ -179,6 +179,8 @@ static json_t *artifact(const up_eval_plan *p, const up_eval_job *j, int run,
                      : NULL));
     json_object_set_new(o, "outgrew_context",
                         json_boolean(up_eval_job_outgrew(j)));
+    json_object_set_new(o, "own_failure",
+                        json_boolean(up_eval_job_own_failure(j)));
     json_object_set_new(o, "assertions", verdicts(p, j));
     json_object_set_new(o, "assertions_passed",
                         json_integer(j->asserts_passed));

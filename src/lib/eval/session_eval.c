@@ -100,6 +100,7 @@ static int tasks_load(up_eval_session *e, const up_eval_request *rq,
     int rc;
 
     e->harbor.sound = rq->sound;
+    e->harbor.online_ok = rq->online_instructions;
     rc = up_harbor_load(&e->harbor, &e->suite, rq->tasks, err);
     for (size_t i = 0; !rc && i < e->harbor.n; i++) {
         const up_harbor_task *k = &e->harbor.v[i];
@@ -317,7 +318,8 @@ size_t up_eval_session_failed(const up_eval_session *e,
     *first = *last = NULL;
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
         for (size_t i = 0; i < p->njobs; i++)
-            if (up_eval_job_errored(&p->jobs[i])) {
+            if (up_eval_job_errored(&p->jobs[i]) ||
+                p->jobs[i].error == UP_EAGENT) {
                 *first = *first ? *first : &p->jobs[i];
                 *last = &p->jobs[i];
                 n++;

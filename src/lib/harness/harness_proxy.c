@@ -84,6 +84,8 @@ struct cli_proxy {
                                  any (cli_proxy_relay_only) */
     char *base;               /* the path of the CLI's base URL */
     const char *key;          /* redacted from replies, or NULL */
+    long provider_failed;     /* the last provider reply's status when it
+                                 was 429 or 5xx, else 0 */
     cli_exchange_fn on_exchange;
     void *on_exchange_ud;
 };
@@ -233,6 +235,11 @@ void cli_proxy_on_exchange(cli_proxy *p, cli_exchange_fn fn, void *ud)
 size_t cli_proxy_refused(const cli_proxy *p)
 {
     return p ? p->refused : 0;
+}
+
+long cli_proxy_provider_failed(const cli_proxy *p)
+{
+    return p ? p->provider_failed : 0;
 }
 
 static void conn_free(pconn *c)
@@ -720,6 +727,12 @@ void cli_proxy_reply(cli_proxy *p, const up_response *res)
     if (!c)
         return;
     p->busy = NULL;
+    /* the provider's last status, when it failed (0, no reply: the
+     * CLI's wall clock cut the relay short, its own budget) */
+    if (res->http_status)
+        p->provider_failed = res->http_status == 429 || res->http_status >= 500
+                                 ? res->http_status
+                                 : 0;
     up_buf_add(&body, res->raw_body ? res->raw_body : "", res->raw_len);
     up_harness_redact(&body, p->key); /* an endpoint may echo the key */
     if (p->on_exchange)

@@ -532,7 +532,9 @@ static json_t *raw_transcript(const up_buf *so)
 }
 
 /* Why a finished run failed into e, or nothing when it did not: the
- * CLI's own failure (UP_EAGENT), never a provider's, so never retried. */
+ * CLI's own failure (UP_EAGENT: its exit, a limit, its wall clock;
+ * counted as failed in the rates, never retried), or the provider's
+ * when the proxy relayed it a 429 or 5xx (UP_ESERVER: left out). */
 static void judge_exit(const up_harness_run *c, const up_harness_result *r,
                        const char *model, up_error *e)
 {
@@ -548,6 +550,15 @@ static void judge_exit(const up_harness_run *c, const up_harness_result *r,
                      "'%s': the CLI ran over its wall clock (%ld s) and was "
                      "stopped",
                      model, c->wall_ms / 1000);
+    else if ((code != 0 || r->is_error || !r->complete) &&
+             cli_proxy_provider_failed(c->proxy))
+        /* outside the student's reach: a provider's error, left out of
+         * the rates (a transient one, so retried) */
+        up_error_set(e, UP_ESERVER,
+                     "'%s': the provider answered HTTP %ld, and the CLI then "
+                     "%s (exit %d)",
+                     model, cli_proxy_provider_failed(c->proxy),
+                     code != 0 ? "failed" : "reported an error", code);
     else if (code != 0 || r->is_error || !r->complete)
         up_error_set(
             e, UP_EAGENT, "'%s': the CLI %s (exit %d%s%s)%s%.*s%s%.300s", model,

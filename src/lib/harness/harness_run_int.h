@@ -103,6 +103,9 @@ const up_request *cli_proxy_next(cli_proxy *p, long deadline_ms);
 void cli_proxy_reply(cli_proxy *p, const up_response *res);
 /* Requests the proxy refused itself (malformed, over a cap). */
 size_t cli_proxy_refused(const cli_proxy *p);
+/* The HTTP status of the last provider reply the proxy relayed when it
+ * was 429 or 5xx, else 0 (p NULL: 0). */
+long cli_proxy_provider_failed(const cli_proxy *p);
 /* Close everything and remove the socket; NULL is fine. */
 void cli_proxy_free(cli_proxy *p);
 

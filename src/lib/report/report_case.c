@@ -96,7 +96,8 @@ static void artifact(up_buf *out, const json_t *o, size_t bi,
     int pass = json_is_true(json_object_get(o, "passed"));
     const char *error = up_json_str(o, "error");
     /* a request that outgrew the context failed its arm: no error */
-    int outgrew = json_is_true(json_object_get(o, "outgrew_context"));
+    int outgrew = json_is_true(json_object_get(o, "outgrew_context")) ||
+                  json_is_true(json_object_get(o, "own_failure"));
     size_t i;
     const json_t *msg;
 

@@ -710,7 +710,7 @@ static void headline(up_buf *out, const up_report_batch *b)
             up_buf_adds(out, "for ");
             up_report_esc(out, b->models[i].model);
             up_buf_adds(out, ": ");
-            up_report_esc(out, ab_labels[v]);
+            up_report_esc(out, up_stats_verdict_ab_label(v));
         } else {
             up_buf_adds(out, say[v].pre);
             up_buf_adds(out, "<b>");

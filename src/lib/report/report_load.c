@@ -117,7 +117,10 @@ static void add_artifact(up_report_batch *b, const json_t *o, int run)
     /* an error is no evidence, unless the arm's request outgrew the
      * context: a failed run whose tokens are untold (docs/eval.md) */
     untold = json_is_true(json_object_get(o, "outgrew_context"));
-    if (json_is_string(json_object_get(o, "error")) && !untold) {
+    /* nor is a failure the student caused (a CLI's exit, limit, wall
+     * clock): a failed run, its tokens told */
+    if (json_is_string(json_object_get(o, "error")) && !untold &&
+        !json_is_true(json_object_get(o, "own_failure"))) {
         c->errors[skill]++;
         model_for(b, model)->errors[skill]++;
         return;

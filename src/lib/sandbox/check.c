@@ -14,6 +14,7 @@
  * a missing compiler is not mistaken for a student's error); a sandbox
  * that could not start is a FAIL saying why.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -29,6 +30,10 @@
 
 /* Bytes of a reward file read at most. */
 #define REWARD_MAX 4096
+
+/* Folders deep the workspace is searched for FIFOs, sockets and
+ * devices before a check runs (drop_special). */
+#define SPECIAL_DEPTH 64
 
 /* The sandbox's PATH (sandbox_argv.c), then CUDA's prefix. */
 static const char *const search_dirs[] = {
@@ -112,7 +117,7 @@ int up_check_find(const char *cmd, up_buf *dir, up_buf *prog)
     return found;
 }
 
-static void limits(up_sandbox_limits *l, unsigned wall_s)
+static void limits(up_sandbox_limits *l, unsigned wall_s, int verifier)
 {
     unsigned s = wall_s ? wall_s : UP_CHECK_WALL_S;
 
@@ -123,17 +128,21 @@ static void limits(up_sandbox_limits *l, unsigned wall_s)
     /* the whole check: twice that, so that without a memory cgroup the
      * per-process limit stays at 8 GiB (sandbox_cgroup.c) */
     l->mem_total = (size_t)16 << 30;
-    l->out_cap = UP_CHECK_OUTPUT;
+    l->out_cap = verifier ? UP_CHECK_VERIFIER_SCAN : UP_CHECK_OUTPUT;
 }
 
-/* Append stream s (cut when cut) to out under a heading. */
+/* Append stream s (cut when cut, or when longer than UP_CHECK_OUTPUT)
+ * to out under a heading. */
 static void add_stream(up_buf *out, const char *name, const up_buf *s, int cut)
 {
+    size_t n = s->len < UP_CHECK_OUTPUT ? s->len : UP_CHECK_OUTPUT;
+
     if (!s->len)
         return;
+    cut |= n < s->len;
     up_buf_addf(out, "--- %s ---\n", name);
-    up_buf_add(out, s->data, s->len);
-    if (s->len && s->data[s->len - 1] != '\n')
+    up_buf_add(out, s->data, n);
+    if (s->data[n - 1] != '\n')
         up_buf_addc(out, '\n');
     if (cut)
         up_buf_addf(out, "[cut at %zu bytes]\n", UP_CHECK_OUTPUT);
@@ -369,9 +378,26 @@ static int guard_clean(const up_sandbox_result *sr, up_buf *why)
     return why->len ? -1 : 0;
 }
 
+/* What the verifier's whole output (UP_CHECK_VERIFIER_SCAN of each
+ * stream, not only the part kept) says failed, after message. */
+static void failed_because(up_buf *message, const up_sandbox_result *sr)
+{
+    up_buf all = UP_BUF_INIT;
+
+    up_buf_adds(&all, "--- stdout ---\n");
+    up_buf_add(&all, sr->out.data, sr->out.len);
+    up_buf_adds(&all, "\n--- stderr ---\n");
+    up_buf_add(&all, sr->err.data, sr->err.len);
+    up_check_reason(message, all.data, all.len);
+    up_buf_release(&all);
+}
+
 /* Settle a verifier's result r by the reward it left in logs: read only
  * when its guard ended clean (then every other process of its sandbox
- * had ended), and only from files test.sh can have written. */
+ * had ended), and only from files test.sh can have written.  Anything
+ * else is the student's doing (the verifier ran on the student's files
+ * and code) and a failure, never "not gradable", which would leave the
+ * trial out of the rates (docs/statistics.md). */
 static void settle_reward(up_assert_result *r, const up_assert *a,
                           const up_sandbox_result *sr, const char *logs)
 {
@@ -380,14 +406,22 @@ static void settle_reward(up_assert_result *r, const up_assert *a,
     int code = said_exit(sr, &err);
 
     if (guard_clean(sr, &why) || read_reward(logs, &reward, &why)) {
-        r->status = UP_ASSERT_UNGRADABLE;
-        up_buf_addf(&r->message, "not gradable: %s (exit %d)", why.data, code);
+        r->status = UP_ASSERT_FAIL;
+        up_buf_addf(&r->message,
+                    sr->limit ? "the verifier was stopped before it wrote a "
+                                "reward (%s; exit %d): counted as the "
+                                "student's failure"
+                              : "no reward test.sh alone decided: %s (exit "
+                                "%d): counted as the student's failure",
+                    why.data, code);
         first_line(&r->message, err.len ? &err : &sr->out);
     } else {
         r->status = reward >= a->threshold ? UP_ASSERT_PASS : UP_ASSERT_FAIL;
         up_buf_addf(&r->message, "reward %g%s the threshold %g", reward,
                     r->status == UP_ASSERT_PASS ? ", at least" : ", below",
                     a->threshold);
+        if (r->status == UP_ASSERT_FAIL)
+            failed_because(&r->message, sr);
     }
     add_stream(&r->output, "stdout", &sr->out, sr->out_cut);
     add_stream(&r->output, "stderr", &err, sr->err_cut);
@@ -576,9 +610,74 @@ static int hidden_dir(char **dir, const up_check_item *it, up_error *e)
                                         : 0;
 }
 
-/* The check's files made ready: those it owns put back into the
- * workspace, its hidden ones into *tests.  0, or -1 with r a FAIL
- * saying why. */
+/* Remove every FIFO, socket and device under folder fd (rel its path
+ * in the workspace, "" at the top), depth folders deep at most, never
+ * following a symlink; the first one's path into first.  Returns how
+ * many were removed. */
+static size_t drop_special(int fd, const char *rel, int depth, up_buf *first)
+{
+    int dfd = dup(fd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    struct dirent *e;
+    size_t n = 0;
+
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return 0;
+    }
+    while ((e = readdir(d))) {
+        struct stat st;
+        up_buf path = UP_BUF_INIT;
+
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+            continue;
+        up_fs_join(&path, rel, e->d_name);
+        if (S_ISDIR(st.st_mode) && depth > 0) {
+            int sub = openat(fd, e->d_name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+            if (sub >= 0) {
+                n += drop_special(sub, path.data, depth - 1, first);
+                close(sub);
+            }
+        } else if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+                    S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) &&
+                   !unlinkat(fd, e->d_name, 0) && !n++) {
+            up_buf_adds(first, path.data);
+        }
+        up_buf_release(&path);
+    }
+    closedir(d);
+    return n;
+}
+
+/* The student's FIFOs, sockets and devices out of workspace ws before
+ * a check reads it (a FIFO left as an output would block the check
+ * until its wall clock), said in r's output. */
+static void drop_specials(const char *ws, up_assert_result *r)
+{
+    int fd = open(ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    up_buf first = UP_BUF_INIT;
+    size_t n;
+
+    if (fd < 0)
+        return;
+    n = drop_special(fd, "", SPECIAL_DEPTH, &first);
+    close(fd);
+    if (n)
+        up_buf_addf(&r->output,
+                    "--- upskill ---\nremoved %zu FIFO(s), socket(s) or "
+                    "device(s) of the student's before the check ran, the "
+                    "first '%s': a check reads regular files only\n",
+                    n, first.data);
+    up_buf_release(&first);
+}
+
+/* The check's files made ready: the student's FIFOs and sockets
+ * removed, those it owns put back into the workspace, its hidden ones
+ * into *tests.  0, or -1 with r a FAIL saying why. */
 static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
                    char **logs, up_assert_result *r)
 {
@@ -594,6 +693,7 @@ static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
                     UP_CHECK_TESTS_DIR);
         return -1;
     }
+    drop_specials(it->ws, r); /* the oracle's too: no check blocks */
     if (it->ws && !it->student_env) { /* a check, not the oracle */
         what = "the workspace is not the student's own bytes";
         rc = up_check_own_bytes(it->ws, &e);
@@ -637,7 +737,7 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
 
     up_buf_reset(&r->message);
     up_buf_reset(&r->output);
-    limits(&lim, it->wall_s);
+    limits(&lim, it->wall_s, up_assert_is_verifier(it->a));
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
         char **venv = up_assert_is_verifier(it->a) && !it->student_env
                           ? verifier_envp(it)

@@ -459,7 +459,8 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
     char ws[PATH_MAX], ro[PATH_MAX], rw[PATH_MAX];
     sbx_binds b = {x ? x->ws_at : NULL, NULL,
                    x ? x->ro_at : NULL, NULL,
-                   x ? x->rw_at : NULL, x ? x->places : NULL};
+                   x ? x->rw_at : NULL, x ? x->places : NULL,
+                   x ? x->env : NULL};
     char **argv, **envp;
     up_sandbox_run *r;
     int rc;
@@ -482,10 +483,13 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
     if (mode == UP_SANDBOX_BWRAP && r->lim.ws_bytes)
         sbx_bounds_add(&r->bounds, ws, r->lim.ws_bytes, r->lim.ws_files);
     argv = sbx_argv(mode, ws, cmd, r->lim.nproc, &b);
+    /* bwrap starts with the allow-list alone: the caller's words
+     * (a Dockerfile's GLIBC_TUNABLES, GCONV_PATH, MALLOC_*...) are set
+     * inside the sandbox only (sbx_argv's --setenv) */
     envp = sbx_envp(mode == UP_SANDBOX_BWRAP
                         ? (b.ws_at ? b.ws_at : UP_SANDBOX_WORKSPACE)
                         : ws,
-                    x ? x->env : NULL);
+                    x && mode == UP_SANDBOX_NONE ? x->env : NULL);
     rc =
         start_run(out, r, argv, envp, mode == UP_SANDBOX_NONE ? ws : NULL, err);
     up_strv_free(argv);

@@ -3,12 +3,14 @@
  * whether bubblewrap works here.
  *
  * Invariant: nothing of the caller's environment is passed on.  The
- * command gets only the fixed allow-list of sbx_envp, and bwrap itself is
- * started with that same environment, so a secret cannot leak through
- * bwrap either.  Only the system folders, a short list of /etc files and
- * the workspace are mounted: /root, /home, the user's HOME, /etc/shadow
- * and /etc/gshadow are not in the sandbox at all (permission bits protect
- * nothing when the caller is root).
+ * command gets only the fixed allow-list of sbx_envp and the words it is
+ * given (a task's ENV, a CLI's settings), and bwrap itself is started
+ * with the allow-list alone: the words are set inside the sandbox only
+ * (--setenv), so neither a secret nor a task's GLIBC_TUNABLES or
+ * GCONV_PATH reaches bwrap on the host.  Only the system folders, a
+ * short list of /etc files and the workspace are mounted: /root, /home,
+ * the user's HOME, /etc/shadow and /etc/gshadow are not in the sandbox
+ * at all (permission bits protect nothing when the caller is root).
  */
 #include <errno.h>
 #include <limits.h>
@@ -263,6 +265,24 @@ static void push_bind(struct strv *s, const char *opt, const char *from,
     strv_add_word(s, at);
 }
 
+/* "--setenv NAME VALUE" for each NAME=value of env (NULL: none): set
+ * for the command inside the sandbox, not for bwrap on the host (its
+ * options travel in a memfd, never on a command line). */
+static void push_env(struct strv *s, const char *const *env)
+{
+    for (size_t i = 0; env && env[i]; i++) {
+        size_t k = strcspn(env[i], "=");
+        char *name = up_xstrndup(env[i], k);
+
+        if (env[i][k] && k) {
+            strv_add_word(s, "--setenv");
+            strv_add_word(s, name);
+            strv_add_word(s, env[i] + k + 1);
+        }
+        free(name);
+    }
+}
+
 char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
                 unsigned nproc, const sbx_binds *b)
 {
@@ -281,6 +301,7 @@ char **sbx_argv(up_sandbox_mode mode, const char *ws, const char *cmd,
     const char *tail[] = {"--chdir", at, "--info-fd", fd, "--", NULL};
     push_bind(&s, "--bind", ws, at);
     up_sandbox_places_args(strv_add_word, &s, ws, at, b->places);
+    push_env(&s, b->env);
     for (size_t i = 0; tail[i]; i++)
         strv_add_word(&s, tail[i]);
     push_inner(&s, cmd, nproc);

@@ -96,6 +96,9 @@ typedef struct sbx_binds {
     const char *rw; /* bound writable at rw_at */
     const char *rw_at;
     const char *const *places; /* up_sandbox_places_args, or NULL */
+    const char *const *env;    /* NAME=value words set inside the
+                                  sandbox only (bwrap's --setenv), or
+                                  NULL */
 } sbx_binds;
 
 /*

@@ -46,29 +46,14 @@ struct walk {
     size_t total, cap;
 };
 
-/* 1 when real (a resolved path) is root or inside it. */
-static int inside(const char *root, const char *real)
-{
-    size_t n = strlen(root);
-
-    if (strncmp(root, real, n))
-        return 0;
-    return real[n] == '\0' || real[n] == '/' || (n == 1 && root[0] == '/');
-}
-
 /* UP_EUNSAFE when path is a symlink that does not resolve inside root. */
 static int check_link(const char *root, const char *path, up_error *err)
 {
     struct stat st;
-    char *real;
-    int ok;
 
     if (lstat(path, &st) || !S_ISLNK(st.st_mode))
         return 0;
-    real = realpath(path, NULL);
-    ok = real && inside(root, real);
-    free(real);
-    if (!ok)
+    if (!up_fs_resolves_inside(root, path))
         return up_error_set(err, UP_EUNSAFE,
                             "'%s': symlink leads outside the skill folder",
                             path);
