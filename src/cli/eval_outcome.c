@@ -202,7 +202,9 @@ static size_t unexplained(const up_eval_session *e, const char *dead)
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
         for (size_t i = 0; i < p->njobs; i++)
             n +=
-                p->jobs[i].done && up_eval_job_errored(&p->jobs[i]) &&
+                p->jobs[i].done &&
+                (up_eval_job_errored(&p->jobs[i]) ||
+                 p->jobs[i].error == UP_EAGENT) && /* as session_failed */
                 !(p->jobs[i].model < e->plan.nmodels && dead[p->jobs[i].model]);
     return n;
 }

@@ -29,18 +29,16 @@ if [ "$rc" = 3 ] && case "$err" in *bubblewrap*) true ;; *) false ;; esac; then
     exit 0
 fi
 is "$rc" 0 "the eval of the planting solutions completes"
-unlike "$out" "checks passed: " "no planted reward passes, in either arm"
-like "$out" "baseline: 6 of 6 conversations not gradable" \
-    "every baseline trial is a grading error"
-like "$out" "with skill: 6 of 6 conversations not gradable" \
-    "every skill-arm trial is a grading error"
+like "$out" "checks passed: 0 of 6 baseline, 0 of 6 with skill" \
+    "every trial is graded and failed, in both arms (in the rates: the student planted it)"
+unlike "$out" "not gradable" "no planted reward leaves the rates as not gradable"
 arts=$(cat "$T"/runs/*/run_*/cases/transcripts.jsonl)
-like "$arts" "not gradable: /logs/verifier/reward.txt is a folder, not a reward test.sh wrote" \
+like "$arts" "no reward test.sh alone decided: /logs/verifier/reward.txt is a folder, not a reward test.sh wrote" \
     "reward.txt made a folder is a plant: its reward.json is not read"
-like "$arts" "not gradable: a process test.sh started (the student's code) was still running when it ended, and could rewrite the reward" \
+like "$arts" "no reward test.sh alone decided: a process test.sh started (the student's code) was still running when it ended, and could rewrite the reward" \
     "a daemon the solution left running is caught"
 like "$arts" "upskill: a process of the verifier (pid " "and named by its pid"
-like "$arts" "not gradable: reward.txt and reward.json disagree" \
+like "$arts" "no reward test.sh alone decided: reward.txt and reward.json disagree" \
     "a reward.txt planted beside test.sh's reward.json is a conflict"
 unlike "$arts" "reward 1, at least" "no reward of 1 is ever read"
 

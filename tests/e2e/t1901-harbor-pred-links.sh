@@ -50,7 +50,7 @@ like "$out" "checks passed: 1 of 5 with skill" \
 arts=$(cat "$T"/runs/*/run_*/cases/transcripts.jsonl)
 like "$arts" "pred_answer.json -> answer.json" \
     "the student did leave a symlink through the run tool"
-n=$(printf '%s\n' "$arts" | grep -c '"message":"reward 0, below the threshold 1"')
+n=$(printf '%s\n' "$arts" | grep -c '"message":"reward 0, below the threshold 1')
 is "$n" 4 "each of the four links is graded as the student's own bytes: reward 0"
 like "$arts" "No such file or directory: '/root/pred_answer.json'" \
     "a symlinked pred file is gone for the verifier"
@@ -72,5 +72,5 @@ run env UPSKILL_CLIS="$C" "$UPSKILL" eval --no-cache --tasks "$T/cli" \
 like "$out" "checks passed: 0 of 1 baseline, 0 of 1 with skill" \
     "a CLI's hard link forges no reward either"
 like "$(cat "$T"/runs2/*/run_*/cases/transcripts.jsonl)" \
-    '"message":"reward 0, below the threshold 1"' "the CLI's links are graded as its own bytes"
+    '"message":"reward 0, below the threshold 1' "the CLI's links are graded as its own bytes"
 done_testing

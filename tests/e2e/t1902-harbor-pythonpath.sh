@@ -28,7 +28,7 @@ is "$rc" 0 "the eval of the one-file students completes"
 like "$out" "checks passed: 0 of 2 baseline, 0 of 2 with skill" \
     "neither a sitecustomize.py nor a json.py on test.sh's PYTHONPATH forges the reward"
 n=$(cat "$T"/runs/*/run_*/cases/transcripts.jsonl |
-    grep -c '"message":"reward 0, below the threshold 1"')
+    grep -c '"message":"reward 0, below the threshold 1')
 is "$n" 4 "each is graded by the grader's own reward: 0"
 
 # --- the same verifier imports an honest answer from /root/src ------------
