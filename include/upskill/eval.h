@@ -258,6 +258,8 @@ typedef struct up_eval_plan {
     up_usage judge_usage; /* llm-rubric judge tokens, kept apart */
     size_t judge_calls;
     double margin; /* "no meaningful effect" margin, a share (0.05) */
+    int family;    /* enum up_family_control of the batch's comparisons,
+                      recorded in batch_plan.json when not fdr */
     /* agent mode (issue 11); set before running */
     int agent; /* 1: every job is a tool loop; 0: only the cases that need
                   a workspace (up_case_needs_workspace) */

@@ -194,6 +194,7 @@ typedef struct up_session_plan {
     enum up_inject inject; /* chat mode's injection */
     double margin;         /* "no meaningful effect", points; < 0: config */
     uint64_t seed;         /* the statistics seed (--seed) */
+    int family;            /* enum up_family_control (--family-control) */
 } up_session_plan;
 
 /*
@@ -278,6 +279,7 @@ typedef struct up_eval_request {
     int baseline;            /* run the baseline arm */
     enum up_inject inject;
     double margin; /* points; < 0: the config's */
+    int family;    /* enum up_family_control: claims over several models */
     /* a skill with no tests anywhere: generate them (upstream's rule) */
     int gen_tests;                /* 0: never (e.g. --plan) */
     const char *test_gen_model;   /* --test-gen-model, or NULL */

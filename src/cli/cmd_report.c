@@ -101,6 +101,8 @@ static int render(char **dirs, size_t ndirs, up_error *err)
     }
     free_runs(runs, nruns);
     if (!rc)
+        up_report_family(b, n);
+    if (!rc)
         rc = up_report_html(&page, b, n, err);
     if (!rc)
         rc = up_fs_write_atomic(output, page.data, page.len, 0644, err);

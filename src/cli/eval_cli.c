@@ -114,6 +114,7 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->baseline = !a->no_baseline;
     rq->inject = up_session_chat_inject(a->inject);
     rq->margin = a->margin;
+    rq->family = a->family;
     rq->gen_tests = !a->plan;
     rq->test_gen_model = a->test_gen_model;
     rq->no_save_tests = a->no_save_tests;
@@ -199,8 +200,15 @@ int eval_cli_run(struct eval_args *a)
     up_eval_session e;
     up_session_opts o;
     up_error err = {0, ""};
+    up_family_control fc = UP_FAMILY_FDR;
     int rc;
 
+    if (a->family_control &&
+        up_stats_family_parse(&fc, a->family_control, &err)) {
+        err.code = UP_EUSAGE;
+        return out_fail(&err);
+    }
+    a->family = (int)fc;
     if (a->tasks && !a->sound)
         out_warn("soundness not checked: every runnable task is in the lift "
                  "figures (run --check --sound FILE, then --sound FILE; "

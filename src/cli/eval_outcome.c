@@ -241,7 +241,8 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
     if (e->nsweep)
         return eval_sweep_outcome(e, a, err);
     rc = up_eval_session_summarize(e, (uint64_t)a->seed, &s, &dead, err);
-
+    if (!rc)
+        eval_report_family(s, n, a->family);
     if (!rc && a->json)
         emit_json(a, eval_report_json(&e->plan, s, e->s.batch_id.data,
                                       a->tasks ? tasks_json(e, a) : NULL));
@@ -251,6 +252,8 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
                 eval_report_text(&e->plan, &s[m], a->verbose);
     if (!rc && !a->json && n > 1)
         eval_outcome_table(s, dead, n);
+    if (!rc && !a->json)
+        eval_report_family_line(eval_report_family_of(s, n));
     if (!rc && a->upstream_lines && n == 1 && !dead[0])
         recommendation(&s[0]);
     eval_outcome_cut_note(e);

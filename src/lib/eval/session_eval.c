@@ -201,6 +201,7 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
                           .baseline = rq->baseline,
                           .inject = rq->inject,
                           .margin = rq->margin,
+                          .family = rq->family,
                           .seed = (uint64_t)rq->seed};
     int rc = add_targets(e, rq, err);
 
