@@ -280,8 +280,8 @@ void up_stats_lift_level(up_paired *lift, double alpha);
  * family, claimed, control, rate, alpha and p_adj of each; with m <= 1
  * nothing changes but those fields (family 1, alpha q, p_adj = p).
  */
-void up_stats_family(up_comparison *const *c, size_t n,
-                     up_family_control how, double q);
+void up_stats_family(up_comparison *const *c, size_t n, up_family_control how,
+                     double q);
 
 /* "fdr", "holm", "none"; parse: 0, or UP_EINVALID for another name. */
 const char *up_stats_family_id(up_family_control how);

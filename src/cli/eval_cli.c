@@ -195,20 +195,28 @@ int eval_cli_need_paths(const struct cmd_spec *spec, const struct eval_args *a,
     return opt_need_path(spec, "-t/--tests", a->tests);
 }
 
+int eval_cli_family(struct eval_args *a, up_error *err)
+{
+    up_family_control fc = UP_FAMILY_FDR;
+
+    if (a->family_control &&
+        up_stats_family_parse(&fc, a->family_control, err)) {
+        err->code = UP_EUSAGE;
+        return UP_EUSAGE;
+    }
+    a->family = (int)fc;
+    return 0;
+}
+
 int eval_cli_run(struct eval_args *a)
 {
     up_eval_session e;
     up_session_opts o;
     up_error err = {0, ""};
-    up_family_control fc = UP_FAMILY_FDR;
     int rc;
 
-    if (a->family_control &&
-        up_stats_family_parse(&fc, a->family_control, &err)) {
-        err.code = UP_EUSAGE;
+    if (eval_cli_family(a, &err))
         return out_fail(&err);
-    }
-    a->family = (int)fc;
     if (a->tasks && !a->sound)
         out_warn("soundness not checked: every runnable task is in the lift "
                  "figures (run --check --sound FILE, then --sound FILE; "

@@ -52,10 +52,10 @@ struct eval_args {
     int static_check;    /* --static: --check without oracle and null */
     const char *family_control; /* --family-control fdr|holm|none */
     int family;                 /* ... parsed: enum up_family_control */
-    const char *sound;   /* --sound FILE: --check writes its verdicts
-                            there; an eval runs only the sound tasks */
-    const char *const *sweep; /* eval SKILL...: the skill folders of a
-                                 sweep (nsweep > 1), else NULL */
+    const char *sound;          /* --sound FILE: --check writes its verdicts
+                                   there; an eval runs only the sound tasks */
+    const char *const *sweep;   /* eval SKILL...: the skill folders of a
+                                   sweep (nsweep > 1), else NULL */
     size_t nsweep;
     int upstream_lines; /* eval: upstream's "Loaded N test case(s) from"
                            and "Recommendation:" lines on stdout */
@@ -228,6 +228,9 @@ json_t *eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
 /* Into o, comparison c's verdict and the numbers behind it (verdict,
  * lift, lift_ci, p_value, ...: docs/statistics.md). */
 void eval_report_verdict_json(json_t *o, const up_comparison *c);
+
+/* Parse a->family_control into a->family; UP_EUSAGE naming the value. */
+int eval_cli_family(struct eval_args *a, up_error *err);
 
 /* The family of c as JSON: {"comparisons", "claimed", "control", "rate",
  * "level", "text"} (a new reference). */

@@ -60,8 +60,7 @@ static void board_family(struct board *b, int control)
 static const up_comparison *board_family_of(const struct board *b)
 {
     for (size_t i = 0; i < b->nskills; i++) {
-        const up_comparison *c =
-            eval_report_family_of(b->sums[i], b->nmodels);
+        const up_comparison *c = eval_report_family_of(b->sums[i], b->nmodels);
 
         if (c)
             return c;
@@ -140,8 +139,7 @@ static json_t *cell_json(const up_eval_summary *s, int dead)
     const char *id = has ? up_stats_verdict_id(c->verdict) : NULL;
 
     return json_pack(
-        "{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}", "model",
-        s->model,
+        "{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}", "model", s->model,
         "answered", !dead, "verdict", id ? json_string(id) : json_null(),
         "lift", has ? json_real(c->lift.diff) : json_null(), "lift_ci",
         has ? json_pack("[f, f]", c->lift.ci_lo, c->lift.ci_hi) : json_null(),
@@ -172,8 +170,7 @@ static json_t *board_json(const struct board *b, const up_eval_session *e)
     }
     if (board_family_of(b))
         return json_pack("{s:o, s:o, s:o}", "models", models, "rows", rows,
-                         "family",
-                         eval_report_family_json(board_family_of(b)));
+                         "family", eval_report_family_json(board_family_of(b)));
     return json_pack("{s:o, s:o}", "models", models, "rows", rows);
 }
 

@@ -225,8 +225,7 @@ static struct sweep_tally sweeps(int nreal, double lift, int how)
             pc[i] = &c[i];
         }
         if (how >= 0)
-            up_stats_family(pc, CELLS, (up_family_control)how,
-                            UP_STATS_ALPHA);
+            up_stats_family(pc, CELLS, (up_family_control)how, UP_STATS_ALPHA);
         for (size_t i = 0; i < CELLS; i++) {
             int real = (int)(i / MODELS) < nreal;
 
@@ -247,8 +246,8 @@ Test(family, null_sweeps_claim_at_most_once)
 
     cr_log_info("null: uncontrolled %d boards / %d claims, fdr %d / %d, "
                 "holm %d / %d",
-                raw.boards, raw.false_cl, fdr.boards, fdr.false_cl,
-                holm.boards, holm.false_cl);
+                raw.boards, raw.false_cl, fdr.boards, fdr.false_cl, holm.boards,
+                holm.false_cl);
     cr_expect(raw.boards >= 3, "uncontrolled sweeps claim: %d", raw.boards);
     cr_expect(fdr.boards <= 1, "fdr: %d boards claim", fdr.boards);
     cr_expect(holm.boards <= 1, "holm: %d boards claim", holm.boards);

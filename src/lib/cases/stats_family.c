@@ -69,8 +69,8 @@ void up_stats_lift_level(up_paired *lift, double alpha)
     if (!lift->n)
         return;
     if (lift->pmethod == UP_P_SCORE)
-        up_stats_tango(lift->better, lift->worse, lift->n,
-                       z_two_sided(alpha), &lift->ci_lo, &lift->ci_hi);
+        up_stats_tango(lift->better, lift->worse, lift->n, z_two_sided(alpha),
+                       &lift->ci_lo, &lift->ci_hi);
     else if (lift->pmethod == UP_P_T) {
         double df = lift->n > 1 ? (double)lift->n - 1 : 1;
         double half = up_stats_t_quantile(1 - alpha / 2, df) * lift->se;
@@ -144,12 +144,11 @@ static void judge(up_comparison *c, double alpha)
     c->alpha = alpha;
     if (alpha != UP_STATS_ALPHA)
         up_stats_lift_level(&c->lift, alpha);
-    c->verdict =
-        up_stats_verdict_at(&c->lift, &c->tokens, c->margin, c->alpha);
+    c->verdict = up_stats_verdict_at(&c->lift, &c->tokens, c->margin, c->alpha);
 }
 
-void up_stats_family(up_comparison *const *c, size_t n,
-                     up_family_control how, double q)
+void up_stats_family(up_comparison *const *c, size_t n, up_family_control how,
+                     double q)
 {
     up_comparison **s = up_xmalloc((n + 1) * sizeof(*s));
     size_t m = 0, r = 0;
@@ -188,8 +187,7 @@ const char *up_stats_ci_level(char *out, size_t size, const up_comparison *c)
     if (c->family <= 1 || a == UP_STATS_ALPHA || digits < 0)
         snprintf(out, size, "95%%");
     else
-        snprintf(out, size, "%.*f%%", digits > 6 ? 6 : digits,
-                 100 * (1 - a));
+        snprintf(out, size, "%.*f%%", digits > 6 ? 6 : digits, 100 * (1 - a));
     return out;
 }
 
