@@ -107,6 +107,7 @@ static void board_text(const struct board *b, const up_eval_session *e)
     size_t cols = b->nmodels + 1;
     const char **head = up_xcalloc(cols, sizeof(*head));
     char **cells = up_xcalloc(cols * b->nskills, sizeof(*cells));
+    const up_comparison *fam = board_family_of(b);
 
     head[0] = "skill";
     for (size_t m = 0; m < b->nmodels; m++)
@@ -116,14 +117,14 @@ static void board_text(const struct board *b, const up_eval_session *e)
         for (size_t m = 0; m < b->nmodels; m++)
             cells[i * cols + m + 1] = cell_text(&b->sums[i][m], b->dead[i][m]);
     }
-    if (board_family_of(b))
+    if (fam && fam->alpha != UP_STATS_ALPHA)
         printf("\nLeaderboard: the lift with each skill, points [CI at the "
                "family's level], and the verdict\n");
     else
         printf("\nLeaderboard: the lift with each skill, points [95%% CI], "
                "and the verdict\n");
     render_table(stdout, head, (const char *const *)cells, cols, b->nskills);
-    eval_report_family_line(board_family_of(b));
+    eval_report_family_line(fam);
     for (size_t i = 0; i < cols * b->nskills; i++)
         free(cells[i]);
     free(cells);

@@ -88,6 +88,15 @@ like "$out" "12 comparisons; claims hold at a 5% false discovery rate (Benjamini
     "the text says how many comparisons and how they were controlled"
 like "$out" "adjusted over 12 comparisons) over 8 cases" \
     "each lift line gives its adjusted p"
+# the example of docs/statistics.md ("Many comparisons at once")
+like "$out" "lift +62 points, 98.3% CI [-5.3, +89], p = 0.0253 (0.0507 adjusted over 12 comparisons) over 8 cases" \
+    "docs: a lift significant alone is not claimed in the family"
+like "$out" "verdict: inconclusive: the lift could be anywhere from -5.3 to +89 points" \
+    "docs: ... and its verdict agrees with its interval"
+like "$out" "│ alpha │ +100 [+17, +100] beneficial  │ +88 [+9, +98] beneficial    │ +62 [-5.3, +89] inconclusive │" \
+    "docs: the leaderboard row"
+like "$out" "12 comparisons; claims hold at a 5% false discovery rate (Benjamini-Hochberg: 4 significant, intervals at 98.3%)" \
+    "docs: the family line"
 
 # the report: the leaderboard and each view say the family
 b=$(ls -t "$T/runs" | head -1)

@@ -110,7 +110,7 @@ void up_report_family(up_report_batch *b, size_t n)
 }
 
 /* The family line of views b[0..n) before a table, when several;
- * returns 1 when it wrote one. */
+ * returns 1 when its intervals are not the 95% ones. */
 static int family_line(up_buf *out, const up_report_batch *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -123,7 +123,7 @@ static int family_line(up_buf *out, const up_report_batch *b, size_t n)
                 up_report_esc(out, t.data);
                 up_buf_release(&t);
                 up_buf_adds(out, "</p>");
-                return 1;
+                return b[i].models[m].cmp.alpha != UP_STATS_ALPHA;
             }
     return 0;
 }
