@@ -24,6 +24,7 @@
 #include "upskill/error.h"
 #include "upskill/eval.h"
 #include "upskill/model.h"
+#include "upskill/quote.h"
 #include "upskill/session.h"
 #include "upskill/skill.h"
 #include "upskill/store.h"
@@ -185,6 +186,12 @@ typedef struct up_gen_attempt {
     double skill_rate;     /* mean with-skill rate over driving models */
     int good;              /* significant lift for every driving model */
     enum up_gen_teacher teacher;
+    /* the training cases this version gives away (quote.h): a
+     * refinement that gives away more than the first version is never
+     * kept */
+    char *quotes; /* up_quote_text of them, or NULL: none */
+    size_t nquotes;
+    int quoting; /* gives away more than the first version: not kept */
 } up_gen_attempt;
 
 typedef struct up_gen_event {

@@ -137,6 +137,34 @@ static void progress(up_eval_session *e, const struct eval_args *a,
     }
 }
 
+/* Warn when skill k quotes suite s (include/upskill/quote.h). */
+static void quote_warn(const up_skill *k, const up_suite *s)
+{
+    up_quote *q;
+    size_t n;
+    up_buf b = UP_BUF_INIT;
+
+    if (!k->name)
+        return;
+    up_quote_find(&q, &n, k, s);
+    if (n) {
+        up_quote_text(&b, q, n);
+        out_warn("'%s' gives away %zu of its tests, which then measure "
+                 "recall, not the skill: %s",
+                 out_safe(k->name), n, out_safe(b.data));
+    }
+    up_buf_release(&b);
+    up_quote_free(q, n);
+}
+
+static void quote_warn_all(const up_eval_session *e)
+{
+    if (!e->nsweep)
+        quote_warn(&e->skill, &e->suite);
+    for (size_t i = 0; i < e->nsweep; i++)
+        quote_warn(&e->sweep[i].skill, &e->sweep[i].suite);
+}
+
 int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
                          up_error *err)
 {
@@ -154,6 +182,8 @@ int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
         rc = up_eval_session_load(e, &rq, err);
     if (!rc)
         eval_loaded_line(a, &e->suite);
+    if (!rc)
+        quote_warn_all(e);
     if (!rc && a->plan)
         return eval_report_plan(&e->suite, a);
     if (!rc && a->trigger) { /* the skill arm on trigger prompts */

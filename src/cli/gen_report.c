@@ -82,6 +82,14 @@ static void ev_attempt(const up_gen_event *ev)
     fprintf(stderr, "  teacher: %s\n", up_gen_teacher_label(a->teacher));
     fprintf(stderr, "  %s%s%s\n", out_c(a->good ? C_GREEN : C_YELLOW),
             a->good ? "OK" : "not good enough", out_c(C_RESET));
+    if (a->quoting)
+        out_warn("attempt %d gives away %zu of its tests, so it is not "
+                 "kept: %s",
+                 a->number, a->nquotes, out_safe(a->quotes));
+    else if (a->nquotes)
+        out_warn("attempt %d gives away %zu of its tests, which then "
+                 "measure recall, not the skill: %s",
+                 a->number, a->nquotes, out_safe(a->quotes));
 }
 
 void gen_report_event(void *ud, const up_gen_event *ev)
@@ -248,8 +256,9 @@ static void attempts(const up_gen *g)
             printf("    %d. not judged: conversations failed%s\n", a->number,
                    i == g->best ? "  (kept)" : "");
         else if (a->evaluated)
-            printf("    %d. mean lift %s, with skill %.0f%%%s\n", a->number, l,
-                   a->skill_rate * 100, i == g->best ? "  (kept)" : "");
+            printf("    %d. mean lift %s, with skill %.0f%%%s%s\n", a->number,
+                   l, a->skill_rate * 100, i == g->best ? "  (kept)" : "",
+                   a->quoting ? "  (gives away its tests: not kept)" : "");
         else
             printf("    %d. not evaluated%s\n", a->number,
                    i == g->best ? "  (kept)" : "");
@@ -410,6 +419,9 @@ static json_t *attempt_json(const up_gen *g, size_t i)
     json_object_set_new(o, "good", json_boolean(a->good));
     json_object_set_new(o, "teacher_check",
                         json_string(teacher_ids[a->teacher]));
+    json_object_set_new(o, "quotes",
+                        a->quotes ? json_string(a->quotes) : json_null());
+    json_object_set_new(o, "quoting", json_boolean(a->quoting));
     json_object_set_new(o, "models", models);
     return o;
 }

@@ -2,7 +2,8 @@
 # generate keeps held-out cases (docs/generate.md, "Held-out cases"): of 6
 # tests, 2 are held out by the seed; a scripted teacher whose refinement
 # quotes the failing tests' expected strings raises the training lift to
-# +100 while the held-out lift stays 0; no refine request carries a
+# +100 while the held-out lift stays 0, and that refinement is flagged
+# as giving its tests away and not kept; no refine request carries a
 # held-out case's input or expected string; the lift printed and saved
 # is the held-out one, the training figure shown apart; --json names the
 # held-out cases; --holdout 0 warns.
@@ -64,8 +65,14 @@ printf '%s\n' "$out" >"$T/gen.json"
 is "$held" "3 5" "seed 1 holds out cases 3 and 5 of 6 (docs/generate.md)"
 is "$(jq -r '.holdout.held_out_cases | map(. + 1) | join(" ")' "$T/gen.json")" "$held" \
     "the split is the seed's: the same cases held out"
-is "$(jq -r .kept_attempt "$T/gen.json")" 2 "the quoting refinement wins on the training cases"
-is "$(jq -r '.attempts[1].score' "$T/gen.json")" 1 "its training lift is +100 points"
+is "$(jq -r '.attempts[1].score' "$T/gen.json")" 1 \
+    "the quoting refinement's training lift is +100 points"
+is "$(jq -r '.attempts[1].quoting' "$T/gen.json")" true "it is flagged as giving its tests away"
+is "$(jq -r '.attempts[1].quotes' "$T/gen.json")" \
+    "$(for i in $train; do printf 'case %s (the skill holds its expected string "CODE-%s"); ' "$i" "$i"; done | sed 's/; $//')" \
+    "... naming each training case it quotes"
+like "$err" "attempt 2 gives away 4 of its tests, so it is not kept" "stderr says so"
+is "$(jq -r .kept_attempt "$T/gen.json")" 1 "the quoting refinement is not kept"
 is "$(jq -r '[.holdout.models[].lift] | map(tostring) | join(" ")' "$T/gen.json")" "0 0" \
     "its held-out lift is 0 for the teacher and the student"
 # the teacher's refine request: training failures only
@@ -85,7 +92,8 @@ is "$(jq '.tests | length' "$T/out/skill_meta.json")" 6 \
 like "$(cat "$T/out/skill_meta.json")" '"test_pass_rate": 0' \
     "the pass rate saved is the held-out one"
 
-# the text: the held-out figures, the training figure apart
+# the text: the held-out figures, the training figure apart; the
+# quoting attempt marked
 kill "$FAKE_PID"
 fake_start "$T/s.json"
 gen -o "$T/out2" --runs-dir "$T/runs2" --max-refine 2
@@ -94,6 +102,8 @@ like "$out" "training cases (4 of 6 tests): refined and chose the kept version, 
     "the training figure is labelled as such"
 like "$out" "held-out cases (2 of 6 tests: $(echo $held | sed 's/ /, /')): never shown to the teacher" \
     "the held-out cases are named"
+like "$out" "2. mean lift +100%, with skill 100%  (gives away its tests: not kept)" \
+    "the attempts list marks the quoting refinement"
 like "$out" "Saved to $T/out2 (6 test case(s) in skill_meta.json, 2 of them held out)" \
     "the save line says how many were held out"
 

@@ -152,6 +152,7 @@ void up_gen_release(up_gen *g)
         if (a->plan.jobs)
             up_eval_plan_release(&a->plan);
         free(a->sums);
+        free(a->quotes);
         up_skill_release(&a->skill);
     }
     free(g->attempts);

@@ -148,6 +148,15 @@ int gen_holdout_eval(up_gen *g, up_error *err)
     return rc;
 }
 
+size_t gen_holdout_saved_index(const up_gen *g, size_t i)
+{
+    size_t k = 0; /* held-out cases before the answer */
+
+    while (k < g->nheld && g->held_idx[k] <= i + k)
+        k++;
+    return i + k;
+}
+
 void gen_holdout_release(up_gen *g)
 {
     if (g->hplan.jobs)

@@ -359,6 +359,25 @@ static int provider_errors(const up_gen *g, const up_gen_attempt *a,
     return 0;
 }
 
+/* Which training cases version i gives away; a refinement that gives
+ * away more than the first version is quoting its tests. */
+static void quotes(up_gen *g, size_t i)
+{
+    up_gen_attempt *a = &g->attempts[i];
+    up_buf t = UP_BUF_INIT;
+    up_quote *q;
+
+    up_quote_find(&q, &a->nquotes, &a->skill, &g->suite);
+    for (size_t k = 0; k < a->nquotes; k++) /* as the saved tests number */
+        q[k].kase = gen_holdout_saved_index(g, q[k].kase);
+    if (a->nquotes) {
+        up_quote_text(&t, q, a->nquotes);
+        a->quotes = up_buf_detach(&t);
+    }
+    a->quoting = i > 0 && a->nquotes > g->attempts[0].nquotes;
+    up_quote_free(q, a->nquotes);
+}
+
 static int attempt_done(up_gen *g, size_t i, up_error *err)
 {
     up_gen_attempt *a = &g->attempts[i];
@@ -369,7 +388,8 @@ static int attempt_done(up_gen *g, size_t i, up_error *err)
         return rc;
     }
     judge(g, a);
-    if (i == 0 || better(a, &g->attempts[g->best]))
+    quotes(g, i);
+    if (i == 0 || (!a->quoting && better(a, &g->attempts[g->best])))
         g->best = i;
     gen_emit(g, UP_GEN_EV_ATTEMPT, a->number, NULL, NULL, a);
     return rc;

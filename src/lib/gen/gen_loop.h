@@ -43,6 +43,9 @@ int gen_holdout_split(up_gen *g, up_error *err);
  */
 int gen_holdout_eval(up_gen *g, up_error *err);
 
+/* Training case i's index in the saved tests (every case). */
+size_t gen_holdout_saved_index(const up_gen *g, size_t i);
+
 /* Release what the split and the held-out measure hold. */
 void gen_holdout_release(up_gen *g);
 
