@@ -283,6 +283,16 @@ void up_stats_lift_level(up_paired *lift, double alpha);
 void up_stats_family(up_comparison *const *c, size_t n, up_family_control how,
                      double q);
 
+/* The normal z whose two-sided tail is alpha (1.96 for 0.05). */
+double up_stats_z_two_sided(double alpha);
+
+/*
+ * Redraw r's Wilson interval at level 1 - alpha (its rate and effective
+ * sample size kept): the interval select uses to hold for all its
+ * candidates at once (Bonferroni).  [0, 1] when r has no trial.
+ */
+void up_stats_rate_level(up_rate *r, double alpha);
+
 /* "fdr", "holm", "none"; parse: 0, or UP_EINVALID for another name. */
 const char *up_stats_family_id(up_family_control how);
 int up_stats_family_parse(up_family_control *out, const char *name,

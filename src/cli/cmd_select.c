@@ -29,6 +29,9 @@ static const struct opt opts[] = {
      "be at least as good as MODEL without the skill (this or --target)"},
     {0, "margin", OPT_DOUBLE, &a.margin, "POINTS",
      "--beat: how much worse still counts as as good (5)"},
+    {0, "family-control", OPT_STRING, &a.family_control, "HOW",
+     "bonferroni (default): the intervals hold for all candidates at "
+     "once; none: each at 95%"},
     {0, "allow-unpriced", OPT_FLAG, &allow_unpriced, NULL,
      "choose even when a candidate that meets the goal has no price"},
     {0, "fresh", OPT_FLAG, &fresh, NULL,
@@ -122,8 +125,14 @@ static int run_missing(up_select_pool *p, up_eval_session *e,
 /* Decide and render; the exit code. */
 static int decide(up_select_pool *p, const up_eval_session *e, up_error *err)
 {
-    up_select_goal g = {target, beat ? p->want[p->ref].id : NULL, 0,
-                        (unsigned)a.runs, allow_unpriced};
+    up_select_goal g = {target,
+                        beat ? p->want[p->ref].id : NULL,
+                        0,
+                        (unsigned)a.runs,
+                        allow_unpriced,
+                        a.family_control && !strcmp(a.family_control, "none")
+                            ? UP_STATS_ALPHA
+                            : 0};
     up_select s;
     char *dead = up_xcalloc(e->plan.nmodels + 1, 1);
     int rc;
@@ -166,6 +175,12 @@ static int check_args(up_error *err)
         return up_error_set(err, UP_EUSAGE,
                             "--margin goes with --beat, in points from 0 "
                             "to 50");
+    if (a.family_control && strcmp(a.family_control, "bonferroni") &&
+        strcmp(a.family_control, "none"))
+        return up_error_set(err, UP_EUSAGE,
+                            "--family-control: '%s' is not bonferroni or "
+                            "none",
+                            a.family_control);
     return 0;
 }
 

@@ -48,8 +48,7 @@ int up_stats_family_parse(up_family_control *out, const char *name,
                         name);
 }
 
-/* The z with two-sided normal tail alpha: erfc(z / sqrt 2) = alpha. */
-static double z_two_sided(double alpha)
+double up_stats_z_two_sided(double alpha)
 {
     double lo = 0, hi = 40;
 
@@ -69,8 +68,8 @@ void up_stats_lift_level(up_paired *lift, double alpha)
     if (!lift->n)
         return;
     if (lift->pmethod == UP_P_SCORE)
-        up_stats_tango(lift->better, lift->worse, lift->n, z_two_sided(alpha),
-                       &lift->ci_lo, &lift->ci_hi);
+        up_stats_tango(lift->better, lift->worse, lift->n,
+                       up_stats_z_two_sided(alpha), &lift->ci_lo, &lift->ci_hi);
     else if (lift->pmethod == UP_P_T) {
         double df = lift->n > 1 ? (double)lift->n - 1 : 1;
         double half = up_stats_t_quantile(1 - alpha / 2, df) * lift->se;
@@ -78,6 +77,21 @@ void up_stats_lift_level(up_paired *lift, double alpha)
         lift->ci_lo = fmax(-1.0, lift->diff - half);
         lift->ci_hi = fmin(1.0, lift->diff + half);
     }
+}
+
+void up_stats_rate_level(up_rate *r, double alpha)
+{
+    double z = up_stats_z_two_sided(alpha), n = r->n_eff, p = r->rate;
+    double z2 = z * z, c, h;
+
+    if (!r->trials || n <= 0) {
+        r->lo = 0, r->hi = 1;
+        return;
+    }
+    c = (p + z2 / (2 * n)) / (1 + z2 / n);
+    h = z / (1 + z2 / n) * sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+    r->lo = fmax(0.0, c - h);
+    r->hi = fmin(1.0, c + h);
 }
 
 /* Ascending by p, ties by position: the order of both procedures. */
