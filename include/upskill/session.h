@@ -285,6 +285,7 @@ typedef struct up_eval_request {
     const char *test_gen_model;   /* --test-gen-model, or NULL */
     int no_save_tests;            /* --no-save-tests */
     int shard_index, shard_count; /* --shard I/N; 0/0: all jobs */
+    int aa; /* eval --aa: the skill arm without the skill (A/A) */
     /* compare (docs/compare.md): skill A's folder, run in the baseline
      * arm against skill_path (B) in the skill arm; NULL: an eval */
     const char *base_skill_path;

@@ -69,6 +69,12 @@ static int check_args(const struct eval_args *a, up_error *err)
     if (a->resume && a->no_log)
         return up_error_set(err, UP_EUSAGE,
                             "--resume needs the run log (drop --no-log-runs)");
+    if (a->aa && (a->agent || a->run_tool || a->tasks || a->nsweep > 1 ||
+                  a->no_baseline || a->trigger || a->plan))
+        return up_error_set(err, UP_EUSAGE,
+                            "--aa runs chat mode with its baseline: not with "
+                            "--agent, --run-tool, --tasks, --trigger, --plan, "
+                            "--no-baseline or several skills");
     return 0;
 }
 
@@ -86,7 +92,8 @@ void eval_cli_session_opts(up_session_opts *o, const struct eval_args *a)
     o->resume = a->resume;
     o->no_log = a->no_log;
     o->journal = 1;
-    o->no_cache = a->no_cache;
+    o->no_cache = a->no_cache || a->aa; /* A/A: fresh repeats, never the
+                                           baseline's cached answers */
     o->judge_model = a->judge_model;
     o->judge_base_url = a->base_url;
     o->judge_api_key_env = a->api_key_env;
@@ -115,6 +122,7 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->inject = up_session_chat_inject(a->inject);
     rq->margin = a->margin;
     rq->family = a->family;
+    rq->aa = a->aa;
     rq->gen_tests = !a->plan;
     rq->test_gen_model = a->test_gen_model;
     rq->no_save_tests = a->no_save_tests;

@@ -52,10 +52,11 @@ struct eval_args {
     int static_check;    /* --static: --check without oracle and null */
     const char *family_control; /* --family-control fdr|holm|none */
     int family;                 /* ... parsed: enum up_family_control */
-    const char *sound;          /* --sound FILE: --check writes its verdicts
-                                   there; an eval runs only the sound tasks */
-    const char *const *sweep;   /* eval SKILL...: the skill folders of a
-                                   sweep (nsweep > 1), else NULL */
+    int aa;                   /* --aa: the skill arm without the skill (A/A) */
+    const char *sound;        /* --sound FILE: --check writes its verdicts
+                                 there; an eval runs only the sound tasks */
+    const char *const *sweep; /* eval SKILL...: the skill folders of a
+                                 sweep (nsweep > 1), else NULL */
     size_t nsweep;
     int upstream_lines; /* eval: upstream's "Loaded N test case(s) from"
                            and "Recommendation:" lines on stdout */

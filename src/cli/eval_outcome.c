@@ -254,8 +254,8 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
         eval_outcome_table(s, dead, n);
     if (!rc && !a->json)
         eval_report_family_line(eval_report_family_of(s, n));
-    if (!rc && a->upstream_lines && n == 1 && !dead[0])
-        recommendation(&s[0]);
+    if (!rc && a->upstream_lines && n == 1 && !dead[0] && !e->plan.aa)
+        recommendation(&s[0]); /* A/A: no skill to keep */
     eval_outcome_cut_note(e);
     if (!rc)
         rc = eval_gates(a, s, n);

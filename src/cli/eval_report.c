@@ -71,6 +71,13 @@ static void lift_lines(const up_eval_summary *s)
     up_stats_verdict_text(&text, c);
     printf("  verdict: %s%s%s\n", out_c(verdict_color(c->verdict)), text.data,
            out_c(C_RESET));
+    if (s->aa && c->paired)
+        printf("  %sA/A run: both arms ran without the skill, so %s%s\n",
+               out_c(C_BOLD),
+               c->verdict == UP_VERDICT_INCONCLUSIVE
+                   ? "the lift is noise: this suite's noise floor"
+                   : "this claim is false: the suite's noise made it",
+               out_c(C_RESET));
     if (c->paired)
         printf("  tokens per case: %.0f -> %.0f (%+.0f%%)\n",
                c->tokens.base_mean, c->tokens.skill_mean,
@@ -432,6 +439,8 @@ json_t *eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
         json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)p->judge_calls,
                   "input_tokens", (json_int_t)p->judge_usage.input,
                   "output_tokens", (json_int_t)p->judge_usage.output));
+    if (p->aa) /* docs/statistics.md, "A/A runs" */
+        json_object_set_new(doc, "aa", json_true());
     if (eval_report_family_of(s, p->nmodels))
         json_object_set_new(
             doc, "family",
