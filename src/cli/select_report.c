@@ -330,6 +330,10 @@ void select_report_json(const struct select_view *v)
                                   (json_int_t)v->s->n, "level",
                                   1 - (v->s->alpha > 0 ? v->s->alpha : 0.05),
                                   "all_at_once", 0.95));
+    if (v->confirms)
+        json_object_set_new(doc, "confirmation",
+                            json_pack("{s:s, s:b, s:b}", "first_choice",
+                                      v->confirms, "fresh", 1, "cached", 0));
     json_object_set_new(doc, "cleared", json_boolean(v->s->chosen < v->s->n));
     json_object_set_new(doc, "decided_on", decided_on(v->s));
     json_object_set_new(doc, "chosen", pick(v, UP_SELECT_CHOSEN));
