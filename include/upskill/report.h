@@ -123,7 +123,8 @@ void up_report_batch_release(up_report_batch *b);
 /*
  * Control the claims of the loaded views b[0..n) as eval did: the models
  * of one batch, or every skill x model of one sweep's consecutive views,
- * form one family (up_stats_family at the batch's family control).
+ * form one family (up_stats_family at the batch's family control); a
+ * generate batch's models are judged each alone, as generate does.
  * Call once, after loading and before rendering.
  */
 void up_report_family(up_report_batch *b, size_t n);

@@ -86,6 +86,9 @@ static void family_of(up_report_batch *b, size_t n)
     size_t k = 0, all = 0;
     up_comparison **c;
 
+    if (b[0].kept_attempt) /* generate judges each model alone, as its own
+                              report does (docs/generate.md) */
+        return;
     for (size_t i = 0; i < n; i++)
         all += b[i].nmodels;
     c = up_xcalloc(all ? all : 1, sizeof(*c));
