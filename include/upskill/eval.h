@@ -236,7 +236,10 @@ typedef struct up_eval_plan {
     enum up_inject inject;
     char *system_base;  /* the neutral system prompt (compare: plus skill
                            A), owned */
-    char *system_skill; /* the neutral prompt plus the skill, owned */
+    char *system_skill; /* the neutral prompt plus the skill, owned (an
+                           A/A plan: the neutral prompt alone) */
+    int aa; /* an A/A plan (eval --aa): the skill arm runs without the
+               skill, so every claim it makes is false (up_eval_plan_set_aa) */
     /* a sweep (several skills, docs/eval.md): per case, the skill arm's
      * system prompt of the case's own skill (its first), owned (cases of
      * one skill share one string), or NULL: system_skill for every case
@@ -260,6 +263,8 @@ typedef struct up_eval_plan {
     up_usage judge_usage; /* llm-rubric judge tokens, kept apart */
     size_t judge_calls;
     double margin; /* "no meaningful effect" margin, a share (0.05) */
+    int family;    /* enum up_family_control of the batch's comparisons,
+                      recorded in batch_plan.json when not fdr */
     /* agent mode (issue 11); set before running */
     int agent; /* 1: every job is a tool loop; 0: only the cases that need
                   a workspace (up_case_needs_workspace) */
@@ -304,6 +309,14 @@ int up_eval_job_skill_loaded(const up_eval_job *j);
  * naming what was expected.
  */
 #define UP_EVAL_SHARD_MAX 100000
+/*
+ * Make p an A/A plan (eval --aa, docs/statistics.md "A/A runs"): its
+ * skill arm sends the baseline's prompts, without the skill, so the two
+ * arms differ only by their repeats and every claim is false: the
+ * suite's noise floor.  Chat mode only; call before up_eval_prepare.
+ */
+void up_eval_plan_set_aa(up_eval_plan *p);
+
 int up_eval_shard_parse(const char *s, int *index, int *count, up_error *err);
 
 /*
@@ -668,6 +681,7 @@ typedef struct up_eval_summary {
     const char *model;    /* borrowed from the plan */
     up_arm_totals arm[2]; /* [UP_ARM_BASELINE], [UP_ARM_SKILL] */
     int has_baseline;
+    int aa;              /* an A/A plan's: every claim is false */
     up_comparison cmp;   /* filled when has_baseline */
     size_t skill_tokens; /* the skill's own size (system prompt delta) */
 } up_eval_summary;

@@ -24,6 +24,7 @@
 #include "upskill/error.h"
 #include "upskill/eval.h"
 #include "upskill/model.h"
+#include "upskill/quote.h"
 #include "upskill/session.h"
 #include "upskill/skill.h"
 #include "upskill/store.h"
@@ -185,6 +186,12 @@ typedef struct up_gen_attempt {
     double skill_rate;     /* mean with-skill rate over driving models */
     int good;              /* significant lift for every driving model */
     enum up_gen_teacher teacher;
+    /* the training cases this version gives away (quote.h): a
+     * refinement that gives away more than the first version is never
+     * kept */
+    char *quotes; /* up_quote_text of them, or NULL: none */
+    size_t nquotes;
+    int quoting; /* gives away more than the first version: not kept */
 } up_gen_attempt;
 
 typedef struct up_gen_event {
@@ -246,7 +253,22 @@ typedef struct up_gen_opts {
     /* The run tool (up_session_run_opts): --run-tool, --sandbox. */
     int run_tool;
     const char *sandbox;
+    /* --holdout PCT: the share of the tests held out of refinement and
+     * of the choice of the kept version, which is then measured on them
+     * (docs/generate.md); < 0: UP_GEN_HOLDOUT, 0: none */
+    int holdout;
 } up_gen_opts;
+
+#define UP_GEN_HOLDOUT      40 /* default --holdout, percent */
+#define UP_GEN_HOLDOUT_MIN  2  /* cases held out at least */
+#define UP_GEN_HOLDOUT_KEEP 3  /* training cases kept at least */
+
+/* Why no case was held out (up_gen.holdout_off). */
+enum up_gen_holdout_off {
+    UP_GEN_HOLDOUT_ON = 0, /* held out: up_gen.nheld cases */
+    UP_GEN_HOLDOUT_ASKED,  /* --holdout 0 */
+    UP_GEN_HOLDOUT_FEW     /* too few tests to hold 2 out and keep 3 */
+};
 
 /* Tokens and cost of a group of calls. */
 typedef struct up_gen_cost {
@@ -278,6 +300,18 @@ typedef struct up_gen {
     up_buf output;            /* the folder the skill was saved to */
     up_buf backup;            /* --force: the old folder's copy, or "" */
     up_vreport saved;         /* validation of the saved folder */
+    /* held-out cases: suite holds the training cases only; held the
+     * others, never shown to the teacher nor used to choose; the kept
+     * version is measured on them once the loop ends (hsums) */
+    int holdout_off;        /* enum up_gen_holdout_off */
+    up_suite held;          /* the held-out cases */
+    size_t *held_idx;       /* nheld indices into the saved tests, ascending */
+    size_t nheld;           /* 0: none held out */
+    size_t ntests;          /* every case, training and held out */
+    char *all_tests;        /* every case's JSON, in the saved order (NULL:
+                               none held out: suite is all) */
+    up_eval_plan hplan;     /* the kept version on the held-out cases */
+    up_eval_summary *hsums; /* its summaries per model, NULL: not run */
 } up_gen;
 
 /*

@@ -78,6 +78,8 @@ typedef struct up_report_batch {
     double margin;     /* "no meaningful effect" margin used (a share) */
     int margin_given;  /* 1: the caller's; 0: batch_plan.json's, else
                           UP_STATS_MARGIN */
+    int family;        /* batch_plan.json's "family_control" (enum
+                          up_family_control; fdr when not there) */
     long shard_index;  /* batch_plan.json's shard (--shard I/N); */
     long shard_count;  /* 0: the whole batch */
     char *arm_name[2]; /* a compare batch: "A: NAME VERSION" and "B: ...",
@@ -117,6 +119,15 @@ typedef struct up_report_opts {
 } up_report_opts;
 
 void up_report_batch_release(up_report_batch *b);
+
+/*
+ * Control the claims of the loaded views b[0..n) as eval did: the models
+ * of one batch, or every skill x model of one sweep's consecutive views,
+ * form one family (up_stats_family at the batch's family control); a
+ * generate batch's models are judged each alone, as generate does.
+ * Call once, after loading and before rendering.
+ */
+void up_report_family(up_report_batch *b, size_t n);
 
 /*
  * A sweep batch's view of one skill: as up_report_batch_load, reading

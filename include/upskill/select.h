@@ -60,6 +60,9 @@ typedef struct up_select_goal {
     int allow_unpriced; /* --allow-unpriced: choose even when a candidate
                            that meets the goal has no price (see
                            up_select_decide) */
+    double alpha;       /* level of each candidate's interval; 0: 0.05.
+                           up_select_run sets 0.05 / candidates (Bonferroni):
+                           the intervals then hold for all at once */
 } up_select_goal;
 
 /* The verdict on one candidate, in the order of the input. */
@@ -155,6 +158,8 @@ typedef struct up_select {
     up_rate ref_rate;           /* --beat: its baseline's pass rate */
     double ref_cost_per_pass;   /* --beat: its baseline's; < 0 unknown */
     up_stats_case *pairs;       /* storage behind the candidates' vs */
+    double alpha; /* each interval's level: 0.05 / n (Bonferroni), so
+                     that all n hold at once with 95% */
 } up_select;
 
 /*

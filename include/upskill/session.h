@@ -194,6 +194,7 @@ typedef struct up_session_plan {
     enum up_inject inject; /* chat mode's injection */
     double margin;         /* "no meaningful effect", points; < 0: config */
     uint64_t seed;         /* the statistics seed (--seed) */
+    int family;            /* enum up_family_control (--family-control) */
 } up_session_plan;
 
 /*
@@ -278,11 +279,13 @@ typedef struct up_eval_request {
     int baseline;            /* run the baseline arm */
     enum up_inject inject;
     double margin; /* points; < 0: the config's */
+    int family;    /* enum up_family_control: claims over several models */
     /* a skill with no tests anywhere: generate them (upstream's rule) */
     int gen_tests;                /* 0: never (e.g. --plan) */
     const char *test_gen_model;   /* --test-gen-model, or NULL */
     int no_save_tests;            /* --no-save-tests */
     int shard_index, shard_count; /* --shard I/N; 0/0: all jobs */
+    int aa; /* eval --aa: the skill arm without the skill (A/A) */
     /* compare (docs/compare.md): skill A's folder, run in the baseline
      * arm against skill_path (B) in the skill arm; NULL: an eval */
     const char *base_skill_path;

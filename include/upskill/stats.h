@@ -63,6 +63,8 @@ typedef struct up_paired {
     size_t better;     /* cases where skill > baseline */
     size_t worse;      /* cases where skill < baseline */
     int pmethod;       /* enum up_pmethod */
+    double se;         /* UP_P_T: the standard error the t interval used,
+                          so up_stats_lift_level can redraw it */
 } up_paired;
 
 /* The verdicts, in the order of docs/statistics.md. */
@@ -131,7 +133,24 @@ typedef struct up_comparison {
     int is_beneficial;    /* upstream's fixed-threshold rule */
     up_verdict verdict;   /* our statistical verdict */
     up_sbview sb;         /* SkillsBench's across-task figures */
+    /* the family of comparisons its batch made (up_stats_family): alone
+     * (family <= 1) every claim is judged at UP_STATS_ALPHA, alpha is
+     * UP_STATS_ALPHA and p_adj is lift.p */
+    size_t family;  /* measured comparisons in the family, 0 or 1: alone */
+    size_t claimed; /* of them, those whose lift the family claims (R) */
+    int control;    /* enum up_family_control */
+    double rate;    /* the error rate controlled (q, 0.05) */
+    double alpha;   /* the level every claim and interval is judged at */
+    double p_adj;   /* lift.p adjusted over the family (BH or Holm) */
 } up_comparison;
+
+/* How the claims of a batch of several comparisons are controlled. */
+typedef enum up_family_control {
+    UP_FAMILY_FDR = 0, /* false discovery rate: Benjamini-Hochberg */
+    UP_FAMILY_HOLM,    /* family-wise error rate: Holm's step-down */
+    UP_FAMILY_NONE,    /* each comparison at its own 5% */
+    UP_FAMILY_COUNT
+} up_family_control;
 
 /*
  * Wilson score interval for successes out of n at normal quantile z
@@ -228,6 +247,72 @@ void up_stats_lift(up_paired *out, const up_stats_case *c, size_t n);
  */
 up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens,
                             double margin);
+
+/*
+ * The verdict as up_stats_verdict, every test judged at level alpha
+ * (UP_STATS_ALPHA for a comparison alone): beneficial and harmful need
+ * lift->p < alpha, a token drop tokens->p < alpha, and "no meaningful
+ * effect" the lift's interval drawn at 1 - alpha.
+ */
+up_verdict up_stats_verdict_at(const up_paired *lift, const up_paired *tokens,
+                               double margin, double alpha);
+
+/*
+ * Redraw the lift's interval at level 1 - alpha (0 < alpha < 1) from
+ * what up_stats_lift kept: Tango's score interval at the normal quantile
+ * 1 - alpha / 2, or the t interval with the same standard error.  The
+ * interval excludes 0 exactly when lift->p < alpha.  No-op when n == 0.
+ */
+void up_stats_lift_level(up_paired *lift, double alpha);
+
+/*
+ * Control the claims of the n comparisons c[0..n) of one batch (pointers,
+ * borrowed) over their family at rate q (UP_STATS_ALPHA): the measured
+ * ones (lift.n > 0) form the family of m.  FDR: Benjamini-Hochberg on
+ * the lift p-values; R = the largest k with p(k) < k q / m; the family
+ * level is R q / m (q / m when R = 0), the level of Benjamini and
+ * Yekutieli's false-coverage-rate intervals.  Holm: R = the step-down's
+ * rejections, the level q / (m - R + 1) (q / m, Bonferroni's, when R is
+ * 0 or 1).  Either way the lifts claimed are exactly those with p below
+ * the level, so each comparison's interval is redrawn at 1 - level and
+ * its verdict judged at the level (up_stats_verdict_at): a verdict never
+ * contradicts its interval.  None: every comparison stays at q.  Sets
+ * family, claimed, control, rate, alpha and p_adj of each; with m <= 1
+ * nothing changes but those fields (family 1, alpha q, p_adj = p).
+ */
+void up_stats_family(up_comparison *const *c, size_t n, up_family_control how,
+                     double q);
+
+/* The normal z whose two-sided tail is alpha (1.96 for 0.05). */
+double up_stats_z_two_sided(double alpha);
+
+/*
+ * Redraw r's Wilson interval at level 1 - alpha (its rate and effective
+ * sample size kept): the interval select uses to hold for all its
+ * candidates at once (Bonferroni).  [0, 1] when r has no trial.
+ */
+void up_stats_rate_level(up_rate *r, double alpha);
+
+/* "fdr", "holm", "none"; parse: 0, or UP_EINVALID for another name. */
+const char *up_stats_family_id(up_family_control how);
+int up_stats_family_parse(up_family_control *out, const char *name,
+                          up_error *err);
+
+/*
+ * Append to out the family line of comparison c: "60 comparisons; claims
+ * hold at a 5% false discovery rate (Benjamini-Hochberg; intervals at
+ * 99.9%)", "... at a 5% family-wise error rate (Holm; ...)", or "...; no
+ * family control: each claim holds at 5% on its own".  Nothing when c is
+ * alone.  Returns 1 when it wrote.
+ */
+int up_stats_family_text(up_buf *out, const up_comparison *c);
+
+/*
+ * The level of c's lift interval as printed before "CI": "95%" alone,
+ * else e.g. "99.75%" (decimals enough to tell it from 100%).  Returns
+ * out (UP_STATS_FMT_LEN bytes).
+ */
+const char *up_stats_ci_level(char *out, size_t size, const up_comparison *c);
 
 /* Bytes that up_stats_fmt_num and up_stats_fmt_bound write at most. */
 #define UP_STATS_FMT_LEN 32

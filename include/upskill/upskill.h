@@ -22,6 +22,7 @@
 #include "upskill/merge.h"
 #include "upskill/model.h"
 #include "upskill/provider.h"
+#include "upskill/quote.h"
 #include "upskill/report.h"
 #include "upskill/sandbox.h"
 #include "upskill/sched.h"

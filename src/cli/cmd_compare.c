@@ -28,6 +28,8 @@ static const struct opt opts[] = {
     {0, "seed", OPT_INT, &a.seed, "N", "statistics seed (1)"},
     {0, "margin", OPT_DOUBLE, &a.margin, "POINTS",
      "\"no meaningful effect\" margin in points (5)"},
+    {0, "family-control", OPT_STRING, &a.family_control, "HOW",
+     "several -m models: fdr (default), holm, none"},
     {0, "inject", OPT_STRING, &a.inject, "HOW",
      "upskill (default), agentskills; --agent: catalog (default), preload"},
     {0, "agent", OPT_FLAG, &a.agent, NULL,
@@ -76,6 +78,8 @@ static int decide(const up_eval_session *e, up_error *err)
     char *dead = NULL;
     int rc = up_eval_session_summarize(e, (uint64_t)a.seed, &s, &dead, err);
 
+    if (!rc)
+        eval_report_family(s, n, a.family);
     if (!rc) {
         struct compare_view v = {e, path_a, a.skill_path, s, dead, diffs, nd};
 
@@ -100,6 +104,8 @@ static int run(up_eval_session *e, up_error *err)
     up_eval_request rq;
     int rc = 0;
 
+    if (eval_cli_family(&a, err))
+        return UP_EUSAGE;
     if (a.inject && !up_session_inject_ok(a.inject, a.agent))
         return up_error_set(err, UP_EUSAGE,
                             "--inject must be 'upskill' or 'agentskills', "

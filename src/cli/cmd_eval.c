@@ -21,6 +21,9 @@ static const struct opt opts[] = {
      "--plan: expected baseline pass rate, 0-1 (0.5)"},
     {0, "target-lift", OPT_DOUBLE, &a.plan_lift, "POINTS",
      "--plan: the lift to plan for, in points (20)"},
+    {0, "aa", OPT_FLAG, &a.aa, NULL,
+     "A/A: the skill arm without the skill, fresh repeats; every claim "
+     "is false (the suite's noise floor)"},
     {0, "trigger", OPT_FLAG, &a.trigger, NULL,
      "description-only check: how often each model loads the skill for "
      "the tests' prompts and for unrelated ones"},

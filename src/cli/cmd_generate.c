@@ -26,6 +26,7 @@ static void on_sigint(int sig)
 static up_gen_opts o;
 static struct strlist examples, eval_models;
 static long max_refine, runs, jobs, min_tests, max_tests, seed = 1;
+static long holdout = -1; /* --holdout PCT; -1: UP_GEN_HOLDOUT */
 static long max_tokens = UP_MAX_TOKENS_UNSET;
 static int json_out, log_runs;
 static const char *tool; /* upstream's --tool: accepted, does nothing */
@@ -63,6 +64,8 @@ static const struct opt opts[] = {
      "fewest generated cases (min_tests, 3)"},
     {0, "max-tests", OPT_INT, &max_tests, "N",
      "most generated cases (max_tests, 8)"},
+    {0, "holdout", OPT_INT, &holdout, "PCT",
+     "tests held out of refinement, measuring the kept version (40)"},
     {'j', "jobs", OPT_INT, &jobs, "N", "conversations at once"},
     {0, "agent", OPT_FLAG, &o.agent, NULL,
      "students work as agents: tools over a workspace per case"},
@@ -139,6 +142,11 @@ static void fill_opts(void)
     o.jobs = (int)jobs;
     o.min_tests = (int)min_tests;
     o.max_tests = (int)max_tests;
+    o.holdout = (int)holdout;
+    if (!holdout && !o.no_eval)
+        out_warn("--holdout 0: no test is held out, so the lift shown is "
+                 "measured on the cases that chose and refined the kept "
+                 "version, and is biased upward");
     o.max_repairs = -1;
     o.wall_ms = time_limit * 1000;
     o.seed = (uint64_t)seed;

@@ -156,6 +156,8 @@ static int render(char **dirs, size_t ndirs, size_t *nshown, up_error *err)
                           "no finished batch to report (every one was "
                           "skipped above)");
     if (!rc)
+        up_report_family(b, loaded);
+    if (!rc)
         rc = up_report_html(&page, b, loaded, err);
     if (!rc)
         rc = up_fs_write_atomic(output, page.data, page.len, 0644, err);

@@ -21,6 +21,13 @@ static double target;
 static const char *beat;
 static int fresh;
 static int allow_unpriced;
+static int confirm; /* --confirm: decide again on fresh repeats */
+/* the first decision's chosen and runner-up (and --beat's reference)
+ * models, owned, for the confirmation; and what was chosen */
+static char *again[3];
+static size_t nagain;
+static int confirming; /* 1 while the confirmation runs */
+static char first_choice[256];
 
 static const struct opt opts[] = {
     {'m', "model", OPT_LIST, &a.models, "MODEL", "candidate model"},
@@ -30,6 +37,12 @@ static const struct opt opts[] = {
      "be at least as good as MODEL without the skill (this or --target)"},
     {0, "margin", OPT_DOUBLE, &a.margin, "POINTS",
      "--beat: how much worse still counts as as good (5)"},
+    {0, "family-control", OPT_STRING, &a.family_control, "HOW",
+     "bonferroni (default): the intervals hold for all candidates at "
+     "once; none: each at 95%"},
+    {0, "confirm", OPT_FLAG, &confirm, NULL,
+     "re-measure the chosen and the runner-up on fresh repeats (no cache, "
+     "a new seed) and decide on that alone"},
     {0, "allow-unpriced", OPT_FLAG, &allow_unpriced, NULL,
      "choose even when a candidate that meets the goal has no price"},
     {0, "fresh", OPT_FLAG, &fresh, NULL,
@@ -188,11 +201,61 @@ static int run_missing(up_select_pool *p, up_eval_session *e,
     return rc;
 }
 
+/* Keep model id for the confirmation, once. */
+static void keep_again(const char *id)
+{
+    for (size_t i = 0; i < nagain; i++)
+        if (!strcmp(again[i], id))
+            return;
+    if (nagain < 3)
+        again[nagain++] = up_xstrdup(id);
+}
+
+/* What the confirmation re-measures: the chosen's and the runner-up's
+ * models (and --beat's reference); the first choice, said. */
+static void plan_again(const up_select *s)
+{
+    if (s->chosen >= s->n) {
+        fprintf(stderr, "--confirm: nothing was chosen, nothing to "
+                        "confirm\n");
+        return;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (s->rows[i].why == UP_SELECT_CHOSEN ||
+            s->rows[i].why == UP_SELECT_RUNNER_UP)
+            keep_again(s->c[i].model);
+    if (s->ref)
+        keep_again(s->ref->model);
+    snprintf(first_choice, sizeof(first_choice), "%s %s", s->c[s->chosen].model,
+             s->c[s->chosen].skill ? "with the skill" : "baseline");
+}
+
+/* Render the decision (a first one before --confirm: text only). */
+static void render(const struct select_view *v)
+{
+    if (a.json && confirm && !confirming && v->s->chosen < v->s->n)
+        return; /* the document is the confirmation's */
+    if (confirming && !a.json)
+        printf("\nconfirmation, decided on it alone (fresh repeats: no "
+               "cache, seed %ld; the first choice was %s):\n",
+               a.seed, first_choice);
+    if (a.json)
+        select_report_json(v);
+    else
+        select_report_text(v);
+}
+
 /* Decide and render; the exit code. */
 static int decide(up_select_pool *p, const up_eval_session *e, up_error *err)
 {
-    up_select_goal g = {target, beat ? p->want[p->ref].id : NULL, 0,
-                        (unsigned)a.runs, allow_unpriced};
+    up_select_goal g = {target,
+                        beat ? p->want[p->ref].id : NULL,
+                        0,
+                        (unsigned)a.runs,
+                        allow_unpriced,
+                        a.family_control && !strcmp(a.family_control, "none")
+                            ? UP_STATS_ALPHA
+                            : 0};
     up_select s;
     char *dead = up_xcalloc(e->plan.nmodels + 1, 1);
     int rc;
@@ -201,12 +264,12 @@ static int decide(up_select_pool *p, const up_eval_session *e, up_error *err)
         (a.margin >= 0 ? a.margin : (double)e->cfg.margin_points.value) / 100;
     rc = up_select_run(&s, p->ev, p->n, &g, err);
     if (!rc) {
-        struct select_view v = {&s, &g, p->ev, p->n};
+        struct select_view v = {&s, &g, p->ev, p->n,
+                                confirming ? first_choice : NULL};
 
-        if (a.json)
-            select_report_json(&v);
-        else
-            select_report_text(&v);
+        render(&v);
+        if (confirm && !confirming)
+            plan_again(&s);
         rc = s.chosen < s.n ? EXIT_OK : EXIT_GATE;
         for (size_t m = 0; m < e->plan.nmodels; m++)
             dead[m] = up_eval_unanswered(&e->plan, m, NULL) != 0;
@@ -235,6 +298,12 @@ static int check_args(up_error *err)
         return up_error_set(err, UP_EUSAGE,
                             "--margin goes with --beat, in points from 0 "
                             "to 50");
+    if (a.family_control && strcmp(a.family_control, "bonferroni") &&
+        strcmp(a.family_control, "none"))
+        return up_error_set(err, UP_EUSAGE,
+                            "--family-control: '%s' is not bonferroni or "
+                            "none",
+                            a.family_control);
     return 0;
 }
 
@@ -257,6 +326,39 @@ static int run(up_eval_session *e, up_select_pool *p, up_error *err)
     return rc ? rc : decide(p, e, err);
 }
 
+/*
+ * --confirm: the chosen's and the runner-up's models once more, every
+ * conversation fresh (no cache, no batch reused, the next seed), and the
+ * decision on those runs alone.
+ */
+static int run_again(up_select_pool *p)
+{
+    up_eval_session e;
+    up_session_opts o;
+    up_error err = {0, ""};
+    int rc;
+
+    memset(p, 0, sizeof(*p));
+    for (size_t i = 0; i < nagain; i++) {
+        UP_GROW(a.models.v, a.models.cap, a.models.n + 1);
+        a.models.v[a.models.n++] = again[i];
+    }
+    fresh = 1;
+    a.no_cache = 1;
+    a.seed += 1;
+    confirming = 1;
+    eval_cli_session_opts(&o, &a);
+    up_eval_session_init(&e, &o);
+    rc = run(&e, p, &err);
+    if (rc < 0)
+        rc = out_fail(&err);
+    up_eval_session_release(&e);
+    up_select_pool_release(p);
+    strlist_release(&a.models);
+    confirming = 0;
+    return rc;
+}
+
 int cmd_select(int argc, char **argv)
 {
     up_eval_session e;
@@ -271,7 +373,7 @@ int cmd_select(int argc, char **argv)
     a.margin = -1;
     a.max_tokens = UP_MAX_TOKENS_UNSET;
     target = -1;
-    fresh = allow_unpriced = 0;
+    fresh = allow_unpriced = confirm = confirming = 0;
     memset(&p, 0, sizeof(p));
     rc = opt_parse(&cmd_select_spec, argc, argv, &args, &nargs);
     if (rc == 0) {
@@ -287,6 +389,11 @@ int cmd_select(int argc, char **argv)
     }
     up_select_pool_release(&p);
     strlist_release(&a.models);
+    if (rc >= 0 && rc != EXIT_USAGE && nagain)
+        rc = run_again(&p);
+    for (size_t i = 0; i < nagain; i++)
+        free(again[i]);
+    nagain = 0;
     free(args);
     return rc;
 }

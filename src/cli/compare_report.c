@@ -68,7 +68,16 @@ static void stats_lines(const up_eval_summary *s)
     const up_comparison *c = &s->cmp;
     up_buf text = UP_BUF_INIT;
 
-    if (c->paired)
+    char lv[UP_STATS_FMT_LEN];
+
+    if (c->paired && c->family > 1)
+        printf("  B - A: %s points, %s CI %s, p = %.3g (%.3g adjusted over "
+               "%zu comparisons) over %zu case%s\n",
+               LIFT_FMT(c->lift.diff, c->margin),
+               up_stats_ci_level(lv, sizeof(lv), c),
+               CI_FMT(&c->lift, c->margin), c->lift.p, c->p_adj, c->family,
+               c->paired, c->paired == 1 ? "" : "s");
+    else if (c->paired)
         printf("  B - A: %s points, 95%% CI %s, p = %.3g over %zu case%s\n",
                LIFT_FMT(c->lift.diff, c->margin), CI_FMT(&c->lift, c->margin),
                c->lift.p, c->paired, c->paired == 1 ? "" : "s");
@@ -142,6 +151,7 @@ void compare_report_text(const struct compare_view *v)
         arm_notes(&v->s[m]);
         case_lines(p, v->diffs[m], v->ndiffs[m]);
     }
+    eval_report_family_line(eval_report_family_of(v->s, p->nmodels));
 }
 
 static json_t *cases_json(const up_eval_plan *p, const up_ab_case *d, size_t n)
@@ -204,6 +214,10 @@ void compare_report_json(const struct compare_view *v)
                     v->e->s.batch_id.len ? v->e->s.batch_id.data : NULL,
                     "cases", (json_int_t)p->suite->ncases, "runs", p->runs,
                     "models", models);
+    if (eval_report_family_of(v->s, p->nmodels))
+        json_object_set_new(
+            doc, "family",
+            eval_report_family_json(eval_report_family_of(v->s, p->nmodels)));
     out_json(doc);
     json_decref(doc);
 }

@@ -69,6 +69,12 @@ static int check_args(const struct eval_args *a, up_error *err)
     if (a->resume && a->no_log)
         return up_error_set(err, UP_EUSAGE,
                             "--resume needs the run log (drop --no-log-runs)");
+    if (a->aa && (a->agent || a->run_tool || a->tasks || a->nsweep > 1 ||
+                  a->no_baseline || a->trigger || a->plan))
+        return up_error_set(err, UP_EUSAGE,
+                            "--aa runs chat mode with its baseline: not with "
+                            "--agent, --run-tool, --tasks, --trigger, --plan, "
+                            "--no-baseline or several skills");
     return 0;
 }
 
@@ -86,7 +92,8 @@ void eval_cli_session_opts(up_session_opts *o, const struct eval_args *a)
     o->resume = a->resume;
     o->no_log = a->no_log;
     o->journal = 1;
-    o->no_cache = a->no_cache;
+    o->no_cache = a->no_cache || a->aa; /* A/A: fresh repeats, never the
+                                           baseline's cached answers */
     o->judge_model = a->judge_model;
     o->judge_base_url = a->base_url;
     o->judge_api_key_env = a->api_key_env;
@@ -114,6 +121,8 @@ void eval_cli_request(up_eval_request *rq, const struct eval_args *a)
     rq->baseline = !a->no_baseline;
     rq->inject = up_session_chat_inject(a->inject);
     rq->margin = a->margin;
+    rq->family = a->family;
+    rq->aa = a->aa;
     rq->gen_tests = !a->plan;
     rq->test_gen_model = a->test_gen_model;
     rq->no_save_tests = a->no_save_tests;
@@ -137,6 +146,34 @@ static void progress(up_eval_session *e, const struct eval_args *a,
     }
 }
 
+/* Warn when skill k quotes suite s (include/upskill/quote.h). */
+static void quote_warn(const up_skill *k, const up_suite *s)
+{
+    up_quote *q;
+    size_t n;
+    up_buf b = UP_BUF_INIT;
+
+    if (!k->name)
+        return;
+    up_quote_find(&q, &n, k, s);
+    if (n) {
+        up_quote_text(&b, q, n);
+        out_warn("'%s' gives away %zu of its tests, which then measure "
+                 "recall, not the skill: %s",
+                 out_safe(k->name), n, out_safe(b.data));
+    }
+    up_buf_release(&b);
+    up_quote_free(q, n);
+}
+
+static void quote_warn_all(const up_eval_session *e)
+{
+    if (!e->nsweep)
+        quote_warn(&e->skill, &e->suite);
+    for (size_t i = 0; i < e->nsweep; i++)
+        quote_warn(&e->sweep[i].skill, &e->sweep[i].suite);
+}
+
 int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
                          up_error *err)
 {
@@ -154,6 +191,8 @@ int eval_cli_session_run(up_eval_session *e, const struct eval_args *a,
         rc = up_eval_session_load(e, &rq, err);
     if (!rc)
         eval_loaded_line(a, &e->suite);
+    if (!rc)
+        quote_warn_all(e);
     if (!rc && a->plan)
         return eval_report_plan(&e->suite, a);
     if (!rc && a->trigger) { /* the skill arm on trigger prompts */
@@ -195,6 +234,19 @@ int eval_cli_need_paths(const struct cmd_spec *spec, const struct eval_args *a,
     return opt_need_path(spec, "-t/--tests", a->tests);
 }
 
+int eval_cli_family(struct eval_args *a, up_error *err)
+{
+    up_family_control fc = UP_FAMILY_FDR;
+
+    if (a->family_control &&
+        up_stats_family_parse(&fc, a->family_control, err)) {
+        err->code = UP_EUSAGE;
+        return UP_EUSAGE;
+    }
+    a->family = (int)fc;
+    return 0;
+}
+
 int eval_cli_run(struct eval_args *a)
 {
     up_eval_session e;
@@ -202,6 +254,8 @@ int eval_cli_run(struct eval_args *a)
     up_error err = {0, ""};
     int rc;
 
+    if (eval_cli_family(a, &err))
+        return out_fail(&err);
     if (a->tasks && !a->sound)
         out_warn("soundness not checked: every runnable task is in the lift "
                  "figures (run --check --sound FILE, then --sound FILE; "

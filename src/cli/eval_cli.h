@@ -50,10 +50,13 @@ struct eval_args {
     int tasks_check;     /* --check: classify the tasks, run oracle and
                             null on them; send nothing */
     int static_check;    /* --static: --check without oracle and null */
-    const char *sound;   /* --sound FILE: --check writes its verdicts
-                            there; an eval runs only the sound tasks */
-    int online; /* --online-instructions: run the tasks whose instruction
-                   sends the student to the network all the same */
+    const char *family_control; /* --family-control fdr|holm|none */
+    int family;                 /* ... parsed: enum up_family_control */
+    int aa;            /* --aa: the skill arm without the skill (A/A) */
+    const char *sound; /* --sound FILE: --check writes its verdicts
+                          there; an eval runs only the sound tasks */
+    int online;        /* --online-instructions: run the tasks whose instruction
+                          sends the student to the network all the same */
     const char *const *sweep; /* eval SKILL...: the skill folders of a
                                  sweep (nsweep > 1), else NULL */
     size_t nsweep;
@@ -97,6 +100,9 @@ struct eval_args {
         {0,          "margin",                                                  \
          OPT_DOUBLE, &(a).margin,                                               \
          "POINTS",   "\"no meaningful effect\" margin in points (5)"},          \
+        {0,          "family-control",                                          \
+         OPT_STRING, &(a).family_control,                                       \
+         "HOW",      "several comparisons: fdr (default), holm, none"},         \
         {0,       "max-tokens",                                                 \
          OPT_INT, &(a).max_tokens,                                              \
          "N",     "output cap per answer (max_tokens, 4096)"},                  \
@@ -228,6 +234,24 @@ json_t *eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
 /* Into o, comparison c's verdict and the numbers behind it (verdict,
  * lift, lift_ci, p_value, ...: docs/statistics.md). */
 void eval_report_verdict_json(json_t *o, const up_comparison *c);
+
+/* Parse a->family_control into a->family; UP_EUSAGE naming the value. */
+int eval_cli_family(struct eval_args *a, up_error *err);
+
+/* The family of c as JSON: {"comparisons", "claimed", "control", "rate",
+ * "level", "text"} (a new reference). */
+json_t *eval_report_family_json(const up_comparison *c);
+
+/* The first of s[0..n) that is one of a family of several, or NULL. */
+const up_comparison *eval_report_family_of(const up_eval_summary *s, size_t n);
+
+/* Print c's family line ("60 comparisons; claims hold at ..."), after an
+ * empty line; nothing for NULL or a comparison alone. */
+void eval_report_family_line(const up_comparison *c);
+
+/* Control the claims of the comparisons of s[0..n) (those with a
+ * baseline) as one family, control an enum up_family_control. */
+void eval_report_family(up_eval_summary *s, size_t n, int control);
 /* Model m's answers cut at the output cap, as that document's
  * cut_conversations (a new reference). */
 json_t *eval_report_cut_json(const up_eval_plan *p, size_t m);

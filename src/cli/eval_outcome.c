@@ -300,7 +300,8 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
     if (e->nsweep)
         return eval_sweep_outcome(e, a, err);
     rc = up_eval_session_summarize(e, (uint64_t)a->seed, &s, &dead, err);
-
+    if (!rc)
+        eval_report_family(s, n, a->family);
     if (!rc && a->json)
         emit_json(a, eval_report_json(&e->plan, s, e->s.batch_id.data,
                                       a->tasks ? tasks_json(e, a) : NULL));
@@ -310,8 +311,10 @@ int eval_outcome(const up_eval_session *e, const struct eval_args *a,
                 eval_report_text(&e->plan, &s[m], a->verbose);
     if (!rc && !a->json && n > 1)
         eval_outcome_table(s, dead, n);
-    if (!rc && a->upstream_lines && n == 1 && !dead[0])
-        recommendation(&s[0]);
+    if (!rc && !a->json)
+        eval_report_family_line(eval_report_family_of(s, n));
+    if (!rc && a->upstream_lines && n == 1 && !dead[0] && !e->plan.aa)
+        recommendation(&s[0]); /* A/A: no skill to keep */
     eval_outcome_cut_note(e);
     if (!rc)
         rc = eval_gates(a, s, n);

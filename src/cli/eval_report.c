@@ -55,13 +55,29 @@ static void lift_lines(const up_eval_summary *s)
     const up_comparison *c = &s->cmp;
     up_buf text = UP_BUF_INIT;
 
-    if (c->paired)
+    char lv[UP_STATS_FMT_LEN];
+
+    if (c->paired && c->family > 1)
+        printf("  lift %s points, %s CI %s, p = %.3g (%.3g adjusted over %zu "
+               "comparisons) over %zu case%s\n",
+               LIFT_FMT(c->lift.diff, c->margin),
+               up_stats_ci_level(lv, sizeof(lv), c),
+               CI_FMT(&c->lift, c->margin), c->lift.p, c->p_adj, c->family,
+               c->paired, c->paired == 1 ? "" : "s");
+    else if (c->paired)
         printf("  lift %s points, 95%% CI %s, p = %.3g over %zu case%s\n",
                LIFT_FMT(c->lift.diff, c->margin), CI_FMT(&c->lift, c->margin),
                c->lift.p, c->paired, c->paired == 1 ? "" : "s");
     up_stats_verdict_text(&text, c);
     printf("  verdict: %s%s%s\n", out_c(verdict_color(c->verdict)), text.data,
            out_c(C_RESET));
+    if (s->aa && c->paired)
+        printf("  %sA/A run: both arms ran without the skill, so %s%s\n",
+               out_c(C_BOLD),
+               c->verdict == UP_VERDICT_INCONCLUSIVE
+                   ? "the lift is noise: this suite's noise floor"
+                   : "this claim is false: the suite's noise made it",
+               out_c(C_RESET));
     if (c->paired)
         printf("  tokens per case: %.0f -> %.0f (%+.0f%%)\n",
                c->tokens.base_mean, c->tokens.skill_mean,
@@ -313,7 +329,56 @@ void eval_report_verdict_json(json_t *o, const up_comparison *c)
                   : c->lift.pmethod == UP_P_SCORE ? "tango_score"
                                                   : "t"));
     json_object_set_new(o, "skillsbench", up_store_sb_json(&c->sb));
+    if (c->family > 1) {
+        json_object_set_new(o, "p_adjusted",
+                            c->paired ? json_real(c->p_adj) : json_null());
+        json_object_set_new(o, "family", eval_report_family_json(c));
+    }
     up_buf_release(&text);
+}
+
+json_t *eval_report_family_json(const up_comparison *c)
+{
+    up_buf text = UP_BUF_INIT;
+    json_t *o;
+
+    up_stats_family_text(&text, c);
+    o = json_pack("{s:I, s:I, s:s, s:f, s:f, s:s}", "comparisons",
+                  (json_int_t)c->family, "claimed", (json_int_t)c->claimed,
+                  "control", up_stats_family_id((up_family_control)c->control),
+                  "rate", c->rate, "level", c->alpha, "text",
+                  text.data ? text.data : "");
+    up_buf_release(&text);
+    return o;
+}
+
+const up_comparison *eval_report_family_of(const up_eval_summary *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i].has_baseline && s[i].cmp.family > 1)
+            return &s[i].cmp;
+    return NULL;
+}
+
+void eval_report_family_line(const up_comparison *c)
+{
+    up_buf text = UP_BUF_INIT;
+
+    if (c && up_stats_family_text(&text, c))
+        printf("\n%s\n", text.data);
+    up_buf_release(&text);
+}
+
+void eval_report_family(up_eval_summary *s, size_t n, int control)
+{
+    up_comparison **c = up_xcalloc(n ? n : 1, sizeof(*c));
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (s[i].has_baseline)
+            c[k++] = &s[i].cmp;
+    up_stats_family(c, k, (up_family_control)control, UP_STATS_ALPHA);
+    free(c);
 }
 
 json_t *eval_report_model_json(const up_eval_summary *s)
@@ -376,6 +441,12 @@ json_t *eval_report_json(const up_eval_plan *p, const up_eval_summary *s,
         json_pack("{s:I, s:I, s:I}", "calls", (json_int_t)p->judge_calls,
                   "input_tokens", (json_int_t)p->judge_usage.input,
                   "output_tokens", (json_int_t)p->judge_usage.output));
+    if (p->aa) /* docs/statistics.md, "A/A runs" */
+        json_object_set_new(doc, "aa", json_true());
+    if (eval_report_family_of(s, p->nmodels))
+        json_object_set_new(
+            doc, "family",
+            eval_report_family_json(eval_report_family_of(s, p->nmodels)));
     if (tasks)
         json_object_set_new(doc, "tasks", tasks);
     return doc;

@@ -42,6 +42,32 @@ static int board_fill(struct board *b, const up_eval_session *e, uint64_t seed,
     return rc;
 }
 
+/* Every skill x model comparison of the sweep as one family. */
+static void board_family(struct board *b, int control)
+{
+    size_t n = b->nskills * b->nmodels, k = 0;
+    up_comparison **c = up_xcalloc(n ? n : 1, sizeof(*c));
+
+    for (size_t i = 0; i < b->nskills; i++)
+        for (size_t m = 0; m < b->nmodels; m++)
+            if (b->sums[i][m].has_baseline)
+                c[k++] = &b->sums[i][m].cmp;
+    up_stats_family(c, k, (up_family_control)control, UP_STATS_ALPHA);
+    free(c);
+}
+
+/* The family's first comparison of several, or NULL. */
+static const up_comparison *board_family_of(const struct board *b)
+{
+    for (size_t i = 0; i < b->nskills; i++) {
+        const up_comparison *c = eval_report_family_of(b->sums[i], b->nmodels);
+
+        if (c)
+            return c;
+    }
+    return NULL;
+}
+
 void eval_sweep_start(const up_eval_session *e)
 {
     fprintf(stderr,
@@ -81,6 +107,7 @@ static void board_text(const struct board *b, const up_eval_session *e)
     size_t cols = b->nmodels + 1;
     const char **head = up_xcalloc(cols, sizeof(*head));
     char **cells = up_xcalloc(cols * b->nskills, sizeof(*cells));
+    const up_comparison *fam = board_family_of(b);
 
     head[0] = "skill";
     for (size_t m = 0; m < b->nmodels; m++)
@@ -90,9 +117,14 @@ static void board_text(const struct board *b, const up_eval_session *e)
         for (size_t m = 0; m < b->nmodels; m++)
             cells[i * cols + m + 1] = cell_text(&b->sums[i][m], b->dead[i][m]);
     }
-    printf("\nLeaderboard: the lift with each skill, points [95%% CI], and "
-           "the verdict\n");
+    if (fam && fam->alpha != UP_STATS_ALPHA)
+        printf("\nLeaderboard: the lift with each skill, points [CI at the "
+               "family's level], and the verdict\n");
+    else
+        printf("\nLeaderboard: the lift with each skill, points [95%% CI], "
+               "and the verdict\n");
     render_table(stdout, head, (const char *const *)cells, cols, b->nskills);
+    eval_report_family_line(fam);
     for (size_t i = 0; i < cols * b->nskills; i++)
         free(cells[i]);
     free(cells);
@@ -108,11 +140,12 @@ static json_t *cell_json(const up_eval_summary *s, int dead)
     const char *id = has ? up_stats_verdict_id(c->verdict) : NULL;
 
     return json_pack(
-        "{s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:o, s:o}", "model", s->model,
+        "{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}", "model", s->model,
         "answered", !dead, "verdict", id ? json_string(id) : json_null(),
         "lift", has ? json_real(c->lift.diff) : json_null(), "lift_ci",
         has ? json_pack("[f, f]", c->lift.ci_lo, c->lift.ci_hi) : json_null(),
-        "p_value", has ? json_real(c->lift.p) : json_null(), "paired_cases",
+        "p_value", has ? json_real(c->lift.p) : json_null(), "p_adjusted",
+        has ? json_real(c->p_adj) : json_null(), "paired_cases",
         (json_int_t)(has ? c->paired : 0), "baseline_rate",
         !dead && s->has_baseline ? json_real(s->arm[UP_ARM_BASELINE].rate.rate)
                                  : json_null(),
@@ -136,6 +169,9 @@ static json_t *board_json(const struct board *b, const up_eval_session *e)
                                               e->sweep[i].skill.name, "cells",
                                               cells));
     }
+    if (board_family_of(b))
+        return json_pack("{s:o, s:o, s:o}", "models", models, "rows", rows,
+                         "family", eval_report_family_json(board_family_of(b)));
     return json_pack("{s:o, s:o}", "models", models, "rows", rows);
 }
 
@@ -224,6 +260,8 @@ int eval_sweep_outcome(const up_eval_session *e, const struct eval_args *a,
 
     memset(&b, 0, sizeof(b));
     rc = board_fill(&b, e, (uint64_t)a->seed, err);
+    if (!rc)
+        board_family(&b, a->family);
     dead = up_xcalloc(b.nmodels ? b.nmodels : 1, 1);
     if (!rc && a->json)
         sweep_json(&b, e);

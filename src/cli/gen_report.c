@@ -161,6 +161,14 @@ static void ev_attempt(const up_gen_event *ev)
     fprintf(stderr, "  teacher: %s\n", up_gen_teacher_label(a->teacher));
     fprintf(stderr, "  %s%s%s\n", out_c(a->good ? C_GREEN : C_YELLOW),
             a->good ? "OK" : "not good enough", out_c(C_RESET));
+    if (a->quoting)
+        out_warn("attempt %d gives away %zu of its tests, so it is not "
+                 "kept: %s",
+                 a->number, a->nquotes, out_safe(a->quotes));
+    else if (a->nquotes)
+        out_warn("attempt %d gives away %zu of its tests, which then "
+                 "measure recall, not the skill: %s",
+                 a->number, a->nquotes, out_safe(a->quotes));
 }
 
 void gen_report_event(void *ud, const up_gen_event *ev)
@@ -254,15 +262,17 @@ static int unanswered(const up_gen_attempt *a, size_t m)
     return up_eval_unanswered(&a->plan, m, NULL) != 0;
 }
 
-static void side_by_side(const up_gen *g, const up_gen_attempt *a)
+/* The models' rates, lifts and verdicts of one plan's summaries. */
+static void table(const up_gen *g, const up_eval_plan *p,
+                  const up_eval_summary *sums)
 {
     printf("\n  %-34s %-8s %8s %10s %6s  %s\n", "model", "role", "baseline",
            "with skill", "lift", "verdict");
     for (size_t m = 0; m < g->nmodels; m++) {
-        const up_eval_summary *s = &a->sums[m];
+        const up_eval_summary *s = &sums[m];
         char b[16], w[16], l[16];
 
-        if (unanswered(a, m)) {
+        if (up_eval_unanswered(p, m, NULL)) {
             printf("  %-34.34s %-8s %s(no answer: every conversation "
                    "failed)%s\n",
                    s->model, m ? "student" : "teacher", out_c(C_RED),
@@ -276,6 +286,39 @@ static void side_by_side(const up_gen *g, const up_gen_attempt *a)
                m ? "student" : "teacher", b, w, s->cmp.paired ? l : "-",
                up_stats_verdict_label(s->cmp.verdict));
     }
+}
+
+/* "2, 5": the held-out cases, numbered from 1 in the saved tests. */
+static void held_list(up_buf *out, const up_gen *g)
+{
+    for (size_t i = 0; i < g->nheld; i++)
+        up_buf_addf(out, "%s%zu", i ? ", " : "", g->held_idx[i] + 1);
+}
+
+/* The kept version on the held-out cases, then its training figure. */
+static void held_out(const up_gen *g)
+{
+    up_buf l = UP_BUF_INIT;
+
+    held_list(&l, g);
+    printf("\n  held-out cases (%zu of %zu tests: %s): never shown to the "
+           "teacher, not used to choose; the kept version measured on "
+           "them:\n",
+           g->nheld, g->ntests, l.data);
+    table(g, &g->hplan, g->hsums);
+    for (size_t m = 0; m < g->nmodels; m++)
+        if (!up_eval_unanswered(&g->hplan, m, NULL))
+            eval_report_text(&g->hplan, &g->hsums[m], 0);
+    up_buf_release(&l);
+}
+
+static void side_by_side(const up_gen *g, const up_gen_attempt *a)
+{
+    if (g->hsums)
+        printf("\n  training cases (%zu of %zu tests): refined and chose "
+               "the kept version, so its lift here is biased upward:\n",
+               g->suite.ncases, g->ntests);
+    table(g, &a->plan, a->sums);
     if (a->failed)
         return; /* not judged */
     printf("\n  teacher check: %s%s%s\n",
@@ -297,8 +340,9 @@ static void attempts(const up_gen *g)
             printf("    %d. not judged: conversations failed%s\n", a->number,
                    i == g->best ? "  (kept)" : "");
         else if (a->evaluated)
-            printf("    %d. mean lift %s, with skill %.0f%%%s\n", a->number, l,
-                   a->skill_rate * 100, i == g->best ? "  (kept)" : "");
+            printf("    %d. mean lift %s, with skill %.0f%%%s%s\n", a->number,
+                   l, a->skill_rate * 100, i == g->best ? "  (kept)" : "",
+                   a->quoting ? "  (gives away its tests: not kept)" : "");
         else
             printf("    %d. not evaluated%s\n", a->number,
                    i == g->best ? "  (kept)" : "");
@@ -347,9 +391,17 @@ void gen_report_text(const up_gen *g)
     files(s);
     if (a->evaluated) {
         side_by_side(g, a);
-        for (size_t m = 0; m < g->nmodels; m++)
+        for (size_t m = 0; !g->hsums && m < g->nmodels; m++)
             if (!unanswered(a, m)) /* no bars from errors */
                 eval_report_text(&a->plan, &a->sums[m], 0);
+        if (g->hsums)
+            held_out(g);
+        else if (g->holdout_off == UP_GEN_HOLDOUT_FEW)
+            printf("\n  %s%zu tests: too few to hold %d out and refine on "
+                   "%d, so the lift above is measured on the cases that "
+                   "chose the kept version%s\n",
+                   out_c(C_DIM), g->ntests, UP_GEN_HOLDOUT_MIN,
+                   UP_GEN_HOLDOUT_KEEP, out_c(C_RESET));
         attempts(g);
     }
     costs(g);
@@ -360,7 +412,11 @@ void gen_report_text(const up_gen *g)
                out_safe(g->output.data), out_c(C_RESET));
     /* upstream's line, the path alone: scripts take it from there */
     printf("\nSaved to %s\n", out_safe(g->output.data));
-    if (g->suite.ncases)
+    if (g->nheld)
+        printf("Tests: %zu test case(s) in skill_meta.json, %zu of them held "
+               "out\n",
+               g->ntests, g->nheld);
+    else if (g->suite.ncases)
         printf("Tests: %zu test case(s) in skill_meta.json\n", g->suite.ncases);
     if (g->session.batch_dir.len)
         printf("Run log: %s\n", out_safe(g->session.batch_dir.data));
@@ -447,8 +503,32 @@ static json_t *attempt_json(const up_gen *g, size_t i)
     json_object_set_new(o, "good", json_boolean(a->good));
     json_object_set_new(o, "teacher_check",
                         json_string(teacher_ids[a->teacher]));
+    json_object_set_new(o, "quotes",
+                        a->quotes ? json_string(a->quotes) : json_null());
+    json_object_set_new(o, "quoting", json_boolean(a->quoting));
     json_object_set_new(o, "models", models);
     return o;
+}
+
+/* "holdout": which cases, and the kept version measured on them. */
+static json_t *holdout_json(const up_gen *g)
+{
+    static const char *const off[] = {"held_out", "holdout_0", "too_few"};
+    json_t *idx = json_array(), *models = json_array();
+
+    for (size_t i = 0; i < g->nheld; i++)
+        json_array_append_new(idx, json_integer((json_int_t)g->held_idx[i]));
+    for (size_t m = 0; g->hsums && m < g->nmodels; m++) {
+        json_t *e = eval_report_model_json(&g->hsums[m]);
+
+        json_object_set_new(e, "role", json_string(m ? "student" : "teacher"));
+        json_array_append_new(models, e);
+    }
+    return json_pack("{s:s, s:I, s:I, s:o, s:o}", "status", off[g->holdout_off],
+                     "tests", (json_int_t)g->ntests, "training_cases",
+                     (json_int_t)g->suite.ncases, "held_out_cases", idx,
+                     "models",
+                     g->hsums ? models : (json_decref(models), json_null()));
 }
 
 static json_t *cost_json(const up_gen_cost *c)
@@ -517,6 +597,8 @@ void gen_report_json(const up_gen *g, const up_error *err)
         g->session.batch_id.len ? g->session.batch_id.data : NULL, "run_log",
         g->session.batch_dir.len ? g->session.batch_dir.data : NULL, "error",
         err ? err->msg : NULL);
+    if (saved && g->ntests)
+        json_object_set_new(doc, "holdout", holdout_json(g));
     out_json(doc);
     json_decref(doc);
 }

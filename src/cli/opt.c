@@ -34,21 +34,14 @@ static const struct opt_range {
     const char *name; /* long option name */
     double min, max;  /* inclusive */
 } ranges[] = {
-    {"generate", "runs", 1, 100},
-    {"generate", "max-refine", 1, 20},
-    {"generate", "min-tests", 1, 100},
-    {"generate", "max-tests", 1, 100},
-    {NULL, "runs", 1, UP_EVAL_MAX_RUNS},
-    {NULL, "jobs", 1, 10000},
-    {NULL, "fail-under", 0, 1},
-    {NULL, "budget", 1, 1e9},
-    {NULL, "margin", 0, 50},
-    {NULL, "baseline-rate", 0, 1},
-    {NULL, "target-lift", 0.1, 100},
-    {NULL, "max-turns", 1, 10000},
-    {NULL, "token-budget", 0, 1e12},
-    {NULL, "time-limit", 0, 86400},
-    {NULL, "older-than", 0, 36500},
+    {"generate", "runs", 1, 100},      {"generate", "max-refine", 1, 20},
+    {"generate", "min-tests", 1, 100}, {"generate", "max-tests", 1, 100},
+    {"generate", "holdout", 0, 90},    {NULL, "runs", 1, UP_EVAL_MAX_RUNS},
+    {NULL, "jobs", 1, 10000},          {NULL, "fail-under", 0, 1},
+    {NULL, "budget", 1, 1e9},          {NULL, "margin", 0, 50},
+    {NULL, "baseline-rate", 0, 1},     {NULL, "target-lift", 0.1, 100},
+    {NULL, "max-turns", 1, 10000},     {NULL, "token-budget", 0, 1e12},
+    {NULL, "time-limit", 0, 86400},    {NULL, "older-than", 0, 36500},
 };
 
 static const struct opt_range *find_range(const struct cmd_spec *spec,

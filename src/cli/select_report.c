@@ -82,21 +82,49 @@ static void line(const struct select_view *v, size_t i)
     putchar('\n');
 }
 
+/* "95%", or "99%" for 5 candidates: the level of each interval. */
+static void level_text(char *out, size_t size, const up_select *s)
+{
+    up_comparison c;
+
+    memset(&c, 0, sizeof(c));
+    c.family = s->n;
+    c.alpha = s->alpha > 0 ? s->alpha : UP_STATS_ALPHA;
+    up_stats_ci_level(out, size, &c);
+}
+
+/* The line under the goal when the intervals are simultaneous. */
+static void level_line(const up_select *s)
+{
+    char lv[UP_STATS_FMT_LEN];
+
+    if (!(s->alpha > 0) || s->alpha == UP_STATS_ALPHA)
+        return;
+    level_text(lv, sizeof(lv), s);
+    printf("intervals: %s each, so that those of the %zu candidates hold "
+           "all at once with 95%% (Bonferroni; --family-control none: 95%% "
+           "each)\n",
+           lv, s->n);
+}
+
 static void goal_text(const struct select_view *v)
 {
     const up_select *s = v->s;
-    char d[UP_STATS_FMT_LEN];
+    char d[UP_STATS_FMT_LEN], lv[UP_STATS_FMT_LEN];
 
+    level_text(lv, sizeof(lv), s);
     if (!v->g->beat) {
-        printf("target: pass rate %.2f (the 95%% interval's lower bound)\n",
-               v->g->target);
+        printf("target: pass rate %.2f (the %s interval's lower bound)\n",
+               v->g->target, lv);
+        level_line(s);
         return;
     }
     printf("goal: at least as good as %s without the skill, within %s "
-           "points (the paired 95%% interval of the difference, over the "
+           "points (the paired %s interval of the difference, over the "
            "same cases, stays above %s points)\n",
-           out_safe(v->g->beat), MARGIN_FMT(v->g->margin),
+           out_safe(v->g->beat), MARGIN_FMT(v->g->margin), lv,
            MARGIN_FMT(-v->g->margin));
+    level_line(s);
     printf("reference: ");
     if (!s->ref_rate.trials) {
         printf("%s baseline: not measured: no conversation was answered (all "
@@ -297,6 +325,15 @@ void select_report_json(const struct select_view *v)
     json_object_set_new(doc, "margin",
                         beat ? json_real(v->g->margin) : json_null());
     json_object_set_new(doc, "reference", ref_json(v));
+    json_object_set_new(doc, "simultaneous",
+                        json_pack("{s:I, s:f, s:f}", "candidates",
+                                  (json_int_t)v->s->n, "level",
+                                  1 - (v->s->alpha > 0 ? v->s->alpha : 0.05),
+                                  "all_at_once", 0.95));
+    if (v->confirms)
+        json_object_set_new(doc, "confirmation",
+                            json_pack("{s:s, s:b, s:b}", "first_choice",
+                                      v->confirms, "fresh", 1, "cached", 0));
     json_object_set_new(doc, "cleared", json_boolean(v->s->chosen < v->s->n));
     json_object_set_new(doc, "decided_on", decided_on(v->s));
     json_object_set_new(doc, "chosen", pick(v, UP_SELECT_CHOSEN));

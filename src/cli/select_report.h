@@ -14,6 +14,10 @@ struct select_view {
     const up_select_goal *g;
     const up_select_model *m; /* nm models: where each one's runs came from */
     size_t nm;
+    /* --confirm: the first decision's choice ("generic.mid with the
+     * skill"), this one deciding on fresh repeats alone; NULL: no
+     * confirmation */
+    const char *confirms;
 };
 
 /* The decision on stdout, then a note per model without a price. */

@@ -71,8 +71,8 @@ sel "$T/t30.json" --target 0.8 --allow-unpriced
 is "$rc" 0 "a candidate clears the target: exit 0"
 like "$out" "chosen: generic.mid with the skill: 1.00" "the cheapest clearing candidate is mid with the skill"
 like "$out" "runner-up: generic.big " "big is the runner-up"
-is "$(printf '%s\n' "$out" | sed -n 2p | cut -d: -f1)" chosen "the chosen line comes first"
-is "$(printf '%s\n' "$out" | sed -n 3p | cut -d: -f1)" runner-up "then the runner-up"
+is "$(printf '%s\n' "$out" | sed -n 3p | cut -d: -f1)" chosen "the chosen line comes first"
+is "$(printf '%s\n' "$out" | sed -n 4p | cut -d: -f1)" runner-up "then the runner-up"
 like "$out" "too expensive: generic.big " "big's other arm clears but costs more"
 like "$out" "meets the goal, no price: generic.free " "free clears but has no price: never too expensive"
 like "$out" "too weak: generic.mid baseline: 0.00" "mid without the skill is too weak"
@@ -95,14 +95,29 @@ is "$(printf '%s' "$out" | jq -r '[.candidates[] | select(.verdict == "too weak"
 sel "$T/t3.json" --target 0.8
 is "$rc" 1 "none clears on 3 cases: exit 1, a gate"
 like "$out" "not enough evidence: generic.mid with the skill: 1.00" "3 of 3 is not enough evidence"
-like "$out" "about 13 more case(s) would settle it" "how many more cases would settle it"
+# the 8 candidates' intervals hold all at once (Bonferroni: 99.38% each),
+# so more cases are needed than at 95% each (--family-control none)
+like "$out" "target: pass rate 0.80 (the 99.38% interval's lower bound)" \
+    "the target is read on simultaneous intervals"
+like "$out" "intervals: 99.38% each, so that those of the 8 candidates hold all at once with 95% (Bonferroni; --family-control none: 95% each)" \
+    "and says so"
+like "$out" "generic.mid with the skill: 1.00 [0.29, 1.00] over 3 run(s)" "each interval at 99.38%: 3 of 3 reads [0.29, 1.00]"
+like "$out" "about 27 more case(s) would settle it" "how many more cases would settle it"
 like "$out" "no candidate clears 0.80" "says that none clears"
+sel "$T/t3.json" --target 0.8 --family-control none
+like "$out" "target: pass rate 0.80 (the 95% interval's lower bound)" \
+    "--family-control none: each interval at 95%"
+unlike "$out" "intervals:" "... with no simultaneous line"
+like "$out" "generic.mid with the skill: 1.00 [0.44, 1.00] over 3 run(s)" "... 3 of 3 reads [0.44, 1.00] at 95%"
+like "$out" "about 13 more case(s) would settle it" "... and fewer cases to settle it"
 
 sel "$T/t3.json" --target 0.8 --json
 is "$rc" 1 "--json: exit 1 when none clears"
 is "$(printf '%s' "$out" | jq -r '.chosen')" null "--json: no chosen candidate"
 is "$(printf '%s' "$out" | jq -r '[.candidates[] | select(.model == "generic.mid" and .skill)][0].more_cases')" \
-    13 "--json: more_cases"
+    27 "--json: more_cases"
+is "$(printf '%s' "$out" | jq -c '.simultaneous')" \
+    '{"candidates":8,"level":0.99375,"all_at_once":0.95}' "--json: the simultaneous level"
 
 # --- a model no rule answers: its conversations fail, exit 4 as eval -------
 run "$UPSKILL" select --no-cache "$T/sk" -t "$T/t3.json" --base-url "$FAKE_URL/v1" \

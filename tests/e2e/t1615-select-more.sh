@@ -56,7 +56,7 @@ sel() { # sel TESTS ARGS...
     _t=$1
     shift
     run "$UPSKILL" select --no-cache "$T/sk" -t "$_t" --base-url "$FAKE_URL/v1" \
-        --runs-dir "$T/runs" "$@"
+        --runs-dir "$T/runs" --family-control none "$@"
 }
 nbatches() { ls "$T/runs" | wc -l | tr -d ' '; }
 

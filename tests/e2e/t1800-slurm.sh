@@ -17,7 +17,8 @@ fake_need_curl
 command -v jq >/dev/null 2>&1 || fake_skip_all "jq not found"
 EX="$TOP/examples/slurm"
 
-# --- the eval: 10 cases, 2 priced models, skill better on some ------------
+# --- the eval: 10 cases, 2 priced models, skill better on some (each model
+# at 5% on its own, --family-control none: the verdicts differ) ---------
 export UPSKILL_CONFIG="$T/config.yaml"
 cat >"$T/config.yaml" <<'YAML'
 prices:
@@ -53,7 +54,7 @@ slurm_up
 ok 0 "a one-node Slurm cluster runs on localhost"
 
 cd "$T" || exit 1
-set -- "$T/sk" -t "$T/tests.json" -m b -m a --runs 2 --seed 5 \
+set -- "$T/sk" -t "$T/tests.json" -m b -m a --runs 2 --seed 5 --family-control none \
     --base-url "$FAKE_URL/v1"
 timeout 60 upskill eval "$@" --no-cache --runs-dir "$T/full" >"$T/full.out" 2>&1
 is "$?" 0 "the unsharded run exits 0"
@@ -116,7 +117,7 @@ numbers() { # numbers RUNS_DIR BATCH
         jq -cS ".models | walk(if type == \"object\" then del(.latency_ms)
                 else . end)"
 }
-set -- "$T/sk" -t "$T/tests.json" -m b -m a --runs 2 --seed 5 \
+set -- "$T/sk" -t "$T/tests.json" -m b -m a --runs 2 --seed 5 --family-control none \
     --base-url "http://127.0.0.1:1/v1"
 fn=$(numbers "$@" --runs-dir "$T/full" --resume "$(basename "$F")")
 mn=$(numbers "$@" --runs-dir "$T/runs/merged" --resume "$(basename "$M")")

@@ -37,7 +37,7 @@ ev() { # ev RUNS_DIR ARGS...: the sweep of the registry on two models
     _d=$1
     shift
     "$UPSKILL" eval "$T"/reg/*/ -m a -m b --no-cache --base-url "$FAKE_URL/v1" \
-        --runs 2 --seed 7 --runs-dir "$_d" "$@"
+        --runs 2 --seed 7 --runs-dir "$_d" --family-control none "$@"
 }
 jobs() { # the journals' jobs as sorted "model arm case repeat answer"
     cat "$@" | jq -r '[.model, .arm, .case, .repeat, .answer] | @tsv' | sort
@@ -86,10 +86,11 @@ like "$out" "│ gamma │ 100%→0%" "upskill runs shows the sweep as a skill x
 
 # a skill of the sweep gives what its own eval gives
 "$UPSKILL" eval "$T/reg/beta" -m a -m b --no-cache --base-url "$FAKE_URL/v1" \
-    --runs 2 --seed 7 --runs-dir "$T/alone" --json >"$T/alone.json" 2>/dev/null
-jq -S '.models | map(del(.with_skill.latency_ms, .baseline.latency_ms))' \
+    --runs 2 --seed 7 --runs-dir "$T/alone" --family-control none --json \
+    >"$T/alone.json" 2>/dev/null
+jq -S '.models | map(del(.with_skill.latency_ms, .baseline.latency_ms, .family))' \
     "$T/alone.json" >"$T/alone.models"
-jq -S '.skills[1].models | map(del(.answered, .with_skill.latency_ms, .baseline.latency_ms))' \
+jq -S '.skills[1].models | map(del(.answered, .with_skill.latency_ms, .baseline.latency_ms, .family))' \
     "$T/full.json" >"$T/swept.models"
 ok "$(cmp -s "$T/alone.models" "$T/swept.models"; echo $?)" \
     "a skill's --json in the sweep equals its own eval's (but timings)"

@@ -11,7 +11,7 @@
 
 #include "upskill/upskill.h"
 
-static const up_select_goal target80 = {0.8, NULL, 0, 1, 0};
+static const up_select_goal target80 = {0.8, NULL, 0, 1, 0, 0};
 
 static up_select_cand cand(const char *model, int skill, size_t s, size_t n,
                            int priced, double cost)
@@ -77,7 +77,7 @@ Test(select, without_prices_the_pass_rate_decides)
     up_select_row rows[2];
     size_t chosen = 99;
     up_error err = {0};
-    up_select_goal allow = {0.8, NULL, 0, 1, 1};
+    up_select_goal allow = {0.8, NULL, 0, 1, 1, 0};
 
     cr_assert_eq(up_select_decide(rows, &chosen, c, 2, &allow, &err), 0);
     cr_expect_eq(chosen, 1, "big passes more");
@@ -145,11 +145,11 @@ Test(select, target_out_of_range_is_refused)
     up_select_row rows[1];
     size_t chosen;
     up_error err = {0};
-    up_select_goal g = {1.5, NULL, 0, 1, 0};
+    up_select_goal g = {1.5, NULL, 0, 1, 0, 0};
 
     cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, &g, &err),
                  UP_EINVALID);
-    g = (up_select_goal){0, "ref", 0.6, 1, 0};
+    g = (up_select_goal){0, "ref", 0.6, 1, 0, 0};
     cr_expect_eq(up_select_decide(rows, &chosen, NULL, 0, &g, &err),
                  UP_EINVALID, "a margin over 50 points");
     cr_expect_eq(up_select_trials_for(0.8, 0.8), 0);
@@ -181,7 +181,9 @@ Test(select, beat_picks_the_cheapest_as_good)
     up_select_model m[3] = {model("big", 80, 80, 80, 8.0),
                             model("mid", 80, 0, 80, 1.0),
                             model("small", 80, 0, 0, 0.1)};
-    up_select_goal g = {0, "big", 0.05, 1, 0};
+    /* each interval at 95%: the candidate logic alone (Bonferroni's
+     * level: select_intervals_hold_for_every_candidate) */
+    up_select_goal g = {0, "big", 0.05, 1, 0, UP_STATS_ALPHA};
     up_select s;
     up_error err = {0};
 
@@ -206,7 +208,7 @@ Test(select, beat_on_a_small_suite_is_not_enough_evidence)
 {
     up_select_model m[2] = {model("big", 30, 30, 30, 8.0),
                             model("mid", 30, 0, 30, 1.0)};
-    up_select_goal g = {0, "big", 0.05, 1, 0};
+    up_select_goal g = {0, "big", 0.05, 1, 0, UP_STATS_ALPHA};
     up_select s;
     up_error err = {0};
     up_paired d;
@@ -234,7 +236,7 @@ Test(select, beat_on_a_small_suite_is_not_enough_evidence)
 Test(select, beat_needs_the_reference)
 {
     up_select_model m[1] = {model("mid", 3, 0, 3, 1.0)};
-    up_select_goal g = {0, "big", 0.05, 1, 0};
+    up_select_goal g = {0, "big", 0.05, 1, 0, 0};
     up_select s;
     up_error err = {0};
 
@@ -250,7 +252,7 @@ Test(select, beat_with_runs_uses_the_t_interval)
 {
     up_select_model m[2] = {model("big", 10, 10, 10, 8.0),
                             model("mid", 10, 0, 10, 1.0)};
-    up_select_goal g = {0, "big", 0.05, 3, 0};
+    up_select_goal g = {0, "big", 0.05, 3, 0, UP_STATS_ALPHA};
     up_select s;
     up_error err = {0};
     size_t need;
@@ -296,7 +298,7 @@ static up_rate corr_rate(size_t n)
 Test(select, more_cases_use_the_effective_sample_size)
 {
     up_select_cand c = {.model = "m", .skill = 1, .priced = 1, .cost = 1};
-    up_select_goal g = {0.7, NULL, 0, 3, 0};
+    up_select_goal g = {0.7, NULL, 0, 3, 0, 0};
     up_select_row row;
     size_t chosen, need, raw;
     up_rate grown;
@@ -314,4 +316,31 @@ Test(select, more_cases_use_the_effective_sample_size)
                   grown.lo, grown.hi);
     grown = corr_rate(40 + raw);
     cr_expect_lt(grown.lo, g.target, "the raw count did not settle it");
+}
+
+/* By default every interval is at 1 - 0.05 / candidates (Bonferroni), so
+ * that all hold at once: wider than 95%, and the 80 tied cases that meet
+ * "within 5 points" at 95% (beat_picks_the_cheapest_as_good) no longer
+ * do at 99%. */
+Test(select, intervals_hold_for_every_candidate)
+{
+    up_select_model m[3] = {model("big", 80, 80, 80, 8.0),
+                            model("mid", 80, 0, 80, 1.0),
+                            model("small", 80, 0, 0, 0.1)};
+    up_select_goal g = {0, "big", 0.05, 1, 0, 0};
+    up_select s;
+    up_error err = {0};
+    up_rate r95;
+
+    cr_assert_eq(up_select_run(&s, m, 3, &g, &err), 0, "%s", err.msg);
+    cr_expect_float_eq(s.alpha, 0.05 / 5, 1e-15, "5 candidates");
+    up_stats_arm_rate(&r95, m[1].cases, 80, 1);
+    cr_expect_lt(s.c[2].rate.lo, r95.lo, "a wider interval than 95%%");
+    cr_expect_lt(s.rows[2].vs.ci_lo, -0.05, "[%g, %g]", s.rows[2].vs.ci_lo,
+                 s.rows[2].vs.ci_hi);
+    cr_expect_eq(s.rows[2].why, UP_SELECT_UNSURE,
+                 "mid with the skill: not enough evidence at 99%%");
+    up_select_release(&s);
+    for (int i = 0; i < 3; i++)
+        up_select_model_release(&m[i]);
 }

@@ -689,6 +689,7 @@ static void lift_t(up_paired *out, double floor_var)
     out->ci_hi = fmin(1.0, out->diff + half);
     out->p = 2.0 * up_stats_t_cdf(-fabs(out->diff) / se, df);
     out->pmethod = UP_P_T;
+    out->se = se;
 }
 
 void up_stats_lift(up_paired *out, const up_stats_case *c, size_t n)
@@ -792,45 +793,51 @@ void up_stats_skillsbench_text(up_buf *out, const up_sbview *v)
 
 /* ---- verdict ---- */
 
-static int is_helpful(const up_paired *l, const up_paired *t, double margin)
+static int is_helpful(const up_paired *l, const up_paired *t, double margin,
+                      double alpha)
 {
     (void)t, (void)margin;
-    return l->p < UP_STATS_ALPHA && l->diff > 0.0;
+    return l->p < alpha && l->diff > 0.0;
 }
 
-static int saves_tokens(const up_paired *t)
+static int saves_tokens(const up_paired *t, double alpha)
 {
-    return t && t->n && t->p < UP_STATS_ALPHA && t->base_mean > 0.0 &&
+    return t && t->n && t->p < alpha && t->base_mean > 0.0 &&
            t->diff <= -UP_STATS_SAVER_MIN * t->base_mean;
 }
 
-static int is_harmful(const up_paired *l, const up_paired *t, double margin)
+static int is_harmful(const up_paired *l, const up_paired *t, double margin,
+                      double alpha)
 {
     (void)margin;
-    return l->p < UP_STATS_ALPHA && l->diff < 0.0 && !saves_tokens(t);
+    return l->p < alpha && l->diff < 0.0 && !saves_tokens(t, alpha);
 }
 
-static int is_saver(const up_paired *l, const up_paired *t, double margin)
+static int is_saver(const up_paired *l, const up_paired *t, double margin,
+                    double alpha)
 {
-    return saves_tokens(t) && l->ci_lo > -margin;
+    return saves_tokens(t, alpha) && l->ci_lo > -margin;
 }
 
-static int is_trade_off(const up_paired *l, const up_paired *t, double margin)
+static int is_trade_off(const up_paired *l, const up_paired *t, double margin,
+                        double alpha)
 {
     (void)l, (void)margin;
-    return saves_tokens(t);
+    return saves_tokens(t, alpha);
 }
 
-static int is_no_effect(const up_paired *l, const up_paired *t, double margin)
+static int is_no_effect(const up_paired *l, const up_paired *t, double margin,
+                        double alpha)
 {
-    (void)t;
+    (void)t, (void)alpha;
     return l->ci_lo >= -margin && l->ci_hi <= margin;
 }
 
 /* Checked in order; the first that holds wins; none: inconclusive. */
 static const struct {
     up_verdict verdict;
-    int (*holds)(const up_paired *lift, const up_paired *tokens, double margin);
+    int (*holds)(const up_paired *lift, const up_paired *tokens, double margin,
+                 double alpha);
 } verdict_rules[] = {
     {UP_VERDICT_BENEFICIAL, is_helpful},  {UP_VERDICT_HARMFUL, is_harmful},
     {UP_VERDICT_TOKEN_SAVER, is_saver},   {UP_VERDICT_TRADE_OFF, is_trade_off},
@@ -855,17 +862,23 @@ static const struct {
                                  "inconclusive"},
 };
 
-up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens,
-                            double margin)
+up_verdict up_stats_verdict_at(const up_paired *lift, const up_paired *tokens,
+                               double margin, double alpha)
 {
     size_t nrules = sizeof(verdict_rules) / sizeof(verdict_rules[0]);
 
     if (!lift->n)
         return UP_VERDICT_NOT_MEASURED;
     for (size_t i = 0; i < nrules; i++)
-        if (verdict_rules[i].holds(lift, tokens, margin))
+        if (verdict_rules[i].holds(lift, tokens, margin, alpha))
             return verdict_rules[i].verdict;
     return UP_VERDICT_INCONCLUSIVE;
+}
+
+up_verdict up_stats_verdict(const up_paired *lift, const up_paired *tokens,
+                            double margin)
+{
+    return up_stats_verdict_at(lift, tokens, margin, UP_STATS_ALPHA);
 }
 
 static up_verdict verdict_index(up_verdict v)
@@ -1016,10 +1029,17 @@ static void text_harmful(up_buf *out, const up_comparison *c)
     add_drop(out, c);
 }
 
+/* The level c's claims are judged at (a comparison built by hand, with
+ * no level, is alone). */
+static double level_of(const up_comparison *c)
+{
+    return c->alpha > 0 ? c->alpha : UP_STATS_ALPHA;
+}
+
 /* 1 when the pass rate drops significantly. */
 static int drops(const up_comparison *c)
 {
-    return c->lift.p < UP_STATS_ALPHA && c->lift.diff < 0;
+    return c->lift.p < level_of(c) && c->lift.diff < 0;
 }
 
 static void text_saver(up_buf *out, const up_comparison *c)
@@ -1419,7 +1439,7 @@ int up_stats_power_sentence(up_buf *out, const up_comparison *c)
                          "nothing to compare.");
         return 1;
     }
-    if (c->lift.p < UP_STATS_ALPHA)
+    if (c->lift.p < level_of(c))
         return 0;
     if (c->lift.base_mean >= 1.0) {
         up_buf_adds(out, "The baseline passes every case: there is no room "
@@ -1497,6 +1517,8 @@ int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
 
     memset(out, 0, sizeof(*out));
     out->margin = margin;
+    out->family = 1;
+    out->rate = out->alpha = UP_STATS_ALPHA;
     for (size_t i = 0; i < n && !rc; i++)
         rc = check_case(&cases[i], i, err);
     if (rc)
@@ -1519,6 +1541,7 @@ int up_stats_compare(up_comparison *out, const up_stats_case *cases, size_t n,
     out->is_beneficial =
         up_stats_is_beneficial(out->lift.diff, out->token_savings);
 out:
+    out->p_adj = out->lift.p;
     out->verdict = up_stats_verdict(&out->lift, &out->tokens, margin);
     free(v);
     return rc;

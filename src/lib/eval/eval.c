@@ -177,6 +177,13 @@ void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
     add_jobs(p, cap);
 }
 
+void up_eval_plan_set_aa(up_eval_plan *p)
+{
+    free(p->system_skill);
+    p->system_skill = up_xstrdup(p->system_base);
+    p->aa = 1;
+}
+
 int up_eval_shard_parse(const char *s, int *index, int *count, up_error *err)
 {
     char *end;

@@ -556,6 +556,10 @@ json_t *up_eval_batch_identity(const up_eval_plan *p)
     /* the verdict's margin, for the report; no identity key (a batch
      * resumed or merged at another margin is the same batch) */
     json_object_set_new(o, "margin", json_real(p->margin));
+    if (p->family) /* how several comparisons' claims were controlled */
+        json_object_set_new(
+            o, "family_control",
+            json_string(up_stats_family_id((up_family_control)p->family)));
     if (p->skill_base) { /* compare: skill A in the baseline arm */
         up_sha256_hex(skill_hash, p->system_base, strlen(p->system_base));
         json_object_set_new(o, "base_sha256", json_string(skill_hash));

@@ -225,6 +225,7 @@ int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
     memset(out, 0, sizeof(*out));
     out->model = p->models[m];
     out->has_baseline = p->baseline;
+    out->aa = p->aa;
     out->skill_tokens = /* the skill block after the neutral prompt */
         up_tokens_estimate(p->system_skill + strlen(up_eval_neutral_prompt),
                            strlen(p->system_skill) -

@@ -61,7 +61,7 @@ static size_t smallest(int (*settles)(const void *ud, size_t n), const void *ud)
 }
 
 struct rate_at {
-    double rate, t;
+    double rate, t, alpha;
 };
 
 /* 1 when n trials at rate give a Wilson interval wholly on one side. */
@@ -71,21 +71,26 @@ static int rate_settles(const void *ud, size_t n)
     double lo, hi;
     size_t s = (size_t)floor(r->rate * (double)n + 0.5);
 
-    up_stats_wilson(s, n, UP_STATS_Z95, &lo, &hi);
+    up_stats_wilson(s, n, up_stats_z_two_sided(r->alpha), &lo, &hi);
     return r->rate > r->t ? lo >= r->t : hi < r->t;
+}
+
+static size_t trials_at(double rate, double target, double alpha)
+{
+    struct rate_at r = {rate, target, alpha};
+
+    return rate == target ? 0 : smallest(rate_settles, &r);
 }
 
 size_t up_select_trials_for(double rate, double target)
 {
-    struct rate_at r = {rate, target};
-
-    return rate == target ? 0 : smallest(rate_settles, &r);
+    return trials_at(rate, target, UP_STATS_ALPHA);
 }
 
 struct cases_at {
     const up_stats_case *c;
     size_t n;
-    double bar;
+    double bar, alpha;
 };
 
 /* 1 when the observed cases repeated in order to n cases give a paired
@@ -99,13 +104,27 @@ static int cases_settle(const void *ud, size_t n)
     for (size_t i = 0; i < n; i++)
         v[i] = a->c[i % a->n];
     up_stats_lift(&d, v, n);
+    if (a->alpha != UP_STATS_ALPHA)
+        up_stats_lift_level(&d, a->alpha);
     free(v);
     return d.n && (d.ci_lo >= a->bar || d.ci_hi < a->bar);
 }
 
+static size_t cases_at_level(const up_stats_case *c, size_t n, double bar,
+                             double alpha)
+{
+    struct cases_at a = {c, n, bar, alpha};
+    up_paired d;
+
+    up_stats_lift(&d, c, n);
+    if (!d.n || d.diff == bar) /* no pair, or an estimate on the bar */
+        return 0;
+    return smallest(cases_settle, &a);
+}
+
 size_t up_select_cases_for(const up_stats_case *c, size_t n, double bar)
 {
-    struct cases_at a = {c, n, bar};
+    struct cases_at a = {c, n, bar, UP_STATS_ALPHA};
     up_paired d;
 
     up_stats_lift(&d, c, n);
@@ -154,6 +173,7 @@ static void classify(up_select_row *r, const up_select_cand *c,
                      const up_select_goal *g)
 {
     unsigned runs = g->runs ? g->runs : 1;
+    double alpha = g->alpha > 0 ? g->alpha : UP_STATS_ALPHA;
     double lo = c->rate.lo, hi = c->rate.hi, bar = g->target;
 
     memset(r, 0, sizeof(*r));
@@ -162,6 +182,8 @@ static void classify(up_select_row *r, const up_select_cand *c,
         r->cost_per_pass = c->cost / (double)c->rate.successes;
     if (g->beat) {
         up_stats_lift(&r->vs, c->vs, c->nvs);
+        if (alpha != UP_STATS_ALPHA)
+            up_stats_lift_level(&r->vs, alpha);
         lo = r->vs.ci_lo, hi = r->vs.ci_hi, bar = -g->margin;
     }
     if (!c->rate.trials || (g->beat && !r->vs.n)) {
@@ -173,10 +195,9 @@ static void classify(up_select_row *r, const up_select_cand *c,
     } else {
         r->why = UP_SELECT_UNSURE;
         r->more_cases =
-            g->beat
-                ? more(up_select_cases_for(c->vs, c->nvs, bar), c->nvs, 1)
-                : up_select_more_cases(up_select_trials_for(c->rate.rate, bar),
-                                       &c->rate, runs);
+            g->beat ? more(cases_at_level(c->vs, c->nvs, bar, alpha), c->nvs, 1)
+                    : up_select_more_cases(trials_at(c->rate.rate, bar, alpha),
+                                           &c->rate, runs);
     }
 }
 
@@ -341,6 +362,7 @@ static void make_cands(up_select *s, const up_select_model *m, size_t nm)
 int up_select_run(up_select *s, const up_select_model *m, size_t nm,
                   const up_select_goal *goal, up_error *err)
 {
+    up_select_goal g;
     int rc = 0;
 
     memset(s, 0, sizeof(*s));
@@ -358,7 +380,13 @@ int up_select_run(up_select *s, const up_select_model *m, size_t nm,
                                    ? base.cost / (double)base.rate.successes
                                    : -1;
     }
-    return up_select_decide(s->rows, &s->chosen, s->c, s->n, goal, err);
+    g = *goal;
+    if (!(g.alpha > 0)) /* intervals that hold for every candidate at once */
+        g.alpha = UP_STATS_ALPHA / (double)(s->n > 1 ? s->n : 1);
+    s->alpha = g.alpha;
+    for (size_t i = 0; g.alpha != UP_STATS_ALPHA && i < s->n; i++)
+        up_stats_rate_level(&s->c[i].rate, g.alpha);
+    return up_select_decide(s->rows, &s->chosen, s->c, s->n, &g, err);
 }
 
 void up_select_release(up_select *s)

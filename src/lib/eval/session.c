@@ -238,6 +238,7 @@ void up_session_plan_init(const up_session *s, up_eval_plan *p,
                       sp->inject);
     free(ids);
     p->margin = margin / 100;
+    p->family = sp->family;
     p->seed = sp->seed;
     p->max_answer = (size_t)s->cfg->max_answer_bytes.value;
 }

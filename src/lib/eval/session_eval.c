@@ -202,6 +202,7 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
                           .baseline = rq->baseline,
                           .inject = rq->inject,
                           .margin = rq->margin,
+                          .family = rq->family,
                           .seed = (uint64_t)rq->seed};
     int rc = add_targets(e, rq, err);
 
@@ -217,6 +218,8 @@ int up_eval_session_start(up_eval_session *e, const up_eval_request *rq,
         up_eval_plan_case_prompts(&e->plan);
     if (rq->base_skill_path) /* compare: arm 0 runs skill A */
         up_eval_plan_set_base(&e->plan, &e->base_skill);
+    if (rq->aa) /* A/A: the skill arm as the baseline */
+        up_eval_plan_set_aa(&e->plan);
     up_eval_plan_shard(&e->plan, rq->shard_index, rq->shard_count);
     return up_eval_prepare(&e->plan, rq->tests, err);
 }

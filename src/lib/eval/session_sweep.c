@@ -148,6 +148,7 @@ static void sub_plan(const up_eval_plan *all, up_sweep_skill *sw)
     p->max_answer = all->max_answer;
     p->prepared = all->prepared;
     p->margin = all->margin;
+    p->family = all->family;
     p->agent = all->agent;
     p->agent_inject = all->agent_inject;
     p->agent_opts = all->agent_opts;

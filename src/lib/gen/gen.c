@@ -119,6 +119,7 @@ void gen_clear(up_gen *g, const up_gen_opts *o, const up_config *cfg)
     g->cfg = cfg;
     up_skill_init(&g->source);
     up_suite_init(&g->suite);
+    up_suite_init(&g->held);
     up_validate_init(&g->saved, UP_VP_SPEC);
 }
 
@@ -155,12 +156,14 @@ void up_gen_release(up_gen *g)
         if (a->plan.jobs)
             up_eval_plan_release(&a->plan);
         free(a->sums);
+        free(a->quotes);
         up_skill_release(&a->skill);
     }
     free(g->attempts);
     up_session_release(&g->session);
     up_skill_release(&g->source);
     up_suite_release(&g->suite);
+    gen_holdout_release(g);
     up_buf_release(&g->trace);
     up_buf_release(&g->output);
     up_buf_release(&g->backup);

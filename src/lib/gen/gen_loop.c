@@ -359,6 +359,25 @@ static int provider_errors(const up_gen *g, const up_gen_attempt *a,
     return 0;
 }
 
+/* Which training cases version i gives away; a refinement that gives
+ * away more than the first version is quoting its tests. */
+static void quotes(up_gen *g, size_t i)
+{
+    up_gen_attempt *a = &g->attempts[i];
+    up_buf t = UP_BUF_INIT;
+    up_quote *q;
+
+    up_quote_find(&q, &a->nquotes, &a->skill, &g->suite);
+    for (size_t k = 0; k < a->nquotes; k++) /* as the saved tests number */
+        q[k].kase = gen_holdout_saved_index(g, q[k].kase);
+    if (a->nquotes) {
+        up_quote_text(&t, q, a->nquotes);
+        a->quotes = up_buf_detach(&t);
+    }
+    a->quoting = i > 0 && a->nquotes > g->attempts[0].nquotes;
+    up_quote_free(q, a->nquotes);
+}
+
 static int attempt_done(up_gen *g, size_t i, up_error *err)
 {
     up_gen_attempt *a = &g->attempts[i];
@@ -369,7 +388,8 @@ static int attempt_done(up_gen *g, size_t i, up_error *err)
         return rc;
     }
     judge(g, a);
-    if (i == 0 || better(a, &g->attempts[g->best]))
+    quotes(g, i);
+    if (i == 0 || (!a->quoting && better(a, &g->attempts[g->best])))
         g->best = i;
     gen_emit(g, UP_GEN_EV_ATTEMPT, a->number, NULL, NULL, a);
     return rc;
@@ -379,6 +399,8 @@ static int loop(up_gen *g, up_error *err)
 {
     int rc = load_tests(g, err);
 
+    if (!rc)
+        rc = gen_holdout_split(g, err);
     if (!rc)
         rc = open_batch(g, err);
     for (size_t i = 0; !rc; i++) {
@@ -395,6 +417,8 @@ static int loop(up_gen *g, up_error *err)
             break;
         }
     }
+    if (!rc)
+        rc = gen_holdout_eval(g, err);
     if (rc)
         g->stop = rc == UP_EINTR ? UP_GEN_STOP_INTERRUPTED : UP_GEN_STOP_ERROR;
     gen_emit(g, UP_GEN_EV_STOP, (int)g->nattempts, NULL,
@@ -411,12 +435,18 @@ static int save(up_gen *g, int finished, up_error *err)
     up_buf tests = UP_BUF_INIT, name = UP_BUF_INIT;
     int rc;
 
-    if (g->suite.ncases) {
+    if (g->all_tests) { /* every case, the held-out ones too */
+        free(s->tests_json);
+        s->tests_json = up_xstrdup(g->all_tests);
+    } else if (g->suite.ncases) {
         up_suite_to_json(&g->suite, &tests);
         free(s->tests_json);
         s->tests_json = up_buf_detach(&tests);
     }
-    if (a->evaluated) {
+    if (g->hsums) { /* measured on the cases that did not choose it */
+        s->meta.test_pass_rate = g->hsums[0].arm[UP_ARM_SKILL].rate.rate;
+        s->meta.has_test_pass_rate = 1;
+    } else if (a->evaluated) {
         s->meta.test_pass_rate = a->sums[0].arm[UP_ARM_SKILL].rate.rate;
         s->meta.has_test_pass_rate = 1;
     }
@@ -439,6 +469,21 @@ static int save(up_gen *g, int finished, up_error *err)
     return rc;
 }
 
+/* ", "holdout": {"held_out_cases": [...], "lift": [per model]}": the
+ * kept version measured on the held-out cases, when it was. */
+static void holdout_stats(up_buf *out, const up_gen *g)
+{
+    if (!g->hsums)
+        return;
+    up_buf_adds(out, ", \"holdout\": {\"held_out_cases\": [");
+    for (size_t i = 0; i < g->nheld; i++)
+        up_buf_addf(out, "%s%zu", i ? ", " : "", g->held_idx[i]);
+    up_buf_adds(out, "], \"lift\": [");
+    for (size_t m = 0; m < g->nmodels; m++)
+        up_buf_addf(out, "%s%.17g", m ? ", " : "", g->hsums[m].cmp.lift.diff);
+    up_buf_adds(out, "]}");
+}
+
 /* batch_summary.json, with which attempt was kept under "stats". */
 static int summary(up_gen *g, up_error *err)
 {
@@ -449,9 +494,11 @@ static int summary(up_gen *g, up_error *err)
         return 0;
     up_buf_addf(&stats,
                 "{\"generate\": {\"attempts\": %zu, \"kept_attempt\": %d, "
-                "\"stop\": \"%s\"}}",
+                "\"stop\": \"%s\"",
                 g->nattempts, g->attempts[g->best].number,
                 up_gen_stop_label(g->stop));
+    holdout_stats(&stats, g);
+    up_buf_adds(&stats, "}}");
     rc = up_session_log_summary(&g->session, g->o->task, stats.data, err);
     up_buf_release(&stats);
     return rc;

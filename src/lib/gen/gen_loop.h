@@ -51,4 +51,24 @@ int gen_check_target(up_gen *g, const char *name, up_error *err);
  */
 int gen_make_room(up_gen *g, int finished, up_buf *path, up_error *err);
 
+/*
+ * Split g->suite (every test) by o->seed: about o->holdout percent
+ * (UP_GEN_HOLDOUT when < 0), at least UP_GEN_HOLDOUT_MIN, into g->held,
+ * the rest stays in g->suite; none when that would leave fewer than
+ * UP_GEN_HOLDOUT_KEEP (holdout_off says why).  Errors: UP_EPARSE.
+ */
+int gen_holdout_split(up_gen *g, up_error *err);
+
+/*
+ * Measure the kept version on the held-out cases (both arms, every
+ * model) into g->hplan and g->hsums; nothing when none is held out.
+ */
+int gen_holdout_eval(up_gen *g, up_error *err);
+
+/* Training case i's index in the saved tests (every case). */
+size_t gen_holdout_saved_index(const up_gen *g, size_t i);
+
+/* Release what the split and the held-out measure hold. */
+void gen_holdout_release(up_gen *g);
+
 #endif

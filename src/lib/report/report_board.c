@@ -80,23 +80,77 @@ static void cell(up_buf *out, const up_report_model *m)
                 up_stats_verdict_label(c->verdict));
 }
 
+/* The comparisons of views b[0..n) as one family. */
+static void family_of(up_report_batch *b, size_t n)
+{
+    size_t k = 0, all = 0;
+    up_comparison **c;
+
+    if (b[0].kept_attempt) /* generate judges each model alone, as its own
+                              report does (docs/generate.md) */
+        return;
+    for (size_t i = 0; i < n; i++)
+        all += b[i].nmodels;
+    c = up_xcalloc(all ? all : 1, sizeof(*c));
+    for (size_t i = 0; i < n; i++)
+        for (size_t m = 0; m < b[i].nmodels; m++)
+            if (b[i].ncases)
+                c[k++] = &b[i].models[m].cmp;
+    up_stats_family(c, k, (up_family_control)b[0].family, UP_STATS_ALPHA);
+    free(c);
+}
+
+void up_report_family(up_report_batch *b, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+
+        while (j < n && same_sweep(b, i, j))
+            j++;
+        family_of(b + i, j - i);
+        i = j;
+    }
+}
+
+/* The family line of views b[0..n) before a table, when several;
+ * returns 1 when its intervals are not the 95% ones. */
+static int family_line(up_buf *out, const up_report_batch *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t m = 0; m < b[i].nmodels; m++)
+            if (b[i].models[m].cmp.family > 1) {
+                up_buf t = UP_BUF_INIT;
+
+                up_buf_adds(out, "<p class=\"mut family\">");
+                up_stats_family_text(&t, &b[i].models[m].cmp);
+                up_report_esc(out, t.data);
+                up_buf_release(&t);
+                up_buf_adds(out, "</p>");
+                return b[i].models[m].cmp.alpha != UP_STATS_ALPHA;
+            }
+    return 0;
+}
+
 /* One sweep's table over its views b[0..n); id numbers it on the page. */
 static void board(up_buf *out, const up_report_batch *b, size_t n, size_t id)
 {
     const char **names = NULL;
     size_t k = models(&names, b, n);
+    int fam;
 
     up_buf_addf(out,
                 "<section id=\"board-%zu\"><h2>Leaderboard <span "
                 "class=\"mut\">batch ",
                 id);
     up_report_esc(out, b[0].id);
+    up_buf_addf(out, ", %zu skills</span></h2>", n);
+    fam = family_line(out, b, n);
     up_buf_addf(out,
-                ", %zu skills</span></h2><table class=\"board\"><caption>"
-                "The lift with each skill (points, 95%% interval) and the "
+                "<table class=\"board\"><caption>"
+                "The lift with each skill (points, %s) and the "
                 "verdict; click a column header to sort</caption><thead>"
                 "<tr><th style=\"cursor:pointer\">skill</th>",
-                n);
+                fam ? "interval at the family's level" : "95% interval");
     for (size_t m = 0; m < k; m++) {
         up_buf_adds(out, "<th style=\"cursor:pointer\">");
         up_report_esc(out, names[m]);

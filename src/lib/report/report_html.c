@@ -227,14 +227,29 @@ static void arm_rate(up_buf *out, const up_report_batch *b,
     rate_cell(out, skill ? &m->cmp.skill : &m->cmp.base, m->errors[skill]);
 }
 
+/* The caption's interval: "95% intervals", or the family's line. */
+static void lift_caption(up_buf *out, const up_report_batch *b)
+{
+    for (size_t i = 0; i < b->nmodels; i++)
+        if (b->models[i].cmp.family > 1) {
+            up_buf t = UP_BUF_INIT;
+
+            up_stats_family_text(&t, &b->models[i].cmp);
+            up_buf_adds(out, "Pass rates and lift (");
+            up_report_esc(out, t.data);
+            up_buf_adds(out, ")");
+            up_buf_release(&t);
+            return;
+        }
+    up_buf_adds(out, "Pass rates and lift (95% intervals)");
+}
+
 static void lift_head(up_buf *out, const up_report_batch *b, size_t bi)
 {
     box(out, 1);
-    up_buf_addf(out,
-                "<table class=\"lift\" id=\"lift-%zu\"><caption>Pass "
-                "rates and lift (95%% intervals)</caption><thead><tr>"
-                "<th>model</th><th>",
-                bi);
+    up_buf_addf(out, "<table class=\"lift\" id=\"lift-%zu\"><caption>", bi);
+    lift_caption(out, b);
+    up_buf_adds(out, "</caption><thead><tr><th>model</th><th>");
     up_report_esc(out, up_report_arm(b, 0));
     up_buf_adds(out, "</th><th>");
     up_report_esc(out, up_report_arm(b, 1));

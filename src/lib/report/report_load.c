@@ -243,6 +243,7 @@ static void load_plan(up_report_batch *b)
     up_buf p = UP_BUF_INIT;
     json_t *o = NULL;
     up_error e = {0};
+    up_family_control fc = UP_FAMILY_FDR;
 
     up_fs_join(&p, b->dir, "batch_plan.json");
     if (up_json_load_file(&o, p.data, &e) == 0) {
@@ -254,6 +255,10 @@ static void load_plan(up_report_batch *b)
             b->seed = (uint64_t)up_json_long(o, "seed", 1);
         if (!b->margin_given)
             b->margin = up_json_num(o, "margin", UP_STATS_MARGIN);
+        if (up_json_str(o, "family_control"))
+            (void)up_stats_family_parse(&fc, up_json_str(o, "family_control"),
+                                        &e);
+        b->family = (int)fc;
     }
     json_decref(o);
     up_buf_release(&p);
