@@ -186,7 +186,7 @@ static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
     if (!rc) { /* what the tools and commands may add starts from here */
         up_buf why = UP_BUF_INIT;
 
-        if (up_workspace_usage(a->ws, &why))
+        if (up_workspace_quota(a->ws, &why)) /* the setup's counts */
             rc =
                 up_error_set(err, UP_ETOOBIG, "the case's files: %s", why.data);
         up_buf_release(&why);
