@@ -12,7 +12,9 @@
 # both honour; /dev/shm/upskill-agent-cpu by default, 7769f25's own
 # default, else bench/out/agent-cpu/ws): this build's default, the user's
 # cache folder on disk, costs wall and system time the old one's tmpfs
-# did not, which is no part of the CPU compared here.
+# did not, which is no part of the CPU compared here.  WS=default sets
+# no TMPDIR: each build then takes its own default (this one the cache
+# folder, bench/out/agent-cpu/cache, on disk; 7769f25 /dev/shm).
 #
 #   sh bench/agent-cpu.sh [OLD_UPSKILL]      RUNS=5 by default
 #
@@ -29,7 +31,7 @@ if [ -z "${WS:-}" ]; then
     WS=/dev/shm/upskill-agent-cpu
     mkdir -p "$WS" 2>/dev/null || WS="$B/ws"
 fi
-mkdir -p "$WS"
+[ "$WS" = default ] || mkdir -p "$WS"
 
 cat >"$B/s.json" <<'JSON'
 {"seed": 1, "rules": [
@@ -57,7 +59,8 @@ one() { # one NAME BINARY RUN
         i=$((i + 1))
     done
     rm -rf "$B/runs" "$B/cache"
-    TMPDIR="$WS" XDG_CACHE_HOME="$B/cache" UPSKILL_CONFIG="$B/none.yaml" \
+    if [ "$WS" = default ]; then unset TMPDIR; else export TMPDIR="$WS"; fi
+    XDG_CACHE_HOME="$B/cache" UPSKILL_CONFIG="$B/none.yaml" \
         /usr/bin/time -f '%e %U %S %M' -o "$B/time" "$2" eval \
         "$TOP/tests/fixtures/eval/student" -t "$B/tests.json" -m local \
         --base-url "http://127.0.0.1:$(cat "$B/port")/v1" -j 64 --no-cache \
