@@ -8,6 +8,14 @@
 # each run and the medians of CPU (user + system), wall and peak RSS,
 # and the ratio of the CPU medians.
 #
+# Both builds put their workspaces in the same place, WS (TMPDIR, which
+# both honour; /dev/shm/upskill-agent-cpu by default, 7769f25's own
+# default, else bench/out/agent-cpu/ws): this build's default, the user's
+# cache folder on disk, costs wall and system time the old one's tmpfs
+# did not, which is no part of the CPU compared here.  WS=default sets
+# no TMPDIR: each build then takes its own default (this one the cache
+# folder, bench/out/agent-cpu/cache, on disk; 7769f25 /dev/shm).
+#
 #   sh bench/agent-cpu.sh [OLD_UPSKILL]      RUNS=5 by default
 #
 # Without OLD_UPSKILL only this build runs.  Output in bench/out/agent-cpu/.
@@ -19,6 +27,11 @@ N=${N:-1000}
 OLD=${1:-}
 rm -rf "$B"
 mkdir -p "$B"
+if [ -z "${WS:-}" ]; then
+    WS=/dev/shm/upskill-agent-cpu
+    mkdir -p "$WS" 2>/dev/null || WS="$B/ws"
+fi
+[ "$WS" = default ] || mkdir -p "$WS"
 
 cat >"$B/s.json" <<'JSON'
 {"seed": 1, "rules": [
@@ -46,6 +59,7 @@ one() { # one NAME BINARY RUN
         i=$((i + 1))
     done
     rm -rf "$B/runs" "$B/cache"
+    if [ "$WS" = default ]; then unset TMPDIR; else export TMPDIR="$WS"; fi
     XDG_CACHE_HOME="$B/cache" UPSKILL_CONFIG="$B/none.yaml" \
         /usr/bin/time -f '%e %U %S %M' -o "$B/time" "$2" eval \
         "$TOP/tests/fixtures/eval/student" -t "$B/tests.json" -m local \

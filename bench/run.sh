@@ -214,7 +214,7 @@ fi
 fake_up() {
     rm -f "$B/port"
     $SRV_PIN "$TOP/build/fake-llm" --scenario "${1:-$B/s.json}" --port-file "$B/port" \
-        --max-seconds 300 >/dev/null 2>&1 &
+        --max-seconds "${FAKE_MAX_S:-300}" >/dev/null 2>&1 &
     fake=$!
     i=0
     while [ ! -s "$B/port" ] && [ $i -lt 100 ]; do
@@ -357,6 +357,7 @@ big_suite() { # N FILE CHECKS: N cases, each with the members CHECKS
         print "]}" }' >"$2"
 }
 if [ "${BENCH_BIG:-0}" = 1 ]; then
+    FAKE_MAX_S=1800 # big-agent takes over 300 s on a loaded 2-core machine
     sed 's/"delay_ms": 50, //' "$B/s.json" >"$B/s-big.json"
     sed 's/"delay_ms": 50,//' "$B/s-agent.json" >"$B/s-big-agent.json"
     chat='"expected": {"contains": ["good", "answer"]}'

@@ -34,17 +34,11 @@ typedef struct up_ctx_file {
     char *content;
 } up_ctx_file;
 
-typedef struct up_case {
-    char *input;
-    up_ctx_file *files; /* context.files in file order */
-    size_t nfiles;
-    char **contains; /* expected.contains, a string becomes one entry */
-    size_t ncontains;
-    char *output_file;           /* NULL when absent or null */
-    char *validator;             /* NULL when absent or null */
-    char *validator_config_json; /* compact JSON object, or NULL */
-    char *assert_json;           /* compact JSON array, or NULL */
-    up_fs_entry *check_files;    /* "check_files": seen only by the checks */
+/* What only Harbor tasks (harbor.h) and rare cases carry, apart from the
+ * case so that a plain case stays small (100,000 of them are a suite):
+ * allocated in the suite's arena, reached by up_case.task. */
+typedef struct up_case_task {
+    up_fs_entry *check_files; /* "check_files": seen only by the checks */
     size_t ncheck_files;
     up_fs_entry *check_owned; /* "check_owned": context files put back */
     size_t ncheck_owned;      /* before the checks run (data: the suite's) */
@@ -72,7 +66,34 @@ typedef struct up_case {
                               .skills/ (the skill arm's: skill_links) */
     char *skill_links;     /* the oracle's shell prefix in the skill arm
                               (up_harbor_skill_links), or NULL */
+} up_case_task;
+
+/* The members every case may have stay inline (80 bytes). */
+typedef struct up_case {
+    char *input;
+    up_ctx_file *files; /* context.files in file order */
+    size_t nfiles;
+    char **contains; /* expected.contains, a string becomes one entry */
+    size_t ncontains;
+    char *output_file;           /* NULL when absent or null */
+    char *validator;             /* NULL when absent or null */
+    char *validator_config_json; /* compact JSON object, or NULL */
+    char *assert_json;           /* compact JSON array, or NULL */
+    up_case_task *task; /* NULL: none (up_case_task_of reads an empty one) */
 } up_case;
+
+/* The zero up_case_task, which a case without one reads. */
+extern const up_case_task up_case_task_none;
+
+/* c's task members for reading: c->task, or up_case_task_none. */
+static inline const up_case_task *up_case_task_of(const up_case *c)
+{
+    return c->task ? c->task : &up_case_task_none;
+}
+
+/* c's task members for writing: c->task, made (zero, in mem: the suite's
+ * arena) when c has none. */
+up_case_task *up_case_task_mut(up_case *c, up_arena *mem);
 
 /* Where a suite's cases came from, as the suite's pickers set it. */
 enum up_suite_from {

@@ -73,7 +73,10 @@ typedef struct up_workspace {
     size_t written;    /* bytes the tools wrote */
     size_t created;    /* files the tools created */
     size_t used_bytes; /* what the folder holds, against the quota: */
-    size_t used_files; /* measured by up_workspace_usage, kept by tools */
+    size_t used_files; /* measured by up_workspace_usage, kept by the
+                          setup and the tools as they write */
+    int usage_unknown; /* 1: a setup write replaced a file, the counts
+                          need up_workspace_usage's walk */
     up_tool_stat stat[UP_TOOL_ROWS]; /* by row, see up_tool_stat_name */
     int skill_read;   /* SKILL.md of the installed skill was read */
     char **refs_read; /* references/ files read, relative to skill_dir */
@@ -178,6 +181,14 @@ int up_workspace_skill_fits(const up_skill *s, const up_ws_limits *lim,
  * quota of M bytes (config workspace_max_bytes)") appended to why.
  */
 int up_workspace_usage(up_workspace *w, up_buf *why);
+
+/*
+ * up_workspace_usage's verdict on the counts the setup and the tools
+ * keep, without its walk unless a count is not known (usage_unknown):
+ * after the in-process setup and tools only; after anything a process
+ * did (a run command, a CLI), call up_workspace_usage.
+ */
+int up_workspace_quota(up_workspace *w, up_buf *why);
 
 /*
  * Append the whole file rel (at most max bytes) to out, for grading.

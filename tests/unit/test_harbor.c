@@ -279,19 +279,20 @@ Test(harbor, fixture_tasks_become_cases)
     cr_assert_eq(set.n, 4);
     cr_assert_eq(s.ncases, 2, "half-credit and report-app");
     c = &s.cases[1];
-    cr_expect_str_eq(c->workdir, "/app");
-    cr_expect_eq(c->run_wall_s, 120);
-    cr_expect_eq(c->check_wall_s, 60);
-    cr_expect_eq(c->nskills, 2);
-    cr_expect_str_eq(c->skills[0].name, "byte-counter");
+    cr_expect_str_eq(up_case_task_of(c)->workdir, "/app");
+    cr_expect_eq(up_case_task_of(c)->run_wall_s, 120);
+    cr_expect_eq(up_case_task_of(c)->check_wall_s, 60);
+    cr_expect_eq(up_case_task_of(c)->nskills, 2);
+    cr_expect_str_eq(up_case_task_of(c)->skills[0].name, "byte-counter");
     cr_expect(strstr(c->assert_json, "\"verifier\"") != NULL);
-    for (size_t i = 0; i < c->nseed; i++)
-        if (!strcmp(c->seed[i].path, "data/blob.bin"))
-            b = &c->seed[i];
+    for (size_t i = 0; i < up_case_task_of(c)->nseed; i++)
+        if (!strcmp(up_case_task_of(c)->seed[i].path, "data/blob.bin"))
+            b = &up_case_task_of(c)->seed[i];
     cr_assert_not_null(b);
     cr_expect_eq(b->len, sizeof(blob) - 1);
     cr_expect_eq(memcmp(b->data, blob, b->len), 0, "binary-safe");
-    cr_expect_eq(c->ncheck_files, 3, "test.sh, test_outputs.py, expected.bin");
+    cr_expect_eq(up_case_task_of(c)->ncheck_files, 3,
+                 "test.sh, test_outputs.py, expected.bin");
     cr_expect(strstr(s.cases[0].assert_json, "\"threshold\":0.5") != NULL, "%s",
               s.cases[0].assert_json);
     up_suite_sha256(&s, before);

@@ -333,6 +333,31 @@ Test(suite, many_cases_keep_their_strings)
     up_buf_release(&b);
 }
 
+/* A plain case is small (100,000 of them are a suite, issue 31): what
+ * only Harbor tasks and check files use is apart, in up_case.task, made
+ * only for a case that has some, and read as empty when absent. */
+Test(suite, plain_case_keeps_no_task)
+{
+    up_suite s =
+        parse_ok("[{\"input\": \"a\", \"expected\": {\"contains\": \"x\"}},"
+                 " {\"input\": \"b\", \"expected\": {\"contains\": \"x\"},"
+                 "  \"check_files\": {\"t.py\": \"T\"},"
+                 "  \"check_owned\": []}]",
+                 "");
+
+    cr_expect_leq(sizeof(up_case), 80);
+    cr_assert_eq(s.ncases, 2);
+    cr_expect_null(s.cases[0].task);
+    cr_expect_eq(up_case_task_of(&s.cases[0]), &up_case_task_none);
+    cr_expect_eq(up_case_task_of(&s.cases[0])->ncheck_files, 0);
+    cr_expect_null(up_case_task_of(&s.cases[0])->seed);
+    cr_assert_not_null(s.cases[1].task);
+    cr_expect_eq(s.cases[1].task->ncheck_files, 1);
+    cr_expect_str_eq(s.cases[1].task->check_files[0].path, "t.py");
+    cr_expect_eq(s.cases[1].task->ncheck_owned, 0);
+    up_suite_release(&s);
+}
+
 /* "[{contains a} x n]": n assertions as JSON, in b. */
 static void many_asserts(up_buf *b, size_t n)
 {
@@ -726,7 +751,8 @@ Test(suite, check_files_are_bounded)
             cr_expect_str_eq(err.msg, rows[i].msg, "row %zu: %s", i, err.msg);
         } else {
             cr_expect_eq(rc, 0, "row %zu: %s", i, err.msg);
-            cr_expect_eq(s.cases[0].ncheck_files, rows[i].n, "row %zu", i);
+            cr_expect_eq(up_case_task_of(&s.cases[0])->ncheck_files, rows[i].n,
+                         "row %zu", i);
         }
         up_suite_release(&s);
         up_buf_release(&b);
@@ -769,15 +795,15 @@ Test(suite, check_files_and_owned_parse_and_round_trip)
     up_buf out = UP_BUF_INIT, out2 = UP_BUF_INIT;
     char sha[65], sha2[65];
 
-    cr_assert_eq(c->ncheck_files, 2);
-    cr_expect_str_eq(c->check_files[1].path, "data/in.txt");
-    cr_expect_eq(c->check_files[1].len, 2);
-    cr_expect(!memcmp(c->check_files[1].data, "IN", 2));
-    cr_assert_eq(c->ncheck_owned, 1);
-    cr_expect_str_eq(c->check_owned[0].path, "test_a.py");
-    cr_expect_str_eq(c->check_owned[0].data, "A1",
+    cr_assert_eq(up_case_task_of(c)->ncheck_files, 2);
+    cr_expect_str_eq(up_case_task_of(c)->check_files[1].path, "data/in.txt");
+    cr_expect_eq(up_case_task_of(c)->check_files[1].len, 2);
+    cr_expect(!memcmp(up_case_task_of(c)->check_files[1].data, "IN", 2));
+    cr_assert_eq(up_case_task_of(c)->ncheck_owned, 1);
+    cr_expect_str_eq(up_case_task_of(c)->check_owned[0].path, "test_a.py");
+    cr_expect_str_eq(up_case_task_of(c)->check_owned[0].data, "A1",
                      "an owned file's bytes are its context file's");
-    cr_expect_eq(c->check_owned[0].len, 2);
+    cr_expect_eq(up_case_task_of(c)->check_owned[0].len, 2);
     up_suite_to_json(&s, &out);
     cr_assert_str_eq(out.data, want);
     again = parse_ok(out.data, "");
@@ -798,7 +824,7 @@ Test(suite, check_files_null_is_none)
                                     "\"check_owned\": null}]",
                           "");
 
-    cr_expect_eq(s.cases[0].ncheck_files, 0);
-    cr_expect_eq(s.cases[0].ncheck_owned, 0);
+    cr_expect_eq(up_case_task_of(&s.cases[0])->ncheck_files, 0);
+    cr_expect_eq(up_case_task_of(&s.cases[0])->ncheck_owned, 0);
     up_suite_release(&s);
 }

@@ -44,9 +44,12 @@ Test(sweep, each_case_runs_its_own_skill)
     skill(&b, "b", "BODY-B");
     up_suite_init(&s);
     cr_assert_eq(up_suite_parse(&s, tests, strlen(tests), "t", "", NULL), 0);
-    s.cases[0].skills = s.cases[1].skills = &a;
-    s.cases[2].skills = &b;
-    s.cases[0].nskills = s.cases[1].nskills = s.cases[2].nskills = 1;
+    for (size_t i = 0; i < 3; i++) {
+        up_case_task *t = up_case_task_mut(&s.cases[i], &s.mem);
+
+        t->skills = i < 2 ? &a : &b;
+        t->nskills = 1;
+    }
     up_eval_plan_init(&p, &a, &s, models, 1, 1, 1, UP_INJECT_UPSKILL);
     up_eval_plan_case_prompts(&p);
     cr_expect(strstr(up_eval_system(&p, job(&p, UP_ARM_SKILL, 0)), "BODY-A"));

@@ -304,6 +304,49 @@ Test(workspace, usage_counts_entries_and_bytes)
     up_workspace_free(w);
 }
 
+/* The setup (files, seeded folders, a skill) keeps the counts exact as
+ * it writes, so no walk is needed after it (issue 31: a walk per
+ * workspace was most of an agent eval's extra system time); a file it
+ * replaces makes them unknown, and up_workspace_quota then walks. */
+Test(workspace, setup_keeps_the_counts_a_walk_would_measure)
+{
+    up_workspace *w = make_quota(1 << 20, 1000);
+    up_fs_entry seed[] = {{.path = "d/e"},
+                          {.path = "d/e/f.txt", .data = "abc", .len = 3}};
+    up_buf why = UP_BUF_INIT;
+    size_t bytes, files;
+    up_skill s;
+    up_error err;
+
+    cr_assert_eq(up_workspace_seed(w, seed, 2, &err), 0, "%s", err.msg);
+    cr_assert_eq(
+        up_workspace_add_file(w, "a/b/c.txt", "0123456789", 10, 0, &err), 0,
+        "%s", err.msg);
+    cr_assert_eq(up_workspace_add_file(w, "top", "x", 1, 1, &err), 0);
+    demo_skill(&s);
+    cr_assert_eq(up_workspace_install_skill(w, &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(w->usage_unknown, 0);
+    bytes = w->used_bytes;
+    files = w->used_files;
+    cr_assert_gt(files, 7);
+    cr_assert_eq(up_workspace_quota(w, &why), 0, "%s", why.data);
+    cr_assert_eq(up_workspace_usage(w, &why), 0, "%s", why.data);
+    cr_expect_eq(w->used_files, files, "kept %zu, walked %zu", files,
+                 w->used_files);
+    cr_expect_eq(w->used_bytes, bytes, "kept %zu, walked %zu", bytes,
+                 w->used_bytes);
+    /* replaced: the old size is not known, the check walks */
+    cr_assert_eq(up_workspace_add_file(w, "top", "xyz", 3, 0, &err), 0);
+    cr_assert_eq(w->usage_unknown, 1);
+    cr_assert_eq(up_workspace_quota(w, &why), 0, "%s", why.data);
+    cr_expect_eq(w->usage_unknown, 0);
+    cr_expect_eq(w->used_bytes, bytes + 2);
+    cr_expect_eq(w->used_files, files);
+    up_skill_release(&s);
+    up_buf_release(&why);
+    up_workspace_free(w);
+}
+
 Test(workspace, usage_names_a_byte_breach)
 {
     up_workspace *w = make_quota(65536, 100);

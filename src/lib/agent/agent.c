@@ -162,17 +162,18 @@ static void offer_tools(up_agent *a)
  * timeout_sec), CPU time along with it. */
 static void case_limits(up_sandbox_limits *l, const up_case *c)
 {
-    if (!c->run_wall_s)
+    if (!up_case_task_of(c)->run_wall_s)
         return;
-    l->wall_ms = c->run_wall_s * 1000u;
-    if (l->cpu_s && l->cpu_s < c->run_wall_s)
-        l->cpu_s = c->run_wall_s;
+    l->wall_ms = up_case_task_of(c)->run_wall_s * 1000u;
+    if (l->cpu_s && l->cpu_s < up_case_task_of(c)->run_wall_s)
+        l->cpu_s = up_case_task_of(c)->run_wall_s;
 }
 
 static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
                           up_error *err)
 {
-    int rc = up_workspace_seed(a->ws, c->seed, c->nseed, err);
+    int rc = up_workspace_seed(a->ws, up_case_task_of(c)->seed,
+                               up_case_task_of(c)->nseed, err);
 
     for (size_t i = 0; !rc && i < c->nfiles; i++) {
         const char *text = c->files[i].content ? c->files[i].content : "";
@@ -182,15 +183,17 @@ static int fill_workspace(up_agent *a, const up_case *c, const up_skill *skill,
     }
     /* a case's own skills (a Harbor task's): the others first, so the
      * first, the measured one, is the workspace's skill_dir */
-    for (size_t i = 1; !rc && skill && skill == c->skills && i < c->nskills;
+    for (size_t i = 1; !rc && skill && skill == up_case_task_of(c)->skills &&
+                       i < up_case_task_of(c)->nskills;
          i++)
-        rc = up_workspace_install_skill(a->ws, &c->skills[i], err);
+        rc = up_workspace_install_skill(a->ws, &up_case_task_of(c)->skills[i],
+                                        err);
     if (!rc && skill)
         rc = up_workspace_install_skill(a->ws, skill, err);
     if (!rc) { /* what the tools and commands may add starts from here */
         up_buf why = UP_BUF_INIT;
 
-        if (up_workspace_usage(a->ws, &why))
+        if (up_workspace_quota(a->ws, &why)) /* the setup's counts */
             rc =
                 up_error_set(err, UP_ETOOBIG, "the case's files: %s", why.data);
         up_buf_release(&why);
@@ -218,9 +221,9 @@ int up_agent_new(up_agent **out, const up_agent_opts *o, const up_case *c,
     if (!rc) {
         a->ws->run_tool = o->run_tool;
         a->ws->sandbox = o->sandbox;
-        a->ws->workdir = c->workdir;
-        a->ws->places = (const char *const *)c->places;
-        a->ws->env = (const char *const *)c->env;
+        a->ws->workdir = up_case_task_of(c)->workdir;
+        a->ws->places = (const char *const *)up_case_task_of(c)->places;
+        a->ws->env = (const char *const *)up_case_task_of(c)->env;
         if (o->run_limits)
             a->ws->run_lim = *o->run_limits;
         case_limits(&a->ws->run_lim, c);

@@ -11,11 +11,13 @@
  * Removal (up_fs_rm_contents) unlinks symlinks without following.
  *
  * The quota (lim.quota_bytes, quota_files) is what the folder holds:
- * up_workspace_usage measures it with a bounded walk (at setup and after
- * each run command) that leaves nothing out (too deep or unreadable is a
- * breach), the tools keep used_bytes / used_files up to date as they
- * write; under bwrap a run command works in a tmpfs of the quota's size
- * (sandbox_bound.c).  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
+ * up_workspace_usage measures it with a bounded walk (after each run
+ * command, and at setup only when a setup write replaced a file) that
+ * leaves nothing out (too deep or unreadable is a breach); the setup
+ * (up_workspace_add_file, _seed, _install_skill: the files and folders
+ * they make) and the tools keep used_bytes / used_files up to date as
+ * they write; under bwrap a run command works in a tmpfs of the quota's
+ * size (sandbox_bound.c).  The snapshot lists at most UP_WS_SNAPSHOT_ENTRIES
  * files and counts the rest, so its size does not follow the folder's.
  */
 #define _GNU_SOURCE
@@ -111,14 +113,17 @@ static int open_error(up_buf *why, const char *rel, int e)
     return -1;
 }
 
-/* Step from folder fd into its child name (created when create). */
-static int step(int fd, const char *name, int create)
+/* Step from folder fd into its child name (created when create, counted
+ * then in *made when made is not NULL). */
+static int step(int fd, const char *name, int create, size_t *made)
 {
     int r = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
     if (r < 0 && errno == ENOENT && create) {
         if (mkdirat(fd, name, 0755) && errno != EEXIST)
             return -1;
+        if (made && errno != EEXIST)
+            (*made)++;
         r = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (r < 0 && errno == ENOTDIR) {
@@ -133,9 +138,10 @@ static int step(int fd, const char *name, int create)
     return r;
 }
 
-/* Open the folder made of the first n bytes of rel. */
+/* Open the folder made of the first n bytes of rel; *made (when not
+ * NULL) counts the folders made on the way. */
 static int walk(const up_workspace *w, const char *rel, size_t n, int create,
-                up_buf *why)
+                size_t *made, up_buf *why)
 {
     char *path = up_xstrndup(rel, n);
     int fd = open_root(w), e = 0;
@@ -146,7 +152,7 @@ static int walk(const up_workspace *w, const char *rel, size_t n, int create,
         slash = strchr(part, '/');
         if (slash)
             *slash = '\0';
-        next = step(fd, part, create);
+        next = step(fd, part, create, made);
         e = errno;
         close(fd);
         fd = next;
@@ -159,26 +165,34 @@ static int walk(const up_workspace *w, const char *rel, size_t n, int create,
     return fd;
 }
 
-int up_ws_open_dir(const up_workspace *w, const char *rel, int create,
-                   up_buf *why)
+/* up_ws_open_dir, counting the folders it makes in *made (or NULL). */
+static int open_dir(const up_workspace *w, const char *rel, int create,
+                    size_t *made, up_buf *why)
 {
     if (!*rel || !strcmp(rel, "."))
         return open_root(w);
     if (up_ws_check_path(w, rel, strlen(rel), why))
         return -1;
-    return walk(w, rel, strlen(rel), create, why);
+    return walk(w, rel, strlen(rel), create, made, why);
 }
 
-/* The parent folder of rel and, in *leaf, its last part. */
+int up_ws_open_dir(const up_workspace *w, const char *rel, int create,
+                   up_buf *why)
+{
+    return open_dir(w, rel, create, NULL, why);
+}
+
+/* The parent folder of rel and, in *leaf, its last part; *made (or
+ * NULL) counts the folders made. */
 static int open_parent(const up_workspace *w, const char *rel, int create,
-                       const char **leaf, up_buf *why)
+                       const char **leaf, size_t *made, up_buf *why)
 {
     const char *slash = strrchr(rel, '/');
 
     *leaf = slash ? slash + 1 : rel;
     if (!slash)
         return open_root(w);
-    return walk(w, rel, (size_t)(slash - rel), create, why);
+    return walk(w, rel, (size_t)(slash - rel), create, made, why);
 }
 
 /* openat2 beneath the root; -1 with errno ENOSYS where the kernel lacks
@@ -202,7 +216,7 @@ int up_ws_open_read(const up_workspace *w, const char *rel, up_buf *why)
     fd = open_beneath(w->dirfd, rel, flags);
     if (fd < 0 && errno == ENOSYS) {
         const char *leaf;
-        int dir = open_parent(w, rel, 0, &leaf, why);
+        int dir = open_parent(w, rel, 0, &leaf, NULL, why);
 
         if (dir < 0)
             return -1;
@@ -218,8 +232,9 @@ int up_ws_open_read(const up_workspace *w, const char *rel, up_buf *why)
     return fd;
 }
 
-int up_ws_open_write(const up_workspace *w, const char *rel, mode_t mode,
-                     int *created, up_buf *why)
+/* up_ws_open_write, counting the folders it makes in *made (or NULL). */
+static int open_write(const up_workspace *w, const char *rel, mode_t mode,
+                      int *created, size_t *made, up_buf *why)
 {
     const char *leaf;
     int dir, fd, flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
@@ -227,7 +242,7 @@ int up_ws_open_write(const up_workspace *w, const char *rel, mode_t mode,
     *created = 0;
     if (up_ws_check_path(w, rel, strlen(rel), why))
         return -1;
-    dir = open_parent(w, rel, 1, &leaf, why);
+    dir = open_parent(w, rel, 1, &leaf, made, why);
     if (dir < 0)
         return -1;
     fd = openat(dir, leaf, flags | O_CREAT | O_EXCL, mode);
@@ -239,6 +254,12 @@ int up_ws_open_write(const up_workspace *w, const char *rel, mode_t mode,
         open_error(why, rel, errno);
     close(dir);
     return fd;
+}
+
+int up_ws_open_write(const up_workspace *w, const char *rel, mode_t mode,
+                     int *created, up_buf *why)
+{
+    return open_write(w, rel, mode, created, NULL, why);
 }
 
 int up_ws_read_fd(int fd, size_t max, up_buf *out, size_t *size, up_buf *why)
@@ -369,9 +390,11 @@ int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
                           size_t len, int executable, up_error *err)
 {
     up_buf why = UP_BUF_INIT;
+    size_t made = 0;
     int created, fd, rc = 0;
 
-    fd = up_ws_open_write(w, rel, executable ? 0755 : 0644, &created, &why);
+    fd = open_write(w, rel, executable ? 0755 : 0644, &created, &made, &why);
+    w->used_files += made + (size_t)(fd >= 0 && created);
     if (fd < 0) {
         rc = up_error_set(err, UP_EUNSAFE, "workspace file: %s", why.data);
         goto out;
@@ -379,6 +402,10 @@ int up_workspace_add_file(up_workspace *w, const char *rel, const void *data,
     if (up_fs_write_all(fd, data, len) || fchmod(fd, executable ? 0755 : 0644))
         rc = up_error_set(err, UP_EIO, "workspace file '%s': %s", rel,
                           strerror(errno));
+    if (created && !rc)
+        w->used_bytes += len;
+    else /* what it replaced, or how much it wrote, is not known */
+        w->usage_unknown = 1;
     close(fd);
 out:
     up_buf_release(&why);
@@ -409,7 +436,10 @@ int up_workspace_seed(up_workspace *w, const up_fs_entry *v, size_t n,
                                        v[i].executable, err);
             continue;
         }
-        fd = up_ws_open_dir(w, v[i].path, 1, &why);
+        size_t made = 0;
+
+        fd = open_dir(w, v[i].path, 1, &made, &why);
+        w->used_files += made;
         if (fd < 0)
             rc = up_error_set(err, UP_EUNSAFE, "workspace folder: %s",
                               why.data ? why.data : v[i].path);
@@ -486,7 +516,8 @@ int up_workspace_install_skill(up_workspace *w, const up_skill *s,
     for (size_t i = 0; i < s->nfiles; i++)
         if (up_skill_check_file_name(s->files[i].path, err))
             return UP_EUNSAFE;
-    up_workspace_usage(w, NULL);
+    if (w->usage_unknown) /* else the counts are exact */
+        up_workspace_usage(w, NULL);
     if (up_workspace_skill_fits(s, &w->lim, w->used_bytes, w->used_files, err))
         return UP_ETOOBIG;
     up_buf_addf(&dir, ".agents/skills/%s", s->name);
@@ -614,28 +645,9 @@ static int usage_dir(up_workspace *w, int fd, int depth)
     return lost;
 }
 
-int up_workspace_usage(up_workspace *w, up_buf *why)
+/* 1 with the breach in why when w's counts are past its quota. */
+static int breach(const up_workspace *w, up_buf *why)
 {
-    int lost = 0;
-
-    w->used_bytes = 0;
-    w->used_files = 0;
-    if (w->dirfd >= 0) {
-        (void)fchmod(w->dirfd, 0700); /* a `chmod 000 .` hides nothing */
-        lost = usage_dir(w, open_root(w), USAGE_DEPTH);
-    }
-    if (lost) {
-        /* what cannot be counted counts as over: run and the tools'
-         * writes are refused as for any breach */
-        w->used_files = w->lim.quota_files + 1;
-        if (why)
-            up_buf_addf(why,
-                        "the workspace holds %s, which its quota cannot "
-                        "count",
-                        lost & USAGE_DEEP ? "folders more than 256 deep"
-                                          : "folders or files it cannot read");
-        return 1;
-    }
     if (w->used_files > w->lim.quota_files) {
         if (why)
             up_buf_addf(why,
@@ -653,6 +665,37 @@ int up_workspace_usage(up_workspace *w, up_buf *why)
         return 1;
     }
     return 0;
+}
+
+int up_workspace_usage(up_workspace *w, up_buf *why)
+{
+    int lost = 0;
+
+    w->used_bytes = 0;
+    w->used_files = 0;
+    w->usage_unknown = 0;
+    if (w->dirfd >= 0) {
+        (void)fchmod(w->dirfd, 0700); /* a `chmod 000 .` hides nothing */
+        lost = usage_dir(w, open_root(w), USAGE_DEPTH);
+    }
+    if (lost) {
+        /* what cannot be counted counts as over: run and the tools'
+         * writes are refused as for any breach */
+        w->used_files = w->lim.quota_files + 1;
+        if (why)
+            up_buf_addf(why,
+                        "the workspace holds %s, which its quota cannot "
+                        "count",
+                        lost & USAGE_DEEP ? "folders more than 256 deep"
+                                          : "folders or files it cannot read");
+        return 1;
+    }
+    return breach(w, why);
+}
+
+int up_workspace_quota(up_workspace *w, up_buf *why)
+{
+    return w->usage_unknown ? up_workspace_usage(w, why) : breach(w, why);
 }
 
 /* ---- accounting ---- */

@@ -781,39 +781,41 @@ static int add_case(up_suite *s, up_harbor_task *k, const up_docker *d,
     struct stat st;
     up_buf text = UP_BUF_INIT, a = UP_BUF_INIT;
     up_case c;
+    up_case_task *t;
     int rc = up_fs_read(&text, in, UP_HARBOR_TEXT_MAX, err);
 
     memset(&c, 0, sizeof(c));
+    t = up_case_task_mut(&c, &s->mem);
     if (!rc)
         rc = seed(&sd, k, d, err);
     if (!rc)
         rc = walk(&tf, tests, "", 0, err);
     if (!rc && !lstat(sol, &st) && S_ISDIR(st.st_mode)) /* the oracle's */
         rc = walk(&sf, sol, "", 0, err);
-    c.nsolution = sf.n;
+    t->nsolution = sf.n;
     if (!rc && sf.n && d->nskill_dests && k->skills_dir) /* as copied */
         rc = walk_one(&sf, k->skills_dir, ".skills", 0, err);
-    c.seed = files_done(&sd, &c.nseed);
-    c.check_files = files_done(&tf, &c.ncheck_files);
-    c.solution = files_done(&sf, &c.nsolution_all);
+    t->seed = files_done(&sd, &t->nseed);
+    t->check_files = files_done(&tf, &t->ncheck_files);
+    t->solution = files_done(&sf, &t->nsolution_all);
     if (!rc) {
         up_buf links = UP_BUF_INIT;
 
-        verifier_json(&a, k, c.check_files, c.ncheck_files);
+        verifier_json(&a, k, t->check_files, t->ncheck_files);
         up_harbor_skill_links(&links, d, k->workdir);
-        c.skill_links =
+        t->skill_links =
             links.len ? up_arena_strndup(&s->mem, links.data, links.len) : NULL;
         up_buf_release(&links);
         c.input =
             up_arena_strndup(&s->mem, text.len ? text.data : "", text.len);
         c.assert_json = up_arena_strndup(&s->mem, a.data, a.len);
-        c.workdir = up_arena_strndup(&s->mem, k->workdir, strlen(k->workdir));
-        c.places = case_places(s, c.seed, c.nseed);
-        c.env = case_env(s, d);
-        c.run_wall_s = k->agent_s;
-        c.check_wall_s = k->verifier_s;
-        c.skills = k->loaded;
-        c.nskills = k->nskills;
+        t->workdir = up_arena_strndup(&s->mem, k->workdir, strlen(k->workdir));
+        t->places = case_places(s, t->seed, t->nseed);
+        t->env = case_env(s, d);
+        t->run_wall_s = k->agent_s;
+        t->check_wall_s = k->verifier_s;
+        t->skills = k->loaded;
+        t->nskills = k->nskills;
         size_t cap = s->ncases; /* the suite keeps no capacity */
 
         UP_GROW(s->cases, cap, s->ncases + 1);

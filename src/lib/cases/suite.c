@@ -317,8 +317,8 @@ static int check_path(struct walk *w, const char *name, const up_case *c)
         return fail(w, "path longer than %d bytes", UP_CASE_CHECK_PATH_MAX);
     if (up_fs_check_relative(name, &e))
         return fail(w, "%s (a check file's path is relative to /tests)", e.msg);
-    for (size_t i = 0; i < c->ncheck_files; i++) {
-        const char *o = c->check_files[i].path;
+    for (size_t i = 0; i < up_case_task_of(c)->ncheck_files; i++) {
+        const char *o = up_case_task_of(c)->check_files[i].path;
         size_t k = strlen(o);
 
         if ((k < n && !strncmp(o, name, k) && name[k] == '/') ||
@@ -338,6 +338,7 @@ static int f_check_files(struct walk *w, json_t *v, up_case *c)
     size_t n = json_object_size(v), bytes = 0, old;
     const char *name;
     json_t *content;
+    up_case_task *t;
     int rc;
 
     if (json_is_null(v))
@@ -347,11 +348,13 @@ static int f_check_files(struct walk *w, json_t *v, up_case *c)
     if (n > UP_CASE_CHECK_FILES_MAX)
         return fail(w, "a case takes at most %d check files (%zu given)",
                     UP_CASE_CHECK_FILES_MAX, n);
-    if (n)
-        c->check_files = up_arena_alloc(w->mem, n * sizeof(*c->check_files));
+    if (!n)
+        return 0;
+    t = up_case_task_mut(c, w->mem);
+    t->check_files = up_arena_alloc(w->mem, n * sizeof(*t->check_files));
     json_object_foreach(v, name, content)
     {
-        up_fs_entry *f = &c->check_files[c->ncheck_files];
+        up_fs_entry *f = &t->check_files[t->ncheck_files];
 
         old = path_key(w, name);
         if (!json_is_string(content))
@@ -367,7 +370,7 @@ static int f_check_files(struct walk *w, json_t *v, up_case *c)
         *f = (up_fs_entry){.path = up_arena_strndup(w->mem, name, strlen(name)),
                            .data = keep(w, content),
                            .len = json_string_length(content)};
-        c->ncheck_files++;
+        t->ncheck_files++;
     }
     return 0;
 }
@@ -378,6 +381,7 @@ static int f_check_owned(struct walk *w, json_t *v, up_case *c)
 {
     size_t n = json_array_size(v), i, old;
     json_t *item;
+    up_case_task *t;
 
     if (json_is_null(v))
         return 0;
@@ -386,15 +390,17 @@ static int f_check_owned(struct walk *w, json_t *v, up_case *c)
     if (n > UP_CASE_CHECK_FILES_MAX)
         return fail(w, "a case's checks own at most %d files (%zu given)",
                     UP_CASE_CHECK_FILES_MAX, n);
-    if (n)
-        c->check_owned = up_arena_alloc(w->mem, n * sizeof(*c->check_owned));
+    if (!n)
+        return 0;
+    t = up_case_task_mut(c, w->mem);
+    t->check_owned = up_arena_alloc(w->mem, n * sizeof(*t->check_owned));
     json_array_foreach(v, i, item)
     {
         old = path_index(w, i);
         if (!json_is_string(item))
             return fail(w, "expected a string (a file of context.files)");
         path_pop(w, old);
-        c->check_owned[c->ncheck_owned++] =
+        t->check_owned[t->ncheck_owned++] =
             (up_fs_entry){.path = keep(w, item)};
     }
     return 0;
@@ -403,8 +409,8 @@ static int f_check_owned(struct walk *w, json_t *v, up_case *c)
 /* Point each check_owned entry at its context file's content. */
 static int resolve_owned(struct walk *w, up_case *c)
 {
-    for (size_t i = 0; i < c->ncheck_owned; i++) {
-        up_fs_entry *f = &c->check_owned[i];
+    for (size_t i = 0; i < up_case_task_of(c)->ncheck_owned; i++) {
+        up_fs_entry *f = &up_case_task_of(c)->check_owned[i];
         size_t k = 0;
 
         while (k < c->nfiles && strcmp(c->files[k].name, f->path))
@@ -814,10 +820,11 @@ static json_t *check_files_json(const up_case *c)
 {
     json_t *o = json_object();
 
-    for (size_t i = 0; i < c->ncheck_files; i++)
-        if (c->check_files[i].data)
-            json_object_set_new(o, c->check_files[i].path,
-                                str_json(c->check_files[i].data));
+    for (size_t i = 0; i < up_case_task_of(c)->ncheck_files; i++)
+        if (up_case_task_of(c)->check_files[i].data)
+            json_object_set_new(
+                o, up_case_task_of(c)->check_files[i].path,
+                str_json(up_case_task_of(c)->check_files[i].data));
     return o;
 }
 
@@ -826,8 +833,9 @@ static json_t *check_owned_json(const up_case *c)
 {
     json_t *a = json_array();
 
-    for (size_t i = 0; i < c->ncheck_owned; i++)
-        json_array_append_new(a, str_json(c->check_owned[i].path));
+    for (size_t i = 0; i < up_case_task_of(c)->ncheck_owned; i++)
+        json_array_append_new(
+            a, str_json(up_case_task_of(c)->check_owned[i].path));
     return a;
 }
 
@@ -845,9 +853,9 @@ static json_t *case_json(const up_case *c)
                   opt_raw(c->validator_config_json));
     if (o && c->assert_json)
         json_object_set_new(o, "assert", opt_raw(c->assert_json));
-    if (o && c->ncheck_files)
+    if (o && up_case_task_of(c)->ncheck_files)
         json_object_set_new(o, "check_files", check_files_json(c));
-    if (o && c->ncheck_owned)
+    if (o && up_case_task_of(c)->ncheck_owned)
         json_object_set_new(o, "check_owned", check_owned_json(c));
     return o;
 }
@@ -927,19 +935,24 @@ static void sha_harbor(up_sha256 *h, const up_case *c)
 {
     char lim[48];
 
-    if (!c->nseed && !c->workdir && !c->nskills)
+    if (!up_case_task_of(c)->nseed && !up_case_task_of(c)->workdir &&
+        !up_case_task_of(c)->nskills)
         return;
-    sha_entries(h, c->seed, c->nseed);
-    sha_entries(h, c->check_files, c->ncheck_files);
-    sha_str(h, c->workdir);
-    for (size_t i = 0; c->places && c->places[i]; i++)
-        sha_str(h, c->places[i]);
-    for (size_t i = 0; c->env && c->env[i]; i++)
-        sha_str(h, c->env[i]);
-    snprintf(lim, sizeof(lim), "%u/%u", c->run_wall_s, c->check_wall_s);
+    sha_entries(h, up_case_task_of(c)->seed, up_case_task_of(c)->nseed);
+    sha_entries(h, up_case_task_of(c)->check_files,
+                up_case_task_of(c)->ncheck_files);
+    sha_str(h, up_case_task_of(c)->workdir);
+    for (size_t i = 0;
+         up_case_task_of(c)->places && up_case_task_of(c)->places[i]; i++)
+        sha_str(h, up_case_task_of(c)->places[i]);
+    for (size_t i = 0; up_case_task_of(c)->env && up_case_task_of(c)->env[i];
+         i++)
+        sha_str(h, up_case_task_of(c)->env[i]);
+    snprintf(lim, sizeof(lim), "%u/%u", up_case_task_of(c)->run_wall_s,
+             up_case_task_of(c)->check_wall_s);
     sha_str(h, lim);
-    for (size_t i = 0; i < c->nskills; i++) {
-        const up_skill *k = &c->skills[i];
+    for (size_t i = 0; i < up_case_task_of(c)->nskills; i++) {
+        const up_skill *k = &up_case_task_of(c)->skills[i];
 
         sha_str(h, k->name);
         sha_str(h, k->description);
@@ -974,6 +987,17 @@ static int file_kind(const char *type)
         type += 4;
     return !strncmp(type, "file-", 5) || !strncmp(type, "file_", 5) ||
            !strcmp(type, "command") || !strcmp(type, "verifier");
+}
+
+const up_case_task up_case_task_none;
+
+up_case_task *up_case_task_mut(up_case *c, up_arena *mem)
+{
+    if (!c->task) {
+        c->task = up_arena_alloc(mem, sizeof(*c->task));
+        memset(c->task, 0, sizeof(*c->task));
+    }
+    return c->task;
 }
 
 int up_case_needs_workspace(const up_case *c)

@@ -384,14 +384,16 @@ void up_eval_plan_case_prompts(up_eval_plan *p)
     for (size_t k = 0; k < n; k++) {
         const up_case *c = &p->suite->cases[k];
 
-        if (!c->nskills)
+        if (!up_case_task_of(c)->nskills)
             continue;
         /* cases of one skill are consecutive: one string for them all */
         if (k && p->case_system[k - 1] &&
-            p->suite->cases[k - 1].skills == c->skills)
+            up_case_task_of(&p->suite->cases[k - 1])->skills ==
+                up_case_task_of(c)->skills)
             p->case_system[k] = p->case_system[k - 1];
         else
-            p->case_system[k] = system_with_skill(&c->skills[0], p->inject);
+            p->case_system[k] =
+                system_with_skill(&up_case_task_of(c)->skills[0], p->inject);
     }
 }
 

@@ -215,19 +215,20 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
     lv = up_eval_job_live_view(j);
     for (; lv->results && ws && *at < lv->asserts.n; (*at)++)
         if (lv->results[*at].status == UP_ASSERT_CHECK) {
-            *it = (up_check_item){&lv->asserts.items[*at],
-                                  ws,
-                                  &lv->results[*at],
-                                  c->check_files,
-                                  c->ncheck_files,
-                                  c->check_owned,
-                                  c->ncheck_owned,
-                                  c->workdir,
-                                  c->check_wall_s,
-                                  NULL,
-                                  (const char *const *)c->places,
-                                  (const char *const *)c->env,
-                                  0};
+            *it =
+                (up_check_item){&lv->asserts.items[*at],
+                                ws,
+                                &lv->results[*at],
+                                up_case_task_of(c)->check_files,
+                                up_case_task_of(c)->ncheck_files,
+                                up_case_task_of(c)->check_owned,
+                                up_case_task_of(c)->ncheck_owned,
+                                up_case_task_of(c)->workdir,
+                                up_case_task_of(c)->check_wall_s,
+                                NULL,
+                                (const char *const *)up_case_task_of(c)->places,
+                                (const char *const *)up_case_task_of(c)->env,
+                                0};
             (*at)++;
             return 1;
         }
@@ -243,7 +244,7 @@ static int hidden_unsandboxed(const up_eval_plan *p, up_error *err)
         size_t k = p->jobs[i].kase;
 
         if (!p->jobs[i].done && up_eval_job_has_checks(p, &p->jobs[i]) &&
-            p->suite->cases[k].ncheck_files)
+            up_case_task_of(&p->suite->cases[k])->ncheck_files)
             return up_error_set(
                 err, UP_EUNSAFE,
                 "the suite's cases[%zu] has check_files, which its checks "

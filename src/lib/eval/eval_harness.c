@@ -97,7 +97,8 @@ static int fill(eval_harness *c, const up_eval_plan *p, const up_eval_job *j,
     const up_case *k = &p->suite->cases[j->kase];
     const up_skill *sk = up_eval_arm_skill(p, j->arm);
     size_t n = 1;
-    int rc = up_workspace_seed(c->ws, k->seed, k->nseed, err);
+    int rc = up_workspace_seed(c->ws, up_case_task_of(k)->seed,
+                               up_case_task_of(k)->nseed, err);
 
     for (size_t i = 0; !rc && i < k->nfiles; i++) {
         const char *text = k->files[i].content ? k->files[i].content : "";
@@ -105,9 +106,9 @@ static int fill(eval_harness *c, const up_eval_plan *p, const up_eval_job *j,
         rc = up_workspace_add_file(c->ws, k->files[i].name, text, strlen(text),
                                    0, err);
     }
-    if (sk && j->arm == UP_ARM_SKILL && k->nskills) {
-        sk = k->skills;
-        n = k->nskills;
+    if (sk && j->arm == UP_ARM_SKILL && up_case_task_of(k)->nskills) {
+        sk = up_case_task_of(k)->skills;
+        n = up_case_task_of(k)->nskills;
     }
     for (size_t i = 1; !rc && sk && i < n; i++)
         rc = up_workspace_install_skill(c->ws, &sk[i], err);
@@ -157,7 +158,7 @@ static void quota_limits(up_sandbox_limits *l, const up_sandbox_limits *run,
  * timeout_sec), else the eval's; --time-limit holds either. */
 static long wall_ms(const up_eval_plan *p, const up_case *k)
 {
-    long ms = (long)k->run_wall_s * 1000;
+    long ms = (long)up_case_task_of(k)->run_wall_s * 1000;
 
     if (!ms || (p->agent_opts.wall_ms > 0 && p->agent_opts.wall_ms < ms))
         ms = p->agent_opts.wall_ms;
@@ -190,8 +191,10 @@ int eval_harness_start(eval_harness **out, const up_eval_plan *p,
             &c->run,
             &(up_harness_run_args){
                 c->spec, c->dir, c->ws->path, prompt, ep, wall_ms(p, k),
-                skill.len ? skill.data : NULL, &lim, k->workdir,
-                (const char *const *)k->places, (const char *const *)k->env},
+                skill.len ? skill.data : NULL, &lim,
+                up_case_task_of(k)->workdir,
+                (const char *const *)up_case_task_of(k)->places,
+                (const char *const *)up_case_task_of(k)->env},
             err);
     up_buf_release(&skill);
     if (rc && err)
@@ -255,7 +258,8 @@ void eval_harness_take(eval_harness *c, const up_eval_plan *p, up_eval_job *j,
     /* a Harbor task's: its first; compare: the arm's skill; else the
      * skill under test */
     const up_case *k = &p->suite->cases[j->kase];
-    const up_skill *sk = k->nskills      ? k->skills
+    const up_skill *sk = up_case_task_of(k)->nskills
+                             ? up_case_task_of(k)->skills
                          : p->skill_base ? up_eval_arm_skill(p, j->arm)
                                          : p->skill;
     int skill = c->ws && c->ws->skill_dir;

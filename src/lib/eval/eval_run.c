@@ -327,10 +327,12 @@ static const up_skill *arm_skill(struct slot *sl, const up_case *c)
     const up_eval_plan *p = sl->r->plan;
     const up_eval_job *j = &p->jobs[sl->job];
 
-    if (j->arm != UP_ARM_SKILL || !c->nskills || !up_eval_arm_skill(p, j->arm))
+    if (j->arm != UP_ARM_SKILL || !up_case_task_of(c)->nskills ||
+        !up_eval_arm_skill(p, j->arm))
         return up_eval_arm_skill(p, j->arm);
-    sl->case_sys = agent_system(p, c->skills, c->nskills);
-    return c->skills;
+    sl->case_sys = agent_system(p, up_case_task_of(c)->skills,
+                                up_case_task_of(c)->nskills);
+    return up_case_task_of(c)->skills;
 }
 
 /* The agent conversation's next request, or over() when it ended. */
@@ -426,8 +428,8 @@ static int oracle_start(struct slot *sl, const up_case *c)
     up_eval_job *j = &p->jobs[sl->job];
 
     /* in the skill arm, the skills also where the Dockerfile put them */
-    if (j->arm == UP_ARM_SKILL && c->skill_links)
-        up_buf_adds(&sl->oracle_cmd, c->skill_links);
+    if (j->arm == UP_ARM_SKILL && up_case_task_of(c)->skill_links)
+        up_buf_adds(&sl->oracle_cmd, up_case_task_of(c)->skill_links);
     up_buf_adds(&sl->oracle_cmd, ORACLE_CMD);
     sl->oracle_a = sl->r->oracle.items[0];
     sl->oracle_a.value = sl->oracle_cmd.data;
@@ -435,15 +437,16 @@ static int oracle_start(struct slot *sl, const up_case *c)
         .a = &sl->oracle_a,
         .ws = job_ws(sl),
         .res = &sl->oracle,
-        .files = c->solution,
-        .nfiles = j->arm == UP_ARM_SKILL ? c->nsolution_all : c->nsolution,
-        .ws_at = c->workdir,
-        .wall_s = c->run_wall_s,
+        .files = up_case_task_of(c)->solution,
+        .nfiles = j->arm == UP_ARM_SKILL ? up_case_task_of(c)->nsolution_all
+                                         : up_case_task_of(c)->nsolution,
+        .ws_at = up_case_task_of(c)->workdir,
+        .wall_s = up_case_task_of(c)->run_wall_s,
         .files_at = ORACLE_DIR,
-        .places = (const char *const *)c->places,
-        .env = (const char *const *)c->env,
+        .places = (const char *const *)up_case_task_of(c)->places,
+        .env = (const char *const *)up_case_task_of(c)->env,
         .student_env = 1};
-    if (!c->nsolution) {
+    if (!up_case_task_of(c)->nsolution) {
         sl->oracle.status = UP_ASSERT_FAIL;
         up_buf_adds(&sl->oracle.message, "the task has no solution/");
         return 0;

@@ -371,11 +371,11 @@ static int case_skills_fit(const up_session *s, const up_case *c, up_error *err)
     size_t bytes = 0;
     int rc = 0;
 
-    for (size_t k = 0; k < c->nseed; k++)
-        bytes += c->seed[k].len;
-    for (size_t k = 0; !rc && k < c->nskills; k++)
-        rc = up_workspace_skill_fits(&c->skills[k], &s->ws_lim, bytes, c->nseed,
-                                     err);
+    for (size_t k = 0; k < up_case_task_of(c)->nseed; k++)
+        bytes += up_case_task_of(c)->seed[k].len;
+    for (size_t k = 0; !rc && k < up_case_task_of(c)->nskills; k++)
+        rc = up_workspace_skill_fits(&up_case_task_of(c)->skills[k], &s->ws_lim,
+                                     bytes, up_case_task_of(c)->nseed, err);
     return rc;
 }
 
@@ -397,7 +397,8 @@ static int skill_fits(const up_session *s, const up_eval_plan *p, up_error *err)
             seen[j->kase])
             continue;
         seen[j->kase] = 1;
-        if (!c->nskills) { /* the arm's skill: the same for every case */
+        if (!up_case_task_of(c)
+                 ->nskills) { /* the arm's skill: the same for every case */
             rc = up_workspace_skill_fits(p->skill, &s->ws_lim, 0, 0, err);
             break;
         }

@@ -82,7 +82,8 @@ static int unique_names(const up_eval_session *e, up_error *err)
 }
 
 /* The sweep's suite: every skill's cases in turn, each with its skill.
- * The cases' strings stay in the skills' own suites (arenas). */
+ * The cases' strings stay in the skills' own suites (arenas), and so do
+ * their tasks (each case needs one: its skill). */
 static void lay_out(up_eval_session *e)
 {
     size_t n = 0, at = 0;
@@ -95,9 +96,14 @@ static void lay_out(up_eval_session *e)
 
         sw->off = at;
         for (size_t k = 0; k < sw->suite.ncases; k++, at++) {
-            e->suite.cases[at] = sw->suite.cases[k];
-            e->suite.cases[at].skills = &sw->skill;
-            e->suite.cases[at].nskills = 1;
+            up_case *c = &e->suite.cases[at];
+            up_case_task *t = up_arena_alloc(&sw->suite.mem, sizeof(*t));
+
+            *c = sw->suite.cases[k];
+            *t = *up_case_task_of(c); /* its own: the skill is this arm's */
+            t->skills = &sw->skill;
+            t->nskills = 1;
+            c->task = t;
         }
     }
     e->suite.ncases = n;
