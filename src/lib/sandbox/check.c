@@ -693,7 +693,7 @@ static int prepare(const up_check_item *it, up_sandbox_mode mode, char **tests,
                     UP_CHECK_TESTS_DIR);
         return -1;
     }
-    drop_specials(it->ws, r); /* the oracle's too: no check blocks */
+    drop_specials(it->ws, r);         /* the oracle's too: no check blocks */
     if (it->ws && !it->student_env) { /* a check, not the oracle */
         what = "the workspace is not the student's own bytes";
         rc = up_check_own_bytes(it->ws, &e);
