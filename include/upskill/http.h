@@ -232,6 +232,14 @@ long up_http_conn_cap(int max_conns);
  */
 up_http_client *up_http_client_new(int max_conns);
 
+/*
+ * Set c's connection caps for max_conns parallel transfers (as
+ * up_http_client_new): a client reused by runs of another width (the
+ * command's loop, sched.h) is set for each.  Connections open beyond a
+ * lower cap are closed as they go idle.
+ */
+void up_http_client_set_conns(up_http_client *c, int max_conns);
+
 /* Cancel what is pending (no callbacks) and free the client. */
 void up_http_client_free(up_http_client *c);
 

@@ -3,10 +3,10 @@
  * benchmark.
  *
  * One thread drives one HTTP client (one curl multi handle: connections
- * are shared); at most `jobs` conversations are in flight.  On a 429 the
- * limit halves (floor 1, at most once per round of requests) and grows
- * back by one after grow_after successes.  Backoff waits are timers, not
- * sleeps, so other jobs keep going while one waits.
+ * are shared, within a run and from run to run); at most `jobs` conversations
+ * are in flight.  On a 429 the limit halves (floor 1, at most once per round of
+ * requests) and grows back by one after grow_after successes.  Backoff waits
+ * are timers, not sleeps, so other jobs keep going while one waits.
  */
 #ifndef UPSKILL_SCHED_H
 #define UPSKILL_SCHED_H
@@ -178,6 +178,19 @@ typedef struct up_sched_stats {
 
 /* Fill o with defaults. */
 void up_sched_opts_init(up_sched_opts *o);
+
+/*
+ * The command's loop: every run of jobs on a thread drives the same HTTP
+ * client (one curl multi handle, its connection and DNS caches), built by
+ * the first run and kept, so serial one-job calls (generate's teacher
+ * turns, models, the sandbox's waits) reuse their connections.  A run
+ * started from inside another run's callback gets a private client.
+ * up_loop_release frees the loop's client (the command's end; a later run
+ * builds a new one); up_loop_clients counts the clients built so far, the
+ * loop's and private ones.
+ */
+void up_loop_release(void);
+size_t up_loop_clients(void);
 
 /*
  * Run the n jobs: up_sched_run_src over the array, job i getting index

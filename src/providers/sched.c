@@ -1,8 +1,9 @@
 /*
  * The job scheduler: many conversations over one HTTP client.
  *
- * One thread, one curl multi handle.  The loop tops up the in-flight set
- * to the current limit, then lets up_http_run move bytes and fire
+ * One thread, one curl multi handle: the command's loop, kept from run to
+ * run so the connections stay open between one-job calls.  The loop tops up the
+ * in-flight set to the current limit, then lets up_http_run move bytes and fire
  * completions.  A job is a small state machine: build a request for its
  * conversation, submit, read the reply; for schema requests whose reply is
  * not JSON it appends the bad reply and a repair prompt and submits again
@@ -157,6 +158,64 @@ const up_error *up_breaker_tripped(const up_breaker *b, const void *ep)
     const up_breaker_ep *e = b ? find_ep(b, ep) : NULL;
 
     return e && e->tripped ? &e->why : NULL;
+}
+
+/* ---- the command's loop ----------------------------------------------- */
+
+/*
+ * The loop's HTTP client, one per thread (only the command's thread runs
+ * jobs): built by the first run, reused by every later one, so serial
+ * one-job calls keep their connections.  busy: a run drives it now (a run
+ * started from inside another's callback gets a private client).
+ */
+static _Thread_local struct {
+    up_http_client *client;
+    int busy;
+    size_t built; /* clients built so far, the loop's and private ones */
+} the_loop;
+
+/* The client for a run of max jobs; *own says it is a private one. */
+static up_http_client *loop_take(int max, int *own)
+{
+    up_http_client *c;
+
+    *own = the_loop.busy;
+    if (*own || !the_loop.client) {
+        c = up_http_client_new(max);
+        if (!c)
+            return NULL;
+        the_loop.built++;
+        if (*own)
+            return c;
+        the_loop.client = c;
+    }
+    up_http_client_set_conns(the_loop.client, max);
+    the_loop.busy = 1;
+    return the_loop.client;
+}
+
+/* A run is over with c (every transfer of it ended). */
+static void loop_give(up_http_client *c, int own)
+{
+    if (own) {
+        up_http_client_free(c);
+        return;
+    }
+    up_http_client_set_log(c, NULL, NULL);
+    the_loop.busy = 0;
+}
+
+void up_loop_release(void)
+{
+    if (the_loop.busy)
+        return;
+    up_http_client_free(the_loop.client);
+    the_loop.client = NULL;
+}
+
+size_t up_loop_clients(void)
+{
+    return the_loop.built;
 }
 
 /* ---- the scheduler ---------------------------------------------------- */
@@ -744,6 +803,8 @@ int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
     sched s;
     up_breaker own;
     long t0 = up_http_now_ms();
+    size_t timeouts0;
+    int private_client;
 
     memset(&s, 0, sizeof(s));
     s.o = o;
@@ -756,16 +817,17 @@ int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
     s.last_delay = -1;
     s.last_ok = t0;
     s.st.min_limit = s.limit;
-    s.client = up_http_client_new(s.max);
+    s.client = loop_take(s.max, &private_client);
     if (!s.client)
         return up_error_set(err, UP_ENETWORK, "cannot set up libcurl");
+    timeouts0 = up_http_client_timeouts(s.client);
     up_http_client_set_log(s.client, on_attempt, &s);
     s.active = up_xcalloc((size_t)s.max, sizeof(job *));
     s.fds = up_xcalloc((size_t)s.max * UP_JOB_MAX_FDS, sizeof(int));
     loop(&s);
-    s.st.timeouts = up_http_client_timeouts(s.client);
+    s.st.timeouts = up_http_client_timeouts(s.client) - timeouts0;
     free(s.fds);
-    up_http_client_free(s.client);
+    loop_give(s.client, private_client);
     free(s.active);
     up_breaker_release(&own);
     up_buf_release(&s.last_fail);

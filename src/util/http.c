@@ -580,6 +580,15 @@ static int on_socket(CURL *e, curl_socket_t fd, int what, void *u, void *sp)
     return 0;
 }
 
+void up_http_client_set_conns(up_http_client *c, int max_conns)
+{
+    long cap = up_http_conn_cap(max_conns);
+
+    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, cap);
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, cap);
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, cap);
+}
+
 up_http_client *up_http_client_new(int max_conns)
 {
     up_http_client *c;
@@ -597,12 +606,7 @@ up_http_client *up_http_client_new(int max_conns)
     }
     curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
     curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
-    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-                      up_http_conn_cap(max_conns));
-    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
-                      up_http_conn_cap(max_conns));
-    curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-                      up_http_conn_cap(max_conns));
+    up_http_client_set_conns(c, max_conns);
     c->rng = (unsigned long long)time(NULL) * 2654435761ULL ^
              (unsigned long long)(size_t)c;
     if (!c->rng)
