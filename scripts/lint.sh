@@ -2,7 +2,8 @@
 # Lint: formatting must match .clang-format; banned functions must not
 # appear in the sources; no profiler or trace output is committed; every
 # end-to-end script has a number of its own; the providers include no
-# header of src/lib; one function reads the monotonic clock; every
+# header of src/lib; nothing sleeps on the loop thread; one function
+# reads the monotonic clock; every
 # program a test runs is installed by scripts/deps.sh or skipped for.
 set -u
 status=0
@@ -50,6 +51,13 @@ done
 # closures `cc -MM` reads), the sandbox knows no agent or CLI.
 if ! sh scripts/arrows.sh --check; then
     echo "lint: an arrow docs/architecture.md forbids (above)" >&2
+    status=1
+fi
+
+# Nothing sleeps on the loop thread: no sleep, nor a poll that waits,
+# outside the waits scripts/loop_waits.sh names (the loop's own).
+if ! sh scripts/loop_waits.sh; then
+    echo "lint: a wait on the loop thread (above): make it parked work or a timer of the loop" >&2
     status=1
 fi
 
