@@ -280,9 +280,6 @@ size_t up_http_client_timeouts(const up_http_client *c);
 /* End x now; its done callback runs at once with code UP_EINTR. */
 void up_http_cancel(up_http_client *c, up_http_xfer *x);
 
-/* Run rq to the end on a private client.  Returns res->code. */
-int up_http_perform(const up_http_request *rq, up_http_result *res);
-
 void up_http_result_init(up_http_result *res);
 void up_http_result_release(up_http_result *res);
 

@@ -230,4 +230,15 @@ typedef int (*up_sched_source)(void *ud, up_job *job);
 int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
                      up_sched_stats *stats, up_error *err);
 
+/*
+ * Run one prebuilt HTTP request (the GET of an endpoint's model list) as
+ * a job of the command's loop, sent as it is: ep's breaker notes its
+ * attempts, stop (may be NULL) ends it as one call (the first raise
+ * cancels), and res (initialized here, released by the caller) gets the
+ * transfer's result, or the stop's or the breaker's error when it never
+ * went out.  Returns res->code.
+ */
+int up_sched_http(const up_endpoint *ep, const up_http_request *rq,
+                  volatile sig_atomic_t *stop, up_http_result *res);
+
 #endif

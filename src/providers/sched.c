@@ -380,6 +380,32 @@ static void submit_raw(job *j)
     up_hdrs_release(&h);
 }
 
+/* A job of up_sched_http: rq is the_http, ud this. */
+typedef struct http_call {
+    const up_http_request *rq;
+    up_http_result *out;
+    int taken; /* out holds the transfer's result */
+} http_call;
+
+static const up_request the_http;
+
+/* Submit an up_sched_http job's request as it is. */
+static void submit_http(job *j)
+{
+    const http_call *c = j->spec.ud;
+    up_http_request hr = *c->rq;
+
+    hr.on_data = NULL;
+    hr.on_reset = NULL;
+    hr.committed = NULL;
+    hr.ud = j;
+    if (j->deadline && (!hr.deadline_ms || j->deadline < hr.deadline_ms))
+        hr.deadline_ms = j->deadline;
+    j->res.turns++;
+    j->turn_t0 = up_http_now_ms();
+    j->xfer = up_http_submit(j->s->client, &hr, http_done, j);
+}
+
 /* Build and submit the next turn; on failure the job completes. */
 static void submit(job *j)
 {
@@ -541,6 +567,20 @@ static void take_raw(job *j, up_http_result *res)
     next_turn(j);
 }
 
+/* An up_sched_http transfer ended: its result is the caller's. */
+static void take_http(job *j, up_http_result *res)
+{
+    http_call *c = j->spec.ud;
+
+    *c->out = *res;
+    up_buf_init(&res->body);
+    c->taken = 1;
+    j->res.code = res->code;
+    if (res->code)
+        j->res.err = res->err;
+    complete(j);
+}
+
 static void http_done(void *ud, up_http_result *res)
 {
     job *j = ud;
@@ -554,6 +594,10 @@ static void http_done(void *ud, up_http_result *res)
     j->res.attempts += res->attempts;
     j->res.http_status = res->status;
     memcpy(j->res.request_id, res->request_id, sizeof(j->res.request_id));
+    if (j->spec.rq == &the_http) {
+        take_http(j, res);
+        return;
+    }
     if (j->rq.raw && !j->broken && res->code != UP_EINTR) {
         take_raw(j, res);
         return;
@@ -598,6 +642,10 @@ static void start(sched *s, const up_job *spec, size_t index)
         j->deadline = j->t0 + s->o->job_timeout_ms;
     j->slot = s->nactive;
     s->active[s->nactive++] = j;
+    if (spec->rq == &the_http) {
+        submit_http(j);
+        return;
+    }
     if (!spec->rq && spec->next) { /* the conversation's first request */
         const up_request *rq = spec->next(spec->ud, index, NULL);
 
@@ -892,4 +940,39 @@ int up_provider_complete(const up_endpoint *ep, const up_request *rq,
         out->err = err;
     }
     return out->code;
+}
+
+/* An up_sched_http job's end: what never reached the wire (the stop
+ * flag, a tripped breaker) is the caller's error too. */
+static void http_call_done(void *ud, size_t index, up_response *res)
+{
+    http_call *c = ud;
+
+    (void)index;
+    if (c->taken)
+        return;
+    c->out->code = res->code ? res->code : UP_EIO;
+    c->out->err = res->err;
+}
+
+int up_sched_http(const up_endpoint *ep, const up_http_request *rq,
+                  volatile sig_atomic_t *stop, up_http_result *res)
+{
+    http_call c = {rq, res, 0};
+    up_job one = {ep, &the_http, http_call_done, &c, NULL, NULL};
+    up_sched_opts o;
+    up_error err;
+    int rc;
+
+    up_http_result_init(res);
+    up_sched_opts_init(&o);
+    o.jobs = 1;
+    o.stop = stop;
+    o.cancel_at = 1; /* one call: stop means now */
+    rc = up_sched_run(&one, 1, &o, NULL, &err);
+    if (rc && !res->code) {
+        res->code = rc;
+        res->err = err;
+    }
+    return res->code;
 }

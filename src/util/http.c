@@ -1364,26 +1364,3 @@ void up_http_client_free(up_http_client *c)
     free(c->pfd);
     free(c);
 }
-
-static void take_result(void *ud, up_http_result *res)
-{
-    up_http_result *out = ud;
-
-    *out = *res;
-    up_buf_init(&res->body);
-}
-
-int up_http_perform(const up_http_request *rq, up_http_result *res)
-{
-    up_http_client *c = up_http_client_new(1);
-
-    up_http_result_init(res);
-    if (!c)
-        return up_error_set(&res->err, res->code = UP_ENETWORK,
-                            "cannot start curl");
-    up_http_submit(c, rq, take_result, res);
-    while (up_http_run(c, 1000) > 0)
-        ;
-    up_http_client_free(c);
-    return res->code;
-}
