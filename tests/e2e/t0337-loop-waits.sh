@@ -28,7 +28,7 @@ is "$rc" 1 "a nanosleep in the sandbox fails the check"
 like "$err" "sandbox_cgroup.c:7: f: a wait on the loop thread" \
     "and names the file, line and function"
 
-tree src/providers/sched.c '    sleep(1);'
+tree src/loop/sched.c '    sleep(1);'
 run sh "$WAITS"
 is "$rc" 1 "a sleep in the scheduler fails it"
 
