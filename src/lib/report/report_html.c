@@ -30,12 +30,14 @@ static const char css[] =
     ".chart{width:100%;height:auto}.chart.w{max-width:720px}"
     ".chart.n{max-width:480px}.cn{display:none}"
     "@media (max-width:639px){.cw{display:none}.cn{display:block}"
-    "table.card,.card caption,.card tbody,.card tr,.card td{display:block}"
-    ".card thead{display:none}.card caption{text-align:left}"
-    ".card tr{border:1px solid var(--line);margin:0 0 .5em;padding:.2em .5em}"
-    ".card td{border:0;padding:1px 0;text-align:left;min-width:0;"
-    "max-width:none}.card td::before{display:block;color:var(--mut);"
-    "font-size:.85em;white-space:normal}.card td:first-child{font-weight:600}"
+    "table:is(.card,.board),:is(.card,.board) :is(caption,tbody,tr,td)"
+    "{display:block}:is(.card,.board) thead{display:none}"
+    ":is(.card,.board) caption{text-align:left}:is(.card,.board) tr{border:"
+    "1px solid var(--line);margin:0 0 .5em;padding:.2em .5em}"
+    ":is(.card,.board) td{border:0;padding:1px 0;text-align:left;"
+    "min-width:0;max-width:none}:is(.card,.board) td::before{display:block;"
+    "color:var(--mut);font-size:.85em;white-space:normal}"
+    ":is(.card,.board) td:first-child{font-weight:600}"
     ".prov td:first-child{font-weight:400;color:var(--mut)}"
     ".lift tr{display:flex;flex-direction:column}"
     ".lift td:first-child{order:-2}.lift td.verdict{order:-1}}"
@@ -223,13 +225,7 @@ static void box(up_buf *out, int open)
     up_buf_adds(out, open ? "<div class=\"scroll\">" : "</div>");
 }
 
-/*
- * On a narrow screen a table.card is one card per row, each cell under
- * its column's name: the names, per table, as CSS rules (the K-th cell
- * of #ID) in a <style> before it: card_open, a card_head per column,
- * card_close.  The names are CSS-escaped (css_str): no name ends the
- * string or the <style>.
- */
+/* A name in a CSS string: no name ends the string or the <style>. */
 static void css_str(up_buf *out, const char *s)
 {
     for (; s && *s; s++) {
@@ -242,14 +238,13 @@ static void css_str(up_buf *out, const char *s)
     }
 }
 
-static void card_open(up_buf *out)
+void up_report_card_open(up_buf *out)
 {
     up_buf_adds(out, "<style>@media (max-width:639px){");
 }
 
-/* Cell k (2 and up) of table id is headed "a b" (b may be NULL). */
-static void card_head(up_buf *out, const char *id, int k, const char *a,
-                      const char *b)
+void up_report_card_head(up_buf *out, const char *id, int k, const char *a,
+                         const char *b)
 {
     up_buf_addf(out, "#%s td:nth-child(%d)::before{content:\"", id, k);
     css_str(out, a);
@@ -260,7 +255,7 @@ static void card_head(up_buf *out, const char *id, int k, const char *a,
     up_buf_adds(out, "\"}");
 }
 
-static void card_close(up_buf *out)
+void up_report_card_close(up_buf *out)
 {
     up_buf_adds(out, "}</style>");
 }
@@ -269,10 +264,10 @@ static void card_close(up_buf *out)
 static void card_heads(up_buf *out, const char *id, const char *const *h,
                        size_t n)
 {
-    card_open(out);
+    up_report_card_open(out);
     for (size_t k = 0; k < n; k++)
-        card_head(out, id, (int)k + 2, h[k], NULL);
-    card_close(out);
+        up_report_card_head(out, id, (int)k + 2, h[k], NULL);
+    up_report_card_close(out);
 }
 
 static void td_unmeasured(up_buf *out, const up_report_model *m, int skill,
@@ -443,16 +438,17 @@ static void cost_head(up_buf *out, const up_report_batch *b, size_t bi)
     static const char *const what[] = {"tokens/pass ", "cost/pass "};
 
     box(out, 1);
-    card_open(out);
+    up_report_card_open(out);
     for (int k = 0; k < 4; k++) {
         char id[32];
 
         snprintf(id, sizeof(id), "cost-%zu", bi);
-        card_head(out, id, k + 2, what[k / 2], up_report_arm(b, k % 2));
+        up_report_card_head(out, id, k + 2, what[k / 2],
+                            up_report_arm(b, k % 2));
         if (k == 3)
-            card_head(out, id, 6, "cost total", NULL);
+            up_report_card_head(out, id, 6, "cost total", NULL);
     }
-    card_close(out);
+    up_report_card_close(out);
     up_buf_addf(out,
                 "<table class=\"card\" id=\"cost-%zu\"><caption>Tokens "
                 "and cost per passed case</caption><thead><tr><th>model</th>",
@@ -502,11 +498,11 @@ static void agent_table(up_buf *out, const up_report_batch *b, size_t bi)
     }
     snprintf(id, sizeof(id), "agent-%zu", bi);
     box(out, 1);
-    card_open(out);
-    card_head(out, id, 2, "skill read (activation)", NULL);
-    card_head(out, id, 3, "tool calls", up_report_arm(b, 0));
-    card_head(out, id, 4, "tool calls", up_report_arm(b, 1));
-    card_close(out);
+    up_report_card_open(out);
+    up_report_card_head(out, id, 2, "skill read (activation)", NULL);
+    up_report_card_head(out, id, 3, "tool calls", up_report_arm(b, 0));
+    up_report_card_head(out, id, 4, "tool calls", up_report_arm(b, 1));
+    up_report_card_close(out);
     up_buf_addf(out, "<table class=\"card\" id=\"%s\">", id);
     up_buf_adds(out, "<caption>Agent mode: activation and tool use"
                      "</caption><thead><tr><th>model</th><th>skill read "
@@ -579,14 +575,15 @@ static void matrix_heads(up_buf *out, const up_report_batch *b, size_t bi)
     char id[32];
 
     snprintf(id, sizeof(id), "matrix-%zu", bi);
-    card_open(out);
+    up_report_card_open(out);
     for (size_t i = 0; i < b->nmodels; i++)
         for (int s = 0; s < 2; s++)
-            card_head(out, id, (int)(2 * i) + s + 2, b->models[i].model,
-                      b->arm_name[s] ? b->arm_name[s]
-                      : s            ? "skill"
-                                     : "baseline");
-    card_close(out);
+            up_report_card_head(out, id, (int)(2 * i) + s + 2,
+                                b->models[i].model,
+                                b->arm_name[s] ? b->arm_name[s]
+                                : s            ? "skill"
+                                               : "baseline");
+    up_report_card_close(out);
 }
 
 /* s escaped, with a line-break chance after each '.', '/', '_' and ':'

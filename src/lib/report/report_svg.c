@@ -308,6 +308,7 @@ void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi)
 #define NPH    260 /* narrow: the plot's height above the list */
 #define LROW   15  /* its row height */
 #define LCHARS 34  /* characters of a label shown (the whole in a title) */
+#define NCHARS 44  /* narrow: of a label in the list below the plot */
 
 /* One point of the cost chart: a measured model and arm. */
 struct pt {
@@ -401,8 +402,10 @@ static void tick_value(up_buf *out, double v, int cost)
         up_buf_addf(out, "%g", v);
 }
 
-/* Ticks at each decade, and at 2 and 5 times it over a short range;
- * narrow: at every decade, or every k-th, so that at most 5 fit. */
+/* Ticks at each decade, and at 2 and 5 times it over a short range
+ * (labelled over one decade alone: over two, their values would
+ * overlap); narrow: at every decade, or every k-th, so that at most 5
+ * fit. */
 static void log_ticks(up_buf *out, const struct logax *a, int bottom, int cost)
 {
     static const double sub[] = {1, 2, 5};
@@ -417,9 +420,14 @@ static void log_ticks(up_buf *out, const struct logax *a, int bottom, int cost)
                 break;
             up_buf_addf(out,
                         "<line class=\"grid\" x1=\"%.1f\" y1=\"20\" "
-                        "x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" "
-                        "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-                        x, x, bottom, x, bottom + 14);
+                        "x2=\"%.1f\" y2=\"%d\"/>",
+                        x, x, bottom);
+            if (k && a->hi - a->lo > 1)
+                continue;
+            up_buf_addf(out,
+                        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" "
+                        "text-anchor=\"middle\">",
+                        x, bottom + 14);
             tick_value(out, v, cost);
             up_buf_adds(out, "</text>");
         }
@@ -516,7 +524,7 @@ static void point_list(up_buf *out, const struct pt *p, size_t n, int top,
                     p[i].skill ? "skill" : "base", y - 4, y);
         up_report_esc(out, full.data);
         up_buf_addf(out, "</title>%zu ", i + 1);
-        up_report_esc_cut(out, full.data, LCHARS);
+        up_report_esc_cut(out, full.data, NCHARS);
         up_buf_adds(out, "</text>");
         up_buf_release(&full);
     }
