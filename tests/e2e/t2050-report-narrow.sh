@@ -79,4 +79,10 @@ for w in 400 1280; do
     is "$BROKEN" 0 "$w px: no number or model name broken over lines"
     [ "$w" = 400 ] && is "$LATE" 0 "400 px: each model's verdict comes before its rates"
 done
+# a batch of upstream's (run files, no artifacts): its two tables are cards too
+run "$UPSKILL" report "$FIX/runs/upstream" -o "$T/up.html"
+is "$rc" 0 "a report of upstream's runs"
+measure "$T/up.html" 400
+ok "$([ -n "$SW" ] && [ "$SW" -le "$CW" ]; echo $?)" "400 px: upstream's page does not scroll sideways ($MEASURE)"
+is "$BOXES" 0 "400 px: nor do its tables"
 done_testing

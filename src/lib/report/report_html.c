@@ -38,6 +38,7 @@ static const char css[] =
     "min-width:0;max-width:none}:is(.card,.board) td::before{display:block;"
     "color:var(--mut);font-size:.85em;white-space:normal}"
     ":is(.card,.board) td:first-child{font-weight:600}"
+    ".card td.nm{white-space:normal}"
     ".prov td:first-child{font-weight:400;color:var(--mut)}"
     ".lift tr{display:flex;flex-direction:column}"
     ".lift td:first-child{order:-2}.lift td.verdict{order:-1}}"
@@ -748,17 +749,26 @@ static void pct_cell(up_buf *out, double rate, int has)
 
 /* Upstream's figures of a batch without artifacts: its `runs` view, then
  * each run as its files give it. */
-static void upstream_batch(up_buf *out, const up_report_batch *b)
+static void upstream_batch(up_buf *out, const up_report_batch *b, size_t bi)
 {
+    static const char *const h[] = {"skill", "baseline", "with skill"};
+    static const char *const hr[] = {"model", "run_type", "assertions",
+                                     "rate",  "passed",   "tokens"};
+    char id[32];
+
     up_buf_adds(out, "<p class=\"mut\">No case artifacts (a batch of "
                      "upstream upskill, or one cut short): the figures "
                      "upstream's <code>runs</code> shows, from the run "
-                     "files.</p><div class=\"scroll\"><table "
-                     "class=\"upstream\"><caption>Pass "
-                     "rates (assertions passed / total; the best with-skill "
-                     "run and its baseline)</caption><thead><tr><th>model"
-                     "</th><th>skill</th><th>baseline</th><th>with skill"
-                     "</th></tr></thead><tbody>");
+                     "files.</p><div class=\"scroll\">");
+    snprintf(id, sizeof(id), "up-%zu", bi);
+    card_heads(out, id, h, sizeof(h) / sizeof(h[0]));
+    up_buf_addf(out,
+                "<table class=\"upstream card\" id=\"%s\"><caption>Pass "
+                "rates (assertions passed / total; the best with-skill "
+                "run and its baseline)</caption><thead><tr><th>model"
+                "</th><th>skill</th><th>baseline</th><th>with skill"
+                "</th></tr></thead><tbody>",
+                id);
     for (size_t i = 0; i < b->nupstream; i++) {
         const up_compare *c = &b->upstream[i];
 
@@ -768,11 +778,15 @@ static void upstream_batch(up_buf *out, const up_report_batch *b)
         pct_cell(out, c->with_rate, 1);
         up_buf_adds(out, "</tr>");
     }
-    up_buf_adds(out, "</tbody></table></div><div class=\"scroll\"><table "
-                     "class=\"runs\"><caption>Runs"
-                     "</caption><thead><tr><th>run_number</th><th>model</th>"
-                     "<th>run_type</th><th>assertions</th><th>rate</th>"
-                     "<th>passed</th><th>tokens</th></tr></thead><tbody>");
+    up_buf_adds(out, "</tbody></table></div><div class=\"scroll\">");
+    snprintf(id, sizeof(id), "runs-%zu", bi);
+    card_heads(out, id, hr, sizeof(hr) / sizeof(hr[0]));
+    up_buf_addf(out,
+                "<table class=\"runs card\" id=\"%s\"><caption>Runs"
+                "</caption><thead><tr><th>run_number</th><th>model</th>"
+                "<th>run_type</th><th>assertions</th><th>rate</th>"
+                "<th>passed</th><th>tokens</th></tr></thead><tbody>",
+                id);
     for (size_t i = 0; i < b->nruns; i++) {
         const up_run_record *r = &b->runs[i];
 
@@ -885,7 +899,7 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
         up_buf_adds(out, " <span class=\"mut\">batch ");
         up_report_esc(out, b->id);
         up_buf_adds(out, ", upstream's run files</span></h2>");
-        upstream_batch(out, b);
+        upstream_batch(out, b, bi);
         up_buf_adds(out, "</section>");
         return 0;
     }
