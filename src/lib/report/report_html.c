@@ -3,7 +3,8 @@
  * SVG, one small script to filter the case matrix; nothing fetched),
  * per batch its rates, lift and verdict, cost, agent use, the case x
  * model matrix linked to the embedded transcripts, and its provenance.
- * Light and dark by prefers-color-scheme; printable.
+ * Light and dark by prefers-color-scheme; printable; below 640 px the
+ * narrow charts and the tables as cards (docs/report.md "Layout").
  */
 #include <math.h>
 #include <stdio.h>
