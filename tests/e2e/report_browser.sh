@@ -4,7 +4,7 @@
 # it; measure PAGE WIDTH sets MEASURE to what report_frame.py measures of
 # PAGE in a WIDTH px frame ("sw=.. cw=.. font=.. broken=..") and SW, CW,
 # FONT (whole px, rounded down), BROKEN, BOXES, MARKS, DRAWN, VERDICT,
-# LATE (report_frame.py says what they count); shoot PAGE WIDTH PNG takes a
+# LATE, ROWS (report_frame.py says what they count); shoot PAGE WIDTH PNG takes a
 # screenshot.
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 
@@ -34,6 +34,7 @@ measure() { # measure PAGE WIDTH
     DRAWN=$(echo "$MEASURE" | sed -n 's/.*drawn=\([0-9]*\).*/\1/p')
     VERDICT=$(echo "$MEASURE" | sed -n 's/.*verdict=\([0-9]*\).*/\1/p')
     LATE=$(echo "$MEASURE" | sed -n 's/.*late=\([0-9]*\).*/\1/p')
+    ROWS=$(echo "$MEASURE" | sed -n 's/.*rows=\([0-9]*\).*/\1/p')
 }
 
 shoot() { # shoot PAGE WIDTH PNG

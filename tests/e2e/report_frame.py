@@ -5,7 +5,7 @@ once it has loaded, writes what the frame measures into its own DOM, read
 back with chromium --dump-dom (the report itself carries no test code):
 
   <pre id="measure">sw=SCROLLWIDTH cw=CLIENTWIDTH font=PX broken=N boxes=N
-  marks=N drawn=N verdict=N late=N wide=LIST</pre>
+  marks=N drawn=N verdict=N late=N rows=N wide=LIST</pre>
 
 sw > cw: the page overflows horizontally; font: the smallest chart text in
 CSS px as drawn (its font size times the chart's scale); broken: table
@@ -17,7 +17,8 @@ boxes: chart and table boxes (.scroll) and tables that scroll sideways
 markers shown, marks: those of them outside their chart's visible area
 (its box, the frame); verdict: lift-table verdicts outside their box or
 the frame; late: lift-table cells (not the model's name) laid out not below
-their row's verdict (in a table row, all of them).  A chart not shown (display:none, the other width's
+their row's verdict (in a table row, all of them); rows: case matrix
+rows shown (a row the filter hid is not).  A chart not shown (display:none, the other width's
 variant) is not measured.
 (Headless Chromium will not lay a window out narrower than ~500 px, hence
 the frame.)"""
@@ -54,9 +55,12 @@ d.querySelectorAll('table.lift tbody tr').forEach(function(r){
  if(!vis(q,v.closest('.scroll').getBoundingClientRect()))verdict++;
  r.querySelectorAll('td:not(:first-child):not(.verdict)').forEach(
   function(c){if(c.getBoundingClientRect().top<=q.top)late++;});});
+var rows=0;d.querySelectorAll('table[id^=matrix] tbody tr').forEach(
+ function(r){if(r.getClientRects().length)rows++;});
 document.getElementById('measure').textContent='sw='+e.scrollWidth+
  ' cw='+cw+' font='+min.toFixed(1)+' broken='+broken+' boxes='+boxes+
  ' marks='+marks+' drawn='+drawn+' verdict='+verdict+' late='+late+
+ ' rows='+rows+
  ' wide='+wide.join(',');}"""
 
 

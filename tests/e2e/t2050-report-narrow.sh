@@ -79,6 +79,13 @@ for w in 400 1280; do
     is "$BROKEN" 0 "$w px: no number or model name broken over lines"
     [ "$w" = 400 ] && is "$LATE" 0 "400 px: each model's verdict comes before its rates"
 done
+# the filter still hides rows when the matrix is cards
+sed "s|</body>|<script>var i=document.querySelector('input.filter');i.value='3';i.dispatchEvent(new Event('input'));</script></body>|" \
+    "$T/r.html" > "$T/f.html"
+measure "$T/r.html" 400
+is "$ROWS" 10 "400 px: the matrix shows its 10 cases"
+measure "$T/f.html" 400
+is "$ROWS" 1 "400 px: filtered to case 3, one card is shown"
 # a batch of upstream's (run files, no artifacts): its two tables are cards too
 run "$UPSKILL" report "$FIX/runs/upstream" -o "$T/up.html"
 is "$rc" 0 "a report of upstream's runs"
