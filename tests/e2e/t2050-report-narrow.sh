@@ -1,12 +1,13 @@
 #!/bin/sh
 # upskill report on a phone and a desktop (issue 34 item 10): the charts
 # scale to the width (viewBox, width 100%), a narrow variant of each is
-# shown below 640 px (names above the rows, the cost chart's labels
-# listed below it), the lift table turns into one card per model with
-# the verdict first, and every table fits.  In headless Chromium at 400
-# and 1,280 px: no chart or table box scrolls sideways, the forest plot's
-# markers lie inside the visible chart, the verdicts are on screen and
-# above the rates, chart text >= 10 px.
+# shown below 680 px (names above the rows, the cost chart's labels
+# listed below it); below 1,024 px every table is cards, the lift
+# table's with the verdict first.  In headless Chromium at 400 and 1,280
+# px (and 679, 680, 1,023): no chart or table box scrolls sideways, the
+# forest plot's markers lie inside the visible chart, the verdicts are
+# on screen (400 px: above the rates), chart text >= 10 px; the filter
+# hides matrix cards; upstream's run files fit at 400 px.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 . "$TOP/tests/e2e/report_browser.sh"
@@ -57,7 +58,7 @@ is "$rc" 0 "report exits 0"
 page=$(cat "$T/r.html")
 like "$page" '<svg class="chart w" role="img" viewBox="0 0 720 ' "a wide chart, by viewBox"
 like "$page" '<svg class="chart n" role="img" viewBox="0 0 360 ' "and its narrow variant"
-like "$page" '@media (max-width:639px){.cw{display:none}.cn{display:block}' \
+like "$page" '@media (max-width:679px){.cw{display:none}.cn{display:block}' \
     "one of the two shown, by the width"
 like "$page" '.chart{width:100%;height:auto}' "scaled to the width"
 is "$(grep -o '<svg class="chart n"' "$T/r.html" | wc -l | tr -d ' ')" 3 \
@@ -78,6 +79,13 @@ for w in 400 1280; do
     ok "$([ -n "$FONT" ] && [ "$FONT" -ge 10 ]; echo $?)" "$w px: chart text >= 10 px"
     is "$BROKEN" 0 "$w px: no number or model name broken over lines"
     [ "$w" = 400 ] && is "$LATE" 0 "400 px: each model's verdict comes before its rates"
+done
+# either side of the charts' switch, chart text stays >= 10 px as drawn,
+# and the tables, cards up to 1,023 px, fit
+for w in 679 680 1023; do
+    measure "$T/r.html" "$w"
+    ok "$([ -n "$FONT" ] && [ "$FONT" -ge 10 ]; echo $?)" "$w px: chart text >= 10 px ($MEASURE)"
+    is "$BOXES" 0 "$w px: no chart or table box scrolls sideways"
 done
 # the filter still hides rows when the matrix is cards
 sed "s|</body>|<script>var i=document.querySelector('input.filter');i.value='3';i.dispatchEvent(new Event('input'));</script></body>|" \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # upskill report of a sweep (eval SKILL..., docs/report.md "A sweep: the
-# leaderboard") on a phone (issue 34 item 10): below 640 px the
+# leaderboard") on a phone (issue 34 item 10): below 1,024 px the
 # leaderboard is one card per skill, each lift under its model's name,
 # like the batch tables, so at 400 px neither the page nor any box
 # scrolls sideways; at 1,280 px it stays a table that fits.

@@ -3,7 +3,7 @@
  * SVG, one small script to filter the case matrix; nothing fetched),
  * per batch its rates, lift and verdict, cost, agent use, the case x
  * model matrix linked to the embedded transcripts, and its provenance.
- * Light and dark by prefers-color-scheme; printable; below 640 px the
+ * Light and dark by prefers-color-scheme; printable; below 680 px the
  * narrow charts and the tables as cards (docs/report.md "Layout").
  */
 #include <math.h>
@@ -15,6 +15,11 @@
 #include "upskill/alloc.h"
 #include "upskill/store.h"
 #include "upskill/version.h"
+
+/* Below 680 px the narrow charts; below 1,024 px (a phone, a tablet)
+ * the tables as cards, whose natural width is more than such a screen's
+ * (docs/report.md "Layout"). */
+#define CARDS "@media (max-width:1023px)"
 
 static const char css[] =
     ":root{--fg:#1b1f24;--bg:#fff;--mut:#5b636e;--line:#d0d7de;"
@@ -30,7 +35,7 @@ static const char css[] =
     "th:first-child,td:first-child{text-align:left}"
     ".chart{width:100%;height:auto}.chart.w{max-width:720px}"
     ".chart.n{max-width:480px}.cn{display:none}"
-    "@media (max-width:639px){.cw{display:none}.cn{display:block}"
+    "@media (max-width:679px){.cw{display:none}.cn{display:block}}" CARDS "{"
     "table:is(.card,.board),:is(.card,.board) :is(caption,tbody,tr,td)"
     "{display:block}:is(.card,.board) thead{display:none}"
     ":is(.card,.board) caption{text-align:left}:is(.card,.board) tr{border:"
@@ -246,7 +251,7 @@ static void css_str(up_buf *out, const char *s)
 
 void up_report_card_open(up_buf *out)
 {
-    up_buf_adds(out, "<style>@media (max-width:639px){");
+    up_buf_adds(out, "<style>" CARDS "{");
 }
 
 void up_report_card_head(up_buf *out, const char *id, int k, const char *a,

@@ -33,7 +33,7 @@ void up_report_unmeasured(up_buf *out, const up_report_model *m, int skill);
 const char *up_report_verdict_label(const up_report_batch *b, up_verdict v);
 
 /*
- * On a narrow screen (below 640 px) a table.card (and the leaderboard's
+ * On a narrow screen (below 1,024 px) a table.card (and the leaderboard's
  * table.board) is one card per row, each cell under its column's name:
  * the names, per table, as CSS rules in a <style> before it.  Open it,
  * name cell k (2 and up; the first is the card's title) of the table in
