@@ -20,7 +20,7 @@ struct geo {
     int w, left, right, row; /* width, plot's left and right margins */
     int above;               /* 1: names above the rows (narrow) */
     int leg2;                /* x of the second legend entry */
-    const char *cls;         /* "w" or "n" (CSS), also the id's suffix */
+    const char *cls;         /* "w" or "n": CSS .chart.w, box .cw */
 };
 
 static const struct geo geo_wide = {720, 220, 60, 34, 0, 118, "w"};
