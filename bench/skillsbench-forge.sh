@@ -14,7 +14,9 @@
 #   civ6-site     only a /root/src/sitecustomize.py writing the score
 #                 file and the reward (test.sh puts /root/src first on
 #                 PYTHONPATH)
-# then `upskill eval -m oracle` runs them, run logs on, both arms.
+# then `upskill eval -m oracle` runs them, run logs on, both arms
+# (FORGE_ARGS adds options: --no-log-runs for a build of before issue 37,
+# which crashed on civ6's tests/ folders with run logs on; no trial lines).
 # A forgery that passes prints "FORGED" and makes the exit 1.
 set -eu
 UPSKILL=${UPSKILL:-build/upskill}
@@ -65,7 +67,7 @@ EOF
 
 rc=0
 "$UPSKILL" eval --tasks "$out/tasks" -m oracle --runs-dir "$out/runs" \
-    --json -j 2 >"$out/eval.json" 2>"$out/eval.err" || rc=$?
+    --json -j 2 ${FORGE_ARGS:-} >"$out/eval.json" 2>"$out/eval.err" || rc=$?
 echo "upskill eval: exit $rc ($out/eval.json, $out/eval.err, $out/runs)"
 [ "$rc" -le 1 ] || exit 2
 # each trial's verifier message, then the passes per arm: any is a forgery
@@ -73,7 +75,7 @@ python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
 names = sorted(os.listdir(out + "/tasks"))  # cases in folder order
-for line in open(glob.glob(out + "/runs/*/journal.jsonl")[0]):
+for line in open(next(iter(glob.glob(out + "/runs/*/journal.jsonl")), "/dev/null")):
     t = json.loads(line)
     v = (t.get("verdicts") or [{}])[0]
     print("%-10s %-12s %s" % (t["arm"], names[int(t["case"])], v.get("message")))
