@@ -59,7 +59,7 @@ if ls "$BUILD"/src/cli/*.o >/dev/null 2>&1; then
         grep -q "^${h##*/} " "$tmp/used" || echo "${h##*/}"
     done)
     echo "headers declaring nothing src/cli calls:" \
-        "$(echo "$unused" | grep -c .) ($(echo $unused))"
+        "$(echo "$unused" | grep -c .) ($(printf '%s' "$unused" | tr '\n' ' '))"
 else
     echo "prototypes used by src/cli: ? (build first)"
 fi
