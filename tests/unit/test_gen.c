@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/eval/eval_job.h"
 #include "upskill/upskill.h"
 
 static const char good_md[] =

@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 
+#include "lib/eval/eval_job.h"
 #include "upskill/upskill.h"
 
 static void skill(up_skill *s, const char *name, const char *body)

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/check.h"
 #include "upskill/eval.h"
