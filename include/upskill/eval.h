@@ -22,10 +22,8 @@
 #include <stdint.h>
 
 #include "upskill/agent.h"
-#include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/cache.h"
-#include "upskill/check.h"
 #include "upskill/config.h"
 #include "upskill/error.h"
 #include "upskill/model.h"
@@ -192,10 +190,6 @@ int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j);
  * the suite in messages.  Errors: UP_EPARSE.
  */
 int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err);
-
-/* Case k's assertions into l (initialised here; up_assert_list_release
- * frees it).  up_eval_prepare has checked them, so this cannot fail. */
-void up_eval_case_asserts(const up_eval_plan *p, size_t k, up_assert_list *l);
 
 /* Number of jobs a run of p would still answer: not done, or restored
  * from a journal without what their workspace checks need. */

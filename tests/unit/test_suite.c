@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cases/assert.h"
 #include "upskill/upskill.h"
 
 static const struct {

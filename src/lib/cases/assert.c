@@ -36,7 +36,7 @@
 #include <utf8proc.h>
 
 #include "upskill/alloc.h"
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/fs.h"
 #include "upskill/workspace.h"
 #include "util/json.h"

@@ -26,7 +26,7 @@
 #include <jansson.h>
 
 #include "upskill/alloc.h"
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/fs.h"
 #include "upskill/suite.h"
 #include "util/json.h"

@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "upskill/alloc.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "lib/eval/eval_job.h"
 #include "upskill/eval.h"
 #include "util/sha256.h"

@@ -12,7 +12,7 @@
 
 #include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "upskill/eval.h"
 #include "upskill/sandbox.h"
 #include "upskill/workspace.h"

@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "upskill/agent.h"
-#include "upskill/assert.h"
-#include "upskill/check.h"
+#include "lib/cases/assert.h"
+#include "lib/sandbox/check.h"
 #include "upskill/eval.h"
 #include "upskill/workspace.h"
 
@@ -316,5 +316,9 @@ static inline int up_eval_job_own_failure(const up_eval_job *j)
  */
 int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
                            const char *ws, up_check_item *it);
+
+/* Case k's assertions into l (initialised here; up_assert_list_release
+ * frees it).  up_eval_prepare has checked them, so this cannot fail. */
+void up_eval_case_asserts(const up_eval_plan *p, size_t k, up_assert_list *l);
 
 #endif

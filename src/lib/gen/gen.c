@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "upskill/alloc.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"
 #include "upskill/provider.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "upskill/alloc.h"
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/gen.h"
 
 #include "lib/gen/gen_loop.h"
