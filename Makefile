@@ -5,6 +5,7 @@
 #   make sanitize        the whole suite under ASan+UBSan (in build-san/)
 #   make lint            clang-format check and banned functions
 #   make check-headers   each public header compiles alone (lint runs it)
+#   make check-symbols   every exported symbol is up_-prefixed (lint too)
 #   make fuzz            libFuzzer targets (clang; not part of check)
 #   make bench           benchmarks in bench/
 #   make clis            the coding-agent CLIs from npm, pinned (build-clis/)
@@ -72,7 +73,7 @@ FAKE_BIN = $(BUILD)/fake-llm
 BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
-        print-depflags print-cli-depflags check-headers clean demo demo-agent demo-cuda clis
+        print-depflags print-cli-depflags check-headers check-symbols clean demo demo-agent demo-cuda clis
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -122,8 +123,13 @@ check-e2e: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
 sanitize:
 	$(MAKE) BUILD=build-san SAN=1 check
 
-lint: check-headers
+lint: check-headers check-symbols
 	sh scripts/lint.sh
+
+# Every global symbol of the library is up_-prefixed, but the shrinking
+# list of old names in scripts/symbols-allow.txt (scripts/symbols.sh).
+check-symbols: $(LIBA)
+	sh scripts/symbols.sh $(LIBA)
 
 # Every public header compiles alone: an empty translation unit including
 # only it, with the project's flags and -Werror (a header that leans on

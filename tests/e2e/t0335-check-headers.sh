@@ -43,4 +43,24 @@ if [ -d "$TOP/$b/src/cli" ]; then
     unlike "$rebuilt" "-c src/cli/" "and no src/cli object"
 fi
 
+# Exported symbols carry up_ (issue 33): scripts/symbols.sh refuses a
+# global without it that its allow-list does not name, and a name on the
+# list that is no longer exported (the list only shrinks).
+lib=$(dirname "$UPSKILL")/libupskill.a
+if [ -f "$lib" ]; then
+    run sh "$TOP/scripts/symbols.sh" "$lib"
+    is "$rc" 0 "every exported symbol is up_ or on the allow-list: $err"
+    : > "$T/none.txt"
+    run env SYMBOLS_ALLOW="$T/none.txt" sh "$TOP/scripts/symbols.sh" "$lib"
+    is "$rc" 1 "one without up_ and not allowed fails"
+    like "$err" "exported without the up_ prefix" "and says so"
+    unlike "$err" " up_[a-z]" "naming only the bare ones"
+    { cat "$TOP/scripts/symbols-allow.txt"; echo no_such_symbol; } > "$T/more.txt"
+    run env SYMBOLS_ALLOW="$T/more.txt" sh "$TOP/scripts/symbols.sh" "$lib"
+    is "$rc" 1 "an allowed name that is gone fails"
+    like "$err" "no longer exported (take it off): no_such_symbol" "naming it"
+fi
+like "$(sed -n 's/^lint:\(.*\)/\1/p' "$TOP/Makefile")" "check-symbols" \
+    "make lint runs it"
+
 done_testing
