@@ -34,6 +34,5 @@
 #include "upskill/trace.h"
 #include "upskill/validate.h"
 #include "upskill/version.h"
-#include "upskill/workspace.h"
 
 #endif

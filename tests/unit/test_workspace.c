@@ -11,7 +11,7 @@
 
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 static char parent[] = "/tmp/upskill-ws-test-XXXXXX";
 

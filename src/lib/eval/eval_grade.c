@@ -15,7 +15,7 @@
 #include "lib/sandbox/check.h"
 #include "upskill/eval.h"
 #include "upskill/sandbox.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 /* Upstream's validator "command" with validator_config {"command": CMD}
  * is a command assertion CMD (docs/tests-format.md). */

@@ -15,7 +15,7 @@
 #include "upskill/harness.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 #include "lib/eval/eval_int.h"
 #include "util/utf8.h"
 

@@ -17,7 +17,7 @@
 #include "lib/cases/assert.h"
 #include "lib/sandbox/check.h"
 #include "upskill/eval.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 /* One tool's counts in one conversation, for the run record's
  * tool_call_map and tool_error_map (up_eval_run_totals); saturated at

@@ -27,7 +27,7 @@
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 #include "util/json.h"
 #include "util/sha256.h"
 
