@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upskill/harness_events.h"
+#include "lib/harness/harness_events.h"
 #include "upskill/upskill.h"
 
 static void parse_file(up_harness_result *r, up_harness_format fmt,

@@ -17,6 +17,7 @@
 #include "upskill/fs.h"
 #include "lib/agent/workspace.h"
 #include "lib/eval/eval_int.h"
+#include "lib/harness/harness_events.h"
 #include "util/utf8.h"
 
 struct eval_harness {
