@@ -321,4 +321,221 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
  * frees it).  up_eval_prepare has checked them, so this cannot fail. */
 void up_eval_case_asserts(const up_eval_plan *p, size_t k, up_assert_list *l);
 
+/* ---- the engine's calls (none of src/cli's) ---- */
+
+/*
+ * Keep only the jobs of shard index (1-based) of count: a job belongs to
+ * the shard its key (resolved model id, the case's content -- its user
+ * message -- and the repeat, never an index) hashes to, so the slice is
+ * the same for the same suite whatever the order of models or cases, and
+ * both arms of a model x case x repeat stay in one shard.  count 0: no-op.
+ */
+void up_eval_plan_shard(up_eval_plan *p, int index, int count);
+
+/* 1 when case k of p needs a workspace (worked out once per plan). */
+int up_eval_case_needs_workspace(const up_eval_plan *p, size_t k);
+
+/* 1 when job j of p runs as a tool loop. */
+int up_eval_job_is_agent(const up_eval_plan *p, const up_eval_job *j);
+
+/*
+ * Check every case's assertions (expected.contains, the "assert" list,
+ * upstream's validator) before anything runs, so a typo in the tests
+ * costs no request, refuse a case with more than UP_ASSERT_LIST_MAX of
+ * them all told, and note which cases have executable checks.  The
+ * plan keeps no parsed list: a job parses its case's when it is graded
+ * (up_eval_job_asserts), so a large suite's lists are never all in
+ * memory (bench/README.md, "Memory of large runs").  tests_file names
+ * the suite in messages.  Errors: UP_EPARSE.
+ */
+int up_eval_prepare(up_eval_plan *p, const char *tests_file, up_error *err);
+
+/* Number of jobs a run of p would still answer: not done, or restored
+ * from a journal without what their workspace checks need. */
+size_t up_eval_plan_pending(const up_eval_plan *p);
+
+/* Number of llm-rubric verdicts still waiting for a judge after grading. */
+size_t up_eval_pending_judgements(const up_eval_plan *p);
+
+/*
+ * Send every pending llm-rubric assertion to the judge endpoint (through
+ * the scheduler with o's -j and stop flag) and settle it; the judge's
+ * tokens go to p->judge_usage.  A judge error fails that assertion.
+ */
+int up_eval_judge(up_eval_plan *p, const up_endpoint *judge,
+                  const up_sched_opts *o, up_error *err);
+
+/* 0 when a plan of nmodels over ncases fits up_eval_job's indexes, else
+ * UP_ETOOBIG with a message in err. */
+int up_eval_check_size(size_t nmodels, size_t ncases, up_error *err);
+
+/*
+ * Build the job matrix for models (copied) over suite's cases, runs
+ * repeats each (at most UP_EVAL_MAX_RUNS), with or without the baseline
+ * arm.  The skill and suite are borrowed and must outlive the plan.
+ * Aborts when up_eval_check_size refuses the sizes: callers that take
+ * them from the user check first.
+ */
+void up_eval_plan_init(up_eval_plan *p, const up_skill *skill,
+                       const up_suite *suite, const char *const *models,
+                       size_t nmodels, int runs, int baseline,
+                       enum up_inject inject);
+void up_eval_plan_release(up_eval_plan *p);
+
+/*
+ * Compare (docs/compare.md): give the baseline arm skill a (borrowed,
+ * outliving the plan), injected as the skill arm's is, so arm 0 runs
+ * with skill A and arm 1 with the plan's skill B.  Call before running.
+ */
+void up_eval_plan_set_base(up_eval_plan *p, const up_skill *a);
+
+/*
+ * A sweep: each case that carries its own skill (up_case.skills) gets
+ * the chat-mode system prompt of that skill in the skill arm
+ * (up_eval_system), as the plan's skill's is made.  Call after
+ * up_eval_plan_init, before running.
+ */
+void up_eval_plan_case_prompts(up_eval_plan *p);
+
+/* The skill installed or injected in an arm: the plan's skill in the
+ * skill arm, skill_base (NULL for a plain baseline) in the other. */
+const up_skill *up_eval_arm_skill(const up_eval_plan *p, enum up_arm arm);
+
+/* The system prompt of a job's arm. */
+const char *up_eval_system(const up_eval_plan *p, const up_eval_job *j);
+
+/*
+ * Grade every done job against its case's assertions (after
+ * up_eval_prepare).  Jobs with an error fail all their assertions;
+ * llm-rubric assertions stay pending until up_eval_judge.  Call again
+ * after judging to settle the counts.
+ */
+void up_eval_grade(up_eval_plan *p);
+
+/* Grade one done job (the runner does this as each job lands, so the
+ * progress line can show what passes). */
+void up_eval_grade_job(up_eval_plan *p, up_eval_job *j);
+
+/* 1 when job j's case has an executable check (a command assertion, or
+ * upstream's validator "command"), so its workspace must outlive the
+ * conversation until its checks have run. */
+int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j);
+
+/*
+ * No silent downgrade: 0 when no job still to run has a check, when
+ * p->check_mode is UP_SANDBOX_NONE (the explicit opt-out), or when the
+ * sandbox is usable; else the sandbox probe's error (UP_ENOTFOUND or
+ * UP_EUNSAFE, exit 3) saying why, how to fix it and how to opt out.
+ * up_eval_execute calls it before sending anything.
+ */
+int up_eval_checks_sandbox(const up_eval_plan *p, up_error *err);
+
+/* Set j's descriptors to -1 (nothing open), for a safe close. */
+void up_journal_init(up_journal *j);
+
+/*
+ * Take the batch's lock (UP_EIO naming the holder when another process
+ * has it), then open batch_dir/journal.jsonl for appending, cutting away
+ * a torn last line first.  The lock is held until up_journal_close.
+ */
+int up_journal_open(up_journal *j, const char *batch_dir, up_error *err);
+/* Append job's outcome; the prompt is identified by model, arm, case and
+ * repeat, plus a hash of the case's user message.  A cut at the output
+ * cap is kept (cut_at); an answered tool loop also keeps what grading
+ * took from its workspace (each verdict, a check's output), its counters
+ * and its artifact trees, so a resume need not run it again (call after
+ * grading, before the job is shed).  On a write error
+ * (ENOSPC, EFBIG, ...) the partial line is truncated away and UP_EIO
+ * names the file and the system's reason. */
+int up_journal_append(up_journal *j, const up_eval_plan *p,
+                      const up_eval_job *job, up_error *err);
+/* Sync and close the journal and release the lock; safe when not open. */
+int up_journal_close(up_journal *j, up_error *err);
+
+/*
+ * Mark the jobs of p found in batch_dir's journal as done, with their
+ * answers (cut to p->max_answer), usage and cut_at; *restored counts
+ * them.  A tool loop's line with its verdicts and counters restores it
+ * as graded (j->agent set, its results and agent part filled); one
+ * without them (an older journal), or whose verdicts do not fit the
+ * case, is restored as an answer only (a workspace case then runs
+ * again, see eval_run.c).  The
+ * journal is read a line at a time, so its size does not bound memory.
+ * Lines for other models, cases or prompts are ignored, so a changed
+ * suite re-runs what changed.  A job whose line says it errored runs
+ * again, unless the batch is a merge of shards (its batch_plan.json
+ * has UP_EVAL_MERGED): that is restored as the error it was, so
+ * finishing a merge sends nothing; a later answered line of the same job
+ * (a shard resumed before the merge) wins over its error.
+ */
+int up_journal_replay(up_eval_plan *p, const char *batch_dir, size_t *restored,
+                      up_error *err);
+
+int up_eval_batch_match(const up_eval_plan *p, const char *batch_dir,
+                        up_error *err);
+
+/* p's identity, as batch_plan.json holds it (a new reference). */
+struct json_t *up_eval_batch_identity(const up_eval_plan *p);
+
+/*
+ * Pool the graded jobs of model index m into out; price may be NULL (no
+ * price configured).  Conversations that ended in an error are counted
+ * (errors) but left out of the rates, token means and the comparison,
+ * which pairs only the cases answered in both arms (p->margin sets the
+ * verdict's margin); those whose request outgrew the context are counted
+ * (outgrew) and graded failed.  The statistics use seed.
+ */
+int up_eval_summarize(const up_eval_plan *p, size_t m, const up_price *price,
+                      uint64_t seed, up_eval_summary *out, up_error *err);
+
+/* USD of usage u at price (USD per million tokens; cached input at its
+ * own price); -1 when price is NULL. */
+double up_eval_cost(const up_price *price, const up_usage *u);
+/* up_eval_cost of job j's tokens. */
+double up_eval_job_cost(const up_price *price, const up_eval_job *j);
+
+/*
+ * Run every job of p that is not done yet, at most o->sched.jobs at once,
+ * filling answers, usage and errors.  With o->cache, jobs whose request
+ * (repeat index included) is cached are filled from it first (from_cache
+ * 1, latency 0, journalled, not sent), and successful answers are stored.
+ * A job that still fails transiently (rate limit, server, network,
+ * timeout) after the provider's retries is run again after the rest, up to
+ * UP_EVAL_REQUEUE_ROUNDS more times.  Failed jobs are recorded, not fatal;
+ * UP_EINTR when the stop flag ended the run early.  Jobs the stop flag
+ * kept from running stay not done (and are not counted in progress).  A
+ * journal write failure raises the stop flag (o->sched.stop, else one of
+ * its own), so nothing more is sent while running jobs land in memory,
+ * and is returned as UP_EIO.
+ */
+int up_eval_execute(up_eval_plan *p, const up_eval_run_opts *o,
+                    up_sched_stats *stats, up_error *err);
+
+/*
+ * Whether upstream would run p in its benchmark mode (several models or
+ * runs, no baseline, every case must pass, metadata.run_number per model):
+ * not for generate's evaluations (p->per_model).
+ */
+int up_eval_upstream_benchmark(const up_eval_plan *p);
+
+/*
+ * Fill r (initialised by the caller, who sets batch, task, timestamp and
+ * run number) with the totals of model m's arm in one repeat: cases
+ * passed (as upstream's assertions_*), tokens, latency, cost when price
+ * is given, model id, run type and skill name.
+ */
+void up_eval_run_totals(up_run_record *r, const up_eval_plan *p, size_t m,
+                        int repeat, enum up_arm arm, const up_price *price);
+
+/*
+ * Set r->error_message (upstream's field) when some conversations of
+ * model m's arm in this repeat failed: how many, and the first error.
+ * Left NULL when all were answered.
+ */
+void up_eval_run_error(up_run_record *r, const up_eval_plan *p, size_t m,
+                       int repeat, enum up_arm arm);
+
+/* Token count of an answer when the provider gives none (chars / 4). */
+long up_eval_estimate_tokens(const char *text);
+
 #endif
