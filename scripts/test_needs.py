@@ -247,8 +247,8 @@ def embedded(text):
 
 
 def heredocs_removed(text):
-    return re.sub(r"(<<-?\s*'?(\w+)'?)[^\n]*\n.*?\n\2\n", r"\1\n", text,
-                  flags=re.S)
+    return re.sub(r"(<<-?\s*'?(\w+)'?)[^\n]*\n.*?\n\2(\n|$)", r"\1\n",
+                  text, flags=re.S)
 
 
 class Scan:

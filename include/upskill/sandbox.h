@@ -114,6 +114,11 @@ int up_sandbox_start(up_sandbox_run **out, up_sandbox_mode mode,
                      const char *workspace, const char *cmd,
                      const up_sandbox_limits *lim, up_error *err);
 
+/* The bound of a writable folder (up_sandbox_extra's rw_dir, a
+ * verifier's /logs/verifier) beside a bounded workspace. */
+#define UP_SANDBOX_RW_MAX_BYTES ((size_t)64 << 20)
+#define UP_SANDBOX_RW_MAX_FILES 1024
+
 /* What one call adds to the sandbox (up_sandbox_start_with): a command
  * check's hidden files and its environment. */
 typedef struct up_sandbox_extra {
@@ -124,7 +129,10 @@ typedef struct up_sandbox_extra {
     const char *ws_at;         /* where the workspace is bound (an absolute
                                   path, the working folder and HOME), or
                                   NULL: /workspace (up_sandbox_workdir_ok) */
-    const char *rw_dir;        /* a host folder bound writable, or NULL */
+    const char *rw_dir;        /* a host folder bound writable, or NULL;
+                                  with a bounded workspace (ws_bytes) a
+                                  file system of UP_SANDBOX_RW_MAX_BYTES
+                                  and _FILES while the call runs */
     const char *rw_at;         /* where, an absolute path in the sandbox */
     const char *const *places; /* folders outside ws_at ("/data"),
                                   NULL-ended, or NULL: each is the

@@ -84,18 +84,19 @@ if [ "$rc" = 3 ] && case "$err" in *bubblewrap*) true ;; *) false ;; esac; then
 fi
 is "$rc" 0 "the eval of the Harbor tasks exits 0"
 like "$err" "2 cases from the Harbor tasks" "the runnable tasks with skills are the cases"
-like "$out" "checks passed: 0 of 1 baseline, 2 of 2 with skill" \
+like "$out" "checks passed: 0 of 2 baseline, 2 of 2 with skill" \
     "the verifiers pass the skill arm and fail the baseline"
 like "$out" "lift +100 points" "the lift shows"
-like "$out" "1 of 2 conversations not gradable" \
-    "a verifier that writes no reward is not gradable, reported apart"
+unlike "$out" "not gradable" \
+    "a verifier that writes no reward fails, in the rates (issue 37 item 4)"
 arts=$(cat "$T"/runs/*/run_*/cases/transcripts.jsonl)
 like "$arts" "reward 0.5, at least the threshold 0.5" \
     "a fractional reward.json passes at the task's threshold"
 like "$arts" "reward 0, below the threshold 1" "reward.txt 0 fails"
 like "$arts" "test_seeded_binary_is_intact (test_outputs.Outputs.test_seeded_binary_is_intact) ... ok" \
     "the binary data file was seeded byte for byte at /app/data"
-like "$arts" "the verifier wrote no reward" "the errored trial says why"
+like "$arts" "no reward test.sh alone decided: the verifier wrote no reward" \
+    "the failed trial says why"
 unlike "$arts" '"path":".agents/skills/' \
     "no installed skill's files are listed in the workspace snapshot"
 like "$arts" '"path":"data/blob.bin","size":14' "the seeded files are"
@@ -129,7 +130,7 @@ printf '#!/bin/bash\ncat /root/hint.txt >&2\nls -A /root/ctx >&2\n: > /logs/veri
     > "$T/evil/empty-reward/tests/test.sh"
 run "$UPSKILL" eval --no-cache --tasks "$T/evil" -m qwen2.5-coder-7b-instruct \
     --base-url "$FAKE_URL/v1" --runs-dir "$T/runs2" --no-baseline -v
-like "$out" "2 of 2 conversations not gradable" "neither reward is read"
+like "$out" "checks passed: 0 of 2 with skill" "neither reward is read: both fail"
 unlike "$out" "checks passed: 1" "and neither passes"
 arts=$(cat "$T"/runs2/*/run_*/cases/transcripts.jsonl)
 like "$arts" "reward.txt is a symlink, not a reward test.sh wrote" \

@@ -22,8 +22,13 @@ like "$out" "checks passed: 0 of 2 baseline, 0 of 2 with skill" \
     "both tasks are graded, failed, in both arms"
 unlike "$out" "not gradable" "no trial is left out as not gradable"
 arts=$(cat "$T"/runs/*/run_*/cases/transcripts.jsonl)
-like "$arts" "removed 1 FIFO(s), socket(s) or device(s) of the student's before the check ran, the first 'out.txt'" \
-    "the FIFO is removed before the verifier reads it, and said so"
+# under bubblewrap the solution's call runs in a bounded workspace whose
+# copy back takes regular files, folders and links only: the FIFO never
+# lands; elsewhere it is removed before the check, and said so
+case "$arts" in
+*"removed 1 FIFO(s), socket(s) or device(s) of the student's before the check ran, the first 'out.txt'"*) ok 0 "the FIFO is removed before the verifier reads it, and said so" ;;
+*) is "$(find "$T/runs" -type p | wc -l | tr -d ' ')" 0 "the FIFO never reached the workspace the verifier reads" ;;
+esac
 like "$arts" "reward 0, below the threshold 1" "the verifier then fails the missing output"
 like "$arts" "the verifier was stopped before it wrote a reward (stopped: wall clock (1 s)" \
     "a verifier stopped on the student's program: a failure"

@@ -104,7 +104,8 @@ like "$out" "held-out cases (2 of 6 tests: $(echo $held | sed 's/ /, /')): never
     "the held-out cases are named"
 like "$out" "2. mean lift +100%, with skill 100%  (gives away its tests: not kept)" \
     "the attempts list marks the quoting refinement"
-like "$out" "Saved to $T/out2 (6 test case(s) in skill_meta.json, 2 of them held out)" \
+like "$out" "Saved to $T/out2
+Tests: 6 test case(s) in skill_meta.json, 2 of them held out" \
     "the save line says how many were held out"
 
 gen -o "$T/out3" --runs-dir "$T/runs3" --max-refine 1 --holdout 0 --json

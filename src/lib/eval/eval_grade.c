@@ -16,6 +16,7 @@
 #include "upskill/eval.h"
 #include "upskill/sandbox.h"
 #include "lib/agent/workspace.h"
+#include "lib/eval/eval_int.h"
 
 /* Upstream's validator "command" with validator_config {"command": CMD}
  * is a command assertion CMD (docs/tests-format.md). */
@@ -205,6 +206,22 @@ int up_eval_job_has_checks(const up_eval_plan *p, const up_eval_job *j)
     return p->case_bits[j->kase] & UP_EVAL_CASE_CHECKS;
 }
 
+/* The workspace's quota, kept while a check runs: the student's code it
+ * runs (a verifier's test.sh importing the solution) cannot fill the disk
+ * (docs/sandbox.md). */
+void up_eval_check_quota(const up_eval_plan *p, up_check_item *it)
+{
+    up_ws_limits d;
+    const up_ws_limits *l = p->agent_opts.limits;
+
+    if (!l) {
+        up_ws_limits_default(&d);
+        l = &d;
+    }
+    it->quota_bytes = l->quota_bytes;
+    it->quota_files = l->quota_files;
+}
+
 int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
                            const char *ws, up_check_item *it)
 {
@@ -229,7 +246,10 @@ int up_eval_job_next_check(up_eval_plan *p, up_eval_job *j, size_t *at,
                                 NULL,
                                 (const char *const *)up_case_task_of(c)->places,
                                 (const char *const *)up_case_task_of(c)->env,
+                                0,
+                                0,
                                 0};
+            up_eval_check_quota(p, it);
             (*at)++;
             return 1;
         }

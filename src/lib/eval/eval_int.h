@@ -42,4 +42,8 @@ const char *eval_harness_workspace(const eval_harness *c);
 /* Kill and reap the CLI if it runs, remove its folder, free c. */
 void eval_harness_free(eval_harness *c);
 
+/* The quota fields of it: the plan's workspace quota (agent_opts.limits, else
+ * the defaults), kept while the check runs. */
+void up_eval_check_quota(const up_eval_plan *p, up_check_item *it);
+
 #endif

@@ -446,6 +446,7 @@ static int oracle_start(struct slot *sl, const up_case *c)
         .places = (const char *const *)up_case_task_of(c)->places,
         .env = (const char *const *)up_case_task_of(c)->env,
         .student_env = 1};
+    up_eval_check_quota(p, &sl->item);
     if (!up_case_task_of(c)->nsolution) {
         sl->oracle.status = UP_ASSERT_FAIL;
         up_buf_adds(&sl->oracle.message, "the task has no solution/");

@@ -379,15 +379,17 @@ static int guard_clean(const up_sandbox_result *sr, up_buf *why)
 }
 
 /* What the verifier's whole output (UP_CHECK_VERIFIER_SCAN of each
- * stream, not only the part kept) says failed, after message. */
-static void failed_because(up_buf *message, const up_sandbox_result *sr)
+ * stream, not only the part kept; err its stderr without the guard's
+ * line) says failed, after message. */
+static void failed_because(up_buf *message, const up_sandbox_result *sr,
+                           const up_buf *err)
 {
     up_buf all = UP_BUF_INIT;
 
     up_buf_adds(&all, "--- stdout ---\n");
     up_buf_add(&all, sr->out.data, sr->out.len);
     up_buf_adds(&all, "\n--- stderr ---\n");
-    up_buf_add(&all, sr->err.data, sr->err.len);
+    up_buf_add(&all, err->data, err->len); /* without the guard's line */
     up_check_reason(message, all.data, all.len);
     up_buf_release(&all);
 }
@@ -421,7 +423,7 @@ static void settle_reward(up_assert_result *r, const up_assert *a,
                     r->status == UP_ASSERT_PASS ? ", at least" : ", below",
                     a->threshold);
         if (r->status == UP_ASSERT_FAIL)
-            failed_because(&r->message, sr);
+            failed_because(&r->message, sr, &err);
     }
     add_stream(&r->output, "stdout", &sr->out, sr->out_cut);
     add_stream(&r->output, "stderr", &err, sr->err_cut);
@@ -738,6 +740,8 @@ up_check_run *up_check_start(const up_check_item *it, up_sandbox_mode mode)
     up_buf_reset(&r->message);
     up_buf_reset(&r->output);
     limits(&lim, it->wall_s, up_assert_is_verifier(it->a));
+    lim.ws_bytes = it->quota_bytes; /* kept while it runs (sandbox_bound.c) */
+    lim.ws_files = it->quota_files;
     if (command_line(&cmd, it->a, r) && !prepare(it, mode, &tests, &logs, r)) {
         char **venv = up_assert_is_verifier(it->a) && !it->student_env
                           ? verifier_envp(it)

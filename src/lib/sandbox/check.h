@@ -101,6 +101,12 @@ typedef struct up_check_item {
                                   workspace, the workspace's modules
                                   importable), not the check's: a
                                   reference solution, run as the student */
+    size_t quota_bytes;        /* bwrap: the workspace is, while the check
+                                  runs, a file system of this size (its
+                                  log folder one of UP_CHECK_LOGS_MAX):
+                                  the student's code it runs cannot fill
+                                  the disk (0: no bound) */
+    size_t quota_files;        /* and of this many entries (0: no cap) */
 } up_check_item;
 
 /*

@@ -480,8 +480,12 @@ int up_sandbox_start_with(up_sandbox_run **out, up_sandbox_mode mode,
     if (rc)
         return rc;
     r = run_new(mode, lim);
-    if (mode == UP_SANDBOX_BWRAP && r->lim.ws_bytes)
+    if (mode == UP_SANDBOX_BWRAP && r->lim.ws_bytes) {
         sbx_bounds_add(&r->bounds, ws, r->lim.ws_bytes, r->lim.ws_files);
+        if (x && x->rw_dir) /* a verifier's logs: as small as they are */
+            sbx_bounds_add(&r->bounds, rw, UP_SANDBOX_RW_MAX_BYTES,
+                           UP_SANDBOX_RW_MAX_FILES);
+    }
     argv = sbx_argv(mode, ws, cmd, r->lim.nproc, &b);
     /* bwrap starts with the allow-list alone: the caller's words
      * (a Dockerfile's GLIBC_TUNABLES, GCONV_PATH, MALLOC_*...) are set
