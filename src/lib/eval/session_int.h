@@ -4,6 +4,7 @@
 #ifndef UPSKILL_LIB_SESSION_INT_H
 #define UPSKILL_LIB_SESSION_INT_H
 
+#include "lib/eval/session_lib.h"
 #include "lib/eval/eval_job.h"
 #include "upskill/session.h"
 
