@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/gen/gen_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/gen.h"
 #include "upskill/session.h"
