@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "lib/agent/workspace.h"

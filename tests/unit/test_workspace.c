@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "lib/agent/workspace.h"

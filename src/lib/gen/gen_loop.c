@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/skill/skill_lib.h"
 #include "lib/gen/gen_lib.h"
 #include "lib/eval/session_lib.h"
 #include "lib/eval/eval_job.h"

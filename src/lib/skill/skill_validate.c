@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "lib/skill/skill_lib.h"
 #include "skill_legacy.h"
 #include "skill_validate_int.h"
 #include "upskill/alloc.h"

@@ -17,6 +17,7 @@
 
 #include <utf8proc.h>
 
+#include "lib/skill/skill_lib.h"
 #include "skill_validate_int.h"
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
