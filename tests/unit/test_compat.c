@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
 #include "lib/skill/skill_lib.h"
 #include "lib/store/store_lib.h"
 #include "upskill/upskill.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cases/suite_lib.h"
 #include "lib/cases/assert.h"
 #include "upskill/fs.h"
 #include "upskill/harbor.h"

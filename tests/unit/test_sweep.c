@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 
+#include "lib/cases/suite_lib.h"
 #include "lib/skill/skill_lib.h"
 #include "lib/eval/eval_job.h"
 #include "upskill/upskill.h"

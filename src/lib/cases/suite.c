@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
 #include "upskill/alloc.h"
 #include "lib/cases/assert.h"
 #include "upskill/fs.h"

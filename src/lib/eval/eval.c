@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
 #include "upskill/alloc.h"
 #include "lib/sandbox/check.h"
 #include "lib/eval/eval_job.h"

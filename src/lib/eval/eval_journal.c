@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
 #include "lib/store/store_lib.h"
 #include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/cases/suite_lib.h"
 #include "lib/config/config_lib.h"
 #include "lib/skill/skill_lib.h"
 #include "lib/gen/gen_lib.h"

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
 #include "lib/skill/skill_lib.h"
 #include "lib/gen/gen_lib.h"
 #include "lib/eval/session_lib.h"
