@@ -49,7 +49,7 @@ CFLAGS   += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
 LDFLAGS  += $(SANFLAGS)
 LIBS      = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS))) -ldl -lpthread -lm
 
-LIB_SRC  = $(wildcard src/util/*.c src/lib/*/*.c src/providers/*.c)
+LIB_SRC  = $(wildcard src/util/*.c src/lib/*/*.c src/loop/*.c src/providers/*.c)
 CLI_SRC  = $(wildcard src/cli/*.c)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 FAKE_SRC = $(wildcard tests/fake/*.c)

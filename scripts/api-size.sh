@@ -65,7 +65,7 @@ else
 fi
 
 # shellcheck disable=SC2086
-mm=$($CC $API_FLAGS -MM src/util/*.c src/lib/*/*.c src/providers/*.c) ||
+mm=$($CC $API_FLAGS -MM src/util/*.c src/lib/*/*.c src/loop/*.c src/providers/*.c) ||
     exit 2
 # shellcheck disable=SC2086
 cmm=$($CC $CLI_FLAGS -MM src/cli/*.c) || exit 2
@@ -77,4 +77,4 @@ echo "objects with eval.h in their closure: $(grep -c 'upskill/eval\.h' \
 printf '%s\n' "$cmm" | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' >"$tmp/cmm"
 echo "src/cli objects: $(grep -c '\.o:' "$tmp/cmm")"
 echo "src/cli objects reaching a private header:" \
-    "$(grep -cE ' (\./)?src/(lib|util|providers)/[^ ]*\.h' "$tmp/cmm")"
+    "$(grep -cE ' (\./)?src/(lib|util|providers|loop)/[^ ]*\.h' "$tmp/cmm")"

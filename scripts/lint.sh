@@ -2,7 +2,8 @@
 # Lint: formatting must match .clang-format; banned functions must not
 # appear in the sources; no profiler or trace output is committed; every
 # end-to-end script has a number of its own; the providers include no
-# header of src/lib; one function reads the monotonic clock; every
+# header of src/lib; nothing sleeps on the loop thread; one function
+# reads the monotonic clock; every
 # program a test runs is installed by scripts/deps.sh or skipped for.
 set -u
 status=0
@@ -32,13 +33,14 @@ if command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1; th
     fi
 fi
 
-# Layers point down (docs/architecture.md): src/providers includes no
-# header of src/lib (one implemented by src/lib/PART/NAME.c or NAME_*.c).
+# Layers point down (docs/architecture.md): src/loop and src/providers
+# include no header of src/lib (one implemented by src/lib/PART/NAME.c or
+# NAME_*.c).
 for h in $(sed -n 's|^#include "upskill/\([a-z0-9_]*\)\.h".*|\1|p' \
-    src/providers/*.[ch] | sort -u); do
+    src/loop/*.[ch] src/providers/*.[ch] | sort -u); do
     for f in src/lib/*/"$h".c src/lib/*/"$h"_*.c; do
         if [ -e "$f" ]; then
-            echo "lint: src/providers includes upskill/$h.h (of $f)" >&2
+            echo "lint: src/loop or src/providers includes upskill/$h.h (of $f)" >&2
             status=1
             break
         fi
@@ -60,13 +62,20 @@ fi
 cli_flags=$(make -s --no-print-directory print-cli-depflags) || status=1
 # shellcheck disable=SC2086 # the flags are words
 priv=$(${CC:-cc} $cli_flags -MM src/cli/*.c | tr ' \\' '\n\n' |
-    grep -E '^(\./)?src/(lib|util|providers)/' | sort -u)
+    grep -E '^(\./)?src/(lib|util|providers|loop)/' | sort -u)
 if [ -n "$priv" ]; then
     echo "lint: src/cli reaches private headers: $priv" >&2
     status=1
 fi
 if grep -nE '^(typedef )?struct up_eval_job \{' include/upskill/*.h; then
     echo "lint: up_eval_job's body belongs in src/lib/eval/eval_job.h" >&2
+    status=1
+fi
+
+# Nothing sleeps on the loop thread: no sleep, nor a poll that waits,
+# outside the waits scripts/loop_waits.sh names (the loop's own).
+if ! sh scripts/loop_waits.sh; then
+    echo "lint: a wait on the loop thread (above): make it parked work or a timer of the loop" >&2
     status=1
 fi
 

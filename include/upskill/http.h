@@ -232,6 +232,14 @@ long up_http_conn_cap(int max_conns);
  */
 up_http_client *up_http_client_new(int max_conns);
 
+/*
+ * Set c's connection caps for max_conns parallel transfers (as
+ * up_http_client_new): a client reused by runs of another width (the
+ * command's loop, sched.h) is set for each.  Connections open beyond a
+ * lower cap are closed as they go idle.
+ */
+void up_http_client_set_conns(up_http_client *c, int max_conns);
+
 /* Cancel what is pending (no callbacks) and free the client. */
 void up_http_client_free(up_http_client *c);
 
@@ -271,9 +279,6 @@ size_t up_http_client_timeouts(const up_http_client *c);
 
 /* End x now; its done callback runs at once with code UP_EINTR. */
 void up_http_cancel(up_http_client *c, up_http_xfer *x);
-
-/* Run rq to the end on a private client.  Returns res->code. */
-int up_http_perform(const up_http_request *rq, up_http_result *res);
 
 void up_http_result_init(up_http_result *res);
 void up_http_result_release(up_http_result *res);

@@ -3,10 +3,10 @@
  * benchmark.
  *
  * One thread drives one HTTP client (one curl multi handle: connections
- * are shared); at most `jobs` conversations are in flight.  On a 429 the
- * limit halves (floor 1, at most once per round of requests) and grows
- * back by one after grow_after successes.  Backoff waits are timers, not
- * sleeps, so other jobs keep going while one waits.
+ * are shared, within a run and from run to run); at most `jobs` conversations
+ * are in flight.  On a 429 the limit halves (floor 1, at most once per round of
+ * requests) and grows back by one after grow_after successes.  Backoff waits
+ * are timers, not sleeps, so other jobs keep going while one waits.
  */
 #ifndef UPSKILL_SCHED_H
 #define UPSKILL_SCHED_H
@@ -180,6 +180,19 @@ typedef struct up_sched_stats {
 void up_sched_opts_init(up_sched_opts *o);
 
 /*
+ * The command's loop: every run of jobs on a thread drives the same HTTP
+ * client (one curl multi handle, its connection and DNS caches), built by
+ * the first run and kept, so serial one-job calls (generate's teacher
+ * turns, models, the sandbox's waits) reuse their connections.  A run
+ * started from inside another run's callback gets a private client.
+ * up_loop_release frees the loop's client (the command's end; a later run
+ * builds a new one); up_loop_clients counts the clients built so far, the
+ * loop's and private ones.
+ */
+void up_loop_release(void);
+size_t up_loop_clients(void);
+
+/*
  * Run the n jobs: up_sched_run_src over the array, job i getting index
  * i.  Returns 0 when all ran (each job's own outcome is in its
  * callback), UP_EINTR when the stop flag ended the run early, or
@@ -216,5 +229,16 @@ typedef int (*up_sched_source)(void *ud, up_job *job);
  */
 int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
                      up_sched_stats *stats, up_error *err);
+
+/*
+ * Run one prebuilt HTTP request (the GET of an endpoint's model list) as
+ * a job of the command's loop, sent as it is: ep's breaker notes its
+ * attempts, stop (may be NULL) ends it as one call (the first raise
+ * cancels), and res (initialized here, released by the caller) gets the
+ * transfer's result, or the stop's or the breaker's error when it never
+ * went out.  Returns res->code.
+ */
+int up_sched_http(const up_endpoint *ep, const up_http_request *rq,
+                  volatile sig_atomic_t *stop, up_http_result *res);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "upskill/harness.h"
+#include "upskill/sched.h"
 
 /* The commands in --help's order.  A command's name is the first word
  * of its spec's (trace's spec is "trace summarize"), its summary the
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     up_warn_set_sink(print_warning, NULL);
     rc = run(argc, argv);
+    up_loop_release(); /* the command's loop and its connections */
 
     if (out_finish() && rc == 0)
         rc = EXIT_INPUT;

@@ -9,6 +9,7 @@
 #include "providers.h"
 #include "upskill/alloc.h"
 #include "upskill/http.h"
+#include "upskill/sched.h"
 
 static int parse_ids(char ***ids, size_t *n, const up_buf *body,
                      const char *url, up_error *err)
@@ -69,8 +70,7 @@ int up_provider_models(const up_endpoint *ep, char ***ids, size_t *n,
     rq.limits = ops->limits;
     rq.key_prefixes = up_provider_key_prefixes();
     rq.quota_words = up_provider_quota_words();
-    up_http_result_init(&res);
-    rc = up_http_perform(&rq, &res);
+    rc = up_sched_http(ep, &rq, NULL, &res); /* the command's loop */
     up_http_redact_url(url.data, &safe);
     if (rc && err)
         *err = res.err;

@@ -1,7 +1,7 @@
 /*
  * Inside the providers: the ops table each backend fills, the reply
  * accumulator shared by streaming and non-streaming reads, and the
- * request builder.  Used by src/providers/sched.c and by the unit tests.
+ * request builder.  Used by src/loop/sched.c and by the unit tests.
  */
 #ifndef UPSKILL_PROVIDERS_H
 #define UPSKILL_PROVIDERS_H

@@ -580,6 +580,15 @@ static int on_socket(CURL *e, curl_socket_t fd, int what, void *u, void *sp)
     return 0;
 }
 
+void up_http_client_set_conns(up_http_client *c, int max_conns)
+{
+    long cap = up_http_conn_cap(max_conns);
+
+    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, cap);
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, cap);
+    curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, cap);
+}
+
 up_http_client *up_http_client_new(int max_conns)
 {
     up_http_client *c;
@@ -597,12 +606,7 @@ up_http_client *up_http_client_new(int max_conns)
     }
     curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
     curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
-    curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-                      up_http_conn_cap(max_conns));
-    curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
-                      up_http_conn_cap(max_conns));
-    curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-                      up_http_conn_cap(max_conns));
+    up_http_client_set_conns(c, max_conns);
     c->rng = (unsigned long long)time(NULL) * 2654435761ULL ^
              (unsigned long long)(size_t)c;
     if (!c->rng)
@@ -1359,27 +1363,4 @@ void up_http_client_free(up_http_client *c)
     close(c->ep);
     free(c->pfd);
     free(c);
-}
-
-static void take_result(void *ud, up_http_result *res)
-{
-    up_http_result *out = ud;
-
-    *out = *res;
-    up_buf_init(&res->body);
-}
-
-int up_http_perform(const up_http_request *rq, up_http_result *res)
-{
-    up_http_client *c = up_http_client_new(1);
-
-    up_http_result_init(res);
-    if (!c)
-        return up_error_set(&res->err, res->code = UP_ENETWORK,
-                            "cannot start curl");
-    up_http_submit(c, rq, take_result, res);
-    while (up_http_run(c, 1000) > 0)
-        ;
-    up_http_client_free(c);
-    return res->code;
 }

@@ -3,7 +3,8 @@
 # line where chromium is absent (scripts/deps.sh installs it); browse runs
 # it; measure PAGE WIDTH sets MEASURE to what report_frame.py measures of
 # PAGE in a WIDTH px frame ("sw=.. cw=.. font=.. broken=..") and SW, CW,
-# FONT (whole px, rounded down), BROKEN; shoot PAGE WIDTH PNG takes a
+# FONT (whole px, rounded down), BROKEN, BOXES, MARKS, DRAWN, VERDICT,
+# LATE, ROWS (report_frame.py says what they count); shoot PAGE WIDTH PNG takes a
 # screenshot.
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 
@@ -28,6 +29,12 @@ measure() { # measure PAGE WIDTH
     CW=$(echo "$MEASURE" | sed -n 's/.*cw=\([0-9]*\).*/\1/p')
     FONT=$(echo "$MEASURE" | sed -n 's/.*font=\([0-9]*\).*/\1/p')
     BROKEN=$(echo "$MEASURE" | sed -n 's/.*broken=\([0-9]*\).*/\1/p')
+    BOXES=$(echo "$MEASURE" | sed -n 's/.*boxes=\([0-9]*\).*/\1/p')
+    MARKS=$(echo "$MEASURE" | sed -n 's/.*marks=\([0-9]*\).*/\1/p')
+    DRAWN=$(echo "$MEASURE" | sed -n 's/.*drawn=\([0-9]*\).*/\1/p')
+    VERDICT=$(echo "$MEASURE" | sed -n 's/.*verdict=\([0-9]*\).*/\1/p')
+    LATE=$(echo "$MEASURE" | sed -n 's/.*late=\([0-9]*\).*/\1/p')
+    ROWS=$(echo "$MEASURE" | sed -n 's/.*rows=\([0-9]*\).*/\1/p')
 }
 
 shoot() { # shoot PAGE WIDTH PNG

@@ -12,8 +12,15 @@ run "$UPSKILL" models --base-url "$FAKE_URL/v1"
 is "$rc" 0 "listing a compatible endpoint exits 0"
 like "$out" "glm-4.7-flash" "it prints the model ids"
 
+n0=$(grep -c . "$T/rec.jsonl")
 run "$UPSKILL" models -m local-model --base-url "$FAKE_URL/v1"
 is "$rc" 0 "pinging a model exits 0 (a local server needs no key)"
+since() { tail -n +$((n0 + 1)) "$T/rec.jsonl"; }
+is "$(since | grep -o '"method":"[A-Z]*","path":"[^"]*"' | tr '\n' ' ')" \
+    '"method":"POST","path":"/v1/chat/completions" "method":"GET","path":"/v1/models" ' \
+    "the ping, then the listing of the served models"
+is "$(since | grep -o '"conn":[0-9]*' | sort -u | grep -c .)" 1 \
+    "both on one connection: the listing runs on the command's loop"
 like "$out" "local-model -> generic.local-model" "the resolved id is shown"
 like "$out" "9 in / 1 out tokens" "tokens are shown"
 

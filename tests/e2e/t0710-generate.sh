@@ -95,6 +95,18 @@ is "$(cat "$T"/runs-b/$batch/run_*/run_result.json | grep -c '"attempt": 2')" 4 
 like "$(cat "$T/runs-b/$batch/batch_summary.json")" '"kept_attempt": 1' \
     "batch_summary.json says which attempt was kept"
 
+# --- one loop for the whole command: its connection is kept -----------------
+# Serially (-j 1) the 3 teacher turns (skill, tests, refine) and the 24
+# evaluations between them all ride one connection of the command's loop
+# (the record's "conn" numbers the server's connections).
+gen keep-best -o "$T/k/commit-helper" --no-log-runs --max-refine 2 -j 1
+is "$rc" 0 "generate -j 1 exits 0"
+is "$(grep -o '"rule":"[a-z]*"' "$T/rec.jsonl" | tr '\n' ' ')" \
+    '"rule":"skill" "rule":"tests" "rule":"refine" ' \
+    "3 teacher turns (skill, tests, refine)"
+is "$(grep -o '"conn":[0-9]*' "$T/rec.jsonl" | sort -u | tr '\n' ' ')" \
+    '"conn":1 ' "every request of the command came on one connection"
+
 # --- invalid teacher output: repaired ---------------------------------------
 gen repair -o "$T/r/commit-helper" --no-log-runs
 is "$rc" 0 "an invalid reply is repaired"

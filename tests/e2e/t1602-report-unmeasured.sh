@@ -7,8 +7,9 @@
 # about its cost.  The cost chart has a log axis with tick values and a
 # label per point, no two on one row; a model without a price turns it to
 # tokens and the chart says why.  In headless Chromium at 400 and 1,280
-# px the page does not overflow, chart text stays >= 10 px and no number
-# or model name is broken; the DOM's rates equal eval's JSON.
+# px the page does not overflow, nor does any table or chart box, chart
+# text stays >= 10 px and no number or model name is broken; the DOM's
+# rates equal eval's JSON.
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/fake/lib.sh"
 . "$TOP/tests/e2e/report_browser.sh"
@@ -143,6 +144,7 @@ for w in 400 1280; do
     ok "$([ -n "$SW" ] && [ "$SW" -le "$CW" ]; echo $?)" "$w px: no horizontal overflow ($MEASURE)"
     ok "$([ -n "$FONT" ] && [ "$FONT" -ge 10 ]; echo $?)" "$w px: chart text >= 10 px"
     is "$BROKEN" 0 "$w px: no number or model name broken over lines"
+    is "$BOXES" 0 "$w px: no table or chart box scrolls sideways (the unmeasured words wrap)"
     shoot "$T/r.html" "$w" "$T/shot-$w.png"
     colours=$(python3 "$TOP/tests/e2e/png_colours.py" "$T/shot-$w.png")
     ok "$([ "${colours:-0}" -ge 4 ]; echo $?)" "$w px screenshot is not blank ($colours colours)"

@@ -384,6 +384,7 @@ struct fake_server {
     long requests;             /* requests numbered so far */
     long done;                 /* requests finished (answered or not) */
     long conns;                /* client connections open now */
+    long conns_seen;           /* client connections accepted so far */
     long max_requests;         /* wake the main thread at this many */
     int wake_fd;               /* written when max_requests are done */
     struct fake_wait wait;     /* delayed and barrier-held requests */

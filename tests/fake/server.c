@@ -31,6 +31,7 @@
 #include <poll.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -201,7 +202,7 @@ static json_t *body_value(const struct fake_request *rq)
 
 /* Append one JSON line describing rq (and its rule, if any). */
 static void record(struct fake_server *s, const struct fake_request *rq,
-                   const struct fake_reply *r)
+                   const struct fake_reply *r, long conn)
 {
     json_t *j;
     char *line;
@@ -212,6 +213,7 @@ static void record(struct fake_server *s, const struct fake_request *rq,
                   rq->method, "path", rq->path, "headers", rq->headers, "body",
                   body_value(rq), "ts", now_seconds(), "conns",
                   (json_int_t)s->conns);
+    json_object_set_new(j, "conn", json_integer((json_int_t)conn));
     if (r && r->rule)
         json_object_set_new(j, "rule", json_string(r->rule));
     else if (r)
@@ -284,7 +286,8 @@ static enum MHD_Result answer_held(struct fake_server *s, struct conn *cn)
  * Build cn's reply now, then hold it until its barrier opens and its
  * delay has passed: the work is done before the clock starts running.
  */
-/* Count the client connections open, for the record's "conns". */
+/* Count the client connections open, for the record's "conns", and
+ * number each one (from 1) for its "conn". */
 static void on_connection(void *cls, struct MHD_Connection *c,
                           void **socket_ctx,
                           enum MHD_ConnectionNotificationCode code)
@@ -292,8 +295,18 @@ static void on_connection(void *cls, struct MHD_Connection *c,
     struct fake_server *s = cls;
 
     (void)c;
-    (void)socket_ctx;
     s->conns += code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED)
+        *socket_ctx = (void *)(intptr_t)++s->conns_seen;
+}
+
+/* The number on_connection gave c's connection, 0 when unknown. */
+static long conn_number(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return i ? (long)(intptr_t)i->socket_context : 0;
 }
 
 static enum MHD_Result hold(struct fake_server *s, struct conn *cn)
@@ -331,13 +344,13 @@ static enum MHD_Result answer(struct fake_server *s, struct conn *cn)
     MHD_get_connection_values(cn->c, MHD_HEADER_KIND, add_header, rq);
     if (s->max_requests && s->requests >= s->max_requests) {
         rq->n = ++s->requests; /* recorded, then refused: it is going away */
-        record(s, rq, NULL);
+        record(s, rq, NULL, conn_number(cn->c));
         return MHD_NO;
     }
     rq->n = ++s->requests;
     fake_out_init(&o);
     picked = decide(s, rq, &cn->r, &o);
-    record(s, rq, picked ? &cn->r : NULL);
+    record(s, rq, picked ? &cn->r : NULL, conn_number(cn->c));
     if (!picked)
         return respond(s, cn, &o);
     fake_out_release(&o);

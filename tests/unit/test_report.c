@@ -297,3 +297,41 @@ Test(report, rate_cell_counts_the_errored)
     up_buf_release(&p);
     up_fs_rm_tree(dir);
 }
+
+/* A model's name in the CSS that names a card's cells on a narrow
+ * screen (docs/report.md "Layout") is a CSS string: a quote, a
+ * backslash or a '<' is escaped, so the name never ends the string or
+ * the <style>. */
+Test(report, card_heads_escape_the_name)
+{
+    char dir[] = "/tmp/upskill-report-test.XXXXXX";
+    const char *bad = "m\\\"}</style><script>alert(1)</script>";
+    up_buf p = UP_BUF_INIT, page = UP_BUF_INIT;
+    up_report_batch b;
+    up_error err;
+    FILE *f;
+
+    cr_assert(mkdtemp(dir));
+    up_buf_addf(&p, "%s/run_1/cases", dir);
+    cr_assert_eq(up_fs_mkdir_p(p.data, 0755, &err), 0);
+    up_buf_adds(&p, "/transcripts.jsonl");
+    f = fopen(p.data, "w");
+    cr_assert(f);
+    line(f, bad, "baseline", 0, 1);
+    line(f, bad, "with_skill", 0, 1);
+    fclose(f);
+    cr_assert_eq(up_report_batch_load(&b, dir, 1, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(b.models[0].model,
+                     "m\"}</style><script>alert(1)</script>");
+    cr_assert_eq(up_report_html(&page, &b, 1, &err), 0);
+    cr_assert_null(strstr(page.data, "<script>alert"));
+    cr_assert(strstr(page.data,
+                     "#matrix-0 td:nth-child(2)::before{content:\"m\\22 }"
+                     "\\3c /style>\\3c script>alert(1)\\3c /script> "
+                     "baseline\"}"),
+              "the name, escaped, heads its cell");
+    up_report_batch_release(&b);
+    up_buf_release(&page);
+    up_buf_release(&p);
+    up_fs_rm_tree(dir);
+}

@@ -496,3 +496,50 @@ Test(sched_parked, every_descriptor_of_64_full_jobs_wakes_its_job)
                  "%zu rounds woke on the tick, not on a descriptor",
                  st.timeouts);
 }
+
+/* The models listing runs as a job of the loop: a raised stop flag ends
+ * it before any request, with UP_EINTR (the old private loop of
+ * up_http_perform had no stop flag). */
+Test(sched_http, the_stop_flag_ends_it_before_the_request)
+{
+    up_endpoint ep;
+    up_http_request rq;
+    up_http_result res;
+    volatile sig_atomic_t stop = 1;
+
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
+    memset(&rq, 0, sizeof(rq));
+    rq.url = "http://127.0.0.1:1/v1/models";
+    cr_assert_eq(up_sched_http(&ep, &rq, &stop, &res), UP_EINTR);
+    cr_assert_eq(res.code, UP_EINTR);
+    cr_assert_eq(res.attempts, 0, "no request went out");
+    up_http_result_release(&res);
+}
+
+/* A refused connection ends it with the transfer's own error, after its
+ * retries, as before; and the runs share the command's loop: one client
+ * for both calls (a fresh curl multi handle each, before). */
+Test(sched_http, a_closed_port_fails_with_the_transfers_error_on_one_loop)
+{
+    up_endpoint ep;
+    up_http_request rq;
+    up_http_result res;
+    size_t built;
+
+    up_endpoint_init(&ep, UP_WIRE_OPENAI);
+    memset(&rq, 0, sizeof(rq));
+    rq.url = "http://127.0.0.1:1/v1/models";
+    rq.policy.max_retries = 1;
+    rq.policy.base_delay_ms = 1;
+    rq.policy.max_delay_ms = 1;
+    rq.policy.max_retry_after_ms = 1;
+    cr_assert_eq(up_sched_http(&ep, &rq, NULL, &res), UP_ENETWORK);
+    cr_assert_eq(res.attempts, 2, "the request's retries are kept");
+    cr_assert(strstr(res.err.msg, "127.0.0.1:1"), "%s", res.err.msg);
+    up_http_result_release(&res);
+    built = up_loop_clients();
+    cr_assert_eq(up_sched_http(&ep, &rq, NULL, &res), UP_ENETWORK);
+    up_http_result_release(&res);
+    cr_assert_eq(up_loop_clients(), built, "the second call reuses the loop");
+    up_loop_release();
+}

@@ -136,6 +136,7 @@ static void board(up_buf *out, const up_report_batch *b, size_t n, size_t id)
 {
     const char **names = NULL;
     size_t k = models(&names, b, n);
+    up_buf sec = UP_BUF_INIT;
     int fam;
 
     up_buf_addf(out,
@@ -145,6 +146,11 @@ static void board(up_buf *out, const up_report_batch *b, size_t n, size_t id)
     up_report_esc(out, b[0].id);
     up_buf_addf(out, ", %zu skills</span></h2>", n);
     fam = family_line(out, b, n);
+    up_buf_addf(&sec, "board-%zu", id);
+    up_report_card_open(out);
+    for (size_t m = 0; m < k; m++)
+        up_report_card_head(out, sec.data, (int)m + 2, names[m], NULL);
+    up_report_card_close(out);
     up_buf_addf(out,
                 "<table class=\"board\"><caption>"
                 "The lift with each skill (points, %s) and the "
@@ -168,6 +174,7 @@ static void board(up_buf *out, const up_report_batch *b, size_t n, size_t id)
         up_buf_adds(out, "</tr>");
     }
     up_buf_adds(out, "</tbody></table></section>");
+    up_buf_release(&sec);
     free(names);
 }
 

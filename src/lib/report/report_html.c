@@ -3,9 +3,11 @@
  * SVG, one small script to filter the case matrix; nothing fetched),
  * per batch its rates, lift and verdict, cost, agent use, the case x
  * model matrix linked to the embedded transcripts, and its provenance.
- * Light and dark by prefers-color-scheme; printable.
+ * Light and dark by prefers-color-scheme; printable; below 680 px the
+ * narrow charts and the tables as cards (docs/report.md "Layout").
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,11 @@
 #include "upskill/store.h"
 #include "upskill/version.h"
 
+/* Below 680 px the narrow charts; below 1,024 px (a phone, a tablet)
+ * the tables as cards, whose natural width is more than such a screen's
+ * (docs/report.md "Layout"). */
+#define CARDS "@media (max-width:1023px)"
+
 static const char css[] =
     ":root{--fg:#1b1f24;--bg:#fff;--mut:#5b636e;--line:#d0d7de;"
     "--base:#8c959f;--skill:#0969da;--pass:#1a7f37;--fail:#cf222e;"
@@ -24,11 +31,30 @@ static const char css[] =
     "--mut:#9da7b3;--line:#30363d;--base:#6e7681;--skill:#4493f8;"
     "--pass:#3fb950;--fail:#f85149;--warn:#d29922}}"
     "body{font:15px/1.45 system-ui,sans-serif;color:var(--fg);"
-    "background:var(--bg);margin:2em auto;max-width:1100px;padding:0 1em}"
+    "background:var(--bg);margin:2em auto;max-width:1240px;padding:0 1em}"
     "table{border-collapse:collapse;margin:.5em 0 1.2em}"
     "th,td{border:1px solid var(--line);padding:3px 8px;text-align:right}"
     "th:first-child,td:first-child{text-align:left}"
-    ".chart{max-width:100%;height:auto}.chart text{fill:var(--fg);"
+    ".chart{width:100%;height:auto}.chart.w{max-width:720px}"
+    ".chart.n{max-width:480px}.cn{display:none}"
+    "@media (max-width:679px){.cw{display:none}.cn{display:block}}" CARDS "{"
+    "table:is(.card,.board),:is(.card,.board) :is(caption,tbody,tr,td)"
+    "{display:block}:is(.card,.board) thead{display:none}"
+    ":is(.card,.board) caption{text-align:left}:is(.card,.board) tr{border:"
+    "1px solid var(--line);margin:0 0 .5em;padding:.2em .5em}"
+    ":is(.card,.board) td{border:0;padding:1px 0;text-align:left;"
+    "min-width:0;max-width:none}:is(.card,.board) td::before{display:block;"
+    "color:var(--mut);font-size:.85em;white-space:normal}"
+    ":is(.card,.board) td:first-child{font-weight:600}"
+    ".card td.nm{white-space:normal}.mx.card tr{display:grid;"
+    "grid-template-columns:1fr 1fr;column-gap:.6em}.mx.card td.text{"
+    "grid-column:1/-1}.mx.card td{align-self:end}"
+    ".mx.card td::before{overflow-wrap:anywhere}"
+    ":is(.card,.board) tr[hidden]{display:none}"
+    ".prov td:first-child{font-weight:400;color:var(--mut)}"
+    ".lift tr{display:flex;flex-direction:column}"
+    ".lift td:first-child{order:-2}.lift td.verdict{order:-1}}"
+    ".chart text{fill:var(--fg);"
     "font-size:12px}.chart .tick{fill:var(--mut)}.grid,.axis{stroke:"
     "var(--line)}.ci{stroke:var(--fg);stroke-width:2}rect.base,circle.base"
     "{fill:var(--base)}rect.skill,circle.skill{fill:var(--skill)}"
@@ -41,8 +67,9 @@ static const char css[] =
     ".scroll{overflow-x:auto;max-width:100%}.scroll>table{margin-top:0}"
     "th,td{white-space:nowrap}td.verdict,td.text{white-space:normal;"
     "min-width:12em}td.text{max-width:24em}.nw{white-space:nowrap}"
+    "table.mx th{white-space:normal;overflow-wrap:break-word}"
     ".prov td{white-space:normal}.prov td:last-child{overflow-wrap:anywhere}"
-    "pre,summary,h2,p{overflow-wrap:anywhere}.chart{max-width:none}"
+    "pre,summary,h2,p{overflow-wrap:anywhere}"
     ".nm{color:var(--mut);font-style:italic}.chart .nm{fill:var(--mut)}"
     ".band{fill:var(--line);opacity:.6}"
     ".headline{font-size:1.05em;margin:.3em 0 1em;padding-left:1.2em}"
@@ -56,7 +83,7 @@ static const char css[] =
     ".v-no_effect .pt,.v-inconclusive .pt{fill:var(--base)}"
     ".v-no_effect .ci,.v-inconclusive .ci{stroke:var(--base)}"
     "@media print{details{display:none}body{max-width:none}"
-    ".scroll{overflow:visible}"
+    ".scroll{overflow:visible}.cw{display:block}.cn{display:none}"
     "a{color:inherit;text-decoration:none}}";
 
 /* The filter: "9", "case 9" or "#9" is that case alone, other words
@@ -211,6 +238,51 @@ static void box(up_buf *out, int open)
     up_buf_adds(out, open ? "<div class=\"scroll\">" : "</div>");
 }
 
+/* A name in a CSS string: no name ends the string or the <style>. */
+static void css_str(up_buf *out, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == 0x7f)
+            up_buf_addf(out, "\\%x ", c); /* never ends the string or <style> */
+        else
+            up_buf_addc(out, *s);
+    }
+}
+
+void up_report_card_open(up_buf *out)
+{
+    up_buf_adds(out, "<style>" CARDS "{");
+}
+
+void up_report_card_head(up_buf *out, const char *id, int k, const char *a,
+                         const char *b)
+{
+    up_buf_addf(out, "#%s td:nth-child(%d)::before{content:\"", id, k);
+    css_str(out, a);
+    if (b) {
+        up_buf_adds(out, " ");
+        css_str(out, b);
+    }
+    up_buf_adds(out, "\"}");
+}
+
+void up_report_card_close(up_buf *out)
+{
+    up_buf_adds(out, "}</style>");
+}
+
+/* The heads of a table whose columns after the first are named in h. */
+static void card_heads(up_buf *out, const char *id, const char *const *h,
+                       size_t n)
+{
+    up_report_card_open(out);
+    for (size_t k = 0; k < n; k++)
+        up_report_card_head(out, id, (int)k + 2, h[k], NULL);
+    up_report_card_close(out);
+}
+
 static void td_unmeasured(up_buf *out, const up_report_model *m, int skill,
                           int span)
 {
@@ -248,8 +320,15 @@ static void lift_caption(up_buf *out, const up_report_batch *b)
 
 static void lift_head(up_buf *out, const up_report_batch *b, size_t bi)
 {
+    const char *h[] = {up_report_arm(b, 0), up_report_arm(b, 1),
+                       b->arm_name[0] ? "lift (B − A)" : "lift", "p",
+                       "verdict"};
+    char id[32];
+
+    snprintf(id, sizeof(id), "lift-%zu", bi);
     box(out, 1);
-    up_buf_addf(out, "<table class=\"lift\" id=\"lift-%zu\"><caption>", bi);
+    card_heads(out, id, h, sizeof(h) / sizeof(h[0]));
+    up_buf_addf(out, "<table class=\"lift card\" id=\"%s\"><caption>", id);
     lift_caption(out, b);
     up_buf_adds(out, "</caption><thead><tr><th>model</th><th>");
     up_report_esc(out, up_report_arm(b, 0));
@@ -295,10 +374,18 @@ static void lift_table(up_buf *out, const up_report_batch *b, size_t bi)
 }
 
 /* SkillsBench's across-task view (docs/statistics.md): a case is a task. */
-static void sb_table(up_buf *out, const up_report_batch *b)
+static void sb_table(up_buf *out, const up_report_batch *b, size_t bi)
 {
+    const char *h[] = {"tasks", b->arm_name[1] ? b->arm_name[1] : "with skill",
+                       b->arm_name[0] ? b->arm_name[0] : "without",
+                       "difference", "g"};
+    char id[32];
+
+    snprintf(id, sizeof(id), "sb-%zu", bi);
     box(out, 1);
-    up_buf_adds(out, "<table class=\"sbview\"><caption>SkillsBench view: "
+    card_heads(out, id, h, sizeof(h) / sizeof(h[0]));
+    up_buf_addf(out, "<table class=\"sbview card\" id=\"%s\">", id);
+    up_buf_adds(out, "<caption>SkillsBench view: "
                      "mean of the per-task pass rates, normalized gain g, "
                      "95% interval 1.96 sd / &radic;N</caption><thead><tr>"
                      "<th>model</th><th>tasks</th><th>");
@@ -359,13 +446,26 @@ static void per_pass(up_buf *out, const up_report_batch *b,
     }
 }
 
-static void cost_head(up_buf *out, const up_report_batch *b)
+static void cost_head(up_buf *out, const up_report_batch *b, size_t bi)
 {
     static const char *const what[] = {"tokens/pass ", "cost/pass "};
 
     box(out, 1);
-    up_buf_adds(out, "<table><caption>Tokens and cost per passed case"
-                     "</caption><thead><tr><th>model</th>");
+    up_report_card_open(out);
+    for (int k = 0; k < 4; k++) {
+        char id[32];
+
+        snprintf(id, sizeof(id), "cost-%zu", bi);
+        up_report_card_head(out, id, k + 2, what[k / 2],
+                            up_report_arm(b, k % 2));
+        if (k == 3)
+            up_report_card_head(out, id, 6, "cost total", NULL);
+    }
+    up_report_card_close(out);
+    up_buf_addf(out,
+                "<table class=\"card\" id=\"cost-%zu\"><caption>Tokens "
+                "and cost per passed case</caption><thead><tr><th>model</th>",
+                bi);
     for (int k = 0; k < 4; k++) {
         up_buf_addf(out, "<th>%s", what[k / 2]);
         up_report_esc(out, up_report_arm(b, k % 2));
@@ -374,9 +474,9 @@ static void cost_head(up_buf *out, const up_report_batch *b)
     up_buf_adds(out, "<th>cost total</th></tr></thead><tbody>");
 }
 
-static void cost_table(up_buf *out, const up_report_batch *b)
+static void cost_table(up_buf *out, const up_report_batch *b, size_t bi)
 {
-    cost_head(out, b);
+    cost_head(out, b, bi);
     for (size_t i = 0; i < b->nmodels; i++) {
         const up_report_model *m = &b->models[i];
 
@@ -397,8 +497,9 @@ static void cost_table(up_buf *out, const up_report_batch *b)
     box(out, 0);
 }
 
-static void agent_table(up_buf *out, const up_report_batch *b)
+static void agent_table(up_buf *out, const up_report_batch *b, size_t bi)
 {
+    char id[32];
     long any = 0;
 
     for (size_t i = 0; i < b->nmodels; i++)
@@ -408,8 +509,15 @@ static void agent_table(up_buf *out, const up_report_batch *b)
                          "use to show.</p>");
         return;
     }
+    snprintf(id, sizeof(id), "agent-%zu", bi);
     box(out, 1);
-    up_buf_adds(out, "<table><caption>Agent mode: activation and tool use"
+    up_report_card_open(out);
+    up_report_card_head(out, id, 2, "skill read (activation)", NULL);
+    up_report_card_head(out, id, 3, "tool calls", up_report_arm(b, 0));
+    up_report_card_head(out, id, 4, "tool calls", up_report_arm(b, 1));
+    up_report_card_close(out);
+    up_buf_addf(out, "<table class=\"card\" id=\"%s\">", id);
+    up_buf_adds(out, "<caption>Agent mode: activation and tool use"
                      "</caption><thead><tr><th>model</th><th>skill read "
                      "(activation)</th><th>tool calls ");
     up_report_esc(out, up_report_arm(b, 0));
@@ -474,21 +582,54 @@ static void case_cell(up_buf *out, const up_report_batch *b, size_t ci)
     free(line);
 }
 
+/* The matrix's column names on a card: model and arm. */
+static void matrix_heads(up_buf *out, const up_report_batch *b, size_t bi)
+{
+    char id[32];
+
+    snprintf(id, sizeof(id), "matrix-%zu", bi);
+    up_report_card_open(out);
+    for (size_t i = 0; i < b->nmodels; i++)
+        for (int s = 0; s < 2; s++)
+            up_report_card_head(out, id, (int)(2 * i) + s + 2,
+                                b->models[i].model,
+                                b->arm_name[s] ? b->arm_name[s]
+                                : s            ? "skill"
+                                               : "baseline");
+    up_report_card_close(out);
+}
+
+/* s escaped, with a line-break chance after each '.', '/', '_' and ':'
+ * (a column head narrower than a long model name; '-' is one already). */
+static void esc_wbr(up_buf *out, const char *s)
+{
+    char one[2] = {0, 0};
+
+    for (; s && *s; s++) {
+        one[0] = *s;
+        up_report_esc(out, one);
+        if (strchr("./_:", *s))
+            up_buf_adds(out, "<wbr>");
+    }
+}
+
 static void matrix(up_buf *out, const up_report_batch *b, size_t bi)
 {
+    matrix_heads(out, b, bi);
     up_buf_addf(out,
                 "<p><label>Filter cases (a number, or words of the case): "
                 "<input class=\"filter\" data-table=\"matrix-%zu\" "
                 "type=\"search\"></label></p><div class=\"scroll\">"
-                "<table id=\"matrix-%zu\"><caption>Case × model: passes "
+                "<table class=\"mx card\" id=\"matrix-%zu\"><caption>Case × "
+                "model: passes "
                 "per arm (links open the transcript: a failing repeat in a "
                 "✗ cell)</caption><thead><tr><th>case</th>",
                 bi, bi);
     for (size_t i = 0; i < b->nmodels; i++)
         for (int s = 0; s < 2; s++) {
             up_buf_adds(out, "<th>");
-            up_report_esc(out, b->models[i].model);
-            up_buf_adds(out, "<br>");
+            esc_wbr(out, b->models[i].model);
+            up_buf_adds(out, " <br>");
             up_report_esc(out, b->arm_name[s] ? b->arm_name[s]
                                : s            ? "skill"
                                               : "baseline");
@@ -576,7 +717,7 @@ static void provenance(up_buf *out, const up_report_batch *b)
     up_buf seed = UP_BUF_INIT;
 
     box(out, 1);
-    up_buf_adds(out, "<table class=\"prov\"><caption>Provenance</caption>"
+    up_buf_adds(out, "<table class=\"prov card\"><caption>Provenance</caption>"
                      "<tbody>");
     kv(out, "batch", b->id);
     kv(out, "folder", b->dir);
@@ -620,17 +761,26 @@ static void pct_cell(up_buf *out, double rate, int has)
 
 /* Upstream's figures of a batch without artifacts: its `runs` view, then
  * each run as its files give it. */
-static void upstream_batch(up_buf *out, const up_report_batch *b)
+static void upstream_batch(up_buf *out, const up_report_batch *b, size_t bi)
 {
+    static const char *const h[] = {"skill", "baseline", "with skill"};
+    static const char *const hr[] = {"model", "run_type", "assertions",
+                                     "rate",  "passed",   "tokens"};
+    char id[32];
+
     up_buf_adds(out, "<p class=\"mut\">No case artifacts (a batch of "
                      "upstream upskill, or one cut short): the figures "
                      "upstream's <code>runs</code> shows, from the run "
-                     "files.</p><div class=\"scroll\"><table "
-                     "class=\"upstream\"><caption>Pass "
-                     "rates (assertions passed / total; the best with-skill "
-                     "run and its baseline)</caption><thead><tr><th>model"
-                     "</th><th>skill</th><th>baseline</th><th>with skill"
-                     "</th></tr></thead><tbody>");
+                     "files.</p><div class=\"scroll\">");
+    snprintf(id, sizeof(id), "up-%zu", bi);
+    card_heads(out, id, h, sizeof(h) / sizeof(h[0]));
+    up_buf_addf(out,
+                "<table class=\"upstream card\" id=\"%s\"><caption>Pass "
+                "rates (assertions passed / total; the best with-skill "
+                "run and its baseline)</caption><thead><tr><th>model"
+                "</th><th>skill</th><th>baseline</th><th>with skill"
+                "</th></tr></thead><tbody>",
+                id);
     for (size_t i = 0; i < b->nupstream; i++) {
         const up_compare *c = &b->upstream[i];
 
@@ -640,11 +790,15 @@ static void upstream_batch(up_buf *out, const up_report_batch *b)
         pct_cell(out, c->with_rate, 1);
         up_buf_adds(out, "</tr>");
     }
-    up_buf_adds(out, "</tbody></table></div><div class=\"scroll\"><table "
-                     "class=\"runs\"><caption>Runs"
-                     "</caption><thead><tr><th>run_number</th><th>model</th>"
-                     "<th>run_type</th><th>assertions</th><th>rate</th>"
-                     "<th>passed</th><th>tokens</th></tr></thead><tbody>");
+    up_buf_adds(out, "</tbody></table></div><div class=\"scroll\">");
+    snprintf(id, sizeof(id), "runs-%zu", bi);
+    card_heads(out, id, hr, sizeof(hr) / sizeof(hr[0]));
+    up_buf_addf(out,
+                "<table class=\"runs card\" id=\"%s\"><caption>Runs"
+                "</caption><thead><tr><th>run_number</th><th>model</th>"
+                "<th>run_type</th><th>assertions</th><th>rate</th>"
+                "<th>passed</th><th>tokens</th></tr></thead><tbody>",
+                id);
     for (size_t i = 0; i < b->nruns; i++) {
         const up_run_record *r = &b->runs[i];
 
@@ -757,7 +911,7 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
         up_buf_adds(out, " <span class=\"mut\">batch ");
         up_report_esc(out, b->id);
         up_buf_adds(out, ", upstream's run files</span></h2>");
-        upstream_batch(out, b);
+        upstream_batch(out, b, bi);
         up_buf_adds(out, "</section>");
         return 0;
     }
@@ -769,12 +923,12 @@ static int batch(up_buf *out, const up_report_batch *b, size_t bi,
     up_buf_adds(out, "<h3>Lift and verdict</h3>");
     up_report_svg_forest(out, b, bi);
     lift_table(out, b, bi);
-    sb_table(out, b);
+    sb_table(out, b, bi);
     up_buf_adds(out, "<h3>Cost</h3>");
     up_report_svg_pareto(out, b, bi);
-    cost_table(out, b);
+    cost_table(out, b, bi);
     up_buf_adds(out, "<h3>Agent mode</h3>");
-    agent_table(out, b);
+    agent_table(out, b, bi);
     up_buf_adds(out, "<h3>Cases</h3>");
     matrix(out, b, bi);
     provenance(out, b);

@@ -32,6 +32,18 @@ void up_report_unmeasured(up_buf *out, const up_report_model *m, int skill);
 /* A verdict's label, in A/B words for a compare batch. */
 const char *up_report_verdict_label(const up_report_batch *b, up_verdict v);
 
+/*
+ * On a narrow screen (below 1,024 px) a table.card (and the leaderboard's
+ * table.board) is one card per row, each cell under its column's name:
+ * the names, per table, as CSS rules in a <style> before it.  Open it,
+ * name cell k (2 and up; the first is the card's title) of the table in
+ * the element with id "a b" (b may be NULL) once per column, close it.
+ */
+void up_report_card_open(up_buf *out);
+void up_report_card_head(up_buf *out, const char *id, int k, const char *a,
+                         const char *b);
+void up_report_card_close(up_buf *out);
+
 /* The charts of one batch (report_svg.c), each with <title>/<desc>. */
 void up_report_svg_rates(up_buf *out, const up_report_batch *b, size_t bi);
 void up_report_svg_forest(up_buf *out, const up_report_batch *b, size_t bi);

@@ -11,7 +11,8 @@
  * passes out_kill.  Under bwrap, killing the pid namespace's init (whose
  * pid bwrap reports on --info-fd) kills every process of the sandbox;
  * bwrap itself exits when the command does, and the call's end waits
- * until that namespace is gone (wait_ns_gone).  In the none mode a
+ * until that namespace is gone (end_pass: revisited by the loop, never
+ * sleeping).  In the none mode a
  * process that left the group may hold the pipes: a killed call stops
  * reading once its own child is reaped, and the sweep of sandbox_reap.c
  * kills such processes when the call ends.  A bounded folder (the
@@ -46,9 +47,14 @@
 enum { S_OUT, S_ERR, S_INFO, S_N };
 
 /* How long a call's end waits at most for its pid namespace to be gone
- * (wait_ns_gone); the kernel takes well under a millisecond unless a
- * process sleeps where SIGKILL cannot reach it. */
-#define SBX_NS_WAIT_MS 5000.0
+ * (end_pass); the kernel takes well under a millisecond unless a
+ * process sleeps where SIGKILL cannot reach it.  The same for the none
+ * mode's strays and for the processes left in the call's cgroups. */
+#define SBX_NS_WAIT_MS    5000.0
+#define SBX_STRAY_WAIT_MS 1000.0
+#define SBX_CG_WAIT_MS    2000.0
+/* The loop's retry while a call's end is not over (no fd tells when). */
+#define SBX_END_RETRY_MS 2
 
 struct up_sandbox_run {
     up_sandbox_mode mode;  /* bwrap or none */
@@ -68,6 +74,9 @@ struct up_sandbox_run {
     int argsfd;            /* bwrap's options for --args, or -1 */
     sbx_cgroup cg;         /* per-call cgroups, when available */
     sbx_bounds bounds;     /* folders that are a tmpfs for the call */
+    int ending;            /* the call's end has begun (end_pass) */
+    int ended;             /* every process of the call is gone */
+    double end_t0;         /* when its end began */
     int bound_sock;        /* the child's end of bounds.sock, or -1 */
     unsigned long long start_ticks; /* when our child started (/proc) */
 };
@@ -584,6 +593,9 @@ int up_sandbox_pollfds(const up_sandbox_run *r, int fds[3])
     /* Output closed but not yet reaped: wake up when the process exits. */
     if (r->fd[S_OUT] < 0 && r->fd[S_ERR] < 0 && !r->reaped && r->pidfd >= 0)
         fds[n++] = r->pidfd;
+    /* Its end under way: wake up when the pid namespace is gone. */
+    else if (r->ending && !r->ended && r->innerfd >= 0 && n < S_N)
+        fds[n++] = r->innerfd;
     return n;
 }
 
@@ -591,6 +603,8 @@ int up_sandbox_timeout_ms(const up_sandbox_run *r)
 {
     double left;
 
+    if (r->ending && !r->ended) /* end_pass is revisited */
+        return SBX_END_RETRY_MS;
     if (r->deadline <= 0)
         return 1000;
     left = r->deadline - now_ms();
@@ -680,23 +694,86 @@ static void parse_info(up_sandbox_run *r)
     }
 }
 
-/* Wait (at most SBX_NS_WAIT_MS) until the call's pid namespace is gone:
- * its init exits only once the kernel has killed and reaped every
- * other process of it, so no process of the call outlives its end
- * (without a cgroup to kill them, --die-with-parent alone kills them a
- * moment after bwrap has exited). */
-static void wait_ns_gone(up_sandbox_run *r)
+/* Is the call's pid namespace gone (its init's pidfd readable)?  Its
+ * init exits only once the kernel has killed and reaped every other
+ * process of it, so no process of the call outlives its end (without a
+ * cgroup to kill them, --die-with-parent alone kills them a moment after
+ * bwrap has exited).  Asked without waiting. */
+static int ns_gone(const up_sandbox_run *r)
 {
     struct pollfd p = {r->innerfd, POLLIN, 0};
-    double end = now_ms() + SBX_NS_WAIT_MS;
 
-    if (r->innerfd < 0)
-        return;
-#ifdef SYS_pidfd_send_signal
-    (void)syscall(SYS_pidfd_send_signal, r->innerfd, SIGKILL, NULL, 0);
-#endif
-    while (now_ms() < end && poll(&p, 1, (int)(end - now_ms()) + 1) < 1)
+    return r->innerfd < 0 || poll(&p, 1, 0) > 0;
+}
+
+/* The none mode has no pid namespace: are processes of the command's
+ * process group left?  What is reaped here is reaped (the orphans of
+ * the group are our children once upskill is their subreaper,
+ * sandbox_reap.c); unreaped, a zombie keeps the group alive. */
+static int strays_left(const up_sandbox_run *r)
+{
+    if (r->mode != UP_SANDBOX_NONE || r->pid <= 0)
+        return 0;
+    while (waitpid(-r->pid, NULL, WNOHANG) > 0)
         ;
+    return kill(-r->pid, 0) == 0;
+}
+
+/* The start of the call's end: SIGKILL to the namespace's init, or (the
+ * none mode) to what is left of the command's process group. */
+static void end_begin(up_sandbox_run *r)
+{
+    r->ending = 1;
+    r->end_t0 = now_ms();
+#ifdef SYS_pidfd_send_signal
+    if (r->innerfd >= 0)
+        (void)syscall(SYS_pidfd_send_signal, r->innerfd, SIGKILL, NULL, 0);
+#endif
+    if (r->mode == UP_SANDBOX_NONE && r->pid > 0)
+        (void)kill(-r->pid, SIGKILL);
+}
+
+/*
+ * One pass of the call's end, never waiting: kill what is left and say
+ * whether all of it is gone (1), or gone as far as the bounds allow: the
+ * namespace SBX_NS_WAIT_MS, strays SBX_STRAY_WAIT_MS, the cgroups'
+ * leftovers SBX_CG_WAIT_MS from the end's start.  The loop revisits a
+ * call whose end is not over (up_sandbox_pollfds and _timeout_ms), so
+ * a command that left processes behind stalls no other conversation.
+ */
+static int end_pass(up_sandbox_run *r)
+{
+    double t;
+
+    if (r->ended)
+        return 1;
+    if (!r->ending)
+        end_begin(r);
+    t = now_ms() - r->end_t0;
+    if (!ns_gone(r) && t < SBX_NS_WAIT_MS)
+        return 0;
+    if (strays_left(r) && t < SBX_STRAY_WAIT_MS)
+        return 0;
+    if (!sbx_cgroup_empty(&r->cg) && t < SBX_CG_WAIT_MS)
+        return 0;
+    r->ended = 1;
+    return 1;
+}
+
+/*
+ * The end of a call given up on (finished before its steps saw it end:
+ * an interrupt, a cancel, a free), whose result is wanted now: end_pass
+ * until it is over, waiting for the namespace's init between passes.
+ * The one wait of this file on the loop thread, bounded by end_pass;
+ * scripts/lint.sh names it as allowed.
+ */
+static void end_given_up(up_sandbox_run *r)
+{
+    while (!end_pass(r)) {
+        struct pollfd p = {r->innerfd, POLLIN, 0};
+
+        (void)poll(&p, r->innerfd >= 0 ? 1 : 0, SBX_END_RETRY_MS);
+    }
 }
 
 static void keep(up_sandbox_run *r, int s, const char *data, size_t n)
@@ -771,7 +848,7 @@ int up_sandbox_step(up_sandbox_run *r)
         return 0;
     if (!r->reaped && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
         r->reaped = 1;
-    return r->reaped;
+    return r->reaped && end_pass(r);
 }
 
 /* A run that has not ended is given up on: killed, its output closed
@@ -889,25 +966,6 @@ static void fill_status(up_sandbox_result *res, int status)
         res->signal = res->exit_code - 128;
 }
 
-/* The none mode has no pid namespace: kill what is left in the command's
- * process group and wait (up to about 1 s) until it is reaped: by init,
- * or here, as the orphans of the group are our children once upskill is
- * their subreaper (sandbox_reap.c); unreaped, a zombie keeps the group
- * alive and the wait would run its whole second. */
-static void kill_strays(pid_t pgid)
-{
-    struct timespec ms = {0, 1000000};
-
-    if (kill(-pgid, SIGKILL) != 0)
-        return;
-    for (int i = 0; i < 1000 && kill(-pgid, 0) == 0; i++) {
-        while (waitpid(-pgid, NULL, WNOHANG) > 0)
-            ;
-        if (kill(-pgid, 0) == 0)
-            nanosleep(&ms, NULL);
-    }
-}
-
 /* Every process of the call is dead: its bounded folders copied back,
  * or (filled, or over their quota) discarded, a QUOTA breach. */
 static void bound_end(up_sandbox_run *r)
@@ -932,10 +990,8 @@ int up_sandbox_finish(up_sandbox_run *r, up_sandbox_result *res, up_error *err)
     (void)err;
     memset(res, 0, sizeof(*res));
     end_now(r);
-    parse_info(r); /* what close_output read last */
-    wait_ns_gone(r);
-    if (r->mode == UP_SANDBOX_NONE)
-        kill_strays(r->pid);
+    parse_info(r);   /* what close_output read last */
+    end_given_up(r); /* over at once when the steps saw the end */
     sbx_live_remove(r->pid);
     if (r->mode == UP_SANDBOX_NONE) /* what left the group, if anything */
         sbx_sweep(r->start_ticks, r->pid);

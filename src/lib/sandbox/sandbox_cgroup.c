@@ -302,25 +302,42 @@ static int kill_listed(const char *procs)
     return empty;
 }
 
-static void close_dir(sbx_cg_dir *d)
+/* SIGKILL what is left in d; 1 when nothing is (or d is none). */
+static int dir_empty(const sbx_cg_dir *d)
 {
     up_buf procs = UP_BUF_INIT;
-    struct timespec ms = {0, 1000000};
+    int empty = 1;
 
+    if (d->dir) {
+        up_fs_join(&procs, d->dir, "cgroup.procs");
+        empty = kill_listed(procs.data);
+        up_buf_release(&procs);
+    }
+    return empty;
+}
+
+int sbx_cgroup_empty(const sbx_cgroup *cg)
+{
+    int pids = dir_empty(&cg->pids);
+
+    return dir_empty(&cg->mem) && pids;
+}
+
+/* Killed processes leave the cgroup as the kernel reaps them; rmdir
+ * succeeds once it is empty, which the call's end waits for without
+ * sleeping (sbx_cgroup_empty, revisited by the loop): here a folder
+ * still busy after a few tries is left behind. */
+static void close_dir(sbx_cg_dir *d)
+{
     if (d->procs_fd >= 0)
         close(d->procs_fd);
     d->procs_fd = -1;
     if (!d->dir)
         return;
-    up_fs_join(&procs, d->dir, "cgroup.procs");
-    /* Killed processes leave the cgroup as the kernel reaps them; rmdir
-     * succeeds once it is empty.  Bounded: about 2 s. */
-    for (int i = 0; i < 2000; i++) {
-        if (kill_listed(procs.data) && rmdir(d->dir) == 0)
-            break;
-        nanosleep(&ms, NULL);
-    }
-    up_buf_release(&procs);
+    /* a task the kernel is still taking out keeps it busy a moment:
+     * a few more tries, no sleep */
+    for (int i = 0; i < 100 && rmdir(d->dir) != 0 && errno == EBUSY; i++)
+        (void)dir_empty(d);
     free(d->dir);
     d->dir = NULL;
 }

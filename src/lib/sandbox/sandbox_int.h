@@ -139,8 +139,13 @@ int sbx_cgroup_oom(const sbx_cgroup *cg);
 /* 1 when a fork in cg was refused by its pids.max. */
 int sbx_cgroup_hit(const sbx_cgroup *cg);
 
-/* Kill whatever is left in cg, wait for it to empty, remove it. */
+/* Kill whatever is left in cg and remove it, without sleeping (the
+ * call's end has waited for it to empty: sbx_cgroup_empty). */
 void sbx_cgroup_close(sbx_cgroup *cg);
+
+/* SIGKILL every process left in the call's cgroups; 1 when none is left
+ * (or there are no cgroups).  Never waits. */
+int sbx_cgroup_empty(const sbx_cgroup *cg);
 
 /* Make upskill a child subreaper (once), before a none-mode fork. */
 void sbx_subreaper(void);

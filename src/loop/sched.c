@@ -1,8 +1,9 @@
 /*
  * The job scheduler: many conversations over one HTTP client.
  *
- * One thread, one curl multi handle.  The loop tops up the in-flight set
- * to the current limit, then lets up_http_run move bytes and fire
+ * One thread, one curl multi handle: the command's loop, kept from run to
+ * run so the connections stay open between one-job calls.  The loop tops up the
+ * in-flight set to the current limit, then lets up_http_run move bytes and fire
  * completions.  A job is a small state machine: build a request for its
  * conversation, submit, read the reply; for schema requests whose reply is
  * not JSON it appends the bad reply and a repair prompt and submits again
@@ -157,6 +158,64 @@ const up_error *up_breaker_tripped(const up_breaker *b, const void *ep)
     const up_breaker_ep *e = b ? find_ep(b, ep) : NULL;
 
     return e && e->tripped ? &e->why : NULL;
+}
+
+/* ---- the command's loop ----------------------------------------------- */
+
+/*
+ * The loop's HTTP client, one per thread (only the command's thread runs
+ * jobs): built by the first run, reused by every later one, so serial
+ * one-job calls keep their connections.  busy: a run drives it now (a run
+ * started from inside another's callback gets a private client).
+ */
+static _Thread_local struct {
+    up_http_client *client;
+    int busy;
+    size_t built; /* clients built so far, the loop's and private ones */
+} the_loop;
+
+/* The client for a run of max jobs; *own says it is a private one. */
+static up_http_client *loop_take(int max, int *own)
+{
+    up_http_client *c;
+
+    *own = the_loop.busy;
+    if (*own || !the_loop.client) {
+        c = up_http_client_new(max);
+        if (!c)
+            return NULL;
+        the_loop.built++;
+        if (*own)
+            return c;
+        the_loop.client = c;
+    }
+    up_http_client_set_conns(the_loop.client, max);
+    the_loop.busy = 1;
+    return the_loop.client;
+}
+
+/* A run is over with c (every transfer of it ended). */
+static void loop_give(up_http_client *c, int own)
+{
+    if (own) {
+        up_http_client_free(c);
+        return;
+    }
+    up_http_client_set_log(c, NULL, NULL);
+    the_loop.busy = 0;
+}
+
+void up_loop_release(void)
+{
+    if (the_loop.busy)
+        return;
+    up_http_client_free(the_loop.client);
+    the_loop.client = NULL;
+}
+
+size_t up_loop_clients(void)
+{
+    return the_loop.built;
 }
 
 /* ---- the scheduler ---------------------------------------------------- */
@@ -321,6 +380,32 @@ static void submit_raw(job *j)
     up_hdrs_release(&h);
 }
 
+/* A job of up_sched_http: rq is the_http, ud this. */
+typedef struct http_call {
+    const up_http_request *rq;
+    up_http_result *out;
+    int taken; /* out holds the transfer's result */
+} http_call;
+
+static const up_request the_http;
+
+/* Submit an up_sched_http job's request as it is. */
+static void submit_http(job *j)
+{
+    const http_call *c = j->spec.ud;
+    up_http_request hr = *c->rq;
+
+    hr.on_data = NULL;
+    hr.on_reset = NULL;
+    hr.committed = NULL;
+    hr.ud = j;
+    if (j->deadline && (!hr.deadline_ms || j->deadline < hr.deadline_ms))
+        hr.deadline_ms = j->deadline;
+    j->res.turns++;
+    j->turn_t0 = up_http_now_ms();
+    j->xfer = up_http_submit(j->s->client, &hr, http_done, j);
+}
+
 /* Build and submit the next turn; on failure the job completes. */
 static void submit(job *j)
 {
@@ -482,6 +567,20 @@ static void take_raw(job *j, up_http_result *res)
     next_turn(j);
 }
 
+/* An up_sched_http transfer ended: its result is the caller's. */
+static void take_http(job *j, up_http_result *res)
+{
+    http_call *c = j->spec.ud;
+
+    *c->out = *res;
+    up_buf_init(&res->body);
+    c->taken = 1;
+    j->res.code = res->code;
+    if (res->code)
+        j->res.err = res->err;
+    complete(j);
+}
+
 static void http_done(void *ud, up_http_result *res)
 {
     job *j = ud;
@@ -495,6 +594,10 @@ static void http_done(void *ud, up_http_result *res)
     j->res.attempts += res->attempts;
     j->res.http_status = res->status;
     memcpy(j->res.request_id, res->request_id, sizeof(j->res.request_id));
+    if (j->spec.rq == &the_http) {
+        take_http(j, res);
+        return;
+    }
     if (j->rq.raw && !j->broken && res->code != UP_EINTR) {
         take_raw(j, res);
         return;
@@ -539,6 +642,10 @@ static void start(sched *s, const up_job *spec, size_t index)
         j->deadline = j->t0 + s->o->job_timeout_ms;
     j->slot = s->nactive;
     s->active[s->nactive++] = j;
+    if (spec->rq == &the_http) {
+        submit_http(j);
+        return;
+    }
     if (!spec->rq && spec->next) { /* the conversation's first request */
         const up_request *rq = spec->next(spec->ud, index, NULL);
 
@@ -744,6 +851,8 @@ int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
     sched s;
     up_breaker own;
     long t0 = up_http_now_ms();
+    size_t timeouts0;
+    int private_client;
 
     memset(&s, 0, sizeof(s));
     s.o = o;
@@ -756,16 +865,17 @@ int up_sched_run_src(up_sched_source src, void *src_ud, const up_sched_opts *o,
     s.last_delay = -1;
     s.last_ok = t0;
     s.st.min_limit = s.limit;
-    s.client = up_http_client_new(s.max);
+    s.client = loop_take(s.max, &private_client);
     if (!s.client)
         return up_error_set(err, UP_ENETWORK, "cannot set up libcurl");
+    timeouts0 = up_http_client_timeouts(s.client);
     up_http_client_set_log(s.client, on_attempt, &s);
     s.active = up_xcalloc((size_t)s.max, sizeof(job *));
     s.fds = up_xcalloc((size_t)s.max * UP_JOB_MAX_FDS, sizeof(int));
     loop(&s);
-    s.st.timeouts = up_http_client_timeouts(s.client);
+    s.st.timeouts = up_http_client_timeouts(s.client) - timeouts0;
     free(s.fds);
-    up_http_client_free(s.client);
+    loop_give(s.client, private_client);
     free(s.active);
     up_breaker_release(&own);
     up_buf_release(&s.last_fail);
@@ -830,4 +940,39 @@ int up_provider_complete(const up_endpoint *ep, const up_request *rq,
         out->err = err;
     }
     return out->code;
+}
+
+/* An up_sched_http job's end: what never reached the wire (the stop
+ * flag, a tripped breaker) is the caller's error too. */
+static void http_call_done(void *ud, size_t index, up_response *res)
+{
+    http_call *c = ud;
+
+    (void)index;
+    if (c->taken)
+        return;
+    c->out->code = res->code ? res->code : UP_EIO;
+    c->out->err = res->err;
+}
+
+int up_sched_http(const up_endpoint *ep, const up_http_request *rq,
+                  volatile sig_atomic_t *stop, up_http_result *res)
+{
+    http_call c = {rq, res, 0};
+    up_job one = {ep, &the_http, http_call_done, &c, NULL, NULL};
+    up_sched_opts o;
+    up_error err;
+    int rc;
+
+    up_http_result_init(res);
+    up_sched_opts_init(&o);
+    o.jobs = 1;
+    o.stop = stop;
+    o.cancel_at = 1; /* one call: stop means now */
+    rc = up_sched_run(&one, 1, &o, NULL, &err);
+    if (rc && !res->code) {
+        res->code = rc;
+        res->err = err;
+    }
+    return res->code;
 }
