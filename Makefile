@@ -5,6 +5,7 @@
 #   make sanitize        the whole suite under ASan+UBSan (in build-san/)
 #   make lint            clang-format check and banned functions
 #   make check-headers   each public header compiles alone (lint runs it)
+#   make check-symbols   every exported symbol is up_-prefixed (lint too)
 #   make fuzz            libFuzzer targets (clang; not part of check)
 #   make bench           benchmarks in bench/
 #   make clis            the coding-agent CLIs from npm, pinned (build-clis/)
@@ -38,7 +39,11 @@ SANFLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
 OPT       = -O1 -g
 endif
 
-CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CPPFLAGS += -Iinclude -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+# The library's private headers (src/lib/PART/*.h, src/util/*.h, ...):
+# on every include path but src/cli's, which sees include/ only, so the
+# command line can reach nothing but the public API (issue 33).
+PRIV_CPPFLAGS = -Isrc
 CFLAGS   += -std=c11 $(OPT) $(WARN) $(SANFLAGS) -MMD -MP \
             $(shell pkg-config --cflags $(PKGS))
 LDFLAGS  += $(SANFLAGS)
@@ -68,12 +73,14 @@ FAKE_BIN = $(BUILD)/fake-llm
 BENCH_BIN = $(BUILD)/bench-transport
 
 .PHONY: all check check-unit check-e2e sanitize lint fuzz bench install \
-        print-depflags check-headers clean demo demo-agent demo-cuda clis
+        print-depflags print-cli-depflags check-headers check-symbols clean demo demo-agent demo-cuda clis
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(PRIV_CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/src/cli/%.o: PRIV_CPPFLAGS =
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
@@ -84,7 +91,7 @@ $(BUILD)/gen/prompts.c: $(PROMPTS) scripts/embed.sh
 	sh scripts/embed.sh $(PROMPTS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/prompts.o: $(BUILD)/gen/prompts.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(PRIV_CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BIN): $(CLI_OBJ) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LIBS)
@@ -116,12 +123,19 @@ check-e2e: $(BIN) $(if $(FAKE_SRC),$(FAKE_BIN))
 sanitize:
 	$(MAKE) BUILD=build-san SAN=1 check
 
-lint: check-headers
+lint: check-headers check-symbols
 	sh scripts/lint.sh
+
+# Every global symbol of the library is up_-prefixed, but the shrinking
+# list of old names in scripts/symbols-allow.txt (scripts/symbols.sh).
+check-symbols: $(LIBA)
+	sh scripts/symbols.sh $(LIBA)
 
 # Every public header compiles alone: an empty translation unit including
 # only it, with the project's flags and -Werror (a header that leans on
-# what its includer happened to include first fails here).
+# what its includer happened to include first fails here), and with
+# include/ alone on the path, as src/cli sees it (a public header that
+# includes a private one fails here).
 HEADERS = $(sort $(wildcard include/upskill/*.h))
 check-headers:
 	@bad=0; for h in $(HEADERS); do \
@@ -133,11 +147,15 @@ check-headers:
 # The flags that decide what a source includes (scripts/arrows.sh runs
 # $(CC) -MM with them to read the real include closures).
 print-depflags:
+	@echo $(CPPFLAGS) $(PRIV_CPPFLAGS) $(filter -I% -D% -std=%,$(CFLAGS))
+
+# The same for src/cli (include/ only; scripts/api-size.sh).
+print-cli-depflags:
 	@echo $(CPPFLAGS) $(filter -I% -D% -std=%,$(CFLAGS))
 
 FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all \
-              $(CPPFLAGS) $(shell pkg-config --cflags $(PKGS))
+              $(CPPFLAGS) $(PRIV_CPPFLAGS) $(shell pkg-config --cflags $(PKGS))
 fuzz:
 	@mkdir -p build-fuzz
 	$(MAKE) BUILD=build-fuzz CC=clang \

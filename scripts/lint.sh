@@ -55,6 +55,23 @@ if ! sh scripts/arrows.sh --check; then
     status=1
 fi
 
+# src/cli sees the public API only (issue 33): no src/cli object's
+# include closure (`cc -MM` with src/cli's flags) holds a header of the
+# library's own folders, and the job's layout is no part of the API, so
+# a change to it rebuilds no src/cli object.
+cli_flags=$(make -s --no-print-directory print-cli-depflags) || status=1
+# shellcheck disable=SC2086 # the flags are words
+priv=$(${CC:-cc} $cli_flags -MM src/cli/*.c | tr ' \\' '\n\n' |
+    grep -E '^(\./)?src/(lib|util|providers|loop)/' | sort -u)
+if [ -n "$priv" ]; then
+    echo "lint: src/cli reaches private headers: $priv" >&2
+    status=1
+fi
+if grep -nE '^(typedef )?struct up_eval_job \{' include/upskill/*.h; then
+    echo "lint: up_eval_job's body belongs in src/lib/eval/eval_job.h" >&2
+    status=1
+fi
+
 # Nothing sleeps on the loop thread: no sleep, nor a poll that waits,
 # outside the waits scripts/loop_waits.sh names (the loop's own).
 if ! sh scripts/loop_waits.sh; then

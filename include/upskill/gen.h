@@ -40,19 +40,6 @@ typedef struct up_gen_var {
 } up_gen_var;
 
 /*
- * Append prompt `name` ("system", "generate", "improve", "refine",
- * "repair", "tests", "tests-system") to out: the file prompts_dir/NAME.md
- * when prompts_dir is set and holds it, else the built-in text (embedded
- * from prompts/ at build time).  Errors: UP_ENOTFOUND for an unknown
- * name, read errors of the override file.
- */
-int up_gen_prompt(up_buf *out, const char *name, const char *prompts_dir,
-                  up_error *err);
-
-/* The built-in prompt names, NULL-ended. */
-const char *const *up_gen_prompt_names(void);
-
-/*
  * Append tmpl to out with every {{key}} of vars replaced by its value.
  * Values are inserted verbatim and never expanded again, so user text
  * can hold anything; unknown placeholders are kept as written.
@@ -75,9 +62,6 @@ typedef struct up_gen_draft {
     enum up_gen_format format;
 } up_gen_draft;
 
-void up_gen_draft_init(up_gen_draft *d);
-void up_gen_draft_release(up_gen_draft *d);
-
 /*
  * Read a teacher's reply into d: a JSON object {"files": {path: text}}
  * (alone, in a ```json fence, or with prose around it), else a bare
@@ -88,57 +72,12 @@ void up_gen_draft_release(up_gen_draft *d);
  */
 int up_gen_reply_parse(up_gen_draft *d, const char *reply, up_error *err);
 
-/*
- * Check d as a skill folder against the Agent Skills spec (the
- * validator's spec profile, in a temporary copy so links are checked
- * too) and the save rules (paths under references/, scripts/ or assets/,
- * nothing escaping the folder).  Appends one line per error to errors
- * and per warning to warnings; returns the number of errors (>= 0), or
- * UP_EIO when the temporary copy cannot be written.
- */
-int up_gen_draft_check(const up_gen_draft *d, up_buf *errors, up_buf *warnings,
-                       up_error *err);
-
-/*
- * Turn a checked draft into s (initialised by the caller): SKILL.md
- * parsed, the other files copied (scripts/ executable).  Errors as
- * up_skill_parse.
- */
-int up_gen_draft_skill(up_skill *s, const up_gen_draft *d, up_error *err);
-
-/*
- * Append the skill's files for a prompt: each as "=== PATH ===" and its
- * text; SKILL.md (rendered) first.
- */
-void up_gen_skill_text(up_buf *out, const up_skill *s);
-
 /* ---- tests (gen_tests.c) ---------------------------------------------- */
 
 /* The JSON Schema asked of the test-gen model: {"cases": [...]}. */
 extern const char up_gen_tests_schema[];
 
-/*
- * Parse a test-gen reply into s (initialised, appended to), keeping at
- * most max cases that have at least two non-blank expected strings or an
- * assertion list.  Problems (cases dropped, too few) are appended to
- * notes, one line each.  Errors: UP_EPARSE when the JSON does not parse
- * as a suite, UP_EINVALID when fewer than min usable cases remain.
- */
-int up_gen_tests_read(up_suite *s, const char *json, int min, int max,
-                      up_buf *notes, up_error *err);
-
 /* ---- refinement input (gen_refine.c) ---------------------------------- */
-
-/*
- * Append to out the failed with-skill conversations of plan models
- * models[0..n), one entry per model and case (repeats pooled: "failed
- * 2 of 3 runs"), cases the baseline passed first, within budget bytes.
- * Each entry has the input, the expected strings, the grader's reasons
- * and the answer, each cut to a fair share of the budget.  *shown and
- * *total (may be NULL) count entries shown and failing.
- */
-void up_gen_failures(up_buf *out, const up_eval_plan *p, const size_t *models,
-                     size_t n, size_t budget, size_t *shown, size_t *total);
 
 /* ---- the run ---------------------------------------------------------- */
 
@@ -342,16 +281,6 @@ int up_gen_run(up_gen *g, up_error *err);
  */
 void up_gen_eval_cost(const up_gen *g, size_t m, up_gen_cost *out);
 
-/*
- * The number of cases to ask for, into *min and *max: the flag (o, 0 when
- * not given), else the config's min_tests / max_tests.  A bound set on a
- * higher layer than the other pulls it along (--min-tests 12 with the
- * default max 8 asks for 12 to 12).  Errors: UP_EUSAGE when both flags
- * are given and min > max.
- */
-int up_gen_test_counts(const up_gen_opts *o, const up_config *cfg, int *min,
-                       int *max, up_error *err);
-
 /* Model m of the evaluated ones (0: the teacher), or with m == nmodels
  * the test-gen model. */
 const up_model *up_gen_model(const up_gen *g, size_t m);
@@ -367,37 +296,6 @@ typedef struct up_gen_tests_req {
     int no_save;             /* --no-save-tests: keep them out of the skill */
     volatile sig_atomic_t *stop; /* Ctrl-C flag, or NULL */
 } up_gen_tests_req;
-
-/*
- * Write a suite for skill into s (initialised, empty) with generate's
- * test generator and prompts, the skill's name and description as the
- * task; the case counts are the config's min_tests / max_tests.  spec
- * is the test-gen model, reached through base_url when not NULL;
- * *resolved (NULL on entry) gets its resolved id (owned), also on a
- * failed request; notes gets what was dropped ("case 2 dropped: ...",
- * "; "-joined).  Errors: model resolution, provider errors, UP_EPARSE or
- * UP_EINVALID when the reply stays unusable after one retry.
- */
-int up_gen_tests_for(up_suite *s, char **resolved, up_buf *notes,
-                     const up_skill *skill, const char *spec,
-                     const up_gen_tests_req *rq, const up_config *cfg,
-                     up_error *err);
-
-/*
- * up_suite_pick with upstream's last source: when -t, skill_meta.json
- * and evals/evals.json give no case, and rq is not NULL, the test-gen
- * model writes the suite (rq->model; else, with rq->base_url, the first
- * model under test through it; else the config's test_gen_model, its
- * skill_generation_model, "sonnet"), and unless rq->no_save it is saved
- * into skill_dir/skill_meta.json so the next run reuses it.  note gets
- * "4 cases generated by MODEL, saved to 'x/skill_meta.json'", then the
- * cases dropped ("; case 2 dropped: ...").  Errors:
- * those of up_suite_pick, up_gen_tests_for and up_skill_save_tests.
- */
-int up_gen_suite_pick(up_suite *s, up_buf *note, const char *tests_file,
-                      const up_skill *skill, const char *skill_dir,
-                      const up_gen_tests_req *rq, const up_config *cfg,
-                      up_error *err);
 
 /* The kept version (NULL before one exists). */
 const up_skill *up_gen_skill(const up_gen *g);

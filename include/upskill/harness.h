@@ -23,7 +23,6 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "upskill/harness_events.h"
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/model.h"
@@ -130,36 +129,6 @@ void up_harness_run_kill(up_harness_run *c);
 
 /* Kill (if still running), reap and free c; NULL is fine. */
 void up_harness_run_free(up_harness_run *c);
-
-/* A finished conversation, read.  Tokens and activation come from the
- * wire (every request its proxy relayed); the event stream's are kept in
- * tools_json as a second opinion. */
-typedef struct up_harness_outcome {
-    up_harness_result r; /* the parsed event stream */
-    up_error err;        /* code 0; UP_EAGENT: the CLI failed, reported an
-                            error or ran over its wall clock; UP_EINTR */
-    json_t *tools_json;  /* the artifact's tool table, owned */
-    json_t *transcript;  /* the raw event stream, capped, owned */
-    up_usage usage;      /* summed over every relayed request */
-    int skill_read;      /* SKILL.md's body reached the model */
-    size_t refs_read;    /* references of the skill that reached it */
-    int disagree;        /* 1: the events say otherwise about skill_read */
-    char *limit;         /* a limit the student caused (the workspace
-                            quota): the conversation fails, graded, with
-                            err.code 0; owned, or NULL */
-} up_harness_outcome;
-
-/*
- * Read finished conversation c into oc (release it with
- * up_harness_outcome_release): its output with the key redacted, parsed
- * for skill (its folder name; NULL: any), model naming it in errors,
- * has_skill 1 in the skill arm.  Returns oc->err.code.
- */
-int up_harness_run_outcome(up_harness_run *c, const char *model,
-                           const char *skill, int has_skill,
-                           up_harness_outcome *oc);
-
-void up_harness_outcome_release(up_harness_outcome *oc);
 
 /* Replace every copy of key (4 characters or more) in b, and of its
  * base64 forms (at each of the 3 alignments, where 12 characters or more

@@ -7,7 +7,6 @@
 #include "upskill/ab.h"
 #include "upskill/alloc.h"
 #include "upskill/arena.h"
-#include "upskill/assert.h"
 #include "upskill/buf.h"
 #include "upskill/cache.h"
 #include "upskill/catalog.h"
@@ -35,6 +34,5 @@
 #include "upskill/trace.h"
 #include "upskill/validate.h"
 #include "upskill/version.h"
-#include "upskill/workspace.h"
 
 #endif

@@ -146,7 +146,10 @@ int eval_gates(const struct eval_args *a, const up_eval_summary *s, size_t n)
 
 static const char *job_error(const up_eval_job *j)
 {
-    return j->error_msg ? j->error_msg : up_strerror(j->error);
+    up_eval_job_view v;
+
+    up_eval_job_view_of(j, &v);
+    return v.error_msg ? v.error_msg : up_strerror(v.error);
 }
 
 /* EXIT_PROVIDER when a provider's error ended some conversation, else
@@ -159,9 +162,14 @@ static int failure_exit(const up_eval_session *e)
     const up_eval_plan *p;
 
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
-        for (size_t i = 0; i < p->njobs; i++)
-            if (p->jobs[i].done && up_eval_job_errored(&p->jobs[i]))
+        for (size_t i = 0; i < p->njobs; i++) {
+            const up_eval_job *j = up_eval_plan_job(p, i);
+            up_eval_job_view v;
+
+            up_eval_job_view_of(j, &v);
+            if (v.done && up_eval_job_errored(j))
                 return EXIT_PROVIDER;
+        }
     return up_exit_code(UP_EAGENT);
 }
 
@@ -200,12 +208,16 @@ static size_t unexplained(const up_eval_session *e, const char *dead)
     size_t n = 0;
 
     for (size_t k = 0; (p = up_eval_session_part(e, k)) != NULL; k++)
-        for (size_t i = 0; i < p->njobs; i++)
-            n +=
-                p->jobs[i].done &&
-                (up_eval_job_errored(&p->jobs[i]) ||
-                 p->jobs[i].error == UP_EAGENT) && /* as session_failed */
-                !(p->jobs[i].model < e->plan.nmodels && dead[p->jobs[i].model]);
+        for (size_t i = 0; i < p->njobs; i++) {
+            const up_eval_job *j = up_eval_plan_job(p, i);
+            up_eval_job_view v;
+
+            up_eval_job_view_of(j, &v);
+            n += v.done &&
+                 (up_eval_job_errored(j) ||
+                  v.error == UP_EAGENT) && /* as session_failed */
+                 !(v.model < e->plan.nmodels && dead[v.model]);
+        }
     return n;
 }
 
@@ -343,8 +355,12 @@ int eval_outcome_unsaved(const up_eval_session *e, const struct eval_args *a,
 
     if (rc < 0)
         out_fail(err);
-    for (size_t i = 0; i < e->plan.njobs; i++)
-        left += !e->plan.jobs[i].done;
+    for (size_t i = 0; i < e->plan.njobs; i++) {
+        up_eval_job_view v;
+
+        up_eval_job_view_of(up_eval_plan_job(&e->plan, i), &v);
+        left += !v.done;
+    }
     if (left)
         out_error("%s; no more requests were sent (%zu left) and what was "
                   "answered is shown above: free some space, then resume "

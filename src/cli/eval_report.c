@@ -27,19 +27,21 @@ static void arm_line(const char *label, const up_rate *r, const char *tail)
 static void verbose_cases(const up_eval_plan *p, const up_eval_summary *s)
 {
     for (size_t i = 0; i < p->njobs; i++) {
-        const up_eval_job *j = &p->jobs[i];
-        const char *in = p->suite->cases[j->kase].input;
+        up_eval_job_view j;
+        const char *in;
 
-        if (strcmp(p->models[j->model], s->model))
+        up_eval_job_view_of(up_eval_plan_job(p, i), &j);
+        in = p->suite->cases[j.kase].input;
+        if (strcmp(p->models[j.model], s->model))
             continue;
         printf("  %lu.%d %-8s %-40.40s %s%s%s%s%s%s\n",
-               (unsigned long)j->kase + 1, j->repeat,
-               j->arm == UP_ARM_SKILL ? "skill" : "base", out_safe(in),
-               out_c(j->passed ? C_GREEN : C_RED), j->passed ? "OK" : "FAIL",
-               out_c(C_RESET), out_c(C_DIM), j->from_cache ? " (cached)" : "",
+               (unsigned long)j.kase + 1, j.repeat,
+               j.arm == UP_ARM_SKILL ? "skill" : "base", out_safe(in),
+               out_c(j.passed ? C_GREEN : C_RED), j.passed ? "OK" : "FAIL",
+               out_c(C_RESET), out_c(C_DIM), j.from_cache ? " (cached)" : "",
                out_c(C_RESET));
-        if (up_eval_job_agent_view(j)->limit) /* agent mode: why it ended */
-            printf("      %s\n", out_safe(up_eval_job_agent_view(j)->limit));
+        if (j.limit) /* agent mode: why it ended */
+            printf("      %s\n", out_safe(j.limit));
     }
 }
 
@@ -408,13 +410,14 @@ json_t *eval_report_cut_json(const up_eval_plan *p, size_t m)
     json_t *v = json_array();
 
     for (size_t i = 0; i < p->njobs; i++) {
-        const up_eval_job *j = &p->jobs[i];
+        up_eval_job_view j;
 
-        if (j->model == m && j->done && j->cut_at)
+        up_eval_job_view_of(up_eval_plan_job(p, i), &j);
+        if (j.model == m && j.done && j.cut_at)
             json_array_append_new(v, json_pack("{s:I, s:s, s:i, s:i}", "case",
-                                               (json_int_t)j->kase + 1, "arm",
-                                               arms[j->arm], "repeat",
-                                               j->repeat, "cut_at", j->cut_at));
+                                               (json_int_t)j.kase + 1, "arm",
+                                               arms[j.arm], "repeat", j.repeat,
+                                               "cut_at", j.cut_at));
     }
     return v;
 }
@@ -528,13 +531,18 @@ void eval_report_progress(void *ud, const up_eval_plan *p, size_t done,
         c->passing = 0;
         c->tokens = 0;
         for (size_t i = 0; i < p->njobs; i++) {
-            c->passing += p->jobs[i].done && p->jobs[i].passed;
-            c->tokens +=
-                (long)p->jobs[i].usage.input + (long)p->jobs[i].usage.output;
+            up_eval_job_view v;
+
+            up_eval_job_view_of(up_eval_plan_job(p, i), &v);
+            c->passing += v.done && v.passed;
+            c->tokens += v.input_tokens + v.output_tokens;
         }
     } else {
-        c->passing += job->passed != 0;
-        c->tokens += (long)job->usage.input + (long)job->usage.output;
+        up_eval_job_view v;
+
+        up_eval_job_view_of(job, &v);
+        c->passing += v.passed;
+        c->tokens += v.input_tokens + v.output_tokens;
     }
     if (!c->tty) { /* a log, not a screen: one line per quarter */
         int q = (int)(4 * done / p->njobs);

@@ -238,8 +238,12 @@ static int sweep_gates(const struct board *b, const up_eval_session *e,
             const up_eval_plan *p = &e->sweep[i].plan;
 
             answered += up_eval_answered(p, m, NULL);
-            for (size_t j = 0; j < p->njobs; j++)
-                ran += p->jobs[j].model == m;
+            for (size_t j = 0; j < p->njobs; j++) {
+                up_eval_job_view v;
+
+                up_eval_job_view_of(up_eval_plan_job(p, j), &v);
+                ran += v.model == m;
+            }
         }
         dead[m] = ran && !answered;
     }

@@ -33,7 +33,7 @@ static void task_line(const up_harbor_task *k)
 
 /* 1 when job j of reference student m did not do what it should (the
  * oracle pass, null not pass). */
-static int ref_miss(const up_eval_job *j, size_t m)
+static int ref_miss(const up_eval_job_view *j, size_t m)
 {
     return j->error || (m == ORACLE && !j->passed) ||
            (m == NULL_STUDENT && j->passed);
@@ -61,20 +61,21 @@ static void last_line(up_buf *why, const char *s, size_t n)
  * test and its assertion); for the oracle,
  * how solve.sh ended when it did not exit 0, with its output's last
  * line (the error under a traceback). */
-static void miss_why(const up_eval_job *j, up_buf *why)
+static void miss_why(const up_eval_job *job, up_buf *why)
 {
-    const up_eval_job_live *lv = up_eval_job_live_view(j);
-    const char *a = lv->answer ? strchr(lv->answer, ':') : NULL;
-    const up_assert_result *r = lv->results;
+    up_eval_job_view v, *j = &v;
+    const char *a;
 
+    up_eval_job_view_of(job, &v);
+    a = j->answer ? strchr(j->answer, ':') : NULL;
     if (j->error) {
         up_buf_adds(why, j->error_msg ? j->error_msg : up_strerror(j->error));
         return;
     }
     if (j->ungradable)
         up_buf_adds(why, j->ungradable);
-    else if (r && r[0].message.len)
-        up_buf_adds(why, r[0].message.data);
+    else if (j->first_miss)
+        up_buf_adds(why, j->first_miss);
     if (a && strncmp(a, ": exit 0\n", 9)) {
         size_t first = strcspn(a, "\n");
         up_buf end = UP_BUF_INIT;
@@ -119,13 +120,16 @@ static int sound_line(const up_eval_plan *p, size_t k, const char *name)
 
     memset(m, 0, sizeof(m));
     for (size_t i = 0; i < p->njobs; i++) {
-        const up_eval_job *j = &p->jobs[i];
-        struct miss *x = &m[j->model][j->arm == UP_ARM_SKILL];
-        int miss = j->kase == k && ref_miss(j, j->model);
+        up_eval_job_view j;
+        struct miss *x;
+        int miss;
 
-        x->runs += j->kase == k;
+        up_eval_job_view_of(up_eval_plan_job(p, i), &j);
+        x = &m[j.model][j.arm == UP_ARM_SKILL];
+        miss = j.kase == k && ref_miss(&j, j.model);
+        x->runs += j.kase == k;
         if (miss && !x->n++)
-            x->first = j;
+            x->first = up_eval_plan_job(p, i);
         misses += (size_t)miss;
     }
     if (!misses) {

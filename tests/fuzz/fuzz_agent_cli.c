@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upskill/harness_events.h"
+#include "lib/harness/harness_events.h"
 #include "upskill/upskill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

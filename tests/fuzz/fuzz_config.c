@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "lib/config/config_lib.h"
 #include "upskill/upskill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

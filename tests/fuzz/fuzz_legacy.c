@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/skill/skill_lib.h"
 #include "lib/skill/skill_legacy.h"
 #include "upskill/upskill.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/skill/skill_lib.h"
 #include "upskill/upskill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

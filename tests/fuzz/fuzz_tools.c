@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/agent/workspace.h"
 #include "upskill/upskill.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,6 +10,10 @@
 
 #include <criterion/criterion.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/store/store_lib.h"
+#include "lib/eval/eval_job.h"
 #include "lib/report/report_int.h"
 #include "upskill/upskill.h"
 

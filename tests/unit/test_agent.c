@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/skill/skill_lib.h"
+#include "lib/agent/workspace.h"
 #include "upskill/agent.h"
 #include "upskill/alloc.h"
 

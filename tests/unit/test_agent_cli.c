@@ -1,6 +1,6 @@
 /*
  * Unit tests for the CLI event-stream parsers
- * (include/upskill/harness_events.h) on the streams recorded from the real CLIs
+ * (src/lib/harness/harness_events.h) on the streams recorded from the real CLIs
  * against fake-llm (tests/fixtures/clis/<cli>/events.jsonl, by
  * tests/clis/live.sh: skill activated, reference read, report.txt written,
  * answered; the server counted 1000+1100+1200+1300 input and 10+20+30+8 output
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upskill/harness_events.h"
+#include "lib/harness/harness_events.h"
 #include "upskill/upskill.h"
 
 static void parse_file(up_harness_result *r, up_harness_format fmt,

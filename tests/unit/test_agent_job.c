@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/store/store_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/upskill.h"
 

@@ -12,6 +12,10 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/eval/session_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/session.h"
 

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/agent/workspace.h"
+#include "lib/cases/assert.h"
 #include "upskill/upskill.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "upskill/alloc.h"
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/buf.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "upskill/fs.h"
 #include "upskill/sandbox.h"
 

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/store/store_lib.h"
 #include "upskill/upskill.h"
 
 static const struct {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/config/config_lib.h"
 #include "upskill/upskill.h"
 
 /* A fake environment: NULL-terminated name/value pairs. */

@@ -15,7 +15,7 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 #define NOBODY 65534
 

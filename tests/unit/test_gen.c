@@ -6,6 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/config/config_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/gen/gen_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/upskill.h"
 
 static const char good_md[] =

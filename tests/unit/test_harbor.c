@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "upskill/assert.h"
+#include "lib/cases/suite_lib.h"
+#include "lib/cases/assert.h"
 #include "upskill/fs.h"
 #include "upskill/harbor.h"
 #include "upskill/sandbox.h"

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "lib/config/config_lib.h"
 #include "upskill/upskill.h"
 
 /*

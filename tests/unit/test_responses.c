@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "lib/config/config_lib.h"
 #include "providers/providers.h"
 #include "upskill/upskill.h"
 

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "lib/eval/session_lib.h"
 #include "upskill/session.h"
 
 Test(session_defaults, jobs_flag_then_config_then_four)

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/skill/skill_lib.h"
 #include "lib/skill/skill_int.h"
 #include "upskill/upskill.h"
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/skill/skill_lib.h"
 #include "lib/skill/skill_legacy.h"
 #include "upskill/upskill.h"
 

@@ -12,6 +12,10 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/store/store_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/upskill.h"
 
 static char *mkroot(void)

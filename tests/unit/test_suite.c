@@ -5,6 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/eval/eval_job.h"
+#include "lib/cases/assert.h"
 #include "upskill/upskill.h"
 
 static const struct {

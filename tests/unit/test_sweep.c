@@ -8,6 +8,9 @@
 
 #include <criterion/criterion.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/upskill.h"
 
 static void skill(up_skill *s, const char *name, const char *body)

@@ -13,9 +13,10 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 #define N(a)       (sizeof(a) / sizeof((a)[0]))
 #define WRITE_ARGS "{\"path\":\"%s\",\"content\":\"%.*s\"}"

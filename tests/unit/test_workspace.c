@@ -9,9 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 static char parent[] = "/tmp/upskill-ws-test-XXXXXX";
 

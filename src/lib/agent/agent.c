@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/agent/workspace.h"
 #include "upskill/agent.h"
 #include "upskill/alloc.h"
 #include "upskill/http.h"

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/catalog.h"
 #include "upskill/fs.h"

@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/skill/skill_lib.h"
 #include "lib/agent/workspace_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"

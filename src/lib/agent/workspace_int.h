@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 /* 0 when rel (len bytes, so an inner NUL shows) is a relative path with
  * no "..", "." or empty part, no control character, within the caps. */

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 
 #define RUN_PREFIX "upskill-run-"
 

@@ -36,9 +36,9 @@
 #include <utf8proc.h>
 
 #include "upskill/alloc.h"
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 #include "util/json.h"
 #include "util/sha256.h"
 

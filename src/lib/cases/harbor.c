@@ -19,6 +19,8 @@
 #include <jansson.h>
 #include <sys/stat.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/harbor.h"

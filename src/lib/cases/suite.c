@@ -25,8 +25,9 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
 #include "upskill/alloc.h"
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/fs.h"
 #include "upskill/suite.h"
 #include "util/json.h"

@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/suite.h"

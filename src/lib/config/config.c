@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/config/config_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/config.h"
 #include "upskill/fs.h"

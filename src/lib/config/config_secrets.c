@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/config/config_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/config.h"
 #include "upskill/fs.h"

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/config/config_lib.h"
 #include "upskill/harness.h"
 #include "upskill/alloc.h"
 #include "upskill/model.h"

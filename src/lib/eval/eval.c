@@ -13,8 +13,10 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
 #include "upskill/alloc.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/eval.h"
 #include "util/sha256.h"
 
@@ -296,6 +298,41 @@ const up_eval_agent_job *up_eval_job_agent_view(const up_eval_job *j)
     static const up_eval_agent_job none;
 
     return j->ag ? j->ag : &none;
+}
+
+const up_eval_job *up_eval_plan_job(const up_eval_plan *p, size_t i)
+{
+    return &p->jobs[i];
+}
+
+void up_eval_job_view_of(const up_eval_job *j, up_eval_job_view *v)
+{
+    const up_eval_job_live *lv = up_eval_job_live_view(j);
+    const up_assert_result *r = lv->results;
+
+    *v = (up_eval_job_view){
+        .model = j->model,
+        .kase = j->kase,
+        .repeat = j->repeat,
+        .arm = (enum up_arm)j->arm,
+        .error = j->error,
+        .error_msg = j->error_msg,
+        .ungradable = j->ungradable,
+        .answer = lv->answer,
+        .first_miss = r && r[0].message.len ? r[0].message.data : NULL,
+        .limit = up_eval_job_agent_view(j)->limit,
+        .input_tokens = (long)j->usage.input,
+        .output_tokens = (long)j->usage.output,
+        .cut_at = j->cut_at,
+        .done = j->done,
+        .passed = j->passed,
+        .from_cache = j->from_cache,
+    };
+}
+
+int up_eval_job_errored(const up_eval_job *j)
+{
+    return j->error && !up_eval_job_own_failure(j);
 }
 
 void up_eval_job_set_workspace(up_eval_job *j, const struct up_workspace *ws)

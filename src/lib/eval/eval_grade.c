@@ -10,11 +10,12 @@
 
 #include <jansson.h>
 
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "upskill/eval.h"
 #include "upskill/sandbox.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 #include "lib/eval/eval_int.h"
 
 /* Upstream's validator "command" with validator_config {"command": CMD}

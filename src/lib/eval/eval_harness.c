@@ -15,8 +15,9 @@
 #include "upskill/harness.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 #include "lib/eval/eval_int.h"
+#include "lib/harness/harness_events.h"
 #include "util/utf8.h"
 
 struct eval_harness {

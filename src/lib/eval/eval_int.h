@@ -6,6 +6,7 @@
 #ifndef UPSKILL_EVAL_INT_H
 #define UPSKILL_EVAL_INT_H
 
+#include "lib/eval/eval_job.h"
 #include "upskill/eval.h"
 #include "upskill/harness.h"
 

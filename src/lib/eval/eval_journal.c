@@ -23,10 +23,13 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/store/store_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 #include "util/json.h"
 #include "util/sha256.h"
 

@@ -13,7 +13,7 @@
 #include "upskill/model.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"
-#include "upskill/workspace.h"
+#include "lib/agent/workspace.h"
 #include "lib/eval/eval_int.h"
 
 /*

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/model.h"

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/harness.h"
 #include "upskill/alloc.h"
 #include "upskill/eval.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/store/store_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/eval.h"
 #include "upskill/fs.h"

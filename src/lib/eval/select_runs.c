@@ -16,6 +16,8 @@
 
 #include <jansson.h>
 
+#include "lib/config/config_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/report.h"

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/config/config_lib.h"
+#include "lib/store/store_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/session.h"

@@ -33,6 +33,7 @@
 
 #include <jansson.h>
 
+#include "lib/store/store_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/session.h"

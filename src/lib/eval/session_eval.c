@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/gen/gen_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/gen.h"
 #include "upskill/session.h"

@@ -4,6 +4,8 @@
 #ifndef UPSKILL_LIB_SESSION_INT_H
 #define UPSKILL_LIB_SESSION_INT_H
 
+#include "lib/eval/session_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/session.h"
 
 /* The scheduler options every run of s shares (-j, stop, hooks). */

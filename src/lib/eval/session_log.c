@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/store/store_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/session.h"
 

@@ -17,6 +17,8 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/session.h"
 

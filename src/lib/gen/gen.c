@@ -14,8 +14,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/config/config_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/gen/gen_lib.h"
+#include "lib/eval/session_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"
 #include "upskill/provider.h"

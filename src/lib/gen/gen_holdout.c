@@ -14,6 +14,9 @@
 
 #include <jansson.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/eval/session_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/gen.h"
 

@@ -24,6 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/gen/gen_lib.h"
+#include "lib/eval/session_lib.h"
+#include "lib/eval/eval_job.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "lib/gen/gen_lib.h"
 #include "lib/gen/gen_int.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"

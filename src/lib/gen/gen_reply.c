@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/skill/skill_lib.h"
+#include "lib/gen/gen_lib.h"
 #include "lib/skill/skill_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"

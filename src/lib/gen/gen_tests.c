@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/gen/gen_lib.h"
+#include "lib/eval/session_lib.h"
 #include "upskill/alloc.h"
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/gen.h"
 
 #include "lib/gen/gen_loop.h"

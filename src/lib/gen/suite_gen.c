@@ -8,6 +8,9 @@
  */
 #include <stdlib.h>
 
+#include "lib/cases/suite_lib.h"
+#include "lib/skill/skill_lib.h"
+#include "lib/gen/gen_lib.h"
 #include "upskill/fs.h"
 #include "upskill/gen.h"
 

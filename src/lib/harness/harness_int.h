@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "upskill/harness_events.h"
+#include "lib/harness/harness_events.h"
 #include "upskill/buf.h"
 
 /* Call ids remembered to attribute a later result to its tool. */

@@ -1,5 +1,5 @@
 /*
- * Reading a coding-agent CLI's event stream (include/upskill/harness_events.h):
+ * Reading a coding-agent CLI's event stream (src/lib/harness/harness_events.h):
  * the driver that splits lines and hands each event to the reader its
  * CLI's row names, and the bookkeeping they share: tool calls per name,
  * errors by call id, and activation of the skill under test (its skill

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/store/store_lib.h"
 #include "report_int.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"

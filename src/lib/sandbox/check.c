@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "upskill/alloc.h"
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "upskill/fs.h"
 
 /* Bytes of a reward file read at most. */

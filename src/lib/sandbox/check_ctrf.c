@@ -14,7 +14,7 @@
  * folder there fails the run (no report: the reward test.sh computes
  * from it cannot be planted that way).
  */
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 
 static const char plugin[] =
     "# upskill's stand-in for pytest-json-ctrf (docs/harbor.md)\n"

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 #include "upskill/fs.h"
 
 /* A walk under way: what it has used of the limits, and the first

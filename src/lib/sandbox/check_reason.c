@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "upskill/check.h"
+#include "lib/sandbox/check.h"
 
 /* One line of the output: [p, p + n). */
 struct line {

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/skill/skill_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/skill.h"
 #include "lib/skill/skill_int.h"

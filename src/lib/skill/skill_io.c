@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lib/skill/skill_lib.h"
 #include "lib/skill/skill_int.h"
 #include "upskill/alloc.h"
 #include "upskill/esc.h"

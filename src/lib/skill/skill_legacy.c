@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/skill/skill_lib.h"
 #include "lib/skill/skill_int.h"
 #include "upskill/alloc.h"
 #include "skill_legacy.h"

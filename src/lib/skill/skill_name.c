@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/skill/skill_lib.h"
 #include "upskill/skill.h"
 
 #define DIGITS "0123456789"

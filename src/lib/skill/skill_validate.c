@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "lib/skill/skill_lib.h"
 #include "skill_legacy.h"
 #include "skill_validate_int.h"
 #include "upskill/alloc.h"
@@ -76,8 +77,8 @@ const char *up_validate_sev_name(enum up_vsev sev)
     return sev == UP_V_ERROR ? "error" : "warning";
 }
 
-void vfind(struct vctx *c, const char *file, int line, enum up_vsev sev,
-           const char *code, const char *fmt, ...)
+void up_vfind(struct vctx *c, const char *file, int line, enum up_vsev sev,
+              const char *code, const char *fmt, ...)
 {
     up_buf msg = UP_BUF_INIT;
     up_vfinding *f;
@@ -134,7 +135,7 @@ static void report_path(up_vreport *r, const char *path, const char *code,
     struct vctx c;
 
     ctx_open(&c, r, path, path);
-    vfind(&c, NULL, 0, UP_V_ERROR, code, "%s%s", text, arg);
+    up_vfind(&c, NULL, 0, UP_V_ERROR, code, "%s%s", text, arg);
     ctx_close(&c, r);
 }
 
@@ -206,18 +207,19 @@ static int check_bytes(struct vctx *c, const char **text, size_t *len)
     size_t bad = first_bad_byte((const unsigned char *)*text, *len);
 
     if (bad < *len) {
-        vfind(c, NULL, line_at(*text, bad), UP_V_ERROR, "not-utf8",
-              (*text)[bad] ? "file is not valid UTF-8 (first bad byte at "
-                             "offset %zu)"
-                           : "file contains a NUL byte at offset %zu (binary "
-                             "data?)",
-              bad);
+        up_vfind(c, NULL, line_at(*text, bad), UP_V_ERROR, "not-utf8",
+                 (*text)[bad]
+                     ? "file is not valid UTF-8 (first bad byte at "
+                       "offset %zu)"
+                     : "file contains a NUL byte at offset %zu (binary "
+                       "data?)",
+                 bad);
         return -1;
     }
     if (*len >= 3 && !memcmp(*text, "\xef\xbb\xbf", 3)) {
-        vfind(c, NULL, 1, UP_V_ERROR, "bom",
-              "file starts with a UTF-8 byte order mark (BOM); remove it: "
-              "skills-ref and several clients then see no frontmatter");
+        up_vfind(c, NULL, 1, UP_V_ERROR, "bom",
+                 "file starts with a UTF-8 byte order mark (BOM); remove it: "
+                 "skills-ref and several clients then see no frontmatter");
         *text += 3;
         *len -= 3;
     }
@@ -265,10 +267,10 @@ static void check_dashes(struct vctx *c, const char *fm, const char *end)
         n++;
     }
     if (n)
-        vfind(c, NULL, first, UP_V_WARNING, "dashes-in-frontmatter",
-              "'---' inside the frontmatter (%d line%s): skills-ref splits "
-              "the file there and would misread this value",
-              n, n == 1 ? "" : "s");
+        up_vfind(c, NULL, first, UP_V_WARNING, "dashes-in-frontmatter",
+                 "'---' inside the frontmatter (%d line%s): skills-ref splits "
+                 "the file there and would misread this value",
+                 n, n == 1 ? "" : "s");
 }
 
 /* Turn the YAML parser's "line N: what" into a finding, with the fix when
@@ -288,9 +290,9 @@ static void yaml_error(struct vctx *c, const char *msg, const char *fm,
             line = 0;
     }
     up_skill_legacy_hint(&hint, fm, len, 2);
-    vfind(c, NULL, line > 0 && line < 1000000000 ? (int)line : 0, UP_V_ERROR,
-          "yaml-syntax", "Invalid YAML in frontmatter: %s%s%s", msg,
-          hint.len ? "; " : "", hint.len ? hint.data : "");
+    up_vfind(c, NULL, line > 0 && line < 1000000000 ? (int)line : 0, UP_V_ERROR,
+             "yaml-syntax", "Invalid YAML in frontmatter: %s%s%s", msg,
+             hint.len ? "; " : "", hint.len ? hint.data : "");
     up_buf_release(&hint);
 }
 
@@ -320,7 +322,7 @@ static const char *issue_code(const char *msg)
 /* A value upstream's line reader reads differently (skill_legacy.c). */
 static void vreading(void *ud, int line, const char *msg)
 {
-    vfind(ud, NULL, line, UP_V_WARNING, "upstream-reading", "%s", msg);
+    up_vfind(ud, NULL, line, UP_V_WARNING, "upstream-reading", "%s", msg);
 }
 
 /* Parse the frontmatter block and run the field rules on it. */
@@ -332,19 +334,19 @@ static void check_frontmatter(struct vctx *c, const char *fm, size_t len)
     int rc = up_yaml_parse(&doc, fm, len, 2, &err);
 
     for (size_t i = 0; i < doc.nissues; i++)
-        vfind(c, NULL, doc.issues[i].line, UP_V_ERROR,
-              issue_code(doc.issues[i].msg), "Invalid YAML in frontmatter: %s",
-              doc.issues[i].msg);
+        up_vfind(c, NULL, doc.issues[i].line, UP_V_ERROR,
+                 issue_code(doc.issues[i].msg),
+                 "Invalid YAML in frontmatter: %s", doc.issues[i].msg);
     if (rc) {
         yaml_error(c, err.msg, fm, len);
         goto out;
     }
     if (!doc.root || doc.root->kind != UP_Y_MAP) {
-        vfind(c, NULL, doc.root ? doc.root->line : 1, UP_V_ERROR, "not-mapping",
-              "SKILL.md frontmatter must be a YAML mapping");
+        up_vfind(c, NULL, doc.root ? doc.root->line : 1, UP_V_ERROR,
+                 "not-mapping", "SKILL.md frontmatter must be a YAML mapping");
         goto out;
     }
-    vcheck_fields(c, doc.root);
+    up_vcheck_fields(c, doc.root);
     up_skill_legacy_readings(doc.root, fm, len, 2, vreading, c);
 out:
     up_ydoc_release(&doc);
@@ -357,21 +359,21 @@ static void check_document(struct vctx *c, const char *text)
     int line = 2;
 
     if (!is_delim(text)) {
-        vfind(c, NULL, 1, UP_V_ERROR, "no-frontmatter", "%s", no_fm);
+        up_vfind(c, NULL, 1, UP_V_ERROR, "no-frontmatter", "%s", no_fm);
         return;
     }
     fm = next_line(text);
     for (p = fm; *p && !is_delim(p); p = next_line(p))
         line++;
     if (!*p) {
-        vfind(c, NULL, 1, UP_V_ERROR, "unclosed-frontmatter",
-              "SKILL.md frontmatter not properly closed with ---");
+        up_vfind(c, NULL, 1, UP_V_ERROR, "unclosed-frontmatter",
+                 "SKILL.md frontmatter not properly closed with ---");
         return;
     }
     check_dashes(c, fm, p);
     check_frontmatter(c, fm, (size_t)(p - fm));
     fm = next_line(p);
-    vcheck_body(c, fm, strlen(fm), line + 1);
+    up_vcheck_body(c, fm, strlen(fm), line + 1);
 }
 
 static void check_text(struct vctx *c, const char *text, size_t len)
@@ -401,18 +403,18 @@ void up_validate_text(up_vreport *r, const char *text, size_t len,
 static void read_failed(struct vctx *c, int rc, const up_error *err)
 {
     if (rc == UP_ETOOBIG)
-        vfind(c, NULL, 0, UP_V_ERROR, "file-too-big",
-              "file is larger than %u bytes; not read", UP_FS_MAX_READ);
+        up_vfind(c, NULL, 0, UP_V_ERROR, "file-too-big",
+                 "file is larger than %u bytes; not read", UP_FS_MAX_READ);
     else if (rc == UP_ENOTFOUND)
-        vfind(c, NULL, 0, UP_V_ERROR, "missing-skill-md",
-              "Missing required file: SKILL.md");
+        up_vfind(c, NULL, 0, UP_V_ERROR, "missing-skill-md",
+                 "Missing required file: SKILL.md");
     else if (rc == UP_EPARSE)
-        vfind(c, NULL, 0, UP_V_ERROR, "not-a-file", "%s",
-              up_fs_is_dir(c->file) ? "SKILL.md is a directory, expected a "
-                                      "file"
-                                    : "SKILL.md is not a regular file");
+        up_vfind(c, NULL, 0, UP_V_ERROR, "not-a-file", "%s",
+                 up_fs_is_dir(c->file) ? "SKILL.md is a directory, expected a "
+                                         "file"
+                                       : "SKILL.md is not a regular file");
     else
-        vfind(c, NULL, 0, UP_V_ERROR, "read-failed", "%s", err->msg);
+        up_vfind(c, NULL, 0, UP_V_ERROR, "read-failed", "%s", err->msg);
 }
 
 /*
@@ -424,8 +426,8 @@ static void check_loadable(struct vctx *c)
     up_error err = {0};
 
     if (up_skill_check_folder(c->dir, &err))
-        vfind(c, c->dir, 0, UP_V_ERROR, "unloadable",
-              "upskill cannot load this skill: %s", err.msg);
+        up_vfind(c, c->dir, 0, UP_V_ERROR, "unloadable",
+                 "upskill cannot load this skill: %s", err.msg);
 }
 
 /* Validate the file at path as the SKILL.md of folder dir. */
@@ -439,9 +441,9 @@ static void validate_file(up_vreport *r, const char *dir, const char *path)
     ctx_open(&c, r, dir, path);
     up_fs_basename(&base, path);
     if (strcmp(base.data, "SKILL.md"))
-        vfind(&c, NULL, 0, UP_V_WARNING, "lowercase-skill-md",
-              "file is named '%s'; the spec requires exactly 'SKILL.md'",
-              base.data);
+        up_vfind(&c, NULL, 0, UP_V_WARNING, "lowercase-skill-md",
+                 "file is named '%s'; the spec requires exactly 'SKILL.md'",
+                 base.data);
     rc = up_fs_read(&text, path, UP_FS_MAX_READ, &err);
     if (rc)
         read_failed(&c, rc, &err);

@@ -255,10 +255,10 @@ static void check_depth(struct vctx *c, const char *path, const char *rel)
         if (!exists(target.data) || !strcasecmp(base.data, "skill.md") ||
             !strcmp(r.v[i].path, rel) || !strcmp(target.data, path))
             continue;
-        vfind(c, path, r.v[i].line, UP_V_WARNING, "reference-depth",
-              "'%s' links to '%s': keep references one level deep from "
-              "SKILL.md",
-              rel, r.v[i].path);
+        up_vfind(c, path, r.v[i].line, UP_V_WARNING, "reference-depth",
+                 "'%s' links to '%s': keep references one level deep from "
+                 "SKILL.md",
+                 rel, r.v[i].path);
         break;
     }
 out:
@@ -279,8 +279,8 @@ static void check_refs(struct vctx *c, const char *body, size_t len,
         up_buf_reset(&path);
         up_fs_join(&path, c->dir, r.v[i].path);
         if (!exists(path.data))
-            vfind(c, NULL, r.v[i].line, UP_V_WARNING, "missing-file",
-                  "'%s' is referenced but does not exist", r.v[i].path);
+            up_vfind(c, NULL, r.v[i].line, UP_V_WARNING, "missing-file",
+                     "'%s' is referenced but does not exist", r.v[i].path);
         else if (is_markdown(path.data) && up_fs_is_file(path.data))
             check_depth(c, path.data, r.v[i].path);
     }
@@ -324,8 +324,8 @@ static void walk_scripts(struct vctx *c, const char *dir, int depth,
         if (S_ISDIR(st.st_mode) && depth < WALK_MAX_DEPTH)
             walk_scripts(c, p.data, depth + 1, budget);
         else if (S_ISREG(st.st_mode) && !(st.st_mode & S_IXUSR))
-            vfind(c, p.data, 0, UP_V_WARNING, "script-not-executable",
-                  "script is not executable (chmod +x)");
+            up_vfind(c, p.data, 0, UP_V_WARNING, "script-not-executable",
+                     "script is not executable (chmod +x)");
     }
 out:
     up_strv_free(names);
@@ -346,18 +346,19 @@ static void check_size(struct vctx *c, const char *body, size_t len,
             words++;
     }
     if (lines > BODY_MAX_LINES)
-        vfind(c, NULL, first_line + BODY_MAX_LINES, UP_V_WARNING,
-              "body-too-long",
-              "body is %zu lines long; keep SKILL.md under %d lines and "
-              "move detail to references/",
-              lines, BODY_MAX_LINES);
+        up_vfind(c, NULL, first_line + BODY_MAX_LINES, UP_V_WARNING,
+                 "body-too-long",
+                 "body is %zu lines long; keep SKILL.md under %d lines and "
+                 "move detail to references/",
+                 lines, BODY_MAX_LINES);
     if (words * 13 / 10 > BODY_MAX_TOKENS)
-        vfind(c, NULL, 0, UP_V_WARNING, "body-too-many-tokens",
-              "body is about %zu tokens (words x 1.3); keep it under %d",
-              words * 13 / 10, BODY_MAX_TOKENS);
+        up_vfind(c, NULL, 0, UP_V_WARNING, "body-too-many-tokens",
+                 "body is about %zu tokens (words x 1.3); keep it under %d",
+                 words * 13 / 10, BODY_MAX_TOKENS);
 }
 
-void vcheck_body(struct vctx *c, const char *body, size_t len, int first_line)
+void up_vcheck_body(struct vctx *c, const char *body, size_t len,
+                    int first_line)
 {
     up_buf scripts = UP_BUF_INIT;
     size_t budget = WALK_MAX_ENTRIES;
@@ -370,9 +371,9 @@ void vcheck_body(struct vctx *c, const char *body, size_t len, int first_line)
     while (len && isspace((unsigned char)body[len - 1]))
         len--;
     if (!len)
-        vfind(c, NULL, 0, UP_V_WARNING, "body-empty",
-              "SKILL.md has no body: add the instructions after the "
-              "frontmatter");
+        up_vfind(c, NULL, 0, UP_V_WARNING, "body-empty",
+                 "SKILL.md has no body: add the instructions after the "
+                 "frontmatter");
     check_size(c, body, len, first_line);
     check_refs(c, body, len, first_line);
     up_fs_join(&scripts, c->dir, "scripts");

@@ -17,6 +17,7 @@
 
 #include <utf8proc.h>
 
+#include "lib/skill/skill_lib.h"
 #include "skill_validate_int.h"
 #include "upskill/alloc.h"
 #include "upskill/buf.h"
@@ -133,7 +134,8 @@ static void check_unexpected(struct vctx *c, const up_ynode *root)
     }
     if (n) {
         unexpected_msg(c, &msg, bad, n);
-        vfind(c, NULL, line, UP_V_ERROR, "unexpected-fields", "%s", msg.data);
+        up_vfind(c, NULL, line, UP_V_ERROR, "unexpected-fields", "%s",
+                 msg.data);
     }
     free(bad);
     up_buf_release(&msg);
@@ -280,12 +282,12 @@ static void yaml_typed_name(struct vctx *c, const char *name, int line)
     const char *what = up_skill_name_yaml_type(name);
 
     if (what)
-        vfind(c, NULL, line, UP_V_ERROR, "name-yaml-typed",
-              "Skill name '%s' reads as %s in YAML: written plain, YAML "
-              "readers get %s; quoted, upstream upskill keeps the quotes "
-              "and refuses the name. Choose a name with a letter, such as "
-              "'skill-%s'",
-              name, what, what, name);
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-yaml-typed",
+                 "Skill name '%s' reads as %s in YAML: written plain, YAML "
+                 "readers get %s; quoted, upstream upskill keeps the quotes "
+                 "and refuses the name. Choose a name with a letter, such as "
+                 "'skill-%s'",
+                 name, what, what, name);
 }
 
 /* skills-ref #11-#15 on the stripped, NFKC-normalised name. */
@@ -294,23 +296,23 @@ static void name_rules(struct vctx *c, const char *name, int line)
     size_t n = cp_count(name), len = strlen(name);
 
     if (n > 64)
-        vfind(c, NULL, line, UP_V_ERROR, "name-too-long",
-              "Skill name '%s' exceeds 64 character limit (%zu chars)", name,
-              n);
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-too-long",
+                 "Skill name '%s' exceeds 64 character limit (%zu chars)", name,
+                 n);
     if (!is_lower(name))
-        vfind(c, NULL, line, UP_V_ERROR, "name-not-lowercase",
-              "Skill name '%s' must be lowercase", name);
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-not-lowercase",
+                 "Skill name '%s' must be lowercase", name);
     if (name[0] == '-' || (len && name[len - 1] == '-'))
-        vfind(c, NULL, line, UP_V_ERROR, "name-hyphen-edge",
-              "Skill name cannot start or end with a hyphen");
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-hyphen-edge",
+                 "Skill name cannot start or end with a hyphen");
     if (strstr(name, "--"))
-        vfind(c, NULL, line, UP_V_ERROR, "name-consecutive-hyphens",
-              "Skill name cannot contain consecutive hyphens");
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-consecutive-hyphens",
+                 "Skill name cannot contain consecutive hyphens");
     if (!alnum_or_hyphen(name))
-        vfind(c, NULL, line, UP_V_ERROR, "name-invalid-chars",
-              "Skill name '%s' contains invalid characters. Only letters, "
-              "digits, and hyphens are allowed.",
-              name);
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-invalid-chars",
+                 "Skill name '%s' contains invalid characters. Only letters, "
+                 "digits, and hyphens are allowed.",
+                 name);
     yaml_typed_name(c, name, line);
 }
 
@@ -321,14 +323,14 @@ static void check_name(struct vctx *c, const up_ynode *root)
     up_buf dir = UP_BUF_INIT;
 
     if (i < 0) {
-        vfind(c, NULL, 0, UP_V_ERROR, "name-missing",
-              "Missing required field in frontmatter: name");
+        up_vfind(c, NULL, 0, UP_V_ERROR, "name-missing",
+                 "Missing required field in frontmatter: name");
         goto out;
     }
     line = root->keys[i]->line;
     if (!nonempty_string(root->items[i])) {
-        vfind(c, NULL, line, UP_V_ERROR, "name-empty",
-              "Field 'name' must be a non-empty string");
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-empty",
+                 "Field 'name' must be a non-empty string");
         goto out;
     }
     stripped = ustrip(root->items[i]->value);
@@ -337,8 +339,9 @@ static void check_name(struct vctx *c, const up_ynode *root)
     dir_name(&dir, c->dir);
     dn = nfkc(dir.data);
     if (strcmp(dn, name))
-        vfind(c, NULL, line, UP_V_ERROR, "name-dir-mismatch",
-              "Directory name '%s' must match skill name '%s'", dir.data, name);
+        up_vfind(c, NULL, line, UP_V_ERROR, "name-dir-mismatch",
+                 "Directory name '%s' must match skill name '%s'", dir.data,
+                 name);
 out:
     free(stripped);
     free(name);
@@ -352,20 +355,20 @@ static void check_description(struct vctx *c, const up_ynode *root)
     size_t n;
 
     if (i < 0) {
-        vfind(c, NULL, 0, UP_V_ERROR, "description-missing",
-              "Missing required field in frontmatter: description");
+        up_vfind(c, NULL, 0, UP_V_ERROR, "description-missing",
+                 "Missing required field in frontmatter: description");
         return;
     }
     line = root->keys[i]->line;
     if (!nonempty_string(root->items[i])) {
-        vfind(c, NULL, line, UP_V_ERROR, "description-empty",
-              "Field 'description' must be a non-empty string");
+        up_vfind(c, NULL, line, UP_V_ERROR, "description-empty",
+                 "Field 'description' must be a non-empty string");
         return;
     }
     n = cp_count(root->items[i]->value);
     if (n > 1024)
-        vfind(c, NULL, line, UP_V_ERROR, "description-too-long",
-              "Description exceeds 1024 character limit (%zu chars)", n);
+        up_vfind(c, NULL, line, UP_V_ERROR, "description-too-long",
+                 "Description exceeds 1024 character limit (%zu chars)", n);
 }
 
 static void check_compatibility(struct vctx *c, const up_ynode *root)
@@ -377,18 +380,18 @@ static void check_compatibility(struct vctx *c, const up_ynode *root)
         return;
     line = root->keys[i]->line;
     if (!is_scalar(root->items[i])) {
-        vfind(c, NULL, line, UP_V_ERROR, "compatibility-type",
-              "Field 'compatibility' must be a string");
+        up_vfind(c, NULL, line, UP_V_ERROR, "compatibility-type",
+                 "Field 'compatibility' must be a string");
         return;
     }
     n = cp_count(root->items[i]->value);
     if (n > 500)
-        vfind(c, NULL, line, UP_V_ERROR, "compatibility-too-long",
-              "Compatibility exceeds 500 character limit (%zu chars)", n);
+        up_vfind(c, NULL, line, UP_V_ERROR, "compatibility-too-long",
+                 "Compatibility exceeds 500 character limit (%zu chars)", n);
     if (n == 0)
-        vfind(c, NULL, line, UP_V_ERROR, "compatibility-empty",
-              "Field 'compatibility' must be 1-500 characters when present "
-              "(it is empty)");
+        up_vfind(c, NULL, line, UP_V_ERROR, "compatibility-empty",
+                 "Field 'compatibility' must be 1-500 characters when present "
+                 "(it is empty)");
 }
 
 /* ---- value types ---------------------------------------------------------
@@ -447,9 +450,9 @@ static void check_metadata_values(struct vctx *c, const up_ynode *map)
 
         if (is_scalar(k) && is_scalar(v))
             continue;
-        vfind(c, NULL, v->line, UP_V_ERROR, "metadata-value",
-              "Field 'metadata' value for key '%s' must be a string",
-              is_scalar(k) ? k->value : "?");
+        up_vfind(c, NULL, v->line, UP_V_ERROR, "metadata-value",
+                 "Field 'metadata' value for key '%s' must be a string",
+                 is_scalar(k) ? k->value : "?");
     }
 }
 
@@ -461,14 +464,14 @@ static void check_type(struct vctx *c, const struct field *f,
     if (t == F_TOOLS && c->profile == UP_VP_CLAUDE_CODE)
         t = F_LIST;
     if (!rules[t].ok(v))
-        vfind(c, NULL, key->line, UP_V_ERROR, f->code, "Field '%s' %s%s",
-              f->key, rules[t].what,
-              strcmp(f->key, "metadata") ? "" : " of strings to strings");
+        up_vfind(c, NULL, key->line, UP_V_ERROR, f->code, "Field '%s' %s%s",
+                 f->key, rules[t].what,
+                 strcmp(f->key, "metadata") ? "" : " of strings to strings");
     else if (!strcmp(f->key, "metadata"))
         check_metadata_values(c, v);
 }
 
-void vcheck_fields(struct vctx *c, const up_ynode *root)
+void up_vcheck_fields(struct vctx *c, const up_ynode *root)
 {
     check_unexpected(c, root);
     check_name(c, root);

@@ -24,17 +24,18 @@ struct vctx {
  * Record a finding.  file NULL means c->file; line 0 means none.  The
  * message is printf-style text.
  */
-void vfind(struct vctx *c, const char *file, int line, enum up_vsev sev,
-           const char *code, const char *fmt, ...)
+void up_vfind(struct vctx *c, const char *file, int line, enum up_vsev sev,
+              const char *code, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
 /* Check the frontmatter mapping root against the profile's field rules. */
-void vcheck_fields(struct vctx *c, const up_ynode *root);
+void up_vcheck_fields(struct vctx *c, const up_ynode *root);
 
 /*
  * Check the Markdown body (len bytes starting at file line first_line)
  * and the skill folder's resources; everything here is a warning.
  */
-void vcheck_body(struct vctx *c, const char *body, size_t len, int first_line);
+void up_vcheck_body(struct vctx *c, const char *body, size_t len,
+                    int first_line);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "lib/store/store_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/store.h"

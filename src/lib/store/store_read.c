@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/store/store_lib.h"
 #include "upskill/alloc.h"
 #include "upskill/fs.h"
 #include "upskill/model.h"

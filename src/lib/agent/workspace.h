@@ -25,33 +25,10 @@
 #include "upskill/buf.h"
 #include "upskill/error.h"
 #include "upskill/fs.h"
+#include "upskill/agent.h"
 #include "upskill/sandbox.h"
 #include "upskill/skill.h"
 
-/* Caps on what the tools may do in one workspace. */
-typedef struct up_ws_limits {
-    size_t max_write; /* bytes one write_file / edit_file may leave */
-    size_t max_total; /* bytes the tools may write in all */
-    size_t max_files; /* files the tools may create */
-    size_t max_read;  /* bytes read_file hands back (then cut, marked) */
-    size_t max_list;  /* entries list_files hands back (then cut) */
-    size_t max_args;  /* bytes of one call's JSON arguments */
-    size_t max_path;  /* bytes of one path */
-    size_t max_depth; /* folders in one path */
-    /* the quota: what the folder may hold, whoever wrote it (setup, the
-     * tools, the run tool's commands); config workspace_max_bytes and
-     * workspace_max_files */
-    size_t quota_bytes; /* bytes of its files (not folders) */
-    size_t quota_files; /* its entries: files, folders, symlinks */
-} up_ws_limits;
-
-/* The defaults: 1 MiB per write, 16 MiB in all, 256 files, 64 KiB per
- * read, 1,000 entries, 2 MiB of arguments, 1,024-byte paths, 32 deep;
- * a quota of UP_WS_QUOTA_BYTES in UP_WS_QUOTA_FILES entries. */
-void up_ws_limits_default(up_ws_limits *l);
-
-#define UP_WS_QUOTA_BYTES ((size_t)256 << 20)
-#define UP_WS_QUOTA_FILES ((size_t)10000)
 /* Files a snapshot lists at most; the rest are counted in "more". */
 #define UP_WS_SNAPSHOT_ENTRIES 2000
 

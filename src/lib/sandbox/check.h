@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "upskill/assert.h"
+#include "lib/cases/assert.h"
 #include "upskill/buf.h"
 #include "upskill/fs.h"
 #include "upskill/sandbox.h"

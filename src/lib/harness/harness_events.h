@@ -19,7 +19,11 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "upskill/error.h"
+#include "upskill/harness.h"
+#include "upskill/provider.h"
 
 /* The event formats, in up_harness_format_name order: one per coding-agent
  * CLI, each the index of its CLI's row (src/lib/harness/harness_spec.c). */
@@ -98,5 +102,35 @@ const char *up_harness_format_name(up_harness_format fmt);
 /* A format from its name; UP_EUSAGE naming the choices when unknown. */
 int up_harness_format_parse(const char *name, up_harness_format *out,
                             up_error *err);
+
+/* A finished conversation, read.  Tokens and activation come from the
+ * wire (every request its proxy relayed); the event stream's are kept in
+ * tools_json as a second opinion. */
+typedef struct up_harness_outcome {
+    up_harness_result r; /* the parsed event stream */
+    up_error err;        /* code 0; UP_EAGENT: the CLI failed, reported an
+                            error or ran over its wall clock; UP_EINTR */
+    json_t *tools_json;  /* the artifact's tool table, owned */
+    json_t *transcript;  /* the raw event stream, capped, owned */
+    up_usage usage;      /* summed over every relayed request */
+    int skill_read;      /* SKILL.md's body reached the model */
+    size_t refs_read;    /* references of the skill that reached it */
+    int disagree;        /* 1: the events say otherwise about skill_read */
+    char *limit;         /* a limit the student caused (the workspace
+                            quota): the conversation fails, graded, with
+                            err.code 0; owned, or NULL */
+} up_harness_outcome;
+
+/*
+ * Read finished conversation c into oc (release it with
+ * up_harness_outcome_release): its output with the key redacted, parsed
+ * for skill (its folder name; NULL: any), model naming it in errors,
+ * has_skill 1 in the skill arm.  Returns oc->err.code.
+ */
+int up_harness_run_outcome(up_harness_run *c, const char *model,
+                           const char *skill, int has_skill,
+                           up_harness_outcome *oc);
+
+void up_harness_outcome_release(up_harness_outcome *oc);
 
 #endif
