@@ -273,6 +273,8 @@ wire = []
 for f in sys.argv[3:]:
     for line in open(f):
         for q in json.loads(line)["tools"]["wire"]["requests"]:
+            if q["status"] == 404 and q["path"] == "/":
+                continue  # Claude Code's HEAD / probe: refused by the proxy, never sent
             wire.append((q["path"].split("?")[0], q["tokens"]["input"], q["tokens"]["output"]))
 from collections import Counter
 a, b = Counter(rec), Counter(wire)
