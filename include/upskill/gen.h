@@ -176,6 +176,10 @@ typedef struct up_gen_opts {
     /* The eval scheduler's "no answer for a while" hook (sched.h), with
      * event_ud; may be NULL. */
     void (*waiting)(void *ud, const up_sched_wait *w);
+    /* Called each second of a teacher or test-writer call while it has
+     * no answer (the loop's waiting hook, UP_GEN_CALL_TICK_MS), with
+     * event_ud; may be NULL. */
+    void (*call_waiting)(void *ud, const up_sched_wait *w);
     /* The evaluation session's warnings (upskill/session.h), with
      * event_ud; may be NULL. */
     void (*note)(void *ud, enum up_session_note kind, const char *text);
@@ -198,9 +202,10 @@ typedef struct up_gen_opts {
     int holdout;
 } up_gen_opts;
 
-#define UP_GEN_HOLDOUT      40 /* default --holdout, percent */
-#define UP_GEN_HOLDOUT_MIN  2  /* cases held out at least */
-#define UP_GEN_HOLDOUT_KEEP 3  /* training cases kept at least */
+#define UP_GEN_HOLDOUT      40   /* default --holdout, percent */
+#define UP_GEN_CALL_TICK_MS 1000 /* call_waiting's period */
+#define UP_GEN_HOLDOUT_MIN  2    /* cases held out at least */
+#define UP_GEN_HOLDOUT_KEEP 3    /* training cases kept at least */
 
 /* Why no case was held out (up_gen.holdout_off). */
 enum up_gen_holdout_off {

@@ -189,6 +189,15 @@ void up_sched_opts_init(up_sched_opts *o);
  * builds a new one); up_loop_clients counts the clients built so far, the
  * loop's and private ones.
  */
+/*
+ * up_provider_complete (provider.h) with the caller's scheduler options
+ * (opts: stop, log, waiting and wait_every_ms: a caller's note of the
+ * time a long call takes comes from the loop, not a thread of its own);
+ * jobs and cancel_at are the one call's.  Errors as up_provider_complete.
+ */
+int up_provider_complete_with(const up_endpoint *ep, const up_request *rq,
+                              const up_sched_opts *opts, up_response *out);
+
 void up_loop_release(void);
 size_t up_loop_clients(void);
 

@@ -153,6 +153,7 @@ static void fill_opts(void)
     o.stop = &stop;
     o.event = gen_report_event;
     o.waiting = eval_cli_wait_note;
+    o.call_waiting = gen_report_call_waiting;
     o.progress = gen_report_progress;
     o.note = gen_note;
 }

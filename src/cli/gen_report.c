@@ -8,7 +8,6 @@
  * same facts as one document instead (docs/generate.md), each model's
  * entry from eval_report_model_json.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,38 +18,17 @@
 /* ---- progress --------------------------------------------------------- */
 
 /*
- * A call to the teacher (or the test writer) blocks the main thread for
- * as long as the model writes; on a TTY a small thread rewrites one line
- * with its elapsed time each second, and the next event (or the end of
- * the run) ends it with the total.  Nothing else prints while it runs:
- * every event stops it first.
+ * A call to the teacher (or the test writer) runs on the command's loop
+ * for as long as the model writes; on a TTY the loop's waiting hook
+ * (up_gen_opts.call_waiting, each second) rewrites one line with its
+ * elapsed time, and the next event (or the end of the run) ends it with
+ * the total.
  */
 static struct {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
     int on;
     long start; /* up_http_now_ms */
     char what[200];
-} tick = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
-
-static void *tick_main(void *arg)
-{
-    struct timespec at;
-
-    (void)arg;
-    pthread_mutex_lock(&tick.mu);
-    clock_gettime(CLOCK_REALTIME, &at);
-    while (tick.on) {
-        at.tv_sec++;
-        pthread_cond_timedwait(&tick.cv, &tick.mu, &at);
-        if (tick.on)
-            fprintf(stderr, "\r  %s: %lds elapsed", tick.what,
-                    (up_http_now_ms() - tick.start) / 1000);
-    }
-    pthread_mutex_unlock(&tick.mu);
-    return NULL;
-}
+} tick;
 
 static void call_start(const char *who, const char *model)
 {
@@ -60,19 +38,20 @@ static void call_start(const char *who, const char *model)
              out_safe(model));
     tick.start = up_http_now_ms();
     tick.on = 1;
-    if (pthread_create(&tick.th, NULL, tick_main, NULL))
-        tick.on = 0;
+}
+
+void gen_report_call_waiting(void *ud, const up_sched_wait *w)
+{
+    (void)ud;
+    if (tick.on)
+        fprintf(stderr, "\r  %s: %lds elapsed", tick.what, w->waited_ms / 1000);
 }
 
 void gen_report_call_done(void)
 {
     if (!tick.on)
         return;
-    pthread_mutex_lock(&tick.mu);
     tick.on = 0;
-    pthread_cond_signal(&tick.cv);
-    pthread_mutex_unlock(&tick.mu);
-    pthread_join(tick.th, NULL);
     fprintf(stderr, "\r  %s: answered in %.1fs\n", tick.what,
             (double)(up_http_now_ms() - tick.start) / 1000);
 }

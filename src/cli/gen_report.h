@@ -22,6 +22,9 @@ void gen_report_progress(void *ud, const up_eval_plan *p, size_t done,
  * this ends that line (every event does; call it when the run ends). */
 void gen_report_call_done(void);
 
+/* up_gen_opts.call_waiting: the elapsed time of the call in flight. */
+void gen_report_call_waiting(void *ud, const up_sched_wait *w);
+
 /* "Resolved model plan:" and the models, on stderr. */
 void gen_report_plan(const up_gen *g);
 

@@ -922,17 +922,25 @@ int up_provider_complete(const up_endpoint *ep, const up_request *rq,
                          up_http_log_fn log, void *log_ud,
                          volatile sig_atomic_t *stop, up_response *out)
 {
-    up_job one = {ep, rq, take_one, out, NULL, NULL};
     up_sched_opts o;
+
+    up_sched_opts_init(&o);
+    o.log = log;
+    o.log_ud = log_ud;
+    o.stop = stop;
+    return up_provider_complete_with(ep, rq, &o, out);
+}
+
+int up_provider_complete_with(const up_endpoint *ep, const up_request *rq,
+                              const up_sched_opts *opts, up_response *out)
+{
+    up_job one = {ep, rq, take_one, out, NULL, NULL};
+    up_sched_opts o = *opts;
     up_error err;
     int rc;
 
     up_response_init(out);
-    up_sched_opts_init(&o);
     o.jobs = 1;
-    o.log = log;
-    o.log_ud = log_ud;
-    o.stop = stop;
     o.cancel_at = 1; /* one call: nothing to drain, so stop means now */
     rc = up_sched_run(&one, 1, &o, NULL, &err);
     if (rc && !out->code) {

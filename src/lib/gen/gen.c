@@ -241,6 +241,7 @@ static int complete(up_gen *g, size_t i, const char *system,
     up_endpoint ep = g->session.targets[i].ep;
     up_request rq;
     up_response res;
+    up_sched_opts so;
     int rc;
 
     up_request_init(&rq);
@@ -251,7 +252,12 @@ static int complete(up_gen *g, size_t i, const char *system,
     rq.schema_name = schema ? "test_cases" : NULL;
     if (!ep.max_tokens) /* no --max-tokens or max_tokens key */
         ep.max_tokens = TEACHER_MAX_TOKENS;
-    rc = up_provider_complete(&ep, &rq, NULL, NULL, g->o->stop, &res);
+    up_sched_opts_init(&so);
+    so.stop = g->o->stop;
+    so.waiting = g->o->call_waiting;
+    so.waiting_ud = g->o->event_ud;
+    so.wait_every_ms = UP_GEN_CALL_TICK_MS;
+    rc = up_provider_complete_with(&ep, &rq, &so, &res);
     add_usage(i < g->nmodels ? &g->writing : &g->testing, g->cfg,
               up_gen_model(g, i), &res.usage);
     if (rc)
